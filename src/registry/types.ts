@@ -1,0 +1,229 @@
+// The registry's contract: ResourceDefinition (the single source of truth for one group/version/resource,
+// built-in or CRD), the per-type Strategy, and the ResourceStore API the endpoints call.
+
+import type { FieldError, Status } from '../apis/errors.ts';
+import type { SchemaNode, SubresourceFacts } from '../apis/model-types.ts';
+import type { UserInfo } from '../auth/user.ts';
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  selfLink?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: ManagedFieldsEntry[];
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface ListMeta {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+  selfLink?: string;
+}
+
+export interface KubeList {
+  apiVersion: string;
+  kind: string;
+  metadata: ListMeta;
+  items: KubeObject[];
+}
+
+/** One column of the Table printer beyond kube's defaults; `cell` computes the value for one object. */
+export interface PrinterColumn {
+  name: string;
+  /** OpenAPI type: "string", "integer", "number", "boolean", "date". */
+  type: string;
+  format?: string;
+  description?: string;
+  /** 0: shown by `kubectl get`; >0: only with -o wide. */
+  priority: number;
+  cell(obj: KubeObject): unknown;
+}
+
+/** Who asks, and how. Created per request by the endpoints; passed to the store, strategies and admission. */
+export interface RequestContext {
+  readonly user: UserInfo;
+  /** The request's namespace; '' for cluster-scoped resources or all-namespace lists. */
+  readonly namespace: string;
+  readonly dryRun: boolean;
+  /** From ?fieldManager=, else inferred from the User-Agent (as kube-apiserver does). */
+  readonly fieldManager?: string;
+  readonly userAgent?: string;
+  /** Warnings to return as `Warning: 299 - "..."` headers. */
+  readonly warnings: string[];
+  /** Aborted when the client goes away or the request times out. */
+  readonly signal?: AbortSignal;
+}
+
+/** Per-type behaviour, modelled on k8s.io/apiserver's RESTCreateStrategy/RESTUpdateStrategy. */
+export interface Strategy {
+  /** Server-side defaulting of a decoded object, before validation (create and update). */
+  defaults?(obj: KubeObject): void;
+  /** Clear or set fields before create (e.g. drop status, set generation 1). */
+  prepareForCreate?(obj: KubeObject, ctx: RequestContext): void;
+  /** Before an update of the main resource: typically restore status from old, bump generation on spec changes. */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): void;
+  validate?(obj: KubeObject, ctx: RequestContext): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
+  /** Subresource strategies by name ("status"): what a write to the subresource may change. */
+  subresources?: Record<string, SubresourceStrategy>;
+  /** PUT may create a missing object (true for e.g. namespaced leases? false for most). */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without metadata.resourceVersion is accepted (true for most built-in types). */
+  allowUnconditionalUpdate?: boolean;
+}
+
+export interface SubresourceStrategy {
+  /** Merge the subresource write into the old object: e.g. for status, keep old spec and metadata except labels/annotations. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject, ctx: RequestContext): KubeObject;
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
+}
+
+export interface ResourceDefinition {
+  readonly group: string;
+  readonly version: string;
+  /** Plural name. */
+  readonly resource: string;
+  readonly singularName: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly namespaced: boolean;
+  readonly verbs: readonly string[];
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  readonly subresources: readonly SubresourceFacts[];
+  /** Objects of all served versions of this group/resource share storage under this prefix, e.g. "/registry/apps/deployments". */
+  readonly storagePrefix: string;
+  /** The root schema of the kind (properties inline or by ref). */
+  readonly schema: SchemaNode;
+  /** Resolves a `ref` in `schema` (the built-in model's definitions, or none for CRDs whose schemas are inline). */
+  resolveRef(ref: string): SchemaNode | undefined;
+  readonly strategy: Strategy;
+  /** Table columns after Name (kube's per-type printers); empty: Name and Created At only. */
+  readonly printerColumns: readonly PrinterColumn[];
+  /** Field selector fields beyond metadata.name and metadata.namespace, with their extractors. */
+  readonly selectableFields: Readonly<Record<string, (obj: KubeObject) => string | undefined>>;
+  /** True for definitions created from a CustomResourceDefinition. */
+  readonly custom: boolean;
+}
+
+export interface GetOptions {
+  resourceVersion?: string;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  limit?: number;
+  continue?: string;
+  timeoutSeconds?: number;
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+}
+
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: Preconditions;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  orphanDependents?: boolean;
+}
+
+export interface UpdateOptions {
+  /** "" for the main resource, "status", "scale"... */
+  subresource?: string;
+  /** Allow creating a missing object (server-side apply). */
+  forceAllowCreate?: boolean;
+}
+
+/** Called with the current object (undefined when absent and creation is allowed); returns the desired object. May be retried on conflict. */
+export type TryUpdate = (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>;
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/**
+ * One watch event. Shared by every watcher that receives it: encoders memoize their bytes in `encoded`
+ * (keyed by media type), so an event is serialized once per encoding, not once per watcher.
+ */
+export interface WatchEvent {
+  readonly type: WatchEventType;
+  readonly object: KubeObject | Status;
+  encoded?: Map<string, Uint8Array>;
+}
+
+export interface WatchStream {
+  /** Receives events in order until stop() or the end of the stream (onEnd). */
+  start(onEvent: (event: WatchEvent) => void, onEnd: (err?: Error) => void): void;
+  stop(): void;
+}
+
+export interface DeleteResult {
+  object: KubeObject;
+  /** False when finalizers (or graceful deletion) keep the object: kube answers 202 with the object. */
+  deletedImmediately: boolean;
+}
+
+/** The generic store of one resource definition. Every write, controllers' included, goes through it. */
+export interface ResourceStore {
+  readonly definition: ResourceDefinition;
+  get(ctx: RequestContext, name: string, options?: GetOptions): Promise<KubeObject>;
+  list(ctx: RequestContext, options?: ListOptions): Promise<KubeList>;
+  create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
+  /** Guaranteed update: read, tryUpdate, compare-and-swap, retried on conflict when the request was unconditional. */
+  update(ctx: RequestContext, name: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<{ object: KubeObject; created: boolean }>;
+  delete(ctx: RequestContext, name: string, options?: DeleteOptions): Promise<DeleteResult>;
+  deleteCollection(ctx: RequestContext, listOptions: ListOptions, deleteOptions: DeleteOptions): Promise<KubeList>;
+  watch(ctx: RequestContext, options: ListOptions): Promise<WatchStream>;
+}
+
+/** All served definitions; CRDs add and remove definitions at run time. */
+export interface Registry {
+  /** Every served definition, in discovery order. */
+  all(): readonly ResourceDefinition[];
+  lookup(group: string, version: string, resource: string): ResourceDefinition | undefined;
+  /** The store serving a definition (one store per group/resource, shared by its versions' definitions). */
+  store(def: ResourceDefinition): ResourceStore;
+  /** Called after definitions are added or removed (discovery and OpenAPI caches listen). */
+  onChange(listener: () => void): () => void;
+}

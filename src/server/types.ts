@@ -1,0 +1,36 @@
+// The seam between the HTTP server (listeners, TLS, filters, health) and the API (endpoints + registry).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { UserInfo } from '../auth/user.ts';
+import type { RequestInfo } from '../endpoints/request-info.ts';
+import type { Storage } from '../storage/types.ts';
+
+export type HttpRequest = IncomingMessage | Http2ServerRequest;
+export type HttpResponse = ServerResponse | Http2ServerResponse;
+
+/** A named readiness/liveness check, as listed by /readyz?verbose. Resolves when healthy, throws when not. */
+export interface HealthCheck {
+  readonly name: string;
+  check(): Promise<void>;
+}
+
+export interface ApiServerOptions {
+  readonly storage: Storage;
+  /** --runtime-config, e.g. "api/all=true,batch/v1beta1=false" ('' for defaults). */
+  readonly runtimeConfig: string;
+  /** --feature-gates, parsed: gate name -> enabled. */
+  readonly featureGates: Readonly<Record<string, boolean>>;
+  /** --watch-history-window in seconds etc. live here as the API grows. */
+  readonly [option: string]: unknown;
+}
+
+/** What createApiServer (src/endpoints/api-server.ts) returns: the handler the filter chain calls after authn/authz. */
+export interface ApiServer {
+  /** Serve one authenticated, authorized request (resource and API discovery/OpenAPI paths). Never throws: errors are written as Status. */
+  handle(req: HttpRequest, res: HttpResponse, info: RequestInfo, user: UserInfo): Promise<void>;
+  /** Extra /readyz checks (storage, informer sync, ...) and /livez checks. */
+  readonly readyChecks: readonly HealthCheck[];
+  readonly liveChecks: readonly HealthCheck[];
+  close(): Promise<void>;
+}

@@ -1,0 +1,110 @@
+// The storage contract: an MVCC key-value store with one global revision, shaped like etcd's.
+// It knows keys, values and revisions, nothing about Kubernetes kinds.
+
+export interface KeyValue {
+  readonly key: string;
+  /** The stored bytes, as a string (Capstan stores JSON). */
+  readonly value: string;
+  /** Revision at which the key was (last) created. */
+  readonly createRevision: number;
+  /** Revision of the last write to the key. For a deleted key's event kv: the deletion revision. */
+  readonly modRevision: number;
+}
+
+export interface RangeOptions {
+  /** Read at this revision (0 or absent: the current one). Older than the compacted revision: StorageError 'Compacted'. */
+  readonly revision?: number;
+  /** Inclusive start key (for paging); must lie within the prefix. Default: the prefix itself. */
+  readonly startKey?: string;
+  /** At most this many kvs (0 or absent: no limit). */
+  readonly limit?: number;
+}
+
+export interface RangeResult {
+  /** Live keys under the prefix at the read revision, ascending by key, from startKey, at most limit. */
+  readonly kvs: KeyValue[];
+  /** True when more keys follow the last returned one. */
+  readonly more: boolean;
+  /** How many keys remain after the returned ones (exact). */
+  readonly remaining: number;
+  /** The revision the read was served at. */
+  readonly revision: number;
+}
+
+export interface GetResult {
+  readonly kv: KeyValue | undefined;
+  readonly revision: number;
+}
+
+export type WatchEventType = 'put' | 'delete';
+
+export interface StorageEvent {
+  readonly type: WatchEventType;
+  /** For put: the new kv. For delete: key plus deletion revision as modRevision, value = the last value before deletion. */
+  readonly kv: KeyValue;
+  /** The kv as it was before this event (absent for a create). */
+  readonly prevKv?: KeyValue;
+}
+
+export interface WatchHandle {
+  /** Stop the watch and free its resources. Idempotent. */
+  stop(): void;
+}
+
+export interface WatchCallbacks {
+  /** Events in revision order, each revision exactly once, never events at or below the start revision. */
+  onEvents(events: StorageEvent[]): void;
+  /** The watch cannot continue (e.g. start revision compacted away: StorageError 'Compacted'). No more events follow. */
+  onError(err: StorageError): void;
+}
+
+export type StorageErrorCode = 'KeyExists' | 'NotFound' | 'Conflict' | 'Compacted' | 'FutureRevision' | 'Unavailable';
+
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+  readonly key: string;
+  /** For Conflict: the current kv. For Compacted: the compacted revision in `revision`. */
+  readonly current: KeyValue | undefined;
+  readonly revision: number;
+  constructor(code: StorageErrorCode, key: string, message: string, current?: KeyValue, revision = 0) {
+    super(message);
+    this.name = 'StorageError';
+    this.code = code;
+    this.key = key;
+    this.current = current;
+    this.revision = revision;
+  }
+}
+
+export interface Storage {
+  /** Backend name for logs and health checks: "memory", "sqlite", "etcd". */
+  readonly name: string;
+  get(key: string, revision?: number): Promise<GetResult>;
+  /** All live keys that start with `prefix`. */
+  range(prefix: string, options?: RangeOptions): Promise<RangeResult>;
+  /** Count live keys under prefix at the current revision. */
+  count(prefix: string): Promise<number>;
+  /** Create when absent; StorageError 'KeyExists' otherwise. Returns the stored kv (createRevision = modRevision = new revision). */
+  create(key: string, value: string): Promise<KeyValue>;
+  /** Replace when the key's modRevision equals expectedModRevision; 'Conflict' (with current) or 'NotFound' otherwise. */
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
+  /**
+   * Delete, guarded by expectedModRevision when given; 'Conflict' or 'NotFound' otherwise.
+   * Returns the deleted kv: its last value, with modRevision = the deletion revision.
+   */
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
+  /** The newest revision (0 for a fresh store). */
+  currentRevision(): Promise<number>;
+  /** The oldest revision that can still be read or watched from is compactedRevision() + 1... (0: nothing compacted). */
+  compactedRevision(): number;
+  /** Drop history at and below `revision` (keeping the live value of every key). */
+  compact(revision: number): Promise<void>;
+  /**
+   * Watch keys under prefix for changes after `fromRevision` (exclusive). Events already in history are replayed first.
+   * fromRevision below the compacted revision: onError('Compacted').
+   */
+  watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle;
+  /** Readiness of the backend (for /readyz). Throws or resolves false when not ready. */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
