@@ -52,7 +52,11 @@ export interface WatchHandle {
 }
 
 export interface WatchCallbacks {
-  /** Events in revision order, each revision exactly once, never events at or below the start revision. */
+  /**
+   * Events in revision order, each revision exactly once, never events at or below the start revision.
+   * Called asynchronously (never inside a write call), with the events of one event-loop turn batched; the array
+   * may be shared by every watcher of the same prefix, so do not modify it.
+   */
   onEvents(events: StorageEvent[]): void;
   /** The watch cannot continue (e.g. start revision compacted away: StorageError 'Compacted'). No more events follow. */
   onError(err: StorageError): void;
@@ -95,13 +99,17 @@ export interface Storage {
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /** The newest revision (0 for a fresh store). */
   currentRevision(): Promise<number>;
-  /** The oldest revision that can still be read or watched from is compactedRevision() + 1... (0: nothing compacted). */
+  /**
+   * The revision history was last compacted to (0: nothing compacted). Reads at revisions >= it still succeed,
+   * and so do watches with fromRevision >= it (their first possible event is compactedRevision() + 1).
+   */
   compactedRevision(): number;
   /** Drop history at and below `revision` (keeping the live value of every key). */
   compact(revision: number): Promise<void>;
   /**
    * Watch keys under prefix for changes after `fromRevision` (exclusive). Events already in history are replayed first.
-   * fromRevision below the compacted revision: onError('Compacted').
+   * fromRevision below the compacted revision: onError('Compacted'). fromRevision 0 replays all retained history
+   * (so it only works while nothing is compacted); to see only new changes, pass the current revision.
    */
   watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle;
   /** Readiness of the backend (for /readyz). Throws or resolves false when not ready. */

@@ -1,0 +1,271 @@
+// The sqlite backend (node:sqlite, synchronous): one database file, a log-structured kv table (see schema.ts).
+//
+// Durability: WAL with synchronous=NORMAL. A commit has reached the WAL file (the OS) before the write resolves, so
+// acknowledged writes survive a crash of this process (kill -9). They may not survive power loss or an OS crash:
+// NORMAL does not fsync the WAL on each commit (only at checkpoints).
+//
+// This process must be the database's only writer (the in-memory revision counter, key index and watch feed rely on
+// it), so the file is opened with locking_mode=EXCLUSIVE: a second process fails to open it instead of corrupting
+// the feed. Like etcd's tree index, the set of live keys is also kept in memory, so count() and a page's `remaining`
+// are O(log n) instead of a scan.
+import { DatabaseSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
+import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent } from '../types.ts';
+import { futureRevision, keyExists, keyNotFound, readRevision, revisionConflict, unavailable } from '../storage-errors.ts';
+import { prefixEnd, prefixEndUtf8, rangeStart } from '../key-range.ts';
+import { createWatchHub } from '../watch-hub.ts';
+import { SortedKeys } from '../memory/sorted-keys.ts';
+import * as sql from './schema.ts';
+
+export interface SqliteStorageOptions {
+  /** Watch replay page size (tests make it small to exercise paging). */
+  replayPageSize?: number;
+}
+
+export interface SqliteStorage extends Storage {
+  /** Open watches (for tests and metrics). */
+  watcherCount(): number;
+  /** The database file. */
+  readonly path: string;
+}
+
+interface NewestRow {
+  id: number;
+  deleted: number;
+  create_revision: number;
+  value: string;
+}
+
+interface RangeRow {
+  id: number;
+  name: string;
+  create_revision: number;
+  value: string;
+}
+
+interface HistoryRow {
+  id: number;
+  name: string;
+  created: number;
+  deleted: number;
+  create_revision: number;
+  value: string;
+  prev_id: number | null;
+  prev_create_revision: number | null;
+  prev_value: string | null;
+}
+
+function rowKv(key: string, row: NewestRow): KeyValue {
+  return { key, value: row.value, createRevision: row.create_revision, modRevision: row.id };
+}
+
+function historyEvent(row: HistoryRow): StorageEvent {
+  const kv: KeyValue = { key: row.name, value: row.value, createRevision: row.create_revision, modRevision: row.id };
+  const prevKv: KeyValue | undefined =
+    row.prev_id === null ? undefined : { key: row.name, value: row.prev_value!, createRevision: row.prev_create_revision!, modRevision: row.prev_id };
+  const type = row.deleted === 1 ? 'delete' : 'put';
+  return prevKv === undefined ? { type, kv } : { type, kv, prevKv };
+}
+
+function openDatabase(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(sql.PRAGMAS);
+    db.exec(sql.SCHEMA);
+  } catch (err) {
+    db.close();
+    const message = err instanceof Error ? err.message : String(err);
+    throw unavailable(`cannot open sqlite storage ${path}: ${message}${/locked|busy/i.test(message) ? ' (is another process using it?)' : ''}`);
+  }
+  return db;
+}
+
+export function openSqliteStorage(path: string, options: SqliteStorageOptions = {}): SqliteStorage {
+  const db = openDatabase(path);
+  const stmt = (text: string): StatementSync => db.prepare(text);
+  const begin = stmt('BEGIN IMMEDIATE');
+  const commitTx = stmt('COMMIT');
+  const rollbackTx = stmt('ROLLBACK');
+  const selectNewest = stmt(sql.SELECT_NEWEST);
+  const selectNewestAt = stmt(sql.SELECT_NEWEST_AT);
+  const insertRow = stmt(sql.INSERT_ROW);
+  const selectRange = stmt(sql.SELECT_RANGE);
+  const countAfter = stmt(sql.COUNT_AFTER);
+  const selectHistory = stmt(sql.SELECT_HISTORY);
+  const compactRows = stmt(sql.COMPACT);
+  const upsertMeta = stmt(sql.UPSERT_META);
+  const selectMeta = stmt(sql.SELECT_META);
+
+  let compacted = Number((selectMeta.get('compact_revision') as { value: number } | undefined)?.value ?? 0);
+  // Compaction may have removed the newest rows (tombstones), so the revision never falls below the compacted one.
+  let revision = Math.max(Number((stmt(sql.SELECT_MAX_ID).get() as { id: number | null }).id ?? 0), compacted);
+  const live = new SortedKeys();
+  for (const row of stmt(sql.SELECT_LIVE_NAMES).iterate()) live.add((row as { name: string }).name);
+  let closed = false;
+
+  const hub = createWatchHub(
+    {
+      currentRevision: () => revision,
+      compactedRevision: () => compacted,
+      history(prefix, after, upTo, limit) {
+        const rows = selectHistory.all(after, upTo, prefix, prefixEndUtf8(prefix), limit) as unknown as HistoryRow[];
+        return rows.map(historyEvent);
+      },
+    },
+    { replayPageSize: options.replayPageSize },
+  );
+
+  function checkOpen(): void {
+    if (closed) throw unavailable('storage is closed');
+  }
+
+  /** Runs fn in one IMMEDIATE transaction; on any failure rolls back, so nothing of it remains. */
+  function transaction<T>(fn: () => T): T {
+    begin.run();
+    try {
+      const result = fn();
+      commitTx.run();
+      return result;
+    } catch (err) {
+      if (db.isTransaction) rollbackTx.run();
+      throw err;
+    }
+  }
+
+  function newest(key: string): NewestRow | undefined {
+    return selectNewest.get(key) as NewestRow | undefined;
+  }
+
+  /** Appends the row of revision kv.modRevision; call inside a transaction. */
+  function appendRow(kv: KeyValue, created: boolean, deleted: boolean, prevRevision: number): void {
+    insertRow.run(kv.modRevision, kv.key, created ? 1 : 0, deleted ? 1 : 0, kv.createRevision, prevRevision, kv.value);
+  }
+
+  function published(ev: StorageEvent): void {
+    revision = ev.kv.modRevision;
+    hub.publish(ev);
+  }
+
+  return {
+    name: 'sqlite',
+    path,
+
+    async get(key, rev): Promise<GetResult> {
+      checkOpen();
+      const at = readRevision(key, rev, revision, compacted);
+      const row = (at === revision ? selectNewest.get(key) : selectNewestAt.get(key, at)) as NewestRow | undefined;
+      return { kv: row === undefined || row.deleted === 1 ? undefined : rowKv(key, row), revision: at };
+    },
+
+    async range(prefix, opts: RangeOptions = {}): Promise<RangeResult> {
+      checkOpen();
+      const at = readRevision(prefix, opts.revision, revision, compacted);
+      const start = rangeStart(prefix, opts.startKey);
+      const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : -1;
+      const end = prefixEndUtf8(prefix);
+      const rows = selectRange.all(start, end, at, limit) as unknown as RangeRow[];
+      const kvs: KeyValue[] = rows.map((r) => ({ key: r.name, value: r.value, createRevision: r.create_revision, modRevision: r.id }));
+      let remaining = 0;
+      if (limit > 0 && kvs.length === limit) {
+        const last = kvs[kvs.length - 1].key;
+        remaining =
+          at === revision
+            ? live.rank(prefixEnd(prefix)) - live.rank(last) - 1
+            : Number((countAfter.get(last, end, at) as { n: number }).n);
+      }
+      return { kvs, more: remaining > 0, remaining, revision: at };
+    },
+
+    async count(prefix) {
+      checkOpen();
+      return live.rank(prefixEnd(prefix)) - live.rank(prefix);
+    },
+
+    async create(key, value) {
+      checkOpen();
+      const rev = revision + 1;
+      const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
+      transaction(() => {
+        const row = newest(key);
+        if (row !== undefined && row.deleted === 0) throw keyExists(key, rowKv(key, row));
+        appendRow(kv, true, false, row?.id ?? 0);
+      });
+      live.add(key);
+      published({ type: 'put', kv });
+      return kv;
+    },
+
+    async update(key, value, expectedModRevision) {
+      checkOpen();
+      const rev = revision + 1;
+      const prevKv = transaction(() => {
+        const row = newest(key);
+        if (row === undefined || row.deleted === 1) throw keyNotFound(key);
+        const current = rowKv(key, row);
+        if (row.id !== expectedModRevision) throw revisionConflict(key, expectedModRevision, current);
+        appendRow({ key, value, createRevision: row.create_revision, modRevision: rev }, false, false, row.id);
+        return current;
+      });
+      const kv: KeyValue = { key, value, createRevision: prevKv.createRevision, modRevision: rev };
+      published({ type: 'put', kv, prevKv });
+      return kv;
+    },
+
+    async delete(key, expectedModRevision) {
+      checkOpen();
+      const rev = revision + 1;
+      const prevKv = transaction(() => {
+        const row = newest(key);
+        if (row === undefined || row.deleted === 1) throw keyNotFound(key);
+        const current = rowKv(key, row);
+        if (expectedModRevision !== undefined && row.id !== expectedModRevision) throw revisionConflict(key, expectedModRevision, current);
+        appendRow({ key, value: row.value, createRevision: row.create_revision, modRevision: rev }, false, true, row.id);
+        return current;
+      });
+      const kv: KeyValue = { key, value: prevKv.value, createRevision: prevKv.createRevision, modRevision: rev };
+      live.delete(key);
+      published({ type: 'delete', kv, prevKv });
+      return kv;
+    },
+
+    async currentRevision() {
+      return revision;
+    },
+
+    compactedRevision() {
+      return compacted;
+    },
+
+    async compact(rev) {
+      checkOpen();
+      if (rev <= compacted) return;
+      if (rev > revision) throw futureRevision('', rev, revision);
+      transaction(() => {
+        compactRows.run(compacted, rev);
+        upsertMeta.run('compact_revision', rev);
+      });
+      compacted = rev;
+    },
+
+    watch(prefix, fromRevision, callbacks) {
+      const handle = hub.watch(prefix, fromRevision, callbacks);
+      if (closed) hub.closeAll(unavailable('storage is closed'));
+      return handle;
+    },
+
+    async ready() {
+      if (closed) return false;
+      selectMeta.get('schema_version');
+      return true;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      hub.closeAll(unavailable('storage is closed'));
+      db.close();
+    },
+
+    watcherCount: () => hub.watcherCount(),
+  };
+}

@@ -1,0 +1,220 @@
+// The in-process watch broadcaster both backends share.
+//
+// A backend publishes each committed write's event synchronously, in revision order; the hub delivers events to the
+// watchers whose prefix matches, batched once per event-loop turn (setImmediate), never inside the writer's stack.
+// A watch from an older revision first replays the backend's history, one page per turn, then joins the live feed.
+// Gap- and duplicate-freedom rest on one fact: backends are synchronous inside (a write commits and publishes in one
+// synchronous step), so at any synchronous point every revision <= the current one is either in history or already
+// published. A watcher joins live with `after` = the revision its replay read up to, and only events above it pass.
+import type { StorageEvent, WatchCallbacks, WatchHandle } from './types.ts';
+import { StorageError } from './types.ts';
+import { compactedError, unavailable } from './storage-errors.ts';
+
+export interface HistorySource {
+  /** The newest committed revision. */
+  currentRevision(): number;
+  compactedRevision(): number;
+  /** Events of keys under prefix with after < revision <= upTo, ascending, at most limit. */
+  history(prefix: string, after: number, upTo: number, limit: number): StorageEvent[];
+}
+
+export interface WatchHubOptions {
+  /** Events replayed per turn (default 1000). */
+  replayPageSize?: number;
+}
+
+export interface WatchHub {
+  /** Queue a committed write's event for delivery. Call in revision order, right after the commit. */
+  publish(event: StorageEvent): void;
+  watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle;
+  /** End every watch with err (delivered asynchronously). */
+  closeAll(err: StorageError): void;
+  /** Watches not yet stopped or ended. */
+  watcherCount(): number;
+}
+
+type WatcherState = 'replaying' | 'live' | 'failed' | 'done';
+
+interface Watcher {
+  readonly prefix: string;
+  readonly callbacks: WatchCallbacks;
+  state: WatcherState;
+  /** Every event of this watcher at or below `after` has been delivered or sits in `backlog`. */
+  after: number;
+  /** Replayed events waiting for the next flush. */
+  backlog: StorageEvent[];
+  failure: StorageError | undefined;
+}
+
+interface Group {
+  readonly prefix: string;
+  readonly watchers: Set<Watcher>;
+}
+
+const NO_EVENTS: StorageEvent[] = [];
+
+export function createWatchHub(source: HistorySource, options: WatchHubOptions = {}): WatchHub {
+  const pageSize = Math.max(1, options.replayPageSize ?? 1000);
+  const groups = new Map<string, Group>();
+  const all = new Set<Watcher>();
+  /** Watchers with a backlog or a failure to deliver at the next flush. */
+  const dirty = new Set<Watcher>();
+  let pending: StorageEvent[] = [];
+  let scheduled = false;
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  }
+
+  function join(w: Watcher): void {
+    let group = groups.get(w.prefix);
+    if (group === undefined) {
+      group = { prefix: w.prefix, watchers: new Set() };
+      groups.set(w.prefix, group);
+    }
+    group.watchers.add(w);
+  }
+
+  function leave(w: Watcher): void {
+    const group = groups.get(w.prefix);
+    if (group === undefined) return;
+    group.watchers.delete(w);
+    if (group.watchers.size === 0) groups.delete(w.prefix);
+  }
+
+  function finish(w: Watcher): void {
+    if (w.state === 'live') leave(w);
+    w.state = 'done';
+    w.backlog = NO_EVENTS;
+    dirty.delete(w);
+    all.delete(w);
+  }
+
+  function fail(w: Watcher, err: StorageError): void {
+    if (w.state === 'done' || w.state === 'failed') return;
+    if (w.state === 'live') leave(w);
+    w.state = 'failed';
+    w.failure = err;
+    dirty.add(w);
+    schedule();
+  }
+
+  /** Reads the next page of history; joins the live feed once caught up. Runs synchronously. */
+  function replayStep(w: Watcher): void {
+    if (w.state !== 'replaying') return;
+    const compacted = source.compactedRevision();
+    if (w.after < compacted) {
+      fail(w, compactedError(w.prefix, w.after, compacted));
+      return;
+    }
+    let page: StorageEvent[];
+    const upTo = source.currentRevision();
+    try {
+      page = w.after < upTo ? source.history(w.prefix, w.after, upTo, pageSize) : NO_EVENTS;
+    } catch (err) {
+      fail(w, unavailable(`watch replay failed: ${err instanceof Error ? err.message : String(err)}`));
+      return;
+    }
+    if (page.length >= pageSize) {
+      w.after = page[page.length - 1].kv.modRevision;
+    } else {
+      if (upTo > w.after) w.after = upTo;
+      w.state = 'live';
+      join(w);
+    }
+    if (page.length > 0) {
+      w.backlog = page;
+      dirty.add(w);
+      schedule();
+    }
+  }
+
+  function callSafely(w: Watcher, events: StorageEvent[]): void {
+    try {
+      w.callbacks.onEvents(events);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      process.emitWarning(`storage watch callback threw, ending that watch: ${message}`);
+      fail(w, unavailable(`watch consumer failed: ${message}`));
+    }
+  }
+
+  /** Delivers w's backlog plus the live events above w.after; then ends it or continues its replay. */
+  function serve(w: Watcher, live: StorageEvent[]): void {
+    if (w.state === 'done') return;
+    let i = 0;
+    while (i < live.length && live[i].kv.modRevision <= w.after) i++;
+    let out = i === 0 ? live : live.slice(i);
+    if (out.length > 0) w.after = out[out.length - 1].kv.modRevision;
+    if (w.backlog.length > 0) {
+      out = out.length > 0 ? w.backlog.concat(out) : w.backlog;
+      w.backlog = NO_EVENTS;
+    }
+    dirty.delete(w);
+    if (out.length > 0) callSafely(w, out);
+    const state = w.state as WatcherState;
+    if (state === 'failed') {
+      const err = w.failure!;
+      finish(w);
+      try {
+        w.callbacks.onError(err);
+      } catch (cbErr) {
+        process.emitWarning(`storage watch onError threw: ${cbErr instanceof Error ? cbErr.message : String(cbErr)}`);
+      }
+    } else if (state === 'replaying') {
+      replayStep(w);
+    }
+  }
+
+  function flush(): void {
+    scheduled = false;
+    const events = pending;
+    pending = [];
+    if (events.length > 0) {
+      for (const group of groups.values()) {
+        let matched: StorageEvent[] | undefined;
+        for (const ev of events) {
+          if (ev.kv.key.startsWith(group.prefix)) (matched ??= []).push(ev);
+        }
+        if (matched === undefined) continue;
+        // One array per group and flush, shared by its watchers (see WatchCallbacks.onEvents).
+        for (const w of group.watchers) serve(w, matched);
+      }
+    }
+    // A snapshot: a replay page read while serving waits for the next turn.
+    if (dirty.size > 0) for (const w of [...dirty]) serve(w, NO_EVENTS);
+  }
+
+  return {
+    publish(event) {
+      if (groups.size === 0) return;
+      pending.push(event);
+      schedule();
+    },
+
+    watch(prefix, fromRevision, callbacks) {
+      const w: Watcher = { prefix, callbacks, state: 'replaying', after: fromRevision, backlog: NO_EVENTS, failure: undefined };
+      all.add(w);
+      if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) {
+        fail(w, new StorageError('FutureRevision', prefix, `invalid watch revision ${fromRevision}`));
+      } else {
+        replayStep(w);
+      }
+      return {
+        stop() {
+          finish(w);
+        },
+      };
+    },
+
+    closeAll(err) {
+      for (const w of all) fail(w, err);
+    },
+
+    watcherCount() {
+      return all.size;
+    },
+  };
+}
