@@ -88,6 +88,12 @@ export interface RequestContext {
   readonly warnings: string[];
   /** Aborted when the client goes away or the request times out. */
   readonly signal?: AbortSignal;
+  /**
+   * Validating admission of this request (kube's createValidation/updateValidation/deleteValidation): the store
+   * calls it with the fully prepared object (create, update) and the current one (update, delete), right before
+   * the write. Throw a StatusError to refuse.
+   */
+  readonly validate?: (obj: KubeObject | undefined, old: KubeObject | undefined) => Promise<void>;
 }
 
 /** Per-type behaviour, modelled on k8s.io/apiserver's RESTCreateStrategy/RESTUpdateStrategy. */
@@ -106,6 +112,20 @@ export interface Strategy {
   allowCreateOnUpdate?: boolean;
   /** PUT without metadata.resourceVersion is accepted (true for most built-in types). */
   allowUnconditionalUpdate?: boolean;
+  /** kube's ReturnDeletedObject: DELETE answers with the deleted object (pods, namespaces...) instead of a Success Status. */
+  returnDeletedObject?: boolean;
+  /**
+   * The store keeps metadata.generation itself: 1 on create, +1 when anything outside metadata and status
+   * changes. Default false: the strategy's prepareFor* hooks decide, as kube's per-type strategies do.
+   */
+  trackGeneration?: boolean;
+  /** Called on the stored object when a delete starts (namespaces: status.phase Terminating). */
+  prepareForDelete?(obj: KubeObject, ctx: RequestContext): void;
+  /**
+   * kube's CheckGracefulDelete (pods): the grace period in seconds a delete uses, given the one the request asked
+   * for; 0 deletes at once. Absent: no graceful deletion.
+   */
+  gracefulDeletePeriod?(obj: KubeObject, requestedSeconds: number | undefined): number;
 }
 
 export interface SubresourceStrategy {
@@ -144,6 +164,8 @@ export interface ResourceDefinition {
 
 export interface GetOptions {
   resourceVersion?: string;
+  /** "" or absent for the main resource; "status" (the whole object), "scale" (an autoscaling/v1 Scale built by the store). */
+  subresource?: string;
 }
 
 export interface ListOptions {
@@ -200,8 +222,16 @@ export interface WatchStream {
 
 export interface DeleteResult {
   object: KubeObject;
-  /** False when finalizers (or graceful deletion) keep the object: kube answers 202 with the object. */
+  /**
+   * False when finalizers (or graceful deletion) keep the object. kube answers 200 with the object, 202 only
+   * when the request set orphanDependents=false.
+   */
   deletedImmediately: boolean;
+  /**
+   * When set, the response body kube sends instead of the object: a Success Status with details
+   * {name, group, kind: <resource>, uid}, for types without returnDeletedObject whose object is gone.
+   */
+  status?: Omit<Status, 'code'> & { code?: number };
 }
 
 /** The generic store of one resource definition. Every write, controllers' included, goes through it. */

@@ -1,0 +1,201 @@
+// Reading and decoding request bodies as kube-apiserver's serializers do: size limit, Content-Type,
+// JSON/YAML parsing with kube's error messages, apiVersion/kind defaulting and checks, and the strict
+// field errors (duplicate and unknown fields) that fieldValidation turns into warnings or a 400.
+
+import { StatusError, badRequest, unsupportedMediaType } from '../apis/errors.ts';
+import { JsonSyntaxError, scanJson } from '../encoding/json.ts';
+import { JSON_MEDIA_TYPE, parseContentType, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
+import { YamlSyntaxError, parseYaml, yamlDuplicateError } from '../encoding/yaml.ts';
+import type { HttpRequest } from '../server/types.ts';
+
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+/** limitedReadBody: the whole body, or 413 RequestEntityTooLarge past the limit (the rest is drained). */
+export async function readBody(req: HttpRequest, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buf.length;
+    if (size > limit) tooLarge = true;
+    if (!tooLarge) chunks.push(buf);
+  }
+  if (tooLarge) throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/** summarizeData: the start of a body for error messages (text when it looks like JSON, else hex). */
+export function summarizeData(data: Buffer, maxLength = 30): string {
+  if (data.length === 0) return '<empty>';
+  const head = data.length > maxLength ? data.subarray(0, maxLength) : data;
+  const suffix = data.length > maxLength ? ' ...' : '';
+  if (data[0] === 0x7b) return head.toString('utf8') + suffix;
+  return head.toString('hex') + suffix;
+}
+
+export type BodyFormat = 'json' | 'yaml';
+
+/** NegotiateInputSerializer: JSON (also when no Content-Type is given) or YAML; anything else is 415. */
+export function bodyFormat(contentType: string | undefined): BodyFormat {
+  const mediaType = parseContentType(contentType || JSON_MEDIA_TYPE);
+  if (mediaType === JSON_MEDIA_TYPE) return 'json';
+  if (mediaType === YAML_MEDIA_TYPE) return 'yaml';
+  throw unsupportedMediaType([...SERVED_MEDIA_TYPES]);
+}
+
+export interface RawBody {
+  /** The decoded JSON value (null for an empty YAML document). */
+  value: unknown;
+  format: BodyFormat;
+  /** JSON duplicate keys: `duplicate field "a.b"` strict errors. */
+  duplicateErrors: string[];
+  /** YAML duplicate keys, reported by kube as one strict error ending the decode. */
+  yamlDuplicates: string[];
+}
+
+const FIND_KIND_TYPE = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+function goJsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'object';
+  }
+}
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export function gvString(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+/** The message of a body kube could not even read the version/kind of (transformDecodeError without a kind). */
+function unrecognized(kind: string, reason: string, data: Buffer): StatusError {
+  return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${reason} (${summarizeData(data)})`);
+}
+
+/** Parses the body per its format; syntax errors are 400 worded as kube's decoder words them. */
+export function parseBody(data: Buffer, format: BodyFormat, expectedKind: string): RawBody {
+  const text = data.toString('utf8');
+  if (format === 'yaml') {
+    try {
+      const parsed = parseYaml(text);
+      return { value: parsed.value, format, duplicateErrors: [], yamlDuplicates: parsed.duplicates };
+    } catch (e) {
+      if (e instanceof YamlSyntaxError) throw unrecognized(expectedKind, e.message, data);
+      throw e;
+    }
+  }
+  try {
+    const scan = scanJson(text);
+    return { value: JSON.parse(text), format, duplicateErrors: scan.duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`), yamlDuplicates: [] };
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) throw unrecognized(expectedKind, `couldn't get version/kind; json parse error: ${e.message}`, data);
+    throw e;
+  }
+}
+
+export interface InterpretedBody {
+  object: Record<string, unknown>;
+  /** The body's group/version/kind after kube's defaulting from the endpoint. */
+  gvk: GroupVersionKind;
+}
+
+/**
+ * SimpleMetaFactory.Interpret plus gvkWithDefaults: reads apiVersion and kind, fills what is missing
+ * from the endpoint's kind. Throws the 400 kube answers for bodies whose version/kind cannot be read.
+ */
+export function interpretBody(raw: RawBody, data: Buffer, expected: GroupVersionKind, custom: boolean): InterpretedBody {
+  let value = raw.value;
+  if (value === null || value === undefined) value = {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go value of type ${FIND_KIND_TYPE}`, data);
+  }
+  const object = value as Record<string, unknown>;
+  for (const field of ['apiVersion', 'kind'] as const) {
+    const v = object[field];
+    if (v !== undefined && v !== null && typeof v !== 'string') {
+      throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(v)} into Go struct field .${field} of type string`, data);
+    }
+  }
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  let group = '';
+  let version = '';
+  if (apiVersion !== '') {
+    const parts = apiVersion.split('/');
+    if (parts.length === 1) version = parts[0];
+    else if (parts.length === 2) [group, version] = parts;
+    else throw unrecognized(expected.kind, `unexpected GroupVersion string: ${apiVersion}`, data);
+  }
+  let kind = typeof object.kind === 'string' ? object.kind : '';
+  if (custom) {
+    // Unstructured decoding keeps the body's own apiVersion and requires a kind.
+    if (kind === '') throw unrecognized(expected.kind, `Object 'Kind' is missing in '${data.toString('utf8')}'`, data);
+    return { object, gvk: { group, version, kind } };
+  }
+  if (kind === '') kind = expected.kind;
+  if (version === '' && group === '') {
+    group = expected.group;
+    version = expected.version;
+  }
+  if (version === '' && group === expected.group) version = expected.version;
+  return { object, gvk: { group, version, kind } };
+}
+
+/** Whether some served definition has the given group/version (to word a version mismatch like kube). */
+export type KnownGroupVersion = (group: string, version: string) => boolean;
+/** Whether some served definition has the given kind in the given group/version. */
+export type KnownKind = (group: string, version: string, kind: string) => boolean;
+
+function versionedType(gvk: GroupVersionKind): string {
+  return `${gvk.version}.${gvk.kind}`;
+}
+
+function internalType(expected: GroupVersionKind): string {
+  const pkg = expected.group === '' ? 'core' : expected.group.split('.')[0];
+  return `${pkg}.${expected.kind}`;
+}
+
+/**
+ * The checks after decoding: the body's kind must be the endpoint's (built-in types are converted through
+ * the scheme, so another kind fails conversion) and its group/version the endpoint's.
+ */
+export function checkBodyKind(gvk: GroupVersionKind, expected: GroupVersionKind, custom: boolean, knownGroupVersion: KnownGroupVersion, knownKind: KnownKind): void {
+  const gv = gvString(gvk.group, gvk.version);
+  const expectedGV = gvString(expected.group, expected.version);
+  const mismatch = () => badRequest(`the API version in the data (${gv}) does not match the expected API version (${expectedGV})`);
+  if (custom) {
+    if (gv !== expectedGV) throw mismatch();
+    return;
+  }
+  const cannotHandle = (reason: string) => badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${expected.kind}: ${reason}`);
+  const notRegistered = () => cannotHandle(`no kind ${JSON.stringify(gvk.kind)} is registered for version ${JSON.stringify(gv)} in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+  if (gvk.kind !== expected.kind) {
+    if (knownKind(gvk.group, gvk.version, gvk.kind)) throw cannotHandle(`converting (${versionedType(gvk)}) to (${internalType(expected)}): unknown conversion`);
+    throw notRegistered();
+  }
+  if (gv !== expectedGV) {
+    if (knownGroupVersion(gvk.group, gvk.version)) throw mismatch();
+    throw notRegistered();
+  }
+}
+
+/** The 400 for a body whose strict decoding failed under fieldValidation=Strict (or YAML duplicates). */
+export function strictDecodingError(gvk: GroupVersionKind, expectedKind: string, errors: readonly string[]): StatusError {
+  return badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${expectedKind}: strict decoding error: ${errors.join(', ')}`);
+}
+
+export function yamlStrictErrors(raw: RawBody): string[] {
+  return raw.yamlDuplicates.length > 0 ? [yamlDuplicateError(raw.yamlDuplicates)] : [];
+}

@@ -1,0 +1,53 @@
+// Go's fmt %v / %+v rendering of decoded JSON (map[string]interface{} and friends), which kube embeds
+// in some error messages (the strategic merge patch of an Invalid "patch" field error).
+
+function formatFloat(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
+  // %v of a float64 is %g with the shortest representation: exponent when < 1e-4 or >= 1e21.
+  const abs = Math.abs(n);
+  if (abs !== 0 && (abs < 1e-4 || abs >= 1e21)) {
+    const [mantissa, exp] = n.toExponential().split('e');
+    const e = Number(exp);
+    return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  return String(n);
+}
+
+export function goValue(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return formatFloat(v);
+  if (typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (typeof v === 'object') {
+    const entries = Object.keys(v as object)
+      .sort()
+      .map((k) => `${k}:${goValue((v as Record<string, unknown>)[k])}`);
+    return `map[${entries.join(' ')}]`;
+  }
+  return String(v);
+}
+
+/** Go's strconv.Quote (%q): C-style escapes for control characters, printable runes kept. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0) ?? 0;
+    switch (ch) {
+      case '"': out += '\\"'; continue;
+      case '\\': out += '\\\\'; continue;
+      case '\u0007': out += '\\a'; continue;
+      case '\b': out += '\\b'; continue;
+      case '\f': out += '\\f'; continue;
+      case '\n': out += '\\n'; continue;
+      case '\r': out += '\\r'; continue;
+      case '\t': out += '\\t'; continue;
+      case '\v': out += '\\v'; continue;
+    }
+    if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) out += ch;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return out + '"';
+}

@@ -1,0 +1,156 @@
+// Pieces shared by the verb handlers: output negotiation and transforms, body decoding for writes,
+// the namespace/name checks, owner reference de-duplication.
+
+import { badRequest, notAcceptable, type StatusError } from '../../apis/errors.ts';
+import { negotiateOutput, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
+import { checkBodyKind, gvString, interpretBody, parseBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
+import type { FieldValidation } from '../options.ts';
+import { pruneFields } from '../prune.ts';
+import { requestHeader, writeObject } from '../respond.ts';
+import type { Scope } from '../scope.ts';
+import { parseTableOptions, toPartialObjectMetadata, toPartialObjectMetadataList, toTable } from '../table.ts';
+
+/** NegotiateOutputMediaType for a resource endpoint (Table and PartialObjectMetadata allowed); 406 otherwise. */
+export function negotiateResourceOutput(scope: Scope): NegotiatedMediaType {
+  const media = negotiateOutput(requestHeader(scope.r.req, 'accept'), { allowTransform: true });
+  if (!media) throw notAcceptable([...SERVED_MEDIA_TYPES]);
+  return media;
+}
+
+function isList(value: KubeObject | KubeList): value is KubeList {
+  return Array.isArray((value as KubeList).items);
+}
+
+function withoutTypeMeta(item: KubeObject): KubeObject {
+  if (item.kind === undefined && item.apiVersion === undefined) return item;
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = item;
+  return rest as KubeObject;
+}
+
+/** transformResponseObject: the value to encode for the negotiated media type. */
+export function transformResult(scope: Scope, result: KubeObject | KubeList, media: NegotiatedMediaType): unknown {
+  if (result.kind === 'Status') return result;
+  const convert = media.convert;
+  if (convert) {
+    switch (convert.kind) {
+      case 'Table':
+        return toTable(scope.def, result, parseTableOptions(scope.r.query), convert.version);
+      case 'PartialObjectMetadata':
+        return toPartialObjectMetadata(scope.def, result, convert.version);
+      case 'PartialObjectMetadataList':
+        return toPartialObjectMetadataList(scope.def, result, convert.version);
+    }
+  }
+  if (isList(result)) {
+    const items = scope.def.custom ? result.items : result.items.map(withoutTypeMeta);
+    return { ...result, items };
+  }
+  return result;
+}
+
+export function writeResult(scope: Scope, code: number, result: KubeObject | KubeList, media: NegotiatedMediaType): void {
+  writeObject(scope.r, code, transformResult(scope, result, media), media);
+}
+
+/** Strict decoding errors under a fieldValidation directive: warnings, a 400, or nothing. */
+export function enforceFieldValidation(scope: Scope, directive: FieldValidation, errors: readonly string[], fail: () => StatusError): void {
+  if (errors.length === 0 || directive === 'Ignore') return;
+  if (directive === 'Warn') {
+    scope.r.warnings.push(...errors);
+    return;
+  }
+  throw fail();
+}
+
+function knownGroupVersion(scope: Scope) {
+  return (group: string, version: string) => scope.deps.registry.all().some((d) => d.group === group && d.version === version);
+}
+
+function knownKind(scope: Scope) {
+  return (group: string, version: string, kind: string) => scope.deps.registry.all().some((d) => d.group === group && d.version === version && d.kind === kind);
+}
+
+/**
+ * Decodes a create/update body into the endpoint's kind: 400 for unreadable bodies or another kind or
+ * version, the schema's type errors, strict field errors per fieldValidation; unknown fields are dropped.
+ */
+export function decodeObjectForWrite(scope: Scope, data: Buffer, format: BodyFormat, directive: FieldValidation): KubeObject {
+  const raw = parseBody(data, format, scope.kind.kind);
+  const { object, gvk } = interpretBody(raw, data, scope.kind, scope.def.custom);
+  checkBodyKind(gvk, scope.kind, scope.def.custom, knownGroupVersion(scope), knownKind(scope));
+  const yamlErrors = yamlStrictErrors(raw);
+  if (yamlErrors.length > 0 && directive !== 'Ignore') throw strictDecodingError(gvk, scope.kind.kind, yamlErrors);
+  if (!scope.def.custom) {
+    object.apiVersion = gvString(gvk.group, gvk.version);
+    object.kind = gvk.kind;
+  }
+  if (object.metadata === undefined || object.metadata === null) object.metadata = {};
+  const obj = object as KubeObject;
+  let unknownFields: string[] = [];
+  if (scope.subresource !== 'scale') {
+    const check = scope.deps.checkSchema(obj, scope.def);
+    if (check.fatal) throw check.fatal;
+    unknownFields = check.unknownFields;
+  }
+  const strictErrors = [...unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`), ...raw.duplicateErrors];
+  enforceFieldValidation(scope, directive, strictErrors, () => strictDecodingError(gvk, scope.kind.kind, strictErrors));
+  if (unknownFields.length > 0) pruneFields(obj, unknownFields);
+  return obj;
+}
+
+/** EnsureObjectNamespaceMatchesRequestNamespace with ExpectedNamespaceForResource. */
+export function ensureNamespace(scope: Scope, obj: KubeObject): void {
+  const expected = scope.def.namespaced && !(scope.def.group === '' && scope.def.resource === 'namespaces') ? scope.namespace : '';
+  const actual = obj.metadata.namespace ?? '';
+  if (actual === expected) return;
+  if (actual === '' || expected === '') {
+    if (expected === '') delete obj.metadata.namespace;
+    else obj.metadata.namespace = expected;
+    return;
+  }
+  throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+}
+
+/** checkName: the object's name must be the URL's (update, patch). */
+export function checkName(scope: Scope, obj: KubeObject): void {
+  const objName = obj.metadata?.name ?? '';
+  if (objName !== scope.name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${scope.name})`);
+  const objNamespace = obj.metadata?.namespace ?? '';
+  if (scope.namespace !== '' && scope.def.namespaced && objNamespace !== '' && objNamespace !== scope.namespace) {
+    throw badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the request (${scope.namespace})`);
+  }
+}
+
+function sameOwnerReference(a: OwnerReference, b: OwnerReference): boolean {
+  return (
+    a.apiVersion === b.apiVersion &&
+    a.kind === b.kind &&
+    a.name === b.name &&
+    a.uid === b.uid &&
+    (a.controller ?? null) === (b.controller ?? null) &&
+    (a.blockOwnerDeletion ?? null) === (b.blockOwnerDeletion ?? null)
+  );
+}
+
+/** dedupOwnerReferencesAndAddWarning: identical owner references are dropped with a warning. */
+export function dedupOwnerReferences(scope: Scope, obj: KubeObject, afterMutatingAdmission: boolean): void {
+  const refs = obj.metadata?.ownerReferences;
+  if (!Array.isArray(refs) || refs.length < 2) return;
+  const kept: OwnerReference[] = [];
+  const duplicates: string[] = [];
+  for (const ref of refs) {
+    if (kept.some((k) => k.uid === ref.uid && sameOwnerReference(k, ref))) duplicates.push(ref.uid);
+    else kept.push(ref);
+  }
+  if (duplicates.length === 0) return;
+  const which = afterMutatingAdmission ? ' after mutating admission happens' : '';
+  scope.r.warnings.push(
+    `.metadata.ownerReferences contains duplicate entries${which}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${duplicates.join(', ')}`,
+  );
+  obj.metadata.ownerReferences = kept;
+}
+
+export function expectedGroupVersion(kind: GroupVersionKind): string {
+  return gvString(kind.group, kind.version);
+}

@@ -1,0 +1,95 @@
+// PATCH as kube-apiserver's PatchResource runs it: the patch type from Content-Type, PatchOptions,
+// the patch applied to the live object inside the store's guaranteed update, strict field checks on the
+// result, and apply-patch+yaml handed to server-side apply.
+
+import { StatusError, invalid, notFound, unsupportedMediaType, fieldErrors } from '../../apis/errors.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import { readBody } from '../body.ts';
+import { managerOrUserAgent } from '../field-manager.ts';
+import { goValue } from '../go-format.ts';
+import { decodeWriteOptions, type FieldValidation } from '../options.ts';
+import { pruneFields } from '../prune.ts';
+import { requestHeader } from '../respond.ts';
+import { groupResource, requestContext, type Scope } from '../scope.ts';
+import { checkName, enforceFieldValidation, negotiateResourceOutput, writeResult } from './common.ts';
+
+export const JSON_PATCH = 'application/json-patch+json';
+export const MERGE_PATCH = 'application/merge-patch+json';
+export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+export const APPLY_PATCH = 'application/apply-patch+yaml';
+
+/** The patch types kube registers for an endpoint: no strategic merge for custom resources. */
+export function declaredPatchTypes(custom: boolean): string[] {
+  return custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
+}
+
+/** The patch type of a request: Content-Type up to the first ';', as kube compares it. */
+export function patchTypeOf(contentType: string | undefined): string {
+  const ct = contentType ?? '';
+  const semi = ct.indexOf(';');
+  return semi > 0 ? ct.slice(0, semi) : ct;
+}
+
+/** The Invalid error kube returns when strict decoding of a patched object fails. */
+function invalidPatch(badValue: string, errors: readonly string[]): StatusError {
+  return invalid({ group: '', kind: '' }, '', [fieldErrors.invalid('patch', badValue, `strict decoding error: ${errors.join(', ')}`)]);
+}
+
+function smpBadValue(patch: Buffer): string {
+  try {
+    return goValue(JSON.parse(patch.toString('utf8')));
+  } catch {
+    return patch.toString('utf8');
+  }
+}
+
+export async function patchResource(scope: Scope): Promise<void> {
+  const patchType = patchTypeOf(requestHeader(scope.r.req, 'content-type'));
+  const allowed = declaredPatchTypes(scope.def.custom).filter((t) => t !== APPLY_PATCH || scope.deps.applyServerSide !== undefined);
+  if (!allowed.includes(patchType)) throw unsupportedMediaType(allowed);
+  const media = negotiateResourceOutput(scope);
+  const patch = await readBody(scope.r.req);
+  const isApply = patchType === APPLY_PATCH;
+  const options = decodeWriteOptions(scope.r.query, 'PatchOptions', isApply);
+  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
+  const updateOptions: { subresource?: string; forceAllowCreate?: boolean } = {};
+  if (scope.subresource) updateOptions.subresource = scope.subresource;
+
+  let tryUpdate: (current: KubeObject | undefined) => Promise<KubeObject>;
+  if (isApply) {
+    const apply = scope.deps.applyServerSide;
+    if (!apply) throw unsupportedMediaType(allowed);
+    updateOptions.forceAllowCreate = true;
+    tryUpdate = async (current) => {
+      const applied = await apply({ ctx, def: scope.def, subresource: scope.subresource, current, patch, fieldManager: options.fieldManager, force: options.force ?? false });
+      checkName(scope, applied);
+      return applied;
+    };
+  } else {
+    const engine = patchType === JSON_PATCH ? 'json' : patchType === MERGE_PATCH ? 'merge' : 'strategic';
+    const patchText = patch.toString('utf8');
+    tryUpdate = async (current) => {
+      if (!current || !current.metadata?.uid) throw notFound(groupResource(scope.def), scope.name);
+      const bodyErrors: string[] = [];
+      const patched = await scope.deps.applyPatch(engine, structuredClone(current), patchText, scope.def, { fieldValidation: options.fieldValidation, strictErrors: bodyErrors });
+      checkPatchedFields(scope, patched, patchType, patch, bodyErrors, options.fieldValidation);
+      checkName(scope, patched);
+      return patched;
+    };
+  }
+  const result = await scope.store.update(ctx, scope.name, tryUpdate, updateOptions);
+  writeResult(scope, result.created ? 201 : 200, result.object, media);
+}
+
+/** Strict field validation of the patched object: the patch's duplicates and the result's unknown fields. */
+function checkPatchedFields(scope: Scope, patched: KubeObject, patchType: string, patch: Buffer, duplicates: readonly string[], directive: FieldValidation): void {
+  let unknownFields: string[] = [];
+  if (scope.subresource !== 'scale') {
+    const check = scope.deps.checkSchema(patched, scope.def);
+    if (check.fatal) throw check.fatal;
+    unknownFields = check.unknownFields;
+  }
+  const errors = [...duplicates, ...unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`)];
+  enforceFieldValidation(scope, directive, errors, () => invalidPatch(patchType === STRATEGIC_MERGE_PATCH ? smpBadValue(patch) : JSON.stringify(patched), errors));
+  if (unknownFields.length > 0) pruneFields(patched, unknownFields);
+}

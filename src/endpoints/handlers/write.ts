@@ -1,0 +1,39 @@
+// POST (create) and PUT (update, including status and scale) as kube-apiserver's createHandler and
+// UpdateResource run them: negotiate, read, decode options, decode and check the body, store, answer.
+
+import { bodyFormat, readBody } from '../body.ts';
+import { managerOrUserAgent } from '../field-manager.ts';
+import { decodeWriteOptions } from '../options.ts';
+import { requestHeader } from '../respond.ts';
+import { requestContext, type Scope } from '../scope.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import { checkName, decodeObjectForWrite, dedupOwnerReferences, ensureNamespace, negotiateResourceOutput, writeResult } from './common.ts';
+
+export async function createResource(scope: Scope): Promise<void> {
+  const media = negotiateResourceOutput(scope);
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'));
+  const data = await readBody(scope.r.req);
+  const options = decodeWriteOptions(scope.r.query, 'CreateOptions');
+  const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
+  ensureNamespace(scope, obj);
+  dedupOwnerReferences(scope, obj, false);
+  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
+  const created = await scope.store.create(ctx, obj);
+  writeResult(scope, 201, created, media);
+}
+
+export async function updateResource(scope: Scope): Promise<void> {
+  const media = negotiateResourceOutput(scope);
+  const data = await readBody(scope.r.req);
+  const options = decodeWriteOptions(scope.r.query, 'UpdateOptions');
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'));
+  const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
+  ensureNamespace(scope, obj);
+  checkName(scope, obj);
+  dedupOwnerReferences(scope, obj, false);
+  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
+  // The store may call tryUpdate again after a conflict: hand it a fresh copy each time.
+  const tryUpdate = (): KubeObject => structuredClone(obj);
+  const result = await scope.store.update(ctx, scope.name, tryUpdate, scope.subresource ? { subresource: scope.subresource } : {});
+  writeResult(scope, result.created ? 201 : 200, result.object, media);
+}

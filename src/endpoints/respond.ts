@@ -1,0 +1,131 @@
+// Writing responses as kube-apiserver's responsewriters do: negotiated JSON or YAML bodies, gzip above
+// 128 KiB when asked, Warning headers, and every error as a Status.
+
+import { gzipSync } from 'node:zlib';
+import { internalError, isStatusError, type Status } from '../apis/errors.ts';
+import { encodeJson } from '../encoding/json.ts';
+import { acceptsGzip, JSON_MEDIA_TYPE, negotiateOutput, prettyRequested, YAML_MEDIA_TYPE, type NegotiatedMediaType } from '../encoding/negotiate.ts';
+import { encodeYaml } from '../encoding/yaml.ts';
+import type { Logger } from '../server/log.ts';
+import type { HttpRequest, HttpResponse } from '../server/types.ts';
+
+const GZIP_THRESHOLD_BYTES = 128 * 1024;
+
+/** The response methods used here, common to HTTP/1.1 and HTTP/2 compatibility responses. */
+export interface WritableResponse {
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  setHeader(name: string, value: string | number | readonly string[]): unknown;
+  writeHead(code: number): unknown;
+  write(chunk: Uint8Array | string): boolean;
+  end(chunk?: Uint8Array | string): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  flushHeaders?(): void;
+}
+
+export function writable(res: HttpResponse): WritableResponse {
+  return res as unknown as WritableResponse;
+}
+
+/** What a handler needs to answer one request. */
+export interface Responder {
+  readonly req: HttpRequest;
+  readonly res: HttpResponse;
+  readonly query: URLSearchParams;
+  /** Warnings collected while serving (RequestContext.warnings), sent as Warning headers. */
+  readonly warnings: string[];
+  readonly logger: Logger | undefined;
+}
+
+function header(req: HttpRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** net.NewWarningHeader: `299 - "text"`; texts with control characters are dropped as kube drops them. */
+export function warningHeaderValues(warnings: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const values: string[] = [];
+  for (const text of warnings) {
+    if (!text || seen.has(text)) continue;
+    seen.add(text);
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(text)) continue;
+    const quoted = `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    // Header values travel as bytes: send the UTF-8 bytes as Go does.
+    values.push(Buffer.from(`299 - ${quoted}`, 'utf8').toString('latin1'));
+  }
+  return values;
+}
+
+function applyWarnings(r: Responder): void {
+  if (r.warnings.length === 0 || r.res.headersSent) return;
+  const values = warningHeaderValues(r.warnings);
+  if (values.length > 0) writable(r.res).setHeader('Warning', values);
+}
+
+/** Sends a complete body with the given status code and media type. */
+export function writeBody(r: Responder, code: number, contentType: string, body: string): void {
+  const { req } = r;
+  const res = writable(r.res);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  applyWarnings(r);
+  let payload: Buffer = Buffer.from(body, 'utf8');
+  if (payload.length > GZIP_THRESHOLD_BYTES && acceptsGzip(header(req, 'accept-encoding'))) {
+    payload = gzipSync(payload, { level: 1 });
+    res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Vary', 'Accept-Encoding');
+  }
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', payload.length);
+  res.writeHead(code);
+  res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+/** Encodes a value in the negotiated media type (JSON compact or indented, or YAML). */
+export function encodeBody(value: unknown, media: NegotiatedMediaType, r: Responder): string {
+  if (media.mediaType === YAML_MEDIA_TYPE) return encodeYaml(value);
+  return encodeJson(value, media.pretty || prettyRequested(r.query, header(r.req, 'user-agent')));
+}
+
+export function writeObject(r: Responder, code: number, value: unknown, media: NegotiatedMediaType): void {
+  writeBody(r, code, media.mediaType, encodeBody(value, media, r));
+}
+
+/** The Status for any thrown value; unexpected errors are logged and become 500 InternalError. */
+export function statusFor(err: unknown, logger: Logger | undefined): Status {
+  if (isStatusError(err)) return err.toStatus();
+  logger?.error('unexpected error serving a request', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  return internalError(err).toStatus();
+}
+
+/**
+ * ErrorNegotiated: the Status in JSON or YAML as the Accept header allows without transforms;
+ * when nothing is acceptable, indented JSON anyway (WriteRawJSON) so the error is never hidden.
+ */
+export function writeError(r: Responder, err: unknown): void {
+  const status = statusFor(err, r.logger);
+  if (r.res.headersSent) {
+    writable(r.res).end();
+    return;
+  }
+  const media = negotiateOutput(header(r.req, 'accept'), { allowTransform: false });
+  if (!media) {
+    writeBody(r, status.code, JSON_MEDIA_TYPE, encodeJson(status, true));
+    return;
+  }
+  writeObject(r, status.code, status, media);
+}
+
+/** Go's http.NotFound, which kube-apiserver answers for paths no API serves. */
+export function writePlainNotFound(r: Responder): void {
+  if (r.res.headersSent) return;
+  writable(r.res).setHeader('X-Content-Type-Options', 'nosniff');
+  writeBody(r, 404, 'text/plain; charset=utf-8', '404 page not found\n');
+}
+
+export function requestHeader(req: HttpRequest, name: string): string | undefined {
+  return header(req, name);
+}

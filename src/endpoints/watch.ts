@@ -1,0 +1,167 @@
+// Serving a watch: a chunked (HTTP/1.1) or data-framed (HTTP/2) stream of newline-terminated JSON
+// WatchEvents, each event encoded once per representation and shared by every watcher that sends it.
+// The stream ends at the timeout, when the client goes away, when the store ends it, or when the
+// client reads too slowly.
+
+import { StatusError, internalError, isStatusError, notAcceptable } from '../apis/errors.ts';
+import { encodeJson } from '../encoding/json.ts';
+import { JSON_MEDIA_TYPE, SERVED_STREAM_MEDIA_TYPES, type NegotiatedMediaType } from '../encoding/negotiate.ts';
+import type { KubeObject, WatchEvent } from '../registry/types.ts';
+import type { HttpResponse } from '../server/types.ts';
+import type { ParsedListOptions } from './options.ts';
+import { warningHeaderValues, writable, type WritableResponse } from './respond.ts';
+import { requestContext, type Scope } from './scope.ts';
+import { parseTableOptions, partialObjectMetadata, toTable, type TableOptions } from './table.ts';
+
+/** Picks the watch duration: ?timeoutSeconds, else a random time in [min, 2*min) as kube does. */
+export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTimeoutSeconds: number, random: () => number = Math.random): number {
+  if (timeoutSeconds !== undefined && timeoutSeconds !== 0) return Math.max(0, timeoutSeconds) * 1000;
+  if (minRequestTimeoutSeconds <= 0) return 0;
+  return Math.floor(minRequestTimeoutSeconds * 1000 * (random() + 1));
+}
+
+/** How one watcher renders event objects: as they are, as Tables, or as PartialObjectMetadata. */
+export interface WatchEncoding {
+  kind: 'object' | 'table' | 'partial';
+  version: string;
+  table: TableOptions | undefined;
+}
+
+export function watchEncodingFor(media: NegotiatedMediaType, query: URLSearchParams): WatchEncoding {
+  const convert = media.convert;
+  if (convert?.kind === 'Table') return { kind: 'table', version: convert.version, table: parseTableOptions(query) };
+  if (convert?.kind === 'PartialObjectMetadata' || convert?.kind === 'PartialObjectMetadataList') return { kind: 'partial', version: convert.version, table: undefined };
+  return { kind: 'object', version: '', table: undefined };
+}
+
+function memoKey(encoding: WatchEncoding, noHeaders: boolean): string {
+  switch (encoding.kind) {
+    case 'object':
+      return JSON_MEDIA_TYPE;
+    case 'partial':
+      return `${JSON_MEDIA_TYPE};as=PartialObjectMetadata;v=${encoding.version}`;
+    case 'table':
+      return `${JSON_MEDIA_TYPE};as=Table;v=${encoding.version};include=${encoding.table?.includeObject};noHeaders=${noHeaders}`;
+  }
+}
+
+/** The bytes of one event for one encoding, memoized on the shared event. */
+export function encodeWatchEvent(scope: Pick<Scope, 'def'>, event: WatchEvent, encoding: WatchEncoding, noHeaders: boolean): Uint8Array {
+  const key = memoKey(encoding, noHeaders);
+  const memo = event.encoded?.get(key);
+  if (memo) return memo;
+  let object: unknown = event.object;
+  if (event.object.kind !== 'Status') {
+    const obj = event.object as KubeObject;
+    if (encoding.kind === 'table' && encoding.table) object = toTable(scope.def, obj, { ...encoding.table, noHeaders }, encoding.version);
+    else if (encoding.kind === 'partial') object = partialObjectMetadata(obj, encoding.version);
+  }
+  const bytes = Buffer.from(encodeJson({ type: event.type, object }), 'utf8');
+  event.encoded ??= new Map();
+  event.encoded.set(key, bytes);
+  return bytes;
+}
+
+function isHttp2(res: HttpResponse | WritableResponse): boolean {
+  return 'stream' in res && (res as { stream?: unknown }).stream !== undefined;
+}
+
+function unsentBytes(res: HttpResponse | WritableResponse): number {
+  const r = res as unknown as { writableLength?: number; stream?: { writableLength?: number } };
+  return r.writableLength ?? r.stream?.writableLength ?? 0;
+}
+
+function errorEvent(err: unknown): WatchEvent {
+  const status = isStatusError(err) ? err.toStatus() : internalError(err).toStatus();
+  return { type: 'ERROR', object: status };
+}
+
+/** Streams a watch until it ends; resolves when the response is finished. Errors before the first byte throw. */
+export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: NegotiatedMediaType): Promise<void> {
+  // NegotiateOutputMediaTypeStream: only JSON carries watch streams here.
+  if (media.mediaType !== JSON_MEDIA_TYPE) throw notAcceptable([...SERVED_STREAM_MEDIA_TYPES]);
+  const encoding = watchEncodingFor(media, scope.r.query);
+  const timeoutMs = watchTimeoutMs(opts.timeoutSeconds, scope.deps.minRequestTimeoutSeconds);
+  const { watch: _watch, sendInitialEventsSet: _sie, ...listOptions } = opts;
+  const stream = await scope.store.watch(requestContext(scope), listOptions);
+  const res = writable(scope.r.res);
+
+  await new Promise<void>((resolve) => {
+    let finished = false;
+    let timer: NodeJS.Timeout | undefined;
+    let sentHeaders = false;
+    const finish = (destroy: boolean) => {
+      if (finished) return;
+      finished = true;
+      if (timer) clearTimeout(timer);
+      try {
+        stream.stop();
+      } catch (e) {
+        scope.deps.logger?.warn('stopping a watch failed', { error: e });
+      }
+      if (destroy) {
+        const r = res as unknown as { destroy?: (err?: Error) => void; stream?: { destroy?: () => void } };
+        if (isHttp2(res)) r.stream?.destroy?.();
+        else r.destroy?.();
+      } else if (!res.writableEnded) {
+        res.end();
+      }
+      resolve();
+    };
+
+    if (scope.r.warnings.length > 0) {
+      const values = warningHeaderValues(scope.r.warnings);
+      if (values.length > 0) res.setHeader('Warning', values);
+    }
+    res.setHeader('Content-Type', JSON_MEDIA_TYPE);
+    if (!isHttp2(res)) res.setHeader('Transfer-Encoding', 'chunked');
+    res.writeHead(200);
+    res.flushHeaders?.();
+    sentHeaders = true;
+
+    res.on('close', () => finish(false));
+    if (timeoutMs > 0) timer = setTimeout(() => finish(false), timeoutMs);
+    else if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds < 0) setImmediate(() => finish(false));
+
+    const write = (event: WatchEvent, noHeaders: boolean) => {
+      res.write(encodeWatchEvent(scope, event, encoding, noHeaders));
+      if (unsentBytes(res) > scope.deps.maxWatchBufferBytes) {
+        scope.deps.logger?.warn('dropping a watcher that reads too slowly', { resource: scope.def.resource, unsentBytes: unsentBytes(res) });
+        finish(true);
+      }
+    };
+
+    let first = true;
+    try {
+      stream.start(
+        (event) => {
+          if (finished) return;
+          try {
+            // Table watches carry column definitions on the first event only.
+            write(event, encoding.kind === 'table' && !first);
+            first = false;
+          } catch (e) {
+            scope.deps.logger?.error('encoding a watch event failed', { error: e instanceof Error ? e.stack : String(e) });
+            finish(true);
+          }
+        },
+        (err) => {
+          if (finished) return;
+          if (err && sentHeaders) {
+            try {
+              res.write(encodeWatchEvent(scope, errorEvent(err), { kind: 'object', version: '', table: undefined }, true));
+            } catch {
+              // the client is gone
+            }
+          }
+          finish(false);
+        },
+      );
+    } catch (e) {
+      if (!finished) {
+        res.write(encodeWatchEvent(scope, errorEvent(e instanceof StatusError ? e : internalError(e)), { kind: 'object', version: '', table: undefined }, true));
+        finish(false);
+      }
+    }
+  });
+}
