@@ -5,6 +5,8 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { UserInfo } from '../auth/user.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import type { Storage } from '../storage/types.ts';
+import type { Authorizer } from '../auth/authz/types.ts';
+import type { Logger } from './log.ts';
 
 export type HttpRequest = IncomingMessage | Http2ServerRequest;
 export type HttpResponse = ServerResponse | Http2ServerResponse;
@@ -21,7 +23,17 @@ export interface ApiServerOptions {
   readonly runtimeConfig: string;
   /** --feature-gates, parsed: gate name -> enabled. */
   readonly featureGates: Readonly<Record<string, boolean>>;
-  /** --watch-history-window in seconds etc. live here as the API grows. */
+  /** --history-window: seconds of change history storage keeps (also given to openStorage). */
+  readonly historyWindowSeconds?: number;
+  /** --min-request-timeout: watches get a random timeout between this and twice this, in seconds. */
+  readonly minRequestTimeoutSeconds?: number;
+  /** The server's authorizer (for SubjectAccessReview, SelfSubjectAccessReview, ...). */
+  readonly authorizer?: Authorizer;
+  /** Structured logger (JSON lines on stderr); never log credentials. */
+  readonly logger?: Logger;
+  /** The data directory (certificates, sqlite database, admin.kubeconfig). */
+  readonly dataDir?: string;
+  /** More options live here as the API grows. */
   readonly [option: string]: unknown;
 }
 

@@ -1,0 +1,94 @@
+// Static token file authentication (--token-auth-file): CSV lines "token,user,uid[,\"group1,group2\"]".
+// Tokens are compared by SHA-256 digest in constant time; a bearer token that matches nothing is an error,
+// so it never falls through to anonymous.
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { UserInfo } from '../user.ts';
+import { parseCsv } from './csv.ts';
+import type { Authenticator } from './types.ts';
+import { NO_OPINION, authenticated, failed, headerValue } from './types.ts';
+
+export interface TokenEntry {
+  readonly digest: Buffer;
+  readonly user: UserInfo;
+}
+
+export interface TokenFile {
+  readonly entries: readonly TokenEntry[];
+  /** Non-fatal findings (empty or duplicate tokens), by record number; never the token itself. */
+  readonly warnings: readonly string[];
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Parses token file text; throws an Error (naming the file, never a token) when malformed. */
+export function parseTokenFile(text: string, path: string): TokenFile {
+  let records: string[][];
+  try {
+    records = parseCsv(text);
+  } catch (e) {
+    throw new Error(`token file '${path}': ${(e as Error).message}`);
+  }
+  const entries: TokenEntry[] = [];
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  let recordNum = 0;
+  for (const record of records) {
+    if (record.length < 3) {
+      throw new Error(`token file '${path}' must have at least 3 columns (token, user name, user uid), found ${record.length}`);
+    }
+    recordNum++;
+    const [token, name, uid] = record;
+    if (token === '') {
+      warnings.push(`empty token has been found in token file '${path}', record number '${recordNum}'`);
+      continue;
+    }
+    const d = digest(token);
+    const key = d.toString('hex');
+    if (seen.has(key)) warnings.push(`duplicate token has been found in token file '${path}', record number '${recordNum}'`);
+    seen.add(key);
+    const user: UserInfo = { name, uid, groups: record.length >= 4 ? record[3].split(',') : [] };
+    entries.push({ digest: d, user });
+  }
+  return { entries, warnings };
+}
+
+export async function loadTokenFile(path: string): Promise<TokenFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new Error(`failed to read token file '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return parseTokenFile(text, path);
+}
+
+/** The bearer token of an Authorization header, as kube's bearertoken authenticator reads it. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  const auth = (authorization ?? '').trim();
+  if (auth === '') return undefined;
+  const parts = auth.split(' ');
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer') return undefined;
+  const token = parts[1];
+  return token === '' ? undefined : token;
+}
+
+export function tokenFileAuthenticator(file: TokenFile): Authenticator {
+  const entries = file.entries;
+  return {
+    authenticate(req) {
+      const token = bearerToken(headerValue(req, 'authorization'));
+      if (token === undefined) return NO_OPINION;
+      const d = digest(token);
+      let match: UserInfo | undefined;
+      // Compare against every entry so the time taken does not depend on where (or whether) the token matches;
+      // the last of duplicate tokens wins, as in kube.
+      for (const e of entries) if (timingSafeEqual(e.digest, d)) match = e.user;
+      if (!match) return failed('invalid bearer token');
+      return authenticated({ name: match.name, uid: match.uid, groups: [...match.groups] });
+    },
+  };
+}

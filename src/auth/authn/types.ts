@@ -1,0 +1,48 @@
+// The authentication contract (k8s.io/apiserver/pkg/authentication/authenticator): each authenticator looks at
+// one kind of credential and either authenticates, has no opinion (no such credential), or fails.
+
+import type { UserInfo } from '../user.ts';
+
+/** The TLS client certificate a request came with, as the listener saw it. */
+export interface ClientCertificate {
+  /** True when the chain verified against the accepted client CAs (with client-auth usage). */
+  readonly verified: boolean;
+  /** Why verification failed (for logs only). */
+  readonly verifyError?: string;
+  readonly commonName: string;
+  readonly organizations: readonly string[];
+}
+
+/** What authenticators may look at: transport-independent. */
+export interface AuthnRequest {
+  /** Request headers, names lowercased. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly clientCertificate?: ClientCertificate;
+}
+
+export type AuthnResult =
+  | { readonly kind: 'authenticated'; readonly user: UserInfo }
+  /** This authenticator found no credential of its kind. */
+  | { readonly kind: 'none' }
+  /** A credential was presented and is not valid. `error` is for logs and never contains the credential. */
+  | { readonly kind: 'error'; readonly error: string };
+
+export interface Authenticator {
+  authenticate(req: AuthnRequest): AuthnResult | Promise<AuthnResult>;
+}
+
+export const NO_OPINION: AuthnResult = { kind: 'none' };
+
+export function authenticated(user: UserInfo): AuthnResult {
+  return { kind: 'authenticated', user };
+}
+
+export function failed(error: string): AuthnResult {
+  return { kind: 'error', error };
+}
+
+/** The first value of a header (HTTP/2 and HTTP/1 both lowercase header names). */
+export function headerValue(req: AuthnRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,42 @@
+// Combinators over authenticators, as kube-apiserver assembles them (authenticator/union, group adder).
+
+import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER } from '../user.ts';
+import type { AuthnResult, Authenticator } from './types.ts';
+import { NO_OPINION, authenticated, failed } from './types.ts';
+
+/**
+ * Tries each authenticator in order; the first success wins. Errors are collected and returned only when no
+ * authenticator succeeds. With failOnError, the first error ends the chain (used to keep a bad credential
+ * from falling through to anonymous).
+ */
+export function unionAuthenticator(authenticators: readonly Authenticator[], options: { failOnError?: boolean } = {}): Authenticator {
+  return {
+    async authenticate(req) {
+      const errors: string[] = [];
+      for (const a of authenticators) {
+        const r: AuthnResult = await a.authenticate(req);
+        if (r.kind === 'authenticated') return r;
+        if (r.kind === 'error') {
+          if (options.failOnError) return r;
+          errors.push(r.error);
+        }
+      }
+      if (errors.length === 0) return NO_OPINION;
+      return failed(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
+    },
+  };
+}
+
+/** Adds system:authenticated to every authenticated user that is not anonymous and not already in it. */
+export function withAuthenticatedGroup(inner: Authenticator): Authenticator {
+  return {
+    async authenticate(req) {
+      const r = await inner.authenticate(req);
+      if (r.kind !== 'authenticated') return r;
+      const u = r.user;
+      if (u.name === ANONYMOUS_USER) return r;
+      if (u.groups.includes(ALL_AUTHENTICATED) || u.groups.includes(ALL_UNAUTHENTICATED)) return r;
+      return authenticated({ ...u, groups: [...u.groups, ALL_AUTHENTICATED] });
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FlagError } from './flags.ts';
+import { parseCommandLine } from './options.ts';
+
+test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, AlwaysAllow, anonymous left to its default', () => {
+  const c = parseCommandLine([]);
+  assert.equal(c.kind, 'run');
+  if (c.kind !== 'run') return;
+  assert.deepEqual(c.options, {
+    port: 6443,
+    bindAddress: '127.0.0.1',
+    tlsCertFile: undefined,
+    tlsPrivateKeyFile: undefined,
+    clientCaFile: undefined,
+    tokenAuthFile: undefined,
+    anonymousAuth: undefined,
+    authorizationMode: ['AlwaysAllow'],
+    runtimeConfig: '',
+    featureGates: {},
+    historyWindowSeconds: 300,
+    minRequestTimeoutSeconds: 1800,
+    storageBackend: 'sqlite',
+    dataDir: './.capstan',
+    plainHttpPort: undefined,
+    logLevel: 0,
+  });
+});
+
+test('every flag maps to its option', () => {
+  const c = parseCommandLine([
+    '--secure-port=0', '--bind-address', '::1', '--tls-cert-file=c.pem', '--tls-private-key-file=k.pem', '--client-ca-file=ca.pem',
+    '--token-auth-file=t.csv', '--anonymous-auth=false', '--authorization-mode=AlwaysDeny,AlwaysAllow', '--runtime-config=api/all=true',
+    '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
+    '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
+  ]);
+  assert.equal(c.kind, 'run');
+  if (c.kind !== 'run') return;
+  assert.deepEqual(c.options, {
+    port: 0,
+    bindAddress: '::1',
+    tlsCertFile: 'c.pem',
+    tlsPrivateKeyFile: 'k.pem',
+    clientCaFile: 'ca.pem',
+    tokenAuthFile: 't.csv',
+    anonymousAuth: false,
+    authorizationMode: ['AlwaysDeny', 'AlwaysAllow'],
+    runtimeConfig: 'api/all=true',
+    featureGates: { WatchList: true, AllAlpha: false },
+    historyWindowSeconds: 60,
+    minRequestTimeoutSeconds: 10,
+    storageBackend: 'memory',
+    dataDir: '/tmp/x',
+    plainHttpPort: 8080,
+    logLevel: 4,
+  });
+  assert.equal(c.verbosity, 4);
+});
+
+test('--help and --version', () => {
+  assert.deepEqual(parseCommandLine(['--help']), { kind: 'help' });
+  assert.deepEqual(parseCommandLine(['-h']), { kind: 'help' });
+  assert.deepEqual(parseCommandLine(['--version']), { kind: 'version' });
+});
+
+test('bad values are FlagErrors with kube\'s messages', () => {
+  const cases: Array<[string[], string]> = [
+    [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
+    [['--feature-gates=Nope=true'], 'invalid argument "Nope=true" for "--feature-gates" flag: unrecognized feature gate: Nope'],
+    [['--feature-gates=WatchList'], 'invalid argument "WatchList" for "--feature-gates" flag: missing bool value for WatchList'],
+    [['--feature-gates=WatchList=yes'], 'invalid argument "WatchList=yes" for "--feature-gates" flag: invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'],
+    [['--feature-gates=ServerSideApply=false'], 'invalid argument "ServerSideApply=false" for "--feature-gates" flag: cannot set feature gate ServerSideApply to false, feature is locked to true'],
+    [['--storage-backend=etcd3'], "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
+    [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
+  ];
+  for (const [argv, message] of cases) assert.throws(() => parseCommandLine(argv), (e: unknown) => e instanceof FlagError && e.message === message, argv.join(' '));
+});

@@ -1,0 +1,84 @@
+// Capstan's command-line flags (kube-apiserver's names where one exists) and their translation to
+// startCapstan options. Problems are FlagError (exit 2).
+
+import { isIP } from 'node:net';
+import { FlagError, parseFlags } from './flags.ts';
+import type { FlagSpec, ParsedFlags } from './flags.ts';
+import { parseFeatureGateFlag, resolveFeatureGates } from './feature-gates.ts';
+import type { CapstanOptions } from './start.ts';
+
+export const FLAGS: readonly FlagSpec[] = [
+  { name: 'secure-port', type: 'int', valueName: 'int', default: 6443, help: 'The port on which to serve HTTPS (HTTP/2 and HTTP/1.1). 0 picks a free port.' },
+  { name: 'bind-address', type: 'string', valueName: 'ip', default: '127.0.0.1', help: 'The IP address on which to listen for the --secure-port port (0.0.0.0 or :: for all interfaces).' },
+  { name: 'tls-cert-file', type: 'string', valueName: 'string', help: 'File containing the default x509 serving certificate (chain). When absent, a certificate signed by the generated CA is used.' },
+  { name: 'tls-private-key-file', type: 'string', valueName: 'string', help: 'File containing the default x509 private key matching --tls-cert-file.' },
+  { name: 'client-ca-file', type: 'string', valueName: 'string', help: 'A bundle of CA certificates accepted, besides the generated CA, to verify client certificates (CN = user, O = groups).' },
+  { name: 'token-auth-file', type: 'string', valueName: 'string', help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
+  { name: 'anonymous-auth', type: 'bool', default: true, help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated). Turned off when AlwaysAllow is an authorization mode.' },
+  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['AlwaysAllow'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny.' },
+  { name: 'runtime-config', type: 'map', valueName: 'mapStringString', help: 'A set of key=value pairs enabling or disabling API group versions, e.g. api/all=true,batch/v1beta1=false.' },
+  { name: 'feature-gates', type: 'map', valueName: 'mapStringBool', help: "A set of key=value pairs that describe feature gates (kube-apiserver 1.31's gates, e.g. WatchList=true); unknown gates are rejected." },
+  { name: 'history-window', type: 'int', valueName: 'seconds', default: 300, help: 'How much change history storage keeps for watches and resourceVersion reads, in seconds. 0 keeps all.' },
+  { name: 'min-request-timeout', type: 'int', valueName: 'int', default: 1800, help: 'The minimum number of seconds a watch is held open; each watch gets a random timeout between this and twice it.' },
+  { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir) or memory (lost on exit).' },
+  { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
+  { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
+  { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
+  { name: 'version', type: 'bool', help: 'Print version information and quit.' },
+  { name: 'help', short: 'h', type: 'bool', help: 'Help for capstan.' },
+];
+
+export type CliCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; options: CapstanOptions; verbosity: number };
+
+function invalid(raw: string, flag: string, problem: string): FlagError {
+  return new FlagError(`invalid argument ${JSON.stringify(raw)} for "${flag}" flag: ${problem}`);
+}
+
+export function parseCommandLine(argv: readonly string[]): CliCommand {
+  const parsed: ParsedFlags = parseFlags(FLAGS, argv);
+  const v = parsed.values;
+  if (v.help === true) return { kind: 'help' };
+  if (v.version === true) return { kind: 'version' };
+  if (parsed.positional.length > 0) throw new FlagError(`"capstan" does not take any arguments, got ${JSON.stringify(parsed.positional)}`);
+
+  const bind = v['bind-address'] as string;
+  if (isIP(bind) === 0) throw invalid(bind, '--bind-address', `failed to parse IP: ${JSON.stringify(bind)}`);
+
+  let featureGates: Record<string, boolean> = {};
+  if (parsed.given.has('feature-gates')) {
+    const raw = v['feature-gates'] as string;
+    try {
+      featureGates = parseFeatureGateFlag(raw);
+      resolveFeatureGates(featureGates);
+    } catch (e) {
+      throw invalid(raw, '--feature-gates', (e as Error).message);
+    }
+  }
+
+  const backend = v['storage-backend'] as string;
+  if (backend !== 'sqlite' && backend !== 'memory') {
+    throw new FlagError(`--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'`);
+  }
+  const verbosity = v.v as number;
+  if (verbosity < 0) throw invalid(String(verbosity), '-v, --v', 'must be a non-negative number');
+
+  const options: CapstanOptions = {
+    port: v['secure-port'] as number,
+    bindAddress: bind,
+    tlsCertFile: (v['tls-cert-file'] as string | undefined) || undefined,
+    tlsPrivateKeyFile: (v['tls-private-key-file'] as string | undefined) || undefined,
+    clientCaFile: (v['client-ca-file'] as string | undefined) || undefined,
+    tokenAuthFile: (v['token-auth-file'] as string | undefined) || undefined,
+    anonymousAuth: parsed.given.has('anonymous-auth') ? (v['anonymous-auth'] as boolean) : undefined,
+    authorizationMode: v['authorization-mode'] as string[],
+    runtimeConfig: (v['runtime-config'] as string | undefined) ?? '',
+    featureGates,
+    historyWindowSeconds: v['history-window'] as number,
+    minRequestTimeoutSeconds: v['min-request-timeout'] as number,
+    storageBackend: backend,
+    dataDir: v['data-dir'] as string,
+    plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,
+    logLevel: verbosity,
+  };
+  return { kind: 'run', options, verbosity };
+}

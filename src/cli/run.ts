@@ -1,0 +1,64 @@
+// The command line proper: parse flags, start the server, print how to reach it, stop cleanly on SIGINT/SIGTERM.
+
+import { FlagError, formatFlagUsage } from './flags.ts';
+import { FLAGS, parseCommandLine } from './options.ts';
+import type { CliCommand } from './options.ts';
+import { ConfigError, startCapstan } from './start.ts';
+import type { CapstanOptions } from './start.ts';
+
+const USAGE = `Capstan: a Kubernetes API server (kube-apiserver v1.31 work-alike).
+
+Usage:
+  capstan [flags]
+
+Flags:
+`;
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`Error: ${message}\n`);
+  if (code === 2) process.stderr.write(`Run 'capstan --help' for usage.\n`);
+  process.exit(code);
+}
+
+/** `overrides` lets tests swap in an API or storage; the command itself passes none. */
+export async function main(argv: readonly string[], overrides: Partial<CapstanOptions> = {}): Promise<void> {
+  let command: CliCommand;
+  try {
+    command = parseCommandLine(argv);
+  } catch (e) {
+    if (e instanceof FlagError) fail(e.message, 2);
+    throw e;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(USAGE + formatFlagUsage(FLAGS) + '\n');
+    return;
+  }
+  if (command.kind === 'version') {
+    process.stdout.write('Capstan (Kubernetes v1.31.0)\n');
+    return;
+  }
+
+  let server;
+  try {
+    server = await startCapstan({ ...command.options, ...overrides });
+  } catch (e) {
+    fail((e as Error).message, e instanceof ConfigError ? 2 : 1);
+  }
+  process.stdout.write(`kubectl --kubeconfig ${server.kubeconfigPath} get ns\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) {
+      process.stderr.write(`Error: ${signal} received again, exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    server.close().then(
+      () => process.exit(0),
+      (e: unknown) => fail(`shutdown: ${(e as Error).message}`, 1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+

@@ -1,0 +1,294 @@
+// Starting Capstan: data dir, certificates, storage, authentication, authorization, the API, listeners,
+// the admin kubeconfig. Shared by the command line (src/cli/main.ts) and the library (src/index.ts).
+
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile, rename } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TokenFile } from '../auth/authn/token-file.ts';
+import { loadTokenFile } from '../auth/authn/token-file.ts';
+import { buildAuthenticator } from '../auth/authn/build.ts';
+import type { AuthorizerFactory } from '../auth/authz/modes.ts';
+import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes } from '../auth/authz/modes.ts';
+import type { Authorizer } from '../auth/authz/types.ts';
+import { createRequestHandler } from '../server/handler.ts';
+import { createHealthEndpoints } from '../server/health.ts';
+import type { Listener } from '../server/listen.ts';
+import { listenPlain, listenSecure } from '../server/listen.ts';
+import type { Logger } from '../server/log.ts';
+import { createLogger } from '../server/log.ts';
+import { ensurePki, splitPemCertificates } from '../server/pki.ts';
+import { serverHealthChecks } from '../server/server-checks.ts';
+import type { ApiServer, ApiServerOptions } from '../server/types.ts';
+import type { OpenStorageOptions } from '../storage/open.ts';
+import type { Storage } from '../storage/types.ts';
+import { resolveFeatureGates } from './feature-gates.ts';
+import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
+
+export interface CapstanOptions {
+  /** 'memory' (library default) or 'sqlite' (command-line default). */
+  storageBackend?: 'memory' | 'sqlite';
+  /** Where certificates, the kubeconfig and the sqlite database live. Library default: a new temp dir, removed by close(). */
+  dataDir?: string;
+  /** HTTPS port; 0 picks a free one (library default). */
+  port?: number;
+  bindAddress?: string;
+  runtimeConfig?: string;
+  /** Explicit gate settings; unknown gates are rejected as kube does. */
+  featureGates?: Record<string, boolean>;
+  /** Default ['AlwaysAllow']. */
+  authorizationMode?: string[];
+  tokenAuthFile?: string;
+  clientCaFile?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Default true; turned off when AlwaysAllow is among the modes, as kube-apiserver does (warning when asked for explicitly). */
+  anonymousAuth?: boolean;
+  historyWindowSeconds?: number;
+  minRequestTimeoutSeconds?: number;
+  /** Also serve plain, unauthenticated-transport HTTP on this port (0 = a free one). Insecure: debugging only. */
+  plainHttpPort?: number;
+  /** Log verbosity: <0 warnings and errors only (library default), 0 start-up facts, higher = more. */
+  logLevel?: number;
+  logger?: Logger;
+  /** Seconds in-flight requests get to finish at close (default 5). */
+  shutdownGraceSeconds?: number;
+  /** Replace the API (tests). Default: createApiServer from src/endpoints/api-server.ts. */
+  createApi?: (options: ApiServerOptions) => ApiServer | Promise<ApiServer>;
+  /** Replace the storage opener (tests). Default: openStorage from src/storage/open.ts. */
+  openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
+  /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
+  authorizers?: Record<string, AuthorizerFactory>;
+}
+
+export interface Capstan {
+  /** https://127.0.0.1:<port> (or the loopback bind address). */
+  readonly url: string;
+  readonly port: number;
+  /** The plain-HTTP URL when plainHttpPort was given. */
+  readonly plainHttpUrl?: string;
+  /** The admin kubeconfig, YAML text. */
+  readonly kubeconfig: string;
+  readonly kubeconfigPath: string;
+  readonly caCert: string;
+  readonly clientCert: string;
+  readonly clientKey: string;
+  readonly dataDir: string;
+  /** Graceful stop: listeners, API, storage; removes the data dir when it was a temp dir made by startCapstan. */
+  close(): Promise<void>;
+}
+
+/** A configuration problem (bad flag value, unknown gate or mode): the command line exits 2 on it. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates and completes options; throws ConfigError. Exposed for the command line and tests. */
+export function completeOptions(options: CapstanOptions, log: Logger) {
+  const modes = options.authorizationMode && options.authorizationMode.length > 0 ? options.authorizationMode : ['AlwaysAllow'];
+  const factories = { ...builtinAuthorizerFactories, ...options.authorizers };
+  const modeErrors = validateAuthorizationModes(modes, Object.keys(factories));
+  if (modeErrors.length > 0) throw new ConfigError(modeErrors.length === 1 ? modeErrors[0] : `[${modeErrors.join(', ')}]`);
+  let featureGates: Record<string, boolean>;
+  try {
+    featureGates = resolveFeatureGates(options.featureGates ?? {});
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+  let anonymous = options.anonymousAuth ?? true;
+  if (anonymous && modes.includes('AlwaysAllow')) {
+    // kube-apiserver's rule. It warns even for its own default; here only an explicit request is worth a warning.
+    if (options.anonymousAuth === true) {
+      log.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer');
+    }
+    anonymous = false;
+  }
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--secure-port ${port} must be between 0 and 65535, inclusive (0 picks a free port)`);
+  const plain = options.plainHttpPort;
+  if (plain !== undefined && (!Number.isInteger(plain) || plain < 0 || plain > 65535)) throw new ConfigError(`--plain-http-port ${plain} must be between 0 and 65535, inclusive (0 picks a free port)`);
+  if (!!options.tlsCertFile !== !!options.tlsPrivateKeyFile) throw new ConfigError('--tls-cert-file and --tls-private-key-file must be given together');
+  const backend = options.storageBackend ?? 'memory';
+  if (backend !== 'memory' && backend !== 'sqlite') throw new ConfigError(`--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'`);
+  const historyWindowSeconds = options.historyWindowSeconds ?? 300;
+  if (!(historyWindowSeconds >= 0)) throw new ConfigError('--history-window can not be negative value');
+  const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800;
+  if (!(minRequestTimeoutSeconds >= 0)) throw new ConfigError('--min-request-timeout can not be negative value');
+  return {
+    modes,
+    factories,
+    featureGates,
+    anonymous,
+    port,
+    plainHttpPort: plain,
+    backend,
+    historyWindowSeconds,
+    minRequestTimeoutSeconds,
+    bindAddress: options.bindAddress ?? '127.0.0.1',
+    runtimeConfig: options.runtimeConfig ?? '',
+  };
+}
+
+async function prepareDataDir(dataDir: string | undefined, log: Logger): Promise<{ dir: string; temporary: boolean }> {
+  if (dataDir === undefined) return { dir: await mkdtemp(join(tmpdir(), 'capstan-')), temporary: true };
+  const dir = resolve(dataDir);
+  const existing = await stat(dir).catch(() => undefined);
+  if (!existing) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+  } else if (!existing.isDirectory()) {
+    throw new ConfigError(`--data-dir ${dir} is not a directory`);
+  } else if ((existing.mode & 0o077) !== 0) {
+    log.warn('data directory is accessible to other users; it holds private keys', { dataDir: dir, mode: (existing.mode & 0o777).toString(8) });
+  }
+  return { dir, temporary: false };
+}
+
+async function readRequired(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`unable to read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+async function defaultOpenStorage(options: OpenStorageOptions): Promise<Storage> {
+  const { openStorage } = await import('../storage/open.ts');
+  return openStorage(options);
+}
+
+async function defaultCreateApi(options: ApiServerOptions): Promise<ApiServer> {
+  const { createApiServer } = await import('../endpoints/api-server.ts');
+  return createApiServer(options);
+}
+
+async function writeFileAtomic(path: string, data: string, mode: number): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  await writeFile(tmp, data, { mode });
+  await chmod(tmp, mode);
+  await rename(tmp, path);
+}
+
+/** Promise.all that waits for every promise before failing, so nothing opened is left behind unclosed. */
+async function allSettled<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+export async function startCapstan(options: CapstanOptions = {}): Promise<Capstan> {
+  const startedAt = performance.now();
+  const log = options.logger ?? createLogger({ verbosity: options.logLevel ?? -1 });
+  const cfg = completeOptions(options, log);
+  const { dir: dataDir, temporary } = await prepareDataDir(options.dataDir, log);
+
+  const cleanups: Array<() => Promise<void>> = [];
+  const cleanup = async (): Promise<void> => {
+    for (const c of cleanups.reverse()) await c().catch((e: unknown) => log.error('error during shutdown', { error: e }));
+    cleanups.length = 0;
+  };
+  if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+
+  try {
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage] = await allSettled([
+      ensurePki({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }),
+      options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
+      options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
+      options.tlsCertFile && options.tlsPrivateKeyFile
+        ? Promise.all([readRequired(options.tlsCertFile, 'TLS certificate file'), readRequired(options.tlsPrivateKeyFile, 'TLS private key file')])
+        : Promise.resolve(undefined),
+      (options.openStorage ?? defaultOpenStorage)({ backend: cfg.backend, dataDir, historyWindowSeconds: cfg.historyWindowSeconds }).then((s) => {
+        cleanups.push(() => s.close());
+        return s;
+      }),
+    ] as const);
+    const { pki, generated } = pkiResult;
+    for (const w of tokenFile?.warnings ?? []) log.warn(w);
+    if (options.clientCaFile && splitPemCertificates(extraClientCa).length === 0) throw new ConfigError(`client CA file ${JSON.stringify(options.clientCaFile)} holds no PEM certificate`);
+
+    const authenticator = buildAuthenticator({ clientCertificates: true, tokenFile, anonymous: cfg.anonymous });
+    const authorizer: Authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { storage });
+
+    const createApi = options.createApi ?? defaultCreateApi;
+    const api = await createApi({
+      storage,
+      runtimeConfig: cfg.runtimeConfig,
+      featureGates: cfg.featureGates,
+      historyWindowSeconds: cfg.historyWindowSeconds,
+      minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,
+      authorizer,
+      logger: log,
+      dataDir,
+    });
+    cleanups.push(() => api.close());
+
+    let shuttingDown = false;
+    const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log });
+
+    const servingCert = customTls ? customTls[0] : pki.serving.certPem;
+    const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
+    const clientCaPems = [pki.ca.certPem, ...splitPemCertificates(extraClientCa)];
+    const graceMs = (options.shutdownGraceSeconds ?? 5) * 1000;
+    let secure: Listener;
+    try {
+      secure = await listenSecure(cfg.port, cfg.bindAddress, { certPem: servingCert, keyPem: servingKey, clientCaPems }, handler);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (err.code === 'EADDRINUSE') throw new Error(`failed to listen on ${cfg.bindAddress}:${cfg.port}: address already in use`);
+      if (err.code === 'EADDRNOTAVAIL' || err.code === 'EACCES') throw new Error(`failed to listen on ${cfg.bindAddress}:${cfg.port}: ${err.code}`);
+      throw new Error(`failed to serve HTTPS: ${err.message}`);
+    }
+    cleanups.push(() => secure.close(graceMs));
+    let plain: Listener | undefined;
+    if (cfg.plainHttpPort !== undefined) {
+      plain = await listenPlain(cfg.plainHttpPort, cfg.bindAddress, handler);
+      const p = plain;
+      cleanups.push(() => p.close(graceMs));
+      log.warn('serving plain HTTP: requests and credentials on this port are not encrypted; use it for local debugging only', { port: plain.port });
+    }
+
+    const url = serverUrl(cfg.bindAddress, secure.port);
+    // With a certificate of the caller's, trust its chain too (Go accepts a leaf found among the roots).
+    const trusted = customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem;
+    const kubeconfig = renderKubeconfig({ server: url, caPem: trusted, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
+    const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
+    await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
+
+    log.info('Capstan serving', {
+      url,
+      bindAddress: secure.address,
+      port: secure.port,
+      storage: storage.name,
+      dataDir,
+      authorizationModes: cfg.modes,
+      anonymousAuth: cfg.anonymous,
+      generated: generated.length > 0 ? generated : undefined,
+      startupMs: Math.round(performance.now() - startedAt),
+    });
+
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port: secure.port,
+      plainHttpUrl: plain ? `http://${url.slice('https://'.length).replace(/:\d+$/, '')}:${plain.port}` : undefined,
+      kubeconfig,
+      kubeconfigPath,
+      caCert: pki.ca.certPem,
+      clientCert: pki.admin.certPem,
+      clientKey: pki.admin.keyPem,
+      dataDir,
+      close: () =>
+        (closing ??= (async () => {
+          shuttingDown = true;
+          await cleanup();
+        })()),
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}

@@ -1,0 +1,132 @@
+// The per-request filter chain: request id, panic recovery, RequestInfo, authentication, authorization,
+// then health, /version, or the API.
+
+import { randomUUID } from 'node:crypto';
+import { badRequest, internalError, isStatusError, unauthorized } from '../apis/errors.ts';
+import type { Authenticator } from '../auth/authn/types.ts';
+import { forbiddenError } from '../auth/authz/forbidden.ts';
+import type { Authorizer } from '../auth/authz/types.ts';
+import { attributesFor } from '../auth/authz/types.ts';
+import type { RequestInfo } from '../endpoints/request-info.ts';
+import { parseRequestInfo } from '../endpoints/request-info.ts';
+import { clientCertificateOf } from './client-cert.ts';
+import type { HealthEndpoints } from './health.ts';
+import type { Logger } from './log.ts';
+import { writeJson, writeStatus } from './respond.ts';
+import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
+import { versionInfo } from './version.ts';
+
+export interface PipelineOptions {
+  readonly authenticator: Authenticator;
+  readonly authorizer: Authorizer;
+  readonly health: HealthEndpoints;
+  readonly api: ApiServer;
+  readonly log: Logger;
+}
+
+export interface RequestHandler {
+  (req: HttpRequest, res: HttpResponse): void;
+  /** Requests being served now, not counting long-running ones (watch, exec, logs, ...). */
+  inFlight(): number;
+}
+
+const AUDIT_ID = /^[\x21-\x7e]{1,128}$/;
+const LONG_RUNNING_VERBS = new Set(['watch', 'proxy']);
+const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+/** kube's default long-running check: such requests are not waited for at shutdown. */
+export function isLongRunning(info: RequestInfo): boolean {
+  return LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
+}
+
+function splitUrl(url: string): { rawPath: string; query: URLSearchParams } {
+  const q = url.indexOf('?');
+  return q < 0 ? { rawPath: url, query: new URLSearchParams() } : { rawPath: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
+}
+
+function decodePath(rawPath: string): string {
+  try {
+    return decodeURIComponent(rawPath);
+  } catch {
+    const bad = /%(?![0-9a-fA-F]{2})..?/.exec(rawPath)?.[0] ?? '%';
+    throw badRequest(`invalid URL escape ${JSON.stringify(bad)}`);
+  }
+}
+
+export function createRequestHandler(options: PipelineOptions): RequestHandler {
+  const { authenticator, authorizer, health, api, log } = options;
+  let inFlight = 0;
+
+  async function serve(req: HttpRequest, res: HttpResponse): Promise<{ info?: RequestInfo; user?: string }> {
+    const { rawPath, query } = splitUrl(req.url ?? '/');
+    const path = decodePath(rawPath || '/');
+    const info = parseRequestInfo(req.method ?? 'GET', path, query);
+    const longRunning = isLongRunning(info);
+    if (!longRunning) {
+      inFlight++;
+      res.once('close', () => inFlight--);
+    }
+
+    const authn = await authenticator.authenticate({ headers: req.headers, clientCertificate: clientCertificateOf(req) });
+    if (authn.kind !== 'authenticated') {
+      if (authn.kind === 'error') log.v(2, 'unable to authenticate the request', { path, error: authn.error });
+      writeStatus(res, unauthorized());
+      return { info };
+    }
+    const user = authn.user;
+    // The credential stays here: nothing downstream (proxies, logs) gets to see it.
+    delete req.headers.authorization;
+
+    const attrs = attributesFor(user, info);
+    const decision = await authorizer.authorize(attrs);
+    if (decision.decision !== 'allow') {
+      if (decision.error) {
+        log.error('authorization error', { path, error: decision.error });
+        writeStatus(res, internalError(new Error(decision.error)));
+        return { info, user: user.name };
+      }
+      log.v(4, 'forbidden', { path, user: user.name, reason: decision.reason });
+      writeStatus(res, forbiddenError(attrs, decision.reason), { 'X-Content-Type-Options': 'nosniff' });
+      return { info, user: user.name };
+    }
+
+    if (!info.isResourceRequest) {
+      if (await health.serve(path, query, res)) return { info, user: user.name };
+      if (path === '/version') {
+        writeJson(res, 200, versionInfo(), true);
+        return { info, user: user.name };
+      }
+    }
+    await api.handle(req, res, info, user);
+    return { info, user: user.name };
+  }
+
+  const handler = ((req: HttpRequest, res: HttpResponse): void => {
+    const started = performance.now();
+    // A client-chosen Audit-ID is kept when it is a plain token (it is echoed in a response header).
+    const given = req.headers['audit-id'];
+    const auditId = typeof given === 'string' && AUDIT_ID.test(given) ? given : randomUUID();
+    res.setHeader('Audit-Id', auditId);
+    res.setHeader('Cache-Control', 'no-cache, private');
+    Promise.resolve().then(() => serve(req, res)).then(
+      ({ info, user }) => {
+        if (log.enabled(3)) {
+          log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });
+        }
+      },
+      (err: unknown) => {
+        // Panic recovery: the request gets a 500 Status (or the StatusError thrown), the server stays up.
+        if (!isStatusError(err) || err.code >= 500) log.error('request failed', { method: req.method, error: err instanceof Error ? (err.stack ?? err.message) : String(err), auditId });
+        try {
+          if (res.headersSent) res.end();
+          else writeStatus(res, isStatusError(err) ? err : internalError(err));
+        } catch {
+          // The connection is already gone.
+        }
+      },
+    );
+  }) as RequestHandler;
+  handler.inFlight = () => inFlight;
+  return handler;
+}
+

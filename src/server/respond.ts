@@ -1,0 +1,38 @@
+// Writing the few responses the server layer produces itself: Status errors, JSON and plain text.
+
+import type { StatusError } from '../apis/errors.ts';
+import type { HttpResponse } from './types.ts';
+
+/** A Status object in kube's field order; details kept when present, even empty (kube sends "details":{}). */
+export function statusBody(err: StatusError): string {
+  const body: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure' };
+  if (err.message) body.message = err.message;
+  if (err.reason) body.reason = err.reason;
+  if (err.details !== undefined) body.details = err.details;
+  body.code = err.code;
+  return JSON.stringify(body);
+}
+
+function send(res: HttpResponse, code: number, contentType: string, body: string, extra?: Record<string, string>): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.statusCode = code;
+  res.setHeader('Content-Type', contentType);
+  if (extra) for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+export function writeStatus(res: HttpResponse, err: StatusError, extraHeaders?: Record<string, string>): void {
+  send(res, err.code, 'application/json', statusBody(err), extraHeaders);
+}
+
+export function writeJson(res: HttpResponse, code: number, value: unknown, indent = false): void {
+  send(res, code, 'application/json', indent ? JSON.stringify(value, null, 2) : JSON.stringify(value));
+}
+
+export function writeText(res: HttpResponse, code: number, text: string): void {
+  send(res, code, 'text/plain; charset=utf-8', text, { 'X-Content-Type-Options': 'nosniff' });
+}

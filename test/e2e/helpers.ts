@@ -1,0 +1,204 @@
+// Shared end-to-end helpers: start a real Capstan (port 0, temp data dir, memory or sqlite storage), write
+// kubeconfigs that name 127.0.0.1, run kubectl with a timeout, and make raw HTTPS requests.
+
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCapstan } from '../../src/index.ts';
+import type { Capstan, CapstanOptions } from '../../src/index.ts';
+import type { ApiServer, ApiServerOptions } from '../../src/server/types.ts';
+import { createLogger, silentLogger } from '../../src/server/log.ts';
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface TestServer extends Capstan {
+  /** Runs kubectl with the admin kubeconfig (or opts.kubeconfig). */
+  kubectl(args: readonly string[], opts?: KubectlOptions): Promise<KubectlResult>;
+  /** Writes a kubeconfig for this server authenticating with a bearer token (or nothing); returns its path. */
+  writeKubeconfig(name: string, user: { token?: string; clientCert?: string; clientKey?: string }): Promise<string>;
+  /** A raw HTTPS request (HTTP/1.1) trusting the server's CA, optionally with a bearer token or client cert. */
+  request(path: string, opts?: RawRequestOptions): Promise<RawResponse>;
+  /** request() with the admin client certificate (capstan-admin, system:masters). */
+  adminRequest(path: string, opts?: RawRequestOptions): Promise<RawResponse>;
+}
+
+export interface KubectlOptions {
+  kubeconfig?: string;
+  input?: string;
+  timeoutMs?: number;
+}
+
+export interface RawRequestOptions {
+  method?: string;
+  token?: string;
+  clientCert?: string;
+  clientKey?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+const KUBECTL_TIMEOUT_MS = 20_000;
+
+/** Runs kubectl with a kubeconfig, a private cache dir and a timeout (the process is killed past it). */
+export function runKubectl(kubeconfig: string, args: readonly string[], opts: { input?: string; timeoutMs?: number; cacheDir?: string } = {}): Promise<KubectlResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('kubectl', ['--kubeconfig', kubeconfig, ...(opts.cacheDir ? ['--cache-dir', opts.cacheDir] : []), ...args], {
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      stderr += `\n[helpers] kubectl timed out after ${opts.timeoutMs ?? KUBECTL_TIMEOUT_MS}ms`;
+    }, opts.timeoutMs ?? KUBECTL_TIMEOUT_MS);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** A kubeconfig for https://127.0.0.1:<port> with the given credentials (none: anonymous). */
+export function kubeconfigYaml(port: number, caPem: string, user: { token?: string; clientCert?: string; clientKey?: string }): string {
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  const userLines: string[] = [];
+  if (user.token) userLines.push(`    token: ${user.token}`);
+  if (user.clientCert) userLines.push(`    client-certificate-data: ${b64(user.clientCert)}`);
+  if (user.clientKey) userLines.push(`    client-key-data: ${b64(user.clientKey)}`);
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: test',
+    '  cluster:',
+    `    server: https://127.0.0.1:${port}`,
+    `    certificate-authority-data: ${b64(caPem)}`,
+    'users:',
+    '- name: test',
+    userLines.length ? '  user:' : '  user: {}',
+    ...userLines,
+    'contexts:',
+    '- name: test',
+    '  context:',
+    '    cluster: test',
+    '    user: test',
+    'current-context: test',
+    '',
+  ].join('\n');
+}
+
+export function rawRequest(port: number, caPem: string, path: string, opts: RawRequestOptions = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', ca: caPem, cert: opts.clientCert, key: opts.clientKey, headers, agent: false, timeout: 10_000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`request ${path} timed out`)));
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** An API that answers every request with what it was given (for server-layer tests before the real API). */
+export function echoApi(): ApiServer {
+  return {
+    readyChecks: [],
+    liveChecks: [],
+    close: async () => {},
+    async handle(_req, res, info, user) {
+      const body = JSON.stringify({ info, user });
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'application/json');
+      res.end(body);
+    },
+  };
+}
+
+// Specifiers in variables: these modules are being written in parallel and may not exist yet.
+const API_SERVER_MODULE = '../../src/endpoints/api-server.ts';
+const OPEN_STORAGE_MODULE = '../../src/storage/open.ts';
+
+/** The real createApiServer when src/endpoints/api-server.ts exists, else undefined. */
+export async function realCreateApi(): Promise<((o: ApiServerOptions) => ApiServer | Promise<ApiServer>) | undefined> {
+  try {
+    const m = (await import(API_SERVER_MODULE)) as { createApiServer?: (o: ApiServerOptions) => ApiServer | Promise<ApiServer> };
+    return typeof m.createApiServer === 'function' ? m.createApiServer : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when src/storage/open.ts implements openStorage (else tests pass their own opener). */
+export async function realOpenStorageAvailable(): Promise<boolean> {
+  try {
+    const m = (await import(OPEN_STORAGE_MODULE)) as { openStorage?: unknown };
+    return typeof m.openStorage === 'function';
+  } catch {
+    return false;
+  }
+}
+
+export interface TestServerOptions extends CapstanOptions {
+  /** Default 'memory'. */
+  storageBackend?: 'memory' | 'sqlite';
+}
+
+/** Starts Capstan on 127.0.0.1, port 0, in a fresh temp data dir (removed by close() unless dataDir was given). */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const scratch = await mkdtemp(join(tmpdir(), 'capstan-e2e-'));
+  const cacheDir = join(scratch, 'kube-cache');
+  let server: Capstan;
+  try {
+    // Quiet unless CAPSTAN_TEST_LOG=<verbosity> is set.
+    const verbosity = process.env.CAPSTAN_TEST_LOG;
+    const logger = verbosity === undefined ? silentLogger : createLogger({ verbosity: Number(verbosity) });
+    server = await startCapstan({ storageBackend: 'memory', port: 0, bindAddress: '127.0.0.1', logger, ...options });
+  } catch (e) {
+    await rm(scratch, { recursive: true, force: true });
+    throw e;
+  }
+  const kubeconfigFile = join(scratch, 'admin.kubeconfig');
+  await writeFile(kubeconfigFile, server.kubeconfig, { mode: 0o600 });
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await rm(scratch, { recursive: true, force: true });
+    },
+    kubectl: (args, opts = {}) => runKubectl(opts.kubeconfig ?? kubeconfigFile, args, { input: opts.input, timeoutMs: opts.timeoutMs, cacheDir }),
+    async writeKubeconfig(name, user) {
+      const path = join(scratch, `${name}.kubeconfig`);
+      await writeFile(path, kubeconfigYaml(server.port, server.caCert, user), { mode: 0o600 });
+      return path;
+    },
+    request: (path, opts) => rawRequest(server.port, server.caCert, path, opts),
+    adminRequest: (path, opts) => rawRequest(server.port, server.caCert, path, { clientCert: server.clientCert, clientKey: server.clientKey, ...opts }),
+  };
+}

@@ -1,0 +1,547 @@
+// End to end: the real server (HTTPS, PKI, authentication, authorization, health, /version) checked with kubectl
+// and raw HTTPS requests. The server layer is tested with an echo API; the last suites use the real API when it loads.
+
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { connect as http2Connect } from 'node:http2';
+import { connect as netConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { namedCheck } from '../../src/server/health.ts';
+import { ensurePki } from '../../src/server/pki.ts';
+import type { ApiServer } from '../../src/server/types.ts';
+import type { TestServer, TestServerOptions } from './helpers.ts';
+import { echoApi, rawRequest, realCreateApi, realOpenStorageAvailable, runKubectl, startTestServer } from './helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NODE = process.execPath;
+
+/** A server with the echo API (these tests are about the server layer) and the real memory storage. */
+async function start(options: TestServerOptions = {}): Promise<TestServer> {
+  return startTestServer({ createApi: () => echoApi(), ...options });
+}
+
+describe('default server (AlwaysAllow, token file)', () => {
+  let server: TestServer;
+  let tokenDir: string;
+
+  before(async () => {
+    tokenDir = await mkdtemp(join(tmpdir(), 'capstan-tokens-'));
+    const tokenFile = join(tokenDir, 'tokens.csv');
+    await writeFile(tokenFile, 'good-token,alice,uid-1,"dev,ops"\n');
+    server = await start({ tokenAuthFile: tokenFile });
+  });
+  after(async () => {
+    await server?.close();
+    await rm(tokenDir, { recursive: true, force: true });
+  });
+
+  test('kubectl get --raw /readyz?verbose lists every check', async () => {
+    const r = await server.kubectl(['get', '--raw', '/readyz?verbose']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stdout,
+      '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n[+]poststarthook/generic-apiserver-start-informers ok\n[+]shutdown ok\nreadyz check passed\n',
+    );
+  });
+
+  test('/livez and /healthz answer ok; exclusions and single checks as kube', async () => {
+    assert.deepEqual(await server.kubectl(['get', '--raw', '/livez']), { code: 0, stdout: 'ok', stderr: '' });
+    assert.equal((await server.kubectl(['get', '--raw', '/healthz'])).stdout, 'ok');
+    const excluded = await server.kubectl(['get', '--raw', '/livez?verbose&exclude=etcd&exclude=nope']);
+    assert.equal(
+      excluded.stdout,
+      '[+]ping ok\n[+]log ok\n[+]etcd excluded: ok\n[+]poststarthook/generic-apiserver-start-informers ok\n' +
+        'warn: some health checks cannot be excluded: no matches for "nope"\nlivez check passed\n',
+    );
+    assert.equal((await server.kubectl(['get', '--raw', '/readyz/ping'])).stdout, 'ok');
+    assert.equal((await server.kubectl(['get', '--raw', '/readyz/poststarthook/generic-apiserver-start-informers'])).stdout, 'ok');
+    const raw = await server.request('/readyz', { clientCert: server.clientCert, clientKey: server.clientKey });
+    assert.equal(raw.status, 200);
+    assert.equal(raw.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(raw.headers['x-content-type-options'], 'nosniff');
+  });
+
+  test('kubectl version reports the server as v1.31.0', async () => {
+    const r = await server.kubectl(['version', '-o', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const sv = JSON.parse(r.stdout).serverVersion;
+    assert.equal(sv.major, '1');
+    assert.equal(sv.minor, '31');
+    assert.equal(sv.gitVersion, 'v1.31.0');
+    assert.deepEqual(Object.keys(sv), ['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform']);
+  });
+
+  test('a bad bearer token is 401 with kube\'s exact Status, never anonymous', async () => {
+    const kc = await server.writeKubeconfig('bad-token', { token: 'not-a-token' });
+    const r = await server.kubectl(['get', '--raw', '/version'], { kubeconfig: kc });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Unauthorized/);
+    assert.doesNotMatch(r.stderr + r.stdout, /not-a-token/);
+    const raw = await server.request('/version', { token: 'not-a-token' });
+    assert.equal(raw.status, 401);
+    assert.equal(raw.headers['content-type'], 'application/json');
+    assert.equal(raw.body, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}');
+  });
+
+  test('AlwaysAllow turns anonymous off, as kube-apiserver does: no credentials is 401', async () => {
+    const raw = await server.request('/readyz');
+    assert.equal(raw.status, 401);
+  });
+
+  test('a good token authenticates as its user, with system:authenticated added', async () => {
+    const kc = await server.writeKubeconfig('alice', { token: 'good-token' });
+    const r = await server.kubectl(['get', '--raw', '/api/v1/namespaces/default/pods'], { kubeconfig: kc });
+    assert.equal(r.code, 0, r.stderr);
+    const echoed = JSON.parse(r.stdout);
+    assert.deepEqual(echoed.user, { name: 'alice', uid: 'uid-1', groups: ['dev', 'ops', 'system:authenticated'] });
+    assert.equal(echoed.info.verb, 'list');
+    assert.equal(echoed.info.resource, 'pods');
+    assert.equal(echoed.info.namespace, 'default');
+  });
+
+  test('the admin client certificate is capstan-admin in system:masters (HTTP/1.1)', async () => {
+    const raw = await server.adminRequest('/api/v1/namespaces');
+    assert.equal(raw.status, 200);
+    assert.deepEqual(JSON.parse(raw.body).user, { name: 'capstan-admin', groups: ['system:masters', 'system:authenticated'] });
+  });
+
+  test('a client certificate from another CA, or one not meant for clients, is 401', async () => {
+    const other = await start();
+    try {
+      const raw = await server.request('/livez', { clientCert: other.clientCert, clientKey: other.clientKey });
+      assert.equal(raw.status, 401);
+    } finally {
+      await other.close();
+    }
+    // The serving certificate is signed by the right CA but only for serverAuth.
+    const serving = await server.request('/livez', {
+      clientCert: await readFile(join(server.dataDir, 'pki', 'apiserver.crt'), 'utf8'),
+      clientKey: await readFile(join(server.dataDir, 'pki', 'apiserver.key'), 'utf8'),
+    });
+    assert.equal(serving.status, 401);
+  });
+
+  test('HTTP/2 is served on the same port', async () => {
+    const session = http2Connect(server.url, { ca: server.caCert, cert: server.clientCert, key: server.clientKey });
+    try {
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const stream = session.request({ ':path': '/livez' });
+        let status = 0;
+        let body = '';
+        stream.on('response', (h) => (status = Number(h[':status'])));
+        stream.setEncoding('utf8');
+        stream.on('data', (d: string) => (body += d));
+        stream.on('end', () => resolve({ status, body }));
+        stream.on('error', reject);
+      });
+      assert.equal(status, 200);
+      assert.equal(body, 'ok');
+    } finally {
+      session.close();
+    }
+  });
+
+  test('every response carries Audit-Id and Cache-Control', async () => {
+    const raw = await server.request('/livez', { clientCert: server.clientCert, clientKey: server.clientKey });
+    assert.match(String(raw.headers['audit-id']), /^[0-9a-f-]{36}$/);
+    assert.equal(raw.headers['cache-control'], 'no-cache, private');
+  });
+
+  test('malformed input gets a Status, never a crash', async () => {
+    const cert = { clientCert: server.clientCert, clientKey: server.clientKey };
+    const bad = await server.request('/api/v1/namespaces/%zz', cert);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(JSON.parse(bad.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'invalid URL escape "%zz"', reason: 'BadRequest', code: 400 });
+    const mine = await server.request('/livez', { ...cert, headers: { 'audit-id': 'my-id-1' } });
+    assert.equal(mine.headers['audit-id'], 'my-id-1');
+    const odd = await server.request('/livez', { ...cert, headers: { 'audit-id': 'has space' } });
+    assert.notEqual(odd.headers['audit-id'], 'has space');
+    assert.equal(odd.body, 'ok');
+  });
+
+  test('kubeconfig and private keys are 0600, the data dir 0700, the kubeconfig names 127.0.0.1', async () => {
+    const mode = async (p: string): Promise<number> => (await stat(p)).mode & 0o777;
+    assert.equal(await mode(server.kubeconfigPath), 0o600);
+    for (const key of ['ca.key', 'apiserver.key', 'admin.key']) assert.equal(await mode(join(server.dataDir, 'pki', key)), 0o600, key);
+    assert.equal(await mode(server.dataDir), 0o700);
+    const text = await readFile(server.kubeconfigPath, 'utf8');
+    assert.equal(text, server.kubeconfig);
+    assert.match(text, new RegExp(`server: https://127\\.0\\.0\\.1:${server.port}\\n`));
+  });
+});
+
+describe('AlwaysDeny', () => {
+  let server: TestServer;
+  let tokenDir: string;
+  before(async () => {
+    tokenDir = await mkdtemp(join(tmpdir(), 'capstan-tokens-'));
+    const tokenFile = join(tokenDir, 'tokens.csv');
+    await writeFile(tokenFile, 'bob-token,bob,uid-2\n');
+    server = await start({ authorizationMode: ['AlwaysDeny'], tokenAuthFile: tokenFile });
+  });
+  after(async () => {
+    await server?.close();
+    await rm(tokenDir, { recursive: true, force: true });
+  });
+
+  test('anonymous requests get kube\'s 403 for paths and resources', async () => {
+    const health = await server.request('/healthz');
+    assert.equal(health.status, 403);
+    assert.equal(
+      health.body,
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",' +
+        '"message":"forbidden: User \\"system:anonymous\\" cannot get path \\"/healthz\\": Everything is forbidden.","reason":"Forbidden","details":{},"code":403}',
+    );
+    const cm = await server.request('/api/v1/namespaces/default/configmaps/x');
+    assert.equal(cm.status, 403);
+    assert.deepEqual(JSON.parse(cm.body), {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "x" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "default": Everything is forbidden.',
+      reason: 'Forbidden',
+      details: { name: 'x', kind: 'configmaps' },
+      code: 403,
+    });
+    const deps = await server.request('/apis/apps/v1/deployments');
+    assert.equal(
+      JSON.parse(deps.body).message,
+      'deployments.apps is forbidden: User "system:anonymous" cannot list resource "deployments" in API group "apps" at the cluster scope: Everything is forbidden.',
+    );
+  });
+
+  test('kubectl as a token user is forbidden; system:masters is still allowed', async () => {
+    // (kubectl itself prompts for a password when a kubeconfig user has no credentials, so anonymous is raw HTTPS above.)
+    const bob = await server.writeKubeconfig('bob', { token: 'bob-token' });
+    const r = await server.kubectl(['get', '--raw', '/readyz'], { kubeconfig: bob });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Error from server \(Forbidden\): forbidden: User "bob" cannot get path "\/readyz": Everything is forbidden\./);
+    const admin = await server.kubectl(['get', '--raw', '/readyz']);
+    assert.deepEqual(admin, { code: 0, stdout: 'ok', stderr: '' });
+  });
+});
+
+describe('lifecycle', () => {
+  test('a given data dir is kept and its certificates reused on restart; a temp one is removed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'capstan-restart-'));
+    try {
+      const first = await start({ dataDir: join(dir, 'data') });
+      const ca = first.caCert;
+      const admin = first.clientCert;
+      await first.close();
+      assert.equal((await stat(join(dir, 'data', 'admin.kubeconfig'))).isFile(), true);
+      const second = await start({ dataDir: join(dir, 'data') });
+      try {
+        assert.equal(second.caCert, ca);
+        assert.equal(second.clientCert, admin);
+        assert.deepEqual((await second.kubectl(['get', '--raw', '/livez'])).stdout, 'ok');
+      } finally {
+        await second.close();
+      }
+      const temp = await start();
+      await temp.close();
+      await assert.rejects(stat(temp.dataDir), { code: 'ENOENT' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the sqlite backend keeps its database in the data dir across restarts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'capstan-sqlite-'));
+    try {
+      const first = await startTestServer({
+        storageBackend: 'sqlite',
+        dataDir: dir,
+        createApi: async (o) => {
+          assert.equal(o.storage.name, 'sqlite');
+          await o.storage.create('/registry/test/k', 'v1');
+          return echoApi();
+        },
+      });
+      assert.equal((await first.kubectl(['get', '--raw', '/readyz'])).stdout, 'ok');
+      await first.close();
+      assert.ok((await stat(join(dir, 'capstan.db'))).isFile());
+      let stored: string | undefined;
+      const second = await startTestServer({
+        storageBackend: 'sqlite',
+        dataDir: dir,
+        createApi: async (o) => {
+          stored = (await o.storage.get('/registry/test/k')).kv?.value;
+          return echoApi();
+        },
+      });
+      await second.close();
+      assert.equal(stored, 'v1');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a throwing API handler becomes a 500 Status and the server stays up', async () => {
+    const boom: ApiServer = { ...echoApi(), handle: async () => { throw new Error('boom'); } };
+    const server = await start({ createApi: () => boom });
+    try {
+      const cert = { clientCert: server.clientCert, clientKey: server.clientKey };
+      const r = await server.request('/api/v1/pods', cert);
+      assert.equal(r.status, 500);
+      assert.deepEqual(JSON.parse(r.body), {
+        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+        message: 'Internal error occurred: boom', reason: 'InternalError', details: { causes: [{ message: 'boom' }] }, code: 500,
+      });
+      assert.equal((await server.request('/livez', cert)).body, 'ok');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('garbage bytes, broken handshakes and streams reset mid-response do not take the server down', async () => {
+    const slow: ApiServer = {
+      ...echoApi(),
+      async handle(_req, res) {
+        (res as { write(chunk: string): boolean }).write('x'.repeat(100_000));
+        await new Promise((r) => setTimeout(r, 30));
+        res.end('done');
+      },
+    };
+    const server = await start({ createApi: () => slow });
+    try {
+      await new Promise<void>((done) => {
+        const s = netConnect(server.port, '127.0.0.1', () => s.end('GARBAGE\r\n\r\n'));
+        s.on('error', () => done());
+        s.on('close', () => done());
+      });
+      await new Promise<void>((done) => {
+        const s = tlsConnect({ port: server.port, host: '127.0.0.1', rejectUnauthorized: false }, () => {
+          s.write('GET / HTTP/1.1\r\nHost: x\r\n');
+          s.destroy();
+        });
+        s.on('error', () => done());
+        s.on('close', () => done());
+      });
+      for (const hard of [false, true]) {
+        await new Promise<void>((done) => {
+          const session = http2Connect(server.url, { ca: server.caCert, cert: server.clientCert, key: server.clientKey });
+          session.on('error', () => done());
+          const stream = session.request({ ':path': '/api/v1/pods' });
+          stream.on('error', () => {});
+          stream.once('data', () => {
+            if (hard) session.socket.destroy();
+            else stream.close(2);
+            session.destroy();
+            done();
+          });
+        });
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await server.request('/livez', { clientCert: server.clientCert, clientKey: server.clientKey })).body, 'ok');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('bad configuration is rejected with kube\'s messages (or clear ones)', async () => {
+    await assert.rejects(start({ authorizationMode: ['Bogus'] }), { message: 'authorization-mode "Bogus" is not a valid mode' });
+    await assert.rejects(start({ featureGates: { NoSuchGate: true } }), { message: 'unrecognized feature gate: NoSuchGate' });
+    await assert.rejects(start({ tokenAuthFile: '/nonexistent/tokens.csv' }), { name: 'ConfigError', message: "failed to read token file '/nonexistent/tokens.csv': ENOENT" });
+    await assert.rejects(start({ tlsCertFile: 'a.crt' }), { message: '--tls-cert-file and --tls-private-key-file must be given together' });
+  });
+});
+
+describe('health checks from the API, TLS options, shutdown', () => {
+  test('a failing API ready check fails /readyz (reason withheld) but not /livez', async () => {
+    const api: ApiServer = { ...echoApi(), readyChecks: [namedCheck('crd-sync', () => { throw new Error('not yet'); })] };
+    const server = await start({ createApi: () => api });
+    try {
+      const r = await server.kubectl(['get', '--raw', '/readyz']);
+      assert.equal(r.code, 1);
+      const raw = await server.request('/readyz', { clientCert: server.clientCert, clientKey: server.clientKey });
+      assert.equal(raw.status, 500);
+      assert.equal(raw.body, '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]informer-sync ok\n[-]crd-sync failed: reason withheld\n' +
+        '[+]poststarthook/generic-apiserver-start-informers ok\n[+]shutdown ok\nreadyz check failed\n');
+      const one = await server.request('/readyz/crd-sync', { clientCert: server.clientCert, clientKey: server.clientKey });
+      assert.deepEqual([one.status, one.body], [500, 'internal server error: not yet\n']);
+      assert.equal((await server.kubectl(['get', '--raw', '/readyz?exclude=crd-sync'])).stdout, 'ok');
+      assert.equal((await server.kubectl(['get', '--raw', '/livez'])).stdout, 'ok');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--tls-cert-file/--tls-private-key-file serve the given certificate; --client-ca-file adds a client CA', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'capstan-othertls-'));
+    try {
+      const { pki: other } = await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1' });
+      const server = await start({
+        tlsCertFile: join(dir, 'pki', 'apiserver.crt'),
+        tlsPrivateKeyFile: join(dir, 'pki', 'apiserver.key'),
+        clientCaFile: join(dir, 'pki', 'ca.crt'),
+      });
+      try {
+        // The other PKI's CA now vouches for the serving certificate and for its own admin client certificate.
+        const raw = await rawRequest(server.port, other.ca.certPem, '/api/v1/pods', { clientCert: other.admin.certPem, clientKey: other.admin.keyPem });
+        assert.equal(raw.status, 200);
+        assert.equal(JSON.parse(raw.body).user.name, 'capstan-admin');
+        // The admin kubeconfig trusts the served certificate too.
+        assert.deepEqual(await server.kubectl(['get', '--raw', '/livez']), { code: 0, stdout: 'ok', stderr: '' });
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('plain HTTP only when asked, with the same authentication', async () => {
+    const server = await start({ plainHttpPort: 0, authorizationMode: ['AlwaysDeny'] });
+    try {
+      assert.match(server.plainHttpUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+      const res = await fetch(`${server.plainHttpUrl}/livez`);
+      assert.equal(res.status, 403);
+      assert.match(await res.text(), /User \\"system:anonymous\\" cannot get path \\"\/livez\\"/);
+    } finally {
+      await server.close();
+    }
+    const none = await start();
+    try {
+      assert.equal(none.plainHttpUrl, undefined);
+    } finally {
+      await none.close();
+    }
+  });
+
+  test('close lets an in-flight request finish, then refuses connections', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => (entered = r));
+    const api: ApiServer = {
+      ...echoApi(),
+      async handle(_req, res) {
+        entered();
+        await gate;
+        res.end('finished');
+      },
+    };
+    const server = await start({ createApi: () => api });
+    const cert = { clientCert: server.clientCert, clientKey: server.clientKey };
+    const slow = server.request('/api/v1/pods', cert);
+    await inHandler;
+    const closing = server.close();
+    setTimeout(release, 100);
+    const r = await slow;
+    assert.deepEqual([r.status, r.body], [200, 'finished']);
+    await closing;
+    await assert.rejects(server.request('/livez', cert), { code: 'ECONNREFUSED' });
+  });
+});
+
+describe('with the real API and storage', async () => {
+  const createApi = await realCreateApi();
+  const storage = await realOpenStorageAvailable();
+  const skip = !createApi || !storage ? 'src/endpoints/api-server.ts or openStorage not there yet' : false;
+
+  test('kubectl get ns works against the default wiring (sqlite, restart keeps data)', { skip }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'capstan-real-'));
+    try {
+      const first = await startTestServer({ storageBackend: 'sqlite', dataDir: dir });
+      try {
+        const r = await first.kubectl(['get', 'ns', '-o', 'name']);
+        assert.equal(r.code, 0, r.stderr);
+        const c = await first.kubectl(['create', 'configmap', 'kept', '-n', 'default']);
+        assert.equal(c.code, 0, c.stderr);
+      } finally {
+        await first.close();
+      }
+      const second = await startTestServer({ storageBackend: 'sqlite', dataDir: dir });
+      try {
+        const r = await second.kubectl(['get', 'configmap', 'kept', '-n', 'default', '-o', 'name']);
+        assert.deepEqual([r.code, r.stdout], [0, 'configmap/kept\n'], r.stderr);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('capstan command', () => {
+  // The command's own code path (flags, start, storage, the printed line, signals), with the echo API swapped
+  // in through main()'s test hook.
+  test('starts, prints the kubectl line, serves, logs JSON, and exits 0 on SIGTERM', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'capstan-cli-'));
+    const entry = join(dir, 'entry.ts');
+    await writeFile(
+      entry,
+      `import { main } from ${JSON.stringify(join(ROOT, 'src/cli/run.ts'))};\n` +
+        `import { echoApi } from ${JSON.stringify(join(ROOT, 'test/e2e/helpers.ts'))};\n` +
+        `await main(process.argv.slice(2), { createApi: () => echoApi() });\n`,
+    );
+    const child = spawn(NODE, [entry, '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const deadline = Date.now() + 10_000;
+      while (!stdout.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
+      assert.equal(stdout, `kubectl --kubeconfig ${kubeconfig} get ns\n`, stderr);
+      assert.deepEqual(await runKubectl(kubeconfig, ['get', '--raw', '/readyz']), { code: 0, stdout: 'ok', stderr: '' });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      const lines = stderr.trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg: string; port?: number });
+      assert.deepEqual(lines.map((l) => [l.level, l.msg]), [['info', 'Capstan serving']]);
+      assert.ok(!/PRIVATE KEY|client-key-data/.test(stderr));
+    } finally {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE, [join(ROOT, 'bin/capstan.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+describe('command line', () => {
+  test('a bad flag prints a message and exits 2', async () => {
+    const r = await runCli(['--no-such-flag']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, "Error: unknown flag: --no-such-flag\nRun 'capstan --help' for usage.\n");
+    const gate = await runCli(['--feature-gates=Nope=true']);
+    assert.equal(gate.code, 2);
+    assert.match(gate.stderr, /^Error: invalid argument "Nope=true" for "--feature-gates" flag: unrecognized feature gate: Nope\n/);
+    const mode = await runCli(['--authorization-mode=RBAC,Bogus', '--storage-backend=memory']);
+    assert.equal(mode.code, 2);
+    assert.match(mode.stderr, /authorization-mode "Bogus" is not a valid mode/);
+  });
+
+  test('--help lists every flag', async () => {
+    const r = await runCli(['--help']);
+    assert.equal(r.code, 0);
+    for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--tls-private-key-file', '--client-ca-file', '--token-auth-file',
+      '--anonymous-auth', '--authorization-mode', '--runtime-config', '--feature-gates', '--history-window', '--min-request-timeout',
+      '--storage-backend', '--data-dir', '--plain-http-port', '--v', '--help']) {
+      assert.match(r.stdout, new RegExp(`\\s${flag}[\\s=]`), flag);
+    }
+  });
+});
