@@ -63,21 +63,52 @@ export interface APIResourceDiscovery {
 
 export type AggregatedVersion = 'v2' | 'v2beta1';
 
-/** Groups and their versions in registry (discovery) order; the core group first when served. */
-export function servedGroups(defs: readonly ResourceDefinition[]): GroupVersions[] {
-  const byName = new Map<string, string[]>();
-  for (const def of defs) {
-    let versions = byName.get(def.group);
-    if (!versions) {
-      versions = [];
-      byName.set(def.group, versions);
-    }
-    if (!versions.includes(def.version)) versions.push(def.version);
+const kubeVersion = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/**
+ * version.CompareKubeAwareVersionStrings as a sort comparator (negative: a first): GA before beta before alpha,
+ * higher numbers first, then versions that do not look like kube versions, in name order.
+ */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  const ma = kubeVersion.exec(a);
+  const mb = kubeVersion.exec(b);
+  if (!ma || !mb) {
+    if (ma) return -1;
+    if (mb) return 1;
+    return a < b ? -1 : a > b ? 1 : 0;
   }
-  const groups = [...byName].map(([name, versions]) => ({ name, versions }));
-  const core = groups.findIndex((g) => g.name === '');
-  if (core > 0) groups.unshift(...groups.splice(core, 1));
-  return groups;
+  const stability = (m: RegExpExecArray) => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
+  if (stability(ma) !== stability(mb)) return stability(mb) - stability(ma);
+  if (Number(ma[1]) !== Number(mb[1])) return Number(mb[1]) - Number(ma[1]);
+  return Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
+}
+
+/**
+ * Groups and their versions in discovery order: the core group first, the built-in groups in registry order
+ * (kube's group priorities), then the groups of custom resources by name with their versions in kube-aware
+ * order (as apiextensions and the aggregator order them, whatever order the CRDs were registered in).
+ */
+export function servedGroups(defs: readonly ResourceDefinition[]): GroupVersions[] {
+  const byName = new Map<string, { versions: string[]; builtIn: boolean }>();
+  for (const def of defs) {
+    let entry = byName.get(def.group);
+    if (!entry) {
+      entry = { versions: [], builtIn: false };
+      byName.set(def.group, entry);
+    }
+    if (!entry.versions.includes(def.version)) entry.versions.push(def.version);
+    if (!def.custom) entry.builtIn = true;
+  }
+  const builtIn: GroupVersions[] = [];
+  const custom: GroupVersions[] = [];
+  for (const [name, { versions, builtIn: isBuiltIn }] of byName) {
+    if (isBuiltIn) builtIn.push({ name, versions });
+    else custom.push({ name, versions: [...versions].sort(compareKubeAwareVersions) });
+  }
+  const core = builtIn.findIndex((g) => g.name === '');
+  if (core > 0) builtIn.unshift(...builtIn.splice(core, 1));
+  custom.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...builtIn, ...custom];
 }
 
 function groupVersionString(group: string, version: string): string {
@@ -127,11 +158,11 @@ export function storageVersionHash(group: string, version: string, kind: string)
 /**
  * The group/version/kind objects of a definition are stored as. All served versions of a resource share its
  * storage prefix; the one listed first (the preferred version, or the core group for resources such as events
- * that live in two groups) is taken as the storage version. Definitions without storage (virtual resources such
- * as bindings or reviews) have none.
+ * that live in two groups) is taken as the storage version. Resources kube serves without a generic store
+ * (bindings, componentstatuses, the reviews) have none: they are the ones that cannot be watched.
  */
 export function storageKind(def: ResourceDefinition, defs: readonly ResourceDefinition[]): GroupVersionKindRef | undefined {
-  if (!def.storagePrefix) return undefined;
+  if (!def.storagePrefix || !def.verbs.includes('watch')) return undefined;
   const first = defs.find((d) => d.storagePrefix === def.storagePrefix) ?? def;
   return { group: first.group, version: first.version, kind: first.kind };
 }

@@ -9,8 +9,11 @@ import type { Registry, ResourceDefinition, ResourceStore } from '../registry/ty
 import type { ApiPathHandler } from './discovery.ts';
 import { parseRequestInfo } from './request-info.ts';
 
-/** A built-in definition from the model; storage under /registry/<group>/<resource> unless `virtual`. */
-export function builtInDefinition(group: string, version: string, resource: string, opts: { storagePrefix?: string; virtual?: boolean } = {}): ResourceDefinition {
+/**
+ * A built-in definition shaped as the registry builds it (the kind's schema inline, refs resolved by the model);
+ * `storagePrefix` overrides where its objects live.
+ */
+export function builtInDefinition(group: string, version: string, resource: string, opts: { storagePrefix?: string } = {}): ResourceDefinition {
   const f = resourceFacts(group, version, resource);
   if (!f) throw new Error(`no facts for ${group}/${version}/${resource}`);
   return {
@@ -25,8 +28,8 @@ export function builtInDefinition(group: string, version: string, resource: stri
     shortNames: f.shortNames ?? [],
     categories: f.categories ?? [],
     subresources: f.subresources ?? [],
-    storagePrefix: opts.virtual ? '' : (opts.storagePrefix ?? `/registry/${group ? `${group}/` : ''}${resource}`),
-    schema: { ref: f.schema },
+    storagePrefix: opts.storagePrefix ?? (group ? `/registry/${group}/${resource}` : `/registry/${resource}`),
+    schema: schemaByName(f.schema) ?? { type: 'object' },
     resolveRef: schemaByName,
     strategy: {},
     printerColumns: [],
@@ -115,10 +118,13 @@ export function fixtureRegistry(defs: ResourceDefinition[]): FixtureRegistry {
   };
 }
 
-/** A small cluster: core configmaps, pods, bindings and events; apps deployments; events.k8s.io events; autoscaling v2 and v1. */
+/**
+ * A small cluster: core bindings, configmaps, events, namespaces and pods; apps deployments; events.k8s.io events
+ * (stored with the core ones, as kube stores them); autoscaling v2 and v1.
+ */
 export function smallRegistry(extra: ResourceDefinition[] = []): FixtureRegistry {
   return fixtureRegistry([
-    builtInDefinition('', 'v1', 'bindings', { virtual: true }),
+    builtInDefinition('', 'v1', 'bindings'),
     builtInDefinition('', 'v1', 'configmaps'),
     builtInDefinition('', 'v1', 'events', { storagePrefix: '/registry/events' }),
     builtInDefinition('', 'v1', 'namespaces'),

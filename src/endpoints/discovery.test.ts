@@ -4,6 +4,8 @@ import { gunzipSync } from 'node:zlib';
 import { createDiscoveryHandler, negotiateDiscovery } from './discovery.ts';
 import {
   aggregatedDiscoveryDocument,
+  compareKubeAwareVersions,
+  servedGroups,
   apiGroupDocument,
   apiGroupListDocument,
   apiResourceListDocument,
@@ -155,6 +157,28 @@ test('group list and group: registry order, preferred version first, core group 
   );
   assert.equal(apiGroupDocument(defs, 'batch'), undefined);
   assert.equal(apiGroupDocument(defs, ''), undefined);
+});
+
+test('custom groups follow the built-in ones by name, their versions in kube-aware order', () => {
+  assert.deepEqual(
+    ['v1beta1', 'v1', 'v2alpha1', 'v2', 'foo', 'v1beta2', 'bar', 'v10'].sort(compareKubeAwareVersions),
+    ['v10', 'v2', 'v1', 'v1beta2', 'v1beta1', 'v2alpha1', 'bar', 'foo'],
+  );
+  const defs = smallRegistry([
+    customDefinition({ group: 'z.example.com' }),
+    customDefinition({ group: 'a.example.com', version: 'v1beta1' }),
+    customDefinition({ group: 'a.example.com', version: 'v1' }),
+  ]).all();
+  assert.deepEqual(servedGroups(defs), [
+    { name: '', versions: ['v1'] },
+    { name: 'apps', versions: ['v1'] },
+    { name: 'events.k8s.io', versions: ['v1'] },
+    { name: 'autoscaling', versions: ['v2', 'v1'] },
+    { name: 'a.example.com', versions: ['v1', 'v1beta1'] },
+    { name: 'z.example.com', versions: ['v1'] },
+  ]);
+  const group = apiGroupDocument(defs, 'a.example.com');
+  assert.deepEqual(group?.preferredVersion, { groupVersion: 'a.example.com/v1', version: 'v1' });
 });
 
 test('aggregated discovery: built-in responseKind carries only the kind, subresources sorted, freshness Current', () => {
@@ -415,7 +439,7 @@ test('registry changes (CRDs added or removed) are served at once, with a new ET
   }
 });
 
-test('the real model: every enabled 1.31 resource is listed in the core and apps documents', () => {
+test('services/proxy and services/status sort after services, pods subresources after pods', () => {
   const defs = ['configmaps', 'endpoints', 'pods', 'services'].map((r) => builtInDefinition('', 'v1', r));
   const names = ((apiResourceListDocument(defs, '', 'v1') as Doc).resources ?? []).map((r) => r.name);
   assert.deepEqual(names, ['configmaps', 'endpoints', 'pods', 'pods/attach', 'pods/binding', 'pods/ephemeralcontainers', 'pods/eviction', 'pods/exec', 'pods/log', 'pods/portforward', 'pods/proxy', 'pods/status', 'services', 'services/proxy', 'services/status']);

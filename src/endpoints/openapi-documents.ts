@@ -3,21 +3,32 @@
 // registry's definitions. Descriptions are left out: kube's are not ours to copy.
 
 import type { ResourceDefinition } from '../registry/types.ts';
+import { versionInfo } from '../server/version.ts';
 import { definitionPaths, discoveryPaths, referencedSchemas, renderPaths, type PathSpec } from './openapi-paths.ts';
 import { kindDefinitionName, schemaCatalog, schemaClosure, type Json } from './openapi-schemas.ts';
 
-/** The version string OpenAPI's info block carries (kube-apiserver's gitVersion). */
-export const KUBE_GIT_VERSION = 'v1.31.0';
+/** The version OpenAPI's info block carries: the gitVersion /version reports. */
+export function serverGitVersion(): string {
+  return versionInfo().gitVersion;
+}
 
 const securityDefinitions = { BearerToken: { type: 'apiKey', name: 'authorization', in: 'header' } };
 const security = [{ BearerToken: [] }];
 
 function allPaths(defs: readonly ResourceDefinition[], catalog: ReturnType<typeof schemaCatalog>): PathSpec[] {
-  return [...discoveryPaths(defs), ...defs.flatMap((d) => definitionPaths(d, catalog))];
+  const paths = discoveryPaths(defs);
+  for (const def of defs) {
+    try {
+      paths.push(...definitionPaths(def, catalog));
+    } catch {
+      // A definition whose paths cannot be described is left out rather than failing the whole document.
+    }
+  }
+  return paths;
 }
 
 /** /openapi/v2: every path and every definition they reach. */
-export function openApiV2Document(defs: readonly ResourceDefinition[], gitVersion = KUBE_GIT_VERSION): Json {
+export function openApiV2Document(defs: readonly ResourceDefinition[], gitVersion = serverGitVersion()): Json {
   const catalog = schemaCatalog(defs, 'v2');
   const paths = allPaths(defs, catalog);
   const roots = referencedSchemas(paths);
@@ -36,7 +47,7 @@ export function openApiV2Document(defs: readonly ResourceDefinition[], gitVersio
  * /openapi/v3/<key> documents by key ("api", "api/v1", "apis", "apis/apps", "apis/apps/v1", ...), keys in
  * name order. Each document holds its own paths and the schemas they reach.
  */
-export function openApiV3Documents(defs: readonly ResourceDefinition[], gitVersion = KUBE_GIT_VERSION): Map<string, Json> {
+export function openApiV3Documents(defs: readonly ResourceDefinition[], gitVersion = serverGitVersion()): Map<string, Json> {
   const catalog = schemaCatalog(defs, 'v3');
   const byDocument = new Map<string, PathSpec[]>();
   for (const p of allPaths(defs, catalog)) {

@@ -20,9 +20,33 @@ export function friendlyName(group: string, version: string, kind: string): stri
   return [reversedGroup, version, kind].filter((p) => p !== '').join('.');
 }
 
-/** The definition name of a definition's kind: the model's name for built-ins, the friendly name for CRDs. */
+/** Package names of groups whose Go package is not named after the group's first label. */
+const groupPackages: Record<string, string> = {
+  '': 'io.k8s.api.core',
+  'apiextensions.k8s.io': 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions',
+  'apiregistration.k8s.io': 'io.k8s.kube-aggregator.pkg.apis.apiregistration',
+  'internal.apiserver.k8s.io': 'io.k8s.api.apiserverinternal',
+};
+
+/** The model's definition name of a built-in kind, e.g. io.k8s.api.autoscaling.v1.Scale. */
+export function builtInKindName(group: string, version: string, kind: string): string {
+  return `${groupPackages[group] ?? `io.k8s.api.${group.split('.')[0]}`}.${version}.${kind}`;
+}
+
+function hasGvk(node: SchemaNode | undefined, group: string, version: string, kind: string): boolean {
+  return !!node?.gvk?.some((g) => g.group === group && g.version === version && g.kind === kind);
+}
+
+/**
+ * The definition name of a definition's kind: for built-ins the model's name (the schema's ref, or the name the
+ * model files the kind under when the schema is inline), for CRDs the friendly name.
+ */
 export function kindDefinitionName(def: ResourceDefinition): string {
-  if (!def.custom && def.schema.ref) return def.schema.ref;
+  if (!def.custom) {
+    if (def.schema.ref) return def.schema.ref;
+    const name = builtInKindName(def.group, def.version, def.kind);
+    if (hasGvk(def.resolveRef(name), def.group, def.version, def.kind)) return name;
+  }
   return friendlyName(def.group, def.version, def.kind);
 }
 
@@ -215,6 +239,15 @@ export function customKindSchema(def: ResourceDefinition, target: OpenApiVersion
   return { ...schema, properties, gvk };
 }
 
+/** A custom kind's schema, or an open object when its schema cannot be published (one bad CRD spoils no document). */
+function publishable(build: () => SchemaNode, def: ResourceDefinition): SchemaNode {
+  try {
+    return build();
+  } catch {
+    return { type: 'object', gvk: [{ group: def.group, version: def.version, kind: def.kind }] };
+  }
+}
+
 /** The list kind schema apiextensions builds for a CRD version (buildListSchema). */
 export function customListSchema(def: ResourceDefinition): SchemaNode {
   return {
@@ -240,22 +273,6 @@ export interface SchemaCatalog {
   kindName(group: string, version: string, kind: string): string | undefined;
   /** A definition translated for the target with the names it references; memoized (documents share them). */
   translate(name: string): { readonly schema: Json; readonly refs: readonly string[] };
-}
-
-/** Package names of groups whose Go package is not named after the group's first label. */
-const groupPackages: Record<string, string> = {
-  '': 'io.k8s.api.core',
-  'apiextensions.k8s.io': 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions',
-  'apiregistration.k8s.io': 'io.k8s.kube-aggregator.pkg.apis.apiregistration',
-  'internal.apiserver.k8s.io': 'io.k8s.api.apiserverinternal',
-};
-
-function builtInPackage(group: string): string {
-  return groupPackages[group] ?? `io.k8s.api.${group.split('.')[0]}`;
-}
-
-function hasGvk(node: SchemaNode | undefined, group: string, version: string, kind: string): boolean {
-  return !!node?.gvk?.some((g) => g.group === group && g.version === version && g.kind === kind);
 }
 
 /**
@@ -288,9 +305,10 @@ export function schemaCatalog(defs: readonly ResourceDefinition[], target: OpenA
   for (const def of defs) {
     const name = kindDefinitionName(def);
     kindNames.set(`${def.group}/${def.version}/${def.kind}`, name);
-    if (def.custom || !def.schema.ref) {
-      synthesized.set(name, def.custom ? customKindSchema(def, target) : { ...def.schema, gvk: def.schema.gvk ?? [{ group: def.group, version: def.version, kind: def.kind }] });
-    }
+    // Custom kinds are shaped as apiextensions publishes them; a built-in schema the model does not know by
+    // name is published under the friendly name.
+    if (def.custom) synthesized.set(name, publishable(() => customKindSchema(def, target), def));
+    else if (!def.schema.ref && !lookup(name)) synthesized.set(name, { ...def.schema, gvk: def.schema.gvk ?? [{ group: def.group, version: def.version, kind: def.kind }] });
     const listName = listDefinitionName(def);
     kindNames.set(`${def.group}/${def.version}/${def.listKind}`, listName);
     if (def.custom || !lookup(listName)) synthesized.set(listName, customListSchema(def));
@@ -305,8 +323,15 @@ export function schemaCatalog(defs: readonly ResourceDefinition[], target: OpenA
       if (!t) {
         const node = lookup(name);
         const refs = new Set<string>();
-        // A name nothing defines still gets an (open) schema so that every $ref in a document resolves.
-        t = { schema: node ? toOpenApiSchema(node, target, refs) : { type: 'object' }, refs: [...refs] };
+        let schema: Json;
+        try {
+          // A name nothing defines still gets an (open) schema so that every $ref in a document resolves.
+          schema = node ? toOpenApiSchema(node, target, refs) : { type: 'object' };
+        } catch {
+          refs.clear();
+          schema = { type: 'object' };
+        }
+        t = { schema, refs: [...refs] };
         translations.set(name, t);
       }
       return t;
@@ -314,7 +339,7 @@ export function schemaCatalog(defs: readonly ResourceDefinition[], target: OpenA
     kindName(group, version, kind) {
       const known = kindNames.get(`${group}/${version}/${kind}`);
       if (known) return known;
-      const guess = `${builtInPackage(group)}.${version}.${kind}`;
+      const guess = builtInKindName(group, version, kind);
       return hasGvk(lookup(guess), group, version, kind) ? guess : undefined;
     },
   };

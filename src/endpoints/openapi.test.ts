@@ -9,6 +9,7 @@ import { toValidOperationId } from './openapi-paths.ts';
 import { openApiV2Protobuf } from './openapi-protobuf.ts';
 import { createOpenApiHandler, negotiateOpenApiV2 } from './openapi.ts';
 import { friendlyName, type Json } from './openapi-schemas.ts';
+import type { SchemaNode } from '../apis/model-types.ts';
 
 type Doc = Json & { paths: Record<string, Json>; definitions: Record<string, Json> };
 type V3Doc = Json & { paths: Record<string, Json>; components: { schemas: Record<string, Json> } };
@@ -78,6 +79,8 @@ test('v2: every $ref resolves; definitions and paths are in name order', () => {
   }
   const names = Object.keys(doc.definitions);
   assert.deepEqual(names, [...names].sort());
+  // Built-in kinds keep the model's names even though the registry holds their schemas inline.
+  assert.deepEqual(names.filter((n) => !n.startsWith('io.k8s.')), ['com.example.stable.v1.CronTab', 'com.example.stable.v1.CronTabList']);
   assert.ok(names.includes(`${META}.WatchEvent`) && names.includes(`${META}.DeleteOptions`) && names.includes('io.k8s.api.autoscaling.v1.Scale'));
   const paths = Object.keys(doc.paths);
   assert.deepEqual(paths, [...paths].sort());
@@ -213,6 +216,18 @@ test('custom resources: kind and list schemas as apiextensions publishes them, i
   const spec = (v3().get('apis/stable.example.com/v1')!.components.schemas['com.example.stable.v1.CronTab'].properties as Record<string, Json>).spec;
   assert.deepEqual((spec.properties as Json).port, { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true });
   assert.deepEqual((spec.properties as Json).labels, { type: 'object', additionalProperties: { type: 'string' }, nullable: true });
+});
+
+test('a custom resource whose schema cannot be published gets an open schema; the documents still build', () => {
+  const broken = customDefinition({ schema: { type: 'object', properties: { spec: null } } as unknown as SchemaNode });
+  const defs = smallRegistry([broken]).all();
+  const doc = openApiV2Document(defs) as Doc;
+  assert.deepEqual(doc.definitions['com.example.stable.v1.CronTab'], {
+    type: 'object',
+    'x-kubernetes-group-version-kind': [{ group: 'stable.example.com', kind: 'CronTab', version: 'v1' }],
+  });
+  assert.ok(doc.definitions['io.k8s.api.core.v1.ConfigMap']);
+  assert.ok(openApiV3Documents(defs).get('apis/stable.example.com/v1'));
 });
 
 test('custom resources: paths tagged with the resource kind, no watch paths, JSON and YAML only', () => {

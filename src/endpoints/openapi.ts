@@ -7,12 +7,12 @@ import { parseAccept } from '../encoding/negotiate.ts';
 import type { Registry } from '../registry/types.ts';
 import type { HttpRequest } from '../server/types.ts';
 import type { ApiPathHandler } from './discovery.ts';
-import { API_GZIP_THRESHOLD, encodedDocument, serveDocument, serveEmpty, serveStatusDocument, type EncodedDocument } from './discovery-response.ts';
-import { KUBE_GIT_VERSION, openApiV2Document, openApiV3Documents } from './openapi-documents.ts';
+import { API_GZIP_THRESHOLD, encodedDocument, queryOf, serveDocument, serveEmpty, serveStatusDocument, type EncodedDocument } from './discovery-response.ts';
+import { openApiV2Document, openApiV3Documents, serverGitVersion } from './openapi-documents.ts';
 import { openApiV2Protobuf } from './openapi-protobuf.ts';
 
 export interface OpenApiOptions {
-  /** info.version of the documents (kube-apiserver's gitVersion). */
+  /** info.version of the documents; default: the gitVersion /version reports. */
   readonly gitVersion?: string;
 }
 
@@ -69,7 +69,6 @@ interface V2State {
   readonly json: EncodedDocument;
   /** Encoded on first protobuf request; shares the JSON document's ETag as kube-openapi does. */
   protobuf?: EncodedDocument;
-  readonly source: Record<string, unknown>;
 }
 
 function htmlEscape(s: string): string {
@@ -77,7 +76,7 @@ function htmlEscape(s: string): string {
 }
 
 export function createOpenApiHandler(registry: Registry, options: OpenApiOptions = {}): ApiPathHandler {
-  const gitVersion = options.gitVersion ?? KUBE_GIT_VERSION;
+  const gitVersion = options.gitVersion ?? serverGitVersion();
   let v2: V2State | undefined;
   let v3: V3State | undefined;
   registry.onChange(() => {
@@ -87,8 +86,7 @@ export function createOpenApiHandler(registry: Registry, options: OpenApiOptions
 
   function v2State(): V2State {
     if (!v2) {
-      const source = openApiV2Document(registry.all(), gitVersion);
-      v2 = { built: new Date(), json: encodedDocument(JSON.stringify(source)), source };
+      v2 = { built: new Date(), json: encodedDocument(JSON.stringify(openApiV2Document(registry.all(), gitVersion))) };
     }
     return v2;
   }
@@ -118,7 +116,8 @@ export function createOpenApiHandler(registry: Registry, options: OpenApiOptions
       const state = v2State();
       let doc = state.json;
       if (format === 'protobuf') {
-        state.protobuf ??= encodedDocument(Buffer.from(openApiV2Protobuf(state.source)), state.json.hash);
+        // Encoded from the JSON bytes, as kube-openapi does, so the document tree need not stay in memory.
+        state.protobuf ??= encodedDocument(Buffer.from(openApiV2Protobuf(JSON.parse(state.json.body.toString('utf8')) as Record<string, unknown>)), state.json.hash);
         doc = state.protobuf;
       }
       serveDocument(req, res, doc, {
@@ -146,7 +145,7 @@ export function createOpenApiHandler(registry: Registry, options: OpenApiOptions
         serveEmpty(res, 406, { Vary: 'Accept' });
         return true;
       }
-      const hash = new URL(req.url ?? '/', 'http://localhost').searchParams.get('hash');
+      const hash = queryOf(req).get('hash');
       const headers: Record<string, string> = { Vary: 'Accept' };
       if (hash) {
         if (hash !== doc.hash) {
