@@ -1,0 +1,178 @@
+// The registry: every served ResourceDefinition (built-in ones from the API model and the builtin type facts;
+// CRDs add theirs at run time through register/unregister), one generic store per group/resource shared by its
+// versions, the system namespaces, and the namespace lifecycle controller.
+
+import { isStatusError } from '../apis/errors.ts';
+import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
+import type { ResourceFacts } from '../apis/model-types.ts';
+import { LOOPBACK_USER } from '../auth/user.ts';
+import { startNamespaceController, type NamespaceController } from '../controllers/namespace.ts';
+import { resourcePrefix } from '../storage/keys.ts';
+import type { Storage } from '../storage/types.ts';
+import { builtinTypeFacts } from './builtin/index.ts';
+import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
+import { namespaceMayBeDeleted, SYSTEM_NAMESPACES } from './store-namespaces.ts';
+import { createGenericStore, type GenericStore } from './store.ts';
+import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from './types.ts';
+
+export interface RegistryOptions {
+  readonly storage: Storage;
+  /** --runtime-config ('' for kube's defaults). */
+  readonly runtimeConfig: string;
+  readonly featureGates: Readonly<Record<string, boolean>>;
+  /** How long reads at a future resourceVersion wait (default 3000 ms, as kube's watch cache). */
+  readonly futureRevisionWaitMs?: number;
+  /** Retry delay of the namespace controller while content remains (default 1000 ms). */
+  readonly namespaceResyncMs?: number;
+}
+
+export interface RegistryHandle extends Registry {
+  /** Add definitions (a CRD's versions); a definition of a known group/version/resource replaces it. */
+  register(defs: readonly ResourceDefinition[]): void;
+  /** Remove definitions (by group/version/resource); their stored objects stay in storage. */
+  unregister(defs: readonly Pick<ResourceDefinition, 'group' | 'version' | 'resource'>[]): void;
+  /** True once the system namespaces exist. */
+  ready(): boolean;
+  close(): Promise<void>;
+}
+
+/** The context in-process writers (start-up, controllers) use. */
+export function loopbackContext(namespace = ''): RequestContext {
+  return { user: LOOPBACK_USER, namespace, dryRun: false, warnings: [] };
+}
+
+
+/** The definition of one built-in resource of the model. */
+export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
+  const facts = builtinTypeFacts(r.group, r.resource);
+  return {
+    group: r.group,
+    version: r.version,
+    resource: r.resource,
+    singularName: r.singularName,
+    kind: r.kind,
+    listKind: `${r.kind}List`,
+    namespaced: r.namespaced,
+    verbs: r.verbs,
+    shortNames: r.shortNames ?? [],
+    categories: r.categories ?? [],
+    subresources: r.subresources ?? [],
+    storagePrefix: resourcePrefix(r.group, r.resource),
+    schema: schemaByName(r.schema) ?? { type: 'object' },
+    resolveRef: schemaByName,
+    strategy: facts.strategy,
+    printerColumns: facts.printerColumns,
+    selectableFields: facts.selectableFields,
+    custom: false,
+  };
+}
+
+export function builtinDefinitions(runtimeConfig: string): ResourceDefinition[] {
+  const defs: ResourceDefinition[] = [];
+  for (const gv of enabledGroupVersions(runtimeConfig)) for (const r of gv.resources) defs.push(builtinDefinition(r));
+  return defs;
+}
+
+const gvrKey = (d: Pick<ResourceDefinition, 'group' | 'version' | 'resource'>) => `${d.group}/${d.version}/${d.resource}`;
+const grKey = (d: Pick<ResourceDefinition, 'group' | 'resource'>) => `${d.group}/${d.resource}`;
+
+export async function createRegistry(options: RegistryOptions): Promise<RegistryHandle> {
+  const defs = new Map<string, ResourceDefinition>();
+  /** One store (core) per group/resource, created with the first definition seen. */
+  const stores = new Map<string, GenericStore>();
+  const listeners = new Set<() => void>();
+  let ordered: ResourceDefinition[] = [];
+  let isReady = false;
+
+  const namespaceCore = (): StoreCore | undefined => stores.get('/namespaces')?.core;
+  const getNamespace = async (name: string): Promise<KubeObject | undefined> => {
+    const core = namespaceCore();
+    if (!core) return undefined;
+    try {
+      return (await readCurrent(core, keyFor(core, '', name)))?.object;
+    } catch (e) {
+      if (isStatusError(e) && e.code === 400) return undefined;
+      throw e;
+    }
+  };
+
+  const baseStore = (def: ResourceDefinition): GenericStore => {
+    let store = stores.get(grKey(def));
+    if (!store) {
+      const isNamespaces = def.group === '' && def.resource === 'namespaces';
+      store = createGenericStore({
+        storage: options.storage,
+        definition: def,
+        getNamespace,
+        featureGates: options.featureGates,
+        futureRevisionWaitMs: options.futureRevisionWaitMs,
+        ...(isNamespaces ? { returnDeletedObject: true, shouldDeleteDuringUpdate: namespaceMayBeDeleted } : {}),
+      });
+      stores.set(grKey(def), store);
+    }
+    return store;
+  };
+
+  const notify = () => {
+    for (const l of [...listeners]) {
+      try {
+        l();
+      } catch {
+        // A listener's failure must not stop the others.
+      }
+    }
+  };
+
+  const handle: RegistryHandle = {
+    all: () => ordered,
+    lookup: (group, version, resource) => defs.get(`${group}/${version}/${resource}`),
+    store(def: ResourceDefinition): ResourceStore {
+      return baseStore(def).forVersion(def);
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    register(newDefs) {
+      for (const d of newDefs) {
+        defs.set(gvrKey(d), d);
+        baseStore(d);
+      }
+      ordered = [...defs.values()];
+      notify();
+    },
+    unregister(gone) {
+      let changed = false;
+      for (const d of gone) changed = defs.delete(gvrKey(d)) || changed;
+      if (!changed) return;
+      ordered = [...defs.values()];
+      // A group/resource with no version left loses its store; a later registration starts a fresh one.
+      const live = new Set(ordered.map(grKey));
+      for (const key of [...stores.keys()]) if (!live.has(key)) stores.delete(key);
+      notify();
+    },
+    ready: () => isReady,
+    async close() {
+      await controller?.stop();
+    },
+  };
+
+  handle.register(builtinDefinitions(options.runtimeConfig));
+  await ensureSystemNamespaces(handle);
+  isReady = true;
+  const controller: NamespaceController | undefined = startNamespaceController(handle, { resyncMs: options.namespaceResyncMs });
+  return handle;
+}
+
+async function ensureSystemNamespaces(registry: Registry): Promise<void> {
+  const def = registry.lookup('', 'v1', 'namespaces');
+  if (!def) return;
+  const store = registry.store(def);
+  for (const name of SYSTEM_NAMESPACES) {
+    try {
+      await store.create(loopbackContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    } catch (e) {
+      if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
+    }
+  }
+}

@@ -1,0 +1,113 @@
+// How the generic store turns objects into stored JSON and back: the stored value carries no resourceVersion
+// (the storage revision is the version) and keeps the apiVersion it was written in; reads convert to the
+// requested version by rewriting apiVersion.
+
+import type { KeyValue } from '../storage/types.ts';
+import type { KubeObject, ResourceDefinition } from './types.ts';
+
+export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+/** The stored form: no resourceVersion, no selfLink (kube's PrepareObjectForStorage). */
+export function encodeForStorage(obj: KubeObject): string {
+  const { resourceVersion: _rv, selfLink: _sl, ...meta } = obj.metadata ?? {};
+  return JSON.stringify(inKubeOrder({ ...obj, metadata: meta }));
+}
+
+/** ObjectMeta's fields in the order kube serializes them. */
+const metaOrder = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+
+/** kind, apiVersion and metadata first, metadata's fields in kube's order (what raw JSON readers see). */
+export function inKubeOrder(obj: KubeObject): KubeObject {
+  const meta = (obj.metadata ?? {}) as Record<string, unknown>;
+  const orderedMeta: Record<string, unknown> = {};
+  for (const k of metaOrder) if (meta[k] !== undefined) orderedMeta[k] = meta[k];
+  for (const k of Object.keys(meta)) if (!(k in orderedMeta) && meta[k] !== undefined) orderedMeta[k] = meta[k];
+  const { kind, apiVersion, metadata: _m, ...rest } = obj;
+  const out: KubeObject = {} as KubeObject;
+  if (kind !== undefined) out.kind = kind;
+  if (apiVersion !== undefined) out.apiVersion = apiVersion;
+  out.metadata = orderedMeta;
+  return Object.assign(out, rest);
+}
+
+/** A fresh object from a stored kv, with resourceVersion = the revision given (default: the kv's last write). */
+export function decodeFromStorage(kv: KeyValue, revision = kv.modRevision): KubeObject {
+  const obj = JSON.parse(kv.value) as KubeObject;
+  if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+  obj.metadata.resourceVersion = String(revision);
+  return inKubeOrder(obj);
+}
+
+/**
+ * The object as the given version serves it. Versions of one group/resource share a schema shape here, so
+ * conversion rewrites apiVersion only (a shallow copy; the input is not changed).
+ */
+export function convertToVersion(obj: KubeObject, def: Pick<ResourceDefinition, 'group' | 'version'>): KubeObject {
+  const apiVersion = apiVersionOf(def);
+  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+}
+
+export function deepClone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+/** Deep equality of JSON values, key order ignored. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!Object.hasOwn(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
+  return true;
+}
+
+/** Same stored content: everything but apiVersion, resourceVersion and selfLink. */
+export function sameStoredContent(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => {
+    const { resourceVersion: _rv, selfLink: _sl, ...meta } = o.metadata ?? {};
+    const { apiVersion: _av, ...rest } = o;
+    return { ...rest, metadata: meta };
+  };
+  return jsonEqual(strip(a), strip(b));
+}
+
+/** True when anything outside apiVersion, kind, metadata and status differs (what bumps metadata.generation). */
+export function specChanged(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => {
+    const { apiVersion: _a, kind: _k, metadata: _m, status: _s, ...rest } = o;
+    return rest;
+  };
+  return !jsonEqual(strip(a), strip(b));
+}
+
+/** RFC 3339 with second precision, as metav1.Time serializes. */
+export function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -1,0 +1,69 @@
+// The scale subresource (deployments, replicasets, statefulsets, replicationcontrollers): an autoscaling/v1 Scale
+// read from the parent, and a Scale write that becomes a spec.replicas change of the parent.
+
+import { badRequest, conflict, fieldErrors, invalid } from '../apis/errors.ts';
+import { formatLabelSelector } from '../apis/labels.ts';
+import type { StoreCore } from './store-core.ts';
+import type { KubeObject } from './types.ts';
+
+type Obj = Record<string, unknown>;
+
+function asObj(v: unknown): Obj {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
+}
+
+/** A map selector (replication controllers) as labels.SelectorFromSet prints it: sorted key=value pairs. */
+function mapSelectorString(sel: unknown): string {
+  return Object.entries(asObj(sel))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(',');
+}
+
+export function scaleOf(core: StoreCore, obj: KubeObject): KubeObject {
+  const spec = asObj(obj.spec);
+  const status = asObj(obj.status);
+  const selector = core.gr.resource === 'replicationcontrollers' ? mapSelectorString(spec.selector) : formatLabelSelector(spec.selector);
+  const m = obj.metadata;
+  const metadata: KubeObject['metadata'] = { name: m.name };
+  if (m.namespace) metadata.namespace = m.namespace;
+  if (m.uid) metadata.uid = m.uid;
+  if (m.resourceVersion) metadata.resourceVersion = m.resourceVersion;
+  metadata.creationTimestamp = m.creationTimestamp ?? null;
+  const replicas = typeof spec.replicas === 'number' ? spec.replicas : 0;
+  const scaleStatus: Obj = { replicas: typeof status.replicas === 'number' ? status.replicas : 0 };
+  if (selector) scaleStatus.selector = selector;
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata,
+    // ScaleSpec.replicas is omitempty in autoscaling/v1.
+    spec: replicas ? { replicas } : {},
+    status: scaleStatus,
+  };
+}
+
+/** Apply a written Scale to (a copy of) the parent: replicas and the resourceVersion precondition move over. */
+export function applyScale(core: StoreCore, parent: KubeObject, scale: unknown): KubeObject {
+  if (!scale || typeof scale !== 'object') throw badRequest('nil update passed to Scale');
+  const s = scale as KubeObject;
+  const name = parent.metadata.name ?? '';
+  const replicas = asObj(s.spec).replicas ?? 0;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [fieldErrors.invalid('spec.replicas', replicas, 'must be an integer')]);
+  }
+  if (replicas < 0) {
+    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  }
+  const uid = s.metadata?.uid;
+  if (uid && uid !== parent.metadata.uid) {
+    throw conflict(
+      { group: core.gr.group, resource: `${core.gr.resource}/scale` },
+      name,
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${parent.metadata.uid ?? ''}`,
+    );
+  }
+  parent.spec = { ...asObj(parent.spec), replicas };
+  parent.metadata.resourceVersion = s.metadata?.resourceVersion ?? '';
+  return parent;
+}

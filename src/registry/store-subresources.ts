@@ -1,0 +1,41 @@
+// Generic subresource strategies, used when a type's strategy brings none: "status" changes only status,
+// "finalize" (namespaces) changes only spec.finalizers. Both keep the writer's managedFields, which the apply
+// engine updated for this write.
+
+import { deepClone } from './store-codec.ts';
+import type { KubeObject, SubresourceStrategy } from './types.ts';
+
+function keepOldExcept(obj: KubeObject, old: KubeObject, copy: (next: KubeObject) => void): KubeObject {
+  const next = deepClone(old);
+  copy(next);
+  if (obj.metadata?.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
+  else delete next.metadata.managedFields;
+  return next;
+}
+
+export const genericStatusStrategy: SubresourceStrategy = {
+  prepareForUpdate(obj, old) {
+    return keepOldExcept(obj, old, (next) => {
+      if (obj.status !== undefined) next.status = deepClone(obj.status);
+      else delete next.status;
+    });
+  },
+};
+
+export const genericFinalizeStrategy: SubresourceStrategy = {
+  prepareForUpdate(obj, old) {
+    return keepOldExcept(obj, old, (next) => {
+      const spec = (obj.spec && typeof obj.spec === 'object' ? obj.spec : {}) as Record<string, unknown>;
+      const nextSpec = { ...((next.spec as Record<string, unknown> | undefined) ?? {}) };
+      if (spec.finalizers !== undefined) nextSpec.finalizers = deepClone(spec.finalizers);
+      else delete nextSpec.finalizers;
+      next.spec = nextSpec;
+    });
+  },
+};
+
+export function genericSubresourceStrategy(name: string): SubresourceStrategy | undefined {
+  if (name === 'status') return genericStatusStrategy;
+  if (name === 'finalize') return genericFinalizeStrategy;
+  return undefined;
+}

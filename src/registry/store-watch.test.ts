@@ -1,0 +1,106 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ctx, fixture, rejection, widgets } from './store-testing.ts';
+import type { KubeObject, WatchEvent, WatchStream } from './types.ts';
+
+/** Collect events of a started stream until `count` arrived (or fail after a second). */
+function collector(stream: WatchStream) {
+  const events: WatchEvent[] = [];
+  let ended: Error | undefined | null = null;
+  let wake: (() => void) | undefined;
+  stream.start(
+    (ev) => {
+      events.push(ev);
+      wake?.();
+    },
+    (err) => {
+      ended = err;
+      wake?.();
+    },
+  );
+  return {
+    events,
+    ended: () => ended,
+    async until(count: number) {
+      const deadline = Date.now() + 1000;
+      while (events.length < count && Date.now() < deadline) await new Promise<void>((r) => ((wake = r), setTimeout(r, 20)));
+      return events.map((e) => `${e.type} ${(e.object as KubeObject).metadata?.name ?? ''}`);
+    },
+  };
+}
+
+test('watch from "" replays the current objects as ADDED, then follows changes', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  await s.create(ctx(), { metadata: { name: 'a' } });
+  await s.create(ctx(), { metadata: { name: 'b' } });
+  const stream = await s.watch(ctx(), {});
+  const c = collector(stream);
+  await s.update(ctx(), 'a', (cur) => ({ ...cur!, spec: { x: 1 } }));
+  const del = await s.delete(ctx(), 'b');
+  assert.deepEqual(await c.until(4), ['ADDED a', 'ADDED b', 'MODIFIED a', 'DELETED b']);
+  const deleted = c.events[3].object as KubeObject;
+  assert.ok(Number(deleted.metadata.resourceVersion) > Number(del.object.metadata.resourceVersion), 'DELETED carries the deletion revision');
+  assert.equal((c.events[2].object as KubeObject).apiVersion, 'example.com/v1');
+  stream.stop();
+});
+
+test('watch from a resourceVersion sends only later changes', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  const a = await s.create(ctx(), { metadata: { name: 'a' } });
+  await s.create(ctx(), { metadata: { name: 'b' } });
+  const stream = await s.watch(ctx(), { resourceVersion: a.metadata.resourceVersion });
+  const c = collector(stream);
+  assert.deepEqual(await c.until(1), ['ADDED b']);
+  stream.stop();
+});
+
+test('selectors: objects entering and leaving the selection are ADDED and DELETED', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  await s.create(ctx(), { metadata: { name: 'a', labels: { on: 'no' } } });
+  const stream = await s.watch(ctx(), { labelSelector: 'on=yes' });
+  const c = collector(stream);
+  await s.update(ctx(), 'a', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { on: 'yes' } } }));
+  await s.update(ctx(), 'a', (cur) => ({ ...cur!, spec: { n: 1 } }));
+  await s.update(ctx(), 'a', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { on: 'no' } }, spec: { n: 2 } }));
+  assert.deepEqual(await c.until(3), ['ADDED a', 'MODIFIED a', 'DELETED a']);
+  const last = c.events[2].object as KubeObject;
+  assert.deepEqual(last.metadata.labels, { on: 'yes' }, 'DELETED carries the content that matched');
+  assert.deepEqual(last.spec, { n: 1 });
+  stream.stop();
+});
+
+test('watchers of one version share event objects', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  const c1 = collector(await s.watch(ctx(), { resourceVersion: String(await f.storage.currentRevision()) }));
+  const c2 = collector(await s.watch(ctx(''), { resourceVersion: String(await f.storage.currentRevision()) }));
+  await s.create(ctx(), { metadata: { name: 'a' } });
+  await c1.until(1);
+  await c2.until(1);
+  assert.equal(c1.events[0], c2.events[0]);
+});
+
+test('a compacted start revision ends the watch with 410 Expired', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  await s.create(ctx(), { metadata: { name: 'a' } });
+  await s.create(ctx(), { metadata: { name: 'b' } });
+  const rev = await f.storage.currentRevision();
+  await f.storage.compact(rev);
+  const c = collector(await s.watch(ctx(), { resourceVersion: '1' }));
+  assert.deepEqual(await c.until(1), ['ERROR ']);
+  assert.deepEqual(c.events[0].object, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: 1 (${rev})`, reason: 'Expired', code: 410 });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(c.ended(), undefined, 'the stream ended without an error of its own');
+});
+
+test('watch options are checked as kube checks them', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  const err = await rejection(s.watch(ctx(), { resourceVersionMatch: 'NotOlderThan' }));
+  assert.equal(err.message, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  assert.equal((await rejection(s.watch(ctx(), { labelSelector: '=' }))).code, 400);
+});

@@ -1,0 +1,470 @@
+// The generic store (k8s.io/apiserver pkg/registry/generic/registry/store.go): one per group/resource, serving
+// every version of it through thin per-version views that share storage, prefix and strategy.
+
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict, invalid, isStatusError, notFound, StatusError } from '../apis/errors.ts';
+import { requiresExactMatch } from '../apis/fields.ts';
+import { isDNS1123Label } from '../apis/labels.ts';
+import { StorageError } from '../storage/types.ts';
+import { generateName } from './names.ts';
+import { apiVersionOf, convertToVersion, decodeFromStorage, encodeForStorage, inKubeOrder, rfc3339, sameStoredContent, specChanged } from './store-codec.ts';
+import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueAt } from './store-continue.ts';
+import { createCore, keyFor, readCurrent, rootFor, waitForRevision, type StoreCore, type StoreOptions } from './store-core.ts';
+import { deleteObject } from './store-delete.ts';
+import {
+  CONTINUE_EXPIRED,
+  CONTINUE_INCONSISTENT,
+  generateNameConflict,
+  LIST_TOO_OLD,
+  parseResourceVersion,
+  StatusErrorWithListMeta,
+  tooLargeResourceVersion,
+} from './store-errors.ts';
+import { metaOf, validateCreateMeta, validateUpdateMeta } from './store-meta.ts';
+import { checkNamespaceForCreate, deleteNamespace, isNamespaceStore } from './store-namespaces.ts';
+import { applyScale, scaleOf } from './store-scale.ts';
+import { buildPredicate, validateListOptions } from './store-selection.ts';
+import { genericSubresourceStrategy } from './store-subresources.ts';
+import { openWatch } from './store-watch.ts';
+import type {
+  DeleteOptions,
+  GetOptions,
+  KubeList,
+  KubeObject,
+  ListOptions,
+  RequestContext,
+  ResourceDefinition,
+  ResourceStore,
+  TryUpdate,
+  UpdateOptions,
+} from './types.ts';
+
+export type { StoreOptions } from './store-core.ts';
+
+export interface GenericStore extends ResourceStore {
+  readonly core: StoreCore;
+  /** The same store serving another version of the group/resource. */
+  forVersion(def: ResourceDefinition): GenericStore;
+}
+
+/** kube's maxNameGenerationCreateAttempts (RetryGenerateName, on by default in 1.31). */
+const generateNameAttempts = 8;
+const deleteCollectionPageSize = 10000;
+const maxUpdateAttempts = 64;
+
+export function createGenericStore(options: StoreOptions): GenericStore {
+  return viewOf(createCore(options), options.definition);
+}
+
+const views = new WeakMap<StoreCore, Map<ResourceDefinition, GenericStore>>();
+
+function viewOf(core: StoreCore, def: ResourceDefinition): GenericStore {
+  let byDef = views.get(core);
+  if (!byDef) views.set(core, (byDef = new Map()));
+  const existing = byDef.get(def);
+  if (existing) return existing;
+  const store: GenericStore = {
+    definition: def,
+    core,
+    forVersion: (d) => viewOf(core, d),
+    get: (ctx, name, options) => getObject(core, def, ctx, name, options),
+    list: (ctx, options) => listObjects(core, def, ctx, options),
+    create: (ctx, obj) => createObject(core, def, ctx, obj),
+    update: (ctx, name, tryUpdate, options) => updateObject(core, def, ctx, name, tryUpdate, options),
+    delete: (ctx, name, options) => (isNamespaceStore(core) ? deleteNamespace(core, def, ctx, name, options) : deleteObject(core, def, ctx, name, options)),
+    deleteCollection: (ctx, listOptions, deleteOptions) => deleteCollection(store, ctx, listOptions, deleteOptions),
+    watch: (ctx, options) => openWatch(core, def, ctx, options),
+  };
+  byDef.set(def, store);
+  return store;
+}
+
+function trackGeneration(core: StoreCore): boolean {
+  return core.strategy.trackGeneration === true;
+}
+
+// ---- get ----
+
+async function getObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<KubeObject> {
+  const key = keyFor(core, ctx.namespace, name);
+  // Get with a resourceVersion means "not older than": the newest state, once storage has reached it.
+  const rv = parseResourceVersion(options.resourceVersion);
+  if (rv > 0) await waitForRevision(core, rv, ctx.signal);
+  const current = await readCurrent(core, key);
+  if (!current) throw notFound(core.gr, name);
+  if (options.subresource === 'scale') return scaleOf(core, current.object);
+  return convertToVersion(current.object, def);
+}
+
+// ---- list ----
+
+function listNamespace(core: StoreCore, ctx: RequestContext, pinned: string | undefined): string {
+  if (!core.namespaced) return '';
+  if (ctx.namespace) return ctx.namespace;
+  // A field selector on metadata.namespace narrows an all-namespaces list to one namespace's keys.
+  return pinned && isDNS1123Label(pinned).length === 0 ? pinned : '';
+}
+
+async function listObjects(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, options: ListOptions = {}): Promise<KubeList> {
+  const pred = buildPredicate(def, options);
+  validateListOptions(options);
+  const root = rootFor(core, listNamespace(core, ctx, requiresExactMatch(pred.field, 'metadata.namespace')));
+  const limit = options.limit && options.limit > 0 ? Math.floor(options.limit) : 0;
+
+  let startKey = root;
+  let readRevision = 0;
+  let paging = false;
+  if (options.continue) {
+    let pos;
+    try {
+      pos = decodeContinue(options.continue, root);
+    } catch (e) {
+      if (e instanceof ContinueTokenError) throw badRequest(`invalid continue token: ${e.message}`);
+      throw e;
+    }
+    if (options.resourceVersion && options.resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+    startKey = pos.startKey;
+    readRevision = pos.revision > 0 ? pos.revision : 0;
+    paging = true;
+  } else if (options.resourceVersion) {
+    const rv = parseResourceVersion(options.resourceVersion);
+    const match = options.resourceVersionMatch ?? '';
+    // Exact, or the legacy form: a limited list at a non-zero resourceVersion reads exactly there.
+    if (rv > 0 && (match === 'Exact' || (match === '' && limit > 0))) readRevision = rv;
+    else if (rv > 0) await waitForRevision(core, rv, ctx.signal);
+  }
+  if (readRevision > 0 && !paging) await waitForRevision(core, readRevision, ctx.signal);
+
+  const items: KubeObject[] = [];
+  let revision = readRevision;
+  let lastKey = '';
+  let more = false;
+  let remaining = 0;
+  let cursor = startKey;
+  // Filtered lists read in growing batches until the page is full (kube doubles up to 10000).
+  let batch = limit;
+  for (;;) {
+    let res;
+    try {
+      res = await core.storage.range(root, { revision: revision || undefined, startKey: cursor, limit: batch || undefined });
+    } catch (e) {
+      if (e instanceof StorageError && e.code === 'Compacted') throw expiredList(paging, startKey, root);
+      if (e instanceof StorageError && e.code === 'FutureRevision') throw tooLargeResourceVersion(revision, await core.storage.currentRevision());
+      throw e;
+    }
+    revision = res.revision;
+    let full = false;
+    for (let i = 0; i < res.kvs.length; i++) {
+      const kv = res.kvs[i];
+      lastKey = kv.key;
+      const obj = decodeFromStorage(kv);
+      if (!pred.matches(obj)) continue;
+      items.push(convertToVersion(obj, def));
+      if (limit && items.length === limit) {
+        full = true;
+        more = i < res.kvs.length - 1 || res.more;
+        remaining = res.remaining + (res.kvs.length - 1 - i);
+        break;
+      }
+    }
+    if (full || !res.more) break;
+    cursor = `${lastKey}\u0000`;
+    if (batch && batch < deleteCollectionPageSize) batch = Math.min(batch * 2, deleteCollectionPageSize);
+  }
+  const list: KubeList = { apiVersion: apiVersionOf(def), kind: def.listKind, metadata: { resourceVersion: String(revision) }, items };
+  if (more) {
+    list.metadata.continue = encodeContinue(lastKey, root, revision);
+    if (pred.empty) list.metadata.remainingItemCount = remaining;
+  }
+  return list;
+}
+
+function expiredList(paging: boolean, startKey: string, root: string): StatusError {
+  if (!paging) return new StatusError(410, 'Expired', LIST_TOO_OLD);
+  try {
+    // A fresh token at the same position that continues at the newest revision (rv -1), as kube offers.
+    return new StatusErrorWithListMeta(410, 'Expired', CONTINUE_INCONSISTENT, { continue: encodeContinueAt(startKey, root, -1) });
+  } catch {
+    return new StatusError(410, 'Expired', CONTINUE_EXPIRED);
+  }
+}
+
+// ---- create ----
+
+function isAlreadyExists(e: unknown): boolean {
+  return isStatusError(e) && e.reason === 'AlreadyExists';
+}
+
+async function createObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, input: KubeObject): Promise<KubeObject> {
+  const meta = input.metadata ?? {};
+  const generated = !!meta.generateName && !meta.name;
+  const attempts = generated && core.options.featureGates?.RetryGenerateName !== false ? generateNameAttempts : 1;
+  let last: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      return await createOnce(core, def, ctx, structuredClone(input));
+    } catch (e) {
+      if (!generated || !isAlreadyExists(e)) throw e;
+      last = e;
+    }
+  }
+  throw last;
+}
+
+/** The namespace the object belongs in (rest.EnsureObjectNamespaceMatchesRequestNamespace). */
+function settleNamespace(core: StoreCore, ctx: RequestContext, obj: KubeObject): void {
+  const meta = metaOf(obj);
+  const requested = core.namespaced ? ctx.namespace : '';
+  const own = meta.namespace ?? '';
+  if (own === requested) return;
+  if (own === '') meta.namespace = requested;
+  else if (requested === '') delete meta.namespace;
+  else throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  if (meta.namespace === '') delete meta.namespace;
+}
+
+async function createOnce(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
+  const meta = metaOf(obj);
+  if (!obj.apiVersion) obj.apiVersion = apiVersionOf(def);
+  if (!obj.kind) obj.kind = def.kind;
+  await checkNamespaceForCreate(core, ctx, obj);
+
+  meta.creationTimestamp = rfc3339(core.now());
+  meta.uid = randomUUID();
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  settleNamespace(core, ctx, obj);
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  if (trackGeneration(core)) meta.generation = 1;
+
+  const strategy = core.strategy;
+  strategy.defaults?.(obj);
+  strategy.prepareForCreate?.(obj, ctx);
+  const name = obj.metadata.name ?? '';
+  const typeErrs = strategy.validate?.(obj, ctx) ?? [];
+  if (typeErrs.length) throw invalid(core.gk, name, typeErrs);
+  const metaErrs = validateCreateMeta(obj.metadata, core.namespaced);
+  if (metaErrs.length) throw invalid(core.gk, name, metaErrs);
+  await ctx.validate?.(obj, undefined);
+
+  const key = keyFor(core, obj.metadata.namespace ?? '', name);
+  if (ctx.dryRun) {
+    const existing = await readCurrent(core, key);
+    if (existing) throw existsError(core, obj, existing.object);
+    return convertToVersion(inKubeOrder(obj), def);
+  }
+  if (obj.metadata.resourceVersion) {
+    // kube's storage refuses this with a plain error, which the apiserver answers as a bare 500.
+    throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
+  }
+  try {
+    const kv = await core.storage.create(key, encodeForStorage(obj));
+    return convertToVersion(decodeFromStorage(kv), def);
+  } catch (e) {
+    if (e instanceof StorageError && e.code === 'KeyExists') {
+      const existing = await readCurrent(core, key);
+      throw existsError(core, obj, existing?.object);
+    }
+    throw e;
+  }
+}
+
+/** AlreadyExists as kube words it: a generateName clash, and "object is being deleted: " for a terminating one. */
+function existsError(core: StoreCore, obj: KubeObject, existing: KubeObject | undefined): StatusError {
+  const name = obj.metadata.name ?? '';
+  const err = obj.metadata.generateName
+    ? generateNameConflict(core.gr, name)
+    : new StatusError(409, 'AlreadyExists', `${core.gr.group ? `${core.gr.resource}.${core.gr.group}` : core.gr.resource} ${JSON.stringify(name)} already exists`, {
+        name,
+        ...(core.gr.group ? { group: core.gr.group } : {}),
+        kind: core.gr.resource,
+      });
+  if (existing?.metadata.deletionTimestamp) return new StatusError(err.code, err.reason, `object is being deleted: ${err.message}`, err.details);
+  return err;
+}
+
+// ---- update ----
+
+function resourceVersionRequired(core: StoreCore, name: string): StatusError {
+  // kube reports this on {group, kind: <resource>} and prints the uint64 zero as Go's %#v does.
+  const gk = core.gr.group ? `${core.gr.resource}.${core.gr.group}` : core.gr.resource;
+  const body = 'Invalid value: 0x0: must be specified for an update';
+  return new StatusError(422, 'Invalid', `${gk} ${JSON.stringify(name)} is invalid: metadata.resourceVersion: ${body}`, {
+    name,
+    ...(core.gr.group ? { group: core.gr.group } : {}),
+    kind: core.gr.resource,
+    causes: [{ reason: 'FieldValueInvalid', message: body, field: 'metadata.resourceVersion' }],
+  });
+}
+
+function hasStatusSubresource(def: ResourceDefinition): boolean {
+  return def.subresources.some((s) => s.name === 'status');
+}
+
+/** rest.BeforeUpdate and the strategy: the object to store, or a 400/422. */
+function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, obj: KubeObject, old: KubeObject, subresource: string): KubeObject {
+  const meta = metaOf(obj);
+  if (!obj.apiVersion) obj.apiVersion = apiVersionOf(def);
+  if (!obj.kind) obj.kind = def.kind;
+  if (core.namespaced) {
+    if (!meta.namespace) meta.namespace = ctx.namespace;
+    else if (meta.namespace !== ctx.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  } else {
+    delete meta.namespace;
+  }
+  if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
+  else delete meta.generation;
+
+  const strategy = core.strategy;
+  let next: KubeObject;
+  const sub = subresource ? (strategy.subresources?.[subresource] ?? genericSubresourceStrategy(subresource)) : undefined;
+  if (subresource) {
+    if (!sub) throw notFound(core.gr, old.metadata.name ?? '');
+    next = sub.prepareForUpdate(obj, old, ctx);
+  } else {
+    strategy.defaults?.(obj);
+    // The status of a type with a status subresource is written through it only.
+    if (hasStatusSubresource(def)) {
+      if (old.status !== undefined) obj.status = structuredClone(old.status);
+      else delete obj.status;
+    }
+    strategy.prepareForUpdate?.(obj, old, ctx);
+    next = obj;
+  }
+
+  // System fields an update cannot change.
+  const nm = metaOf(next);
+  if (!nm.uid) nm.uid = old.metadata.uid;
+  if (old.metadata.creationTimestamp) nm.creationTimestamp = old.metadata.creationTimestamp;
+  if (old.metadata.deletionTimestamp) nm.deletionTimestamp = old.metadata.deletionTimestamp;
+  else delete nm.deletionTimestamp;
+  if (old.metadata.deletionGracePeriodSeconds !== undefined && nm.deletionGracePeriodSeconds === undefined) {
+    nm.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+  } else if (old.metadata.deletionGracePeriodSeconds === undefined) {
+    delete nm.deletionGracePeriodSeconds;
+  }
+  if (!subresource && trackGeneration(core) && nm.generation === old.metadata.generation && specChanged(next, old)) {
+    nm.generation = (old.metadata.generation ?? 0) + 1;
+  }
+
+  const errs = [
+    ...validateUpdateMeta(nm, old.metadata, core.namespaced),
+    ...((sub ? sub.validateUpdate?.(next, old, ctx) : strategy.validateUpdate?.(next, old, ctx)) ?? []),
+  ];
+  if (errs.length) throw invalid(core.gk, nm.name ?? '', errs);
+  return next;
+}
+
+/** ShouldDeleteDuringUpdate: a terminating object whose last finalizer this update removed. */
+function shouldDeleteDuringUpdate(core: StoreCore, obj: KubeObject, old: KubeObject): boolean {
+  if ((obj.metadata.finalizers?.length ?? 0) > 0) return false;
+  if (!old.metadata.deletionTimestamp) return false;
+  const grace = old.metadata.deletionGracePeriodSeconds;
+  if (grace !== undefined && grace !== 0) return false;
+  return core.options.shouldDeleteDuringUpdate ? core.options.shouldDeleteDuringUpdate(obj) : true;
+}
+
+async function updateObject(
+  core: StoreCore,
+  def: ResourceDefinition,
+  ctx: RequestContext,
+  name: string,
+  tryUpdate: TryUpdate,
+  options: UpdateOptions = {},
+): Promise<{ object: KubeObject; created: boolean }> {
+  const subresource = options.subresource ?? '';
+  if (subresource === 'scale') {
+    const res = await updateObject(core, def, ctx, name, async (current) => {
+      if (!current) throw notFound(core.gr, name);
+      return applyScale(core, current, await tryUpdate(scaleOf(core, current)));
+    });
+    return { object: scaleOf(core, res.object), created: false };
+  }
+  const key = keyFor(core, ctx.namespace, name);
+  for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+    const current = await readCurrent(core, key);
+    if (!current) {
+      if (subresource || !(core.strategy.allowCreateOnUpdate || options.forceAllowCreate)) throw notFound(core.gr, name);
+      const obj = structuredClone(await tryUpdate(undefined));
+      const meta = metaOf(obj);
+      if (!meta.name) meta.name = name;
+      try {
+        return { object: await createOnce(core, def, ctx, obj), created: true };
+      } catch (e) {
+        // Lost a create race: the object appeared meanwhile, so go round again as an update.
+        if (isAlreadyExists(e) && !obj.metadata.generateName) continue;
+        throw e;
+      }
+    }
+    const old = current.object;
+    const obj = structuredClone(await tryUpdate(convertToVersion(decodeFromStorage(current.kv), def)));
+    const meta = metaOf(obj);
+    const currentRV = String(current.kv.modRevision);
+    if (meta.resourceVersion) {
+      parseResourceVersion(meta.resourceVersion);
+      if (meta.resourceVersion !== currentRV) throw conflict(core.gr, name);
+    } else if (core.strategy.allowUnconditionalUpdate === false) {
+      throw resourceVersionRequired(core, name);
+    } else {
+      // An unconditional update goes on as if it had named the current version (validation expects one).
+      meta.resourceVersion = currentRV;
+    }
+    if (meta.uid && meta.uid !== old.metadata.uid) {
+      throw conflict(core.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+    }
+    const next = prepareUpdate(core, def, ctx, obj, old, subresource);
+    await ctx.validate?.(next, convertToVersion(old, def));
+
+    if (shouldDeleteDuringUpdate(core, next, old)) {
+      if (ctx.dryRun) return { object: convertToVersion(next, def), created: false };
+      try {
+        await core.storage.delete(key, current.kv.modRevision);
+      } catch (e) {
+        if (e instanceof StorageError && e.code === 'Conflict') continue;
+        if (!(e instanceof StorageError && e.code === 'NotFound')) throw e;
+      }
+      return { object: convertToVersion(next, def), created: false };
+    }
+    if (sameStoredContent(next, old)) return { object: convertToVersion(old, def), created: false };
+    if (ctx.dryRun) {
+      next.metadata.resourceVersion = currentRV;
+      return { object: convertToVersion(inKubeOrder(next), def), created: false };
+    }
+    try {
+      const kv = await core.storage.update(key, encodeForStorage(next), current.kv.modRevision);
+      return { object: convertToVersion(decodeFromStorage(kv), def), created: false };
+    } catch (e) {
+      if (e instanceof StorageError && (e.code === 'Conflict' || e.code === 'NotFound')) continue;
+      throw e;
+    }
+  }
+  throw conflict(core.gr, name);
+}
+
+// ---- deletecollection ----
+
+async function deleteCollection(store: GenericStore, ctx: RequestContext, listOptions: ListOptions, deleteOptions: DeleteOptions): Promise<KubeList> {
+  const options: ListOptions = { ...listOptions };
+  const hasLimit = (options.limit ?? 0) > 0;
+  if (!hasLimit) options.limit = deleteCollectionPageSize;
+  const items: KubeObject[] = [];
+  let first: KubeList | undefined;
+  for (;;) {
+    const page = await store.list(ctx, options);
+    for (const item of page.items) {
+      const itemCtx = store.definition.namespaced && !ctx.namespace ? { ...ctx, namespace: item.metadata.namespace ?? '' } : ctx;
+      try {
+        await store.delete(itemCtx, item.metadata.name ?? '', deleteOptions);
+      } catch (e) {
+        if (!(isStatusError(e) && e.code === 404)) throw e;
+      }
+    }
+    items.push(...page.items);
+    if (hasLimit) return page;
+    first ??= page;
+    if (!page.metadata.continue) return { ...first, items };
+    options.continue = page.metadata.continue;
+    options.resourceVersion = '';
+    options.resourceVersionMatch = '';
+  }
+}
