@@ -1,0 +1,237 @@
+// `npm run bench`: Capstan's figures, each as a ratio to the raw limit measured in the same run (direct calls of the
+// same storage backend; a bare Node HTTPS server), with absolute numbers for context.
+//
+//   node bench/run.ts [--quick] [--only startup,storage,http]
+
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import https from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createMemoryStorage } from '../src/storage/memory/memory-storage.ts';
+import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
+import type { Storage } from '../src/storage/types.ts';
+import { runLoad } from './load.ts';
+import type { LoadResult, TlsClientOptions } from './load.ts';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http']);
+const root = new URL('..', import.meta.url).pathname;
+const node = process.execPath;
+
+const N_CREATE = quick ? 1000 : 5000;
+const N_GET = quick ? 4000 : 20000;
+const N_LIST = quick ? 300 : 2000;
+const BIG_LIST = 10_000;
+const CONCURRENCY = 32;
+
+function configMap(name: string, namespace: string): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { app: 'bench' } }, data: { payload: 'x'.repeat(900) } };
+}
+
+function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+const rows: string[][] = [];
+function row(what: string, capstan: string, raw: string, ratio: string): void {
+  rows.push([what, capstan, raw, ratio]);
+  process.stdout.write(`  ${what}: ${capstan} | raw ${raw} | ${ratio}\n`);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function getStatus(port: number, path: string, token: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = https.request({ host: '127.0.0.1', port, path, rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+function rssKiB(pid: number): Promise<number> {
+  return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0));
+}
+
+/** Spawns the CLI, polls /readyz until 200; returns ms from spawn to ready, and the child. */
+async function startCli(backend: string, dataDir: string, tokenFile: string): Promise<{ ms: number; child: ChildProcess; port: number }> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(node, [join(root, 'src/cli/main.ts'), `--storage-backend=${backend}`, `--data-dir=${dataDir}`, `--secure-port=${port}`, `--token-auth-file=${tokenFile}`], { stdio: ['ignore', 'ignore', 'ignore'] });
+  for (;;) {
+    if ((await getStatus(port, '/readyz', 'bench-token')) === 200) return { ms: performance.now() - t0, child, port };
+    if (child.exitCode !== null) throw new Error(`capstan exited with ${child.exitCode}`);
+    if (performance.now() - t0 > 20_000) throw new Error('capstan did not become ready in 20 s');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function benchStartup(): Promise<void> {
+  process.stdout.write('start-up (spawn of `node src/cli/main.ts` to /readyz 200, median of 5 restarts; first start creates the PKI)\n');
+  const scratch = await mkdtemp(join(tmpdir(), 'capstan-bench-start-'));
+  const tokenFile = join(scratch, 'tokens.csv');
+  await writeFile(tokenFile, 'bench-token,bench,bench-uid,"system:masters"\n', { mode: 0o600 });
+  try {
+    for (const backend of ['memory', 'sqlite']) {
+      const dataDir = join(scratch, backend);
+      const first = await startCli(backend, dataDir, tokenFile);
+      await stop(first.child);
+      const times: number[] = [];
+      let rss = 0;
+      for (let i = 0; i < 5; i++) {
+        const s = await startCli(backend, dataDir, tokenFile);
+        times.push(s.ms);
+        if (i === 4) {
+          await new Promise((r) => setTimeout(r, 1000));
+          rss = await rssKiB(s.child.pid ?? 0);
+        }
+        await stop(s.child);
+      }
+      const target = backend === 'memory' ? 300 : 500;
+      row(`start-up to ready, ${backend}`, `${fmt(median(times))} ms`, `first start ${fmt(first.ms)} ms`, `target < ${target} ms: ${median(times) < target ? 'met' : 'MISSED'}`);
+      row(`idle RSS, ${backend}`, `${fmt(rss / 1024, 1)} MB`, '-', `target < 100 MB: ${rss / 1024 < 100 ? 'met' : 'MISSED'}`);
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+interface RawFigures {
+  create: number;
+  get: number;
+  list10k: number;
+}
+
+async function rawStorage(storage: Storage): Promise<RawFigures> {
+  const values = Array.from({ length: N_CREATE }, (_, i) => JSON.stringify(configMap(`cm-${i}`, 'bench')));
+  let t0 = performance.now();
+  for (let i = 0; i < N_CREATE; i++) await storage.create(`/registry/configmaps/bench/cm-${i}`, values[i]);
+  const create = N_CREATE / ((performance.now() - t0) / 1000);
+  t0 = performance.now();
+  for (let i = 0; i < N_GET; i++) await storage.get(`/registry/configmaps/bench/cm-${i % N_CREATE}`);
+  const get = N_GET / ((performance.now() - t0) / 1000);
+  for (let i = 0; i < BIG_LIST; i++) await storage.create(`/registry/configmaps/big/cm-${i}`, JSON.stringify(configMap(`cm-${i}`, 'big')));
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    t0 = performance.now();
+    const r = await storage.range('/registry/configmaps/big/');
+    if (r.kvs.length !== BIG_LIST) throw new Error('short range');
+    times.push(performance.now() - t0);
+  }
+  return { create, get, list10k: median(times) };
+}
+
+async function spawnJsonChild(file: string, childArgs: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  const child = spawn(node, [join(root, file), ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+  });
+  return { child, info: JSON.parse(first) as Record<string, unknown> };
+}
+
+async function load(port: number, tls: TlsClientOptions, requests: number, request: (i: number) => { method: string; path: string; body?: string }): Promise<LoadResult> {
+  const r = await runLoad({ url: `https://127.0.0.1:${port}`, tls, concurrency: CONCURRENCY, requests, request });
+  if (r.errors > 0) throw new Error(`${r.errors} of ${r.requests} requests failed`);
+  return r;
+}
+
+async function timeList(port: number, tls: TlsClientOptions, path: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await runLoad({ url: `https://127.0.0.1:${port}`, tls, concurrency: 1, requests: 1, request: () => ({ method: 'GET', path }) });
+    if (r.errors) throw new Error(`list ${path} failed`);
+    times.push(r.seconds * 1000);
+  }
+  return median(times);
+}
+
+async function benchHttp(): Promise<void> {
+  process.stdout.write(`HTTPS, ${CONCURRENCY} concurrent keep-alive HTTP/1.1 clients, 1 KiB ConfigMaps\n`);
+  let bare: LoadResult | undefined;
+  for (const backend of ['memory', 'sqlite'] as const) {
+    const scratch = await mkdtemp(join(tmpdir(), 'capstan-bench-raw-'));
+    const storage = backend === 'memory' ? createMemoryStorage() : openSqliteStorage(join(scratch, 'raw.db'));
+    const raw = await rawStorage(storage);
+    await storage.close();
+    await rm(scratch, { recursive: true, force: true });
+
+    const { child, info } = await spawnJsonChild('bench/serve.ts', [backend]);
+    const port = info.port as number;
+    const tls: TlsClientOptions = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
+    try {
+      if (!bare) {
+        const b = await spawnJsonChild('bench/bare-https.ts', [info.dataDir as string]);
+        bare = await load(b.info.port as number, { ca: tls.ca }, N_GET, () => ({ method: 'GET', path: '/' }));
+        await stop(b.child);
+      }
+      for (const ns of ['bench', 'big']) {
+        await load(port, tls, 1, () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) }));
+      }
+      const create = await load(port, tls, N_CREATE, (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: JSON.stringify(configMap(`cm-${i}`, 'bench')) }));
+      const get = await load(port, tls, N_GET, (i) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/cm-${i % N_CREATE}` }));
+      const list = await load(port, tls, N_LIST, () => ({ method: 'GET', path: '/api/v1/namespaces/bench/configmaps?limit=100' }));
+      await load(port, tls, BIG_LIST, (i) => ({ method: 'POST', path: '/api/v1/namespaces/big/configmaps', body: JSON.stringify(configMap(`cm-${i}`, 'big')) }));
+      const list10k = await timeList(port, tls, '/api/v1/namespaces/big/configmaps');
+      const rss = await rssKiB(child.pid ?? 0);
+
+      row(`create, ${backend}`, `${fmt(create.perSecond)}/s (p99 ${fmt(create.p99Ms, 1)} ms)`, `${fmt(raw.create)}/s direct ${backend} create`, `${fmt((100 * create.perSecond) / raw.create, 1)}%${backend === 'sqlite' ? ` (target >= 25%: ${create.perSecond / raw.create >= 0.25 ? 'met' : 'MISSED'})` : ''}`);
+      row(`get, ${backend}`, `${fmt(get.perSecond)}/s (p99 ${fmt(get.p99Ms, 1)} ms)`, `${fmt(bare.perSecond)}/s bare HTTPS; ${fmt(raw.get)}/s direct get`, `${fmt((100 * get.perSecond) / bare.perSecond, 1)}% of bare HTTPS (target >= 50%: ${get.perSecond / bare.perSecond >= 0.5 ? 'met' : 'MISSED'})`);
+      row(`list 100 per page, ${backend}`, `${fmt(list.perSecond)}/s (p99 ${fmt(list.p99Ms, 1)} ms)`, `${fmt(bare.perSecond)}/s bare HTTPS`, `${fmt((100 * list.perSecond) / bare.perSecond, 1)}% of bare HTTPS`);
+      row(`list of 10,000, ${backend}`, `${fmt(list10k, 1)} ms`, `${fmt(raw.list10k, 1)} ms direct range`, `${fmt(list10k / raw.list10k, 1)}x the direct range`);
+      row(`server RSS after the run, ${backend}`, `${fmt(rss / 1024, 1)} MB`, '-', '-');
+    } finally {
+      await stop(child);
+    }
+  }
+}
+
+async function benchStorageOnly(): Promise<void> {
+  process.stdout.write('storage backends, direct calls\n');
+  for (const backend of ['memory', 'sqlite'] as const) {
+    const scratch = await mkdtemp(join(tmpdir(), 'capstan-bench-raw-'));
+    const storage = backend === 'memory' ? createMemoryStorage() : openSqliteStorage(join(scratch, 'raw.db'));
+    const raw = await rawStorage(storage);
+    await storage.close();
+    await rm(scratch, { recursive: true, force: true });
+    row(`direct ${backend}`, `create ${fmt(raw.create)}/s, get ${fmt(raw.get)}/s, range of 10,000 ${fmt(raw.list10k, 1)} ms`, '-', '-');
+  }
+}
+
+process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ' (quick)' : ''}\n`);
+if (only.has('startup')) await benchStartup();
+if (only.has('storage')) await benchStorageOnly();
+if (only.has('http')) await benchHttp();
+process.stdout.write('\n| measured | Capstan | raw limit | ratio |\n|---|---|---|---|\n');
+for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);

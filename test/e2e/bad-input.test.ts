@@ -1,0 +1,106 @@
+// Malformed requests get kube-apiserver's Status errors; the server stays up and storage is unchanged.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestServer } from './helpers.ts';
+import type { RawResponse, TestServer } from './helpers.ts';
+
+interface StatusBody {
+  kind: string;
+  apiVersion: string;
+  status: string;
+  message: string;
+  reason: string;
+  code: number;
+  details?: { name?: string; kind?: string; group?: string; causes?: { reason: string; message: string; field: string }[] };
+}
+
+function status(r: RawResponse, code: number, reason: string): StatusBody {
+  assert.equal(r.status, code, r.body);
+  assert.match(String(r.headers['content-type']), /^application\/json/);
+  const body = JSON.parse(r.body) as StatusBody;
+  assert.equal(body.kind, 'Status');
+  assert.equal(body.apiVersion, 'v1');
+  assert.equal(body.status, 'Failure');
+  assert.equal(body.code, code);
+  assert.equal(body.reason, reason);
+  return body;
+}
+
+describe('bad input', () => {
+  let s: TestServer;
+  let before_: string;
+  const post = (path: string, body: string, contentType = 'application/json') =>
+    s.request(path, { method: 'POST', body, headers: { 'content-type': contentType }, clientCert: s.clientCert, clientKey: s.clientKey });
+  const get = (path: string, headers: Record<string, string> = {}) => s.request(path, { headers, clientCert: s.clientCert, clientKey: s.clientKey });
+  const snapshot = async () => {
+    const r = await get('/api/v1/namespaces/default/configmaps');
+    return JSON.stringify((JSON.parse(r.body) as { items: unknown[] }).items);
+  };
+
+  before(async () => {
+    s = await startTestServer();
+    const r = await post('/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep' }, data: { a: 'b' } }));
+    assert.equal(r.status, 201, r.body);
+    before_ = await snapshot();
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('malformed JSON is a 400', async () => {
+    const b = status(await post('/api/v1/namespaces/default/configmaps', '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {'), 400, 'BadRequest');
+    assert.ok(b.message.length > 0);
+  });
+
+  test('a wrong field type is a 400 naming the field', async () => {
+    const b = status(await post('/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' }, data: { a: 1 } })), 400, 'BadRequest');
+    assert.match(b.message, /^ConfigMap in version "v1" cannot be handled as a ConfigMap: /);
+    assert.match(b.message, /ConfigMap\.data/);
+  });
+
+  test('a body of another kind or namespace is a 400', async () => {
+    status(await post('/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } })), 400, 'BadRequest');
+    const ns = status(await post('/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'kube-system' } })), 400, 'BadRequest');
+    assert.equal(ns.message, 'the namespace of the provided object does not match the namespace sent on the request');
+  });
+
+  test('a name that is too long or malformed is 422 Invalid', async () => {
+    const long = 'a'.repeat(254);
+    const b = status(await post('/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: long } })), 422, 'Invalid');
+    assert.equal(b.message, `ConfigMap "${long}" is invalid: metadata.name: Invalid value: "${long}": must be no more than 253 characters`);
+    assert.deepEqual(b.details?.causes, [{ reason: 'FieldValueInvalid', message: `Invalid value: "${long}": must be no more than 253 characters`, field: 'metadata.name' }]);
+    const upper = status(await post('/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Upper' } })), 422, 'Invalid');
+    assert.match(upper.message, /^ConfigMap "Upper" is invalid: metadata\.name: Invalid value: "Upper": a lowercase RFC 1123 subdomain must consist of/);
+    const label = status(await post('/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lbl', labels: { 'bad key!': 'v' } } })), 422, 'Invalid');
+    assert.match(label.message, /metadata\.labels: Invalid value: "bad key!"/);
+  });
+
+  test('unknown resources and groups are 404', async () => {
+    const b = status(await get('/api/v1/namespaces/default/widgets'), 404, 'NotFound');
+    assert.equal(b.message, 'the server could not find the requested resource');
+    // An unknown group is not an API path at all: kube's mux answers its plain-text 404.
+    const group = await get('/apis/example.com/v1/widgets');
+    assert.equal(group.status, 404);
+    assert.equal(group.body, '404 page not found\n');
+    status(await get('/api/v1/namespaces/default/configmaps/missing'), 404, 'NotFound');
+  });
+
+  test('unsupported Content-Type is 415, unsupported Accept is 406', async () => {
+    const b = status(await post('/api/v1/namespaces/default/configmaps', 'name=x', 'application/x-www-form-urlencoded'), 415, 'UnsupportedMediaType');
+    assert.match(b.message, /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml/);
+    status(await get('/api/v1/namespaces/default/configmaps', { accept: 'text/html' }), 406, 'NotAcceptable');
+  });
+
+  test('a verb the resource lacks is 405', async () => {
+    const r = await s.request('/api/v1/componentstatuses', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, clientCert: s.clientCert, clientKey: s.clientKey });
+    status(r, 405, 'MethodNotAllowed');
+  });
+
+  test('after all of it: storage unchanged, server ready', async () => {
+    assert.equal(await snapshot(), before_);
+    const r = await get('/readyz');
+    assert.equal(r.status, 200);
+    assert.equal(r.body, 'ok');
+  });
+});
