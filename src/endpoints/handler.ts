@@ -88,7 +88,10 @@ export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly 
   return async (req, res, info, user) => {
     const r: Responder = { req, res, query: queryOf(req), warnings: [], logger: deps.logger };
     const abort = new AbortController();
-    res.on('close', () => abort.abort());
+    // Abort work for a client that went away; a response that was sent in full needs no abort (and no AbortError).
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
     try {
       if (!info.isResourceRequest || info.resource === '') {
         for (const handler of pathHandlers) {

@@ -82,21 +82,22 @@ function groupServed(registry: Registry, group: string): boolean {
   return registry.all().some((d) => d.group === group);
 }
 
+const notFound = (): RouteResult => ({ kind: 'error', error: notFoundPath() });
+
 export function routeResourceRequest(registry: Registry, method: string, info: RequestInfo): RouteResult {
-  const notFound: RouteResult = { kind: 'error', error: notFoundPath() };
   const def = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!def) {
     // Paths under a served group (or /api) reach kube's go-restful container; others its plain NotFound handler.
-    if (info.apiPrefix === 'api' || groupServed(registry, info.apiGroup)) return notFound;
+    if (info.apiPrefix === 'api' || groupServed(registry, info.apiGroup)) return notFound();
     return { kind: 'plain-not-found' };
   }
-  if ((info.apiPrefix === 'api') !== (def.group === '')) return notFound;
+  if ((info.apiPrefix === 'api') !== (def.group === '')) return notFound();
   const isNamespaceResource = def.group === '' && def.resource === 'namespaces';
   const pathNamespace = isNamespaceResource ? '' : info.namespace;
   const name = info.name;
-  if (!def.namespaced && pathNamespace !== '') return notFound;
+  if (!def.namespaced && pathNamespace !== '') return notFound();
   const namespacedPathOmitted = def.namespaced && pathNamespace === '';
-  if (namespacedPathOmitted && name !== '') return notFound;
+  if (namespacedPathOmitted && name !== '') return notFound();
 
   const base = {
     kind: 'route' as const,
@@ -109,18 +110,18 @@ export function routeResourceRequest(registry: Registry, method: string, info: R
   };
 
   if (hasLegacyWatchSegment(info)) {
-    if (!def.verbs.includes('watch') || info.subresource !== '') return notFound;
+    if (!def.verbs.includes('watch') || info.subresource !== '') return notFound();
     if (method !== 'GET') return { kind: 'error', error: methodNotAllowedPath() };
     return { ...base, action: 'list', forceWatch: true, produces: 'list' };
   }
 
   if (info.subresource !== '') {
-    if (name === '') return notFound;
+    if (name === '') return notFound();
     const facts = def.subresources.find((s) => s.name === info.subresource);
-    if (!facts) return notFound;
+    if (!facts) return notFound();
     if (!SERVED_SUBRESOURCES.has(facts.name)) {
       // Streaming subresources of pods: kube's answers for a server without kubelets (see connect.ts).
-      if (def.group !== '' || def.resource !== 'pods' || !CONNECT_SUBRESOURCES.has(facts.name)) return notFound;
+      if (def.group !== '' || def.resource !== 'pods' || !CONNECT_SUBRESOURCES.has(facts.name)) return notFound();
       const allowed = facts.name === 'log' ? ['GET'] : facts.name === 'proxy' ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] : ['GET', 'POST'];
       if (!allowed.includes(method)) return { kind: 'error', error: methodNotAllowedPath() };
       return { ...base, subresource: facts.name, action: 'connect', produces: 'object' };

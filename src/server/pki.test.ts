@@ -1,9 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
 import { ensurePki, servingNamesFor, splitPemCertificates } from './pki.ts';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
@@ -15,24 +19,52 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
+const keyUsageOf = (pem: string) => new x509.X509Certificate(pem).getExtension(x509.KeyUsagesExtension)?.usages;
+
 test('first start generates a CA, a serving certificate and the admin client certificate', () =>
   withDir(async (dir) => {
-    const { pki, generated } = await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1' });
+    const now = Date.now();
+    const { pki, generated } = await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1', now });
     assert.deepEqual(generated, ['ca', 'serving certificate', 'admin client certificate']);
     const ca = new X509Certificate(pki.ca.certPem);
     const serving = new X509Certificate(pki.serving.certPem);
     const admin = new X509Certificate(pki.admin.certPem);
     assert.equal(ca.ca, true);
+    assert.equal(serving.ca, false);
+    assert.equal(admin.ca, false);
+    assert.equal(ca.subject, `CN=capstan-ca@${Math.floor(now / 1000)}`);
+    assert.ok(ca.verify(ca.publicKey));
     assert.ok(serving.checkIssued(ca) && serving.verify(ca.publicKey));
     assert.ok(admin.checkIssued(ca) && admin.verify(ca.publicKey));
+    assert.equal(serving.subject, 'CN=capstan-apiserver');
     assert.equal(serving.subjectAltName, 'DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
+    assert.equal(serving.checkHost('localhost'), 'localhost');
+    assert.equal(serving.checkIP('127.0.0.1'), '127.0.0.1');
+    assert.equal(serving.checkIP('::1'), '::1');
     assert.equal(admin.subject, 'O=system:masters\nCN=capstan-admin');
+    assert.equal(admin.subjectAltName, undefined);
     assert.deepEqual(serving.keyUsage, ['1.3.6.1.5.5.7.3.1']);
     assert.deepEqual(admin.keyUsage, ['1.3.6.1.5.5.7.3.2']);
-    assert.equal(admin.publicKey.asymmetricKeyType, 'ec');
-    assert.equal(admin.publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+    assert.equal(ca.keyUsage, undefined);
+    const { digitalSignature, keyCertSign, cRLSign } = x509.KeyUsageFlags;
+    assert.equal(keyUsageOf(pki.ca.certPem), digitalSignature | keyCertSign | cRLSign);
+    assert.equal(keyUsageOf(pki.serving.certPem), digitalSignature);
+    assert.equal(keyUsageOf(pki.admin.certPem), digitalSignature);
+    const day = 24 * 3600 * 1000;
+    assert.equal(ca.validFromDate.getTime(), Math.floor((now - 5 * 60 * 1000) / 1000) * 1000);
+    assert.equal(ca.validToDate.getTime(), Math.floor((now + 3650 * day) / 1000) * 1000);
+    assert.equal(admin.validToDate.getTime(), Math.floor((now + 365 * day) / 1000) * 1000);
+    for (const [cert, pair] of [[ca, pki.ca], [serving, pki.serving], [admin, pki.admin]] as const) {
+      assert.match(pair.keyPem, /^-----BEGIN PRIVATE KEY-----\n/);
+      assert.ok(cert.checkPrivateKey(createPrivateKey(pair.keyPem)));
+      assert.equal(cert.publicKey.asymmetricKeyType, 'ec');
+      assert.equal(cert.publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+    }
     for (const f of ['ca.key', 'apiserver.key', 'admin.key']) assert.equal((await stat(join(dir, 'pki', f))).mode & 0o777, 0o600, f);
+    for (const f of ['ca.crt', 'apiserver.crt', 'admin.crt']) assert.equal((await stat(join(dir, 'pki', f))).mode & 0o777, 0o644, f);
     assert.equal((await stat(join(dir, 'pki'))).mode & 0o777, 0o700);
+    assert.equal(await readFile(join(dir, 'pki', 'apiserver.crt'), 'utf8'), pki.serving.certPem);
+    assert.equal(await readFile(join(dir, 'pki', 'apiserver.key'), 'utf8'), pki.serving.keyPem);
   }));
 
 test('a restart reuses everything; a new bind address renews only the serving certificate', () =>
@@ -64,6 +96,42 @@ test('skipServing leaves the serving certificate alone', () =>
   withDir(async (dir) => {
     const r = await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1', skipServing: true });
     assert.deepEqual(r.generated, ['ca', 'admin client certificate']);
+  }));
+
+test('a CA whose key is not ECDSA P-256 is replaced', () =>
+  withDir(async (dir) => {
+    await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1' });
+    const alg = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]) };
+    const keys = await crypto.subtle.generateKey(alg, true, ['sign', 'verify']);
+    const rsaCa = await x509.X509CertificateGenerator.createSelfSigned({
+      name: 'CN=rsa-ca',
+      keys,
+      signingAlgorithm: alg,
+      extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+    });
+    const pkcs8 = Buffer.from(await crypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64');
+    await writeFile(join(dir, 'pki', 'ca.crt'), rsaCa.toString('pem'));
+    await writeFile(join(dir, 'pki', 'ca.key'), `-----BEGIN PRIVATE KEY-----\n${pkcs8}\n-----END PRIVATE KEY-----\n`);
+    assert.equal(new X509Certificate(await readFile(join(dir, 'pki', 'ca.crt'))).ca, true);
+    const r = await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1' });
+    assert.deepEqual(r.generated, ['ca', 'serving certificate', 'admin client certificate']);
+    assert.equal(new X509Certificate(r.pki.ca.certPem).publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+  }));
+
+test('the X.509 library is loaded only when a certificate is issued, not on a restart', () =>
+  withDir(async (dir) => {
+    await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1' });
+    // A fresh process: this one loaded the library already. reflect-metadata, imported just before the
+    // library, defines Reflect.getMetadata.
+    const script = `
+      const { ensurePki } = await import(${JSON.stringify(new URL('./pki.ts', import.meta.url).href)});
+      const r = await ensurePki({ dataDir: ${JSON.stringify(dir)}, bindAddress: '127.0.0.1' });
+      console.log(r.generated.length, typeof Reflect.getMetadata);
+      const r2 = await ensurePki({ dataDir: ${JSON.stringify(dir)}, bindAddress: '127.0.0.7' });
+      console.log(r2.generated.length, typeof Reflect.getMetadata);
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+    assert.equal(stdout, '0 undefined\n1 function\n');
   }));
 
 test('serving names: loopback set plus a specific bind address', () => {

@@ -1,15 +1,14 @@
 // The cluster's certificates: a CA, a serving certificate for the loopback names, and an admin client
 // certificate (CN capstan-admin, O system:masters), ECDSA P-256. Generated on first start into <dataDir>/pki
-// (in milliseconds: Node's crypto makes the keys, certificates.ts the DER), reused afterwards, and renewed
-// when missing, expiring, no longer signed by the CA, or lacking a needed name.
+// (certificates.ts, which loads its X.509 library only then), reused afterwards with nothing but Node's own
+// X509Certificate to check them, and renewed when missing, expiring, no longer signed by the CA, or lacking a
+// needed name.
 
-import { X509Certificate as NodeX509, createPrivateKey, createPublicKey } from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
+import { X509Certificate as NodeX509, createPrivateKey } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { DistinguishedName, Signer } from './certificates.ts';
-import { certificatePem, issueCertificate, keyIdentifier, newEcKeyPair, subjectNameOf } from './certificates.ts';
+import type { CertificateRequest, DistinguishedName } from './certificates.ts';
 
 export const ADMIN_USER = 'capstan-admin';
 export const ADMIN_GROUP = 'system:masters';
@@ -89,9 +88,14 @@ function keyMatches(cert: NodeX509, keyPem: string): boolean {
   }
 }
 
+/** The leaves are signed with ECDSA P-256 and SHA-256, so a CA with any other key is replaced. */
+function isP256(cert: NodeX509): boolean {
+  return cert.publicKey.asymmetricKeyType === 'ec' && cert.publicKey.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+}
+
 function usableCa(pair: KeyPairPem | undefined, now: number): boolean {
   const cert = parse(pair);
-  return !!cert && !!pair && cert.ca && Date.parse(cert.validTo) > now + RENEW_BEFORE && keyMatches(cert, pair.keyPem);
+  return !!cert && !!pair && cert.ca && isP256(cert) && Date.parse(cert.validTo) > now + RENEW_BEFORE && keyMatches(cert, pair.keyPem);
 }
 
 function usableLeaf(pair: KeyPairPem | undefined, ca: NodeX509, now: number, check: (cert: NodeX509) => boolean): boolean {
@@ -111,42 +115,17 @@ function sanEntries(cert: NodeX509): Set<string> {
   return out;
 }
 
-interface Issuer {
-  readonly signer: Signer;
+async function issue(req: CertificateRequest, ca?: KeyPairPem): Promise<KeyPairPem> {
+  const { issueCertificate } = await import('./certificates.ts');
+  return issueCertificate(req, ca);
 }
 
-function exportKey(key: KeyObject): string {
-  return key.export({ type: 'pkcs8', format: 'pem' }) as string;
+function generateCa(now: number): Promise<KeyPairPem> {
+  return issue({ subject: { commonName: `capstan-ca@${Math.floor(now / 1000)}` }, notBefore: new Date(now - 5 * 60 * 1000), notAfter: new Date(now + CA_LIFETIME), isCa: true });
 }
 
-function issuerFrom(ca: KeyPairPem): Issuer {
-  const certDer = new NodeX509(ca.certPem).raw;
-  const privateKey = createPrivateKey(ca.keyPem);
-  return { signer: { name: subjectNameOf(certDer), privateKey, keyIdentifier: keyIdentifier(createPublicKey(privateKey)) } };
-}
-
-function generateCa(now: number): KeyPairPem {
-  const keys = newEcKeyPair();
-  const cert = issueCertificate(
-    {
-      subject: { commonName: `capstan-ca@${Math.floor(now / 1000)}` },
-      publicKey: keys.publicKey,
-      notBefore: new Date(now - 5 * 60 * 1000),
-      notAfter: new Date(now + CA_LIFETIME),
-      isCa: true,
-    },
-    { selfSignKey: keys.privateKey },
-  );
-  return { certPem: certificatePem(cert), keyPem: exportKey(keys.privateKey) };
-}
-
-function generateLeaf(issuer: Issuer, now: number, subject: DistinguishedName, usage: 'server' | 'client', altNames: readonly string[] = []): KeyPairPem {
-  const keys = newEcKeyPair();
-  const cert = issueCertificate(
-    { subject, publicKey: keys.publicKey, notBefore: new Date(now - 5 * 60 * 1000), notAfter: new Date(now + LEAF_LIFETIME), isCa: false, usage, altNames },
-    issuer.signer,
-  );
-  return { certPem: certificatePem(cert), keyPem: exportKey(keys.privateKey) };
+function generateLeaf(ca: KeyPairPem, now: number, subject: DistinguishedName, usage: 'server' | 'client', altNames: readonly string[] = []): Promise<KeyPairPem> {
+  return issue({ subject, notBefore: new Date(now - 5 * 60 * 1000), notAfter: new Date(now + LEAF_LIFETIME), isCa: false, usage, altNames }, ca);
 }
 
 export interface EnsurePkiOptions {
@@ -172,13 +151,11 @@ export async function ensurePki(options: EnsurePkiOptions): Promise<EnsurePkiRes
 
   let ca = caPair;
   if (!ca || !usableCa(ca, now)) {
-    ca = generateCa(now);
+    ca = await generateCa(now);
     await writePair(dir, 'ca', ca);
     generated.push('ca');
   }
   const caCert = new NodeX509(ca.certPem);
-  let issuer: Issuer | undefined;
-  const getIssuer = (): Issuer => (issuer ??= issuerFrom(ca));
 
   const servingNames = servingNamesFor(options.bindAddress);
   let serving = servingPair;
@@ -187,7 +164,7 @@ export async function ensurePki(options: EnsurePkiOptions): Promise<EnsurePkiRes
     return servingNames.every((n) => have.has(normalizeIp(n)));
   };
   if (!options.skipServing && (!serving || !usableLeaf(serving, caCert, now, coversNames))) {
-    serving = generateLeaf(getIssuer(), now, { commonName: 'capstan-apiserver' }, 'server', servingNames);
+    serving = await generateLeaf(ca, now, { commonName: 'capstan-apiserver' }, 'server', servingNames);
     await writePair(dir, 'apiserver', serving);
     generated.push('serving certificate');
   }
@@ -195,7 +172,7 @@ export async function ensurePki(options: EnsurePkiOptions): Promise<EnsurePkiRes
   let admin = adminPair;
   const isAdmin = (cert: NodeX509): boolean => cert.subject.split('\n').sort().join('\n') === [`CN=${ADMIN_USER}`, `O=${ADMIN_GROUP}`].sort().join('\n');
   if (!admin || !usableLeaf(admin, caCert, now, isAdmin)) {
-    admin = generateLeaf(getIssuer(), now, { commonName: ADMIN_USER, organizations: [ADMIN_GROUP] }, 'client');
+    admin = await generateLeaf(ca, now, { commonName: ADMIN_USER, organizations: [ADMIN_GROUP] }, 'client');
     await writePair(dir, 'admin', admin);
     generated.push('admin client certificate');
   }
