@@ -1,0 +1,148 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fieldErrorString, invalid } from '../../../apis/errors.ts';
+import type { KubeObject } from '../../types.ts';
+import { builtinTypeFacts } from '../index.ts';
+import { testContext as ctx } from '../test-context.ts';
+
+const deployments = builtinTypeFacts('apps', 'deployments');
+const replicaSets = builtinTypeFacts('apps', 'replicasets');
+const statefulSets = builtinTypeFacts('apps', 'statefulsets');
+const daemonSets = builtinTypeFacts('apps', 'daemonsets');
+
+const template = (labels: Record<string, string>) => ({ metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } });
+
+function create(facts: typeof deployments, spec: Record<string, unknown>): KubeObject {
+  const obj: KubeObject = { metadata: { name: 'web', namespace: 'default' }, spec };
+  facts.strategy.defaults?.(obj);
+  facts.strategy.prepareForCreate?.(obj, ctx);
+  return obj;
+}
+
+function errors(facts: typeof deployments, obj: KubeObject): string[] {
+  return (facts.strategy.validate?.(obj, ctx) ?? []).map(fieldErrorString);
+}
+
+test('deployment defaults, generation 1 and empty status', () => {
+  const d = create(deployments, { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) });
+  const spec = d.spec as Record<string, unknown>;
+  assert.equal(spec.replicas, 1);
+  assert.deepEqual(spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+  assert.equal(spec.revisionHistoryLimit, 10);
+  assert.equal(spec.progressDeadlineSeconds, 600);
+  assert.deepEqual((spec.template as { metadata: unknown }).metadata, { labels: { app: 'web' }, creationTimestamp: null });
+  assert.equal(d.metadata.generation, 1);
+  assert.deepEqual(d.status, {});
+  assert.deepEqual(errors(deployments, d), []);
+});
+
+test('a deployment without selector gets both kube errors', () => {
+  const d = create(deployments, { template: template({ app: 'web' }) });
+  const errs = deployments.strategy.validate?.(d, ctx) ?? [];
+  assert.equal(
+    invalid({ group: 'apps', kind: 'Deployment' }, 'web', errs).message,
+    'Deployment.apps "web" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`]',
+  );
+  assert.deepEqual(errors(deployments, create(deployments, { selector: { matchLabels: { app: 'x' } }, template: template({ app: 'web' }) })), [
+    'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+  ]);
+  assert.deepEqual(errors(deployments, create(deployments, { selector: {}, template: template({ app: 'web' }) })), ['spec.selector: Invalid value: {}: empty selector is invalid for deployment']);
+  assert.deepEqual(
+    errors(deployments, create(deployments, { selector: { matchLabels: { app: 'web' } }, template: { ...template({ app: 'web' }), spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Never' } } })),
+    ['spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'],
+  );
+  assert.deepEqual(
+    errors(deployments, create(deployments, { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }), strategy: { rollingUpdate: { maxSurge: 0, maxUnavailable: '120%' } } })),
+    ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "120%": must not be greater than 100%'],
+  );
+});
+
+test('generation follows spec changes only; selector is immutable; status writes keep spec and labels', () => {
+  const old = create(deployments, { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) });
+  old.metadata.resourceVersion = '9';
+  const labelsOnly = structuredClone(old);
+  labelsOnly.metadata.labels = { team: 'a' };
+  deployments.strategy.prepareForUpdate?.(labelsOnly, old, ctx);
+  assert.equal(labelsOnly.metadata.generation, 1);
+  const annotated = structuredClone(old);
+  annotated.metadata.annotations = { 'example.com/note': 'x' };
+  deployments.strategy.prepareForUpdate?.(annotated, old, ctx);
+  assert.equal(annotated.metadata.generation, 2);
+  const scaled = structuredClone(old);
+  (scaled.spec as Record<string, unknown>).replicas = 3;
+  scaled.status = { replicas: 99 };
+  deployments.strategy.prepareForUpdate?.(scaled, old, ctx);
+  assert.equal(scaled.metadata.generation, 2);
+  assert.deepEqual(scaled.status, {});
+  const reselected = structuredClone(old);
+  (reselected.spec as Record<string, unknown>).selector = { matchLabels: { app: 'web', v: '2' } };
+  ((reselected.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels).v = '2';
+  assert.deepEqual((deployments.strategy.validateUpdate?.(reselected, old, ctx) ?? []).map(fieldErrorString), [
+    'spec.selector: Invalid value: {"matchLabels":{"app":"web","v":"2"}}: field is immutable',
+  ]);
+  const status = deployments.strategy.subresources?.status;
+  assert.ok(status);
+  const written = status.prepareForUpdate({ ...structuredClone(old), metadata: { ...old.metadata, labels: { x: 'y' } }, spec: {}, status: { readyReplicas: 1 } }, old, ctx);
+  assert.deepEqual(written.spec, old.spec);
+  assert.equal(written.metadata.labels, undefined);
+  assert.deepEqual(written.status, { readyReplicas: 1 });
+  assert.deepEqual((status.validateUpdate?.(written, old, ctx) ?? []).map(fieldErrorString), ['status.readyReplicas: Invalid value: 1: cannot be greater than status.replicas']);
+});
+
+test('a deployment name that is not a DNS label gets kube warning', () => {
+  const warnings: string[] = [];
+  const d: KubeObject = { metadata: { name: 'web.v1', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) } };
+  deployments.strategy.defaults?.(d);
+  assert.deepEqual(deployments.strategy.validate?.(d, { ...ctx, warnings }), []);
+  assert.deepEqual(warnings, [
+    'metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]',
+  ]);
+});
+
+test('deployment printer cells', () => {
+  const d = create(deployments, { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) });
+  d.status = { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 };
+  assert.deepEqual(
+    deployments.printerColumns.map((c) => [c.name, c.cell(d)]).filter(([n]) => n !== 'Age'),
+    [
+      ['Ready', '2/3'],
+      ['Up-to-date', 3],
+      ['Available', 2],
+      ['Containers', 'c'],
+      ['Images', 'nginx:1.25'],
+      ['Selector', 'app=web'],
+    ],
+  );
+});
+
+test('replica sets, stateful sets and daemon sets', () => {
+  const rs = create(replicaSets, { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) });
+  assert.deepEqual(rs.status, { replicas: 0 });
+  assert.deepEqual(errors(replicaSets, rs), []);
+  assert.equal(replicaSets.selectableFields['status.replicas'](rs), '0');
+  assert.deepEqual(
+    replicaSets.printerColumns.map((c) => c.name),
+    ['Desired', 'Current', 'Ready', 'Age', 'Containers', 'Images', 'Selector'],
+  );
+
+  const sts = create(statefulSets, { serviceName: 'web', selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }), volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }] });
+  const spec = sts.spec as Record<string, unknown>;
+  assert.equal(spec.podManagementPolicy, 'OrderedReady');
+  assert.deepEqual(spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+  assert.deepEqual(spec.persistentVolumeClaimRetentionPolicy, { whenDeleted: 'Retain', whenScaled: 'Retain' });
+  assert.deepEqual(spec.volumeClaimTemplates, [{ metadata: { name: 'data', creationTimestamp: null }, spec: { volumeMode: 'Filesystem' }, status: { phase: 'Pending' } }]);
+  assert.deepEqual(sts.status, { availableReplicas: 0, replicas: 0 });
+  assert.deepEqual(errors(statefulSets, sts), []);
+  const changed = structuredClone(sts);
+  changed.metadata.resourceVersion = '1';
+  (changed.spec as Record<string, unknown>).serviceName = 'other';
+  assert.deepEqual((statefulSets.strategy.validateUpdate?.(changed, { ...sts, metadata: { ...sts.metadata, resourceVersion: '1' } }, ctx) ?? []).map(fieldErrorString), [
+    "spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+  ]);
+
+  const ds = create(daemonSets, { selector: { matchLabels: { app: 'agent' } }, template: template({ app: 'agent' }) });
+  assert.deepEqual((ds.spec as Record<string, unknown>).updateStrategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+  assert.deepEqual(ds.status, { currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 });
+  assert.deepEqual(errors(daemonSets, ds), []);
+  assert.equal(daemonSets.printerColumns.find((c) => c.name === 'Node Selector')?.cell(ds), '<none>');
+});

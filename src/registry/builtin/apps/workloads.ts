@@ -1,0 +1,419 @@
+// Deployments, ReplicaSets, StatefulSets and DaemonSets (pkg/apis/apps/v1 defaults, pkg/apis/apps/validation,
+// pkg/registry/apps/*/strategy.go, their printers): defaulted replicas and update strategies, selectors that
+// must match the template and may not change, generation tracking the spec.
+
+import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { formatLabelSelector as selectorString } from '../../../apis/labels.ts';
+import type { KubeObject } from '../../types.ts';
+import { FIELD_IMMUTABLE, validateObjectMeta } from '../../validation/meta.ts';
+import { isDNS1123Label, nameIsDNSSubdomain } from '../../validation/names.ts';
+import { isInvalidSelector, validateLabelSelector } from '../../validation/label-selector.ts';
+import { buildStrategy, specChanged, type TypeHooks } from '../generic.ts';
+import { clone, ensureObj, isObj, numAt, objAt, objsAt, semanticEqual, setDefault, setDefaultString, type Obj } from '../object.ts';
+import { ageColumn, column, containerCells, formatLabels, formatLabelSelector } from '../printing.ts';
+import type { TypeFacts } from '../facts.ts';
+import type { TypeRules } from '../type-rules.ts';
+import { defaultPodTemplate } from '../core/pod-defaults.ts';
+import { validatePodTemplateSpec } from '../core/pod-validation.ts';
+import {
+  intOrPercentValue,
+  nonnegativeAt,
+  notMoreThan100PercentErrors,
+  positiveIntOrPercentErrors,
+  replicaSetTemplateErrors,
+  requiredSelectorErrors,
+  restartAlwaysErrors,
+  selectorMismatch,
+} from './template-validation.ts';
+
+function spec(obj: KubeObject): Obj {
+  return ensureObj(obj, 'spec');
+}
+
+function specOf(obj: KubeObject): Obj {
+  return objAt(obj, 'spec') ?? {};
+}
+
+function defaultTemplate(s: Obj): void {
+  defaultPodTemplate(ensureObj(s, 'template'));
+}
+
+function selectorImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
+  const n = specOf(obj).selector;
+  const o = specOf(old).selector;
+  return semanticEqual(n, o) ? [] : [fieldErrors.invalid('spec.selector', n ?? null, FIELD_IMMUTABLE)];
+}
+
+function templateCells(obj: KubeObject) {
+  return containerCells(objAt(specOf(obj).template, 'spec'));
+}
+
+/** Status counters must be non-negative and consistent with status.replicas (Validate*Status). */
+function replicaStatusErrors(obj: KubeObject, fields: string[], overReplicas: string[], overMessage: string): FieldError[] {
+  const status = objAt(obj, 'status') ?? {};
+  const errs: FieldError[] = [];
+  for (const f of ['observedGeneration', ...fields]) errs.push(...nonnegativeAt(status, `status.${f}`, f));
+  const replicas = numAt(status, 'replicas');
+  for (const f of overReplicas) {
+    if (numAt(status, f) > replicas) errs.push(fieldErrors.invalid(`status.${f}`, numAt(status, f), overMessage));
+  }
+  if (numAt(status, 'availableReplicas') > numAt(status, 'readyReplicas')) {
+    errs.push(fieldErrors.invalid('status.availableReplicas', numAt(status, 'availableReplicas'), 'cannot be greater than readyReplicas'));
+  }
+  return errs;
+}
+
+// ---- Deployments ----
+
+const deploymentMetaRules = { namespaced: true, nameFn: nameIsDNSSubdomain };
+
+export function defaultDeployment(obj: KubeObject): void {
+  const s = spec(obj);
+  setDefault(s, 'replicas', 1);
+  const strategy = ensureObj(s, 'strategy');
+  setDefaultString(strategy, 'type', 'RollingUpdate');
+  if (strategy.type === 'RollingUpdate') {
+    const ru = ensureObj(strategy, 'rollingUpdate');
+    setDefault(ru, 'maxUnavailable', '25%');
+    setDefault(ru, 'maxSurge', '25%');
+  }
+  setDefault(s, 'revisionHistoryLimit', 10);
+  setDefault(s, 'progressDeadlineSeconds', 600);
+  defaultTemplate(s);
+}
+
+function deploymentStrategyErrors(strategy: unknown, path: string): FieldError[] {
+  const st = isObj(strategy) ? strategy : {};
+  switch (st.type) {
+    case 'Recreate':
+      return st.rollingUpdate !== undefined && st.rollingUpdate !== null
+        ? [fieldErrors.forbidden(`${path}.rollingUpdate`, "may not be specified when strategy `type` is 'Recreate'")]
+        : [];
+    case 'RollingUpdate': {
+      if (!isObj(st.rollingUpdate)) return [fieldErrors.required(`${path}.rollingUpdate`, 'this should be defaulted and never be nil')];
+      const ru = st.rollingUpdate;
+      const errs = [
+        ...positiveIntOrPercentErrors(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`),
+        ...positiveIntOrPercentErrors(ru.maxSurge, `${path}.rollingUpdate.maxSurge`),
+      ];
+      if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0) {
+        errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxUnavailable`, ru.maxUnavailable ?? null, 'may not be 0 when `maxSurge` is 0'));
+      }
+      errs.push(...notMoreThan100PercentErrors(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`));
+      return errs;
+    }
+    default:
+      return [fieldErrors.notSupported(path, st, ['Recreate', 'RollingUpdate'])];
+  }
+}
+
+export function validateDeploymentSpec(obj: KubeObject): FieldError[] {
+  const s = specOf(obj);
+  const errs = nonnegativeAt(s, 'spec.replicas', 'replicas');
+  errs.push(...requiredSelectorErrors(s.selector, 'spec.selector', 'deployment'));
+  errs.push(...replicaSetTemplateErrors(s.selector, s.template, 'spec.template', 'ReplicaSet'));
+  errs.push(...deploymentStrategyErrors(s.strategy, 'spec.strategy'));
+  errs.push(...nonnegativeAt(s, 'spec.minReadySeconds', 'minReadySeconds'));
+  errs.push(...nonnegativeAt(s, 'spec.revisionHistoryLimit', 'revisionHistoryLimit'));
+  if (typeof s.progressDeadlineSeconds === 'number') {
+    errs.push(...nonnegativeAt(s, 'spec.progressDeadlineSeconds', 'progressDeadlineSeconds'));
+    if (s.progressDeadlineSeconds <= numAt(s, 'minReadySeconds')) {
+      errs.push(fieldErrors.invalid('spec.progressDeadlineSeconds', s.progressDeadlineSeconds, 'must be greater than minReadySeconds'));
+    }
+  }
+  return errs;
+}
+
+function deploymentHooks(): TypeHooks {
+  return {
+    defaults: defaultDeployment,
+    validate(obj, ctx) {
+      const errs = validateDeploymentSpec(obj);
+      // WarningsOnCreate (sent only when the create is valid).
+      const name = obj.metadata?.name ?? '';
+      const msgs = isDNS1123Label(name);
+      if (errs.length === 0 && msgs.length > 0 && validateObjectMeta(obj.metadata, deploymentMetaRules).length === 0) {
+        ctx.warnings.push(`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`);
+      }
+      return errs;
+    },
+    // Annotations are copied to replica sets: their changes count like spec changes.
+    generationChanged: (obj, old) => specChanged(obj, old) || !semanticEqual(obj.metadata?.annotations, old.metadata?.annotations),
+    validateUpdate: (obj, old) => [...validateDeploymentSpec(obj), ...selectorImmutable(obj, old)],
+    validateStatusUpdate: (obj) =>
+      replicaStatusErrors(obj, ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'], ['updatedReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than status.replicas'),
+    resetMetaForStatus(merged, old) {
+      if (old.metadata?.labels === undefined) delete merged.metadata.labels;
+      else merged.metadata.labels = clone(old.metadata.labels);
+    },
+  };
+}
+
+function deploymentSelectorCell(obj: KubeObject): string {
+  const sel = specOf(obj).selector;
+  if (isInvalidSelector(sel)) return '<invalid>';
+  return selectorString(sel);
+}
+
+export function deploymentFacts(rules: TypeRules): TypeFacts {
+  return {
+    strategy: buildStrategy(rules, deploymentHooks()),
+    printerColumns: [
+      column('Ready', 'string', 'Ready replicas of desired replicas.', (o) => `${numAt(o, 'status', 'readyReplicas')}/${numAt(o, 'spec', 'replicas')}`),
+      column('Up-to-date', 'string', 'Replicas running the current template.', (o) => numAt(o, 'status', 'updatedReplicas')),
+      column('Available', 'string', 'Replicas available to serve.', (o) => numAt(o, 'status', 'availableReplicas')),
+      ageColumn,
+      column('Containers', 'string', 'Names of each container in the template.', (o) => templateCells(o).names, 1),
+      column('Images', 'string', 'Images referenced by each container in the template.', (o) => templateCells(o).images, 1),
+      column('Selector', 'string', 'Labels of the pods the deployment manages.', deploymentSelectorCell, 1),
+    ],
+    selectableFields: {},
+  };
+}
+
+// ---- ReplicaSets ----
+
+export function validateReplicaSetSpec(obj: KubeObject): FieldError[] {
+  const s = specOf(obj);
+  const errs = nonnegativeAt(s, 'spec.replicas', 'replicas');
+  errs.push(...nonnegativeAt(s, 'spec.minReadySeconds', 'minReadySeconds'));
+  // kube's message says "deployment" here too.
+  errs.push(...requiredSelectorErrors(s.selector, 'spec.selector', 'deployment'));
+  errs.push(...replicaSetTemplateErrors(s.selector, s.template, 'spec.template', 'ReplicaSet'));
+  return errs;
+}
+
+export function replicaSetFacts(rules: TypeRules): TypeFacts {
+  return {
+    strategy: buildStrategy(rules, {
+      defaults(obj) {
+        const s = spec(obj);
+        setDefault(s, 'replicas', 1);
+        defaultTemplate(s);
+      },
+      initialStatus: () => ({ replicas: 0 }),
+      validate: validateReplicaSetSpec,
+      validateUpdate: (obj, old) => [...validateReplicaSetSpec(obj), ...selectorImmutable(obj, old)],
+      validateStatusUpdate: (obj) =>
+        replicaStatusErrors(obj, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than the number of replicas'),
+    }),
+    printerColumns: [
+      column('Desired', 'integer', 'Desired replicas.', (o) => numAt(o, 'spec', 'replicas')),
+      column('Current', 'integer', 'Observed replicas.', (o) => numAt(o, 'status', 'replicas')),
+      column('Ready', 'integer', 'Ready replicas.', (o) => numAt(o, 'status', 'readyReplicas')),
+      ageColumn,
+      column('Containers', 'string', 'Names of each container in the template.', (o) => templateCells(o).names, 1),
+      column('Images', 'string', 'Images referenced by each container in the template.', (o) => templateCells(o).images, 1),
+      column('Selector', 'string', 'Labels of the pods the replica set manages.', (o) => formatLabelSelector(specOf(o).selector), 1),
+    ],
+    selectableFields: { 'status.replicas': (o) => String(numAt(o, 'status', 'replicas')) },
+  };
+}
+
+// ---- StatefulSets ----
+
+function defaultClaimTemplate(pvc: Obj): void {
+  const meta = ensureObj(pvc, 'metadata');
+  if (!('creationTimestamp' in meta)) meta.creationTimestamp = null;
+  setDefaultString(ensureObj(pvc, 'spec'), 'volumeMode', 'Filesystem');
+  setDefaultString(ensureObj(pvc, 'status'), 'phase', 'Pending');
+}
+
+export function defaultStatefulSet(obj: KubeObject): void {
+  const s = spec(obj);
+  setDefaultString(s, 'podManagementPolicy', 'OrderedReady');
+  const us = ensureObj(s, 'updateStrategy');
+  if (!us.type) {
+    us.type = 'RollingUpdate';
+    if (!isObj(us.rollingUpdate)) us.rollingUpdate = {};
+  }
+  if (us.type === 'RollingUpdate' && isObj(us.rollingUpdate)) setDefault(us.rollingUpdate, 'partition', 0);
+  const retention = ensureObj(s, 'persistentVolumeClaimRetentionPolicy');
+  setDefaultString(retention, 'whenDeleted', 'Retain');
+  setDefaultString(retention, 'whenScaled', 'Retain');
+  setDefault(s, 'replicas', 1);
+  setDefault(s, 'revisionHistoryLimit', 10);
+  defaultTemplate(s);
+  for (const pvc of objsAt(s, 'volumeClaimTemplates')) defaultClaimTemplate(pvc);
+}
+
+export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
+  const s = specOf(obj);
+  const errs: FieldError[] = [];
+  const pmp = s.podManagementPolicy;
+  if (pmp === undefined || pmp === null || pmp === '') errs.push(fieldErrors.required('spec.podManagementPolicy'));
+  else if (pmp !== 'OrderedReady' && pmp !== 'Parallel') errs.push(fieldErrors.invalid('spec.podManagementPolicy', pmp, "must be 'OrderedReady' or 'Parallel'"));
+  const us = isObj(s.updateStrategy) ? s.updateStrategy : {};
+  switch (us.type) {
+    case undefined:
+    case null:
+    case '':
+      errs.push(fieldErrors.required('spec.updateStrategy'));
+      break;
+    case 'OnDelete':
+      if (us.rollingUpdate !== undefined && us.rollingUpdate !== null) {
+        errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate', us.rollingUpdate, "only allowed for updateStrategy 'RollingUpdate'"));
+      }
+      break;
+    case 'RollingUpdate':
+      if (isObj(us.rollingUpdate)) errs.push(...nonnegativeAt(us.rollingUpdate, 'spec.updateStrategy.rollingUpdate.partition', 'partition'));
+      break;
+    default:
+      errs.push(fieldErrors.invalid('spec.updateStrategy', us, "must be 'RollingUpdate' or 'OnDelete'"));
+  }
+  const retention = objAt(s, 'persistentVolumeClaimRetentionPolicy');
+  if (retention) {
+    for (const f of ['whenDeleted', 'whenScaled']) {
+      const v = retention[f];
+      if (v !== 'Retain' && v !== 'Delete') errs.push(fieldErrors.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v ?? '', ['Retain', 'Delete']));
+    }
+  }
+  errs.push(...nonnegativeAt(s, 'spec.replicas', 'replicas'));
+  errs.push(...nonnegativeAt(s, 'spec.ordinals.start', 'ordinals', 'start'));
+  errs.push(...nonnegativeAt(s, 'spec.minReadySeconds', 'minReadySeconds'));
+  errs.push(...requiredSelectorErrors(s.selector, 'spec.selector', 'statefulset'));
+  if (isInvalidSelector(s.selector)) errs.push(fieldErrors.invalid('spec.selector', s.selector, ''));
+  else {
+    errs.push(...selectorMismatch(s.selector, s.template, 'spec.template'));
+    errs.push(...validatePodTemplateSpec(s.template, 'spec.template'));
+  }
+  errs.push(...restartAlwaysErrors(s.template, 'spec.template', 'StatefulSet'));
+  return errs;
+}
+
+const STS_MUTABLE = ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds', 'revisionHistoryLimit'];
+
+function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateStatefulSetSpec(obj);
+  const n = clone(specOf(obj));
+  const o = specOf(old);
+  for (const k of STS_MUTABLE) {
+    if (o[k] === undefined) delete n[k];
+    else n[k] = clone(o[k]);
+  }
+  if (!semanticEqual(n, o)) {
+    errs.push(
+      fieldErrors.forbidden(
+        'spec',
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+      ),
+    );
+  }
+  return errs;
+}
+
+export function statefulSetFacts(rules: TypeRules): TypeFacts {
+  return {
+    strategy: buildStrategy(rules, {
+      defaults: defaultStatefulSet,
+      initialStatus: () => ({ availableReplicas: 0, replicas: 0 }),
+      validate: validateStatefulSetSpec,
+      validateUpdate: (obj, old) => validateStatefulSetUpdate(obj, old),
+    }),
+    printerColumns: [
+      column('Ready', 'string', 'Ready replicas of desired replicas.', (o) => `${numAt(o, 'status', 'readyReplicas')}/${numAt(o, 'spec', 'replicas')}`),
+      ageColumn,
+      column('Containers', 'string', 'Names of each container in the template.', (o) => templateCells(o).names, 1),
+      column('Images', 'string', 'Images referenced by each container in the template.', (o) => templateCells(o).images, 1),
+    ],
+    selectableFields: {},
+  };
+}
+
+// ---- DaemonSets ----
+
+export function defaultDaemonSet(obj: KubeObject): void {
+  const s = spec(obj);
+  const us = ensureObj(s, 'updateStrategy');
+  setDefaultString(us, 'type', 'RollingUpdate');
+  if (us.type === 'RollingUpdate') {
+    const ru = ensureObj(us, 'rollingUpdate');
+    setDefault(ru, 'maxUnavailable', 1);
+    setDefault(ru, 'maxSurge', 0);
+  }
+  setDefault(s, 'revisionHistoryLimit', 10);
+  defaultTemplate(s);
+}
+
+function daemonSetUpdateStrategyErrors(strategy: unknown): FieldError[] {
+  const st = isObj(strategy) ? strategy : {};
+  const path = 'spec.updateStrategy';
+  switch (st.type) {
+    case 'OnDelete':
+      return [];
+    case 'RollingUpdate': {
+      if (!isObj(st.rollingUpdate)) return [fieldErrors.required(`${path}.rollingUpdate`)];
+      const ru = st.rollingUpdate;
+      const errs = [
+        ...positiveIntOrPercentErrors(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`),
+        ...positiveIntOrPercentErrors(ru.maxSurge, `${path}.rollingUpdate.maxSurge`),
+      ];
+      const mu = intOrPercentValue(ru.maxUnavailable);
+      const ms = intOrPercentValue(ru.maxSurge);
+      if (mu === 0 && ms === 0) errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxUnavailable`, ru.maxUnavailable ?? null, 'may not be 0 when `maxSurge` is 0'));
+      if (mu !== 0 && ms !== 0) errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxSurge`, ru.maxSurge ?? null, 'may not be set when maxUnavailable is non-zero'));
+      errs.push(...notMoreThan100PercentErrors(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`));
+      return errs;
+    }
+    default:
+      return [fieldErrors.notSupported(`${path}.type`, st.type ?? '', ['OnDelete', 'RollingUpdate'])];
+  }
+}
+
+export function validateDaemonSetSpec(obj: KubeObject): FieldError[] {
+  const s = specOf(obj);
+  const errs = validateLabelSelector(s.selector, 'spec.selector');
+  if (!isInvalidSelector(s.selector)) errs.push(...selectorMismatch(s.selector ?? null, s.template, 'spec.template'));
+  if (isObj(s.selector) && Object.keys(objAt(s.selector, 'matchLabels') ?? {}).length + objsAt(s.selector, 'matchExpressions').length === 0) {
+    errs.push(fieldErrors.invalid('spec.selector', s.selector, 'empty selector is invalid for daemonset'));
+  }
+  errs.push(...validatePodTemplateSpec(s.template, 'spec.template'));
+  errs.push(...restartAlwaysErrors(s.template, 'spec.template', 'DaemonSet', true));
+  errs.push(...nonnegativeAt(s, 'spec.minReadySeconds', 'minReadySeconds'));
+  errs.push(...nonnegativeAt(s, 'spec.templateGeneration', 'templateGeneration'));
+  errs.push(...daemonSetUpdateStrategyErrors(s.updateStrategy));
+  errs.push(...nonnegativeAt(s, 'spec.revisionHistoryLimit', 'revisionHistoryLimit'));
+  return errs;
+}
+
+export function daemonSetFacts(rules: TypeRules): TypeFacts {
+  return {
+    strategy: buildStrategy(rules, {
+      defaults: defaultDaemonSet,
+      initialStatus: () => ({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 }),
+      validate: validateDaemonSetSpec,
+      validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj), ...selectorImmutable(obj, old)],
+    }),
+    printerColumns: [
+      column('Desired', 'integer', 'Nodes that should run the daemon pod.', (o) => numAt(o, 'status', 'desiredNumberScheduled')),
+      column('Current', 'integer', 'Nodes running the daemon pod.', (o) => numAt(o, 'status', 'currentNumberScheduled')),
+      column('Ready', 'integer', 'Nodes with a ready daemon pod.', (o) => numAt(o, 'status', 'numberReady')),
+      column('Up-to-date', 'integer', 'Nodes running the current template.', (o) => numAt(o, 'status', 'updatedNumberScheduled')),
+      column('Available', 'integer', 'Nodes with an available daemon pod.', (o) => numAt(o, 'status', 'numberAvailable')),
+      column('Node Selector', 'string', 'Labels a node needs to run the daemon pod.', (o) => formatLabels(objAt(specOf(o).template, 'spec')?.nodeSelector)),
+      ageColumn,
+      column('Containers', 'string', 'Names of each container in the template.', (o) => templateCells(o).names, 1),
+      column('Images', 'string', 'Images referenced by each container in the template.', (o) => templateCells(o).images, 1),
+      column('Selector', 'string', 'Labels of the pods the daemon set manages.', (o) => formatLabelSelector(specOf(o).selector), 1),
+    ],
+    selectableFields: {},
+  };
+}
+
+// ---- ControllerRevisions (printing only) ----
+
+export function controllerRevisionColumns() {
+  return [
+    column('Controller', 'string', 'The object that owns the revision.', (o: KubeObject) => {
+      const refs = Array.isArray(o.metadata?.ownerReferences) ? o.metadata.ownerReferences : [];
+      const ref = refs.find((r) => isObj(r) && r.controller === true);
+      if (!ref) return '<none>';
+      const apiVersion = String(ref.apiVersion ?? '');
+      const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+      return `${String(ref.kind ?? '').toLowerCase()}${group ? `.${group}` : ''}/${String(ref.name ?? '')}`;
+    }),
+    column('Revision', 'string', 'The revision number.', (o: KubeObject) => (typeof o.revision === 'number' ? o.revision : 0)),
+    ageColumn,
+  ];
+}
+

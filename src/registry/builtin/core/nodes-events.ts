@@ -1,0 +1,314 @@
+// Nodes and Events (core validation, v1 defaults, printNode/printEvent and their field label conversions).
+
+import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import type { KubeObject } from '../../types.ts';
+import { validateQualifiedName } from '../../validation/meta.ts';
+import { isDNS1123Subdomain, isValidLabelValue } from '../../validation/names.ts';
+import { buildStrategy } from '../generic.ts';
+import { clone, ensureObj, getPath, isObj, numAt, objAt, objsAt, setDefault, strAt, type Obj } from '../object.ts';
+import { ageColumn, column, translateTimestampSince } from '../printing.ts';
+import type { TypeFacts } from '../facts.ts';
+import type { TypeRules } from '../type-rules.ts';
+
+// ---- Nodes ----
+
+const NODE_INFO_FIELDS = [
+  'architecture',
+  'bootID',
+  'containerRuntimeVersion',
+  'kernelVersion',
+  'kubeProxyVersion',
+  'kubeletVersion',
+  'machineID',
+  'operatingSystem',
+  'osImage',
+  'systemUUID',
+];
+
+/** SetDefaults_NodeStatus (allocatable from capacity) and the struct fields Go always writes. */
+export function defaultNode(node: KubeObject): void {
+  ensureObj(node, 'spec');
+  const status = ensureObj(node, 'status');
+  if (status.allocatable === undefined && isObj(status.capacity)) status.allocatable = clone(status.capacity);
+  const endpoint = ensureObj(ensureObj(status, 'daemonEndpoints'), 'kubeletEndpoint');
+  setDefault(endpoint, 'Port', 0);
+  const info = ensureObj(status, 'nodeInfo');
+  for (const f of NODE_INFO_FIELDS) setDefault(info, f, '');
+}
+
+function taintErrors(node: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  objsAt(node, 'spec', 'taints').forEach((t, i) => {
+    const p = `spec.taints[${i}]`;
+    const key = strAt(t, 'key');
+    errs.push(...validateQualifiedName(key, `${p}.key`));
+    const value = strAt(t, 'value');
+    const valueErrs = isValidLabelValue(value);
+    if (valueErrs.length) errs.push(fieldErrors.invalid(`${p}.value`, value, valueErrs.join(';')));
+    const effect = strAt(t, 'effect');
+    if (effect === '') errs.push(fieldErrors.required(`${p}.effect`));
+    else if (!['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(effect)) {
+      errs.push(fieldErrors.notSupported(`${p}.effect`, effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']));
+    }
+    const k = `${key}:${effect}`;
+    if (seen.has(k)) {
+      errs.push({ ...fieldErrors.duplicate(p, t), detail: 'taints must be unique by key and effect pair' });
+      return;
+    }
+    seen.add(k);
+  });
+  return errs;
+}
+
+function nodeStatus(node: KubeObject): string {
+  const ready = objsAt(node, 'status', 'conditions').find((c) => c.type === 'Ready');
+  const parts = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (getPath(node, 'spec', 'unschedulable') === true) parts.push('SchedulingDisabled');
+  return parts.join(',');
+}
+
+function nodeRoles(node: KubeObject): string {
+  const roles = new Set<string>();
+  for (const [k, v] of Object.entries(node.metadata?.labels ?? {})) {
+    if (k.startsWith('node-role.kubernetes.io/')) {
+      const role = k.slice('node-role.kubernetes.io/'.length);
+      if (role) roles.add(role);
+    } else if (k === 'kubernetes.io/role' && v !== '') roles.add(v);
+  }
+  const list = [...roles].sort().join(',');
+  return list === '' ? '<none>' : list;
+}
+
+function nodeAddress(node: KubeObject, type: string): string {
+  const a = objsAt(node, 'status', 'addresses').find((x) => x.type === type);
+  return a ? strAt(a, 'address') : '<none>';
+}
+
+const orUnknown = (s: string) => (s === '' ? '<unknown>' : s);
+
+export function nodeFacts(rules: TypeRules): TypeFacts {
+  return {
+    strategy: buildStrategy(rules, {
+      defaults: defaultNode,
+      // Nodes register with their status: create keeps it.
+      initialStatus: () => 'keep',
+      validate: (obj) => taintErrors(obj),
+      validateUpdate: (obj, _old, _ctx, validateNew) => validateNew(),
+    }),
+    printerColumns: [
+      column('Status', 'string', 'The readiness of the node.', nodeStatus),
+      column('Roles', 'string', 'The roles of the node.', nodeRoles),
+      ageColumn,
+      column('Version', 'string', 'The kubelet version.', (o) => strAt(o, 'status', 'nodeInfo', 'kubeletVersion')),
+      column('Internal-IP', 'string', 'The first internal address.', (o) => nodeAddress(o, 'InternalIP'), 1),
+      column('External-IP', 'string', 'The first external address.', (o) => nodeAddress(o, 'ExternalIP'), 1),
+      column('OS-Image', 'string', 'The operating system image.', (o) => orUnknown(strAt(o, 'status', 'nodeInfo', 'osImage')), 1),
+      column('Kernel-Version', 'string', 'The kernel version.', (o) => orUnknown(strAt(o, 'status', 'nodeInfo', 'kernelVersion')), 1),
+      column('Container-Runtime', 'string', 'The container runtime version.', (o) => orUnknown(strAt(o, 'status', 'nodeInfo', 'containerRuntimeVersion')), 1),
+    ],
+    selectableFields: { 'spec.unschedulable': (o) => String(getPath(o, 'spec', 'unschedulable') === true) },
+  };
+}
+
+// ---- Events ----
+
+const EVENT_LIMIT = 128;
+const NOTE_LIMIT = 1024;
+
+/** The fields Go always writes for a core/v1 Event (timestamps as null, reporting fields as ""). */
+export function defaultCoreEvent(ev: KubeObject): void {
+  setDefault(ev, 'involvedObject', {});
+  setDefault(ev, 'source', {});
+  for (const f of ['firstTimestamp', 'lastTimestamp', 'eventTime']) if (!(f in ev)) ev[f] = null;
+  for (const f of ['reportingComponent', 'reportingInstance']) setDefault(ev, f, '');
+}
+
+/** A core/v1-shaped view of either Event flavor (events.k8s.io/v1 renames most fields). */
+export interface EventView {
+  namespace: string;
+  involvedObject: Obj;
+  reason: string;
+  message: string;
+  type: string;
+  eventTime: string;
+  firstTimestamp: string;
+  lastTimestamp: string;
+  count: number;
+  series?: Obj;
+  reportingController: string;
+  reportingInstance: string;
+  action: string;
+  source: Obj;
+}
+
+export function eventView(ev: KubeObject): EventView {
+  const isCore = !('regarding' in ev) && !('note' in ev) && !('reportingController' in ev) && !String(ev.apiVersion ?? '').startsWith('events.k8s.io');
+  const s = (k: string) => strAt(ev, k);
+  return isCore
+    ? {
+        namespace: ev.metadata?.namespace ?? '',
+        involvedObject: objAt(ev, 'involvedObject') ?? {},
+        reason: s('reason'),
+        message: s('message'),
+        type: s('type'),
+        eventTime: s('eventTime'),
+        firstTimestamp: s('firstTimestamp'),
+        lastTimestamp: s('lastTimestamp'),
+        count: numAt(ev, 'count'),
+        series: objAt(ev, 'series'),
+        reportingController: s('reportingComponent'),
+        reportingInstance: s('reportingInstance'),
+        action: s('action'),
+        source: objAt(ev, 'source') ?? {},
+      }
+    : {
+        namespace: ev.metadata?.namespace ?? '',
+        involvedObject: objAt(ev, 'regarding') ?? {},
+        reason: s('reason'),
+        message: s('note'),
+        type: s('type'),
+        eventTime: s('eventTime'),
+        firstTimestamp: s('deprecatedFirstTimestamp'),
+        lastTimestamp: s('deprecatedLastTimestamp'),
+        count: numAt(ev, 'deprecatedCount'),
+        series: objAt(ev, 'series'),
+        reportingController: s('reportingController'),
+        reportingInstance: s('reportingInstance'),
+        action: s('action'),
+        source: objAt(ev, 'deprecatedSource') ?? {},
+      };
+}
+
+/** legacyValidateEvent (both API groups go through it). */
+export function validateEventContent(ev: KubeObject, reportingField: 'reportingComponent' | 'reportingController'): FieldError[] {
+  const v = eventView(ev);
+  const errs: FieldError[] = [];
+  const involvedNs = strAt(v.involvedObject, 'namespace');
+  if (v.eventTime === '') {
+    if (involvedNs === '') {
+      if (v.namespace !== '' && v.namespace !== 'default') errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+    } else if (v.namespace !== involvedNs) {
+      errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+    }
+  } else {
+    if (involvedNs === '' && v.namespace !== 'default' && v.namespace !== 'kube-system') {
+      errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+    }
+    if (v.reportingController === '') errs.push(fieldErrors.required(reportingField));
+    errs.push(...validateQualifiedName(v.reportingController, reportingField));
+    if (v.reportingInstance === '') errs.push(fieldErrors.required('reportingInstance'));
+    if (v.reportingInstance.length > EVENT_LIMIT) errs.push(fieldErrors.invalid('reportingInstance', '', `can have at most ${EVENT_LIMIT} characters`));
+    if (v.action === '') errs.push(fieldErrors.required('action'));
+    if (v.action.length > EVENT_LIMIT) errs.push(fieldErrors.invalid('action', '', `can have at most ${EVENT_LIMIT} characters`));
+    if (v.reason === '') errs.push(fieldErrors.required('reason'));
+    if (v.reason.length > EVENT_LIMIT) errs.push(fieldErrors.invalid('reason', '', `can have at most ${EVENT_LIMIT} characters`));
+    if (v.message.length > NOTE_LIMIT) errs.push(fieldErrors.invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
+  }
+  for (const m of isDNS1123Subdomain(v.namespace)) errs.push(fieldErrors.invalid('namespace', v.namespace, m));
+  return errs;
+}
+
+function eventSource(v: EventView): string {
+  const component = strAt(v.source, 'component') || v.reportingController;
+  const host = strAt(v.source, 'host') || v.reportingInstance;
+  return host === '' ? component : `${component}, ${host}`;
+}
+
+function timeCell(t: string): string {
+  return translateTimestampSince(t === '' ? undefined : t);
+}
+
+function eventTimes(ev: KubeObject): { first: string; last: string; count: number } {
+  const v = eventView(ev);
+  const first = v.firstTimestamp !== '' ? timeCell(v.firstTimestamp) : timeCell(v.eventTime);
+  let last = v.lastTimestamp !== '' ? timeCell(v.lastTimestamp) : first;
+  let count = v.count;
+  if (v.series) {
+    last = timeCell(strAt(v.series, 'lastObservedTime'));
+    count = numAt(v.series, 'count');
+  } else if (count === 0) count = 1;
+  return { first, last, count };
+}
+
+function eventObject(ev: KubeObject): string {
+  const o = eventView(ev).involvedObject;
+  const kind = strAt(o, 'kind').toLowerCase();
+  const name = strAt(o, 'name');
+  return name !== '' ? `${kind}/${name}` : kind;
+}
+
+export function eventPrinterColumns() {
+  return [
+    column('Last Seen', 'string', 'When the event was last observed.', (o) => eventTimes(o).last),
+    column('Type', 'string', 'Normal or Warning.', (o) => eventView(o).type),
+    column('Reason', 'string', 'Why the event happened, in one word.', (o) => eventView(o).reason),
+    column('Object', 'string', 'The object the event is about.', eventObject),
+    column('Subobject', 'string', 'The part of the object the event is about.', (o) => strAt(eventView(o).involvedObject, 'fieldPath'), 1),
+    column('Source', 'string', 'The component that reported the event.', (o) => eventSource(eventView(o)), 1),
+    column('Message', 'string', 'What happened.', (o) => eventView(o).message.trim()),
+    column('First Seen', 'string', 'When the event was first observed.', (o) => eventTimes(o).first, 1),
+    column('Count', 'string', 'How often the event was observed.', (o) => eventTimes(o).count, 1),
+    // Events place Name last (kube's printer): the table must not add another Name column in front.
+    column('Name', 'string', 'The name of the event.', (o) => o.metadata?.name ?? '', 1, 'name'),
+  ];
+}
+
+function involved(ev: KubeObject, key: string): string {
+  return strAt(eventView(ev).involvedObject, key);
+}
+
+export function coreEventFacts(rules: TypeRules): TypeFacts {
+  return {
+    strategy: buildStrategy(rules, {
+      defaults: defaultCoreEvent,
+      validate: (obj) => validateEventContent(obj, 'reportingComponent'),
+    }),
+    printerColumns: eventPrinterColumns(),
+    selectableFields: {
+      'involvedObject.kind': (o) => involved(o, 'kind'),
+      'involvedObject.namespace': (o) => involved(o, 'namespace'),
+      'involvedObject.name': (o) => involved(o, 'name'),
+      'involvedObject.uid': (o) => involved(o, 'uid'),
+      'involvedObject.apiVersion': (o) => involved(o, 'apiVersion'),
+      'involvedObject.resourceVersion': (o) => involved(o, 'resourceVersion'),
+      'involvedObject.fieldPath': (o) => involved(o, 'fieldPath'),
+      reason: (o) => eventView(o).reason,
+      reportingComponent: (o) => eventView(o).reportingController,
+      source: (o) => strAt(eventView(o).source, 'component') || eventView(o).reportingController,
+      type: (o) => eventView(o).type,
+    },
+  };
+}
+
+/** events.k8s.io: its own field names, mapped onto the same facts. */
+export function eventsGroupFacts(rules: TypeRules): TypeFacts {
+  return {
+    strategy: buildStrategy(rules, {
+      defaults(ev) {
+        for (const f of ['deprecatedFirstTimestamp', 'deprecatedLastTimestamp']) if (!(f in ev)) ev[f] = null;
+        if (!('eventTime' in ev)) ev.eventTime = null;
+      },
+      validate(obj) {
+        const errs: FieldError[] = [];
+        if (!strAt(obj, 'eventTime')) errs.push(fieldErrors.required('eventTime'));
+        const type = strAt(obj, 'type');
+        if (type !== 'Normal' && type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
+        return [...errs, ...validateEventContent(obj, 'reportingController')];
+      },
+    }),
+    printerColumns: eventPrinterColumns(),
+    selectableFields: {
+      'regarding.kind': (o) => involved(o, 'kind'),
+      'regarding.namespace': (o) => involved(o, 'namespace'),
+      'regarding.name': (o) => involved(o, 'name'),
+      'regarding.uid': (o) => involved(o, 'uid'),
+      'regarding.apiVersion': (o) => involved(o, 'apiVersion'),
+      'regarding.resourceVersion': (o) => involved(o, 'resourceVersion'),
+      'regarding.fieldPath': (o) => involved(o, 'fieldPath'),
+      reason: (o) => eventView(o).reason,
+      reportingController: (o) => eventView(o).reportingController,
+      type: (o) => eventView(o).type,
+    },
+  };
+}

@@ -1,0 +1,657 @@
+// Pod spec validation (pkg/apis/core/validation: ValidatePodSpec, validateContainers, ValidateVolumes, probes,
+// tolerations, ...) for pods and pod templates, with kube's paths and messages. Covers what users meet every
+// day; exotic volume sources and security options are accepted as they are.
+
+import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { validateAnnotations, validateDNS1123Label, validateLabels, validateNonnegative, validateQualifiedName } from '../../validation/meta.ts';
+import {
+  inclusiveRangeError,
+  isConfigMapKey,
+  isDNS1123Subdomain,
+  isEnvVarName,
+  isHTTPHeaderName,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPortName,
+  isValidPortNum,
+} from '../../validation/names.ts';
+import { quantityNanos } from '../../validation/quantity.ts';
+import { isObj, objsAt, type Obj } from '../object.ts';
+import { volumeSourceKeys } from './pod-defaults.ts';
+
+export interface PodSpecOptions {
+  /** The spec belongs to a Pod (not a template): host ports must match container ports under hostNetwork. */
+  readonly isPod: boolean;
+}
+
+const MAX_INT32 = 2147483647;
+const FILE_MODE_ERROR = 'must be a number between 0 and 0777 (octal), both inclusive';
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function subdomainErrors(value: string, path: string): FieldError[] {
+  return isDNS1123Subdomain(value).map((m) => fieldErrors.invalid(path, value, m));
+}
+
+function fileModeErrors(mode: unknown, path: string): FieldError[] {
+  if (typeof mode !== 'number') return [];
+  return mode < 0 || mode > 0o777 ? [fieldErrors.invalid(path, mode, FILE_MODE_ERROR)] : [];
+}
+
+// ---- volumes ----
+
+function volumeSourceErrors(volume: Obj, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const sources = volumeSourceKeys(volume);
+  if (sources.length === 0) return [fieldErrors.required(path, 'must specify a volume type')];
+  // kube validates the first source it meets and forbids the others.
+  sources.slice(1).forEach((s) => errs.push(fieldErrors.forbidden(`${path}.${s}`, 'may not specify more than 1 volume type')));
+  const kind = sources[0];
+  const src = isObj(volume[kind]) ? (volume[kind] as Obj) : {};
+  const p = `${path}.${kind}`;
+  switch (kind) {
+    case 'hostPath':
+      if (str(src.path) === '') errs.push(fieldErrors.required(`${p}.path`));
+      else if (str(src.path).split('/').includes('..')) errs.push(fieldErrors.invalid(`${p}.path`, src.path, "must not contain '..'"));
+      break;
+    case 'secret':
+      if (str(src.secretName) === '') errs.push(fieldErrors.required(`${p}.secretName`));
+      errs.push(...fileModeErrors(src.defaultMode, `${p}.defaultMode`));
+      break;
+    case 'configMap':
+      if (str(src.name) === '') errs.push(fieldErrors.required(`${p}.name`));
+      errs.push(...fileModeErrors(src.defaultMode, `${p}.defaultMode`));
+      break;
+    case 'persistentVolumeClaim':
+      if (str(src.claimName) === '') errs.push(fieldErrors.required(`${p}.claimName`));
+      break;
+    case 'emptyDir': {
+      const limit = src.sizeLimit;
+      const q = limit === undefined || limit === null ? undefined : quantityNanos(limit);
+      if (q !== undefined && q < 0n) errs.push(fieldErrors.forbidden(`${p}.sizeLimit`, 'SizeLimit field must be a valid resource quantity'));
+      break;
+    }
+    case 'nfs':
+      if (str(src.server) === '') errs.push(fieldErrors.required(`${p}.server`));
+      if (str(src.path) === '') errs.push(fieldErrors.required(`${p}.path`));
+      else if (!str(src.path).startsWith('/')) errs.push(fieldErrors.invalid(`${p}.path`, src.path, 'must be an absolute path'));
+      break;
+    case 'downwardAPI':
+    case 'projected':
+      errs.push(...fileModeErrors(src.defaultMode, `${p}.defaultMode`));
+      break;
+  }
+  return errs;
+}
+
+function validateVolumes(spec: Obj, path: string): { names: Set<string>; errs: FieldError[] } {
+  const names = new Set<string>();
+  const errs: FieldError[] = [];
+  objsAt(spec, 'volumes').forEach((vol, i) => {
+    const p = `${path}[${i}]`;
+    const name = str(vol.name);
+    const el = volumeSourceErrors(vol, p);
+    if (name === '') el.push(fieldErrors.required(`${p}.name`));
+    else el.push(...validateDNS1123Label(name, `${p}.name`));
+    if (names.has(name)) el.push(fieldErrors.duplicate(`${p}.name`, name));
+    if (el.length === 0) names.add(name);
+    else errs.push(...el);
+  });
+  return { names, errs };
+}
+
+// ---- containers ----
+
+function validatePorts(ports: Obj[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const names = new Set<string>();
+  ports.forEach((port, i) => {
+    const p = `${path}[${i}]`;
+    const name = str(port.name);
+    if (name !== '') {
+      const msgs = isValidPortName(name);
+      if (msgs.length) msgs.forEach((m) => errs.push(fieldErrors.invalid(`${p}.name`, name, m)));
+      else if (names.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
+      else names.add(name);
+    }
+    const containerPort = typeof port.containerPort === 'number' ? port.containerPort : 0;
+    if (containerPort === 0) errs.push(fieldErrors.required(`${p}.containerPort`));
+    else for (const m of isValidPortNum(containerPort)) errs.push(fieldErrors.invalid(`${p}.containerPort`, containerPort, m));
+    const hostPort = typeof port.hostPort === 'number' ? port.hostPort : 0;
+    if (hostPort !== 0) for (const m of isValidPortNum(hostPort)) errs.push(fieldErrors.invalid(`${p}.hostPort`, hostPort, m));
+    errs.push(...protocolErrors(port.protocol, `${p}.protocol`));
+  });
+  return errs;
+}
+
+export function protocolErrors(protocol: unknown, path: string): FieldError[] {
+  const p = str(protocol);
+  if (p === '') return [fieldErrors.required(path)];
+  if (!['TCP', 'UDP', 'SCTP'].includes(p)) return [fieldErrors.notSupported(path, p, ['SCTP', 'TCP', 'UDP'])];
+  return [];
+}
+
+const ENV_FIELD_PATHS = [
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
+];
+const DOWNWARD_CONVERTIBLE = new Set([
+  'metadata.annotations',
+  'metadata.labels',
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.restartPolicy',
+  'spec.serviceAccountName',
+  'spec.schedulerName',
+  'status.phase',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
+]);
+
+function fieldRefErrors(ref: Obj, path: string): FieldError[] {
+  const apiVersion = str(ref.apiVersion);
+  const fieldPath = str(ref.fieldPath);
+  if (apiVersion === '') return [fieldErrors.required(`${path}.apiVersion`)];
+  if (fieldPath === '') return [fieldErrors.required(`${path}.fieldPath`)];
+  const sub = /^(metadata\.(?:labels|annotations))\['(.*)'\]$/.exec(fieldPath);
+  const base = sub ? sub[1] : fieldPath === 'spec.host' ? 'spec.nodeName' : fieldPath;
+  if (apiVersion !== 'v1') return [fieldErrors.invalid(`${path}.fieldPath`, fieldPath, `error converting fieldPath: unsupported pod version: ${apiVersion}`)];
+  if (!DOWNWARD_CONVERTIBLE.has(base)) return [fieldErrors.invalid(`${path}.fieldPath`, fieldPath, `error converting fieldPath: field label not supported: ${fieldPath}`)];
+  if (sub) {
+    const key = sub[1] === 'metadata.annotations' ? sub[2].toLowerCase() : sub[2];
+    return isQualifiedName(key).map((m) => fieldErrors.invalid(path, key, m));
+  }
+  if (!ENV_FIELD_PATHS.includes(base)) return [fieldErrors.notSupported(`${path}.fieldPath`, base, [...ENV_FIELD_PATHS].sort())];
+  return [];
+}
+
+function keySelectorErrors(sel: Obj, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const name = str(sel.name);
+  for (const m of isDNS1123Subdomain(name)) errs.push(fieldErrors.invalid(`${path}.name`, name, m));
+  const key = str(sel.key);
+  if (key === '') errs.push(fieldErrors.required(`${path}.key`));
+  else for (const m of isConfigMapKey(key)) errs.push(fieldErrors.invalid(`${path}.key`, key, m));
+  return errs;
+}
+
+function validateEnv(env: Obj[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  env.forEach((ev, i) => {
+    const p = `${path}[${i}]`;
+    const name = str(ev.name);
+    if (name === '') errs.push(fieldErrors.required(`${p}.name`));
+    else for (const m of isEnvVarName(name)) errs.push(fieldErrors.invalid(`${p}.name`, name, m));
+    if (!isObj(ev.valueFrom)) return;
+    const vf = ev.valueFrom;
+    const vp = `${p}.valueFrom`;
+    let sources = 0;
+    if (isObj(vf.fieldRef)) {
+      sources++;
+      errs.push(...fieldRefErrors(vf.fieldRef, `${vp}.fieldRef`));
+    }
+    if (isObj(vf.resourceFieldRef)) {
+      sources++;
+      if (str(vf.resourceFieldRef.resource) === '') errs.push(fieldErrors.required(`${vp}.resourceFieldRef.resource`));
+    }
+    if (isObj(vf.configMapKeyRef)) {
+      sources++;
+      errs.push(...keySelectorErrors(vf.configMapKeyRef, `${vp}.configMapKeyRef`));
+    }
+    if (isObj(vf.secretKeyRef)) {
+      sources++;
+      errs.push(...keySelectorErrors(vf.secretKeyRef, `${vp}.secretKeyRef`));
+    }
+    if (sources === 0) errs.push(fieldErrors.invalid(vp, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'));
+    else if (str(ev.value) !== '') errs.push(fieldErrors.invalid(vp, '', 'may not be specified when `value` is not empty'));
+    else if (sources > 1) errs.push(fieldErrors.invalid(vp, '', 'may not have more than one field specified at a time'));
+  });
+  return errs;
+}
+
+function validateEnvFrom(envFrom: Obj[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  envFrom.forEach((ef, i) => {
+    const p = `${path}[${i}]`;
+    const prefix = str(ef.prefix);
+    if (prefix !== '') for (const m of isEnvVarName(prefix)) errs.push(fieldErrors.invalid(`${p}.prefix`, prefix, m));
+    let sources = 0;
+    for (const key of ['configMapRef', 'secretRef']) {
+      const ref = ef[key];
+      if (!isObj(ref)) continue;
+      sources++;
+      const name = str(ref.name);
+      if (name === '') errs.push(fieldErrors.required(`${p}.${key}.name`));
+      else for (const m of isDNS1123Subdomain(name.endsWith('-') && name.length > 1 ? name.slice(0, -2) + 'a' : name)) errs.push(fieldErrors.invalid(`${p}.${key}.name`, name, m));
+    }
+    if (sources === 0) errs.push(fieldErrors.invalid(path, '', 'must specify one of: `configMapRef` or `secretRef`'));
+    else if (sources > 1) errs.push(fieldErrors.invalid(path, '', 'may not have more than one field specified at a time'));
+  });
+  return errs;
+}
+
+function validateVolumeMounts(mounts: Obj[], volumes: Set<string>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const mountPoints = new Set<string>();
+  mounts.forEach((m, i) => {
+    const p = `${path}[${i}]`;
+    const name = str(m.name);
+    const mountPath = str(m.mountPath);
+    if (name === '') errs.push(fieldErrors.required(`${p}.name`));
+    if (!volumes.has(name)) errs.push(fieldErrors.notFound(`${p}.name`, name));
+    if (mountPath === '') errs.push(fieldErrors.required(`${p}.mountPath`));
+    if (mountPoints.has(mountPath)) errs.push(fieldErrors.invalid(`${p}.mountPath`, mountPath, 'must be unique'));
+    mountPoints.add(mountPath);
+    const subPath = str(m.subPath);
+    if (subPath !== '') errs.push(...localDescendingPathErrors(subPath, `${path}.subPath`));
+  });
+  return errs;
+}
+
+function localDescendingPathErrors(target: string, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (target.startsWith('/')) errs.push(fieldErrors.invalid(path, target, 'must be a relative path'));
+  if (target.split('/').includes('..')) errs.push(fieldErrors.invalid(path, target, "must not contain '..'"));
+  return errs;
+}
+
+const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
+const STANDARD_RESOURCES = new Set([
+  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu',
+  'limits.memory', 'limits.ephemeral-storage', 'pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets',
+  'configmaps', 'persistentvolumeclaims', 'storage', 'requests.storage', 'services.nodeports', 'services.loadbalancers',
+]);
+
+function isHugePages(name: string): boolean {
+  return name.startsWith('hugepages-');
+}
+
+/** helper.IsNativeResource: no domain, or a kubernetes.io domain. */
+function isNative(name: string): boolean {
+  return !name.includes('/') || name.includes('kubernetes.io/');
+}
+
+function isExtended(name: string): boolean {
+  if (isNative(name) || name.startsWith('requests.')) return false;
+  return isQualifiedName(`requests.${name}`).length === 0;
+}
+
+function overcommitAllowed(name: string): boolean {
+  return isNative(name) && !isHugePages(name);
+}
+
+/** validateContainerResourceName. */
+function resourceNameErrors(name: string, path: string): FieldError[] {
+  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, name, m));
+  if (errs.length) return errs;
+  if (!name.includes('/')) {
+    if (!STANDARD_RESOURCES.has(name) && !isHugePages(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource type or fully qualified')];
+    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !isHugePages(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource for containers')];
+  } else if (!isNative(name) && !isExtended(name)) {
+    return [fieldErrors.invalid(path, name, "doesn't follow extended resource name standard")];
+  }
+  return [];
+}
+
+function quantityText(v: unknown): string {
+  return typeof v === 'number' ? String(v) : str(v);
+}
+
+function validateResources(resources: unknown, path: string): FieldError[] {
+  if (!isObj(resources)) return [];
+  const errs: FieldError[] = [];
+  const limits = isObj(resources.limits) ? resources.limits : {};
+  const requests = isObj(resources.requests) ? resources.requests : {};
+  const check = (name: string, v: unknown, p: string) => {
+    errs.push(...resourceNameErrors(name, p));
+    const q = quantityNanos(v);
+    if (q !== undefined && q < 0n) errs.push(fieldErrors.invalid(p, quantityText(v), 'must be greater than or equal to 0'));
+    if (q !== undefined && isExtended(name) && q % 1_000_000_000n !== 0n) {
+      errs.push(fieldErrors.invalid(p, quantityText(v), 'must be an integer'));
+    }
+  };
+  for (const [name, v] of Object.entries(limits)) check(name, v, `${path}.limits[${name}]`);
+  for (const [name, v] of Object.entries(requests)) {
+    check(name, v, `${path}.requests[${name}]`);
+    const req = quantityNanos(v);
+    if (Object.hasOwn(limits, name)) {
+      const lim = quantityNanos(limits[name]);
+      if (req !== undefined && lim !== undefined) {
+        if (req !== lim && !overcommitAllowed(name)) {
+          errs.push(fieldErrors.invalid(`${path}.requests`, quantityText(v), `must be equal to ${name} limit of ${quantityText(limits[name])}`));
+        } else if (req > lim) {
+          errs.push(fieldErrors.invalid(`${path}.requests`, quantityText(v), `must be less than or equal to ${name} limit of ${quantityText(limits[name])}`));
+        }
+      }
+    } else if (!overcommitAllowed(name)) {
+      errs.push(fieldErrors.required(`${path}.limits`, 'Limit must be set for non overcommitable resources'));
+    }
+  }
+  const hasCpuOrMemory = ['cpu', 'memory'].some((r) => Object.hasOwn(limits, r) || Object.hasOwn(requests, r));
+  const hasHugePages = [...Object.keys(limits), ...Object.keys(requests)].some(isHugePages);
+  if (hasHugePages && !hasCpuOrMemory) errs.push(fieldErrors.forbidden(path, 'HugePages require cpu or memory'));
+  return errs;
+}
+
+function portNumOrNameErrors(port: unknown, path: string): FieldError[] {
+  if (typeof port === 'number') return isValidPortNum(port).map((m) => fieldErrors.invalid(path, port, m));
+  if (typeof port === 'string') return isValidPortName(port).map((m) => fieldErrors.invalid(path, port, m));
+  return isValidPortNum(0).map((m) => fieldErrors.invalid(path, 0, m));
+}
+
+function handlerErrors(handler: Obj, path: string, allowSleep: boolean, gracePeriod: number | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  let count = 0;
+  const kinds = allowSleep ? ['exec', 'httpGet', 'tcpSocket', 'sleep'] : ['exec', 'httpGet', 'tcpSocket', 'grpc'];
+  for (const kind of kinds) {
+    const h = handler[kind];
+    if (!isObj(h)) continue;
+    const p = `${path}.${kind}`;
+    if (count > 0) {
+      errs.push(fieldErrors.forbidden(p, 'may not specify more than 1 handler type'));
+      continue;
+    }
+    count++;
+    switch (kind) {
+      case 'exec':
+        if (!Array.isArray(h.command) || h.command.length === 0) errs.push(fieldErrors.required(`${p}.command`));
+        break;
+      case 'httpGet':
+        if (str(h.path) === '') errs.push(fieldErrors.required(`${p}.path`));
+        errs.push(...portNumOrNameErrors(h.port, `${p}.port`));
+        if (!['HTTP', 'HTTPS'].includes(str(h.scheme))) errs.push(fieldErrors.notSupported(`${p}.scheme`, str(h.scheme), ['HTTP', 'HTTPS']));
+        for (const header of objsAt(h, 'httpHeaders')) {
+          for (const m of isHTTPHeaderName(str(header.name))) errs.push(fieldErrors.invalid(`${p}.httpHeaders`, str(header.name), m));
+        }
+        break;
+      case 'tcpSocket':
+        errs.push(...portNumOrNameErrors(h.port, `${p}.port`));
+        break;
+      case 'grpc':
+        errs.push(...portNumOrNameErrors(typeof h.port === 'number' ? h.port : 0, `${p}.port`));
+        break;
+      case 'sleep': {
+        const seconds = typeof h.seconds === 'number' ? h.seconds : 0;
+        if (gracePeriod !== undefined && (seconds <= 0 || seconds > gracePeriod)) {
+          errs.push(
+            fieldErrors.invalid(
+              p,
+              seconds,
+              `must be greater than 0 and less than terminationGracePeriodSeconds (${gracePeriod}). Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.`,
+            ),
+          );
+        }
+        break;
+      }
+    }
+  }
+  if (count === 0) errs.push(fieldErrors.required(path, 'must specify a handler type'));
+  return errs;
+}
+
+function probeErrors(probe: unknown, path: string, kind: 'liveness' | 'readiness' | 'startup', gracePeriod: number | undefined): FieldError[] {
+  if (!isObj(probe)) return [];
+  const errs = handlerErrors(probe, path, false, gracePeriod);
+  for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
+    if (typeof probe[f] === 'number') errs.push(...validateNonnegative(probe[f] as number, `${path}.${f}`));
+  }
+  const tgps = probe.terminationGracePeriodSeconds;
+  if (typeof tgps === 'number' && tgps <= 0) errs.push(fieldErrors.invalid(`${path}.terminationGracePeriodSeconds`, tgps, 'must be greater than 0'));
+  if (kind !== 'readiness' && typeof probe.successThreshold === 'number' && probe.successThreshold !== 1) {
+    errs.push(fieldErrors.invalid(`${path}.successThreshold`, probe.successThreshold, 'must be 1'));
+  }
+  if (kind === 'readiness' && tgps !== undefined && tgps !== null) {
+    errs.push(fieldErrors.invalid(`${path}.terminationGracePeriodSeconds`, tgps, 'must not be set for readinessProbes'));
+  }
+  return errs;
+}
+
+function lifecycleErrors(lifecycle: unknown, path: string, gracePeriod: number | undefined): FieldError[] {
+  if (!isObj(lifecycle)) return [];
+  const errs: FieldError[] = [];
+  for (const k of ['postStart', 'preStop']) if (isObj(lifecycle[k])) errs.push(...handlerErrors(lifecycle[k], `${path}.${k}`, true, gracePeriod));
+  return errs;
+}
+
+function containerCommonErrors(c: Obj, volumes: Set<string>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const name = str(c.name);
+  if (name === '') errs.push(fieldErrors.required(`${path}.name`));
+  else errs.push(...validateDNS1123Label(name, `${path}.name`));
+  if (str(c.image) === '') errs.push(fieldErrors.required(`${path}.image`));
+  const tmp = str(c.terminationMessagePolicy);
+  if (tmp === '') errs.push(fieldErrors.required(`${path}.terminationMessagePolicy`));
+  else if (tmp !== 'File' && tmp !== 'FallbackToLogsOnError') {
+    errs.push(fieldErrors.notSupported(`${path}.terminationMessagePolicy`, tmp, ['File', 'FallbackToLogsOnError']));
+  }
+  errs.push(...validatePorts(objsAt(c, 'ports'), `${path}.ports`));
+  errs.push(...validateEnv(objsAt(c, 'env'), `${path}.env`));
+  errs.push(...validateEnvFrom(objsAt(c, 'envFrom'), `${path}.envFrom`));
+  errs.push(...validateVolumeMounts(objsAt(c, 'volumeMounts'), volumes, `${path}.volumeMounts`));
+  const pull = str(c.imagePullPolicy);
+  if (pull === '') errs.push(fieldErrors.required(`${path}.imagePullPolicy`));
+  else if (!['Always', 'IfNotPresent', 'Never'].includes(pull)) {
+    errs.push(fieldErrors.notSupported(`${path}.imagePullPolicy`, pull, ['Always', 'IfNotPresent', 'Never']));
+  }
+  errs.push(...validateResources(c.resources, `${path}.resources`));
+  const sc = c.securityContext;
+  if (isObj(sc)) {
+    for (const f of ['runAsUser', 'runAsGroup']) {
+      const v = sc[f];
+      if (typeof v === 'number' && (v < 0 || v > 0xffffffff)) errs.push(fieldErrors.invalid(`${path}.securityContext.${f}`, v, inclusiveRangeError(0, 4294967295)));
+    }
+    if (sc.allowPrivilegeEscalation === false && sc.privileged === true) {
+      errs.push(fieldErrors.invalid(`${path}.securityContext`, sc, 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
+    }
+  }
+  return errs;
+}
+
+function hostPortConflicts(containers: Obj[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  containers.forEach((c, ci) => {
+    objsAt(c, 'ports').forEach((port, pi) => {
+      const hostPort = typeof port.hostPort === 'number' ? port.hostPort : 0;
+      if (hostPort === 0) return;
+      const key = `${str(port.protocol)}/${str(port.hostIP)}/${hostPort}`;
+      if (seen.has(key)) errs.push(fieldErrors.duplicate(`${path}[${ci}].ports[${pi}].hostPort`, key));
+      else seen.add(key);
+    });
+  });
+  return errs;
+}
+
+function validateContainers(spec: Obj, volumes: Set<string>, path: string, gracePeriod: number | undefined): FieldError[] {
+  const containers = objsAt(spec, 'containers');
+  if (containers.length === 0) return [fieldErrors.required(path)];
+  const errs: FieldError[] = [];
+  const names = new Set<string>();
+  containers.forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    errs.push(...containerCommonErrors(c, volumes, p));
+    const name = str(c.name);
+    if (names.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
+    else names.add(name);
+    errs.push(...lifecycleErrors(c.lifecycle, `${p}.lifecycle`, gracePeriod));
+    errs.push(...probeErrors(c.livenessProbe, `${p}.livenessProbe`, 'liveness', gracePeriod));
+    errs.push(...probeErrors(c.readinessProbe, `${p}.readinessProbe`, 'readiness', gracePeriod));
+    errs.push(...probeErrors(c.startupProbe, `${p}.startupProbe`, 'startup', gracePeriod));
+    if (c.restartPolicy !== undefined && c.restartPolicy !== null) errs.push(fieldErrors.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers'));
+  });
+  errs.push(...hostPortConflicts(containers, path));
+  return errs;
+}
+
+function validateInitContainers(spec: Obj, volumes: Set<string>, path: string, gracePeriod: number | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  const names = new Set(objsAt(spec, 'containers').map((c) => str(c.name)));
+  objsAt(spec, 'initContainers').forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    errs.push(...containerCommonErrors(c, volumes, p));
+    let restartAlways = false;
+    if (c.restartPolicy !== undefined && c.restartPolicy !== null) {
+      if (c.restartPolicy === 'Always') restartAlways = true;
+      else errs.push(fieldErrors.notSupported(`${p}.restartPolicy`, c.restartPolicy, ['Always']));
+    }
+    const name = str(c.name);
+    if (names.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
+    else if (name !== '') names.add(name);
+    errs.push(...hostPortConflicts([c], path));
+    if (restartAlways) {
+      errs.push(...lifecycleErrors(c.lifecycle, `${p}.lifecycle`, gracePeriod));
+      errs.push(...probeErrors(c.livenessProbe, `${p}.livenessProbe`, 'liveness', gracePeriod));
+      errs.push(...probeErrors(c.readinessProbe, `${p}.readinessProbe`, 'readiness', gracePeriod));
+      errs.push(...probeErrors(c.startupProbe, `${p}.startupProbe`, 'startup', gracePeriod));
+    } else {
+      for (const f of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
+        if (c[f] !== undefined && c[f] !== null) errs.push(fieldErrors.forbidden(`${p}.${f}`, 'may not be set for init containers without restartPolicy=Always'));
+      }
+    }
+  });
+  return errs;
+}
+
+function validateTolerations(tolerations: Obj[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  tolerations.forEach((t, i) => {
+    const p = `${path}[${i}]`;
+    const key = str(t.key);
+    const operator = str(t.operator);
+    const value = str(t.value);
+    const effect = str(t.effect);
+    if (key !== '') errs.push(...validateQualifiedName(key, `${p}.key`));
+    if (key === '' && operator !== 'Exists') {
+      errs.push(fieldErrors.invalid(`${p}.operator`, operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+    }
+    if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null && effect !== 'NoExecute') {
+      errs.push(fieldErrors.invalid(`${p}.effect`, effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+    }
+    switch (operator) {
+      case 'Equal':
+      case '': {
+        const msgs = isValidLabelValue(value);
+        if (msgs.length) errs.push(fieldErrors.invalid(`${p}.operator`, value, msgs.join(';')));
+        break;
+      }
+      case 'Exists':
+        if (value !== '') errs.push(fieldErrors.invalid(`${p}.operator`, value, "value must be empty when `operator` is 'Exists'"));
+        break;
+      default:
+        errs.push(fieldErrors.notSupported(`${p}.operator`, operator, ['Equal', 'Exists']));
+    }
+    if (effect !== '' && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(effect)) {
+      errs.push(fieldErrors.notSupported(`${p}.effect`, effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']));
+    }
+  });
+  return errs;
+}
+
+function nameListErrors(value: string, path: string): FieldError[] {
+  return subdomainErrors(value, path);
+}
+
+/** ValidatePodSpec. */
+export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecOptions): FieldError[] {
+  const spec = isObj(specValue) ? specValue : {};
+  const errs: FieldError[] = [];
+  const grace = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : undefined;
+  if (spec.terminationGracePeriodSeconds === undefined || spec.terminationGracePeriodSeconds === null) {
+    errs.push(fieldErrors.required(`${path}.terminationGracePeriodSeconds`));
+  }
+  const vols = validateVolumes(spec, `${path}.volumes`);
+  errs.push(...vols.errs);
+  errs.push(...validateContainers(spec, vols.names, `${path}.containers`, grace));
+  errs.push(...validateInitContainers(spec, vols.names, `${path}.initContainers`, grace));
+  if (spec.hostNetwork === true) {
+    objsAt(spec, 'containers').forEach((c, ci) => {
+      objsAt(c, 'ports').forEach((port, pi) => {
+        const hp = typeof port.hostPort === 'number' ? port.hostPort : 0;
+        const cp = typeof port.containerPort === 'number' ? port.containerPort : 0;
+        if ((opts.isPod || hp !== 0) && hp !== cp) {
+          errs.push(fieldErrors.invalid(`${path}.containers[${ci}].ports[${pi}].hostPort`, hp, 'must match `containerPort` when `hostNetwork` is true'));
+        }
+      });
+    });
+  }
+  const restartPolicy = str(spec.restartPolicy);
+  if (restartPolicy === '') errs.push(fieldErrors.required(`${path}.restartPolicy`));
+  else if (!['Always', 'OnFailure', 'Never'].includes(restartPolicy)) {
+    errs.push(fieldErrors.notSupported(`${path}.restartPolicy`, restartPolicy, ['Always', 'OnFailure', 'Never']));
+  }
+  const dnsPolicy = str(spec.dnsPolicy);
+  if (dnsPolicy === '') errs.push(fieldErrors.required(`${path}.dnsPolicy`));
+  else if (!['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'].includes(dnsPolicy)) {
+    errs.push(fieldErrors.notSupported(`${path}.dnsPolicy`, dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']));
+  }
+  errs.push(...validateLabels(spec.nodeSelector, `${path}.nodeSelector`));
+  objsAt(spec, 'imagePullSecrets').forEach((s, i) => {
+    if (Object.keys(s).some((k) => k !== 'name')) errs.push(fieldErrors.invalid(`${path}.imagePullSecrets[${i}]`, s, 'only name may be set'));
+  });
+  if (dnsPolicy === 'None') {
+    const dnsConfig = spec.dnsConfig;
+    if (!isObj(dnsConfig)) errs.push(fieldErrors.required(`${path}.dnsConfig`, 'must provide `dnsConfig` when `dnsPolicy` is None'));
+    else if (!Array.isArray(dnsConfig.nameservers) || dnsConfig.nameservers.length === 0) {
+      errs.push(fieldErrors.required(`${path}.dnsConfig.nameservers`, 'must provide at least one DNS nameserver when `dnsPolicy` is None'));
+    }
+  }
+  objsAt(spec, 'readinessGates').forEach((g, i) => errs.push(...validateQualifiedName(str(g.conditionType), `${path}.readinessGates[${i}].conditionType`)));
+  const gates = new Set<string>();
+  objsAt(spec, 'schedulingGates').forEach((g, i) => {
+    const name = str(g.name);
+    errs.push(...validateQualifiedName(name, `${path}.schedulingGates[${i}]`));
+    if (gates.has(name)) errs.push(fieldErrors.duplicate(`${path}.schedulingGates[${i}]`, name));
+    gates.add(name);
+  });
+  const sa = str(spec.serviceAccountName);
+  if (sa !== '') errs.push(...nameListErrors(sa, `${path}.serviceAccountName`));
+  const nodeName = str(spec.nodeName);
+  if (nodeName !== '') errs.push(...nameListErrors(nodeName, `${path}.nodeName`));
+  const ads = spec.activeDeadlineSeconds;
+  if (typeof ads === 'number' && (ads < 1 || ads > MAX_INT32)) {
+    errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, ads, inclusiveRangeError(1, MAX_INT32)));
+  }
+  if (str(spec.hostname) !== '') errs.push(...validateDNS1123Label(str(spec.hostname), `${path}.hostname`));
+  if (str(spec.subdomain) !== '') errs.push(...validateDNS1123Label(str(spec.subdomain), `${path}.subdomain`));
+  errs.push(...validateTolerations(objsAt(spec, 'tolerations'), `${path}.tolerations`));
+  const pc = str(spec.priorityClassName);
+  if (pc !== '') errs.push(...nameListErrors(pc, `${path}.priorityClassName`));
+  if (typeof spec.runtimeClassName === 'string') errs.push(...nameListErrors(spec.runtimeClassName, `${path}.runtimeClassName`));
+  if (typeof spec.preemptionPolicy === 'string' && !['PreemptLowerPriority', 'Never'].includes(spec.preemptionPolicy)) {
+    errs.push(
+      spec.preemptionPolicy === ''
+        ? fieldErrors.required(`${path}.preemptionPolicy`)
+        : fieldErrors.notSupported(`${path}.preemptionPolicy`, spec.preemptionPolicy, ['PreemptLowerPriority', 'Never']),
+    );
+  }
+  const os = spec.os;
+  if (isObj(os) && !['linux', 'windows'].includes(str(os.name))) {
+    errs.push(str(os.name) === '' ? fieldErrors.required(`${path}.os.name`) : fieldErrors.notSupported(`${path}.os.name`, str(os.name), ['linux', 'windows']));
+  }
+  return errs;
+}
+
+/** ValidatePodTemplateSpec: template labels and annotations, and the spec (not a pod's). */
+export function validatePodTemplateSpec(template: unknown, path: string): FieldError[] {
+  const t = isObj(template) ? template : {};
+  const meta = isObj(t.metadata) ? t.metadata : {};
+  const errs: FieldError[] = [];
+  errs.push(...validateLabels(meta.labels, `${path}.labels`));
+  errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
+  errs.push(...validatePodSpec(t.spec, `${path}.spec`, { isPod: false }));
+  if (objsAt(t.spec, 'ephemeralContainers').length > 0) {
+    errs.push(fieldErrors.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
+  }
+  return errs;
+}

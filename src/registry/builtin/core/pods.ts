@@ -1,0 +1,353 @@
+// Pods (pkg/registry/core/pod/strategy.go, core validation ValidatePodCreate/Update/StatusUpdate, printPod, the
+// pod field label conversion): status Pending with its QoS class on create, the spec nearly immutable on
+// update, graceful deletion, kubectl's READY/STATUS/RESTARTS cells and the selectable fields.
+
+import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import type { KubeObject } from '../../types.ts';
+import { FIELD_IMMUTABLE, validateObjectMeta } from '../../validation/meta.ts';
+import { isDNS1123Subdomain } from '../../validation/names.ts';
+import { buildStrategy, type BuiltinStrategy } from '../generic.ts';
+import { arrAt, clone, isObj, objAt, objsAt, semanticEqual, strAt, type Obj } from '../object.ts';
+import { ageColumn, column, translateTimestampSince } from '../printing.ts';
+import type { TypeFacts } from '../facts.ts';
+import type { TypeRules } from '../type-rules.ts';
+import { defaultPod } from './pod-defaults.ts';
+import { validatePodSpec } from './pod-validation.ts';
+import { podQOSClass } from './qos.ts';
+
+const MAX_INT32 = 2147483647;
+
+export const UPDATABLE_POD_SPEC_FIELDS = [
+  '`spec.containers[*].image`',
+  '`spec.initContainers[*].image`',
+  '`spec.activeDeadlineSeconds`',
+  '`spec.tolerations` (only additions to existing tolerations)',
+  '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+];
+
+function initialPodStatus(pod: KubeObject): Obj {
+  const status: Obj = { phase: 'Pending', qosClass: podQOSClass(pod.spec) };
+  if (arrAt(pod, 'spec', 'schedulingGates').length > 0) {
+    status.conditions = [
+      {
+        type: 'PodScheduled',
+        status: 'False',
+        lastProbeTime: null,
+        lastTransitionTime: null,
+        reason: 'SchedulingGated',
+        message: 'Scheduling is blocked due to non-empty scheduling gates',
+      },
+    ];
+  }
+  return status;
+}
+
+function validatePodCreate(pod: KubeObject): FieldError[] {
+  const errs = validatePodSpec(pod.spec, 'spec', { isPod: true });
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  if (!strAt(spec, 'serviceAccountName')) {
+    objsAt(spec, 'volumes').forEach((vol, vi) => {
+      objsAt(vol.projected, 'sources').forEach((src, si) => {
+        if (isObj(src.serviceAccountToken)) {
+          errs.push(fieldErrors.forbidden(`spec.volumes[${vi}].projected.sources[${si}].serviceAccountToken`, 'must not be specified when serviceAccountName is not set'));
+        }
+      });
+    });
+  }
+  for (const key of ['containers', 'initContainers']) {
+    objsAt(spec, key).forEach((c, i) => {
+      const image = strAt(c, 'image');
+      if (image.length !== image.trim().length) errs.push(fieldErrors.invalid(`spec.${key}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+    });
+  }
+  return errs;
+}
+
+/** A compact rendering of what changed, in place of Go's cmp.Diff. */
+function specDiff(oldSpec: unknown, newSpec: unknown, path = 'spec'): string[] {
+  if (semanticEqual(oldSpec, newSpec)) return [];
+  if (isObj(oldSpec) && isObj(newSpec)) {
+    const keys = [...new Set([...Object.keys(oldSpec), ...Object.keys(newSpec)])].sort();
+    return keys.flatMap((k) => specDiff(oldSpec[k], newSpec[k], `${path}.${k}`));
+  }
+  if (Array.isArray(oldSpec) && Array.isArray(newSpec) && oldSpec.length === newSpec.length) {
+    return oldSpec.flatMap((x, i) => specDiff(x, newSpec[i], `${path}[${i}]`));
+  }
+  return [`- ${path}: ${JSON.stringify(oldSpec ?? null)}`, `+ ${path}: ${JSON.stringify(newSpec ?? null)}`];
+}
+
+function tolerationsOnlyAdded(newTolerations: Obj[], oldTolerations: Obj[]): boolean {
+  return oldTolerations.every((old) =>
+    newTolerations.some((t) => semanticEqual({ ...old, tolerationSeconds: t.tolerationSeconds }, t)),
+  );
+}
+
+function validatePodUpdate(pod: KubeObject, old: KubeObject, validateNew: () => FieldError[]): FieldError[] {
+  const errs = validateNew();
+  const newSpec = isObj(pod.spec) ? pod.spec : {};
+  const oldSpec = isObj(old.spec) ? old.spec : {};
+  for (const key of ['containers', 'initContainers']) {
+    const nc = objsAt(newSpec, key);
+    const oc = objsAt(oldSpec, key);
+    if (nc.length !== oc.length) {
+      errs.push(fieldErrors.forbidden(`spec.${key}`, 'pod updates may not add or remove containers'));
+      return errs;
+    }
+    nc.forEach((c, i) => {
+      const image = strAt(c, 'image');
+      if (image === '') errs.push(fieldErrors.required(`spec.${key}[${i}].image`));
+      if (image.trim().length !== image.length) errs.push(fieldErrors.invalid(`spec.${key}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+    });
+  }
+  const newAds = newSpec.activeDeadlineSeconds;
+  const oldAds = oldSpec.activeDeadlineSeconds;
+  if (typeof newAds === 'number') {
+    if (newAds < 0 || newAds > MAX_INT32) {
+      errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', newAds, `must be between 0 and ${MAX_INT32}, inclusive`));
+      return errs;
+    }
+    if (typeof oldAds === 'number' && oldAds < newAds) {
+      errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', newAds, 'must be less than or equal to previous value'));
+      return errs;
+    }
+  } else if (typeof oldAds === 'number') {
+    errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+  }
+  if (!tolerationsOnlyAdded(objsAt(newSpec, 'tolerations'), objsAt(oldSpec, 'tolerations'))) {
+    errs.push(fieldErrors.forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
+  }
+  const oldGates = new Set(objsAt(oldSpec, 'schedulingGates').map((g) => strAt(g, 'name')));
+  objsAt(newSpec, 'schedulingGates').forEach((g, i) => {
+    const name = strAt(g, 'name');
+    if (!oldGates.has(name)) errs.push(fieldErrors.forbidden(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${name}'`));
+  });
+  if (semanticEqual(newSpec, oldSpec)) return errs;
+  // Everything else must stay: blank out the updatable fields and compare.
+  const munged = clone(newSpec);
+  for (const key of ['containers', 'initContainers']) {
+    const oc = objsAt(oldSpec, key);
+    objsAt(munged, key).forEach((c, i) => {
+      c.image = oc[i]?.image;
+    });
+  }
+  if (oldAds === undefined) delete munged.activeDeadlineSeconds;
+  else munged.activeDeadlineSeconds = oldAds;
+  if (oldSpec.schedulingGates === undefined) delete munged.schedulingGates;
+  else munged.schedulingGates = clone(oldSpec.schedulingGates);
+  if (oldSpec.tolerations === undefined) delete munged.tolerations;
+  else munged.tolerations = clone(oldSpec.tolerations);
+  const oldGrace = oldSpec.terminationGracePeriodSeconds;
+  if (typeof oldGrace === 'number' && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace;
+  if (!semanticEqual(munged, oldSpec)) {
+    const diff = specDiff(oldSpec, munged).join('\n');
+    errs.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${UPDATABLE_POD_SPEC_FIELDS.join(',')}\n${diff}`));
+  }
+  return errs;
+}
+
+function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const nominated = strAt(pod, 'status', 'nominatedNodeName');
+  if (nominated !== '' && nominated !== strAt(old, 'status', 'nominatedNodeName')) {
+    for (const m of isDNS1123Subdomain(nominated)) errs.push(fieldErrors.invalid('status.nominatedNodeName', nominated, m));
+  }
+  const qos = strAt(pod, 'status', 'qosClass');
+  if (qos !== strAt(old, 'status', 'qosClass')) errs.push(fieldErrors.invalid('status.qosClass', qos, FIELD_IMMUTABLE));
+  return errs;
+}
+
+/** CheckGracefulDelete: the requested period, else the pod's; 0 for unscheduled or finished pods. */
+function gracefulDeletePeriod(pod: KubeObject, requested: number | undefined): number {
+  let period = requested ?? (typeof (pod.spec as Obj | undefined)?.terminationGracePeriodSeconds === 'number' ? ((pod.spec as Obj).terminationGracePeriodSeconds as number) : 0);
+  if (strAt(pod, 'spec', 'nodeName') === '') period = 0;
+  const phase = strAt(pod, 'status', 'phase');
+  if (phase === 'Failed' || phase === 'Succeeded') period = 0;
+  return period;
+}
+
+export function podStrategy(rules: TypeRules): BuiltinStrategy {
+  return buildStrategy(rules, {
+    defaults: (obj) => defaultPod(obj),
+    initialStatus: (obj) => initialPodStatus(obj),
+    validate: (obj) => {
+      const errs = validatePodCreate(obj);
+      if (arrAt(obj, 'spec', 'ephemeralContainers').length > 0) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+      if (strAt(obj, 'spec', 'nodeName') !== '' && arrAt(obj, 'spec', 'schedulingGates').length > 0) {
+        errs.push(fieldErrors.forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+      }
+      return errs;
+    },
+    // ValidatePodUpdate re-validates metadata and spec, not the create-only rules.
+    validateUpdate: (obj, old) => validatePodUpdate(obj, old, () => [...validateObjectMeta(obj.metadata, rules), ...validatePodCreate(obj)]),
+    resetMetaForStatus(merged, old) {
+      // Old kubelets corrupt owner references through status writes: kube keeps the stored ones.
+      const refs = old.metadata?.ownerReferences;
+      if (refs === undefined) delete merged.metadata.ownerReferences;
+      else merged.metadata.ownerReferences = clone(refs);
+    },
+    validateStatusUpdate: (obj, old) => validatePodStatusUpdate(obj, old),
+    gracefulDeletePeriod,
+  });
+}
+
+// ---- printing (printPod) ----
+
+function isRestartableInit(container: Obj | undefined): boolean {
+  return container?.restartPolicy === 'Always';
+}
+
+function terminatedAt(status: Obj): number {
+  const t = getTime(objAt(objAt(status, 'lastState'), 'terminated')?.finishedAt);
+  return t;
+}
+
+function getTime(v: unknown): number {
+  if (typeof v !== 'string') return 0;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? 0 : t;
+}
+
+interface PodSummary {
+  ready: string;
+  reason: string;
+  restarts: string;
+}
+
+export function summarizePod(pod: KubeObject, now: Date = new Date()): PodSummary {
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  const status = isObj(pod.status) ? pod.status : {};
+  let restarts = 0;
+  let restartableInitRestarts = 0;
+  let total = objsAt(spec, 'containers').length;
+  let ready = 0;
+  let lastRestart = 0;
+  let lastRestartableInitRestart = 0;
+  const phase = strAt(status, 'phase');
+  let reason = strAt(status, 'reason') || phase;
+  for (const c of objsAt(status, 'conditions')) {
+    if (c.type === 'PodScheduled' && c.reason === 'SchedulingGated') reason = 'SchedulingGated';
+  }
+  const initContainers = new Map<string, Obj>();
+  for (const c of objsAt(spec, 'initContainers')) {
+    initContainers.set(strAt(c, 'name'), c);
+    if (isRestartableInit(c)) total++;
+  }
+  let initializing = false;
+  const initStatuses = objsAt(status, 'initContainerStatuses');
+  const initCount = objsAt(spec, 'initContainers').length;
+  for (let i = 0; i < initStatuses.length; i++) {
+    const cs = initStatuses[i];
+    const count = typeof cs.restartCount === 'number' ? cs.restartCount : 0;
+    restarts += count;
+    lastRestart = Math.max(lastRestart, terminatedAt(cs));
+    const restartable = isRestartableInit(initContainers.get(strAt(cs, 'name')));
+    if (restartable) {
+      restartableInitRestarts += count;
+      lastRestartableInitRestart = Math.max(lastRestartableInitRestart, terminatedAt(cs));
+    }
+    const terminated = objAt(objAt(cs, 'state'), 'terminated');
+    const waiting = objAt(objAt(cs, 'state'), 'waiting');
+    if (terminated && (terminated.exitCode ?? 0) === 0) continue;
+    if (restartable && cs.started === true) {
+      if (cs.ready === true) ready++;
+      continue;
+    }
+    if (terminated) {
+      if (!strAt(terminated, 'reason')) {
+        reason = terminated.signal ? `Init:Signal:${String(terminated.signal)}` : `Init:ExitCode:${String(terminated.exitCode ?? 0)}`;
+      } else {
+        reason = `Init:${strAt(terminated, 'reason')}`;
+      }
+    } else if (waiting && strAt(waiting, 'reason') !== '' && strAt(waiting, 'reason') !== 'PodInitializing') {
+      reason = `Init:${strAt(waiting, 'reason')}`;
+    } else {
+      reason = `Init:${i}/${initCount}`;
+    }
+    initializing = true;
+    break;
+  }
+  const initializedTrue = objsAt(status, 'conditions').some((c) => c.type === 'Initialized' && c.status === 'True');
+  if (!initializing || initializedTrue) {
+    restarts = restartableInitRestarts;
+    lastRestart = lastRestartableInitRestart;
+    let hasRunning = false;
+    const statuses = objsAt(status, 'containerStatuses');
+    for (let i = statuses.length - 1; i >= 0; i--) {
+      const cs = statuses[i];
+      restarts += typeof cs.restartCount === 'number' ? cs.restartCount : 0;
+      lastRestart = Math.max(lastRestart, terminatedAt(cs));
+      const waiting = objAt(objAt(cs, 'state'), 'waiting');
+      const terminated = objAt(objAt(cs, 'state'), 'terminated');
+      const running = objAt(objAt(cs, 'state'), 'running');
+      if (waiting && strAt(waiting, 'reason') !== '') reason = strAt(waiting, 'reason');
+      else if (terminated && strAt(terminated, 'reason') !== '') reason = strAt(terminated, 'reason');
+      else if (terminated) reason = terminated.signal ? `Signal:${String(terminated.signal)}` : `ExitCode:${String(terminated.exitCode ?? 0)}`;
+      else if (cs.ready === true && running) {
+        hasRunning = true;
+        ready++;
+      }
+    }
+    if (reason === 'Completed' && hasRunning) {
+      const podReady = objsAt(status, 'conditions').some((c) => c.type === 'Ready' && c.status === 'True');
+      reason = podReady ? 'Running' : 'NotReady';
+    }
+  }
+  if (pod.metadata?.deletionTimestamp && strAt(status, 'reason') === 'NodeLost') reason = 'Unknown';
+  else if (pod.metadata?.deletionTimestamp && phase !== 'Failed' && phase !== 'Succeeded') reason = 'Terminating';
+  let restartsText = String(restarts);
+  if (restarts !== 0 && lastRestart !== 0) restartsText = `${restarts} (${translateTimestampSince(new Date(lastRestart).toISOString(), now)} ago)`;
+  return { ready: `${ready}/${total}`, reason, restarts: restartsText };
+}
+
+function readinessGates(pod: KubeObject): string {
+  const gates = objsAt(pod, 'spec', 'readinessGates');
+  if (gates.length === 0) return '<none>';
+  const conditions = objsAt(pod, 'status', 'conditions');
+  let trueCount = 0;
+  for (const g of gates) {
+    const c = conditions.find((x) => x.type === g.conditionType);
+    if (c && c.status === 'True') trueCount++;
+  }
+  return `${trueCount}/${gates.length}`;
+}
+
+function podIP(pod: KubeObject): string {
+  const ips = objsAt(pod, 'status', 'podIPs');
+  const ip = ips.length > 0 ? strAt(ips[0], 'ip') : '';
+  return ip === '' ? '<none>' : ip;
+}
+
+const orNone = (s: string) => (s === '' ? '<none>' : s);
+
+export function podFacts(rules: TypeRules): TypeFacts {
+  return {
+    strategy: podStrategy(rules),
+    printerColumns: [
+      column('Ready', 'string', 'Ready containers of all containers.', (o) => summarizePod(o).ready),
+      column('Status', 'string', 'The aggregate status of the containers.', (o) => summarizePod(o).reason),
+      column('Restarts', 'string', 'Container restarts, and when the last one happened.', (o) => summarizePod(o).restarts),
+      ageColumn,
+      column('IP', 'string', 'The first pod IP.', podIP, 1),
+      column('Node', 'string', 'The node the pod runs on.', (o) => orNone(strAt(o, 'spec', 'nodeName')), 1),
+      column('Nominated Node', 'string', 'The node nominated by preemption.', (o) => orNone(strAt(o, 'status', 'nominatedNodeName')), 1),
+      column('Readiness Gates', 'string', 'True readiness gates of all readiness gates.', readinessGates, 1),
+    ],
+    selectableFields: {
+      'spec.nodeName': (o) => strAt(o, 'spec', 'nodeName'),
+      // Old v1 clients send spec.host.
+      'spec.host': (o) => strAt(o, 'spec', 'nodeName'),
+      'spec.restartPolicy': (o) => strAt(o, 'spec', 'restartPolicy'),
+      'spec.schedulerName': (o) => strAt(o, 'spec', 'schedulerName'),
+      'spec.serviceAccountName': (o) => strAt(o, 'spec', 'serviceAccountName'),
+      'spec.hostNetwork': (o) => String(objAt(o, 'spec')?.hostNetwork === true),
+      'status.phase': (o) => strAt(o, 'status', 'phase'),
+      'status.podIP': (o) => {
+        const ips = objsAt(o, 'status', 'podIPs');
+        return ips.length > 0 ? strAt(ips[0], 'ip') : '';
+      },
+      // Accepted by the label conversion but not in kube's field set: always empty.
+      'status.podIPs': () => '',
+      'status.nominatedNodeName': (o) => strAt(o, 'status', 'nominatedNodeName'),
+    },
+  };
+}

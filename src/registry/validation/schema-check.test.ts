@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resourceFacts, schemaByName } from '../../apis/model.ts';
+import type { SchemaNode } from '../../apis/model-types.ts';
+import type { ResourceDefinition } from '../types.ts';
+import { checkAgainstSchema, strictDecodingError, unknownFieldWarnings } from './schema-check.ts';
+
+function builtinDef(group: string, version: string, resource: string): ResourceDefinition {
+  const r = resourceFacts(group, version, resource);
+  assert.ok(r, `${group}/${version}/${resource} in the model`);
+  return { group, version, resource, kind: r.kind, schema: { ref: r.schema }, resolveRef: schemaByName, custom: false } as unknown as ResourceDefinition;
+}
+
+function customDef(schema: SchemaNode): ResourceDefinition {
+  return { group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', schema, resolveRef: () => undefined, custom: true } as unknown as ResourceDefinition;
+}
+
+const configMaps = builtinDef('', 'v1', 'configmaps');
+const pods = builtinDef('', 'v1', 'pods');
+const deployments = builtinDef('apps', 'v1', 'deployments');
+const secrets = builtinDef('', 'v1', 'secrets');
+
+function fatal(obj: unknown, def: ResourceDefinition): string {
+  const r = checkAgainstSchema(obj, def);
+  assert.ok(r.fatal, 'expected a fatal decode error');
+  assert.equal(r.fatal.code, 400);
+  assert.equal(r.fatal.reason, 'BadRequest');
+  return r.fatal.message;
+}
+
+test('a wrong JSON type is the 400 of a failed Go decode', () => {
+  assert.equal(
+    fatal({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 1 } }, configMaps),
+    'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
+  );
+  assert.equal(
+    fatal({ kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', command: ['sleep', 1200] }] } }, pods),
+    'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go struct field Container.spec.containers.command of type string',
+  );
+  assert.equal(
+    fatal({ metadata: { name: 'd' }, spec: { template: { spec: { containers: [{ name: 'c', ports: ['80'] }] } } } }, deployments),
+    'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field Container.spec.template.spec.containers.ports of type v1.ContainerPort',
+  );
+  assert.equal(
+    fatal({ metadata: { name: 'd' }, spec: { template: { spec: { containers: [{ name: 'c', env: { A: 'b' } }] } } } }, deployments),
+    'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal object into Go struct field Container.spec.template.spec.containers.env of type []v1.EnvVar',
+  );
+});
+
+test('integers: fractions and overflow show the literal, named Go types show their name', () => {
+  assert.match(fatal({ metadata: { name: 'd' }, spec: { replicas: 1.5 } }, deployments), /cannot unmarshal number 1\.5 into Go struct field DeploymentSpec\.spec\.replicas of type int32$/);
+  assert.match(fatal({ metadata: { name: 'd' }, spec: { replicas: 3000000000 } }, deployments), /cannot unmarshal number 3000000000 into Go struct field/);
+  assert.match(fatal({ metadata: { generation: 'x' } }, configMaps), /cannot unmarshal string into Go struct field ObjectMeta\.metadata\.generation of type int64$/);
+  assert.match(fatal({ spec: { restartPolicy: 1, containers: [] } }, pods), /Go struct field PodSpec\.spec\.restartPolicy of type v1\.RestartPolicy$/);
+});
+
+test('Quantity, IntOrString, Time and []byte decode as their Go types do', () => {
+  const withResources = (requests: unknown) => ({ spec: { containers: [{ name: 'c', image: 'i', resources: { requests } }] } });
+  assert.equal(checkAgainstSchema(withResources({ cpu: '100m', memory: 128 }), pods).fatal, undefined);
+  assert.equal(
+    fatal(withResources({ cpu: 'lots' }), pods),
+    `Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+  );
+  assert.equal(fatal(withResources({ cpu: '1Gk' }), pods), `Pod in version "v1" cannot be handled as a Pod: unable to parse quantity's suffix`);
+  const strategy = (maxSurge: unknown) => ({ spec: { strategy: { rollingUpdate: { maxSurge } } } });
+  assert.equal(checkAgainstSchema(strategy('25%'), deployments).fatal, undefined);
+  assert.equal(checkAgainstSchema(strategy(1), deployments).fatal, undefined);
+  assert.match(fatal(strategy(true), deployments), /: json: cannot unmarshal bool into Go value of type int32$/);
+  assert.match(
+    fatal({ metadata: { creationTimestamp: 'yesterday' } }, configMaps),
+    /: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"$/,
+  );
+  assert.equal(checkAgainstSchema({ data: { k: 'aGVsbG8=' } }, secrets).fatal, undefined);
+  assert.match(fatal({ data: { k: 'not base64!' } }, secrets), /cannot be handled as a Secret: illegal base64 data at input byte 3$/);
+  assert.match(fatal({ data: { k: 5 } }, secrets), /Go struct field Secret\.data of type \[\]uint8$/);
+});
+
+test('nulls are accepted anywhere in built-in objects', () => {
+  assert.deepEqual(checkAgainstSchema({ metadata: { labels: null }, data: null }, configMaps), { unknownFields: [] });
+});
+
+test('unknown fields are collected as strict decoding paths', () => {
+  const body = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd', colour: 'red' },
+    spec: { replicass: 2, template: { spec: { containers: [{ name: 'c', imagee: 'x' }] } } },
+  };
+  const r = checkAgainstSchema(body, deployments);
+  assert.equal(r.fatal, undefined);
+  assert.deepEqual(r.unknownFields, ['metadata.colour', 'spec.replicass', 'spec.template.spec.containers[0].imagee']);
+  assert.equal(
+    strictDecodingError(body, deployments, r.unknownFields).message,
+    'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "metadata.colour", unknown field "spec.replicass", unknown field "spec.template.spec.containers[0].imagee"',
+  );
+  assert.deepEqual(unknownFieldWarnings(['spec.foo']), ['unknown field "spec.foo"']);
+});
+
+test('maps take any key; RawExtension-like fields take anything', () => {
+  assert.deepEqual(checkAgainstSchema({ data: { 'any.key': 'v' }, metadata: { annotations: { x: 'y' } } }, configMaps).unknownFields, []);
+  const crds = builtinDef('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+  const body = { spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', default: { anything: [1, 2] } } } }] } };
+  assert.deepEqual(checkAgainstSchema(body, crds), { unknownFields: [] });
+});
+
+test('custom resources: pruning rules, no type errors outside metadata', () => {
+  const def = customDef({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          replicas: { type: 'integer' },
+          config: { type: 'object', preserveUnknownFields: true },
+          template: { type: 'object', embeddedResource: true, properties: { spec: { type: 'object' } } },
+          tags: { type: 'object', additionalProperties: { type: 'object', properties: { on: { type: 'boolean' } } } },
+          empty: { type: 'object' },
+        },
+      },
+    },
+  });
+  const r = checkAgainstSchema(
+    {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+      spec: {
+        replicas: 'three',
+        config: { free: { form: 1 } },
+        template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x', bogus: 1 }, spec: { a: 1 } },
+        tags: { blue: { on: true, off: false } },
+        empty: { gone: 1 },
+        extra: 1,
+      },
+    },
+    def,
+  );
+  assert.equal(r.fatal, undefined);
+  assert.deepEqual(r.unknownFields, ['spec.template.metadata.bogus', 'spec.template.spec.a', 'spec.tags.blue.off', 'spec.empty.gone', 'spec.extra']);
+  assert.match(fatal({ metadata: { name: 5 } }, def), /^Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field ObjectMeta\.metadata\.name of type string$/);
+});

@@ -1,0 +1,389 @@
+// The decode-time check of a request body against its definition's schema, standing in for what Go's typed
+// JSON decoding does in kube-apiserver: a value of the wrong JSON type is the 400 kube answers when
+// json.Unmarshal fails ("ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal
+// number into Go struct field ConfigMap.data of type string"), and fields the schema does not know are
+// collected as paths ("spec.foo", "spec.containers[0].bar") for strict decoding errors or warnings.
+//
+// Built-in definitions follow Go struct decoding: nulls are accepted anywhere, RawExtension/JSON/FieldsV1 take
+// any value, Quantity, IntOrString and Time parse as their UnmarshalJSON does. Custom resources follow
+// apiextensions pruning: only unknown fields are collected (type errors are the CRD validator's 422s), except
+// in metadata, which is always ObjectMeta.
+
+import { badRequest, type StatusError } from '../../apis/errors.ts';
+import type { SchemaNode } from '../../apis/model-types.ts';
+import type { ResourceDefinition } from '../types.ts';
+import { base64ErrorOffset, goTimeParseError, RFC3339, RFC3339_MICRO } from './go-decode.ts';
+import { META_DEFINITIONS, OBJECT_META_REF } from './object-meta-schema.ts';
+import { parseQuantity } from './quantity.ts';
+
+export interface SchemaCheckResult {
+  /** The 400 to answer instead of proceeding (a value Go's decoder would reject). */
+  fatal?: StatusError;
+  /** Paths of fields the schema does not know, in document order: "spec.foo", "spec.containers[0].bar". */
+  unknownFields: string[];
+}
+
+const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+const TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.Time';
+const MICRO_TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime';
+const ANY_VALUE_REFS = new Set([
+  'io.k8s.apimachinery.pkg.runtime.RawExtension',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSON',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
+]);
+
+/**
+ * Go named types the schema cannot tell apart from their underlying type, keyed by "Struct.jsonField"; they
+ * appear in "of type ..." of a type error.
+ */
+const NAMED_FIELD_TYPES: Readonly<Record<string, string>> = {
+  'Container.imagePullPolicy': 'v1.PullPolicy',
+  'Container.terminationMessagePolicy': 'v1.TerminationMessagePolicy',
+  'Container.restartPolicy': 'v1.ContainerRestartPolicy',
+  'ContainerPort.protocol': 'v1.Protocol',
+  'ServicePort.protocol': 'v1.Protocol',
+  'EndpointPort.protocol': 'v1.Protocol',
+  'PodSpec.restartPolicy': 'v1.RestartPolicy',
+  'PodSpec.dnsPolicy': 'v1.DNSPolicy',
+  'PodSpec.preemptionPolicy': 'v1.PreemptionPolicy',
+  'PodStatus.phase': 'v1.PodPhase',
+  'PodStatus.qosClass': 'v1.PodQOSClass',
+  'ResourceRequirements.limits': 'v1.ResourceList',
+  'ResourceRequirements.requests': 'v1.ResourceList',
+  'NodeStatus.capacity': 'v1.ResourceList',
+  'NodeStatus.allocatable': 'v1.ResourceList',
+  'NamespaceSpec.finalizers': '[]v1.FinalizerName',
+  'NamespaceStatus.phase': 'v1.NamespacePhase',
+  'Secret.type': 'v1.SecretType',
+  'ServiceSpec.type': 'v1.ServiceType',
+  'ServiceSpec.sessionAffinity': 'v1.ServiceAffinity',
+  'ServiceSpec.externalTrafficPolicy': 'v1.ServiceExternalTrafficPolicy',
+  'ServiceSpec.internalTrafficPolicy': 'v1.ServiceInternalTrafficPolicy',
+  'ServiceSpec.ipFamilies': '[]v1.IPFamily',
+  'ServiceSpec.ipFamilyPolicy': 'v1.IPFamilyPolicy',
+  'Toleration.operator': 'v1.TolerationOperator',
+  'Toleration.effect': 'v1.TaintEffect',
+  'Taint.effect': 'v1.TaintEffect',
+  'Capabilities.add': '[]v1.Capability',
+  'Capabilities.drop': '[]v1.Capability',
+  'VolumeMount.mountPropagation': 'v1.MountPropagationMode',
+  'HTTPGetAction.scheme': 'v1.URIScheme',
+  'PersistentVolumeClaimSpec.accessModes': '[]v1.PersistentVolumeAccessMode',
+  'DeploymentStrategy.type': 'v1.DeploymentStrategyType',
+  'StatefulSetSpec.podManagementPolicy': 'v1.PodManagementPolicyType',
+  'StatefulSetUpdateStrategy.type': 'v1.StatefulSetUpdateStrategyType',
+  'DaemonSetUpdateStrategy.type': 'v1.DaemonSetUpdateStrategyType',
+  'JobSpec.completionMode': 'v1.CompletionMode',
+  'JobSpec.podReplacementPolicy': 'v1.PodReplacementPolicy',
+  'CronJobSpec.concurrencyPolicy': 'v1.ConcurrencyPolicy',
+};
+
+class DecodeFailure extends Error {}
+
+interface Walk {
+  readonly resolve: (ref: string) => SchemaNode | undefined;
+  readonly unknown: string[];
+}
+
+/** Where the decoder is: Go's errorContext (innermost struct, JSON field names) and the full path for unknowns. */
+interface Pos {
+  /** Go type name of the innermost struct being decoded ("" at the top). */
+  readonly struct: string;
+  /** JSON names from the root, without indices or map keys (Go's FieldStack). */
+  readonly goField: readonly string[];
+  /** Full path with indices and map keys, as strict decoding reports unknown fields. */
+  readonly path: string;
+  /** Go type errors apply (false inside custom resources outside metadata). */
+  readonly typed: boolean;
+  /** Named Go type of this value when the schema cannot tell it. */
+  readonly goType?: string;
+}
+
+function shortName(ref: string): string {
+  const i = ref.lastIndexOf('.');
+  return i < 0 ? ref : ref.slice(i + 1);
+}
+
+function pkgQualified(ref: string): string {
+  const parts = ref.split('.');
+  return parts.length >= 2 ? `${parts[parts.length - 2]}.${parts[parts.length - 1]}` : ref;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return 'string';
+    case 'number':
+    case 'bigint':
+      return 'number';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'object';
+  }
+}
+
+function isIntOrString(node: SchemaNode): boolean {
+  return node.intOrString === true || node.format === 'int-or-string';
+}
+
+function goTypeOf(node: SchemaNode): string {
+  if (node.ref) {
+    if (node.ref === QUANTITY) return 'resource.Quantity';
+    if (node.ref === INT_OR_STRING) return 'intstr.IntOrString';
+    return pkgQualified(node.ref);
+  }
+  if (isIntOrString(node)) return 'intstr.IntOrString';
+  switch (node.type) {
+    case 'string':
+      return node.format === 'byte' ? '[]uint8' : 'string';
+    case 'integer':
+      return node.format === 'int32' ? 'int32' : node.format === 'int64' ? 'int64' : 'int';
+    case 'number':
+      return node.format === 'float' ? 'float32' : 'float64';
+    case 'boolean':
+      return 'bool';
+    case 'array':
+      return `[]${node.items ? goTypeOf(node.items) : 'interface {}'}`;
+    case 'object':
+      if (node.additionalProperties !== undefined && node.additionalProperties !== false) {
+        return `map[string]${node.additionalProperties === true ? 'interface {}' : goTypeOf(node.additionalProperties)}`;
+      }
+      return 'map[string]interface {}';
+    default:
+      return 'interface {}';
+  }
+}
+
+function typeError(value: string, goType: string, pos: Pos): never {
+  if (pos.struct !== '' || pos.goField.length > 0) {
+    throw new DecodeFailure(`json: cannot unmarshal ${value} into Go struct field ${pos.struct}.${pos.goField.join('.')} of type ${goType}`);
+  }
+  throw new DecodeFailure(`json: cannot unmarshal ${value} into Go value of type ${goType}`);
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function child(pos: Pos, struct: string, key: string): Pos {
+  const named = NAMED_FIELD_TYPES[`${struct}.${key}`];
+  return { struct, goField: [...pos.goField, key], path: join(pos.path, key), typed: pos.typed, goType: named };
+}
+
+const intRanges: Record<string, [number, number]> = {
+  int32: [-2147483648, 2147483647],
+  int64: [Number.MIN_SAFE_INTEGER * 1024, Number.MAX_SAFE_INTEGER * 1024],
+};
+
+/** json.Unmarshal into an int32, as IntOrString's UnmarshalJSON does for non-strings. */
+function intOrStringValue(v: unknown): void {
+  if (typeof v === 'string' || v === null) return;
+  if (typeof v === 'number') {
+    if (Number.isInteger(v) && v >= intRanges.int32[0] && v <= intRanges.int32[1]) return;
+    throw new DecodeFailure(`json: cannot unmarshal number ${String(v)} into Go value of type int32`);
+  }
+  throw new DecodeFailure(`json: cannot unmarshal ${jsonKind(v)} into Go value of type int32`);
+}
+
+/** Quantity's UnmarshalJSON: any literal is trimmed of its quotes and parsed. */
+function quantityValue(v: unknown): void {
+  if (v === null) return;
+  const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
+  const r = parseQuantity(text);
+  if (!r.ok) throw new DecodeFailure(r.error);
+}
+
+function timeValue(v: unknown, layout: string): void {
+  if (v === null) return;
+  if (typeof v !== 'string') throw new DecodeFailure(`json: cannot unmarshal ${jsonKind(v)} into Go value of type string`);
+  const err = goTimeParseError(v, layout);
+  if (err) throw new DecodeFailure(err);
+}
+
+function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
+  if (value === null || value === undefined) return;
+  let ref: string | undefined;
+  let current = node;
+  let seen = 0;
+  while (current.ref && seen++ < 32) {
+    const r = current.ref;
+    if (pos.typed) {
+      if (r === QUANTITY) return quantityValue(value);
+      if (r === INT_OR_STRING) return intOrStringValue(value);
+      if (r === TIME) return timeValue(value, RFC3339);
+      if (r === MICRO_TIME) return timeValue(value, RFC3339_MICRO);
+    }
+    if (ANY_VALUE_REFS.has(r)) return;
+    ref = r;
+    const next = w.resolve(r);
+    if (!next) return;
+    current = next;
+  }
+  const goType = pos.goType ?? (ref ? pkgQualified(ref) : goTypeOf(current));
+  if (isIntOrString(current)) {
+    if (pos.typed) intOrStringValue(value);
+    return;
+  }
+  const type = current.type ?? (current.properties ? 'object' : undefined);
+  switch (type) {
+    case 'object':
+      return walkObject(w, current, value, pos, ref, goType);
+    case 'array': {
+      if (!Array.isArray(value)) {
+        if (pos.typed) typeError(jsonKind(value), goType, pos);
+        return;
+      }
+      const items = current.items;
+      if (!items) return;
+      const elemType = goType.startsWith('[]') ? goType.slice(2) : undefined;
+      value.forEach((item, i) => walk(w, items, item, { ...pos, path: `${pos.path}[${i}]`, goType: elemType }));
+      return;
+    }
+    case 'string':
+      if (!pos.typed) return;
+      if (typeof value !== 'string') typeError(jsonKind(value), goType, pos);
+      if (current.format === 'byte') {
+        const at = base64ErrorOffset(value);
+        if (at >= 0) throw new DecodeFailure(`illegal base64 data at input byte ${at}`);
+      } else if (current.format === 'date-time') {
+        timeValue(value, RFC3339);
+      }
+      return;
+    case 'integer': {
+      if (!pos.typed) return;
+      if (typeof value !== 'number') typeError(jsonKind(value), goType, pos);
+      const range = intRanges[current.format ?? 'int64'] ?? intRanges.int64;
+      if (!Number.isInteger(value) || value < range[0] || value > range[1]) typeError(`number ${String(value)}`, goType, pos);
+      return;
+    }
+    case 'number':
+      if (pos.typed && typeof value !== 'number') typeError(jsonKind(value), goType, pos);
+      return;
+    case 'boolean':
+      if (pos.typed && typeof value !== 'boolean') typeError(jsonKind(value), goType, pos);
+      return;
+    default:
+      return;
+  }
+}
+
+function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: string | undefined, goType: string): void {
+  if (!isObject(value)) {
+    if (pos.typed) typeError(jsonKind(value), goType, pos);
+    return;
+  }
+  const struct = ref ? shortName(ref) : pos.struct;
+  const props = node.properties;
+  const additional = node.additionalProperties;
+  if (props) {
+    for (const [key, v] of Object.entries(value)) {
+      const prop = Object.hasOwn(props, key) ? props[key] : undefined;
+      const at = child(pos, struct, key);
+      if (prop) walk(w, prop, v, at);
+      else if (node.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
+      else if (node.embeddedResource && key === 'metadata') walk(w, { ref: OBJECT_META_REF }, v, at);
+      else if (!node.preserveUnknownFields) w.unknown.push(at.path);
+    }
+    return;
+  }
+  if (additional !== undefined && additional !== false) {
+    if (additional === true) return;
+    const valueType = pos.goType === 'v1.ResourceList' ? 'resource.Quantity' : undefined;
+    for (const [key, v] of Object.entries(value)) {
+      walk(w, additional, v, { ...pos, path: join(pos.path, key), goType: valueType });
+    }
+    return;
+  }
+  // An object with no declared fields: Go keeps any content; a custom resource prunes all of it.
+  if (pos.typed || node.preserveUnknownFields) return;
+  for (const key of Object.keys(value)) {
+    if (node.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
+    if (node.embeddedResource && key === 'metadata') {
+      walk(w, { ref: OBJECT_META_REF }, value[key], child(pos, struct, key));
+      continue;
+    }
+    w.unknown.push(join(pos.path, key));
+  }
+}
+
+function bodyGroupVersionKind(obj: unknown, def: Pick<ResourceDefinition, 'kind' | 'version'>): { kind: string; version: string } {
+  const o = isObject(obj) ? obj : {};
+  const kind = typeof o.kind === 'string' && o.kind !== '' ? o.kind : def.kind;
+  let version = def.version;
+  if (typeof o.apiVersion === 'string' && o.apiVersion !== '') {
+    const parts = o.apiVersion.split('/');
+    version = parts[parts.length - 1];
+  }
+  return { kind, version };
+}
+
+/** transformDecodeError's wording: `<Kind> in version "<v>" cannot be handled as a <Kind>: <decoder error>`. */
+export function decodeError(obj: unknown, def: Pick<ResourceDefinition, 'kind' | 'version'>, message: string): StatusError {
+  const gvk = bodyGroupVersionKind(obj, def);
+  return badRequest(`${gvk.kind} in version "${gvk.version}" cannot be handled as a ${def.kind}: ${message}`);
+}
+
+/** The strict-decoding 400 for unknown fields (fieldValidation=Strict). */
+export function strictDecodingError(obj: unknown, def: Pick<ResourceDefinition, 'kind' | 'version'>, unknownFields: readonly string[]): StatusError {
+  return decodeError(obj, def, `strict decoding error: ${unknownFieldWarnings(unknownFields).join(', ')}`);
+}
+
+/** The texts of fieldValidation=Warn: one `unknown field "spec.foo"` per field. */
+export function unknownFieldWarnings(unknownFields: readonly string[]): string[] {
+  return unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`);
+}
+
+/** Check a decoded body against def.schema (refs resolved with def.resolveRef; metadata is always ObjectMeta). */
+export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): SchemaCheckResult {
+  const w: Walk = {
+    resolve: (ref) => def.resolveRef(ref) ?? (Object.hasOwn(META_DEFINITIONS, ref) ? META_DEFINITIONS[ref] : undefined),
+    unknown: [],
+  };
+  const typed = !def.custom;
+  let root = def.schema;
+  let rootStruct = def.kind;
+  for (let i = 0; root.ref && i < 32; i++) {
+    rootStruct = shortName(root.ref);
+    const next = w.resolve(root.ref);
+    if (!next) break;
+    root = next;
+  }
+  try {
+    if (!isObject(obj)) {
+      const kind = jsonKind(obj);
+      throw new DecodeFailure(`json: cannot unmarshal ${kind} into Go value of type ${def.custom ? 'map[string]interface {}' : `${def.version}.${def.kind}`}`);
+    }
+    const top: Pos = { struct: rootStruct, goField: [], path: '', typed };
+    const props = root.properties ?? {};
+    for (const [key, v] of Object.entries(obj)) {
+      const at = child(top, rootStruct, key);
+      if (key === 'metadata') {
+        walk(w, def.custom || !props.metadata ? { ref: OBJECT_META_REF } : props.metadata, v, { ...at, typed: true });
+      } else if (def.custom && (key === 'apiVersion' || key === 'kind')) {
+        if (typeof v !== 'string' && v !== null) {
+          throw new DecodeFailure(`json: cannot unmarshal ${jsonKind(v)} into Go struct field .${key} of type string`);
+        }
+      } else if (Object.hasOwn(props, key)) {
+        walk(w, props[key], v, at);
+      } else if (!root.preserveUnknownFields) {
+        w.unknown.push(at.path);
+      }
+    }
+  } catch (e) {
+    if (e instanceof DecodeFailure) return { fatal: decodeError(obj, def, e.message), unknownFields: [] };
+    throw e;
+  }
+  return { unknownFields: w.unknown };
+}
