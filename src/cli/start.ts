@@ -17,6 +17,7 @@ import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
 import { createLogger } from '../server/log.ts';
 import { ensurePki, splitPemCertificates } from '../server/pki.ts';
+import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import type { OpenStorageOptions } from '../storage/open.ts';
@@ -179,6 +180,21 @@ async function allSettled<T extends readonly unknown[]>(promises: { [K in keyof 
   return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
+// Servers on temporary data dirs (the library's default) share one PKI per process, so a test suite that starts
+// many servers pays for key generation and the X.509 library once.
+const processPki = new Map<string, Promise<EnsurePkiResult>>();
+
+function pkiFor(options: EnsurePkiOptions, temporary: boolean): Promise<EnsurePkiResult> {
+  if (!temporary) return ensurePki(options);
+  const key = `${options.bindAddress} ${options.skipServing ? 'no-serving' : 'serving'}`;
+  const cached = processPki.get(key);
+  if (cached) return cached.then((r) => ({ pki: r.pki, generated: [] }));
+  const fresh = ensurePki(options);
+  processPki.set(key, fresh);
+  fresh.catch(() => processPki.delete(key));
+  return fresh;
+}
+
 export async function startCapstan(options: CapstanOptions = {}): Promise<Capstan> {
   const startedAt = performance.now();
   const log = options.logger ?? createLogger({ verbosity: options.logLevel ?? -1 });
@@ -194,7 +210,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
 
   try {
     const [pkiResult, tokenFile, extraClientCa, customTls, storage] = await allSettled([
-      ensurePki({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }),
+      pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
       options.tlsCertFile && options.tlsPrivateKeyFile

@@ -32,6 +32,8 @@ export interface KubectlOptions {
   kubeconfig?: string;
   input?: string;
   timeoutMs?: number;
+  /** Extra environment variables (e.g. EDITOR for kubectl edit). */
+  env?: Record<string, string>;
 }
 
 export interface RawRequestOptions {
@@ -52,10 +54,10 @@ export interface RawResponse {
 const KUBECTL_TIMEOUT_MS = 20_000;
 
 /** Runs kubectl with a kubeconfig, a private cache dir and a timeout (the process is killed past it). */
-export function runKubectl(kubeconfig: string, args: readonly string[], opts: { input?: string; timeoutMs?: number; cacheDir?: string } = {}): Promise<KubectlResult> {
+export function runKubectl(kubeconfig: string, args: readonly string[], opts: { input?: string; timeoutMs?: number; cacheDir?: string; env?: Record<string, string> } = {}): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('kubectl', ['--kubeconfig', kubeconfig, ...(opts.cacheDir ? ['--cache-dir', opts.cacheDir] : []), ...args], {
-      env: { ...process.env, KUBECONFIG: kubeconfig },
+      env: { ...process.env, ...opts.env, KUBECONFIG: kubeconfig },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -192,7 +194,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await server.close();
       await rm(scratch, { recursive: true, force: true });
     },
-    kubectl: (args, opts = {}) => runKubectl(opts.kubeconfig ?? kubeconfigFile, args, { input: opts.input, timeoutMs: opts.timeoutMs, cacheDir }),
+    kubectl: (args, opts = {}) => runKubectl(opts.kubeconfig ?? kubeconfigFile, args, { input: opts.input, timeoutMs: opts.timeoutMs, cacheDir, env: opts.env }),
     async writeKubeconfig(name, user) {
       const path = join(scratch, `${name}.kubeconfig`);
       await writeFile(path, kubeconfigYaml(server.port, server.caCert, user), { mode: 0o600 });
