@@ -54,16 +54,23 @@ export function maxLenError(n: number): string {
   return `must be no more than ${n} characters`;
 }
 
+export const DNS1123_LABEL_MAX = 63;
+export const DNS1123_SUBDOMAIN_MAX = 253;
+
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLenError(63));
-  if (!dns1123LabelRe.test(value)) errs.push(regexError(dns1123LabelMsg, dns1123LabelFmt, 'my-name', '123-abc'));
+  if (value.length > DNS1123_LABEL_MAX) errs.push(maxLenError(DNS1123_LABEL_MAX));
+  if (!dns1123LabelRe.test(value)) {
+    // A valid subdomain that is not a valid label (length was checked above) can only have dots.
+    if (dns1123SubdomainRe.test(value)) errs.push('must not contain dots');
+    else errs.push(regexError(dns1123LabelMsg, dns1123LabelFmt, 'my-name', '123-abc'));
+  }
   return errs;
 }
 
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 253) errs.push(maxLenError(253));
+  if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
   if (!dns1123SubdomainRe.test(value)) errs.push(regexError(dns1123SubdomainMsg, dns1123SubdomainFmt, 'example.com'));
   return errs;
 }

@@ -277,7 +277,7 @@ const htmlUnsafeAll = /[<>&\u2028\u2029]/g;
 const escapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
 
 /** Characters Go's encoder escapes can only occur inside JSON strings, so a global replace is safe. */
-function goEscape(s: string): string {
+export function goEscape(s: string): string {
   return htmlUnsafe.test(s) ? s.replace(htmlUnsafeAll, (c) => escapes[c]) : s;
 }
 

@@ -1,6 +1,7 @@
 // createApiServer: the registry over the configured storage, discovery and OpenAPI, and the resource
 // handlers, behind the one handle() the server's filter chain calls.
 
+import { serverSideApply } from '../apply/index.ts';
 import { applyPatch } from '../patch/index.ts';
 import { createRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
@@ -20,14 +21,32 @@ function numberOption(options: ApiServerOptions, name: string, fallback: number)
   return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
 }
 
+function optionalNumber(options: ApiServerOptions, name: string): number | undefined {
+  const v = options[name];
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
 export async function createApiServer(options: ApiServerOptions): Promise<ApiServer> {
-  const registry = await createRegistry({ storage: options.storage, runtimeConfig: options.runtimeConfig, featureGates: options.featureGates });
+  const registry = await createRegistry({
+    storage: options.storage,
+    runtimeConfig: options.runtimeConfig,
+    featureGates: options.featureGates,
+    watchCache:
+      options.watchCache === false
+        ? false
+        : {
+            historyWindowSeconds: options.historyWindowSeconds ?? 300,
+            // Test and tuning hooks (not flags): kube's defaults otherwise.
+            bookmarkIntervalMs: optionalNumber(options, 'watchBookmarkIntervalMs'),
+            maxQueuedEvents: optionalNumber(options, 'watchMaxQueuedEvents'),
+          },
+  });
   const logger = options.logger as Logger | undefined;
   const deps: EndpointDeps = {
     registry,
     checkSchema: (obj: KubeObject, def: ResourceDefinition) => checkAgainstSchema(obj, def),
     applyPatch: (patchType, current, patch, def, patchOptions) => applyPatch(patchType, current, patch, def, patchOptions),
-    applyServerSide: options.applyServerSide as ServerSideApply | undefined,
+    applyServerSide: (options.applyServerSide as ServerSideApply | undefined) ?? serverSideApply,
     logger,
     minRequestTimeoutSeconds: numberOption(options, 'minRequestTimeoutSeconds', DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS),
     watchListEnabled: options.featureGates.WatchList === true,

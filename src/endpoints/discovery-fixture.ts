@@ -1,41 +1,21 @@
-// Test fixture for the discovery and OpenAPI tests: ResourceDefinitions built by hand from the built-in model's
-// facts, a custom (CRD-like) definition, a minimal Registry holding them, and a real HTTP server around a handler.
+// Test fixture for the discovery and OpenAPI tests: the registry's built-in ResourceDefinitions, a custom (CRD-like)
+// definition, a minimal Registry holding them, and a real HTTP server around a handler.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resourceFacts, schemaByName } from '../apis/model.ts';
+import { resourceFacts } from '../apis/model.ts';
 import type { SchemaNode, SubresourceFacts } from '../apis/model-types.ts';
+import { builtinDefinition } from '../registry/registry.ts';
 import type { Registry, ResourceDefinition, ResourceStore } from '../registry/types.ts';
 import type { ApiPathHandler } from './discovery.ts';
 import { parseRequestInfo } from './request-info.ts';
 
-/**
- * A built-in definition shaped as the registry builds it (the kind's schema inline, refs resolved by the model);
- * `storagePrefix` overrides where its objects live.
- */
+/** A built-in definition as the registry builds it; `storagePrefix` overrides where its objects live. */
 export function builtInDefinition(group: string, version: string, resource: string, opts: { storagePrefix?: string } = {}): ResourceDefinition {
   const f = resourceFacts(group, version, resource);
   if (!f) throw new Error(`no facts for ${group}/${version}/${resource}`);
-  return {
-    group: f.group,
-    version: f.version,
-    resource: f.resource,
-    singularName: f.singularName,
-    kind: f.kind,
-    listKind: `${f.kind}List`,
-    namespaced: f.namespaced,
-    verbs: f.verbs,
-    shortNames: f.shortNames ?? [],
-    categories: f.categories ?? [],
-    subresources: f.subresources ?? [],
-    storagePrefix: opts.storagePrefix ?? (group ? `/registry/${group}/${resource}` : `/registry/${resource}`),
-    schema: schemaByName(f.schema) ?? { type: 'object' },
-    resolveRef: schemaByName,
-    strategy: {},
-    printerColumns: [],
-    selectableFields: {},
-    custom: false,
-  };
+  const def = builtinDefinition(f);
+  return opts.storagePrefix === undefined ? def : { ...def, storagePrefix: opts.storagePrefix };
 }
 
 export interface CustomDefinitionOptions {

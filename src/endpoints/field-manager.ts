@@ -2,7 +2,7 @@
 // kube-apiserver does (the part before the first '/', printable runes only, at most 128 bytes).
 
 import type { OptionError } from './options.ts';
-import { goQuote } from './go-format.ts';
+import { goQuote } from '../encoding/go-format.ts';
 
 export const FIELD_MANAGER_MAX_LENGTH = 128;
 

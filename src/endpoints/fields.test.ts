@@ -5,7 +5,7 @@ import { StatusError } from '../apis/errors.ts';
 import type { ResourceDefinition } from '../registry/types.ts';
 import { checkFieldSelector, parseFieldSelector, requiresExactMatch } from './field-selector.ts';
 import { managerOrUserAgent, prefixFromUserAgent, validateFieldManager } from './field-manager.ts';
-import { goQuote, goValue } from './go-format.ts';
+import { goQuote, goValue } from '../encoding/go-format.ts';
 import { parseFieldPath, pruneFields } from './prune.ts';
 
 function def(partial: Partial<ResourceDefinition>): ResourceDefinition {

@@ -111,6 +111,9 @@ export function writeError(r: Responder, err: unknown): void {
     writable(r.res).end();
     return;
   }
+  // ErrorNegotiated: a Status that names a retry delay also sets Retry-After.
+  const retryAfter = status.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number' && retryAfter > 0) writable(r.res).setHeader('Retry-After', String(retryAfter));
   const media = negotiateOutput(header(r.req, 'accept'), { allowTransform: false });
   if (!media) {
     writeBody(r, status.code, JSON_MEDIA_TYPE, encodeJson(status, true));

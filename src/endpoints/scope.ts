@@ -2,6 +2,7 @@
 // the request, and the collaborators the API server wires in.
 
 import { StatusError, type StatusDetails } from '../apis/errors.ts';
+import { managedFieldsTracker } from './managed-fields.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { Logger } from '../server/log.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from '../registry/types.ts';
@@ -77,7 +78,8 @@ export function groupResource(def: ResourceDefinition): { group: string; resourc
 }
 
 /** The per-request context the store, strategies and admission see. */
-export function requestContext(scope: Scope, extra: { dryRun?: boolean; fieldManager?: string } = {}): RequestContext {
+/** The store's view of a request. `trackManagedFields`: record a non-apply write under fieldManager. */
+export function requestContext(scope: Scope, extra: { dryRun?: boolean; fieldManager?: string; trackManagedFields?: boolean } = {}): RequestContext {
   const ctx: RequestContext = {
     user: scope.user,
     namespace: scope.def.namespaced ? scope.namespace : '',
@@ -86,6 +88,7 @@ export function requestContext(scope: Scope, extra: { dryRun?: boolean; fieldMan
     userAgent: scope.userAgent,
     warnings: scope.r.warnings,
     signal: scope.signal,
+    trackManagedFields: extra.trackManagedFields && extra.fieldManager !== undefined ? managedFieldsTracker(scope.def, extra.fieldManager) : undefined,
   };
   return ctx;
 }

@@ -13,6 +13,9 @@ import { warningHeaderValues, writable, type WritableResponse } from './respond.
 import { requestContext, type Scope } from './scope.ts';
 import { parseTableOptions, partialObjectMetadata, toTable, type TableOptions } from './table.ts';
 
+/** Unsent bytes past which a flow-controlled watch pauses until the socket drains. */
+const WATCH_HIGH_WATER_BYTES = 1024 * 1024;
+
 /** Picks the watch duration: ?timeoutSeconds, else a random time in [min, 2*min) as kube does. */
 export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTimeoutSeconds: number, random: () => number = Math.random): number {
   if (timeoutSeconds !== undefined && timeoutSeconds !== 0) return Math.max(0, timeoutSeconds) * 1000;
@@ -83,6 +86,8 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
   const encoding = watchEncodingFor(media, scope.r.query);
   const timeoutMs = watchTimeoutMs(opts.timeoutSeconds, scope.deps.minRequestTimeoutSeconds);
   const { watch: _watch, sendInitialEventsSet: _sie, ...listOptions } = opts;
+  // The store learns the actual deadline (its last bookmark goes out 2 s before it).
+  if (timeoutMs > 0) listOptions.timeoutSeconds = timeoutMs / 1000;
   const stream = await scope.store.watch(requestContext(scope), listOptions);
   const res = writable(scope.r.res);
 
@@ -90,6 +95,9 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
     let finished = false;
     let timer: NodeJS.Timeout | undefined;
     let sentHeaders = false;
+    // Events of one turn go out in one socket write.
+    const corkable = res as unknown as { cork?: () => void; uncork?: () => void };
+    let corked = false;
     const finish = (destroy: boolean) => {
       if (finished) return;
       finished = true;
@@ -104,6 +112,11 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
         if (isHttp2(res)) r.stream?.destroy?.();
         else r.destroy?.();
       } else if (!res.writableEnded) {
+        // Corked events go out before the terminating chunk.
+        if (corked) {
+          corked = false;
+          corkable.uncork?.();
+        }
         res.end();
       }
       resolve();
@@ -123,26 +136,53 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
     if (timeoutMs > 0) timer = setTimeout(() => finish(false), timeoutMs);
     else if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds < 0) setImmediate(() => finish(false));
 
-    const write = (event: WatchEvent, noHeaders: boolean) => {
-      res.write(encodeWatchEvent(scope, event, encoding, noHeaders));
-      if (unsentBytes(res) > scope.deps.maxWatchBufferBytes) {
-        scope.deps.logger?.warn('dropping a watcher that reads too slowly', { resource: scope.def.resource, unsentBytes: unsentBytes(res) });
-        finish(true);
+    const uncork = () => {
+      corked = false;
+      if (!finished) corkable.uncork?.();
+    };
+    // Flow control: past the high-water mark the stream pauses (streams that support it) until the socket drains.
+    let waitingForDrain = false;
+    const onDrain = () => {
+      waitingForDrain = false;
+      if (!finished) stream.resume?.();
+    };
+    const write = (event: WatchEvent, noHeaders: boolean): boolean => {
+      if (!corked && corkable.cork) {
+        corked = true;
+        corkable.cork();
+        process.nextTick(uncork);
       }
+      res.write(encodeWatchEvent(scope, event, encoding, noHeaders));
+      const unsent = unsentBytes(res);
+      if (unsent > scope.deps.maxWatchBufferBytes) {
+        scope.deps.logger?.warn('dropping a watcher that reads too slowly', { resource: scope.def.resource, unsentBytes: unsent });
+        finish(true);
+        return false;
+      }
+      if (stream.resume && unsent > WATCH_HIGH_WATER_BYTES) {
+        if (!waitingForDrain) {
+          waitingForDrain = true;
+          (res as unknown as { once(e: 'drain', f: () => void): void }).once('drain', onDrain);
+        }
+        return false;
+      }
+      return true;
     };
 
     let first = true;
     try {
       stream.start(
         (event) => {
-          if (finished) return;
+          if (finished) return false;
           try {
             // Table watches carry column definitions on the first event only.
-            write(event, encoding.kind === 'table' && !first);
+            const more = write(event, encoding.kind === 'table' && !first);
             first = false;
+            return more;
           } catch (e) {
             scope.deps.logger?.error('encoding a watch event failed', { error: e instanceof Error ? e.stack : String(e) });
             finish(true);
+            return false;
           }
         },
         (err) => {

@@ -2,6 +2,8 @@
 // kube-apiserver returns those messages verbatim for malformed patch bodies ("invalid character 'x' looking
 // for beginning of value", "unexpected end of JSON input", ...).
 
+import { goQuote } from '../encoding/go-format.ts';
+
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;
@@ -30,28 +32,11 @@ function firstUtf8Byte(codePoint: number): number {
   return 0xf0 | (codePoint >> 18);
 }
 
-/** encoding/json's quoteChar: the byte as a Go rune literal. */
+/** encoding/json's quoteChar: the byte as a Go rune literal (strconv.Quote's escapes inside single quotes). */
 function quoteChar(byte: number): string {
   if (byte === 0x27) return "'\\''";
   if (byte === 0x22) return '\'"\'';
-  return `'${goQuoteRune(byte)}'`;
-}
-
-/** The body of strconv.Quote for one rune below U+0100 (what quoteChar feeds it). */
-function goQuoteRune(r: number): string {
-  switch (r) {
-    case 0x07: return '\\a';
-    case 0x08: return '\\b';
-    case 0x0c: return '\\f';
-    case 0x0a: return '\\n';
-    case 0x0d: return '\\r';
-    case 0x09: return '\\t';
-    case 0x0b: return '\\v';
-    case 0x5c: return '\\\\';
-  }
-  if (r < 0x20 || r === 0x7f) return `\\x${r.toString(16).padStart(2, '0')}`;
-  if ((r >= 0x80 && r <= 0xa0) || r === 0xad) return `\\u00${r.toString(16).padStart(2, '0')}`;
-  return String.fromCharCode(r);
+  return `'${goQuote(String.fromCharCode(byte)).slice(1, -1)}'`;
 }
 
 function isSpace(c: number): boolean {

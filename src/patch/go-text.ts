@@ -128,11 +128,6 @@ export function goHashKey(v: unknown): string {
   return `${kind}:${String(v)}`;
 }
 
-/** Go's strconv.Quote for text in messages; JSON escaping agrees with it for everything printable. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
-
 const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
 
 /** json.Marshal of a decoded value: keys sorted (Go maps), HTML characters escaped. */

@@ -7,7 +7,8 @@
 // JsonPatchPanic.
 
 import { setOwn, type JsonObject, type JsonValue } from './go-json.ts';
-import { cloneJson, goQuote, hasOwn, isJsonObject, jsonKindName } from './go-text.ts';
+import { goQuote } from '../encoding/go-format.ts';
+import { cloneJson, hasOwn, isJsonObject, jsonKindName } from './go-text.ts';
 
 /** The patch document could not be read as a list of operations (kube: 400 BadRequest). */
 export class JsonPatchDecodeError extends Error {

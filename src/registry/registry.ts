@@ -11,6 +11,7 @@ import { resourcePrefix } from '../storage/keys.ts';
 import type { Storage } from '../storage/types.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
 import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
+import type { WatchCacheOptions } from './store-cache.ts';
 import { namespaceMayBeDeleted, SYSTEM_NAMESPACES } from './store-namespaces.ts';
 import { createGenericStore, type GenericStore } from './store.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from './types.ts';
@@ -24,6 +25,8 @@ export interface RegistryOptions {
   readonly futureRevisionWaitMs?: number;
   /** Retry delay of the namespace controller while content remains (default 1000 ms). */
   readonly namespaceResyncMs?: number;
+  /** Watch cache settings of every store; false disables the caches (every read goes to storage). */
+  readonly watchCache?: WatchCacheOptions | false;
 }
 
 export interface RegistryHandle extends Registry {
@@ -106,6 +109,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
         getNamespace,
         featureGates: options.featureGates,
         futureRevisionWaitMs: options.futureRevisionWaitMs,
+        watchCache: options.watchCache,
         ...(isNamespaces ? { returnDeletedObject: true, shouldDeleteDuringUpdate: namespaceMayBeDeleted } : {}),
       });
       stores.set(grKey(def), store);
@@ -148,12 +152,17 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       ordered = [...defs.values()];
       // A group/resource with no version left loses its store; a later registration starts a fresh one.
       const live = new Set(ordered.map(grKey));
-      for (const key of [...stores.keys()]) if (!live.has(key)) stores.delete(key);
+      for (const [key, store] of [...stores]) {
+        if (live.has(key)) continue;
+        store.core.cache?.stop();
+        stores.delete(key);
+      }
       notify();
     },
     ready: () => isReady,
     async close() {
       await controller?.stop();
+      for (const store of stores.values()) store.core.cache?.stop();
     },
   };
 

@@ -16,7 +16,13 @@ test("a token made by kube decodes (Go's json escapes \\u0000 the same)", () => 
 
 test('bad tokens are refused with kube messages', () => {
   const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  assert.throws(() => decodeContinue('!!!', '/p/'), /^ContinueTokenError: continue key is not valid: illegal base64 data/);
+  assert.throws(() => decodeContinue('ab!!', '/p/'), { message: 'continue key is not valid: illegal base64 data at input byte 2' });
+  assert.throws(() => decodeContinue('abcde', '/p/'), { message: 'continue key is not valid: illegal base64 data at input byte 4' });
+  assert.throws(() => decodeContinue('YWJj', '/p/'), { message: "continue key is not valid: invalid character 'a' looking for beginning of value" });
+  assert.throws(() => decodeContinue(enc([1]), '/p/'), { message: 'continue key is not valid: json: cannot unmarshal array into Go value of type storage.continueToken' });
+  assert.throws(() => decodeContinue(enc({ v: 'meta.k8s.io/v1', rv: '3', start: 'a' }), '/p/'), {
+    message: 'continue key is not valid: json: cannot unmarshal string into Go struct field continueToken.rv of type int64',
+  });
   assert.throws(() => decodeContinue(enc({ v: 'x', rv: 1, start: 'a' }), '/p/'), { message: 'continue key is not valid: server does not recognize this encoded version "x"' });
   assert.throws(() => decodeContinue(enc({ v: 'meta.k8s.io/v1', rv: 0, start: 'a' }), '/p/'), {
     message: 'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',

@@ -2,6 +2,7 @@
 // base64url (no padding) of {"v":"meta.k8s.io/v1","rv":N,"start":"<key after the list prefix>\u0000"}.
 
 import { posix } from 'node:path';
+import { scanJson } from '../encoding/json.ts';
 
 export interface ContinuePosition {
   /** Full storage key to resume from (inclusive). */
@@ -31,22 +32,49 @@ export function encodeContinueAt(startKey: string, keyPrefix: string, revision: 
   return Buffer.from(json, 'utf8').toString('base64url');
 }
 
-const base64url = /^[A-Za-z0-9_-]*$/;
+const BASE64URL = /^[A-Za-z0-9_-]$/;
+
+/** Go's base64.RawURLEncoding.DecodeString: undefined, or its CorruptInputError offset. */
+function base64Error(token: string): number | undefined {
+  let inQuantum = 0;
+  for (let i = 0; i < token.length; i++) {
+    const c = token[i];
+    // Go skips line breaks inside base64 input.
+    if (c === '\n' || c === '\r') continue;
+    if (!BASE64URL.test(c)) return i;
+    inQuantum = (inQuantum + 1) % 4;
+  }
+  return inQuantum === 1 ? token.length - 1 : undefined;
+}
 
 export function decodeContinue(token: string, keyPrefix: string): ContinuePosition {
-  if (!base64url.test(token) || token.length % 4 === 1) {
-    throw new ContinueTokenError('continue key is not valid: illegal base64 data');
-  }
+  const bad = base64Error(token);
+  if (bad !== undefined) throw new ContinueTokenError(`continue key is not valid: illegal base64 data at input byte ${bad}`);
+  const text = Buffer.from(token.replace(/[\r\n]/g, ''), 'base64url').toString('utf8');
   let data: unknown;
   try {
-    data = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    scanJson(text);
+    data = JSON.parse(text);
   } catch (e) {
     throw new ContinueTokenError(`continue key is not valid: ${(e as Error).message}`);
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) {
-    throw new ContinueTokenError('continue key is not valid: json: cannot unmarshal into continueToken');
+  const kind = data === null ? 'null' : Array.isArray(data) ? 'array' : typeof data === 'string' ? 'string' : typeof data === 'number' ? 'number' : typeof data === 'boolean' ? 'bool' : 'object';
+  if (kind !== 'object' && kind !== 'null') {
+    throw new ContinueTokenError(`continue key is not valid: json: cannot unmarshal ${kind} into Go value of type storage.continueToken`);
   }
-  const c = data as { v?: unknown; rv?: unknown; start?: unknown };
+  if (data !== null) {
+    const fieldType = { v: ['string', 'string'], rv: ['number', 'int64'], start: ['string', 'string'] } as const;
+    for (const [field, [want, goType]] of Object.entries(fieldType)) {
+      const v = (data as Record<string, unknown>)[field];
+      if (v === undefined || v === null) continue;
+      const got = Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v;
+      if (got !== want || (field === 'rv' && !Number.isInteger(v))) {
+        const what = got === 'number' ? `number ${String(v)}` : got;
+        throw new ContinueTokenError(`continue key is not valid: json: cannot unmarshal ${what} into Go struct field continueToken.${field} of type ${goType}`);
+      }
+    }
+  }
+  const c = (data ?? {}) as { v?: unknown; rv?: unknown; start?: unknown };
   if (c.v !== 'meta.k8s.io/v1') {
     throw new ContinueTokenError(`continue key is not valid: server does not recognize this encoded version ${JSON.stringify(typeof c.v === 'string' ? c.v : '')}`);
   }

@@ -7,8 +7,9 @@ import { namespacePrefix, objectKey } from '../storage/keys.ts';
 import { StorageError, type KeyValue, type Storage } from '../storage/types.ts';
 import { decodeFromStorage, encodeForStorage, inKubeOrder, sameStoredContent } from './store-codec.ts';
 import { tooLargeResourceVersion } from './store-errors.ts';
-import { pathSegmentNameErrors } from './store-meta.ts';
+import { createStoreCacher, type StoreCacher, type WatchCacheOptions } from './store-cache.ts';
 import type { KubeObject, ResourceDefinition, Strategy } from './types.ts';
+import { isValidPathSegment } from './validation/names.ts';
 
 export interface StoreOptions {
   readonly storage: Storage;
@@ -24,6 +25,8 @@ export interface StoreOptions {
   readonly shouldDeleteDuringUpdate?: (obj: KubeObject) => boolean;
   /** kube's ReturnDeletedObject (default: the strategy's returnDeletedObject). */
   readonly returnDeletedObject?: boolean;
+  /** The watch cache (serves watches and cache-able lists and gets); false: every read goes to storage. */
+  readonly watchCache?: WatchCacheOptions | false;
 }
 
 export interface StoreCore {
@@ -36,6 +39,8 @@ export interface StoreCore {
   readonly strategy: Strategy;
   readonly definition: ResourceDefinition;
   readonly options: StoreOptions;
+  /** The watch cache of the group/resource (shared by its versions); undefined when disabled. */
+  readonly cache: StoreCacher | undefined;
   now(): Date;
 }
 
@@ -51,6 +56,7 @@ export function createCore(options: StoreOptions): StoreCore {
     strategy: def.strategy,
     definition: def,
     options,
+    cache: options.watchCache === false ? undefined : createStoreCacher(options.storage, prefix, def, options.watchCache ?? {}),
     now: options.now ?? (() => new Date()),
   };
 }
@@ -59,7 +65,7 @@ export function createCore(options: StoreOptions): StoreCore {
 export function keyFor(core: StoreCore, namespace: string, name: string): string {
   if (core.namespaced && !namespace) throw badRequest('Namespace parameter required.');
   if (!name) throw badRequest('Name parameter required.');
-  const msgs = pathSegmentNameErrors(name);
+  const msgs = isValidPathSegment(name, false);
   if (msgs.length) throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${msgs.join(';')}`);
   return objectKey(core.prefix, core.namespaced ? namespace : '', name);
 }

@@ -31,10 +31,11 @@ export function parseResourceVersion(rv: string | undefined): number {
   return n;
 }
 
-export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+/** storage.NewTooLargeResourceVersionError: the watch cache asks to retry after 1 s, etcd3's store after 0 (none). */
+export function tooLargeResourceVersion(requested: number, current: number, retryAfterSeconds = 1): StatusError {
   return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-    retryAfterSeconds: 1,
+    ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}),
   });
 }
 

@@ -4,12 +4,8 @@
 
 import type { FieldError } from '../apis/errors.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/meta.ts';
-import { isValidPathSegment, nameIsPathSegment } from './validation/names.ts';
+import { nameIsPathSegment } from './validation/names.ts';
 import type { KubeObject, ObjectMeta } from './types.ts';
-
-export function pathSegmentNameErrors(name: string): string[] {
-  return isValidPathSegment(name, false);
-}
 
 export function validateCreateMeta(meta: ObjectMeta, namespaced: boolean): FieldError[] {
   return validateObjectMeta(meta, { namespaced, nameFn: nameIsPathSegment });

@@ -5,7 +5,7 @@ import { LOOPBACK_USER } from '../auth/user.ts';
 import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Storage } from '../storage/types.ts';
-import { createGenericStore, type GenericStore } from './store.ts';
+import { createGenericStore, type GenericStore, type StoreOptions } from './store.ts';
 import type { KubeObject, RequestContext, ResourceDefinition, Strategy } from './types.ts';
 
 export function definition(partial: Partial<ResourceDefinition> & Pick<ResourceDefinition, 'group' | 'version' | 'resource' | 'kind'>): ResourceDefinition {
@@ -64,7 +64,8 @@ export function namespacesDef(): ResourceDefinition {
 export interface Fixture {
   storage: Storage;
   namespaces: GenericStore;
-  store(def: ResourceDefinition): GenericStore;
+  /** A store of def on the fixture's storage; extra overrides StoreOptions (e.g. watchCache: false). */
+  store(def: ResourceDefinition, extra?: Partial<StoreOptions>): GenericStore;
 }
 
 /** Memory storage, a namespaces store with "default", and stores that refuse content in missing namespaces. */
@@ -83,7 +84,7 @@ export async function fixture(): Promise<Fixture> {
   return {
     storage,
     namespaces,
-    store: (def) => createGenericStore({ storage, definition: def, getNamespace, futureRevisionWaitMs: 100 }),
+    store: (def, extra = {}) => createGenericStore({ storage, definition: def, getNamespace, futureRevisionWaitMs: 100, ...extra }),
   };
 }
 

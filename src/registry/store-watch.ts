@@ -1,14 +1,20 @@
-// A simple, correct watch straight on storage.watch (the watch cache of issue 3 will sit behind this seam):
-// initial ADDED events for resourceVersion ""/"0", selector transitions (stops matching -> DELETED with the old
-// content, starts matching -> ADDED), and an ERROR event with 410 Expired when the start revision is compacted.
-// Decoded objects and events are memoized per storage event, so watchers of one version share them.
+// Watch: served by the watch cache (kube's Cacher.Watch), with the straight storage watch kept for stores without a
+// cache, a cache that is not ready, and WatchFromStorageWithoutResourceVersion. Both give kube's semantics: initial
+// ADDED events for resourceVersion ""/"0" (or sendInitialEvents), selector transitions (stops matching -> DELETED
+// with the old content, starts matching -> ADDED), an ERROR event with 410 Expired when the start revision is too
+// old, BOOKMARK events when asked for. Decoded objects and events are shared by the watchers of one event.
 
 import { isDNS1123Label } from '../apis/labels.ts';
 import { requiresExactMatch } from '../apis/fields.ts';
 import { StorageError, type KeyValue, type StorageEvent, type WatchHandle } from '../storage/types.ts';
+import { CacheNotReadyError, CacheTooLargeError, CacheTooOldError, type CacheFilter, type CacheWatcherHandle, type CacheWatchEvent } from '../storage/cacher/types.ts';
+import type { Status } from '../apis/errors.ts';
+import { cacheFilter, type StoreAttrs, type StoreCacher } from './store-cache.ts';
 import { apiVersionOf, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { rootFor, waitForRevision, type StoreCore } from './store-core.ts';
-import { parseResourceVersion, watchTooOld } from './store-errors.ts';
+import { parseResourceVersion, tooLargeResourceVersion, watchTooOld } from './store-errors.ts';
+
+const CACHE_READY_WAIT_MS = 3000;
 import { buildPredicate, validateWatchOptions, type Predicate } from './store-selection.ts';
 import type { KubeObject, ListOptions, RequestContext, ResourceDefinition, WatchEvent, WatchEventType, WatchStream } from './types.ts';
 
@@ -65,16 +71,154 @@ export function translateEvent(ev: StorageEvent, pred: Predicate, def: ResourceD
   return wasMatching ? sharedEvent(ev.prevKv, rev, 'DELETED', def) : undefined;
 }
 
-export async function openWatch(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, options: ListOptions): Promise<WatchStream> {
-  const pred = buildPredicate(def, options);
-  validateWatchOptions(options, core.options.featureGates?.WatchList === true);
+function watchRoot(core: StoreCore, ctx: RequestContext, pred: Predicate): string {
   let namespace = core.namespaced ? ctx.namespace : '';
   if (core.namespaced && !namespace) {
     const pinned = requiresExactMatch(pred.field, 'metadata.namespace');
     if (pinned && isDNS1123Label(pinned).length === 0) namespace = pinned;
   }
-  const root = rootFor(core, namespace);
-  const rv = parseResourceVersion(options.resourceVersion);
+  return rootFor(core, namespace);
+}
+
+export async function openWatch(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, options: ListOptions): Promise<WatchStream> {
+  const pred = buildPredicate(def, options);
+  const gates = core.options.featureGates ?? {};
+  validateWatchOptions(options, gates.WatchList === true);
+  const root = watchRoot(core, ctx, pred);
+  const rvText = options.resourceVersion ?? '';
+  // The cacher parses first: a malformed resourceVersion is a plain (500) error.
+  const rv = parseResourceVersion(rvText);
+  // Without WatchList, sendInitialEvents is dropped (validation has refused it already).
+  const sendInitialEvents = gates.WatchList === true ? options.sendInitialEvents : undefined;
+  const cache = core.cache;
+  const fromStorage = !cache || (gates.WatchFromStorageWithoutResourceVersion === true && sendInitialEvents === undefined && rvText === '');
+  if (fromStorage || !(cache.ready() || (await cache.waitReady(CACHE_READY_WAIT_MS, ctx.signal)))) {
+    return openStorageWatch(core, def, ctx, options, pred, root, rv);
+  }
+
+  let start: 'state' | number;
+  if (sendInitialEvents === true) {
+    // The state not older than rv ("": storage's current revision), then one initial-events-end bookmark.
+    const required = rvText === '' ? await core.storage.currentRevision() : rv;
+    try {
+      if (required > 0) await cache.waitFresh(required, core.options.futureRevisionWaitMs ?? 3000, ctx.signal);
+    } catch (e) {
+      if (e instanceof CacheTooLargeError) return errorStream(tooLargeResourceVersion(required, e.current).toStatus());
+      if (e instanceof CacheNotReadyError) return openStorageWatch(core, def, ctx, options, pred, root, rv);
+      throw e;
+    }
+    start = 'state';
+  } else if (sendInitialEvents === false) {
+    // Changes only: after storage's current revision (""), the cache's ("0"), or rv.
+    start = rvText === '' ? await core.storage.currentRevision() : rv === 0 ? cache.revision() : rv;
+  } else {
+    // Legacy: ""/"0" start with the cache's current state.
+    start = rv === 0 ? 'state' : rv;
+  }
+  return cacheStream(cache, def, ctx, {
+    root,
+    filter: cacheFilter(pred, options),
+    start,
+    initialEventsEnd: sendInitialEvents === true && options.allowWatchBookmarks === true,
+    bookmarks: options.allowWatchBookmarks === true,
+    deadline: options.timeoutSeconds && options.timeoutSeconds > 0 ? Date.now() + options.timeoutSeconds * 1000 : undefined,
+  });
+}
+
+/** A stream of one ERROR event (kube's errWatcher). */
+function errorStream(status: Status): WatchStream {
+  let stopped = false;
+  return {
+    start(onEvent, onEnd) {
+      if (stopped) return;
+      onEvent({ type: 'ERROR', object: status });
+      if (!stopped) onEnd();
+    },
+    stop() {
+      stopped = true;
+    },
+  };
+}
+
+interface CacheWatchPlan {
+  readonly root: string;
+  readonly filter: CacheFilter<StoreAttrs> | undefined;
+  readonly start: 'state' | number;
+  readonly initialEventsEnd: boolean;
+  readonly bookmarks: boolean;
+  readonly deadline: number | undefined;
+}
+
+function bookmarkEvent(def: ResourceDefinition, revision: number, initialEventsEnd: boolean): WatchEvent {
+  const metadata: KubeObject['metadata'] = { resourceVersion: String(revision) };
+  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+  return { type: 'BOOKMARK', object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } };
+}
+
+/** The watch event of one cache event for this version; shared through the event's dispatch memo. */
+function cacheWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs>): WatchEvent {
+  if (ev.type === 'BOOKMARK') return bookmarkEvent(def, ev.revision, ev.initialEventsEnd);
+  const memo = ev.source?.memo;
+  const key = memo ? `${ev.type}${ev.object === ev.source!.object ? '' : ' prev'} ${def.group}/${def.version}` : '';
+  const hit = memo?.get(key) as WatchEvent | undefined;
+  if (hit) return hit;
+  const we: WatchEvent = { type: ev.type, object: convertToVersion(decodeFromStorage(ev.object.kv, ev.revision), def) };
+  memo?.set(key, we);
+  return we;
+}
+
+function cacheStream(cache: StoreCacher, def: ResourceDefinition, ctx: RequestContext, plan: CacheWatchPlan): WatchStream {
+  let handle: CacheWatcherHandle | undefined;
+  let stopped = false;
+  let ended = false;
+  const stop = () => {
+    stopped = true;
+    handle?.stop();
+    handle = undefined;
+    ctx.signal?.removeEventListener('abort', stop);
+  };
+  return {
+    start(onEvent, onEnd) {
+      if (stopped) return;
+      if (ctx.signal?.aborted) return stop();
+      ctx.signal?.addEventListener('abort', stop, { once: true });
+      const end = () => {
+        if (ended || stopped) return;
+        ended = true;
+        handle = undefined;
+        ctx.signal?.removeEventListener('abort', stop);
+        onEnd();
+      };
+      try {
+        handle = cache.watch({
+          prefix: plan.root,
+          filter: plan.filter,
+          start: plan.start,
+          initialEventsEnd: plan.initialEventsEnd,
+          bookmarks: plan.bookmarks,
+          deadline: plan.deadline,
+          onEvent: (ev) => (stopped || ended ? false : onEvent(cacheWatchEvent(def, ev))),
+          // Dropped as too slow, or the cache reset: the stream ends and the client watches again.
+          onEnd: () => end(),
+        });
+      } catch (e) {
+        if (e instanceof CacheTooOldError) {
+          onEvent({ type: 'ERROR', object: watchTooOld(e.requested, e.oldest).toStatus() });
+          end();
+          return;
+        }
+        if (e instanceof CacheNotReadyError) return end();
+        throw e;
+      }
+    },
+    stop,
+    resume() {
+      handle?.resume();
+    },
+  };
+}
+
+async function openStorageWatch(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, options: ListOptions, pred: Predicate, root: string, rv: number): Promise<WatchStream> {
   const sendInitialEvents = options.sendInitialEvents === true;
 
   // resourceVersion ""/"0" (or sendInitialEvents): the current state as ADDED events, then changes after it.
@@ -87,16 +231,7 @@ export async function openWatch(core: StoreCore, def: ResourceDefinition, ctx: R
     for (const kv of snapshot.kvs) {
       if (pred.matches(decodedAt(kv, kv.modRevision))) initial.push(sharedEvent(kv, kv.modRevision, 'ADDED', def));
     }
-    if (sendInitialEvents) {
-      initial.push({
-        type: 'BOOKMARK',
-        object: {
-          kind: def.kind,
-          apiVersion: apiVersionOf(def),
-          metadata: { resourceVersion: String(from), annotations: { 'k8s.io/initial-events-end': 'true' } },
-        },
-      });
-    }
+    if (sendInitialEvents && options.allowWatchBookmarks === true) initial.push(bookmarkEvent(def, from, true));
   }
 
   let handle: WatchHandle | undefined;

@@ -3,28 +3,17 @@
 
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, invalid, isStatusError, notFound, StatusError } from '../apis/errors.ts';
-import { requiresExactMatch } from '../apis/fields.ts';
-import { isDNS1123Label } from '../apis/labels.ts';
 import { StorageError } from '../storage/types.ts';
 import { generateName } from './names.ts';
 import { apiVersionOf, convertToVersion, decodeFromStorage, encodeForStorage, inKubeOrder, rfc3339, sameStoredContent, specChanged } from './store-codec.ts';
-import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueAt } from './store-continue.ts';
-import { createCore, keyFor, readCurrent, rootFor, waitForRevision, type StoreCore, type StoreOptions } from './store-core.ts';
+import { createCore, keyFor, readCurrent, type StoreCore, type StoreOptions } from './store-core.ts';
 import { deleteObject } from './store-delete.ts';
-import {
-  CONTINUE_EXPIRED,
-  CONTINUE_INCONSISTENT,
-  generateNameConflict,
-  LIST_TOO_OLD,
-  parseResourceVersion,
-  StatusErrorWithListMeta,
-  tooLargeResourceVersion,
-} from './store-errors.ts';
+import { generateNameConflict, parseResourceVersion } from './store-errors.ts';
 import { metaOf, validateCreateMeta, validateUpdateMeta } from './store-meta.ts';
 import { checkNamespaceForCreate, deleteNamespace, isNamespaceStore } from './store-namespaces.ts';
 import { applyScale, scaleOf } from './store-scale.ts';
-import { buildPredicate, validateListOptions } from './store-selection.ts';
 import { genericSubresourceStrategy } from './store-subresources.ts';
+import { getObject, listObjects } from './store-read.ts';
 import { openWatch } from './store-watch.ts';
 import type {
   DeleteOptions,
@@ -83,112 +72,6 @@ function trackGeneration(core: StoreCore): boolean {
   return core.strategy.trackGeneration === true;
 }
 
-// ---- get ----
-
-async function getObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<KubeObject> {
-  const key = keyFor(core, ctx.namespace, name);
-  // Get with a resourceVersion means "not older than": the newest state, once storage has reached it.
-  const rv = parseResourceVersion(options.resourceVersion);
-  if (rv > 0) await waitForRevision(core, rv, ctx.signal);
-  const current = await readCurrent(core, key);
-  if (!current) throw notFound(core.gr, name);
-  if (options.subresource === 'scale') return scaleOf(core, current.object);
-  return convertToVersion(current.object, def);
-}
-
-// ---- list ----
-
-function listNamespace(core: StoreCore, ctx: RequestContext, pinned: string | undefined): string {
-  if (!core.namespaced) return '';
-  if (ctx.namespace) return ctx.namespace;
-  // A field selector on metadata.namespace narrows an all-namespaces list to one namespace's keys.
-  return pinned && isDNS1123Label(pinned).length === 0 ? pinned : '';
-}
-
-async function listObjects(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, options: ListOptions = {}): Promise<KubeList> {
-  const pred = buildPredicate(def, options);
-  validateListOptions(options);
-  const root = rootFor(core, listNamespace(core, ctx, requiresExactMatch(pred.field, 'metadata.namespace')));
-  const limit = options.limit && options.limit > 0 ? Math.floor(options.limit) : 0;
-
-  let startKey = root;
-  let readRevision = 0;
-  let paging = false;
-  if (options.continue) {
-    let pos;
-    try {
-      pos = decodeContinue(options.continue, root);
-    } catch (e) {
-      if (e instanceof ContinueTokenError) throw badRequest(`invalid continue token: ${e.message}`);
-      throw e;
-    }
-    if (options.resourceVersion && options.resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
-    startKey = pos.startKey;
-    readRevision = pos.revision > 0 ? pos.revision : 0;
-    paging = true;
-  } else if (options.resourceVersion) {
-    const rv = parseResourceVersion(options.resourceVersion);
-    const match = options.resourceVersionMatch ?? '';
-    // Exact, or the legacy form: a limited list at a non-zero resourceVersion reads exactly there.
-    if (rv > 0 && (match === 'Exact' || (match === '' && limit > 0))) readRevision = rv;
-    else if (rv > 0) await waitForRevision(core, rv, ctx.signal);
-  }
-  if (readRevision > 0 && !paging) await waitForRevision(core, readRevision, ctx.signal);
-
-  const items: KubeObject[] = [];
-  let revision = readRevision;
-  let lastKey = '';
-  let more = false;
-  let remaining = 0;
-  let cursor = startKey;
-  // Filtered lists read in growing batches until the page is full (kube doubles up to 10000).
-  let batch = limit;
-  for (;;) {
-    let res;
-    try {
-      res = await core.storage.range(root, { revision: revision || undefined, startKey: cursor, limit: batch || undefined });
-    } catch (e) {
-      if (e instanceof StorageError && e.code === 'Compacted') throw expiredList(paging, startKey, root);
-      if (e instanceof StorageError && e.code === 'FutureRevision') throw tooLargeResourceVersion(revision, await core.storage.currentRevision());
-      throw e;
-    }
-    revision = res.revision;
-    let full = false;
-    for (let i = 0; i < res.kvs.length; i++) {
-      const kv = res.kvs[i];
-      lastKey = kv.key;
-      const obj = decodeFromStorage(kv);
-      if (!pred.matches(obj)) continue;
-      items.push(convertToVersion(obj, def));
-      if (limit && items.length === limit) {
-        full = true;
-        more = i < res.kvs.length - 1 || res.more;
-        remaining = res.remaining + (res.kvs.length - 1 - i);
-        break;
-      }
-    }
-    if (full || !res.more) break;
-    cursor = `${lastKey}\u0000`;
-    if (batch && batch < deleteCollectionPageSize) batch = Math.min(batch * 2, deleteCollectionPageSize);
-  }
-  const list: KubeList = { apiVersion: apiVersionOf(def), kind: def.listKind, metadata: { resourceVersion: String(revision) }, items };
-  if (more) {
-    list.metadata.continue = encodeContinue(lastKey, root, revision);
-    if (pred.empty) list.metadata.remainingItemCount = remaining;
-  }
-  return list;
-}
-
-function expiredList(paging: boolean, startKey: string, root: string): StatusError {
-  if (!paging) return new StatusError(410, 'Expired', LIST_TOO_OLD);
-  try {
-    // A fresh token at the same position that continues at the newest revision (rv -1), as kube offers.
-    return new StatusErrorWithListMeta(410, 'Expired', CONTINUE_INCONSISTENT, { continue: encodeContinueAt(startKey, root, -1) });
-  } catch {
-    return new StatusError(410, 'Expired', CONTINUE_EXPIRED);
-  }
-}
-
 // ---- create ----
 
 function isAlreadyExists(e: unknown): boolean {
@@ -239,6 +122,7 @@ async function createOnce(core: StoreCore, def: ResourceDefinition, ctx: Request
 
   const strategy = core.strategy;
   strategy.defaults?.(obj);
+  trackManagedFields(ctx, undefined, obj, '');
   strategy.prepareForCreate?.(obj, ctx);
   const name = obj.metadata.name ?? '';
   const typeErrs = strategy.validate?.(obj, ctx) ?? [];
@@ -321,8 +205,10 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
   if (subresource) {
     if (!sub) throw notFound(core.gr, old.metadata.name ?? '');
     next = sub.prepareForUpdate(obj, old, ctx);
+    trackManagedFields(ctx, old, next, subresource);
   } else {
     strategy.defaults?.(obj);
+    trackManagedFields(ctx, old, obj, '');
     // The status of a type with a status subresource is written through it only.
     if (hasStatusSubresource(def)) {
       if (old.status !== undefined) obj.status = structuredClone(old.status);
@@ -353,6 +239,14 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
   ];
   if (errs.length) throw invalid(core.gk, nm.name ?? '', errs);
   return next;
+}
+
+/** Lets the request's field manager record the write in metadata.managedFields (in place). */
+function trackManagedFields(ctx: RequestContext, old: KubeObject | undefined, obj: KubeObject, subresource: string): void {
+  if (!ctx.trackManagedFields) return;
+  const managed = ctx.trackManagedFields(old, obj, subresource).metadata.managedFields;
+  if (managed && managed.length > 0) obj.metadata.managedFields = managed;
+  else delete obj.metadata.managedFields;
 }
 
 /** ShouldDeleteDuringUpdate: a terminating object whose last finalizer this update removed. */

@@ -89,6 +89,11 @@ export interface RequestContext {
   /** Aborted when the client goes away or the request times out. */
   readonly signal?: AbortSignal;
   /**
+   * Records this write in metadata.managedFields (non-apply writes; server-side apply records its own). The store
+   * calls it after defaulting, before validation, with the live object (undefined on create) and the new one.
+   */
+  readonly trackManagedFields?: (old: KubeObject | undefined, next: KubeObject, subresource: string) => KubeObject;
+  /**
    * Validating admission of this request (kube's createValidation/updateValidation/deleteValidation): the store
    * calls it with the fully prepared object (create, update) and the current one (update, delete), right before
    * the write. Throw a StatusError to refuse.
@@ -215,9 +220,14 @@ export interface WatchEvent {
 }
 
 export interface WatchStream {
-  /** Receives events in order until stop() or the end of the stream (onEnd). */
-  start(onEvent: (event: WatchEvent) => void, onEnd: (err?: Error) => void): void;
+  /**
+   * Receives events in order until stop() or the end of the stream (onEnd). onEvent may return false to ask for
+   * a pause (its consumer's buffer is full): a stream with flow control then holds further events until resume().
+   */
+  start(onEvent: (event: WatchEvent) => void | boolean, onEnd: (err?: Error) => void): void;
   stop(): void;
+  /** Continue after onEvent returned false (streams without flow control do not have it). */
+  resume?(): void;
 }
 
 export interface DeleteResult {

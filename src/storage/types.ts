@@ -49,6 +49,11 @@ export interface StorageEvent {
 export interface WatchHandle {
   /** Stop the watch and free its resources. Idempotent. */
   stop(): void;
+  /**
+   * Ask for a progress notification (etcd's RequestProgress): once every event up to the current revision has been
+   * delivered, onProgress is called with that revision. Optional: backends without it never call onProgress.
+   */
+  requestProgress?(): void;
 }
 
 export interface WatchCallbacks {
@@ -60,6 +65,8 @@ export interface WatchCallbacks {
   onEvents(events: StorageEvent[]): void;
   /** The watch cannot continue (e.g. start revision compacted away: StorageError 'Compacted'). No more events follow. */
   onError(err: StorageError): void;
+  /** Every event at or below `revision` has been delivered (answers WatchHandle.requestProgress). */
+  onProgress?(revision: number): void;
 }
 
 export type StorageErrorCode = 'KeyExists' | 'NotFound' | 'Conflict' | 'Compacted' | 'FutureRevision' | 'Unavailable';

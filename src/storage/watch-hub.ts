@@ -59,6 +59,8 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
   const all = new Set<Watcher>();
   /** Watchers with a backlog or a failure to deliver at the next flush. */
   const dirty = new Set<Watcher>();
+  /** Watchers that asked for a progress notification (answered once they are live). */
+  const progress = new Set<Watcher>();
   let pending: StorageEvent[] = [];
   let scheduled = false;
 
@@ -89,6 +91,7 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
     w.state = 'done';
     w.backlog = NO_EVENTS;
     dirty.delete(w);
+    progress.delete(w);
     all.delete(w);
   }
 
@@ -170,6 +173,8 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
 
   function flush(): void {
     scheduled = false;
+    // Every revision up to here is committed and its event sits in `pending` (publish is synchronous with commit).
+    const upTo = progress.size > 0 ? source.currentRevision() : 0;
     const events = pending;
     pending = [];
     if (events.length > 0) {
@@ -185,6 +190,22 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
     }
     // A snapshot: a replay page read while serving waits for the next turn.
     if (dirty.size > 0) for (const w of [...dirty]) serve(w, NO_EVENTS);
+    if (progress.size > 0) answerProgress(upTo);
+  }
+
+  /** Tells live watchers that asked that they have seen everything up to `upTo`; others keep waiting. */
+  function answerProgress(upTo: number): void {
+    for (const w of [...progress]) {
+      if (w.state !== 'live' || w.backlog.length > 0) continue;
+      progress.delete(w);
+      if (w.after < upTo) w.after = upTo;
+      try {
+        w.callbacks.onProgress?.(upTo);
+      } catch (err) {
+        process.emitWarning(`storage watch onProgress threw: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (progress.size > 0) schedule();
   }
 
   return {
@@ -205,6 +226,11 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
       return {
         stop() {
           finish(w);
+        },
+        requestProgress() {
+          if (w.state === 'done' || w.state === 'failed') return;
+          progress.add(w);
+          schedule();
         },
       };
     },

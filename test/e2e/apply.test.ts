@@ -41,7 +41,7 @@ describe('kubectl write paths', () => {
     assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
     return r.stdout;
   }
-  const get = async (args: string[]) => JSON.parse(await ok(['get', ...args, '-o', 'json']));
+  const get = async (args: string[]) => JSON.parse(await ok(['get', ...args, '-o', 'json', '--show-managed-fields']));
 
   test('client-side apply: create, change, remove a field, re-apply', async () => {
     assert.equal(await ok(['apply', '-f', '-'], cm({ color: 'blue', size: 'L' })), 'configmap/app created\n');

@@ -111,12 +111,16 @@ describe('default server (AlwaysAllow, token file)', () => {
   });
 
   test('a client certificate from another CA, or one not meant for clients, is 401', async () => {
-    const other = await start();
+    // Servers on temporary data dirs share one PKI per process; one with its own data dir has its own CA.
+    const otherDir = await mkdtemp(join(tmpdir(), 'capstan-other-ca-'));
+    const other = await start({ dataDir: otherDir });
     try {
+      assert.notEqual(other.caCert, server.caCert);
       const raw = await server.request('/livez', { clientCert: other.clientCert, clientKey: other.clientKey });
       assert.equal(raw.status, 401);
     } finally {
       await other.close();
+      await rm(otherDir, { recursive: true, force: true });
     }
     // The serving certificate is signed by the right CA but only for serverAuth.
     const serving = await server.request('/livez', {

@@ -6,7 +6,7 @@ import { StatusError, invalid, notFound, unsupportedMediaType, fieldErrors } fro
 import type { KubeObject } from '../../registry/types.ts';
 import { readBody } from '../body.ts';
 import { managerOrUserAgent } from '../field-manager.ts';
-import { goValue } from '../go-format.ts';
+import { goValue } from '../../encoding/go-format.ts';
 import { decodeWriteOptions, type FieldValidation } from '../options.ts';
 import { pruneFields } from '../prune.ts';
 import { requestHeader } from '../respond.ts';
@@ -51,7 +51,8 @@ export async function patchResource(scope: Scope): Promise<void> {
   const patch = await readBody(scope.r.req);
   const isApply = patchType === APPLY_PATCH;
   const options = decodeWriteOptions(scope.r.query, 'PatchOptions', isApply);
-  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
+  // Server-side apply records its own managedFields; every other patch is tracked as an Update.
+  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent), trackManagedFields: !isApply });
   const updateOptions: { subresource?: string; forceAllowCreate?: boolean } = {};
   if (scope.subresource) updateOptions.subresource = scope.subresource;
 

@@ -6,6 +6,11 @@ import { checkFieldSelector, requiresExactMatch } from '../field-selector.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { serveWatch } from '../watch.ts';
 import { negotiateResourceOutput, writeResult } from './common.ts';
+import { goEscape } from '../../encoding/json.ts';
+import { JSON_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { rawListItems } from '../../registry/list-json.ts';
+import type { KubeList } from '../../registry/types.ts';
+import { requestHeader, writeBody } from '../respond.ts';
 
 export async function getResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
@@ -48,5 +53,19 @@ export async function listResource(scope: Scope, forceWatch: boolean): Promise<v
   }
   const { watch: _watch, sendInitialEventsSet: _sie, ...listOptions } = opts;
   const list = await scope.store.list(requestContext(scope), listOptions);
-  writeResult(scope, 200, list, media);
+  if (!writeRawList(scope, list, media)) writeResult(scope, 200, list, media);
+}
+
+/**
+ * A list whose items came as stored JSON (list-json.ts) is written by concatenation when the response is plain
+ * compact JSON: the same bytes encodeJson(transformResult(list)) gives, without decoding or re-encoding items.
+ */
+function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType): boolean {
+  const raw = rawListItems(list);
+  if (!raw || media.mediaType !== JSON_MEDIA_TYPE || media.convert || media.pretty) return false;
+  if (prettyRequested(scope.r.query, requestHeader(scope.r.req, 'user-agent'))) return false;
+  const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata });
+  const body = `${head.slice(0, -1)},"items":[${raw.join(',')}]}`;
+  writeBody(scope.r, 200, JSON_MEDIA_TYPE, `${goEscape(body)}\n`);
+  return true;
 }

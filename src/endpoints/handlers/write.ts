@@ -17,7 +17,7 @@ export async function createResource(scope: Scope): Promise<void> {
   const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
   ensureNamespace(scope, obj);
   dedupOwnerReferences(scope, obj, false);
-  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
+  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent), trackManagedFields: true });
   const created = await scope.store.create(ctx, obj);
   writeResult(scope, 201, created, media);
 }
@@ -31,7 +31,7 @@ export async function updateResource(scope: Scope): Promise<void> {
   ensureNamespace(scope, obj);
   checkName(scope, obj);
   dedupOwnerReferences(scope, obj, false);
-  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
+  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent), trackManagedFields: true });
   // The store may call tryUpdate again after a conflict: hand it a fresh copy each time.
   const tryUpdate = (): KubeObject => structuredClone(obj);
   const result = await scope.store.update(ctx, scope.name, tryUpdate, scope.subresource ? { subresource: scope.subresource } : {});

@@ -4,9 +4,10 @@
 // status writes. Type modules plug their defaulting, preparation and validation in through TypeHooks.
 
 import type { FieldError } from '../../apis/errors.ts';
-import type { KubeObject, ObjectMeta, RequestContext, Strategy, SubresourceStrategy } from '../types.ts';
+import type { KubeObject, RequestContext, Strategy, SubresourceStrategy } from '../types.ts';
+import { metaOf } from '../store-meta.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/meta.ts';
-import { clone, isObj, semanticEqual } from './object.ts';
+import { clone, semanticEqual } from './object.ts';
 import type { TypeRules } from './type-rules.ts';
 
 /** Strategy hooks some built-in types need beyond the Strategy contract (the store may call them when present). */
@@ -44,10 +45,7 @@ export interface TypeHooks {
   gracefulDeletePeriod?(obj: KubeObject, requestedSeconds: number | undefined): number;
 }
 
-export function metaOf(obj: KubeObject): ObjectMeta {
-  if (!isObj(obj.metadata)) obj.metadata = {};
-  return obj.metadata;
-}
+export { metaOf };
 
 /** rest.BeforeUpdate: generation, uid, creation and deletion fields come from the stored object. */
 export function carrySystemMeta(obj: KubeObject, old: KubeObject): void {

@@ -1,40 +1,22 @@
 // Syntax checks of names and keys (k8s.io/apimachinery/pkg/util/validation, .../api/validation/path and the
 // name functions of k8s.io/apimachinery/pkg/api/validation), returning kube's exact messages.
 
-import { isQualifiedName, isValidLabelValue, maxLenError, regexError } from '../../apis/labels.ts';
+import {
+  DNS1123_LABEL_MAX,
+  DNS1123_SUBDOMAIN_MAX,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  maxLenError,
+  regexError,
+} from '../../apis/labels.ts';
 
-export { isQualifiedName, isValidLabelValue, maxLenError, regexError };
+export { DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, maxLenError, regexError };
 
-const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const dns1123LabelRe = new RegExp(`^${dns1123LabelFmt}$`);
-const dns1123LabelMsg = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
-const dns1123SubdomainRe = new RegExp(`^${dns1123SubdomainFmt}$`);
-const dns1123SubdomainMsg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const dns1035LabelRe = new RegExp(`^${dns1035LabelFmt}$`);
 const dns1035LabelMsg = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-
-export const DNS1123_LABEL_MAX = 63;
-export const DNS1123_SUBDOMAIN_MAX = 253;
-
-export function isDNS1123Label(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > DNS1123_LABEL_MAX) errs.push(maxLenError(DNS1123_LABEL_MAX));
-  if (!dns1123LabelRe.test(value)) {
-    // A valid subdomain that is not a valid label (length was checked above) can only have dots.
-    if (dns1123SubdomainRe.test(value)) errs.push('must not contain dots');
-    else errs.push(regexError(dns1123LabelMsg, dns1123LabelFmt, 'my-name', '123-abc'));
-  }
-  return errs;
-}
-
-export function isDNS1123Subdomain(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
-  if (!dns1123SubdomainRe.test(value)) errs.push(regexError(dns1123SubdomainMsg, dns1123SubdomainFmt, 'example.com'));
-  return errs;
-}
 
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];

@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resourceFacts, schemaByName } from '../../apis/model.ts';
+import { resourceFacts } from '../../apis/model.ts';
 import type { SchemaNode } from '../../apis/model-types.ts';
+import { builtinDefinition } from '../registry.ts';
 import type { ResourceDefinition } from '../types.ts';
 import { checkAgainstSchema, strictDecodingError, unknownFieldWarnings } from './schema-check.ts';
 
 function builtinDef(group: string, version: string, resource: string): ResourceDefinition {
   const r = resourceFacts(group, version, resource);
   assert.ok(r, `${group}/${version}/${resource} in the model`);
-  return { group, version, resource, kind: r.kind, schema: { ref: r.schema }, resolveRef: schemaByName, custom: false } as unknown as ResourceDefinition;
+  return builtinDefinition(r);
 }
 
 function customDef(schema: SchemaNode): ResourceDefinition {

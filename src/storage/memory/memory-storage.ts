@@ -5,7 +5,8 @@
 // Two ordered key sets serve ranges: `live` (keys alive now, with ranks for exact counts) and `known` (keys with any
 // retained history, for reads at an older revision).
 import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent } from '../types.ts';
-import { futureRevision, keyExists, keyNotFound, readRevision, revisionConflict, unavailable } from '../storage-errors.ts';
+import { compactionNeeded, openState } from '../backend-state.ts';
+import { keyExists, keyNotFound, readRevision, revisionConflict } from '../storage-errors.ts';
 import { prefixEnd, rangeStart } from '../key-range.ts';
 import { createWatchHub } from '../watch-hub.ts';
 import { SortedKeys } from './sorted-keys.ts';
@@ -35,7 +36,6 @@ function eventAt(history: readonly StorageEvent[], revision: number): StorageEve
 export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryStorage {
   let revision = 0;
   let compacted = 0;
-  let closed = false;
   const histories = new Map<string, StorageEvent[]>();
   const live = new SortedKeys();
   const known = new SortedKeys();
@@ -59,9 +59,8 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryS
     { replayPageSize: options.replayPageSize },
   );
 
-  function checkOpen(): void {
-    if (closed) throw unavailable('storage is closed');
-  }
+  const state = openState(hub);
+  const { checkOpen } = state;
 
   function currentKv(key: string): KeyValue | undefined {
     const history = histories.get(key);
@@ -185,8 +184,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryS
 
     async compact(rev) {
       checkOpen();
-      if (rev <= compacted) return;
-      if (rev > revision) throw futureRevision('', rev, revision);
+      if (!compactionNeeded(rev, compacted, revision)) return;
       const touched = new Set<string>();
       for (let r = logBase; r <= rev; r++) touched.add(log[r - logBase].kv.key);
       for (const key of touched) {
@@ -207,20 +205,14 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryS
       compacted = rev;
     },
 
-    watch(prefix, fromRevision, callbacks) {
-      const handle = hub.watch(prefix, fromRevision, callbacks);
-      if (closed) hub.closeAll(unavailable('storage is closed'));
-      return handle;
-    },
+    watch: state.watch,
 
     async ready() {
-      return !closed;
+      return !state.closed;
     },
 
     async close() {
-      if (closed) return;
-      closed = true;
-      hub.closeAll(unavailable('storage is closed'));
+      state.close();
     },
 
     watcherCount: () => hub.watcherCount(),

@@ -11,7 +11,8 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent } from '../types.ts';
-import { futureRevision, keyExists, keyNotFound, readRevision, revisionConflict, unavailable } from '../storage-errors.ts';
+import { compactionNeeded, openState } from '../backend-state.ts';
+import { keyExists, keyNotFound, readRevision, revisionConflict, unavailable } from '../storage-errors.ts';
 import { prefixEnd, prefixEndUtf8, rangeStart } from '../key-range.ts';
 import { createWatchHub } from '../watch-hub.ts';
 import { SortedKeys } from '../memory/sorted-keys.ts';
@@ -101,7 +102,6 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
   let revision = Math.max(Number((stmt(sql.SELECT_MAX_ID).get() as { id: number | null }).id ?? 0), compacted);
   const live = new SortedKeys();
   for (const row of stmt(sql.SELECT_LIVE_NAMES).iterate()) live.add((row as { name: string }).name);
-  let closed = false;
 
   const hub = createWatchHub(
     {
@@ -115,9 +115,8 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
     { replayPageSize: options.replayPageSize },
   );
 
-  function checkOpen(): void {
-    if (closed) throw unavailable('storage is closed');
-  }
+  const state = openState(hub);
+  const { checkOpen } = state;
 
   /** Runs fn in one IMMEDIATE transaction; on any failure rolls back, so nothing of it remains. */
   function transaction<T>(fn: () => T): T {
@@ -238,8 +237,7 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
 
     async compact(rev) {
       checkOpen();
-      if (rev <= compacted) return;
-      if (rev > revision) throw futureRevision('', rev, revision);
+      if (!compactionNeeded(rev, compacted, revision)) return;
       transaction(() => {
         compactRows.run(compacted, rev);
         upsertMeta.run('compact_revision', rev);
@@ -247,23 +245,16 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       compacted = rev;
     },
 
-    watch(prefix, fromRevision, callbacks) {
-      const handle = hub.watch(prefix, fromRevision, callbacks);
-      if (closed) hub.closeAll(unavailable('storage is closed'));
-      return handle;
-    },
+    watch: state.watch,
 
     async ready() {
-      if (closed) return false;
+      if (state.closed) return false;
       selectMeta.get('schema_version');
       return true;
     },
 
     async close() {
-      if (closed) return;
-      closed = true;
-      hub.closeAll(unavailable('storage is closed'));
-      db.close();
+      if (state.close()) db.close();
     },
 
     watcherCount: () => hub.watcherCount(),

@@ -1,5 +1,5 @@
-// Go's fmt %v / %+v rendering of decoded JSON (map[string]interface{} and friends), which kube embeds
-// in some error messages (the strategic merge patch of an Invalid "patch" field error).
+// Go's fmt %v rendering of decoded JSON (map[string]interface{} and friends) and strconv.Quote, which kube embeds
+// in error messages (the strategic merge patch of an Invalid "patch" field error, strconv and encoding/json errors).
 
 function formatFloat(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);

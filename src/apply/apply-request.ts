@@ -1,0 +1,54 @@
+// The apply-patch+yaml request as kube-apiserver's applyPatcher handles it: decode the YAML body into an
+// object, then apply it with the request's field manager at the current time. Shaped to serve as the
+// endpoints' ServerSideApply dependency.
+
+import { badRequest } from '../apis/errors.ts';
+import { parseYaml } from '../encoding/yaml.ts';
+import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
+import { applyServerSide } from './field-manager.ts';
+
+export interface ApplyRequest {
+  def: ResourceDefinition;
+  /** '' for the main resource. */
+  subresource: string;
+  /** The live object; undefined when the apply creates it. */
+  current: KubeObject | undefined;
+  /** The application/apply-patch+yaml body (YAML or JSON). */
+  patch: Uint8Array;
+  fieldManager: string;
+  force: boolean;
+}
+
+function jsonTypeName(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
+}
+
+/** yaml.Unmarshal of the body into map[string]interface{}, with kube's "error decoding YAML" messages. */
+export function decodeApplyBody(patch: Uint8Array): KubeObject {
+  let value: unknown;
+  try {
+    value = parseYaml(Buffer.from(patch).toString('utf8')).value;
+  } catch (e) {
+    throw badRequest(`error decoding YAML: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (value === null) return {} as KubeObject;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type map[string]interface {}`);
+  }
+  return value as KubeObject;
+}
+
+export function serverSideApply(request: ApplyRequest): KubeObject {
+  const applied = decodeApplyBody(request.patch);
+  const def = request.def;
+  return applyServerSide(request.current, applied, {
+    manager: request.fieldManager,
+    force: request.force,
+    apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
+    subresource: request.subresource || undefined,
+    def,
+    now: new Date().toISOString(),
+  });
+}

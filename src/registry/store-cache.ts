@@ -1,0 +1,83 @@
+// The generic store's watch cache: one kind-agnostic cacher per group/resource, handed the attribute function
+// (labels and selectable fields of a stored object) and the selection filter built from a request's predicate.
+
+import { fieldsMatch } from '../apis/fields.ts';
+import { labelsMatch } from '../apis/labels.ts';
+import { createCacher } from '../storage/cacher/cacher.ts';
+import type { CacheFilter, Cacher } from '../storage/cacher/types.ts';
+import type { KeyValue, Storage } from '../storage/types.ts';
+import { namespacePrefix } from '../storage/keys.ts';
+import type { Predicate } from './store-selection.ts';
+import type { KubeObject, ListOptions, ResourceDefinition } from './types.ts';
+
+/** What selection needs of a cached object: its labels and field values. The stored JSON is kept by the cacher. */
+export interface StoreAttrs {
+  readonly labels: Readonly<Record<string, string>> | undefined;
+  readonly name: string;
+  readonly namespace: string;
+  /** Selectable fields beyond name and namespace; undefined when the kind has none. */
+  readonly fields: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+export type StoreCacher = Cacher<StoreAttrs>;
+
+export interface WatchCacheOptions {
+  /** Seconds of events the cache keeps for watches (--history-window; default 300). */
+  readonly historyWindowSeconds?: number;
+  /** Periodic bookmark interval (default 60 s, as kube). */
+  readonly bookmarkIntervalMs?: number;
+  /** Events a slow watcher may have queued before it is dropped (default 10 000). */
+  readonly maxQueuedEvents?: number;
+}
+
+const NOTHING: StoreAttrs = { labels: undefined, name: '', namespace: '', fields: undefined };
+
+export function storeAttributes(def: Pick<ResourceDefinition, 'selectableFields'>): (kv: KeyValue) => StoreAttrs {
+  const extra = Object.keys(def.selectableFields);
+  return (kv) => {
+    let obj: KubeObject;
+    try {
+      obj = JSON.parse(kv.value) as KubeObject;
+    } catch {
+      return NOTHING;
+    }
+    const meta = obj && typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {};
+    const labels = meta.labels && typeof meta.labels === 'object' && Object.keys(meta.labels).length > 0 ? meta.labels : undefined;
+    let fields: Record<string, string | undefined> | undefined;
+    if (extra.length > 0) {
+      fields = {};
+      for (const f of extra) {
+        try {
+          fields[f] = def.selectableFields[f](obj);
+        } catch {
+          fields[f] = undefined;
+        }
+      }
+    }
+    return { labels, name: typeof meta.name === 'string' ? meta.name : '', namespace: typeof meta.namespace === 'string' ? meta.namespace : '', fields };
+  };
+}
+
+/** The cache filter of a predicate; undefined when it selects everything. */
+export function cacheFilter(pred: Predicate, options: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>): CacheFilter<StoreAttrs> | undefined {
+  if (pred.empty) return undefined;
+  return {
+    key: `${options.labelSelector ?? ''}\u0000${options.fieldSelector ?? ''}`,
+    matches: (o) =>
+      labelsMatch(pred.label, o.attrs.labels) &&
+      fieldsMatch(pred.field, (f) => (f === 'metadata.name' ? o.attrs.name : f === 'metadata.namespace' ? o.attrs.namespace : o.attrs.fields?.[f])),
+  };
+}
+
+export function createStoreCacher(storage: Storage, prefix: string, def: ResourceDefinition, options: WatchCacheOptions): StoreCacher {
+  return createCacher({
+    storage,
+    prefix: namespacePrefix(prefix, ''),
+    attributes: storeAttributes(def),
+    // 0 ("keep all", as storage reads it): bounded by the ring's size cap only.
+    historyWindowMs: options.historyWindowSeconds === 0 ? Number.POSITIVE_INFINITY : (options.historyWindowSeconds ?? 300) * 1000,
+    bookmarkIntervalMs: options.bookmarkIntervalMs,
+    maxQueuedEvents: options.maxQueuedEvents,
+    onError: (err) => process.emitWarning(`watch cache of ${prefix} failed, re-initializing: ${err instanceof Error ? err.message : String(err)}`),
+  });
+}

@@ -1,0 +1,190 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createMemoryStorage } from '../memory/memory-storage.ts';
+import type { KeyValue, Storage, WatchCallbacks } from '../types.ts';
+import { StorageError } from '../types.ts';
+import { createCacher } from './cacher.ts';
+import { cacherStats } from './stats.ts';
+import { CacheTooLargeError, CacheTooOldError, type CacheFilter, type CacheWatchEvent, type Cacher } from './types.ts';
+
+type Attrs = { color: string | undefined };
+const attributes = (kv: KeyValue): Attrs => ({ color: (JSON.parse(kv.value) as { color?: string }).color });
+const P = '/registry/widgets/';
+const val = (color: string, n = 0) => JSON.stringify({ color, n });
+
+async function ready<A>(c: Cacher<A>): Promise<void> {
+  assert.equal(await c.waitReady(1000), true);
+}
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+async function until(cond: () => boolean, ms = 1000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+function show(ev: CacheWatchEvent<Attrs>): string {
+  if (ev.type === 'BOOKMARK') return `BOOKMARK ${ev.revision}${ev.initialEventsEnd ? ' end' : ''}`;
+  return `${ev.type} ${ev.object.kv.key.slice(P.length)} ${ev.revision}`;
+}
+
+function collect(c: Cacher<Attrs>, req: Partial<Parameters<Cacher<Attrs>['watch']>[0]>) {
+  const events: string[] = [];
+  const ends: string[] = [];
+  const h = c.watch({ prefix: P, filter: undefined, start: 'state', bookmarks: false, ...req, onEvent: (ev) => void events.push(show(ev)), onEnd: (r) => void ends.push(r) });
+  return { events, ends, h };
+}
+
+const red: CacheFilter<Attrs> = { key: 'color=red', matches: (o) => o.attrs.color === 'red' };
+
+test('loads the current objects, serves lists in key order at its revision, and follows changes', async () => {
+  const s = createMemoryStorage();
+  await s.create(`${P}ns/b`, val('red'));
+  await s.create(`${P}ns/a`, val('blue'));
+  await s.create('/registry/other/x', '{}');
+  const c = createCacher({ storage: s, prefix: P, attributes });
+  await ready(c);
+  assert.deepEqual(c.list(P).objects.map((o) => o.kv.key), [`${P}ns/a`, `${P}ns/b`]);
+  assert.equal(c.list(P).revision, 3);
+  assert.deepEqual(c.list(P, red).objects.map((o) => o.kv.key), [`${P}ns/b`]);
+  await s.create(`${P}other/c`, val('red'));
+  await until(() => c.revision() === 4);
+  assert.deepEqual(c.list(`${P}ns/`).objects.length, 2);
+  assert.equal(c.get(`${P}other/c`)?.attrs.color, 'red');
+  c.stop();
+});
+
+test('a watch from the current state sends ADDED for each object, then the changes after the snapshot', async () => {
+  const s = createMemoryStorage();
+  await s.create(`${P}ns/a`, val('red'));
+  const c = createCacher({ storage: s, prefix: P, attributes });
+  await ready(c);
+  const w = collect(c, {});
+  const b = await s.create(`${P}ns/b`, val('red'));
+  await s.update(`${P}ns/b`, val('red', 1), b.modRevision);
+  await s.delete(`${P}ns/a`);
+  await until(() => w.events.length === 4);
+  assert.deepEqual(w.events, ['ADDED ns/a 1', 'ADDED ns/b 2', 'MODIFIED ns/b 3', 'DELETED ns/a 4']);
+  w.h.stop();
+  assert.equal(c.watcherCount(), 0);
+  c.stop();
+});
+
+test('a watch from a revision replays exactly the later events; a revision before the window is too old', async () => {
+  const s = createMemoryStorage();
+  let clock = 1000;
+  const c = createCacher({ storage: s, prefix: P, attributes, historyWindowMs: 100, now: () => clock });
+  await ready(c);
+  for (let i = 0; i < 5; i++) await s.create(`${P}ns/o${i}`, val('red'));
+  await until(() => c.revision() === 5);
+  const w = collect(c, { start: 3 });
+  await until(() => w.events.length === 2);
+  assert.deepEqual(w.events, ['ADDED ns/o3 4', 'ADDED ns/o4 5']);
+  // Nothing evicted yet: every revision since the initial list (0) is watchable.
+  collect(c, { start: 0 }).h.stop();
+  clock += 500;
+  await s.create(`${P}ns/o5`, val('red'));
+  await until(() => c.revision() === 6);
+  // Events older than the window left the ring; the newest one stays.
+  assert.equal(c.size().events, 1);
+  assert.throws(() => c.watch({ prefix: P, filter: undefined, start: 4, bookmarks: false, onEvent() {}, onEnd() {} }), (e: unknown) => e instanceof CacheTooOldError && e.message === 'too old resource version: 4 (5)');
+  const ok = collect(c, { start: 5 });
+  await tick();
+  assert.deepEqual(ok.events, ['ADDED ns/o5 6']);
+  c.stop();
+  assert.deepEqual(w.ends, ['closed']);
+});
+
+test('selector transitions: entering the selection is ADDED, leaving it DELETED with the old state', async () => {
+  const s = createMemoryStorage();
+  const c = createCacher({ storage: s, prefix: P, attributes });
+  await ready(c);
+  const w = collect(c, { filter: red, start: 0 });
+  const a = await s.create(`${P}ns/a`, val('blue'));
+  const a2 = await s.update(`${P}ns/a`, val('red'), a.modRevision);
+  const a3 = await s.update(`${P}ns/a`, val('red', 2), a2.modRevision);
+  const a4 = await s.update(`${P}ns/a`, val('blue', 3), a3.modRevision);
+  await s.delete(`${P}ns/a`);
+  await until(() => w.events.length === 3);
+  await tick();
+  assert.deepEqual(w.events, ['ADDED ns/a 2', 'MODIFIED ns/a 3', 'DELETED ns/a 4']);
+  assert.equal(a4.modRevision, 4);
+  c.stop();
+});
+
+test('waitFresh catches up through progress notifications when the last writes went elsewhere', async () => {
+  const s = createMemoryStorage();
+  const c = createCacher({ storage: s, prefix: P, attributes });
+  await ready(c);
+  for (let i = 0; i < 3; i++) await s.create(`/registry/other/${i}`, '{}');
+  const current = await s.currentRevision();
+  await c.waitFresh(current, 1000);
+  assert.equal(c.revision(), current);
+  await assert.rejects(c.waitFresh(current + 10, 50), (e: unknown) => e instanceof CacheTooLargeError && e.message === `Too large resource version: ${current + 10}, current: ${current}`);
+  c.stop();
+});
+
+test('bookmarks: periodic, only at a newer revision, and the initial-events-end bookmark after the snapshot', async () => {
+  const s = createMemoryStorage();
+  await s.create(`${P}ns/a`, val('red'));
+  const c = createCacher({ storage: s, prefix: P, attributes, bookmarkIntervalMs: 20 });
+  await ready(c);
+  const w = collect(c, { initialEventsEnd: true, bookmarks: true });
+  await until(() => w.events.length === 2);
+  assert.deepEqual(w.events, ['ADDED ns/a 1', 'BOOKMARK 1 end']);
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(w.events.length, 2, 'no bookmark without a newer revision');
+  await s.create('/registry/other/x', '{}');
+  await until(() => w.events.length === 3);
+  assert.equal(w.events[2], 'BOOKMARK 2');
+  c.stop();
+});
+
+test('a paused watcher queues events until resumed, and is dropped past the queue limit', async () => {
+  const s = createMemoryStorage();
+  const c = createCacher({ storage: s, prefix: P, attributes, maxQueuedEvents: 3 });
+  await ready(c);
+  const got: string[] = [];
+  const ends: string[] = [];
+  let accept = false;
+  const h = c.watch({ prefix: P, filter: undefined, start: 0, bookmarks: false, onEvent: (ev) => (got.push(show(ev)), accept), onEnd: (r) => void ends.push(r) });
+  await s.create(`${P}ns/a`, val('red'));
+  await s.create(`${P}ns/b`, val('red'));
+  await until(() => c.revision() === 2);
+  assert.deepEqual(got, ['ADDED ns/a 1']);
+  accept = true;
+  h.resume();
+  assert.deepEqual(got, ['ADDED ns/a 1', 'ADDED ns/b 2']);
+  accept = false;
+  for (let i = 0; i < 6; i++) await s.create(`${P}ns/x${i}`, val('red'));
+  await until(() => ends.length === 1);
+  assert.deepEqual(ends, ['overflow']);
+  assert.equal(c.watcherCount(), 0);
+  c.stop();
+});
+
+test('a failed storage watch resets the cache: watchers end, the state is re-read', async () => {
+  const s = createMemoryStorage();
+  let failWatch: ((err: StorageError) => void) | undefined;
+  const faulty: Storage = {
+    ...s,
+    watch(prefix: string, from: number, cb: WatchCallbacks) {
+      failWatch = (err) => cb.onError(err);
+      return s.watch(prefix, from, cb);
+    },
+  };
+  const c = createCacher({ storage: faulty, prefix: P, attributes, onError: () => {} });
+  await ready(c);
+  const w = collect(c, { start: 0 });
+  await s.create(`${P}ns/a`, val('red'));
+  failWatch!(new StorageError('Compacted', P, 'compacted', undefined, 1));
+  assert.deepEqual(w.ends, ['reset']);
+  assert.equal(c.ready(), false);
+  await ready(c);
+  assert.deepEqual(c.list(P).objects.map((o) => o.kv.key), [`${P}ns/a`]);
+  const before = cacherStats().caches;
+  c.stop();
+  assert.equal(cacherStats().caches, before - 1);
+});

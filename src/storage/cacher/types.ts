@@ -1,0 +1,166 @@
+// The watch cache's contract. The cache knows keys, stored values, revisions and opaque per-object attributes
+// (computed by a function its owner hands in, e.g. labels and selectable fields); it never decodes kinds itself.
+
+import type { KeyValue, Storage } from '../types.ts';
+
+/** One cached object: the stored kv (its JSON value kept as the string storage returned) and its attributes. */
+export interface CachedObject<A> {
+  readonly kv: KeyValue;
+  readonly attrs: A;
+}
+
+/** A change the cache saw, kept in its ring of recent events. */
+export interface CacheEvent<A> {
+  readonly type: 'put' | 'delete';
+  readonly revision: number;
+  /** put: the new state; delete: the last state before the deletion. */
+  readonly object: CachedObject<A>;
+  /** put of an existing key: the state it replaced. */
+  readonly prev: CachedObject<A> | undefined;
+  /** When the cache recorded it (ms, the cache's clock). */
+  readonly time: number;
+  /**
+   * Scratch space for consumers while the event is being dispatched (e.g. the decoded watch event, shared by
+   * every watcher); cleared after dispatch so the ring does not keep encodings alive.
+   */
+  memo: Map<string, unknown> | undefined;
+}
+
+/** What one watcher receives. */
+export type CacheWatchEvent<A> =
+  | {
+      readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+      /** The object to show: for DELETED the last state (the deletion, or the state that stopped matching). */
+      readonly object: CachedObject<A>;
+      /** The resourceVersion to show the object at (the event's revision; for initial ADDED the object's). */
+      readonly revision: number;
+      /** The live or replayed event this comes from; undefined for initial (synthetic ADDED) events. */
+      readonly source: CacheEvent<A> | undefined;
+    }
+  | {
+      readonly type: 'BOOKMARK';
+      readonly revision: number;
+      /** The bookmark that ends the initial events of a sendInitialEvents watch. */
+      readonly initialEventsEnd: boolean;
+    };
+
+export interface CacheFilter<A> {
+  /** Does the object belong to the watcher's selection. */
+  matches(obj: CachedObject<A>): boolean;
+  /** Watchers with equal keys share one evaluation per event (e.g. the canonical selector text). */
+  readonly key: string;
+}
+
+export interface CacheWatchRequest<A> {
+  /** Key prefix the watcher sees (the resource root or one namespace's). */
+  readonly prefix: string;
+  /** undefined: everything under prefix. */
+  readonly filter: CacheFilter<A> | undefined;
+  /**
+   * 'state': first the current objects as ADDED (a snapshot), then changes after it.
+   * A number: exactly the changes after that revision (410 when it is older than the cache's window).
+   */
+  readonly start: 'state' | number;
+  /** Send an initial-events-end BOOKMARK right after the snapshot ('state' only). */
+  readonly initialEventsEnd?: boolean;
+  /** Periodic BOOKMARK events. */
+  readonly bookmarks: boolean;
+  /** When the stream will end (ms, cache clock): a bookmark is sent 2 s before it. */
+  readonly deadline?: number;
+  /**
+   * Receives events in revision order. Returning false pauses delivery (later events queue, up to the cache's
+   * per-watcher limit, past which the watcher is ended) until resume() is called.
+   */
+  onEvent(event: CacheWatchEvent<A>): boolean | void;
+  /** The watcher ended (dropped as too slow, cache reset or stopped); no more events follow. Not called after stop(). */
+  onEnd(reason: 'overflow' | 'reset' | 'closed'): void;
+}
+
+export interface CacheWatcherHandle {
+  /** Continue a paused delivery. */
+  resume(): void;
+  stop(): void;
+}
+
+/** A list served from the cache: objects under a prefix, at one revision. */
+export interface CacheListResult<A> {
+  readonly revision: number;
+  readonly objects: CachedObject<A>[];
+}
+
+export interface CacherOptions<A> {
+  readonly storage: Storage;
+  /** Key prefix of the resource (ending in '/'). */
+  readonly prefix: string;
+  /** Attributes of a stored object; throwing marks the object as matching nothing but keeps it cached. */
+  attributes(kv: KeyValue): A;
+  /** How long events stay in the ring (ms). Default 300 s. */
+  readonly historyWindowMs?: number;
+  /** Upper bound on ring events regardless of age. Default 100 000. */
+  readonly maxEvents?: number;
+  /** Periodic bookmark interval (ms). Default 60 s, kube's. */
+  readonly bookmarkIntervalMs?: number;
+  /** Events a paused watcher may queue before it is dropped. Default 10 000. */
+  readonly maxQueuedEvents?: number;
+  /** Clock (ms). */
+  readonly now?: () => number;
+  /** Called when the cache's storage watch fails (the cache then re-initializes). */
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface Cacher<A> {
+  readonly prefix: string;
+  /** True once the initial state is loaded (and again after a re-initialization). */
+  ready(): boolean;
+  /** Resolves when ready, or false after timeoutMs. */
+  waitReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /** The newest revision the cache is known to reflect. */
+  revision(): number;
+  /**
+   * Resolves once the cache reflects at least `revision` (asking storage for progress); rejects with
+   * CacheTooLargeError after timeoutMs, CacheNotReadyError when the cache resets meanwhile.
+   */
+  waitFresh(revision: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Current objects under prefix, ascending by key (synchronous: one consistent snapshot). */
+  list(prefix: string, filter?: CacheFilter<A>): CacheListResult<A>;
+  /** The current object of key, if cached. */
+  get(key: string): CachedObject<A> | undefined;
+  /** Opens a watcher; throws CacheTooOldError when start is older than the window, CacheNotReadyError before ready. */
+  watch(request: CacheWatchRequest<A>): CacheWatcherHandle;
+  /** Open watchers. */
+  watcherCount(): number;
+  /** Objects and ring events held. */
+  size(): { objects: number; events: number };
+  /** Stops the storage watch and ends every watcher ('closed'). */
+  stop(): void;
+}
+
+export class CacheTooOldError extends Error {
+  readonly requested: number;
+  /** The oldest revision a watch may start from (kube prints it in the 410 message). */
+  readonly oldest: number;
+  constructor(requested: number, oldest: number) {
+    super(`too old resource version: ${requested} (${oldest})`);
+    this.name = 'CacheTooOldError';
+    this.requested = requested;
+    this.oldest = oldest;
+  }
+}
+
+export class CacheTooLargeError extends Error {
+  readonly requested: number;
+  readonly current: number;
+  constructor(requested: number, current: number) {
+    super(`Too large resource version: ${requested}, current: ${current}`);
+    this.name = 'CacheTooLargeError';
+    this.requested = requested;
+    this.current = current;
+  }
+}
+
+export class CacheNotReadyError extends Error {
+  constructor(message = 'watch cache is not ready') {
+    super(message);
+    this.name = 'CacheNotReadyError';
+  }
+}
