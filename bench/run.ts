@@ -14,13 +14,14 @@ import { createInterface } from 'node:readline';
 import { createMemoryStorage } from '../src/storage/memory/memory-storage.ts';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
 import type { Storage } from '../src/storage/types.ts';
+import { benchApply } from './apply.ts';
 import { runLoad } from './load.ts';
 import type { LoadResult, TlsClientOptions } from './load.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -248,9 +249,24 @@ async function benchStorageOnly(): Promise<void> {
   }
 }
 
+async function benchApplySection(): Promise<void> {
+  process.stdout.write('server-side apply of a 200-line Deployment vs PUT of the same object (memory, 8 concurrent clients)\n');
+  const { child, info } = await spawnJsonChild('bench/serve.ts', ['memory']);
+  try {
+    const tls: TlsClientOptions = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
+    const f = await benchApply(child, info.port as number, tls, quick ? 300 : 2000);
+    const put = `PUT ${fmt(f.put.perSecond)}/s, ${fmt(f.put.cpuMsPerRequest, 2)} ms CPU`;
+    row(`no-op apply (${f.lines}-line manifest)`, `${fmt(f.noopApply.perSecond)}/s, ${fmt(f.noopApply.cpuMsPerRequest, 2)} ms CPU`, put, `${fmt(f.noopApply.cpuMsPerRequest / f.put.cpuMsPerRequest, 2)}x PUT CPU (target <= 3x: ${f.noopApply.cpuMsPerRequest <= 3 * f.put.cpuMsPerRequest ? 'met' : 'MISSED'})`);
+    row('apply changing one field', `${fmt(f.changedApply.perSecond)}/s, ${fmt(f.changedApply.cpuMsPerRequest, 2)} ms CPU`, put, `${fmt(f.changedApply.cpuMsPerRequest / f.put.cpuMsPerRequest, 2)}x PUT CPU`);
+  } finally {
+    await stop(child);
+  }
+}
+
 process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ' (quick)' : ''}\n`);
 if (only.has('startup')) await benchStartup();
 if (only.has('storage')) await benchStorageOnly();
 if (only.has('http')) await benchHttp();
+if (only.has('apply')) await benchApplySection();
 process.stdout.write('\n| measured | Capstan | raw limit | ratio |\n|---|---|---|---|\n');
 for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);

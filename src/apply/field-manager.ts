@@ -31,6 +31,7 @@ import { typedView } from './typed-view.ts';
 import { validateTyped, validationErrorsString } from './typed-validate.ts';
 import { isValueMap, type Value, type ValueMap } from './typed-values.ts';
 import { applyManagers, updateManagers, type ManagerSets, type UpdaterContext } from './updater.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 export interface UpdateManagedFieldsOptions {
   /** The field manager (from ?fieldManager= or the User-Agent). */
@@ -196,7 +197,7 @@ function applyCore(ctx: Context, live: ValueMap, applied: ValueMap, input: Manag
   const outcome = applyManagers(ctx.updater, live, applied, ctx.apiVersion, managed.fields, identity, force);
   stripMeta(outcome.managers, identity);
   if (outcome.object !== undefined) managed.times.set(identity, ctx.now);
-  const object = outcome.object !== undefined ? (outcome.object as ValueMap) : structuredClone(live);
+  const object = outcome.object !== undefined ? (outcome.object as ValueMap) : cloneJson(live);
   return { object, managed: { fields: outcome.managers, times: managed.times } };
 }
 
@@ -272,9 +273,9 @@ function applyOrThrow(current: KubeObject | undefined, applied: KubeObject, opts
   } catch (e) {
     throw new StatusError(500, '', `failed to decode managed fields: ${(e as Error).message}`);
   }
-  const config = structuredClone(applied) as ValueMap;
+  const config = cloneJson(applied) as ValueMap;
   checkAppliedKind(config, ctx);
-  const live = current ? withoutManagedFields(structuredClone(current) as ValueMap) : emptyObject();
+  const live = current ? withoutManagedFields(cloneJson(current) as ValueMap) : emptyObject();
 
   let result: ApplyResult;
   try {
@@ -318,13 +319,13 @@ function managedForWrite(old: KubeObject | undefined, updated: KubeObject, isSub
  */
 export function updateManagedFields(old: KubeObject | undefined, updated: KubeObject, opts: UpdateManagedFieldsOptions): KubeObject {
   try {
-    const next = withoutManagedFields(structuredClone(updated) as ValueMap);
+    const next = withoutManagedFields(cloneJson(updated) as ValueMap);
     const ctx = contextOf(opts);
     const managed = managedForWrite(old, updated, ctx.subresource !== '');
     // skipNonAppliedManager: an existing object without managedFields stays untracked until applied to.
     const isCreate = !old || !isValueMap(old.metadata) || !old.metadata.uid;
     if (managed.fields.size === 0 && !isCreate) return withManagedFields(next, managed);
-    const live = old ? withoutManagedFields(structuredClone(old) as ValueMap) : emptyObject();
+    const live = old ? withoutManagedFields(cloneJson(old) as ValueMap) : emptyObject();
     return withManagedFields(next, updateCore(ctx, live, next, managed, opts.manager));
   } catch {
     // UpdateNoErrors: a failure to track never fails the write; the object is stored without managedFields.

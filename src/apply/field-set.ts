@@ -55,6 +55,14 @@ export class FieldSet {
     }
   }
 
+  /** Adds a whole node with its subtree (mutating; only while building a set), merging with an existing one. */
+  mergeNodeMut(pe: PathElement, member: boolean, children: FieldSet | undefined): void {
+    const key = serializePathElement(pe);
+    const existing = this.nodes.get(key);
+    if (existing) this.addNode(key, pe, existing.member || member, unionOpt(existing.children, children));
+    else this.addNode(key, pe, member, children);
+  }
+
   private addNode(key: string, pe: PathElement, member: boolean, children: FieldSet | undefined): void {
     const hasChildren = children !== undefined && !children.isEmpty();
     if (!member && !hasChildren) return;
@@ -224,10 +232,7 @@ function readLevel(value: unknown, where: string): { children: FieldSet | undefi
     }
     const sub = readLevel(child, key);
     children ??= new FieldSet();
-    if (sub.member) children.insertMut([pe]);
-    if (sub.children) {
-      for (const p of sub.children.paths()) children.insertMut([pe, ...p]);
-    }
+    children.mergeNodeMut(pe, sub.member, sub.children);
   }
   if (!children) member = true;
   return { children, member };

@@ -10,6 +10,7 @@ import { compareTyped } from './typed-compare.ts';
 import { toFieldSet } from './typed-fieldset.ts';
 import { validateTyped } from './typed-validate.ts';
 import { isValueMap, type Value, type ValueMap } from './typed-values.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -49,7 +50,7 @@ export function allowedConflictsFromLastApplied(live: Value, liveView: Value, ty
 
 /** The annotation value for an applied configuration: Go's JSON of it without the annotation, plus "\n". */
 export function buildLastApplied(applied: ValueMap): string {
-  const copy = structuredClone(applied);
+  const copy = cloneJson(applied);
   if (isValueMap(copy.metadata) && copy.metadata.annotations !== undefined) {
     const a = copy.metadata.annotations;
     if (isValueMap(a) && Object.values(a).every((v) => typeof v === 'string')) {

@@ -3,6 +3,7 @@
 
 import type { KubeObject } from '../registry/types.ts';
 import { valuesEqual } from './path-element.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 function withoutTimes(entries: unknown): unknown {
   if (!Array.isArray(entries)) return entries;
@@ -25,5 +26,5 @@ export function revertManagedFieldsTimestamps(newObj: KubeObject, oldObj: KubeOb
   if (!valuesEqual(withoutTimes(oldMF), withoutTimes(newMF))) return newObj;
   const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
   if (!valuesEqual(strip(oldObj), strip(newObj))) return newObj;
-  return { ...newObj, metadata: { ...newObj.metadata, managedFields: structuredClone(oldMF) } };
+  return { ...newObj, metadata: { ...newObj.metadata, managedFields: cloneJson(oldMF) } };
 }

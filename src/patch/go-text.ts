@@ -142,7 +142,3 @@ export function goMarshal(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** A deep copy of a JSON value (own enumerable data only). */
-export function cloneJson<T>(v: T): T {
-  return structuredClone(v);
-}

@@ -8,7 +8,8 @@
 
 import { setOwn, type JsonObject, type JsonValue } from './go-json.ts';
 import { goQuote } from '../encoding/go-format.ts';
-import { cloneJson, hasOwn, isJsonObject, jsonKindName } from './go-text.ts';
+import { hasOwn, isJsonObject, jsonKindName } from './go-text.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 /** The patch document could not be read as a list of operations (kube: 400 BadRequest). */
 export class JsonPatchDecodeError extends Error {

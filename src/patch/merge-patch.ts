@@ -4,7 +4,8 @@
 // rejected, and an array patch replaces the whole document.
 
 import { setOwn, type JsonObject, type JsonValue } from './go-json.ts';
-import { cloneJson, hasOwn, isJsonObject } from './go-text.ts';
+import { hasOwn, isJsonObject } from './go-text.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 /** jsonpatch.ErrBadJSONPatch: kube answers 400 with this message. */
 export class MergePatchError extends Error {

@@ -8,8 +8,8 @@
 import type { SchemaNode } from '../apis/model-types.ts';
 import { setOwn, type JsonObject, type JsonValue } from './go-json.ts';
 import { goSliceStable } from './go-stable-sort.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 import {
-  cloneJson,
   goHashKey,
   goInterfaceEqual,
   goKind,

@@ -4,6 +4,7 @@
 
 import type { KeyValue } from '../storage/types.ts';
 import type { KubeObject, ResourceDefinition } from './types.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
   return def.group ? `${def.group}/${def.version}` : def.version;
@@ -66,7 +67,7 @@ export function convertToVersion(obj: KubeObject, def: Pick<ResourceDefinition, 
 }
 
 export function deepClone<T>(v: T): T {
-  return structuredClone(v);
+  return cloneJson(v);
 }
 
 /** Deep equality of JSON values, key order ignored. */

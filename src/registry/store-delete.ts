@@ -6,6 +6,7 @@ import { StorageError } from '../storage/types.ts';
 import { convertToVersion, rfc3339 } from './store-codec.ts';
 import { guaranteedUpdate, keyFor, readCurrent, type StoreCore } from './store-core.ts';
 import type { DeleteOptions, DeleteResult, KubeObject, Preconditions, RequestContext, ResourceDefinition } from './types.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 const ORPHAN = 'orphan';
 const FOREGROUND = 'foregroundDeletion';
@@ -157,7 +158,7 @@ export async function deleteObject(core: StoreCore, def: ResourceDefinition, ctx
   checkDeletePreconditions(core, current.object, options.preconditions);
   await ctx.validate?.(undefined, convertToVersion(current.object, def));
 
-  const probe = structuredClone(current.object);
+  const probe = cloneJson(current.object);
   const first = beforeGracefulDelete(core, probe, options, core.now());
   if (first.pending) return alreadyDeleting(core, def, current.object);
   const pendingFinalizers = (current.object.metadata.finalizers?.length ?? 0) > 0;

@@ -27,6 +27,7 @@ import type {
   TryUpdate,
   UpdateOptions,
 } from './types.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 export type { StoreOptions } from './store-core.ts';
 
@@ -85,7 +86,7 @@ async function createObject(core: StoreCore, def: ResourceDefinition, ctx: Reque
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
-      return await createOnce(core, def, ctx, structuredClone(input));
+      return await createOnce(core, def, ctx, cloneJson(input));
     } catch (e) {
       if (!generated || !isAlreadyExists(e)) throw e;
       last = e;
@@ -211,7 +212,7 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
     trackManagedFields(ctx, old, obj, '');
     // The status of a type with a status subresource is written through it only.
     if (hasStatusSubresource(def)) {
-      if (old.status !== undefined) obj.status = structuredClone(old.status);
+      if (old.status !== undefined) obj.status = cloneJson(old.status);
       else delete obj.status;
     }
     strategy.prepareForUpdate?.(obj, old, ctx);
@@ -279,7 +280,7 @@ async function updateObject(
     const current = await readCurrent(core, key);
     if (!current) {
       if (subresource || !(core.strategy.allowCreateOnUpdate || options.forceAllowCreate)) throw notFound(core.gr, name);
-      const obj = structuredClone(await tryUpdate(undefined));
+      const obj = cloneJson(await tryUpdate(undefined));
       const meta = metaOf(obj);
       if (!meta.name) meta.name = name;
       try {
@@ -291,7 +292,7 @@ async function updateObject(
       }
     }
     const old = current.object;
-    const obj = structuredClone(await tryUpdate(convertToVersion(decodeFromStorage(current.kv), def)));
+    const obj = cloneJson(await tryUpdate(convertToVersion(decodeFromStorage(current.kv), def)));
     const meta = metaOf(obj);
     const currentRV = String(current.kv.modRevision);
     if (meta.resourceVersion) {

@@ -12,6 +12,7 @@ import { pruneFields } from '../prune.ts';
 import { requestHeader } from '../respond.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { checkName, enforceFieldValidation, negotiateResourceOutput, writeResult } from './common.ts';
+import { cloneJson } from '../../apis/json-clone.ts';
 
 export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
@@ -72,7 +73,7 @@ export async function patchResource(scope: Scope): Promise<void> {
     tryUpdate = async (current) => {
       if (!current || !current.metadata?.uid) throw notFound(groupResource(scope.def), scope.name);
       const bodyErrors: string[] = [];
-      const patched = await scope.deps.applyPatch(engine, structuredClone(current), patchText, scope.def, { fieldValidation: options.fieldValidation, strictErrors: bodyErrors });
+      const patched = await scope.deps.applyPatch(engine, cloneJson(current), patchText, scope.def, { fieldValidation: options.fieldValidation, strictErrors: bodyErrors });
       checkPatchedFields(scope, patched, patchType, patch, bodyErrors, options.fieldValidation);
       checkName(scope, patched);
       return patched;

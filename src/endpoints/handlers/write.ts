@@ -8,6 +8,7 @@ import { requestHeader } from '../respond.ts';
 import { requestContext, type Scope } from '../scope.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { checkName, decodeObjectForWrite, dedupOwnerReferences, ensureNamespace, negotiateResourceOutput, writeResult } from './common.ts';
+import { cloneJson } from '../../apis/json-clone.ts';
 
 export async function createResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
@@ -33,7 +34,7 @@ export async function updateResource(scope: Scope): Promise<void> {
   dedupOwnerReferences(scope, obj, false);
   const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent), trackManagedFields: true });
   // The store may call tryUpdate again after a conflict: hand it a fresh copy each time.
-  const tryUpdate = (): KubeObject => structuredClone(obj);
+  const tryUpdate = (): KubeObject => cloneJson(obj);
   const result = await scope.store.update(ctx, scope.name, tryUpdate, scope.subresource ? { subresource: scope.subresource } : {});
   writeResult(scope, result.created ? 201 : 200, result.object, media);
 }

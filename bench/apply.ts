@@ -1,0 +1,88 @@
+// Server-side apply cost: a 200-line Deployment applied with no change and with one changed field, against a plain
+// PUT of the same object (the raw limit of the write path). Figures: requests per second and server CPU per request.
+
+import type { ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { stringify } from 'yaml';
+import { runLoad } from './load.ts';
+import type { TlsClientOptions } from './load.ts';
+
+const CLK_TCK = 100;
+
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+/** A Deployment whose YAML is about 200 lines: 4 containers with env, ports, probes, resources and mounts. */
+export function bigDeployment(replicas: number): Record<string, unknown> {
+  const container = (i: number) => ({
+    name: `c${i}`,
+    image: `registry.example.com/app/c${i}:1.${i}.0`,
+    args: ['--port=8080', `--name=c${i}`, '--verbose'],
+    ports: [
+      { name: `http${i}`, containerPort: 8080 + i, protocol: 'TCP' },
+      { name: `metrics${i}`, containerPort: 9090 + i, protocol: 'TCP' },
+    ],
+    env: [
+      { name: 'MODE', value: 'production' },
+      { name: 'INDEX', value: String(i) },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'LOG_LEVEL', value: 'info' },
+    ],
+    resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+    readinessProbe: { httpGet: { path: '/ready', port: 8080 + i }, periodSeconds: 5 },
+    livenessProbe: { httpGet: { path: '/live', port: 8080 + i }, periodSeconds: 10 },
+    volumeMounts: [{ name: 'config', mountPath: `/etc/c${i}` }],
+  });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'big', namespace: 'default', labels: { app: 'big', tier: 'backend', team: 'core' }, annotations: { owner: 'bench' } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'big' } },
+      template: {
+        metadata: { labels: { app: 'big', tier: 'backend' } },
+        spec: {
+          containers: [0, 1, 2, 3].map(container),
+          volumes: [{ name: 'config', configMap: { name: 'big-config' } }],
+          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'backend', effect: 'NoSchedule' }],
+        },
+      },
+    },
+  };
+}
+
+export interface ApplyFigures {
+  lines: number;
+  put: { perSecond: number; cpuMsPerRequest: number };
+  noopApply: { perSecond: number; cpuMsPerRequest: number };
+  changedApply: { perSecond: number; cpuMsPerRequest: number };
+}
+
+export async function benchApply(server: ChildProcess, port: number, tls: TlsClientOptions, requests: number): Promise<ApplyFigures> {
+  const pid = server.pid ?? 0;
+  const url = `https://127.0.0.1:${port}`;
+  const path = '/apis/apps/v1/namespaces/default/deployments/big';
+  const yamlBody = (replicas: number) => stringify(bigDeployment(replicas));
+  const applyReq = (body: string) => ({ method: 'PATCH', path: `${path}?fieldManager=bench&force=true`, body, headers: { 'content-type': 'application/apply-patch+yaml' } });
+  const first = await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => applyReq(yamlBody(1)) });
+  if (first.errors) throw new Error('initial apply failed');
+
+  const measure = async (request: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> }) => {
+    const before = await cpuMs(pid);
+    const r = await runLoad({ url, tls, concurrency: 8, requests, request });
+    if (r.errors) throw new Error(`${r.errors} requests failed`);
+    return { perSecond: r.perSecond, cpuMsPerRequest: ((await cpuMs(pid)) - before) / requests };
+  };
+  const noopBody = yamlBody(1);
+  const noopApply = await measure(() => applyReq(noopBody));
+  const bodies = [yamlBody(2), yamlBody(3)];
+  const changedApply = await measure((i) => applyReq(bodies[i % 2]));
+  // PUT of the same object (unconditional: no resourceVersion), alternating a field so every PUT writes.
+  const putBodies = [JSON.stringify(bigDeployment(4)), JSON.stringify(bigDeployment(5))];
+  const put = await measure((i) => ({ method: 'PUT', path, body: putBodies[i % 2] }));
+  return { lines: noopBody.split('\n').length, put, noopApply, changedApply };
+}
