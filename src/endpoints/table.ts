@@ -64,18 +64,21 @@ const createdAtColumn: TableColumnDefinition = {
   priority: 0,
 };
 
+/** A printer with its own name-format column (events: a wide-only Name) gets no leading Name column. */
+function printsOwnName(def: ResourceDefinition): boolean {
+  return def.printerColumns.some((c) => c.format === 'name');
+}
+
 export function columnDefinitions(def: ResourceDefinition): TableColumnDefinition[] {
   if (def.printerColumns.length === 0) return [nameColumn, createdAtColumn];
-  return [
-    nameColumn,
-    ...def.printerColumns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority })),
-  ];
+  const columns = def.printerColumns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority }));
+  return printsOwnName(def) ? columns : [nameColumn, ...columns];
 }
 
 function cellsFor(def: ResourceDefinition, obj: KubeObject): unknown[] {
   const name = obj.metadata?.name ?? '';
   if (def.printerColumns.length === 0) return [name, obj.metadata?.creationTimestamp || '0001-01-01T00:00:00Z'];
-  const cells: unknown[] = [name];
+  const cells: unknown[] = printsOwnName(def) ? [] : [name];
   for (const column of def.printerColumns) {
     const value = column.cell(obj);
     cells.push(value === undefined ? null : value);
