@@ -95,13 +95,11 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
   if (resource === 'namespaces' && !name && parts.length === 1) namespace = '';
   if (resource === 'namespaces' && name) namespace = name;
 
-  if (parts.length === 1 && verb === 'get') {
+  // A GET of one name stays "get" even with ?watch=1, as kube authorizes it.
+  if (!name && verb === 'get') {
     verb = isTrue(query.get('watch')) ? 'watch' : 'list';
-  } else if (parts.length === 1 && verb === 'delete') {
+  } else if (!name && verb === 'delete') {
     verb = 'deletecollection';
-  } else if (verb === 'get' && isTrue(query.get('watch')) && parts.length >= 2) {
-    // A watch on a single name: GET .../name?watch=1 (deprecated but served).
-    verb = 'watch';
   }
   return {
     isResourceRequest: true,
@@ -117,3 +115,4 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     parts,
   };
 }
+
