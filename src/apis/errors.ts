@@ -171,8 +171,19 @@ export interface FieldError {
   detail?: string;
 }
 
+const RENDERED = Symbol('capstan.renderedBadValue');
+
+/**
+ * A bad value already rendered the way Go's field.Error prints it (e.g. %#v of a Go struct or a []string), for
+ * values a JSON rendering cannot reproduce: printed verbatim.
+ */
+export function renderedBadValue(text: string): unknown {
+  return { [RENDERED]: text };
+}
+
 /** Go's %v-like rendering of a bad value, as field.Error does (strings quoted). */
 function formatBadValue(v: unknown): string {
+  if (typeof v === 'object' && v !== null && RENDERED in v) return String((v as Record<symbol, unknown>)[RENDERED]);
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);

@@ -155,6 +155,11 @@ async function readRequired(path: string, what: string): Promise<string> {
   }
 }
 
+/** kube's --advertise-address for the `kubernetes` endpoints: a specific IPv4 bind address, else loopback. */
+function advertiseAddressFor(bindAddress: string): string {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(bindAddress) && bindAddress !== '0.0.0.0' ? bindAddress : '127.0.0.1';
+}
+
 async function defaultOpenStorage(options: OpenStorageOptions): Promise<Storage> {
   const { openStorage } = await import('../storage/open.ts');
   return openStorage(options);
@@ -226,6 +231,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     if (options.clientCaFile && splitPemCertificates(extraClientCa).length === 0) throw new ConfigError(`client CA file ${JSON.stringify(options.clientCaFile)} holds no PEM certificate`);
 
     const authenticator = buildAuthenticator({ clientCertificates: true, tokenFile, anonymous: cfg.anonymous });
+    // TokenReview's: the bearer token authenticators only. Like kube's, which always has one (service account
+    // tokens), it refuses an unknown token even when no token file was given.
+    const tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile: tokenFile ?? { entries: [], warnings: [] }, anonymous: false });
     const authorizer: Authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { storage });
 
     const createApi = options.createApi ?? defaultCreateApi;
@@ -236,6 +244,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       historyWindowSeconds: cfg.historyWindowSeconds,
       minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,
       authorizer,
+      tokenAuthenticator,
+      securePort: cfg.port !== 0 ? cfg.port : undefined,
+      advertiseAddress: advertiseAddressFor(cfg.bindAddress),
       logger: log,
       dataDir,
     });

@@ -40,6 +40,12 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
             bookmarkIntervalMs: optionalNumber(options, 'watchBookmarkIntervalMs'),
             maxQueuedEvents: optionalNumber(options, 'watchMaxQueuedEvents'),
           },
+    reviews: { authorizer: options.authorizer, tokenAuthenticator: options.tokenAuthenticator },
+    bootstrap: {
+      securePort: options.securePort,
+      advertiseAddress: options.advertiseAddress,
+      onError: (error) => (options.logger as Logger | undefined)?.error('bootstrap objects could not be reconciled', { error }),
+    },
   });
   const logger = options.logger as Logger | undefined;
   const deps: EndpointDeps = {

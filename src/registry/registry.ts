@@ -1,15 +1,18 @@
 // The registry: every served ResourceDefinition (built-in ones from the API model and the builtin type facts;
 // CRDs add theirs at run time through register/unregister), one generic store per group/resource shared by its
-// versions, the system namespaces, and the namespace lifecycle controller.
+// versions (or, for the review kinds served without storage, a virtual store), the system namespaces, the objects
+// kube-apiserver makes for itself at start, and the namespace lifecycle controller.
 
 import { isStatusError } from '../apis/errors.ts';
 import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
 import type { ResourceFacts } from '../apis/model-types.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
+import { startBootstrapController, type BootstrapController, type BootstrapOptions } from '../controllers/bootstrap.ts';
 import { startNamespaceController, type NamespaceController } from '../controllers/namespace.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Storage } from '../storage/types.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
+import { reviewStores, type ReviewOptions } from './reviews/index.ts';
 import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
 import type { WatchCacheOptions } from './store-cache.ts';
 import { namespaceMayBeDeleted, SYSTEM_NAMESPACES } from './store-namespaces.ts';
@@ -27,6 +30,10 @@ export interface RegistryOptions {
   readonly namespaceResyncMs?: number;
   /** Watch cache settings of every store; false disables the caches (every read goes to storage). */
   readonly watchCache?: WatchCacheOptions | false;
+  /** What the review kinds (SubjectAccessReview, TokenReview, ...) evaluate with: authorizer, token authenticator. */
+  readonly reviews?: Omit<ReviewOptions, 'featureGates'>;
+  /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
+  readonly bootstrap?: BootstrapOptions | false;
 }
 
 export interface RegistryHandle extends Registry {
@@ -84,6 +91,16 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   /** One store (core) per group/resource, created with the first definition seen. */
   const stores = new Map<string, GenericStore>();
   const listeners = new Set<() => void>();
+  /** Virtual stores by "group/resource": definitions served without storage, which get no generic store. */
+  const virtualFactories = reviewStores({ ...options.reviews, featureGates: options.featureGates });
+  const virtualStores = new Map<ResourceDefinition, ResourceStore>();
+  const virtualStore = (def: ResourceDefinition): ResourceStore | undefined => {
+    const factory = virtualFactories.get(grKey(def));
+    if (!factory) return undefined;
+    let store = virtualStores.get(def);
+    if (!store) virtualStores.set(def, (store = factory(def)));
+    return store;
+  };
   let ordered: ResourceDefinition[] = [];
   let isReady = false;
 
@@ -131,7 +148,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     all: () => ordered,
     lookup: (group, version, resource) => defs.get(`${group}/${version}/${resource}`),
     store(def: ResourceDefinition): ResourceStore {
-      return baseStore(def).forVersion(def);
+      return virtualStore(def) ?? baseStore(def).forVersion(def);
     },
     onChange(listener) {
       listeners.add(listener);
@@ -140,14 +157,18 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     register(newDefs) {
       for (const d of newDefs) {
         defs.set(gvrKey(d), d);
-        baseStore(d);
+        if (!virtualFactories.has(grKey(d))) baseStore(d);
       }
       ordered = [...defs.values()];
       notify();
     },
     unregister(gone) {
       let changed = false;
-      for (const d of gone) changed = defs.delete(gvrKey(d)) || changed;
+      for (const d of gone) {
+        const known = defs.get(gvrKey(d));
+        if (known) virtualStores.delete(known);
+        changed = defs.delete(gvrKey(d)) || changed;
+      }
       if (!changed) return;
       ordered = [...defs.values()];
       // A group/resource with no version left loses its store; a later registration starts a fresh one.
@@ -161,6 +182,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     },
     ready: () => isReady,
     async close() {
+      await bootstrap?.stop();
       await controller?.stop();
       for (const store of stores.values()) store.core.cache?.stop();
     },
@@ -168,6 +190,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
 
   handle.register(builtinDefinitions(options.runtimeConfig));
   await ensureSystemNamespaces(handle);
+  const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(handle, options.bootstrap);
   isReady = true;
   const controller: NamespaceController | undefined = startNamespaceController(handle, { resyncMs: options.namespaceResyncMs });
   return handle;

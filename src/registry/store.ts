@@ -107,7 +107,26 @@ function settleNamespace(core: StoreCore, ctx: RequestContext, obj: KubeObject):
   if (meta.namespace === '') delete meta.namespace;
 }
 
+/** What a write's Strategy.beginWrite reserved, released once the write is over. */
+interface HeldWrite {
+  release?: () => void;
+}
+
+/** Every stored object of the resource (Strategy.beginWrite's peers). */
+function peersOf(core: StoreCore, def: ResourceDefinition, ctx: RequestContext): () => Promise<readonly KubeObject[]> {
+  return async () => (await listObjects(core, def, { ...ctx, namespace: '', warnings: [] })).items;
+}
+
 async function createOnce(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
+  const held: HeldWrite = {};
+  try {
+    return await createPrepared(core, def, ctx, obj, held);
+  } finally {
+    held.release?.();
+  }
+}
+
+async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, obj: KubeObject, held: HeldWrite): Promise<KubeObject> {
   const meta = metaOf(obj);
   if (!obj.apiVersion) obj.apiVersion = apiVersionOf(def);
   if (!obj.kind) obj.kind = def.kind;
@@ -123,6 +142,7 @@ async function createOnce(core: StoreCore, def: ResourceDefinition, ctx: Request
 
   const strategy = core.strategy;
   strategy.defaults?.(obj);
+  held.release = await strategy.beginWrite?.(obj, undefined, ctx, peersOf(core, def, ctx));
   trackManagedFields(ctx, undefined, obj, '');
   strategy.prepareForCreate?.(obj, ctx);
   const name = obj.metadata.name ?? '';
@@ -267,6 +287,23 @@ async function updateObject(
   tryUpdate: TryUpdate,
   options: UpdateOptions = {},
 ): Promise<{ object: KubeObject; created: boolean }> {
+  const held: HeldWrite = {};
+  try {
+    return await updateAttempts(core, def, ctx, name, tryUpdate, options, held);
+  } finally {
+    held.release?.();
+  }
+}
+
+async function updateAttempts(
+  core: StoreCore,
+  def: ResourceDefinition,
+  ctx: RequestContext,
+  name: string,
+  tryUpdate: TryUpdate,
+  options: UpdateOptions,
+  held: HeldWrite,
+): Promise<{ object: KubeObject; created: boolean }> {
   const subresource = options.subresource ?? '';
   if (subresource === 'scale') {
     const res = await updateObject(core, def, ctx, name, async (current) => {
@@ -306,6 +343,10 @@ async function updateObject(
     }
     if (meta.uid && meta.uid !== old.metadata.uid) {
       throw conflict(core.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+    }
+    if (!subresource && core.strategy.beginWrite) {
+      held.release?.();
+      held.release = await core.strategy.beginWrite(obj, old, ctx, peersOf(core, def, ctx));
     }
     const next = prepareUpdate(core, def, ctx, obj, old, subresource);
     await ctx.validate?.(next, convertToVersion(old, def));

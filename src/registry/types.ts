@@ -105,6 +105,14 @@ export interface RequestContext {
 export interface Strategy {
   /** Server-side defaulting of a decoded object, before validation (create and update). */
   defaults?(obj: KubeObject): void;
+  /**
+   * kube's BeginCreate/BeginUpdate (the Service allocators): async work that needs the resource's other objects,
+   * run on create after defaults (before prepareForCreate) and on a main-resource update before
+   * prepareForUpdate (so before defaults). `peers` lists every stored object of the resource. It may set values
+   * (e.g. spec.clusterIP) or throw a StatusError; the function it returns, if any, is called once the write is
+   * over (stored, refused or failed) to release what it reserved.
+   */
+  beginWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, peers: () => Promise<readonly KubeObject[]>): Promise<(() => void) | undefined>;
   /** Clear or set fields before create (e.g. drop status, set generation 1). */
   prepareForCreate?(obj: KubeObject, ctx: RequestContext): void;
   /** Before an update of the main resource: typically restore status from old, bump generation on spec changes. */

@@ -5,6 +5,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { UserInfo } from '../auth/user.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import type { Storage } from '../storage/types.ts';
+import type { Authenticator } from '../auth/authn/types.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import type { Logger } from './log.ts';
 
@@ -29,6 +30,15 @@ export interface ApiServerOptions {
   readonly minRequestTimeoutSeconds?: number;
   /** The server's authorizer (for SubjectAccessReview, SelfSubjectAccessReview, ...). */
   readonly authorizer?: Authorizer;
+  /**
+   * The server's bearer token authenticators alone (TokenReview authenticates `Authorization: Bearer <token>`
+   * with it; client certificates play no part).
+   */
+  readonly tokenAuthenticator?: Authenticator;
+  /** The port the API is served on, when known before listening (the `kubernetes` Service's target port; default 6443). */
+  readonly securePort?: number;
+  /** The IPv4 address the `kubernetes` Endpoints list (kube's --advertise-address; default 127.0.0.1). */
+  readonly advertiseAddress?: string;
   /** Structured logger (JSON lines on stderr); never log credentials. */
   readonly logger?: Logger;
   /** The data directory (certificates, sqlite database, admin.kubeconfig). */

@@ -28,8 +28,36 @@ export interface AuthzResult {
   readonly error?: string;
 }
 
+/** One rule of what a user may do on resources (kube's authorizer.ResourceRuleInfo). */
+export interface ResourceRule {
+  readonly verbs: readonly string[];
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly resourceNames: readonly string[];
+}
+
+/** One rule of what a user may do on non-resource URLs (kube's authorizer.NonResourceRuleInfo). */
+export interface NonResourceRule {
+  readonly verbs: readonly string[];
+  readonly nonResourceURLs: readonly string[];
+}
+
+/** What a rule resolver can enumerate for a user in a namespace (SelfSubjectRulesReview). */
+export interface RulesResult {
+  readonly resourceRules: readonly ResourceRule[];
+  readonly nonResourceRules: readonly NonResourceRule[];
+  /** True when the authorizer may allow more than the rules list (e.g. it cannot enumerate its policy). */
+  readonly incomplete: boolean;
+  readonly error?: string;
+}
+
 export interface Authorizer {
   authorize(attrs: AuthzAttributes): AuthzResult | Promise<AuthzResult>;
+  /**
+   * kube's RuleResolver.RulesFor: the rules that apply to the user in the namespace. Optional: a union treats an
+   * authorizer without it as one that cannot enumerate its rules (incomplete).
+   */
+  rulesFor?(user: UserInfo, namespace: string): RulesResult | Promise<RulesResult>;
 }
 
 export function attributesFor(user: UserInfo, info: RequestInfo): AuthzAttributes {

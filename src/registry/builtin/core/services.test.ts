@@ -72,7 +72,7 @@ test('validation messages', () => {
   assert.deepEqual(errors(create({ type: 'Fancy', ports: [{ port: 80 }] })), ['spec.type: Unsupported value: "Fancy": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"']);
   assert.deepEqual(errors(create({ ports: [{ port: 80, nodePort: 30080 }] })), ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"]);
   assert.deepEqual(errors(create({ clusterIP: '192.168.0.1', ports: [{ port: 80 }] })), [
-    'spec.clusterIPs: Invalid value: ["192.168.0.1"]: failed to allocate IP 192.168.0.1: the provided IP (192.168.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+    'spec.clusterIPs: Invalid value: []string{"192.168.0.1"}: failed to allocate IP 192.168.0.1: the provided IP (192.168.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
   ]);
   assert.deepEqual(errors(create({ type: 'ExternalName', externalName: 'db.example.com' })), []);
 });

@@ -1,11 +1,11 @@
 // Services (SetDefaults_Service, the service REST allocator's visible effects, core validation ValidateService /
 // ValidateServiceUpdate, printService): type ClusterIP, sessionAffinity None, ports TCP with targetPort = port,
 // traffic policies, single-stack IPv4 families, a cluster IP from 10.96.0.0/12 and node ports from 30000-32767.
-// Allocation here is random; avoiding addresses other services already hold is the store's job (it can pass
-// the used sets through allocateClusterIP / allocateNodePort).
+// Allocation against the other Services (service-allocation.ts) runs in the strategy's beginWrite, before
+// prepareForCreate; the random picks left here only serve objects that did not go through a store.
 
-import { randomInt } from 'node:crypto';
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goQuote } from '../../../encoding/go-format.ts';
 import type { KubeObject } from '../../types.ts';
 import { validateLabels, validateQualifiedName, validateDNS1123Label } from '../../validation/meta.ts';
 import { isDNS1123Subdomain, isValidPortName, isValidPortNum } from '../../validation/names.ts';
@@ -15,47 +15,9 @@ import { ageColumn, column, formatLabels } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { protocolErrors } from './pod-validation.ts';
+import { allocateClusterIP, allocateNodePort, beginServiceWrite, inServiceCIDR, ipToInt, SERVICE_CIDR } from './service-allocation.ts';
 
-export const SERVICE_CIDR = '10.96.0.0/12';
-const CIDR_BASE = (10 << 24) | (96 << 16);
-const CIDR_SIZE = 1 << 20;
-export const NODE_PORT_RANGE = { base: 30000, size: 2768 };
-
-function ipToInt(ip: string): number | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
-  if (!m) return undefined;
-  const parts = m.slice(1).map(Number);
-  if (parts.some((p) => p > 255)) return undefined;
-  return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
-}
-
-function intToIP(n: number): string {
-  return [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-}
-
-export function inServiceCIDR(ip: string): boolean {
-  const n = ipToInt(ip);
-  return n !== undefined && n > CIDR_BASE && n < CIDR_BASE + CIDR_SIZE - 1;
-}
-
-/** A free cluster IP: random in the dynamic band (above kube's static band of the first 256 addresses). */
-export function allocateClusterIP(used: ReadonlySet<string> = new Set()): string {
-  for (let i = 0; i < 1000; i++) {
-    const ip = intToIP(CIDR_BASE + 257 + randomInt(CIDR_SIZE - 259));
-    if (!used.has(ip)) return ip;
-  }
-  for (let n = CIDR_BASE + 1; n < CIDR_BASE + CIDR_SIZE - 1; n++) if (!used.has(intToIP(n))) return intToIP(n);
-  throw new Error(`range is full: ${SERVICE_CIDR}`);
-}
-
-export function allocateNodePort(used: ReadonlySet<number> = new Set()): number {
-  for (let i = 0; i < 1000; i++) {
-    const port = NODE_PORT_RANGE.base + randomInt(NODE_PORT_RANGE.size);
-    if (!used.has(port)) return port;
-  }
-  for (let p = NODE_PORT_RANGE.base; p < NODE_PORT_RANGE.base + NODE_PORT_RANGE.size; p++) if (!used.has(p)) return p;
-  throw new Error('range is full: 30000-32767');
-}
+export { allocateClusterIP, allocateNodePort, inServiceCIDR, KUBERNETES_SERVICE_IP, NODE_PORT_RANGE, SERVICE_CIDR } from './service-allocation.ts';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
@@ -324,7 +286,7 @@ function clusterIPRangeErrors(svc: KubeObject): FieldError[] {
       return [
         fieldErrors.invalid(
           'spec.clusterIPs',
-          ips,
+          renderedBadValue(`[]string{${ips.map(goQuote).join(', ')}}`),
           `failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`,
         ),
       ];
@@ -334,7 +296,7 @@ function clusterIPRangeErrors(svc: KubeObject): FieldError[] {
 }
 
 export function serviceStrategy(rules: TypeRules): BuiltinStrategy {
-  return buildStrategy(rules, {
+  const strategy = buildStrategy(rules, {
     defaults: (obj) => defaultService(obj),
     initialStatus: () => ({ loadBalancer: {} }),
     prepareForCreate(obj) {
@@ -358,6 +320,7 @@ export function serviceStrategy(rules: TypeRules): BuiltinStrategy {
     validate: (obj) => [...validateServiceSpec(obj), ...clusterIPRangeErrors(obj)],
     validateUpdate: (obj, old, _ctx, validateNew) => [...validateServiceUpdate(obj, old), ...validateNew().filter((e) => !e.detail?.startsWith('failed to allocate IP'))],
   });
+  return { ...strategy, beginWrite: beginServiceWrite };
 }
 
 // ---- printing (printService) ----

@@ -1,0 +1,229 @@
+// The service allocators (kube's ipallocator and portallocator behind the Service REST's BeginCreate and
+// BeginUpdate): cluster IPs from 10.96.0.0/12, whose first address belongs to the `kubernetes` Service, and node
+// ports from 30000-32767. A value is free when no other stored Service holds it and no write in flight has
+// reserved it; explicitly requested values that are taken are refused with kube's 422.
+
+import { randomInt } from 'node:crypto';
+import { invalid, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goQuote } from '../../../encoding/go-format.ts';
+import type { KubeObject, RequestContext } from '../../types.ts';
+import { arrAt, ensureObj, objAt, objsAt, strAt, type Obj } from '../object.ts';
+
+export const SERVICE_CIDR = '10.96.0.0/12';
+const CIDR_BASE = (10 << 24) | (96 << 16);
+const CIDR_SIZE = 1 << 20;
+/** kube's static band: the first min(max(16, size/16), 256) addresses are left to explicit requests. */
+const STATIC_BAND = 256;
+export const NODE_PORT_RANGE = { base: 30000, size: 2768 };
+const NODE_PORT_RANGE_TEXT = '30000-32767';
+
+/** The first address of the service CIDR: the `kubernetes` Service's, never handed out at random. */
+export const KUBERNETES_SERVICE_IP = '10.96.0.1';
+
+export function ipToInt(ip: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  if (parts.some((p) => p > 255)) return undefined;
+  return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
+}
+
+function intToIP(n: number): string {
+  return [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+}
+
+export function inServiceCIDR(ip: string): boolean {
+  const n = ipToInt(ip);
+  return n !== undefined && n > CIDR_BASE && n < CIDR_BASE + CIDR_SIZE - 1;
+}
+
+/**
+ * A free cluster IP: random in the dynamic band (above the static band), then the first free address anywhere.
+ * `random(n)` picks in [0, n) (tests pass their own).
+ */
+export function allocateClusterIP(used: ReadonlySet<string> = new Set(), random: (n: number) => number = randomInt): string {
+  const free = (ip: string) => ip !== KUBERNETES_SERVICE_IP && !used.has(ip);
+  const dynamicSize = CIDR_SIZE - STATIC_BAND - 3;
+  for (let i = 0; i < 1000; i++) {
+    const ip = intToIP(CIDR_BASE + STATIC_BAND + 1 + random(dynamicSize));
+    if (free(ip)) return ip;
+  }
+  for (let n = CIDR_BASE + 1; n < CIDR_BASE + CIDR_SIZE - 1; n++) if (free(intToIP(n))) return intToIP(n);
+  throw new Error(`range is full: ${SERVICE_CIDR}`);
+}
+
+export function allocateNodePort(used: ReadonlySet<number> = new Set(), random: (n: number) => number = randomInt): number {
+  for (let i = 0; i < 1000; i++) {
+    const port = NODE_PORT_RANGE.base + random(NODE_PORT_RANGE.size);
+    if (!used.has(port)) return port;
+  }
+  for (let p = NODE_PORT_RANGE.base; p < NODE_PORT_RANGE.base + NODE_PORT_RANGE.size; p++) if (!used.has(p)) return p;
+  throw new Error(`range is full: ${NODE_PORT_RANGE_TEXT}`);
+}
+
+// ---- what a Service holds ----
+
+function svcType(svc: KubeObject): string {
+  return strAt(svc, 'spec', 'type') || 'ClusterIP';
+}
+
+export function needsClusterIP(svc: KubeObject): boolean {
+  return svcType(svc) !== 'ExternalName';
+}
+
+export function needsNodePorts(svc: KubeObject): boolean {
+  const t = svcType(svc);
+  return t === 'NodePort' || (t === 'LoadBalancer' && objAt(svc, 'spec')?.allocateLoadBalancerNodePorts !== false);
+}
+
+function needsHealthCheckPort(svc: KubeObject): boolean {
+  return svcType(svc) === 'LoadBalancer' && strAt(svc, 'spec', 'externalTrafficPolicy') === 'Local';
+}
+
+function clusterIPsOf(svc: KubeObject): string[] {
+  const ips = arrAt(svc, 'spec', 'clusterIPs').filter((ip): ip is string => typeof ip === 'string' && ip !== '');
+  const ip = strAt(svc, 'spec', 'clusterIP');
+  return ips.length > 0 ? ips : ip !== '' ? [ip] : [];
+}
+
+function nodePortsOf(svc: KubeObject): number[] {
+  const ports = objsAt(svc, 'spec', 'ports').map((p) => p.nodePort);
+  const hc = objAt(svc, 'spec')?.healthCheckNodePort;
+  return [...ports, hc].filter((p): p is number => typeof p === 'number' && p > 0);
+}
+
+// ---- writes in flight ----
+
+/** Values reserved by creates and updates that have not finished yet (a count per value). */
+const reservedIPs = new Map<string, number>();
+const reservedPorts = new Map<number, number>();
+
+function reserve<K>(table: Map<K, number>, key: K): () => void {
+  table.set(key, (table.get(key) ?? 0) + 1);
+  return () => {
+    const n = (table.get(key) ?? 1) - 1;
+    if (n <= 0) table.delete(key);
+    else table.set(key, n);
+  };
+}
+
+type Hold = <K>(table: Map<K, number>, key: K) => void;
+
+const goStrings = (values: readonly string[]) => renderedBadValue(`[]string{${values.map(goQuote).join(', ')}}`);
+
+class AllocationRefused extends Error {
+  readonly fieldError: FieldError;
+  constructor(fieldError: FieldError) {
+    super(fieldError.detail);
+    this.fieldError = fieldError;
+  }
+}
+
+/**
+ * kube's BeginCreate/BeginUpdate for Services: picks the cluster IP and node ports a write needs from the values
+ * no other Service holds (`peers`: every stored Service), or refuses explicitly requested ones that are taken.
+ * Runs before the strategy's defaults on update, so an absent type means ClusterIP. Returns the release of the
+ * reservations, which the store calls when the write is over.
+ */
+export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, peers: () => Promise<readonly KubeObject[]>): Promise<(() => void) | undefined> {
+  const hadIP = old !== undefined && needsClusterIP(old) && clusterIPsOf(old).length > 0;
+  const wantsIP = needsClusterIP(obj) && !hadIP;
+  const wantsPorts = needsNodePorts(obj) || needsHealthCheckPort(obj);
+  if (!wantsIP && !wantsPorts) return undefined;
+
+  const self = (p: KubeObject) => (p.metadata.namespace ?? '') === (obj.metadata.namespace ?? ctx.namespace) && p.metadata.name === obj.metadata.name;
+  const others = (await peers()).filter((p) => !self(p));
+  const releases: Array<() => void> = [];
+  // A dry run checks and picks like a real write, but reserves nothing.
+  const hold: Hold = (table, key) => {
+    if (!ctx.dryRun) releases.push(reserve(table, key));
+  };
+  try {
+    if (wantsIP) allocateIPs(obj, others, hold);
+    if (wantsPorts) allocatePorts(obj, old, others, hold);
+  } catch (e) {
+    for (const r of releases) r();
+    if (e instanceof AllocationRefused) throw invalid({ group: '', kind: 'Service' }, obj.metadata.name ?? '', [e.fieldError]);
+    throw e;
+  }
+  return releases.length > 0 ? () => releases.splice(0).forEach((r) => r()) : undefined;
+}
+
+function allocateIPs(obj: KubeObject, others: readonly KubeObject[], hold: Hold): void {
+  const spec = ensureObj(obj, 'spec');
+  const requested = clusterIPsOf(obj);
+  const used = new Set<string>([...others.flatMap(clusterIPsOf), ...reservedIPs.keys()]);
+  if (requested.length === 0) {
+    const ip = allocateClusterIP(used);
+    spec.clusterIP = ip;
+    spec.clusterIPs = [ip];
+    hold(reservedIPs, ip);
+    return;
+  }
+  // Headless services hold nothing; malformed or out-of-range addresses are validation's to report.
+  const ip = requested[0];
+  if (ip === 'None' || !inServiceCIDR(ip)) return;
+  if (used.has(ip)) {
+    throw new AllocationRefused({
+      type: 'FieldValueInvalid',
+      field: 'spec.clusterIPs',
+      badValue: goStrings(requested),
+      detail: `failed to allocate IP ${ip}: provided IP is already allocated`,
+    });
+  }
+  hold(reservedIPs, ip);
+}
+
+function allocatePorts(obj: KubeObject, old: KubeObject | undefined, others: readonly KubeObject[], hold: Hold): void {
+  const spec = ensureObj(obj, 'spec');
+  const mine = new Set(old ? nodePortsOf(old) : []);
+  const used = new Set<number>([...others.flatMap(nodePortsOf), ...reservedPorts.keys()]);
+  const take = (port: number, field: string): void => {
+    if (mine.has(port)) return;
+    const inRange = port >= NODE_PORT_RANGE.base && port < NODE_PORT_RANGE.base + NODE_PORT_RANGE.size;
+    if (!inRange || used.has(port)) {
+      const why = inRange ? 'provided port is already allocated' : `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE_TEXT}`;
+      throw new AllocationRefused({ type: 'FieldValueInvalid', field, badValue: port, detail: why });
+    }
+    used.add(port);
+    hold(reservedPorts, port);
+  };
+  if (needsNodePorts(obj)) {
+    const ports = objsAt(spec, 'ports');
+    const num = (v: unknown) => (typeof v === 'number' && v > 0 ? v : 0);
+    // Ports of one service port number (e.g. 53/TCP and 53/UDP) share their node port, as in kube.
+    const byServicePort = new Map<number, number>();
+    ports.forEach((p: Obj, i) => {
+      const np = num(p.nodePort);
+      if (np === 0) return;
+      const shared = byServicePort.get(num(p.port));
+      if (shared !== np) take(np, `spec.ports[${i}].nodePort`);
+      if (shared === undefined) byServicePort.set(num(p.port), np);
+    });
+    // Ports left empty on update keep their old values (the strategy restores them); only new ones are allocated.
+    const oldByName = new Map(objsAt(old ?? { metadata: {} }, 'spec', 'ports').map((p) => [strAt(p, 'name'), num(p.nodePort)]));
+    for (const p of ports) {
+      if (num(p.nodePort) > 0) continue;
+      if (old && needsNodePorts(old) && (oldByName.get(strAt(p, 'name')) ?? 0) > 0) continue;
+      const shared = byServicePort.get(num(p.port));
+      if (shared !== undefined) {
+        p.nodePort = shared;
+        continue;
+      }
+      const port = allocateNodePort(used);
+      p.nodePort = port;
+      used.add(port);
+      byServicePort.set(num(p.port), port);
+      hold(reservedPorts, port);
+    }
+  }
+  if (needsHealthCheckPort(obj)) {
+    const hc = spec.healthCheckNodePort;
+    if (typeof hc === 'number' && hc > 0) take(hc, 'spec.healthCheckNodePort');
+    else if (!(old && needsHealthCheckPort(old) && typeof objAt(old, 'spec')?.healthCheckNodePort === 'number')) {
+      const port = allocateNodePort(used);
+      spec.healthCheckNodePort = port;
+      hold(reservedPorts, port);
+    }
+  }
+}
