@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
-import { createRegistry, loopbackContext } from '../registry/registry.ts';
+import { loopbackContext } from '../registry/registry.ts';
+import { startWithControlPlane } from './testing.ts';
 import type { Registry, ResourceStore } from '../registry/types.ts';
 
 function storeOf(registry: Registry, group: string, version: string, resource: string): ResourceStore {
@@ -10,10 +11,9 @@ function storeOf(registry: Registry, group: string, version: string, resource: s
   return registry.store(def);
 }
 
-const base = { runtimeConfig: '', featureGates: {}, namespaceResyncMs: 50 };
 
 test('the kubernetes Service, Endpoints and EndpointSlice, and the system PriorityClasses exist after start', async () => {
-  const registry = await createRegistry({ ...base, storage: createMemoryStorage(), bootstrap: { securePort: 7443, resyncMs: 0 } });
+  const registry = await startWithControlPlane({ bootstrap: { securePort: 7443, resyncMs: 0 } });
   try {
     const ctx = loopbackContext('default');
     const svc = await storeOf(registry, '', 'v1', 'services').get(ctx, 'kubernetes');
@@ -59,15 +59,15 @@ test('a restart on the same storage rewrites nothing; a new port or a deleted Se
       storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices').get(ctx, 'kubernetes'),
       storeOf(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses').get(loopbackContext(), 'system-node-critical'),
     ]).then((objs) => objs.map((o) => o.metadata.resourceVersion));
-  const first = await createRegistry({ ...base, storage, bootstrap: { resyncMs: 0 } });
+  const first = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0 } });
   const before = await versions(first);
   await first.close();
 
-  const second = await createRegistry({ ...base, storage, bootstrap: { resyncMs: 0 } });
+  const second = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0 } });
   assert.deepEqual(await versions(second), before);
   await second.close();
 
-  const third = await createRegistry({ ...base, storage, bootstrap: { securePort: 8443, resyncMs: 20 } });
+  const third = await startWithControlPlane({ storage, bootstrap: { securePort: 8443, resyncMs: 20 } });
   try {
     const svc = await storeOf(third, '', 'v1', 'services').get(ctx, 'kubernetes');
     assert.deepEqual(svc.spec?.['ports' as never], [{ name: 'https', protocol: 'TCP', port: 443, targetPort: 8443 }]);
@@ -94,7 +94,7 @@ test('a restart on the same storage rewrites nothing; a new port or a deleted Se
 });
 
 test('Services created by clients never get the kubernetes Service IP nor share one', async () => {
-  const registry = await createRegistry({ ...base, storage: createMemoryStorage(), bootstrap: { resyncMs: 0 } });
+  const registry = await startWithControlPlane({ bootstrap: { resyncMs: 0 } });
   try {
     const services = storeOf(registry, '', 'v1', 'services');
     const ctx = loopbackContext('default');

@@ -3,6 +3,7 @@
 
 import { serverSideApply } from '../apply/index.ts';
 import { applyPatch } from '../patch/index.ts';
+import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
 import { checkAgainstSchema } from '../registry/validation/schema-check.ts';
@@ -41,13 +42,15 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
             maxQueuedEvents: optionalNumber(options, 'watchMaxQueuedEvents'),
           },
     reviews: { authorizer: options.authorizer, tokenAuthenticator: options.tokenAuthenticator },
+  });
+  const logger = options.logger as Logger | undefined;
+  const controlPlane = await startControlPlane(registry, {
     bootstrap: {
       securePort: options.securePort,
       advertiseAddress: options.advertiseAddress,
-      onError: (error) => (options.logger as Logger | undefined)?.error('bootstrap objects could not be reconciled', { error }),
+      onError: (error) => logger?.error('bootstrap objects could not be reconciled', { error }),
     },
   });
-  const logger = options.logger as Logger | undefined;
   const deps: EndpointDeps = {
     registry,
     checkSchema: (obj: KubeObject, def: ResourceDefinition) => checkAgainstSchema(obj, def),
@@ -62,13 +65,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   const namespacesReady: HealthCheck = {
     name: 'poststarthook/start-system-namespaces-controller',
     async check() {
-      if (!registry.ready()) throw new Error('system namespaces are not created yet');
+      if (!controlPlane.ready()) throw new Error('system namespaces are not created yet');
     },
   };
   return {
     handle,
     readyChecks: [namespacesReady],
     liveChecks: [],
-    close: () => registry.close(),
+    async close() {
+      await controlPlane.stop();
+      await registry.close();
+    },
   };
 }

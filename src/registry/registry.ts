@@ -1,21 +1,19 @@
 // The registry: every served ResourceDefinition (built-in ones from the API model and the builtin type facts;
 // CRDs add theirs at run time through register/unregister), one generic store per group/resource shared by its
-// versions (or, for the review kinds served without storage, a virtual store), the system namespaces, the objects
-// kube-apiserver makes for itself at start, and the namespace lifecycle controller.
+// versions (or, for the review kinds served without storage, a virtual store). What runs beside it (system
+// namespaces, bootstrap objects, controllers) starts from src/controllers/index.ts.
 
 import { isStatusError } from '../apis/errors.ts';
 import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
 import type { ResourceFacts } from '../apis/model-types.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
-import { startBootstrapController, type BootstrapController, type BootstrapOptions } from '../controllers/bootstrap.ts';
-import { startNamespaceController, type NamespaceController } from '../controllers/namespace.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Storage } from '../storage/types.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
 import { reviewStores, type ReviewOptions } from './reviews/index.ts';
 import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
 import type { WatchCacheOptions } from './store-cache.ts';
-import { namespaceMayBeDeleted, SYSTEM_NAMESPACES } from './store-namespaces.ts';
+import { namespaceMayBeDeleted } from './store-namespaces.ts';
 import { createGenericStore, type GenericStore } from './store.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from './types.ts';
 
@@ -26,14 +24,10 @@ export interface RegistryOptions {
   readonly featureGates: Readonly<Record<string, boolean>>;
   /** How long reads at a future resourceVersion wait (default 3000 ms, as kube's watch cache). */
   readonly futureRevisionWaitMs?: number;
-  /** Retry delay of the namespace controller while content remains (default 1000 ms). */
-  readonly namespaceResyncMs?: number;
   /** Watch cache settings of every store; false disables the caches (every read goes to storage). */
   readonly watchCache?: WatchCacheOptions | false;
   /** What the review kinds (SubjectAccessReview, TokenReview, ...) evaluate with: authorizer, token authenticator. */
   readonly reviews?: Omit<ReviewOptions, 'featureGates'>;
-  /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
-  readonly bootstrap?: BootstrapOptions | false;
 }
 
 export interface RegistryHandle extends Registry {
@@ -41,8 +35,6 @@ export interface RegistryHandle extends Registry {
   register(defs: readonly ResourceDefinition[]): void;
   /** Remove definitions (by group/version/resource); their stored objects stay in storage. */
   unregister(defs: readonly Pick<ResourceDefinition, 'group' | 'version' | 'resource'>[]): void;
-  /** True once the system namespaces exist. */
-  ready(): boolean;
   close(): Promise<void>;
 }
 
@@ -102,7 +94,6 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     return store;
   };
   let ordered: ResourceDefinition[] = [];
-  let isReady = false;
 
   const namespaceCore = (): StoreCore | undefined => stores.get('/namespaces')?.core;
   const getNamespace = async (name: string): Promise<KubeObject | undefined> => {
@@ -180,31 +171,11 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       }
       notify();
     },
-    ready: () => isReady,
     async close() {
-      await bootstrap?.stop();
-      await controller?.stop();
       for (const store of stores.values()) store.core.cache?.stop();
     },
   };
 
   handle.register(builtinDefinitions(options.runtimeConfig));
-  await ensureSystemNamespaces(handle);
-  const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(handle, options.bootstrap);
-  isReady = true;
-  const controller: NamespaceController | undefined = startNamespaceController(handle, { resyncMs: options.namespaceResyncMs });
   return handle;
-}
-
-async function ensureSystemNamespaces(registry: Registry): Promise<void> {
-  const def = registry.lookup('', 'v1', 'namespaces');
-  if (!def) return;
-  const store = registry.store(def);
-  for (const name of SYSTEM_NAMESPACES) {
-    try {
-      await store.create(loopbackContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    } catch (e) {
-      if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
-    }
-  }
 }

@@ -1,0 +1,48 @@
+// The in-process control plane kube-apiserver runs beside its API: the system namespaces, the objects it makes for
+// itself (bootstrap), and the namespace lifecycle controller. Everything writes through the registry's stores.
+
+import { isStatusError } from '../apis/errors.ts';
+import { loopbackContext } from '../registry/registry.ts';
+import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
+import type { Registry } from '../registry/types.ts';
+import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
+import { startNamespaceController, type NamespaceController } from './namespace.ts';
+
+export interface ControlPlaneOptions {
+  /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
+  readonly bootstrap?: BootstrapOptions | false;
+  /** Retry delay of the namespace controller while content remains (default 1000 ms). */
+  readonly namespaceResyncMs?: number;
+}
+
+export interface ControlPlane {
+  /** True once the system namespaces exist. */
+  ready(): boolean;
+  stop(): Promise<void>;
+}
+
+export async function startControlPlane(registry: Registry, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  await ensureSystemNamespaces(registry);
+  const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
+  const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
+  return {
+    ready: () => true,
+    async stop() {
+      await bootstrap?.stop();
+      await namespaces.stop();
+    },
+  };
+}
+
+async function ensureSystemNamespaces(registry: Registry): Promise<void> {
+  const def = registry.lookup('', 'v1', 'namespaces');
+  if (!def) return;
+  const store = registry.store(def);
+  for (const name of SYSTEM_NAMESPACES) {
+    try {
+      await store.create(loopbackContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    } catch (e) {
+      if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
+    }
+  }
+}
