@@ -267,6 +267,7 @@ process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import(
 if (only.has('startup')) await benchStartup();
 if (only.has('storage')) await benchStorageOnly();
 if (only.has('http')) await benchHttp();
+if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });
 if (only.has('apply')) await benchApplySection();
 process.stdout.write('\n| measured | Capstan | raw limit | ratio |\n|---|---|---|---|\n');
 for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);

@@ -157,12 +157,17 @@ export function storageVersionHash(group: string, version: string, kind: string)
 
 /**
  * The group/version/kind objects of a definition are stored as. All served versions of a resource share its
- * storage prefix; the one listed first (the preferred version, or the core group for resources such as events
- * that live in two groups) is taken as the storage version. Resources kube serves without a generic store
+ * storage prefix; a definition's storageVersion names the version they are stored in, else the one listed first
+ * (the preferred version, or the core group for resources such as events that live in two groups) is taken. Resources kube serves without a generic store
  * (bindings, componentstatuses, the reviews) have none: they are the ones that cannot be watched.
  */
 export function storageKind(def: ResourceDefinition, defs: readonly ResourceDefinition[]): GroupVersionKindRef | undefined {
   if (!def.storagePrefix || !def.verbs.includes('watch')) return undefined;
+  if (def.storageVersion) {
+    const slash = def.storageVersion.indexOf('/');
+    const group = slash < 0 ? '' : def.storageVersion.slice(0, slash);
+    return { group, version: def.storageVersion.slice(slash + 1), kind: def.kind };
+  }
   const first = defs.find((d) => d.storagePrefix === def.storagePrefix) ?? def;
   return { group: first.group, version: first.version, kind: first.kind };
 }

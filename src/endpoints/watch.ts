@@ -49,8 +49,7 @@ function memoKey(encoding: WatchEncoding, noHeaders: boolean): string {
 }
 
 /** The bytes of one event for one encoding, memoized on the shared event. */
-export function encodeWatchEvent(scope: Pick<Scope, 'def'>, event: WatchEvent, encoding: WatchEncoding, noHeaders: boolean): Uint8Array {
-  const key = memoKey(encoding, noHeaders);
+export function encodeWatchEvent(scope: Pick<Scope, 'def'>, event: WatchEvent, encoding: WatchEncoding, noHeaders: boolean, key = memoKey(encoding, noHeaders)): Uint8Array {
   const memo = event.encoded?.get(key);
   if (memo) return memo;
   let object: unknown = event.object;
@@ -63,6 +62,25 @@ export function encodeWatchEvent(scope: Pick<Scope, 'def'>, event: WatchEvent, e
   event.encoded ??= new Map();
   event.encoded.set(key, bytes);
   return bytes;
+}
+
+/** The event as one HTTP/1.1 chunk (size line, bytes, CRLF), memoized next to its bytes. */
+export function encodeWatchChunk(scope: Pick<Scope, 'def'>, event: WatchEvent, encoding: WatchEncoding, noHeaders: boolean, keys = watchMemoKeys(encoding, noHeaders)): Uint8Array {
+  const key = keys.chunk;
+  const memo = event.encoded?.get(key);
+  if (memo) return memo;
+  const bytes = encodeWatchEvent(scope, event, encoding, noHeaders, keys.event);
+  const chunk = Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`, 'latin1'), bytes, CRLF]);
+  event.encoded!.set(key, chunk);
+  return chunk;
+}
+
+const CRLF = Buffer.from('\r\n', 'latin1');
+
+/** The memo keys of one watcher's encoding (computed once per stream, not once per event). */
+export function watchMemoKeys(encoding: WatchEncoding, noHeaders: boolean): { event: string; chunk: string } {
+  const event = memoKey(encoding, noHeaders);
+  return { event, chunk: `${event};chunk` };
 }
 
 function isHttp2(res: HttpResponse | WritableResponse): boolean {
@@ -95,9 +113,6 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
     let finished = false;
     let timer: NodeJS.Timeout | undefined;
     let sentHeaders = false;
-    // Events of one turn go out in one socket write.
-    const corkable = res as unknown as { cork?: () => void; uncork?: () => void };
-    let corked = false;
     const finish = (destroy: boolean) => {
       if (finished) return;
       finished = true;
@@ -112,11 +127,6 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
         if (isHttp2(res)) r.stream?.destroy?.();
         else r.destroy?.();
       } else if (!res.writableEnded) {
-        // Corked events go out before the terminating chunk.
-        if (corked) {
-          corked = false;
-          corkable.uncork?.();
-        }
         res.end();
       }
       resolve();
@@ -133,13 +143,13 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
     sentHeaders = true;
 
     res.on('close', () => finish(false));
+    // HTTP/1.1: events go to the socket as ready-made chunks (framed once per event, not once per watcher).
+    const socket = isHttp2(res) ? undefined : ((res as unknown as { socket?: { write(b: Uint8Array): boolean; once(e: 'drain', f: () => void): void } | null }).socket ?? undefined);
     if (timeoutMs > 0) timer = setTimeout(() => finish(false), timeoutMs);
     else if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds < 0) setImmediate(() => finish(false));
 
-    const uncork = () => {
-      corked = false;
-      if (!finished) corkable.uncork?.();
-    };
+    const keysWithHeaders = watchMemoKeys(encoding, false);
+    const keysNoHeaders = watchMemoKeys(encoding, true);
     // Flow control: past the high-water mark the stream pauses (streams that support it) until the socket drains.
     let waitingForDrain = false;
     const onDrain = () => {
@@ -147,12 +157,9 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
       if (!finished) stream.resume?.();
     };
     const write = (event: WatchEvent, noHeaders: boolean): boolean => {
-      if (!corked && corkable.cork) {
-        corked = true;
-        corkable.cork();
-        process.nextTick(uncork);
-      }
-      res.write(encodeWatchEvent(scope, event, encoding, noHeaders));
+      const keys = noHeaders ? keysNoHeaders : keysWithHeaders;
+      if (socket) socket.write(encodeWatchChunk(scope, event, encoding, noHeaders, keys));
+      else res.write(encodeWatchEvent(scope, event, encoding, noHeaders, keys.event));
       const unsent = unsentBytes(res);
       if (unsent > scope.deps.maxWatchBufferBytes) {
         scope.deps.logger?.warn('dropping a watcher that reads too slowly', { resource: scope.def.resource, unsentBytes: unsent });
@@ -162,7 +169,8 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
       if (stream.resume && unsent > WATCH_HIGH_WATER_BYTES) {
         if (!waitingForDrain) {
           waitingForDrain = true;
-          (res as unknown as { once(e: 'drain', f: () => void): void }).once('drain', onDrain);
+          // Events written straight to the socket drain there (the response only signals its own writes).
+          ((socket ?? res) as unknown as { once(e: 'drain', f: () => void): void }).once('drain', onDrain);
         }
         return false;
       }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { itemJson, listFromStored, rawListItems } from './list-json.ts';
+import { itemJson, jsonLayout, listFromStored, listItemBytes, rawListItems } from './list-json.ts';
 import { convertToVersion, decodeFromStorage, encodeForStorage } from './store-codec.ts';
 import { widgets } from './store-testing.ts';
 import type { KubeObject } from './types.ts';
@@ -61,9 +61,30 @@ test('a list from stored JSON carries raw items and decodes its items on demand'
   const def = widgets();
   const kv = { key: '/registry/example.com/widgets/default/a', value: encodeForStorage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: 'a', namespace: 'default' } }), createRevision: 3, modRevision: 4 };
   const list = listFromStored(def, [kv], { resourceVersion: '9' });
-  assert.deepEqual(rawListItems(list), ['{"metadata":{"name":"a","namespace":"default","resourceVersion":"4"}}']);
+  assert.equal(Buffer.from(rawListItems(list)!).toString(), '{"metadata":{"name":"a","namespace":"default","resourceVersion":"4"}}');
   assert.equal(list.items[0].metadata.resourceVersion, '4');
   assert.equal(list.items[0].apiVersion, 'example.com/v1');
   assert.deepEqual(Object.keys(list), ['kind', 'apiVersion', 'metadata', 'items']);
   assert.equal(rawListItems({ ...list }), undefined, 'a copy is a plain list');
+});
+
+test('items a cache prepared are joined as they are; escaping as Go escapes; any missing one falls back to splicing', () => {
+  const def = widgets();
+  const kvs = ['a', 'b'].map((name, i) => ({ key: `/k/${name}`, value: encodeForStorage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name }, spec: { html: '<a&b>' } }), createRevision: 1, modRevision: 5 + i }));
+  const hints = kvs.map((kv) => ({ layout: jsonLayout(kv.value), item: listItemBytes(kv.value, jsonLayout(kv.value)!, kv.modRevision) }));
+  const want = '{"metadata":{"name":"a","resourceVersion":"5"},"spec":{"html":"\\u003ca\\u0026b\\u003e"}},{"metadata":{"name":"b","resourceVersion":"6"},"spec":{"html":"\\u003ca\\u0026b\\u003e"}}';
+  assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}, hints))!).toString(), want);
+  assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}, [hints[0], { layout: hints[1].layout, item: undefined }]))!).toString(), want);
+  assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}))!).toString(), want);
+  assert.equal(Buffer.from(rawListItems(listFromStored(def, [], {}, []))!).toString(), '');
+});
+
+test('a definition that converts between versions serves stored text only when stored in the version asked for', () => {
+  const v2 = { ...widgets(), version: 'v2', convert: (o: KubeObject, apiVersion: string) => ({ ...o, apiVersion, spec: { converted: true } }) };
+  const kv = { key: '/k/a', value: encodeForStorage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: 'a' }, spec: {} }), createRevision: 1, modRevision: 3 };
+  const converted = listFromStored(v2, [kv], {});
+  assert.equal(rawListItems(converted), undefined);
+  assert.deepEqual(converted.items[0].spec, { converted: true });
+  const same = listFromStored({ ...v2, version: 'v1' }, [kv], {});
+  assert.equal(Buffer.from(rawListItems(same)!).toString(), '{"metadata":{"name":"a","resourceVersion":"3"},"spec":{}}');
 });

@@ -3,7 +3,8 @@
 // decode + convert + JSON.stringify would give. A list built here carries those strings next to lazily decoded
 // items, so JSON responses can be written by concatenation while every other consumer sees a normal KubeList.
 
-import { apiVersionOf, convertToVersion, decodeFromStorage } from './store-codec.ts';
+import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
+import { goEscape } from '../encoding/json.ts';
 import type { KeyValue } from '../storage/types.ts';
 import type { KubeList, KubeObject, ListMeta, ResourceDefinition } from './types.ts';
 
@@ -76,54 +77,53 @@ function readKey(s: string, i: number): [string, number] | undefined {
 }
 
 /**
- * The response JSON of one stored object at `revision`: `typeMeta` 'drop' removes kind and apiVersion (built-in
- * list items), otherwise apiVersion becomes the given one. undefined when the stored text is not in the canonical
- * shape encodeForStorage writes (callers then decode).
+ * Where a stored object's response JSON differs from its stored text, found once per stored value: the start of
+ * its "metadata" key (what a list item without kind/apiVersion begins with), the apiVersion value, and where
+ * metadata.resourceVersion goes (as before: before the key at insertAt; end: at the end of a non-empty metadata;
+ * empty: into an empty metadata). undefined when the text is not in the canonical shape encodeForStorage writes.
  */
-export function itemJson(stored: string, revision: number, typeMeta: 'drop' | { apiVersion: string }): string | undefined {
+export interface JsonLayout {
+  readonly metaKey: number;
+  readonly apiVersion: readonly [number, number] | undefined;
+  readonly insertAt: number;
+  readonly insert: 'before' | 'end' | 'empty';
+}
+
+export function jsonLayout(stored: string): JsonLayout | undefined {
   if (stored.charCodeAt(0) !== 0x7b) return undefined;
-  let out = '{';
   let i = 1;
-  let first = true;
-  let sawMeta = false;
-  let sawApiVersion = false;
-  const rvPair = `"resourceVersion":"${revision}"`;
+  let apiVersion: [number, number] | undefined;
+  let sawKind = false;
   while (i < stored.length && stored.charCodeAt(i) !== 0x7d) {
     const k = readKey(stored, i);
     if (!k) return undefined;
     const [key, at] = k;
     const end = skipValue(stored, at);
     if (end < 0) return undefined;
-    if (key === 'kind' || key === 'apiVersion') {
+    if (key === 'kind') {
       // inKubeOrder's order: kind, apiVersion, metadata.
-      if (sawMeta || sawApiVersion) return undefined;
-      if (key === 'apiVersion') sawApiVersion = true;
-      if (typeMeta !== 'drop') {
-        out += (first ? '' : ',') + (key === 'apiVersion' ? `"apiVersion":${JSON.stringify(typeMeta.apiVersion)}` : stored.slice(i, end));
-        first = false;
-      }
+      if (sawKind || apiVersion) return undefined;
+      sawKind = true;
+    } else if (key === 'apiVersion') {
+      if (apiVersion || stored.charCodeAt(at) !== 0x22) return undefined;
+      apiVersion = [at, end];
     } else if (key === 'metadata') {
-      if (sawMeta || stored.charCodeAt(at) !== 0x7b) return undefined;
-      sawMeta = true;
-      const meta = spliceMeta(stored, at, end, rvPair);
-      if (meta === undefined) return undefined;
-      out += (first ? '' : ',') + '"metadata":' + meta;
-      first = false;
+      if (stored.charCodeAt(at) !== 0x7b) return undefined;
+      const spot = metaInsertion(stored, at, end);
+      if (spot === undefined) return undefined;
+      // What follows metadata is copied as it is; it only has to close the object.
+      if (stored.charCodeAt(stored.length - 1) !== 0x7d) return undefined;
+      return { metaKey: i, apiVersion, insertAt: spot[0], insert: spot[1] };
     } else {
-      if (!sawMeta) return undefined;
-      if (typeMeta !== 'drop' && !sawApiVersion) return undefined;
-      // Everything after metadata is copied as it is.
-      const rest = stored.slice(i, stored.length - 1);
-      return `${out}${first ? '' : ','}${rest}}`;
+      return undefined;
     }
     i = end;
     if (stored.charCodeAt(i) === 0x2c) i++;
   }
-  if (!sawMeta || i !== stored.length - 1 || (typeMeta !== 'drop' && !sawApiVersion)) return undefined;
-  return `${out}}`;
+  return undefined;
 }
 
-function spliceMeta(s: string, start: number, end: number, rvPair: string): string | undefined {
+function metaInsertion(s: string, start: number, end: number): [number, JsonLayout['insert']] | undefined {
   let i = start + 1;
   let lastRank = -1;
   let insertAt = -1;
@@ -140,43 +140,117 @@ function spliceMeta(s: string, start: number, end: number, rvPair: string): stri
     i = vEnd;
     if (s.charCodeAt(i) === 0x2c) i++;
   }
-  if (insertAt >= 0) return `${s.slice(start, insertAt)}${rvPair},${s.slice(insertAt, end)}`;
-  const body = s.slice(start + 1, end - 1);
-  return body.length === 0 ? `{${rvPair}}` : `{${body},${rvPair}}`;
+  if (i !== end - 1) return undefined;
+  if (insertAt >= 0) return [insertAt, 'before'];
+  return [end - 1, end - 1 === start + 1 ? 'empty' : 'end'];
 }
 
-const RAW_ITEMS = Symbol('capstan.rawListItems');
-
-/** The response JSON of a list's items, when the list was built from stored JSON for a JSON response. */
-export function rawListItems(list: KubeList): readonly string[] | undefined {
-  return (list as unknown as Record<symbol, string[] | undefined>)[RAW_ITEMS];
+/** The response JSON of a stored object at `revision` from its layout: a few slices, no scanning. */
+export function itemFromLayout(stored: string, layout: JsonLayout, revision: number, typeMeta: 'drop' | { apiVersion: string }): string | undefined {
+  const rv = `"resourceVersion":"${revision}"`;
+  const pair = layout.insert === 'before' ? `${rv},` : layout.insert === 'end' ? `,${rv}` : rv;
+  const tail = `${pair}${stored.slice(layout.insertAt)}`;
+  if (typeMeta === 'drop') return `{${stored.slice(layout.metaKey, layout.insertAt)}${tail}`;
+  const av = layout.apiVersion;
+  if (!av) return undefined;
+  return `${stored.slice(0, av[0])}${JSON.stringify(typeMeta.apiVersion)}${stored.slice(av[1], layout.insertAt)}${tail}`;
 }
 
 /**
- * A list of stored objects at `revision`: items decode on first access; the raw item JSON (for the same
- * response shape writeResult produces: built-in items without kind/apiVersion) is kept alongside.
+ * The response JSON of one stored object at `revision`: `typeMeta` 'drop' removes kind and apiVersion (built-in
+ * list items), otherwise apiVersion becomes the given one. undefined when the stored text is not in the canonical
+ * shape encodeForStorage writes (callers then decode).
  */
-export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta): KubeList {
-  const typeMeta = def.custom ? { apiVersion: apiVersionOf(def) } : ('drop' as const);
-  const raw: string[] = new Array(kvs.length);
-  for (let i = 0; i < kvs.length; i++) {
-    const kv = kvs[i];
-    const json = itemJson(kv.value, kv.modRevision, typeMeta);
-    if (json === undefined) return eagerList(def, kvs, metadata);
-    raw[i] = json;
-  }
-  let items: KubeObject[] | undefined;
+export function itemJson(stored: string, revision: number, typeMeta: 'drop' | { apiVersion: string }): string | undefined {
+  const layout = jsonLayout(stored);
+  return layout && itemFromLayout(stored, layout, revision, typeMeta);
+}
+
+const RAW_ITEMS = Symbol('capstan.rawListItems');
+const COMMA = Buffer.from(',', 'latin1');
+
+/**
+ * The response bytes of a list's items (each item's JSON, escaped as Go's encoder escapes, joined by commas),
+ * when the list was built from stored JSON.
+ */
+export function rawListItems(list: KubeList): Uint8Array | undefined {
+  return (list as unknown as Record<symbol, Uint8Array | undefined>)[RAW_ITEMS];
+}
+
+/** The escaped response bytes of a built-in kind's list item (no kind/apiVersion), for caches to keep. */
+export function listItemBytes(stored: string, layout: JsonLayout, revision: number): Uint8Array | undefined {
+  const json = itemFromLayout(stored, layout, revision, 'drop');
+  return json === undefined ? undefined : Buffer.from(goEscape(json), 'utf8');
+}
+
+/** What a cache may already know of a stored object: its layout, and for built-in kinds its list item bytes. */
+export interface StoredItemHint {
+  readonly layout: JsonLayout | undefined;
+  readonly item: Uint8Array | undefined;
+}
+
+/**
+ * A list of stored objects: items decode on first access; the raw item bytes (for the same response shape
+ * writeResult produces: built-in items without kind/apiVersion) are kept alongside.
+ */
+export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta, hints?: readonly StoredItemHint[]): KubeList {
+  if (convertsOnRead(def)) return eagerList(def, kvs, metadata);
+  // A definition that converts between versions (events, HPAs) serves stored text as it is only when every
+  // object is stored in the version asked for.
+  if (def.convert && !allStoredIn(kvs, hints, apiVersionOf(def))) return eagerList(def, kvs, metadata);
+  const raw = def.custom ? undefined : preparedItems(hints);
+  const items = raw ?? itemsFromLayouts(def, kvs, hints);
+  if (items === undefined) return eagerList(def, kvs, metadata);
+  let decoded: KubeObject[] | undefined;
   const list = { kind: def.listKind, apiVersion: apiVersionOf(def), metadata } as KubeList;
   Object.defineProperty(list, 'items', {
     enumerable: true,
     configurable: true,
-    get: () => (items ??= kvs.map((kv) => convertToVersion(decodeFromStorage(kv), def))),
+    get: () => (decoded ??= kvs.map((kv) => convertToVersion(decodeFromStorage(kv), def))),
     set: (v: KubeObject[]) => {
-      items = v;
+      decoded = v;
     },
   });
-  Object.defineProperty(list, RAW_ITEMS, { value: raw, enumerable: false });
+  Object.defineProperty(list, RAW_ITEMS, { value: items, enumerable: false });
   return list;
+}
+
+function allStoredIn(kvs: readonly KeyValue[], hints: readonly StoredItemHint[] | undefined, apiVersion: string): boolean {
+  const quoted = JSON.stringify(apiVersion);
+  for (let i = 0; i < kvs.length; i++) {
+    const value = kvs[i].value;
+    const av = (hints?.[i].layout ?? jsonLayout(value))?.apiVersion;
+    if (!av || value.slice(av[0], av[1]) !== quoted) return false;
+  }
+  return true;
+}
+
+/** The items joined from bytes the cache already holds; undefined when any is missing. */
+function preparedItems(hints: readonly StoredItemHint[] | undefined): Uint8Array | undefined {
+  if (!hints) return undefined;
+  const parts: Uint8Array[] = new Array(Math.max(0, hints.length * 2 - 1));
+  let length = 0;
+  for (let i = 0; i < hints.length; i++) {
+    const item = hints[i].item;
+    if (item === undefined) return undefined;
+    if (i > 0) parts[2 * i - 1] = COMMA;
+    parts[2 * i] = item;
+    length += item.length + (i > 0 ? 1 : 0);
+  }
+  return Buffer.concat(parts, length);
+}
+
+function itemsFromLayouts(def: ResourceDefinition, kvs: readonly KeyValue[], hints: readonly StoredItemHint[] | undefined): Uint8Array | undefined {
+  const typeMeta = def.custom ? { apiVersion: apiVersionOf(def) } : ('drop' as const);
+  const raw: string[] = new Array(kvs.length);
+  for (let i = 0; i < kvs.length; i++) {
+    const kv = kvs[i];
+    const layout = hints?.[i].layout ?? jsonLayout(kv.value);
+    const json = layout && itemFromLayout(kv.value, layout, kv.modRevision, typeMeta);
+    if (json === undefined) return undefined;
+    raw[i] = json;
+  }
+  return Buffer.from(goEscape(raw.join(',')), 'utf8');
 }
 
 function eagerList(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta): KubeList {

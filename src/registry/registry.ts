@@ -9,6 +9,7 @@ import type { ResourceFacts } from '../apis/model-types.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
 import { resourcePrefix } from '../storage/keys.ts';
 import type { Storage } from '../storage/types.ts';
+import { conversionFacts } from './builtin/conversion/index.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
 import { reviewStores, type ReviewOptions } from './reviews/index.ts';
 import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
@@ -47,6 +48,7 @@ export function loopbackContext(namespace = ''): RequestContext {
 /** The definition of one built-in resource of the model. */
 export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
   const facts = builtinTypeFacts(r.group, r.resource);
+  const conversion = conversionFacts(r.group, r.resource);
   return {
     group: r.group,
     version: r.version,
@@ -59,7 +61,8 @@ export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
     shortNames: r.shortNames ?? [],
     categories: r.categories ?? [],
     subresources: r.subresources ?? [],
-    storagePrefix: resourcePrefix(r.group, r.resource),
+    storagePrefix: conversion?.storagePrefix ?? resourcePrefix(r.group, r.resource),
+    ...(conversion ? { storageVersion: conversion.storageVersion, convert: conversion.convert } : {}),
     schema: schemaByName(r.schema) ?? { type: 'object' },
     resolveRef: schemaByName,
     strategy: facts.strategy,

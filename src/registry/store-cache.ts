@@ -7,6 +7,7 @@ import { createCacher } from '../storage/cacher/cacher.ts';
 import type { CacheFilter, Cacher } from '../storage/cacher/types.ts';
 import type { KeyValue, Storage } from '../storage/types.ts';
 import { namespacePrefix } from '../storage/keys.ts';
+import { jsonLayout, listItemBytes, type JsonLayout } from './list-json.ts';
 import type { Predicate } from './store-selection.ts';
 import type { KubeObject, ListOptions, ResourceDefinition } from './types.ts';
 
@@ -17,6 +18,10 @@ export interface StoreAttrs {
   readonly namespace: string;
   /** Selectable fields beyond name and namespace; undefined when the kind has none. */
   readonly fields: Readonly<Record<string, string | undefined>> | undefined;
+  /** Where the stored JSON takes metadata.resourceVersion, so lists splice instead of re-encoding (when no item). */
+  readonly layout: JsonLayout | undefined;
+  /** Built-in kinds: the object's list item bytes (lists from the cache are then a concatenation). */
+  readonly item: Uint8Array | undefined;
 }
 
 export type StoreCacher = Cacher<StoreAttrs>;
@@ -30,9 +35,9 @@ export interface WatchCacheOptions {
   readonly maxQueuedEvents?: number;
 }
 
-const NOTHING: StoreAttrs = { labels: undefined, name: '', namespace: '', fields: undefined };
+const NOTHING: StoreAttrs = { labels: undefined, name: '', namespace: '', fields: undefined, layout: undefined, item: undefined };
 
-export function storeAttributes(def: Pick<ResourceDefinition, 'selectableFields'>): (kv: KeyValue) => StoreAttrs {
+export function storeAttributes(def: Pick<ResourceDefinition, 'selectableFields' | 'custom'>): (kv: KeyValue) => StoreAttrs {
   const extra = Object.keys(def.selectableFields);
   return (kv) => {
     let obj: KubeObject;
@@ -54,7 +59,17 @@ export function storeAttributes(def: Pick<ResourceDefinition, 'selectableFields'
         }
       }
     }
-    return { labels, name: typeof meta.name === 'string' ? meta.name : '', namespace: typeof meta.namespace === 'string' ? meta.namespace : '', fields };
+    const layout = jsonLayout(kv.value);
+    // Custom resources are served in the requested version's apiVersion: their items are spliced per list.
+    const item = layout && !def.custom ? listItemBytes(kv.value, layout, kv.modRevision) : undefined;
+    return {
+      labels,
+      name: typeof meta.name === 'string' ? meta.name : '',
+      namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
+      fields,
+      layout: item ? undefined : layout,
+      item,
+    };
   };
 }
 

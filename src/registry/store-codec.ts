@@ -1,6 +1,7 @@
 // How the generic store turns objects into stored JSON and back: the stored value carries no resourceVersion
-// (the storage revision is the version) and keeps the apiVersion it was written in; reads convert to the
-// requested version by rewriting apiVersion.
+// (the storage revision is the version). A definition with a storageVersion and convert (events, HPAs) stores
+// objects in that version and converts on read; others keep the apiVersion an object was written in, and reads
+// rewrite apiVersion only.
 
 import type { KeyValue } from '../storage/types.ts';
 import type { KubeObject, ResourceDefinition } from './types.ts';
@@ -10,10 +11,22 @@ export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>)
   return def.group ? `${def.group}/${def.version}` : def.version;
 }
 
-/** The stored form: no resourceVersion, no selfLink (kube's PrepareObjectForStorage). */
-export function encodeForStorage(obj: KubeObject): string {
-  const { resourceVersion: _rv, selfLink: _sl, ...meta } = obj.metadata ?? {};
-  return JSON.stringify(inKubeOrder({ ...obj, metadata: meta }));
+/** What conversion needs of a definition. */
+export type ConversionTarget = Pick<ResourceDefinition, 'group' | 'version'> & Partial<Pick<ResourceDefinition, 'storageVersion' | 'convert'>>;
+
+/**
+ * The stored form: no resourceVersion, no selfLink (kube's PrepareObjectForStorage), in the definition's
+ * storageVersion when it has one.
+ */
+export function encodeForStorage(obj: KubeObject, def?: ConversionTarget): string {
+  const stored = def?.storageVersion && def.convert && obj.apiVersion !== def.storageVersion ? def.convert(obj, def.storageVersion) : obj;
+  const { resourceVersion: _rv, selfLink: _sl, ...meta } = stored.metadata ?? {};
+  return JSON.stringify(inKubeOrder({ ...stored, metadata: meta }));
+}
+
+/** True when objects served by this definition are not stored in its own version (so reads must convert). */
+export function convertsOnRead(def: ConversionTarget): boolean {
+  return def.convert !== undefined && def.storageVersion !== undefined && def.storageVersion !== apiVersionOf(def);
 }
 
 /** ObjectMeta's fields in the order kube serializes them. */
@@ -58,12 +71,13 @@ export function decodeFromStorage(kv: KeyValue, revision = kv.modRevision): Kube
 }
 
 /**
- * The object as the given version serves it. Versions of one group/resource share a schema shape here, so
- * conversion rewrites apiVersion only (a shallow copy; the input is not changed).
+ * The object as the given version serves it: through the definition's convert when it has one, else by
+ * rewriting apiVersion (a shallow copy). The input is never changed.
  */
-export function convertToVersion(obj: KubeObject, def: Pick<ResourceDefinition, 'group' | 'version'>): KubeObject {
+export function convertToVersion(obj: KubeObject, def: ConversionTarget): KubeObject {
   const apiVersion = apiVersionOf(def);
-  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+  if (obj.apiVersion === apiVersion) return obj;
+  return def.convert ? inKubeOrder(def.convert(obj, apiVersion)) : { ...obj, apiVersion };
 }
 
 export function deepClone<T>(v: T): T {

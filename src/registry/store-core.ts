@@ -128,7 +128,7 @@ export async function guaranteedUpdate(
       return { object: inKubeOrder(next), written: false };
     }
     try {
-      const kv = await core.storage.update(key, encodeForStorage(next), current.kv.modRevision);
+      const kv = await core.storage.update(key, encodeForStorage(next, core.definition), current.kv.modRevision);
       return { object: decodeFromStorage(kv), written: true };
     } catch (e) {
       if (e instanceof StorageError && (e.code === 'Conflict' || e.code === 'NotFound')) continue;

@@ -139,6 +139,7 @@ async function listFromCache(core: StoreCore, def: ResourceDefinition, ctx: Requ
     def,
     objects.map((o) => o.kv),
     { resourceVersion: String(revision) },
+    objects.map((o) => o.attrs),
   );
 }
 

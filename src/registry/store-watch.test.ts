@@ -20,6 +20,7 @@ function collector(stream: WatchStream) {
   );
   return {
     events,
+    stop: () => stream.stop(),
     ended: () => ended,
     async until(count: number) {
       const deadline = Date.now() + 1000;
@@ -103,4 +104,48 @@ test('watch options are checked as kube checks them', async () => {
   const err = await rejection(s.watch(ctx(), { resourceVersionMatch: 'NotOlderThan' }));
   assert.equal(err.message, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
   assert.equal((await rejection(s.watch(ctx(), { labelSelector: '=' }))).code, 400);
+});
+
+test('from the cache: a start revision older than its window is an ERROR event with 410 and kube\'s message', async () => {
+  const f = await fixture();
+  const s = f.store(widgets(), { watchCache: { historyWindowSeconds: 0.05 } });
+  const a = await s.create(ctx(), { metadata: { name: 'a' } });
+  await new Promise((r) => setTimeout(r, 80));
+  await f.namespaces.create(ctx(''), { metadata: { name: 'gap' } });
+  const b = await s.create(ctx(), { metadata: { name: 'b' } });
+  await s.get(ctx(), 'b', { resourceVersion: b.metadata.resourceVersion });
+  const c = collector(await s.watch(ctx(), { resourceVersion: a.metadata.resourceVersion }));
+  assert.deepEqual(await c.until(1), ['ERROR ']);
+  const st = c.events[0].object as { code: number; reason: string; message: string };
+  assert.equal(st.code, 410);
+  assert.equal(st.reason, 'Expired');
+  assert.equal(st.message, `too old resource version: ${a.metadata.resourceVersion} (${Number(b.metadata.resourceVersion) - 1})`);
+});
+
+test('sendInitialEvents at a resourceVersion the cache does not reach: an ERROR event with 504', async () => {
+  const f = await fixture();
+  const s = f.store(widgets(), { featureGates: { WatchList: true } });
+  const stream = await s.watch(ctx(), { resourceVersion: '999', resourceVersionMatch: 'NotOlderThan', sendInitialEvents: true, allowWatchBookmarks: true });
+  const c = collector(stream);
+  assert.deepEqual(await c.until(1), ['ERROR ']);
+  const st = c.events[0].object as { code: number; message: string; details: unknown };
+  assert.equal(st.code, 504);
+  assert.match(st.message, /^Timeout: Too large resource version: 999, current: \d+$/);
+  assert.deepEqual(st.details, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+});
+
+test('from the cache: watchers of one event share its WatchEvent (encoded once), and stopping frees them', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  const c1 = collector(await s.watch(ctx(), { resourceVersion: '1' }));
+  const c2 = collector(await s.watch(ctx(''), { resourceVersion: '1' }));
+  await s.create(ctx(), { metadata: { name: 'shared' } });
+  await c1.until(1);
+  await c2.until(1);
+  assert.equal(c1.events[0], c2.events[0]);
+  const core = s.core;
+  assert.equal(core.cache!.watcherCount(), 2);
+  c1.stop();
+  c2.stop();
+  assert.equal(core.cache!.watcherCount(), 0);
 });

@@ -155,15 +155,28 @@ function bookmarkEvent(def: ResourceDefinition, revision: number, initialEventsE
   return { type: 'BOOKMARK', object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } };
 }
 
-/** The watch event of one cache event for this version; shared through the event's dispatch memo. */
+/** The watch events one cache event became for one served version (a DELETED may show the event's object or its previous state). */
+interface Translations {
+  ADDED?: WatchEvent;
+  MODIFIED?: WatchEvent;
+  DELETED?: WatchEvent;
+  stoppedMatching?: WatchEvent;
+}
+
+/** The watch event of one cache event for this version; shared through the event's dispatch memo (keyed by definition). */
 function cacheWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs>): WatchEvent {
   if (ev.type === 'BOOKMARK') return bookmarkEvent(def, ev.revision, ev.initialEventsEnd);
   const memo = ev.source?.memo;
-  const key = memo ? `${ev.type}${ev.object === ev.source!.object ? '' : ' prev'} ${def.group}/${def.version}` : '';
-  const hit = memo?.get(key) as WatchEvent | undefined;
+  let slots: Translations | undefined;
+  if (memo) {
+    slots = memo.get(def) as Translations | undefined;
+    if (!slots) memo.set(def, (slots = {}));
+  }
+  const slot = ev.type === 'DELETED' && ev.object !== ev.source?.object ? 'stoppedMatching' : ev.type;
+  const hit = slots?.[slot];
   if (hit) return hit;
   const we: WatchEvent = { type: ev.type, object: convertToVersion(decodeFromStorage(ev.object.kv, ev.revision), def) };
-  memo?.set(key, we);
+  if (slots) slots[slot] = we;
   return we;
 }
 

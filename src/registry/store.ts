@@ -163,7 +163,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
     throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
   }
   try {
-    const kv = await core.storage.create(key, encodeForStorage(obj));
+    const kv = await core.storage.create(key, encodeForStorage(obj, def));
     return convertToVersion(decodeFromStorage(kv), def);
   } catch (e) {
     if (e instanceof StorageError && e.code === 'KeyExists') {
@@ -328,7 +328,8 @@ async function updateAttempts(
         throw e;
       }
     }
-    const old = current.object;
+    // The strategy compares old and new in the version the request speaks.
+    const old = convertToVersion(current.object, def);
     const obj = cloneJson(await tryUpdate(convertToVersion(decodeFromStorage(current.kv), def)));
     const meta = metaOf(obj);
     const currentRV = String(current.kv.modRevision);
@@ -367,7 +368,7 @@ async function updateAttempts(
       return { object: convertToVersion(inKubeOrder(next), def), created: false };
     }
     try {
-      const kv = await core.storage.update(key, encodeForStorage(next), current.kv.modRevision);
+      const kv = await core.storage.update(key, encodeForStorage(next, def), current.kv.modRevision);
       return { object: convertToVersion(decodeFromStorage(kv), def), created: false };
     } catch (e) {
       if (e instanceof StorageError && (e.code === 'Conflict' || e.code === 'NotFound')) continue;

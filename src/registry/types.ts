@@ -162,6 +162,16 @@ export interface ResourceDefinition {
   readonly subresources: readonly SubresourceFacts[];
   /** Objects of all served versions of this group/resource share storage under this prefix, e.g. "/registry/apps/deployments". */
   readonly storagePrefix: string;
+  /**
+   * The apiVersion objects are stored in (e.g. "autoscaling/v2"; "v1" for events.k8s.io events, which share core
+   * events' storage). Absent: objects keep the version they were written in (versions share one shape).
+   */
+  readonly storageVersion?: string;
+  /**
+   * Converts an object of any version sharing this definition's storage to `apiVersion` (kube's scheme
+   * conversion). Pure: returns a new object, never changes its input. Absent: only apiVersion is rewritten.
+   */
+  convert?(obj: KubeObject, apiVersion: string): KubeObject;
   /** The root schema of the kind (properties inline or by ref). */
   readonly schema: SchemaNode;
   /** Resolves a `ref` in `schema` (the built-in model's definitions, or none for CRDs whose schemas are inline). */

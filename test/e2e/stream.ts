@@ -1,7 +1,7 @@
 // Helpers of the watch and list end-to-end tests: a streaming watch client (newline-delimited JSON events from a
 // raw HTTPS request) and small REST calls as the admin.
 
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import assert from 'node:assert/strict';
 import type { TestServer } from './helpers.ts';
@@ -135,3 +135,20 @@ export async function until(cond: () => boolean, ms = 3000, what = 'condition'):
   }
 }
 
+
+/** Admin requests over kept-alive connections (the raw helpers open one connection per request). */
+export function keepAliveClient(s: TestServer, sockets = 8): { send(method: string, path: string, body?: unknown): Promise<number>; close(): void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets, ca: s.caCert, cert: s.clientCert, key: s.clientKey });
+  return {
+    send: (method, path, body) =>
+      new Promise((resolve, reject) => {
+        const req = httpsRequest({ host: '127.0.0.1', port: s.port, path, method, agent, headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body === undefined ? undefined : JSON.stringify(body));
+      }),
+    close: () => agent.destroy(),
+  };
+}

@@ -144,6 +144,21 @@ describe('watch', () => {
     assert.ok(idleTook >= 900 && idleTook < 2600, `idle stream ended after ${idleTook} ms`);
   });
 
+  test('a reader that falls behind is paused, not dropped, and catches up with every event', async () => {
+    const ns = await namespace(s, 'w-behind');
+    const w = await openWatch(s, `${cmPath(ns)}?watch=true&timeoutSeconds=60`);
+    w.pause();
+    const big = 'y'.repeat(300 * 1024);
+    const n = 40;
+    const made: string[] = [];
+    for (let i = 0; i < n; i++) made.push(rvOf(await createCm(s, ns, `b-${i}`, {}, { big })));
+    w.resume();
+    await w.waitFor(n, 10000);
+    assert.deepEqual(w.events.map((e) => e.object.metadata!.resourceVersion), made);
+    assert.equal(w.isEnded(), false);
+    w.close();
+  });
+
   test('a resourceVersion older than the window is an ERROR event: 410 Expired "too old resource version"', async () => {
     const small = await startTestServer({ historyWindowSeconds: 1 });
     try {

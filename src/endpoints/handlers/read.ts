@@ -1,16 +1,18 @@
 // GET of one object (or its status/scale), and LIST of a collection (which hands watches to the watch server).
+// Lists built from stored JSON are written by concatenation (see writeRawList).
 
+import { gzipSync } from 'node:zlib';
 import { badRequest, methodNotSupported } from '../../apis/errors.ts';
+import { goEscape } from '../../encoding/json.ts';
+import { acceptsGzip, JSON_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { rawListItems } from '../../registry/list-json.ts';
+import type { KubeList } from '../../registry/types.ts';
 import { decodeListOptions, validateListOptions, type ParsedListOptions } from '../options.ts';
 import { checkFieldSelector, requiresExactMatch } from '../field-selector.ts';
+import { requestHeader, warningHeaderValues, writable } from '../respond.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { serveWatch } from '../watch.ts';
 import { negotiateResourceOutput, writeResult } from './common.ts';
-import { goEscape } from '../../encoding/json.ts';
-import { JSON_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
-import { rawListItems } from '../../registry/list-json.ts';
-import type { KubeList } from '../../registry/types.ts';
-import { requestHeader, writeBody } from '../respond.ts';
 
 export async function getResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
@@ -63,9 +65,38 @@ export async function listResource(scope: Scope, forceWatch: boolean): Promise<v
 function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType): boolean {
   const raw = rawListItems(list);
   if (!raw || media.mediaType !== JSON_MEDIA_TYPE || media.convert || media.pretty) return false;
-  if (prettyRequested(scope.r.query, requestHeader(scope.r.req, 'user-agent'))) return false;
+  const { req, query, warnings } = scope.r;
+  if (prettyRequested(query, requestHeader(req, 'user-agent'))) return false;
   const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata });
-  const body = `${head.slice(0, -1)},"items":[${raw.join(',')}]}`;
-  writeBody(scope.r, 200, JSON_MEDIA_TYPE, `${goEscape(body)}\n`);
+  const parts = [Buffer.from(goEscape(`${head.slice(0, -1)},"items":[`), 'utf8'), raw, LIST_END];
+  let length = parts[0].length + parts[1].length + parts[2].length;
+  const res = writable(scope.r.res);
+  if (res.headersSent) {
+    res.end();
+    return true;
+  }
+  const warningValues = warningHeaderValues(warnings);
+  if (warningValues.length > 0) res.setHeader('Warning', warningValues);
+  if (length > GZIP_THRESHOLD_BYTES && acceptsGzip(requestHeader(req, 'accept-encoding'))) {
+    const zipped = gzipSync(Buffer.concat(parts, length), { level: 1 });
+    parts.length = 0;
+    parts.push(zipped);
+    length = zipped.length;
+    res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Vary', 'Accept-Encoding');
+  }
+  res.setHeader('Content-Type', JSON_MEDIA_TYPE);
+  res.setHeader('Content-Length', length);
+  res.writeHead(200);
+  if (req.method === 'HEAD') {
+    res.end();
+    return true;
+  }
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
+  res.end(parts[parts.length - 1]);
   return true;
 }
+
+const LIST_END = Buffer.from(']}\n', 'latin1');
+/** respond.ts's threshold: bodies above it are gzipped for clients that accept it. */
+const GZIP_THRESHOLD_BYTES = 128 * 1024;

@@ -188,3 +188,34 @@ test('a failed storage watch resets the cache: watchers end, the state is re-rea
   c.stop();
   assert.equal(cacherStats().caches, before - 1);
 });
+
+test('a bookmark goes out 2 s before the deadline even when the periodic one is further away', async () => {
+  const s = createMemoryStorage();
+  let clock = 10_000;
+  const c = createCacher({ storage: s, prefix: P, attributes, bookmarkIntervalMs: 60_000, now: () => clock });
+  await ready(c);
+  const w = collect(c, { start: 0, bookmarks: true, deadline: clock + 2_500 });
+  await s.create('/registry/other/x', '{}');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(w.events, [], 'not due yet');
+  clock += 600;
+  await until(() => w.events.length === 1, 2000);
+  assert.deepEqual(w.events, ['BOOKMARK 1']);
+  // Past the pre-deadline bookmark nothing more is scheduled.
+  clock += 120_000;
+  await s.create('/registry/other/y', '{}');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(w.events, ['BOOKMARK 1']);
+  c.stop();
+});
+
+test('a watch from a future revision waits: events up to it are skipped, later ones delivered', async () => {
+  const s = createMemoryStorage();
+  const c = createCacher({ storage: s, prefix: P, attributes });
+  await ready(c);
+  const w = collect(c, { start: 3 });
+  for (let i = 0; i < 5; i++) await s.create(`${P}ns/o${i}`, val('red'));
+  await until(() => w.events.length === 2);
+  assert.deepEqual(w.events, ['ADDED ns/o3 4', 'ADDED ns/o4 5']);
+  c.stop();
+});

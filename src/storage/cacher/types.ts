@@ -23,7 +23,7 @@ export interface CacheEvent<A> {
    * Scratch space for consumers while the event is being dispatched (e.g. the decoded watch event, shared by
    * every watcher); cleared after dispatch so the ring does not keep encodings alive.
    */
-  memo: Map<string, unknown> | undefined;
+  memo: Map<unknown, unknown> | undefined;
 }
 
 /** What one watcher receives. */

@@ -9,6 +9,7 @@ import { clone, ensureObj, getPath, isObj, numAt, objAt, objsAt, setDefault, str
 import { ageColumn, column, translateTimestampSince } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { EVENTS_GROUP_FIELD_LABELS } from '../conversion/events.ts';
 
 // ---- Nodes ----
 
@@ -258,6 +259,23 @@ function involved(ev: KubeObject, key: string): string {
   return strAt(eventView(ev).involvedObject, key);
 }
 
+const coreEventFields: Record<string, (obj: KubeObject) => string | undefined> = {
+  'involvedObject.kind': (o) => involved(o, 'kind'),
+  'involvedObject.namespace': (o) => involved(o, 'namespace'),
+  'involvedObject.name': (o) => involved(o, 'name'),
+  'involvedObject.uid': (o) => involved(o, 'uid'),
+  'involvedObject.apiVersion': (o) => involved(o, 'apiVersion'),
+  'involvedObject.resourceVersion': (o) => involved(o, 'resourceVersion'),
+  'involvedObject.fieldPath': (o) => involved(o, 'fieldPath'),
+  reason: (o) => eventView(o).reason,
+  reportingComponent: (o) => eventView(o).reportingController,
+  source: (o) => strAt(eventView(o).source, 'component') || eventView(o).reportingController,
+  type: (o) => eventView(o).type,
+};
+
+/** events.k8s.io/v1's field selectors: kube's field label conversion maps each onto a core one. */
+const eventsGroupFields = Object.fromEntries(Object.entries(EVENTS_GROUP_FIELD_LABELS).map(([label, core]) => [label, coreEventFields[core]]));
+
 export function coreEventFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
@@ -265,19 +283,7 @@ export function coreEventFacts(rules: TypeRules): TypeFacts {
       validate: (obj) => validateEventContent(obj, 'reportingComponent'),
     }),
     printerColumns: eventPrinterColumns(),
-    selectableFields: {
-      'involvedObject.kind': (o) => involved(o, 'kind'),
-      'involvedObject.namespace': (o) => involved(o, 'namespace'),
-      'involvedObject.name': (o) => involved(o, 'name'),
-      'involvedObject.uid': (o) => involved(o, 'uid'),
-      'involvedObject.apiVersion': (o) => involved(o, 'apiVersion'),
-      'involvedObject.resourceVersion': (o) => involved(o, 'resourceVersion'),
-      'involvedObject.fieldPath': (o) => involved(o, 'fieldPath'),
-      reason: (o) => eventView(o).reason,
-      reportingComponent: (o) => eventView(o).reportingController,
-      source: (o) => strAt(eventView(o).source, 'component') || eventView(o).reportingController,
-      type: (o) => eventView(o).type,
-    },
+    selectableFields: coreEventFields,
   };
 }
 
@@ -298,17 +304,6 @@ export function eventsGroupFacts(rules: TypeRules): TypeFacts {
       },
     }),
     printerColumns: eventPrinterColumns(),
-    selectableFields: {
-      'regarding.kind': (o) => involved(o, 'kind'),
-      'regarding.namespace': (o) => involved(o, 'namespace'),
-      'regarding.name': (o) => involved(o, 'name'),
-      'regarding.uid': (o) => involved(o, 'uid'),
-      'regarding.apiVersion': (o) => involved(o, 'apiVersion'),
-      'regarding.resourceVersion': (o) => involved(o, 'resourceVersion'),
-      'regarding.fieldPath': (o) => involved(o, 'fieldPath'),
-      reason: (o) => eventView(o).reason,
-      reportingController: (o) => eventView(o).reportingController,
-      type: (o) => eventView(o).type,
-    },
+    selectableFields: eventsGroupFields,
   };
 }
