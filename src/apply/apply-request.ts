@@ -3,6 +3,7 @@
 // endpoints' ServerSideApply dependency.
 
 import { badRequest } from '../apis/errors.ts';
+import { parseJson } from '../encoding/json.ts';
 import { parseYaml } from '../encoding/yaml.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
 import { applyServerSide } from './field-manager.ts';
@@ -25,13 +26,30 @@ function jsonTypeName(v: unknown): string {
   return typeof v;
 }
 
+/**
+ * kubectl sends apply bodies as JSON, which is YAML: a well-formed JSON object without duplicate keys reads the
+ * same either way, and JSON.parse is many times faster. Anything else goes through the YAML reader (and its errors).
+ */
+function plainJsonObject(text: string): unknown {
+  if (text.trimStart()[0] !== '{') return undefined;
+  try {
+    const parsed = parseJson(text);
+    return parsed.duplicates.length === 0 ? parsed.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** yaml.Unmarshal of the body into map[string]interface{}, with kube's "error decoding YAML" messages. */
 export function decodeApplyBody(patch: Uint8Array): KubeObject {
-  let value: unknown;
-  try {
-    value = parseYaml(Buffer.from(patch).toString('utf8')).value;
-  } catch (e) {
-    throw badRequest(`error decoding YAML: ${e instanceof Error ? e.message : String(e)}`);
+  const text = Buffer.from(patch).toString('utf8');
+  let value: unknown = plainJsonObject(text);
+  if (value === undefined) {
+    try {
+      value = parseYaml(text).value;
+    } catch (e) {
+      throw badRequest(`error decoding YAML: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
   if (value === null) return {} as KubeObject;
   if (typeof value !== 'object' || Array.isArray(value)) {

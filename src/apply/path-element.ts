@@ -131,11 +131,20 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
 export function serializePathElement(pe: PathElement): string {
   switch (pe.kind) {
     case 'field': return `f:${pe.name}`;
-    case 'key': return `k:{${pe.fields.map(([n, v]) => `${goJsonMarshal(n)}:${goJsonMarshal(v)}`).join(',')}}`;
-    case 'value': return `v:${goJsonMarshal(pe.value)}`;
     case 'index': return `i:${pe.index}`;
+    default: {
+      // Keys and values marshal their JSON: remember it, as one element is serialized at every set operation.
+      let s = serialized.get(pe);
+      if (s === undefined) {
+        s = pe.kind === 'key' ? `k:{${pe.fields.map(([n, v]) => `${goJsonMarshal(n)}:${goJsonMarshal(v)}`).join(',')}}` : `v:${goJsonMarshal(pe.value)}`;
+        serialized.set(pe, s);
+      }
+      return s;
+    }
   }
 }
+
+const serialized = new WeakMap<PathElement, string>();
 
 export class UnknownPathElementType extends Error {
   constructor() {

@@ -2,7 +2,15 @@
 // ("yes" is a boolean), only the first document of a stream, keys sorted on output, sequences not
 // indented under their key.
 
-import { LineCounter, parseAllDocuments, stringify, isMap, isScalar, visit } from 'yaml';
+import { createRequire } from 'node:module';
+
+type YamlLibrary = typeof import('yaml');
+let library: YamlLibrary | undefined;
+
+/** The yaml library, loaded on first use: it costs about 30 ms of start-up, and many servers never see YAML. */
+function yaml(): YamlLibrary {
+  return (library ??= createRequire(import.meta.url)('yaml') as YamlLibrary);
+}
 
 export class YamlSyntaxError extends Error {
   constructor(message: string) {
@@ -18,12 +26,13 @@ export interface ParsedYaml {
 }
 
 function keyText(key: unknown): string {
-  if (isScalar(key)) return String(key.value);
+  if (yaml().isScalar(key)) return String(key.value);
   return String(key);
 }
 
 /** Converts a YAML request body to its JSON value. Throws YamlSyntaxError worded like sigs.k8s.io/yaml. */
 export function parseYaml(text: string): ParsedYaml {
+  const { LineCounter, parseAllDocuments, isMap, isScalar, visit } = yaml();
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { version: '1.1', uniqueKeys: false, lineCounter, prettyErrors: false });
   if (!Array.isArray(docs)) return { value: null, duplicates: [] };
@@ -65,5 +74,5 @@ export function yamlDuplicateError(duplicates: readonly string[]): string {
 
 /** A JSON value as YAML, the way kube-apiserver's YAML serializer prints it. */
 export function encodeYaml(value: unknown): string {
-  return stringify(value, { version: '1.1', sortMapEntries: true, indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false });
+  return yaml().stringify(value, { version: '1.1', sortMapEntries: true, indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false });
 }

@@ -1,17 +1,14 @@
 // createApiServer: the registry over the configured storage, discovery and OpenAPI, and the resource
 // handlers, behind the one handle() the server's filter chain calls.
 
-import { serverSideApply } from '../apply/index.ts';
-import { applyPatch } from '../patch/index.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
-import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
+import type { KubeObject, Registry, ResourceDefinition } from '../registry/types.ts';
 import { checkAgainstSchema } from '../registry/validation/schema-check.ts';
 import type { Logger } from '../server/log.ts';
 import type { ApiServer, ApiServerOptions, HealthCheck } from '../server/types.ts';
 import { createDiscoveryHandler } from './discovery.ts';
-import { createRequestHandler } from './handler.ts';
-import { createOpenApiHandler } from './openapi.ts';
+import { createRequestHandler, type PathHandler } from './handler.ts';
 import type { EndpointDeps, ServerSideApply } from './scope.ts';
 
 const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
@@ -25,6 +22,16 @@ function numberOption(options: ApiServerOptions, name: string, fallback: number)
 function optionalNumber(options: ApiServerOptions, name: string): number | undefined {
   const v = options[name];
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** The OpenAPI documents' builders load on the first /openapi/ request (start-up time). */
+function lazyOpenApiHandler(registry: Registry): PathHandler {
+  let handler: Promise<PathHandler> | undefined;
+  return async (req, res, info) => {
+    if (!info.path.startsWith('/openapi/')) return false;
+    handler ??= import('./openapi.ts').then((m) => m.createOpenApiHandler(registry));
+    return (await handler)(req, res, info);
+  };
 }
 
 export async function createApiServer(options: ApiServerOptions): Promise<ApiServer> {
@@ -54,14 +61,15 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   const deps: EndpointDeps = {
     registry,
     checkSchema: (obj: KubeObject, def: ResourceDefinition) => checkAgainstSchema(obj, def),
-    applyPatch: (patchType, current, patch, def, patchOptions) => applyPatch(patchType, current, patch, def, patchOptions),
-    applyServerSide: (options.applyServerSide as ServerSideApply | undefined) ?? serverSideApply,
+    // The patch and apply engines load on first use (start-up time).
+    applyPatch: async (patchType, current, patch, def, patchOptions) => (await import('../patch/index.ts')).applyPatch(patchType, current, patch, def, patchOptions),
+    applyServerSide: (options.applyServerSide as ServerSideApply | undefined) ?? (async (request) => (await import('../apply/index.ts')).serverSideApply(request)),
     logger,
     minRequestTimeoutSeconds: numberOption(options, 'minRequestTimeoutSeconds', DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS),
     watchListEnabled: options.featureGates.WatchList === true,
     maxWatchBufferBytes: numberOption(options, 'maxWatchBufferBytes', DEFAULT_MAX_WATCH_BUFFER_BYTES),
   };
-  const handle = createRequestHandler(deps, [createDiscoveryHandler(registry), createOpenApiHandler(registry)]);
+  const handle = createRequestHandler(deps, [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)]);
   const namespacesReady: HealthCheck = {
     name: 'poststarthook/start-system-namespaces-controller',
     async check() {

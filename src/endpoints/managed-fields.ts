@@ -1,8 +1,15 @@
 // The field manager of non-apply writes: records each create, update and patch in metadata.managedFields under the
 // request's manager, as kube-apiserver's handlers do around every write.
 
-import { revertManagedFieldsTimestamps, updateManagedFields } from '../apply/index.ts';
 import type { KubeObject, RequestContext, ResourceDefinition } from '../registry/types.ts';
+
+type ApplyEngine = typeof import('../apply/index.ts');
+let engine: ApplyEngine | undefined;
+
+/** Loads the apply engine (on the first write, not at start-up); managedFieldsTracker needs it loaded. */
+export async function loadManagedFieldsEngine(): Promise<void> {
+  engine ??= await import('../apply/index.ts');
+}
 
 function nowRfc3339(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -10,6 +17,8 @@ function nowRfc3339(): string {
 
 export function managedFieldsTracker(def: ResourceDefinition, manager: string): NonNullable<RequestContext['trackManagedFields']> {
   const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+  if (!engine) throw new Error('managedFieldsTracker: the apply engine is not loaded (await loadManagedFieldsEngine() first)');
+  const { revertManagedFieldsTimestamps, updateManagedFields } = engine;
   return (old: KubeObject | undefined, next: KubeObject, subresource: string): KubeObject => {
     const updated = updateManagedFields(old, next, { manager, apiVersion, subresource: subresource || undefined, def, now: nowRfc3339() });
     // A write that changes nothing but managedFields timestamps keeps the old ones (and so stays a no-op).

@@ -2,7 +2,7 @@
 // the request, and the collaborators the API server wires in.
 
 import { StatusError, type StatusDetails } from '../apis/errors.ts';
-import { managedFieldsTracker } from './managed-fields.ts';
+import { loadManagedFieldsEngine, managedFieldsTracker } from './managed-fields.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { Logger } from '../server/log.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from '../registry/types.ts';
@@ -91,6 +91,12 @@ export function requestContext(scope: Scope, extra: { dryRun?: boolean; fieldMan
     trackManagedFields: extra.trackManagedFields && extra.fieldManager !== undefined ? managedFieldsTracker(scope.def, extra.fieldManager) : undefined,
   };
   return ctx;
+}
+
+/** The context of a write that records itself in managedFields (loads the apply engine on first use). */
+export async function writeContext(scope: Scope, extra: { dryRun?: boolean; fieldManager?: string }): Promise<RequestContext> {
+  await loadManagedFieldsEngine();
+  return requestContext(scope, { ...extra, trackManagedFields: true });
 }
 
 /** Errors kube's go-restful router answers itself, rendered through kube's generic server response. */

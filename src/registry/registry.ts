@@ -12,6 +12,7 @@ import type { Storage } from '../storage/types.ts';
 import { conversionFacts } from './builtin/conversion/index.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
 import { reviewStores, type ReviewOptions } from './reviews/index.ts';
+import { decodeFromStorage } from './store-codec.ts';
 import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
 import type { WatchCacheOptions } from './store-cache.ts';
 import { namespaceMayBeDeleted } from './store-namespaces.ts';
@@ -99,11 +100,15 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   let ordered: ResourceDefinition[] = [];
 
   const namespaceCore = (): StoreCore | undefined => stores.get('/namespaces')?.core;
+  // As kube's NamespaceLifecycle admission: the namespace from the watch cache, else (not seen there yet) a read.
   const getNamespace = async (name: string): Promise<KubeObject | undefined> => {
     const core = namespaceCore();
     if (!core) return undefined;
     try {
-      return (await readCurrent(core, keyFor(core, '', name)))?.object;
+      const key = keyFor(core, '', name);
+      const cached = core.cache?.ready() ? core.cache.get(key) : undefined;
+      if (cached) return decodeFromStorage(cached.kv);
+      return (await readCurrent(core, key))?.object;
     } catch (e) {
       if (isStatusError(e) && e.code === 400) return undefined;
       throw e;

@@ -5,7 +5,7 @@ import { bodyFormat, readBody } from '../body.ts';
 import { managerOrUserAgent } from '../field-manager.ts';
 import { decodeWriteOptions } from '../options.ts';
 import { requestHeader } from '../respond.ts';
-import { requestContext, type Scope } from '../scope.ts';
+import { writeContext, type Scope } from '../scope.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { checkName, decodeObjectForWrite, dedupOwnerReferences, ensureNamespace, negotiateResourceOutput, writeResult } from './common.ts';
 import { cloneJson } from '../../apis/json-clone.ts';
@@ -18,7 +18,7 @@ export async function createResource(scope: Scope): Promise<void> {
   const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
   ensureNamespace(scope, obj);
   dedupOwnerReferences(scope, obj, false);
-  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent), trackManagedFields: true });
+  const ctx = await writeContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
   const created = await scope.store.create(ctx, obj);
   writeResult(scope, 201, created, media);
 }
@@ -32,7 +32,7 @@ export async function updateResource(scope: Scope): Promise<void> {
   ensureNamespace(scope, obj);
   checkName(scope, obj);
   dedupOwnerReferences(scope, obj, false);
-  const ctx = requestContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent), trackManagedFields: true });
+  const ctx = await writeContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
   // The store may call tryUpdate again after a conflict: hand it a fresh copy each time.
   const tryUpdate = (): KubeObject => cloneJson(obj);
   const result = await scope.store.update(ctx, scope.name, tryUpdate, scope.subresource ? { subresource: scope.subresource } : {});
