@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ApiModel, GroupVersionFacts, ResourceFacts, SchemaNode } from './model-types.ts';
+import { parseGoBool } from '../encoding/go-format.ts';
 
 const MODEL_FILE = path.join(import.meta.dirname, 'generated', 'model.json');
 
@@ -106,11 +107,11 @@ function parseConfigurationMap(flag: string): Map<string, string> {
   return entries;
 }
 
-/** Go's strconv.ParseBool. */
-function parseGoBool(key: string, value: string): boolean {
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
-  throw new Error(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+/** A runtime-config value as a bool, with kube's error for anything strconv.ParseBool refuses. */
+function runtimeConfigBool(key: string, value: string): boolean {
+  const b = parseGoBool(value);
+  if (b === undefined) throw new Error(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+  return b;
 }
 
 /** schema.ParseGroupVersion of "tokens[0]/tokens[1]" (exactly one slash: never fails, "/" is the empty GV). */
@@ -198,7 +199,7 @@ export function enabledGroupVersions(runtimeConfig: string = ''): GroupVersionFa
     const { group, version } = groupVersionOf(tokens);
     const gv = `${group}/${version}`;
     if (!registry.versions.has(gv)) throw new Error(`group version ${groupVersionString(group, version)} that has not been registered`);
-    const enabled = value === '' ? true : parseGoBool(key, value);
+    const enabled = value === '' ? true : runtimeConfigBool(key, value);
     if (tokens.length === 2) {
       versionPreferences.push([gv, enabled]);
     } else {

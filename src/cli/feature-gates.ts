@@ -1,6 +1,8 @@
 // --feature-gates: the gates kube-apiserver 1.31 knows (name, default, stage, locked), parsing with
 // component-base's messages, and resolution to a full name -> enabled map (defaults, AllAlpha/AllBeta, overrides).
 
+import { parseGoBool } from '../encoding/go-format.ts';
+
 export type Stage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
 
 export interface FeatureSpec {
@@ -66,17 +68,6 @@ function buildKnown(): ReadonlyMap<string, FeatureSpec> {
 
 export const KNOWN_FEATURE_GATES: ReadonlyMap<string, FeatureSpec> = buildKnown();
 
-/** strconv.ParseBool's accepted spellings. */
-export function parseGoBool(v: string): boolean | undefined {
-  switch (v) {
-    case '1': case 't': case 'T': case 'true': case 'TRUE': case 'True':
-      return true;
-    case '0': case 'f': case 'F': case 'false': case 'FALSE': case 'False':
-      return false;
-    default:
-      return undefined;
-  }
-}
 
 /** Parses "A=true,B=false" into a map, with component-base's error messages. */
 export function parseFeatureGateFlag(value: string): Record<string, boolean> {

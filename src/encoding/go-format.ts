@@ -51,3 +51,15 @@ export function goQuote(s: string): string {
   }
   return out + '"';
 }
+
+/** Go's strconv.ParseBool: its accepted spellings, or undefined for anything else. */
+export function parseGoBool(s: string): boolean | undefined {
+  switch (s) {
+    case '1': case 't': case 'T': case 'true': case 'TRUE': case 'True':
+      return true;
+    case '0': case 'f': case 'F': case 'false': case 'FALSE': case 'False':
+      return false;
+    default:
+      return undefined;
+  }
+}

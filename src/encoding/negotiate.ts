@@ -1,6 +1,8 @@
 // Media type negotiation as k8s.io/apiserver's handlers/negotiation does it (goautoneg Accept parsing,
 // the as/g/v transform parameters, pretty printing) and Content-Type parsing as Go's mime.ParseMediaType.
 
+import { parseGoBool } from './go-format.ts';
+
 export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -156,17 +158,6 @@ export function negotiateOutput(accept: string | undefined, restrictions: Negoti
   return undefined;
 }
 
-/** Go's strconv.ParseBool. */
-export function parseGoBool(s: string): boolean | undefined {
-  switch (s) {
-    case '1': case 't': case 'T': case 'true': case 'TRUE': case 'True':
-      return true;
-    case '0': case 'f': case 'F': case 'false': case 'FALSE': case 'False':
-      return false;
-    default:
-      return undefined;
-  }
-}
 
 /** isPrettyPrint: ?pretty= wins when present; otherwise browsers, curl and wget get indented output. */
 export function prettyRequested(query: URLSearchParams, userAgent: string | undefined): boolean {
