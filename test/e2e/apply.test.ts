@@ -36,11 +36,7 @@ describe('kubectl write paths', () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
-  async function ok(args: string[], input?: string, env?: Record<string, string>): Promise<string> {
-    const r = await s.kubectl(args, { input, env });
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  }
+  const ok = (args: string[], input?: string, env?: Record<string, string>) => s.kubectlOk(args, { input, env });
   const get = async (args: string[]) => JSON.parse(await ok(['get', ...args, '-o', 'json', '--show-managed-fields']));
 
   test('client-side apply: create, change, remove a field, re-apply', async () => {

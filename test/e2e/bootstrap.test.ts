@@ -15,11 +15,7 @@ describe('bootstrap objects', () => {
     await s?.close();
   });
 
-  async function ok(args: string[]): Promise<string> {
-    const r = await s.kubectl(args);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  }
+  const ok = (args: string[]) => s.kubectlOk(args);
 
   test('kubectl get svc kubernetes', async () => {
     const table = await ok(['get', 'svc', 'kubernetes']);

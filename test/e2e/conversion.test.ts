@@ -15,11 +15,7 @@ describe('conversion between versions sharing storage', () => {
     await s?.close();
   });
 
-  async function ok(args: string[], input?: string): Promise<string> {
-    const r = await s.kubectl(args, { input });
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  }
+  const ok = (args: string[], input?: string) => s.kubectlOk(args, { input });
 
   async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
     const r = await s.adminRequest(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -17,11 +17,7 @@ describe('discovery and OpenAPI', () => {
     await s?.close();
   });
 
-  async function ok(args: string[]): Promise<string> {
-    const r = await s.kubectl(args);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  }
+  const ok = (args: string[]) => s.kubectlOk(args);
 
   test('aggregated discovery: content type, ETag and 304', async () => {
     const r = await s.adminRequest('/apis', { headers: { Accept: KUBECTL_ACCEPT } });

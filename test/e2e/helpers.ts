@@ -20,6 +20,8 @@ export interface KubectlResult {
 export interface TestServer extends Capstan {
   /** Runs kubectl with the admin kubeconfig (or opts.kubeconfig). */
   kubectl(args: readonly string[], opts?: KubectlOptions): Promise<KubectlResult>;
+  /** Runs kubectl, fails the test unless it exits 0 (with its stderr in the message), returns its stdout. */
+  kubectlOk(args: readonly string[], opts?: KubectlOptions): Promise<string>;
   /** Writes a kubeconfig for this server authenticating with a bearer token (or nothing); returns its path. */
   writeKubeconfig(name: string, user: { token?: string; clientCert?: string; clientKey?: string }): Promise<string>;
   /** A raw HTTPS request (HTTP/1.1) trusting the server's CA, optionally with a bearer token or client cert. */
@@ -188,13 +190,20 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
   const kubeconfigFile = join(scratch, 'admin.kubeconfig');
   await writeFile(kubeconfigFile, server.kubeconfig, { mode: 0o600 });
+  const kubectl = (args: readonly string[], opts: KubectlOptions = {}): Promise<KubectlResult> =>
+    runKubectl(opts.kubeconfig ?? kubeconfigFile, args, { input: opts.input, timeoutMs: opts.timeoutMs, cacheDir, env: opts.env });
   return {
     ...server,
     close: async () => {
       await server.close();
       await rm(scratch, { recursive: true, force: true });
     },
-    kubectl: (args, opts = {}) => runKubectl(opts.kubeconfig ?? kubeconfigFile, args, { input: opts.input, timeoutMs: opts.timeoutMs, cacheDir, env: opts.env }),
+    kubectl,
+    async kubectlOk(args, opts) {
+      const r = await kubectl(args, opts);
+      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      return r.stdout;
+    },
     async writeKubeconfig(name, user) {
       const path = join(scratch, `${name}.kubeconfig`);
       await writeFile(path, kubeconfigYaml(server.port, server.caCert, user), { mode: 0o600 });

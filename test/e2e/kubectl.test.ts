@@ -26,11 +26,7 @@ describe('kubectl against Capstan', () => {
     await s?.close();
   });
 
-  async function ok(args: string[], input?: string): Promise<string> {
-    const r = await s.kubectl(args, { input });
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  }
+  const ok = (args: string[], input?: string) => s.kubectlOk(args, { input });
 
   test('api-resources lists every default-enabled 1.31 resource', async () => {
     const out = await ok(['api-resources', '--no-headers']);
