@@ -15,6 +15,7 @@ import { createMemoryStorage } from '../src/storage/memory/memory-storage.ts';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
 import type { Storage } from '../src/storage/types.ts';
 import { benchApply } from './apply.ts';
+import { benchStorage } from './storage.ts';
 import { runLoad } from './load.ts';
 import type { LoadResult, TlsClientOptions } from './load.ts';
 
@@ -237,14 +238,17 @@ async function benchHttp(): Promise<void> {
 }
 
 async function benchStorageOnly(): Promise<void> {
-  process.stdout.write('storage backends, direct calls\n');
+  process.stdout.write('storage backends, direct calls (10,000 objects of 1 KB in 10 prefixes)\n');
   for (const backend of ['memory', 'sqlite'] as const) {
     const scratch = await mkdtemp(join(tmpdir(), 'capstan-bench-raw-'));
     const storage = backend === 'memory' ? createMemoryStorage() : openSqliteStorage(join(scratch, 'raw.db'));
-    const raw = await rawStorage(storage);
-    await storage.close();
-    await rm(scratch, { recursive: true, force: true });
-    row(`direct ${backend}`, `create ${fmt(raw.create)}/s, get ${fmt(raw.get)}/s, range of 10,000 ${fmt(raw.list10k, 1)} ms`, '-', '-');
+    try {
+      const results = await benchStorage(storage, { objects: quick ? 2000 : 10_000 });
+      row(`direct ${backend}`, results.map((r) => `${r.op} ${fmt(r.perSecond)}/s`).join('; '), '-', '-');
+    } finally {
+      await storage.close();
+      await rm(scratch, { recursive: true, force: true });
+    }
   }
 }
 

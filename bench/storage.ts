@@ -1,11 +1,11 @@
 // Micro benchmark of a Storage backend's raw operations, the baseline the HTTP layer is compared with.
-// Library: benchStorage(storage, options). Script: node src/storage/bench.ts [objects] [memory|sqlite ...]
+// Library: benchStorage(storage, options). Script: node bench/storage.ts [objects] [memory|sqlite ...]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Storage } from './types.ts';
-import { createMemoryStorage } from './memory/memory-storage.ts';
-import { openSqliteStorage } from './sqlite/sqlite-storage.ts';
+import type { Storage } from '../src/storage/types.ts';
+import { createMemoryStorage } from '../src/storage/memory/memory-storage.ts';
+import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
 
 export interface StorageBenchOptions {
   /** Objects written (default 10000). */
