@@ -1,4 +1,4 @@
-// dryRun=All on every write verb, and fieldValidation on bodies and patches, over raw HTTPS.
+// dryRun=All on every write verb, fieldValidation on bodies and patches, and PATCH's own rules, over raw HTTPS.
 
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
@@ -118,5 +118,22 @@ describe('dry run and field validation', () => {
     assert.equal(warn.status, 200, warn.body);
     assert.equal(warn.headers.warning, '299 - "unknown field \\"bogus\\""');
     assert.equal(JSON.parse(warn.body).data.k, 'z');
+  });
+
+  test('PATCH: a stale resourceVersion is a conflict, a missing object 404, apply needs a fieldManager', async () => {
+    const stale = await call('PATCH', `${CM}/live`, { metadata: { resourceVersion: '1' }, data: { z: '1' } }, 'application/merge-patch+json');
+    assert.equal(stale.status, 409);
+    assert.equal(JSON.parse(stale.body).message, 'Operation cannot be fulfilled on configmaps "live": the object has been modified; please apply your changes to the latest version and try again');
+    const missing = await call('PATCH', `${CM}/nope`, { data: { z: '1' } }, 'application/merge-patch+json');
+    assert.equal(missing.status, 404);
+    assert.equal(JSON.parse(missing.body).message, 'configmaps "nope" not found');
+    // kube-apiserver answers a missing fieldManager with 422 Invalid on PatchOptions.
+    const noManager = await call('PATCH', `${CM}/live`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: live\n', 'application/apply-patch+yaml');
+    assert.equal(noManager.status, 422);
+    assert.equal(JSON.parse(noManager.body).message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+    // Apply creates what is missing.
+    const created = await call('PATCH', `${CM}/applied?fieldManager=me`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: "1"\n', 'application/apply-patch+yaml');
+    assert.equal(created.status, 201, created.body);
+    assert.deepEqual(JSON.parse(created.body).metadata.managedFields.map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`), ['me/Apply']);
   });
 });
