@@ -8,6 +8,7 @@
 // it), so the file is opened with locking_mode=EXCLUSIVE: a second process fails to open it instead of corrupting
 // the feed. Like etcd's tree index, the set of live keys is also kept in memory, so count() and a page's `remaining`
 // are O(log n) instead of a scan.
+import { closeSync, openSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent } from '../types.ts';
@@ -69,6 +70,15 @@ function historyEvent(row: HistoryRow): StorageEvent {
 }
 
 function openDatabase(path: string): DatabaseSync {
+  // The database holds every object, Secrets included: owner-only, like a private key. SQLite gives its -wal and
+  // -shm files the database file's mode, so creating it 0600 covers them too.
+  if (path !== ':memory:') {
+    try {
+      closeSync(openSync(path, 'wx', 0o600));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
   const db = new DatabaseSync(path);
   try {
     db.exec(sql.PRAGMAS);

@@ -98,3 +98,13 @@ test('sqlite: a second open of the same file fails while the first holds it', as
   assert.equal((await again.get('/k')).kv?.value, 'v');
   await again.close();
 });
+
+test('sqlite: the database and its WAL files are readable by the owner only', async () => {
+  const file = freshFile();
+  const s = openSqliteStorage(file);
+  await s.create('/r/secret', 'value');
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (fs.existsSync(f)) assert.equal(fs.statSync(f).mode & 0o777, 0o600, f);
+  }
+  await s.close();
+});
