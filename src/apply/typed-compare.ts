@@ -5,8 +5,9 @@
 
 import { FieldSet } from './field-set.ts';
 import { fieldElement, serializePathElement, valuesEqual, type PathElement } from './path-element.ts';
-import { DEDUCED, type ListAtom, type MapAtom, type TypeRef } from './schema.ts';
-import { asList, asMap, deduceAtom, handleAtom, listItemPathElement, sameAtom, type Value } from './typed-values.ts';
+import { forEachKey, walkLevel, type LevelRules } from './merging-walk.ts';
+import type { ListAtom, TypeRef } from './schema.ts';
+import { listItemPathElement, type Value } from './typed-values.ts';
 
 export interface Comparison {
   added: FieldSet;
@@ -30,59 +31,20 @@ export function excludeFields(c: Comparison, fields: FieldSet): Comparison {
   };
 }
 
-interface Walker {
-  inLeaf: boolean;
-}
-
 function walk(lhs: Value, rhs: Value, type: TypeRef, path: PathElement[], c: Comparison): void {
   if (lhs === undefined && rhs === undefined) return;
-  const atom = type.atom;
-  const al = deduceAtom(atom, lhs);
-  const ar = deduceAtom(atom, rhs);
-  const main: Walker = { inLeaf: false };
-
-  const doLeaf = (w: Walker) => {
-    if (w.inLeaf) return;
-    w.inLeaf = true;
-    if (lhs === undefined) c.added.insertMut(path);
-    else if (rhs === undefined) c.removed.insertMut(path);
-    else if (!valuesEqual(rhs, lhs)) c.modified.insertMut(path);
+  const rules: LevelRules = {
+    leaf: () => {
+      if (lhs === undefined) c.added.insertMut(path);
+      else if (rhs === undefined) c.removed.insertMut(path);
+      else if (!valuesEqual(rhs, lhs)) c.modified.insertMut(path);
+    },
+    list: (t, l, r) => visitList(t, l, r, path, c),
+    map: (t, l, r) => forEachKey(t, l, r, (key, lv, rv, ft) => walk(lv, rv, ft, [...path, fieldElement(key)], c)),
   };
-  const handler = (w: Walker) => ({
-    scalar: () => doLeaf(w),
-    list: (t: ListAtom) => {
-      const l = asList(lhs);
-      const r = asList(rhs);
-      if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
-        doLeaf(w);
-        return;
-      }
-      visitList(t, l, r, path, c);
-    },
-    map: (t: MapAtom) => {
-      const l = asMap(lhs);
-      const r = asMap(rhs);
-      const lEmpty = !l || Object.keys(l).length === 0;
-      const rEmpty = !r || Object.keys(r).length === 0;
-      if (t.atomic || (lEmpty && rEmpty)) {
-        doLeaf(w);
-        return;
-      }
-      const keys = new Set([...Object.keys(l ?? {}), ...Object.keys(r ?? {})]);
-      for (const key of keys) {
-        const ft = t.fields.get(key)?.type ?? t.elem ?? DEDUCED;
-        walk(l?.[key], r?.[key], ft, [...path, fieldElement(key)], c);
-      }
-    },
-  });
-
-  if (rhs === undefined) handleAtom(al, handler(main));
-  else if (lhs === undefined || sameAtom(al, ar)) handleAtom(ar, handler(main));
-  else {
-    handleAtom(al, handler({ inLeaf: false }));
-    handleAtom(ar, handler(main));
-  }
-  if (!main.inLeaf) {
+  // Comparing keeps no state per handled part, so both sides' parts use the same rules.
+  const inLeaf = walkLevel(lhs, rhs, type, rules, () => rules);
+  if (!inLeaf) {
     if (lhs === undefined) c.added.insertMut(path);
     else if (rhs === undefined) c.removed.insertMut(path);
   }

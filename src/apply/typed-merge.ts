@@ -4,71 +4,36 @@
 // as they are unless the configuration names their key, which then replaces all of them.
 
 import { serializePathElement, type PathElement } from './path-element.ts';
-import { DEDUCED, type ListAtom, type MapAtom, type TypeRef } from './schema.ts';
-import { asList, asMap, deduceAtom, handleAtom, listItemPathElement, sameAtom, type Value, type ValueMap } from './typed-values.ts';
+import { forEachKey, walkLevel, type LevelRules } from './merging-walk.ts';
+import type { ListAtom, TypeRef } from './schema.ts';
+import { listItemPathElement, type Value, type ValueMap } from './typed-values.ts';
 
 /** The merged value; undefined when neither side has one. */
 export function mergeTyped(lhs: Value, rhs: Value, type: TypeRef): Value {
   return walk(lhs, rhs, type);
 }
 
-interface Walker {
-  inLeaf: boolean;
-  out: Value;
-}
-
 function walk(lhs: Value, rhs: Value, type: TypeRef): Value {
   if (lhs === undefined && rhs === undefined) return undefined;
-  const atom = type.atom;
-  const al = deduceAtom(atom, lhs);
-  const ar = deduceAtom(atom, rhs);
-
-  const doLeaf = (w: Walker) => {
-    if (w.inLeaf) return;
-    w.inLeaf = true;
-    w.out = rhs !== undefined ? rhs : lhs;
-  };
-  const handler = (w: Walker) => ({
-    scalar: () => doLeaf(w),
-    list: (t: ListAtom) => {
-      const l = asList(lhs);
-      const r = asList(rhs);
-      if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
-        doLeaf(w);
-        return;
-      }
+  const rulesInto = (w: { out: Value }): LevelRules => ({
+    leaf: () => {
+      w.out = rhs !== undefined ? rhs : lhs;
+    },
+    list: (t, l, r) => {
       const out = mergeList(t, l ?? [], r ?? []);
       if (out.length > 0) w.out = out;
     },
-    map: (t: MapAtom) => {
-      const l = asMap(lhs);
-      const r = asMap(rhs);
-      const lEmpty = !l || Object.keys(l).length === 0;
-      const rEmpty = !r || Object.keys(r).length === 0;
-      if (t.atomic || (lEmpty && rEmpty)) {
-        doLeaf(w);
-        return;
-      }
+    map: (t, l, r) => {
       const out: ValueMap = {};
-      const keys = new Set([...Object.keys(l ?? {}), ...Object.keys(r ?? {})]);
-      for (const key of keys) {
-        const ft = t.fields.get(key)?.type ?? t.elem ?? DEDUCED;
-        const v = walk(l?.[key], r?.[key], ft);
+      forEachKey(t, l, r, (key, lv, rv, ft) => {
+        const v = walk(lv, rv, ft);
         if (v !== undefined) out[key] = v;
-      }
+      });
       if (Object.keys(out).length > 0) w.out = out;
     },
   });
-
-  const main: Walker = { inLeaf: false, out: undefined };
-  // With one side absent the result is the other side, whatever part of the type is handled; handling
-  // only that side keeps free-form (deduced) values from being walked twice per level.
-  if (rhs === undefined) handleAtom(al, handler(main));
-  else if (lhs === undefined || sameAtom(al, ar)) handleAtom(ar, handler(main));
-  else {
-    handleAtom(al, handler({ inLeaf: false, out: undefined }));
-    handleAtom(ar, handler(main));
-  }
+  const main = { out: undefined as Value };
+  walkLevel(lhs, rhs, type, rulesInto(main), () => rulesInto({ out: undefined }));
   return main.out;
 }
 

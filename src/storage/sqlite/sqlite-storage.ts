@@ -145,6 +145,18 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
     return selectNewest.get(key) as NewestRow | undefined;
   }
 
+  /**
+   * The live row of a key and its KeyValue, for a write guarded by expectedModRevision (no guard when undefined);
+   * NotFound or Conflict otherwise. Call inside a transaction.
+   */
+  function guardedRow(key: string, expectedModRevision: number | undefined): { row: NewestRow; current: KeyValue } {
+    const row = newest(key);
+    if (row === undefined || row.deleted === 1) throw keyNotFound(key);
+    const current = rowKv(key, row);
+    if (expectedModRevision !== undefined && row.id !== expectedModRevision) throw revisionConflict(key, expectedModRevision, current);
+    return { row, current };
+  }
+
   /** Appends the row of revision kv.modRevision; call inside a transaction. */
   function appendRow(kv: KeyValue, created: boolean, deleted: boolean, prevRevision: number): void {
     insertRow.run(kv.modRevision, kv.key, created ? 1 : 0, deleted ? 1 : 0, kv.createRevision, prevRevision, kv.value);
@@ -208,10 +220,7 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       checkOpen();
       const rev = revision + 1;
       const prevKv = transaction(() => {
-        const row = newest(key);
-        if (row === undefined || row.deleted === 1) throw keyNotFound(key);
-        const current = rowKv(key, row);
-        if (row.id !== expectedModRevision) throw revisionConflict(key, expectedModRevision, current);
+        const { row, current } = guardedRow(key, expectedModRevision);
         appendRow({ key, value, createRevision: row.create_revision, modRevision: rev }, false, false, row.id);
         return current;
       });
@@ -224,10 +233,7 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       checkOpen();
       const rev = revision + 1;
       const prevKv = transaction(() => {
-        const row = newest(key);
-        if (row === undefined || row.deleted === 1) throw keyNotFound(key);
-        const current = rowKv(key, row);
-        if (expectedModRevision !== undefined && row.id !== expectedModRevision) throw revisionConflict(key, expectedModRevision, current);
+        const { row, current } = guardedRow(key, expectedModRevision);
         appendRow({ key, value: row.value, createRevision: row.create_revision, modRevision: rev }, false, true, row.id);
         return current;
       });

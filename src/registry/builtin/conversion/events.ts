@@ -34,100 +34,72 @@ export function isEventsGroupVersion(apiVersion: unknown): boolean {
   return typeof apiVersion === 'string' && apiVersion.startsWith('events.k8s.io/');
 }
 
-function fromCore(ev: Obj): InternalEvent {
-  return {
-    metadata: ev.metadata as KubeObject['metadata'],
-    involvedObject: ev.involvedObject,
-    reason: ev.reason,
-    message: ev.message,
-    source: ev.source,
-    firstTimestamp: ev.firstTimestamp,
-    lastTimestamp: ev.lastTimestamp,
-    count: ev.count,
-    type: ev.type,
-    eventTime: ev.eventTime,
-    series: ev.series,
-    action: ev.action,
-    related: ev.related,
-    reportingController: ev.reportingComponent,
-    reportingInstance: ev.reportingInstance,
-  };
-}
-
-function fromEventsGroup(ev: Obj): InternalEvent {
-  return {
-    metadata: ev.metadata as KubeObject['metadata'],
-    involvedObject: ev.regarding,
-    reason: ev.reason,
-    message: ev.note,
-    source: ev.deprecatedSource,
-    firstTimestamp: ev.deprecatedFirstTimestamp,
-    lastTimestamp: ev.deprecatedLastTimestamp,
-    count: ev.deprecatedCount,
-    type: ev.type,
-    eventTime: ev.eventTime,
-    series: ev.series,
-    action: ev.action,
-    related: ev.related,
-    reportingController: ev.reportingController,
-    reportingInstance: ev.reportingInstance,
-  };
-}
-
-/** Go's omitempty: drop "", 0, null and undefined; keep anything else. */
-function setOmitEmpty(out: Obj, key: string, v: unknown): void {
-  if (v === undefined || v === null || v === '' || v === 0) return;
-  out[key] = v;
-}
-
+/** Go's omitempty: drop "", 0, null and undefined (undefined here means "not written"). */
+const omitEmpty = (v: unknown): unknown => (v === undefined || v === null || v === '' || v === 0 ? undefined : v);
 const orEmptyObject = (v: unknown): unknown => (v && typeof v === 'object' ? v : {});
 const orNull = (v: unknown): unknown => (v === undefined || v === '' ? null : v);
 const orEmptyString = (v: unknown): unknown => (v === undefined || v === null ? '' : v);
 
-function toCore(e: InternalEvent): KubeObject {
-  const out: Obj = { kind: 'Event', apiVersion: CORE_EVENT_VERSION, metadata: e.metadata };
-  out.involvedObject = orEmptyObject(e.involvedObject);
-  setOmitEmpty(out, 'reason', e.reason);
-  setOmitEmpty(out, 'message', e.message);
-  out.source = orEmptyObject(e.source);
-  out.firstTimestamp = orNull(e.firstTimestamp);
-  out.lastTimestamp = orNull(e.lastTimestamp);
-  setOmitEmpty(out, 'count', e.count);
-  setOmitEmpty(out, 'type', e.type);
-  out.eventTime = orNull(e.eventTime);
-  setOmitEmpty(out, 'series', e.series);
-  setOmitEmpty(out, 'action', e.action);
-  setOmitEmpty(out, 'related', e.related);
-  out.reportingComponent = orEmptyString(e.reportingController);
-  out.reportingInstance = orEmptyString(e.reportingInstance);
-  return out as KubeObject;
+/** A field of one version: its name there, the internal field it carries, and what Go writes for it. */
+type EventField = [name: string, internal: Exclude<keyof InternalEvent, 'metadata'>, write: (v: unknown) => unknown];
+
+/** core v1 Event fields after metadata, in serialization order. */
+const CORE_FIELDS: EventField[] = [
+  ['involvedObject', 'involvedObject', orEmptyObject],
+  ['reason', 'reason', omitEmpty],
+  ['message', 'message', omitEmpty],
+  ['source', 'source', orEmptyObject],
+  ['firstTimestamp', 'firstTimestamp', orNull],
+  ['lastTimestamp', 'lastTimestamp', orNull],
+  ['count', 'count', omitEmpty],
+  ['type', 'type', omitEmpty],
+  ['eventTime', 'eventTime', orNull],
+  ['series', 'series', omitEmpty],
+  ['action', 'action', omitEmpty],
+  ['related', 'related', omitEmpty],
+  ['reportingComponent', 'reportingController', orEmptyString],
+  ['reportingInstance', 'reportingInstance', orEmptyString],
+];
+
+/** events.k8s.io/v1 Event fields after metadata, in serialization order. */
+const EVENTS_GROUP_FIELDS: EventField[] = [
+  ['eventTime', 'eventTime', orNull],
+  ['series', 'series', omitEmpty],
+  ['reportingController', 'reportingController', omitEmpty],
+  ['reportingInstance', 'reportingInstance', omitEmpty],
+  ['action', 'action', omitEmpty],
+  ['reason', 'reason', omitEmpty],
+  ['regarding', 'involvedObject', orEmptyObject],
+  ['related', 'related', omitEmpty],
+  ['note', 'message', omitEmpty],
+  ['type', 'type', omitEmpty],
+  ['deprecatedSource', 'source', orEmptyObject],
+  ['deprecatedFirstTimestamp', 'firstTimestamp', orNull],
+  ['deprecatedLastTimestamp', 'lastTimestamp', orNull],
+  ['deprecatedCount', 'count', omitEmpty],
+];
+
+function toInternal(ev: Obj, fields: EventField[]): InternalEvent {
+  const e = { metadata: ev.metadata } as InternalEvent;
+  for (const [name, internal] of fields) e[internal] = ev[name];
+  return e;
 }
 
-function toEventsGroup(e: InternalEvent, apiVersion: string): KubeObject {
+function fromInternal(e: InternalEvent, apiVersion: string, fields: EventField[]): KubeObject {
   const out: Obj = { kind: 'Event', apiVersion, metadata: e.metadata };
-  out.eventTime = orNull(e.eventTime);
-  setOmitEmpty(out, 'series', e.series);
-  setOmitEmpty(out, 'reportingController', e.reportingController);
-  setOmitEmpty(out, 'reportingInstance', e.reportingInstance);
-  setOmitEmpty(out, 'action', e.action);
-  setOmitEmpty(out, 'reason', e.reason);
-  out.regarding = orEmptyObject(e.involvedObject);
-  setOmitEmpty(out, 'related', e.related);
-  setOmitEmpty(out, 'note', e.message);
-  setOmitEmpty(out, 'type', e.type);
-  out.deprecatedSource = orEmptyObject(e.source);
-  out.deprecatedFirstTimestamp = orNull(e.firstTimestamp);
-  out.deprecatedLastTimestamp = orNull(e.lastTimestamp);
-  setOmitEmpty(out, 'deprecatedCount', e.count);
+  for (const [name, internal, write] of fields) {
+    const v = write(e[internal]);
+    if (v !== undefined) out[name] = v;
+  }
   return out as KubeObject;
 }
 
 /** An Event of either API as `apiVersion` ("v1" or "events.k8s.io/v1") serves it; a new object. */
 export function convertEvent(obj: KubeObject, apiVersion: string): KubeObject {
   const copy = cloneJson(obj) as Obj;
-  const internal = isEventsGroupVersion(obj.apiVersion) ? fromEventsGroup(copy) : fromCore(copy);
+  const internal = toInternal(copy, isEventsGroupVersion(obj.apiVersion) ? EVENTS_GROUP_FIELDS : CORE_FIELDS);
   if (!internal.metadata || typeof internal.metadata !== 'object') internal.metadata = {};
-  return isEventsGroupVersion(apiVersion) ? toEventsGroup(internal, apiVersion) : toCore(internal);
+  return isEventsGroupVersion(apiVersion) ? fromInternal(internal, apiVersion, EVENTS_GROUP_FIELDS) : fromInternal(internal, CORE_EVENT_VERSION, CORE_FIELDS);
 }
 
 /**

@@ -63,20 +63,22 @@ function identifier(name: unknown, selector: unknown): Obj {
   return out;
 }
 
-function target(type: string, value: unknown, averageValue: unknown, averageUtilization: unknown): Obj {
-  const out: Obj = { type };
-  put(out, 'value', value);
-  put(out, 'averageValue', averageValue);
-  put(out, 'averageUtilization', averageUtilization);
-  return out;
-}
-
 function valueStatus(value: unknown, averageValue: unknown, averageUtilization: unknown): Obj {
   const out: Obj = {};
   put(out, 'value', value);
   put(out, 'averageValue', averageValue);
   put(out, 'averageUtilization', averageUtilization);
   return out;
+}
+
+/** A MetricTarget: a MetricValueStatus with its type first. */
+function target(type: string, value: unknown, averageValue: unknown, averageUtilization: unknown): Obj {
+  return { type, ...valueStatus(value, averageValue, averageUtilization) };
+}
+
+/** A containerResource source is a resource source with its container last; the same in every direction. */
+function withContainer(resource: Obj, source: Obj): Obj {
+  return { ...resource, container: source.container ?? '' };
 }
 
 // ---- metric specs: v2 <-> v1 (v2beta1-style) ----
@@ -98,22 +100,8 @@ function metricSpecToV1(m: Obj): Obj {
     put(p, 'selector', metric.selector);
     out.pods = p;
   }
-  if (isObj(m.resource)) {
-    const t = objOf(m.resource.target);
-    const r: Obj = { name: m.resource.name ?? '' };
-    put(r, 'targetAverageUtilization', t.averageUtilization);
-    put(r, 'targetAverageValue', t.averageValue);
-    out.resource = r;
-  }
-  if (isObj(m.containerResource)) {
-    const s = m.containerResource;
-    const t = objOf(s.target);
-    const r: Obj = { name: s.name ?? '' };
-    put(r, 'targetAverageUtilization', t.averageUtilization);
-    put(r, 'targetAverageValue', t.averageValue);
-    r.container = s.container ?? '';
-    out.containerResource = r;
-  }
+  if (isObj(m.resource)) out.resource = resourceSpecToV1(m.resource);
+  if (isObj(m.containerResource)) out.containerResource = withContainer(resourceSpecToV1(m.containerResource), m.containerResource);
   if (isObj(m.external)) {
     const t = objOf(m.external.target);
     const metric = objOf(m.external.metric);
@@ -124,6 +112,14 @@ function metricSpecToV1(m: Obj): Obj {
     out.external = e;
   }
   return out;
+}
+
+function resourceSpecToV1(s: Obj): Obj {
+  const t = objOf(s.target);
+  const r: Obj = { name: s.name ?? '' };
+  put(r, 'targetAverageUtilization', t.averageUtilization);
+  put(r, 'targetAverageValue', t.averageValue);
+  return r;
 }
 
 function metricSpecFromV1(m: Obj): Obj {
@@ -139,18 +135,8 @@ function metricSpecFromV1(m: Obj): Obj {
   if (isObj(m.pods)) {
     out.pods = { metric: identifier(m.pods.metricName, m.pods.selector), target: target('AverageValue', undefined, quantity(m.pods.targetAverageValue), undefined) };
   }
-  if (isObj(m.resource)) {
-    const s = m.resource;
-    const utilization = s.targetAverageUtilization;
-    const type = utilization === undefined || utilization === null ? 'AverageValue' : 'Utilization';
-    out.resource = { name: s.name ?? '', target: target(type, undefined, s.targetAverageValue, utilization) };
-  }
-  if (isObj(m.containerResource)) {
-    const s = m.containerResource;
-    const utilization = s.targetAverageUtilization;
-    const type = utilization === undefined || utilization === null ? 'AverageValue' : 'Utilization';
-    out.containerResource = { name: s.name ?? '', target: target(type, undefined, s.targetAverageValue, utilization), container: s.container ?? '' };
-  }
+  if (isObj(m.resource)) out.resource = resourceSpecFromV1(m.resource);
+  if (isObj(m.containerResource)) out.containerResource = withContainer(resourceSpecFromV1(m.containerResource), m.containerResource);
   if (isObj(m.external)) {
     const s = m.external;
     const type = s.targetValue === undefined || s.targetValue === null ? 'AverageValue' : 'Value';
@@ -159,7 +145,15 @@ function metricSpecFromV1(m: Obj): Obj {
   return out;
 }
 
+function resourceSpecFromV1(s: Obj): Obj {
+  const utilization = s.targetAverageUtilization;
+  const type = utilization === undefined || utilization === null ? 'AverageValue' : 'Utilization';
+  return { name: s.name ?? '', target: target(type, undefined, s.targetAverageValue, utilization) };
+}
+
 // ---- metric statuses: v2 <-> v1 ----
+// Shaped like the spec conversions, but v1's status types hold some quantities by value where the spec types
+// hold pointers: those are written as "0" when unset instead of being left out.
 
 function metricStatusToV1(m: Obj): Obj {
   const out: Obj = { type: m.type ?? '' };
@@ -178,22 +172,8 @@ function metricStatusToV1(m: Obj): Obj {
     put(p, 'selector', metric.selector);
     out.pods = p;
   }
-  if (isObj(m.resource)) {
-    const cur = objOf(m.resource.current);
-    const r: Obj = { name: m.resource.name ?? '' };
-    put(r, 'currentAverageUtilization', cur.averageUtilization);
-    r.currentAverageValue = quantity(cur.averageValue);
-    out.resource = r;
-  }
-  if (isObj(m.containerResource)) {
-    const s = m.containerResource;
-    const cur = objOf(s.current);
-    const r: Obj = { name: s.name ?? '' };
-    put(r, 'currentAverageUtilization', cur.averageUtilization);
-    r.currentAverageValue = quantity(cur.averageValue);
-    r.container = s.container ?? '';
-    out.containerResource = r;
-  }
+  if (isObj(m.resource)) out.resource = resourceStatusToV1(m.resource);
+  if (isObj(m.containerResource)) out.containerResource = withContainer(resourceStatusToV1(m.containerResource), m.containerResource);
   if (isObj(m.external)) {
     const cur = objOf(m.external.current);
     const metric = objOf(m.external.metric);
@@ -204,6 +184,14 @@ function metricStatusToV1(m: Obj): Obj {
     out.external = e;
   }
   return out;
+}
+
+function resourceStatusToV1(s: Obj): Obj {
+  const cur = objOf(s.current);
+  const r: Obj = { name: s.name ?? '' };
+  put(r, 'currentAverageUtilization', cur.averageUtilization);
+  r.currentAverageValue = quantity(cur.averageValue);
+  return r;
 }
 
 function metricStatusFromV1(m: Obj): Obj {
@@ -219,19 +207,17 @@ function metricStatusFromV1(m: Obj): Obj {
   if (isObj(m.pods)) {
     out.pods = { metric: identifier(m.pods.metricName, m.pods.selector), current: valueStatus(undefined, quantity(m.pods.currentAverageValue), undefined) };
   }
-  if (isObj(m.resource)) {
-    const s = m.resource;
-    out.resource = { name: s.name ?? '', current: valueStatus(undefined, quantity(s.currentAverageValue), s.currentAverageUtilization) };
-  }
-  if (isObj(m.containerResource)) {
-    const s = m.containerResource;
-    out.containerResource = { name: s.name ?? '', current: valueStatus(undefined, quantity(s.currentAverageValue), s.currentAverageUtilization), container: s.container ?? '' };
-  }
+  if (isObj(m.resource)) out.resource = resourceStatusFromV1(m.resource);
+  if (isObj(m.containerResource)) out.containerResource = withContainer(resourceStatusFromV1(m.containerResource), m.containerResource);
   if (isObj(m.external)) {
     const s = m.external;
     out.external = { metric: identifier(s.metricName, s.metricSelector), current: valueStatus(quantity(s.currentValue), s.currentAverageValue, undefined) };
   }
   return out;
+}
+
+function resourceStatusFromV1(s: Obj): Obj {
+  return { name: s.name ?? '', current: valueStatus(undefined, quantity(s.currentAverageValue), s.currentAverageUtilization) };
 }
 
 // ---- behavior: v2 <-> the internal type's Go JSON ----
