@@ -4,7 +4,6 @@ import { FlagError, formatFlagUsage } from './flags.ts';
 import { FLAGS, parseCommandLine } from './options.ts';
 import type { CliCommand } from './options.ts';
 import { ConfigError, startCapstan } from './start.ts';
-import type { CapstanOptions } from './start.ts';
 
 const USAGE = `Capstan: a Kubernetes API server (kube-apiserver v1.31 work-alike).
 
@@ -20,8 +19,7 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-/** `overrides` lets tests swap in an API or storage; the command itself passes none. */
-export async function main(argv: readonly string[], overrides: Partial<CapstanOptions> = {}): Promise<void> {
+export async function main(argv: readonly string[]): Promise<void> {
   let command: CliCommand;
   try {
     command = parseCommandLine(argv);
@@ -40,7 +38,7 @@ export async function main(argv: readonly string[], overrides: Partial<CapstanOp
 
   let server;
   try {
-    server = await startCapstan({ ...command.options, ...overrides });
+    server = await startCapstan(command.options);
   } catch (e) {
     fail((e as Error).message, e instanceof ConfigError ? 2 : 1);
   }

@@ -2,29 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../apis/errors.ts';
 import type { KubeList, KubeObject, PrinterColumn, ResourceDefinition } from '../registry/types.ts';
+import { definition as testDefinition } from '../registry/store-testing.ts';
 import { parseTableOptions, toPartialObjectMetadata, toPartialObjectMetadataList, toTable } from './table.ts';
 
 function definition(printerColumns: PrinterColumn[], custom = false): ResourceDefinition {
-  return {
-    group: custom ? 'stable.example.com' : '',
-    version: 'v1',
-    resource: custom ? 'crontabs' : 'configmaps',
-    singularName: custom ? 'crontab' : 'configmap',
-    kind: custom ? 'CronTab' : 'ConfigMap',
-    listKind: custom ? 'CronTabList' : 'ConfigMapList',
-    namespaced: true,
-    verbs: ['get', 'list'],
-    shortNames: [],
-    categories: [],
-    subresources: [],
-    storagePrefix: '/registry/configmaps',
-    schema: { type: 'object' },
-    resolveRef: () => undefined,
-    strategy: {},
-    printerColumns,
-    selectableFields: {},
-    custom,
-  };
+  return custom
+    ? testDefinition({ group: 'stable.example.com', version: 'v1', resource: 'crontabs', kind: 'CronTab', printerColumns, custom })
+    : testDefinition({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', printerColumns });
 }
 
 const cm = (name: string, ts = '2024-05-01T10:00:00Z'): KubeObject => ({ metadata: { name, namespace: 'default', creationTimestamp: ts, resourceVersion: '7', labels: { a: 'b' } }, data: { k: 'v' } });

@@ -1,31 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError, type Status } from '../apis/errors.ts';
-import { schemaByName } from '../apis/model.ts';
+import { resourceFacts } from '../apis/model.ts';
+import { builtinDefinition } from '../registry/registry.ts';
+import { definition as testDefinition } from '../registry/store-testing.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
 import { acceptedPatchMediaTypes, applyPatch, type ApplyPatchOptions, type PatchType } from './apply-patch.ts';
 
 function definition(custom: boolean): ResourceDefinition {
-  return {
-    group: custom ? 'example.com' : '',
-    version: 'v1',
-    resource: custom ? 'widgets' : 'pods',
-    singularName: custom ? 'widget' : 'pod',
-    kind: custom ? 'Widget' : 'Pod',
-    listKind: custom ? 'WidgetList' : 'PodList',
-    namespaced: true,
-    verbs: ['get', 'patch'],
-    shortNames: [],
-    categories: [],
-    subresources: [],
-    storagePrefix: custom ? '/registry/example.com/widgets' : '/registry/pods',
-    schema: custom ? { type: 'object', preserveUnknownFields: true } : { ref: 'io.k8s.api.core.v1.Pod' },
-    resolveRef: (ref) => (custom ? undefined : schemaByName(ref)),
-    strategy: {},
-    printerColumns: [],
-    selectableFields: {},
-    custom,
-  };
+  if (!custom) return builtinDefinition(resourceFacts('', 'v1', 'pods')!);
+  return testDefinition({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', schema: { type: 'object', preserveUnknownFields: true }, custom: true });
 }
 
 const POD_DEF = definition(false);

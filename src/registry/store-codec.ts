@@ -71,6 +71,17 @@ export function decodeFromStorage(kv: KeyValue, revision = kv.modRevision): Kube
 }
 
 /**
+ * The object a write just stored, as reading kv back would give it, without parsing kv.value again: the stored form
+ * has no resourceVersion or selfLink, and the revision becomes the resourceVersion. A definition stored in another
+ * version reads back through its conversion.
+ */
+export function writtenObject(obj: KubeObject, kv: KeyValue, def: ConversionTarget): KubeObject {
+  if (convertsOnRead(def)) return convertToVersion(decodeFromStorage(kv), def);
+  const { selfLink: _selfLink, ...meta } = obj.metadata ?? {};
+  return convertToVersion(inKubeOrder({ ...obj, metadata: { ...meta, resourceVersion: String(kv.modRevision) } }), def);
+}
+
+/**
  * The object as the given version serves it: through the definition's convert when it has one, else by
  * rewriting apiVersion (a shallow copy). The input is never changed.
  */

@@ -5,7 +5,7 @@
 import { badRequest, conflict, notFound, type GroupKind, type GroupResource } from '../apis/errors.ts';
 import { namespacePrefix, objectKey } from '../storage/keys.ts';
 import { StorageError, type KeyValue, type Storage } from '../storage/types.ts';
-import { decodeFromStorage, encodeForStorage, inKubeOrder, sameStoredContent } from './store-codec.ts';
+import { decodeFromStorage, encodeForStorage, inKubeOrder, sameStoredContent, writtenObject } from './store-codec.ts';
 import { tooLargeResourceVersion } from './store-errors.ts';
 import { createStoreCacher, type StoreCacher, type WatchCacheOptions } from './store-cache.ts';
 import type { KubeObject, ResourceDefinition, Strategy } from './types.ts';
@@ -121,7 +121,7 @@ export async function guaranteedUpdate(
     // The mutation works on its own copy; `current` stays the reference for "did anything change".
     const next = await mutate({ kv: current.kv, object: decodeFromStorage(current.kv) });
     if (next === 'unchanged' || sameStoredContent(next, current.object)) {
-      return { object: decodeFromStorage(current.kv), written: false };
+      return { object: current.object, written: false };
     }
     if (dryRun) {
       next.metadata.resourceVersion = String(current.kv.modRevision);
@@ -129,7 +129,7 @@ export async function guaranteedUpdate(
     }
     try {
       const kv = await core.storage.update(key, encodeForStorage(next, core.definition), current.kv.modRevision);
-      return { object: decodeFromStorage(kv), written: true };
+      return { object: writtenObject(next, kv, core.definition), written: true };
     } catch (e) {
       if (e instanceof StorageError && (e.code === 'Conflict' || e.code === 'NotFound')) continue;
       throw e;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, invalid, isStatusError, notFound, StatusError } from '../apis/errors.ts';
 import { StorageError } from '../storage/types.ts';
 import { generateName } from './names.ts';
-import { apiVersionOf, convertToVersion, decodeFromStorage, encodeForStorage, inKubeOrder, rfc3339, sameStoredContent, specChanged } from './store-codec.ts';
+import { apiVersionOf, convertToVersion, decodeFromStorage, encodeForStorage, inKubeOrder, rfc3339, sameStoredContent, specChanged, writtenObject } from './store-codec.ts';
 import { createCore, keyFor, readCurrent, type StoreCore, type StoreOptions } from './store-core.ts';
 import { deleteObject } from './store-delete.ts';
 import { generateNameConflict, parseResourceVersion } from './store-errors.ts';
@@ -17,7 +17,6 @@ import { getObject, listObjects } from './store-read.ts';
 import { openWatch } from './store-watch.ts';
 import type {
   DeleteOptions,
-  GetOptions,
   KubeList,
   KubeObject,
   ListOptions,
@@ -164,7 +163,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   }
   try {
     const kv = await core.storage.create(key, encodeForStorage(obj, def));
-    return convertToVersion(decodeFromStorage(kv), def);
+    return writtenObject(obj, kv, def);
   } catch (e) {
     if (e instanceof StorageError && e.code === 'KeyExists') {
       const existing = await readCurrent(core, key);
@@ -369,7 +368,7 @@ async function updateAttempts(
     }
     try {
       const kv = await core.storage.update(key, encodeForStorage(next, def), current.kv.modRevision);
-      return { object: convertToVersion(decodeFromStorage(kv), def), created: false };
+      return { object: writtenObject(next, kv, def), created: false };
     } catch (e) {
       if (e instanceof StorageError && (e.code === 'Conflict' || e.code === 'NotFound')) continue;
       throw e;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCapstan } from '../../src/index.ts';
 import type { Capstan, CapstanOptions } from '../../src/index.ts';
-import type { ApiServer, ApiServerOptions } from '../../src/server/types.ts';
+import type { ApiServer } from '../../src/server/types.ts';
 import { createLogger, silentLogger } from '../../src/server/log.ts';
 
 export interface KubectlResult {
@@ -130,7 +130,7 @@ export function rawRequest(port: number, caPem: string, path: string, opts: RawR
   });
 }
 
-/** An API that answers every request with what it was given (for server-layer tests before the real API). */
+/** A stand-in API answering every request with what it was given: the base for fault-injection tests of the server layer. */
 export function echoApi(): ApiServer {
   return {
     readyChecks: [],
@@ -143,30 +143,6 @@ export function echoApi(): ApiServer {
       res.end(body);
     },
   };
-}
-
-// Specifiers in variables: these modules are being written in parallel and may not exist yet.
-const API_SERVER_MODULE = '../../src/endpoints/api-server.ts';
-const OPEN_STORAGE_MODULE = '../../src/storage/open.ts';
-
-/** The real createApiServer when src/endpoints/api-server.ts exists, else undefined. */
-export async function realCreateApi(): Promise<((o: ApiServerOptions) => ApiServer | Promise<ApiServer>) | undefined> {
-  try {
-    const m = (await import(API_SERVER_MODULE)) as { createApiServer?: (o: ApiServerOptions) => ApiServer | Promise<ApiServer> };
-    return typeof m.createApiServer === 'function' ? m.createApiServer : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** True when src/storage/open.ts implements openStorage (else tests pass their own opener). */
-export async function realOpenStorageAvailable(): Promise<boolean> {
-  try {
-    const m = (await import(OPEN_STORAGE_MODULE)) as { openStorage?: unknown };
-    return typeof m.openStorage === 'function';
-  } catch {
-    return false;
-  }
 }
 
 export interface TestServerOptions extends CapstanOptions {

@@ -73,3 +73,13 @@ test('names: RBAC uses path segments, namespaces DNS labels, the rest DNS subdom
   assert.equal(nameErrors('', 'serviceaccounts', 'system:x'), 1);
   assert.equal(nameErrors('coordination.k8s.io', 'leases', 'kube-scheduler'), 0);
 });
+
+test('storage classes print their own Name cell, marking the default class as kube does', () => {
+  const columns = builtinTypeFacts('storage.k8s.io', 'storageclasses').printerColumns;
+  assert.deepEqual(columns.map((c) => c.name), ['Name', 'Provisioner', 'ReclaimPolicy', 'VolumeBindingMode', 'AllowVolumeExpansion', 'Age']);
+  assert.equal(columns[0].format, 'name');
+  const sc = (annotations: Record<string, string>): KubeObject => ({ metadata: { name: 'standard', annotations }, provisioner: 'p' });
+  assert.equal(columns[0].cell(sc({ 'storageclass.kubernetes.io/is-default-class': 'true' })), 'standard (default)');
+  assert.equal(columns[0].cell(sc({ 'storageclass.beta.kubernetes.io/is-default-class': 'true' })), 'standard (default)');
+  assert.equal(columns[0].cell(sc({})), 'standard');
+});

@@ -172,6 +172,8 @@ export const OTHER_PRINTERS: Readonly<Record<string, () => PrinterColumn[]>> = {
   'rbac.authorization.k8s.io/clusterrolebindings': bindingColumns,
   'coordination.k8s.io/leases': () => [column('Holder', 'string', 'The current holder of the lease.', (o) => strAt(o, 'spec', 'holderIdentity')), ageColumn],
   'storage.k8s.io/storageclasses': () => [
+    // kube marks the default class in the name cell itself.
+    column('Name', 'string', 'The name of the storage class; "(default)" marks the default one.', storageClassName, 0, 'name'),
     column('Provisioner', 'string', 'The volume provisioner.', (o) => strAt(o, 'provisioner')),
     column('ReclaimPolicy', 'string', 'What happens to released volumes.', (o) => strAt(o, 'reclaimPolicy') || 'Delete'),
     column('VolumeBindingMode', 'string', 'When volumes are bound.', (o) => strAt(o, 'volumeBindingMode') || 'Immediate'),
