@@ -12,6 +12,8 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
+import type { CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
+import { installCrds, type CrdSource, type InstallCrdsOptions } from '../testing/install-crds.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import type { Listener } from '../server/listen.ts';
@@ -78,6 +80,11 @@ export interface Capstan {
   readonly clientCert: string;
   readonly clientKey: string;
   readonly dataDir: string;
+  /**
+   * Creates (or updates) CustomResourceDefinitions from YAML/JSON files, directories of them, or objects, and
+   * resolves once every one is Established and served (envtest's CRDInstallOptions).
+   */
+  installCRDs(sources: CrdSource | readonly CrdSource[], options?: InstallCrdsOptions): Promise<CustomResourceDefinition[]>;
   /** Graceful stop: listeners, API, storage; removes the data dir when it was a temp dir made by startCapstan. */
   close(): Promise<void>;
 }
@@ -343,6 +350,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       clientCert: pki.admin.certPem,
       clientKey: pki.admin.keyPem,
       dataDir,
+      installCRDs: (sources, installOptions) => installCrds(registry, sources, installOptions),
       close: () =>
         (closing ??= (async () => {
           shuttingDown = true;

@@ -18,6 +18,8 @@ import { jsonEqual } from '../registry/store-codec.ts';
 import { startWorkQueue, type WorkQueue } from './work-queue.ts';
 
 export interface CrdController {
+  /** Resolves once the CRDs stored at start are served. */
+  synced(): Promise<void>;
   /** Resolves once every CRD event seen so far is processed (tests; installCRDs waits on conditions instead). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -274,8 +276,17 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
   }
 
   const queue: WorkQueue = startWorkQueue({ store: crdStore, context: ctx, sync, retryMs });
+  // CRDs already stored (a restart) are served before start-up completes, as kube's crd-informer-synced check waits.
+  const initial = crdStore()
+    ?.list(ctx, {})
+    .then(async (list) => {
+      for (const item of list.items) await sync(item.metadata.name ?? '').catch(() => queue.enqueue(item.metadata.name ?? '', retryMs));
+    });
 
   return {
+    synced: async () => {
+      await initial;
+    },
     idle: () => queue.idle(),
     async stop() {
       await queue.stop();

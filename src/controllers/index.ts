@@ -28,6 +28,7 @@ export interface ControlPlane {
 export async function startControlPlane(registry: RegistryHandle, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   await ensureSystemNamespaces(registry);
   const crds: CrdController = startCrdController(registry, { retryMs: options.crdRetryMs });
+  await crds.synced();
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
   return {
