@@ -1,20 +1,6 @@
-// PLACEHOLDER until the crd-schema branch lands (its files replace this one).
-import type { FieldError } from '../../../apis/errors.ts';
-import type { SchemaNode } from '../../../apis/model-types.ts';
-import type { JSONSchemaProps } from '../json-schema-props.ts';
+// The CRD schema library: write-time checks of a version's openAPIV3Schema, and the compiled form custom
+// resource requests use (validation, pruning, defaulting, the SchemaNode view).
 
-export interface CrdSchemaOptions {
-  requireStructural: boolean;
-}
-export function validateCrdSchema(_schema: JSONSchemaProps | undefined, _fieldPath: string, _opts: CrdSchemaOptions): FieldError[] {
-  return [];
-}
-export interface CompiledSchema {
-  validate(obj: unknown): FieldError[];
-  prune(obj: unknown): string[];
-  applyDefaults(obj: unknown): void;
-  readonly node: SchemaNode;
-}
-export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
-  return { validate: () => [], prune: () => [], applyDefaults: () => {}, node: schema as SchemaNode };
-}
+export { compileSchema, type CompiledSchema } from './compile.ts';
+export type { CompiledNode } from './compiled-node.ts';
+export { validateCrdSchema, type CrdSchemaOptions } from './crd-schema-validation.ts';
