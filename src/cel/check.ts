@@ -27,6 +27,9 @@ const DOUBLE: DeclType = { kind: 'double' };
 const STRING: DeclType = { kind: 'string' };
 const LIST_DYN: DeclType = { kind: 'list', elem: DYN };
 
+/** Type denotations usable as values (`type(x) == int`). */
+const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'optional_type']);
+
 const boolFunctions = new Set([
   '_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '!_', '@in', '_&&_', '_||_', '@not_strictly_false', 'has',
   'contains', 'startsWith', 'endsWith', 'matches', 'isSorted', 'isURL', 'isQuantity', 'hasValue', 'isGreaterThan',
@@ -126,6 +129,9 @@ export function checkExpression(
           used.add(name);
           return variables[name];
         }
+        if (TYPE_NAMES.has(name)) return DYN;
+        // the first part of a qualified variable (`a` of a declared `a.b.c`) or type name (`google.protobuf.Duration`)
+        if (name === 'google' || Object.keys(variables).some((v) => v.startsWith(`${name}.`))) return DYN;
         throw new Issue(pos(e), `undeclared reference to '${name}' (in container '')`);
       }
       case 'selectExpr': {

@@ -43,7 +43,11 @@ export function maxElements(t: DeclType): number {
   }
 }
 
-const traversing = new Set(['contains', 'startsWith', 'endsWith', 'matches', 'find', 'findAll', 'lowerAscii', 'upperAscii', 'replace', 'split', 'join', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'format', 'strings.quote', '_+_', '@in', '_==_', '_!=_', 'isSorted', 'sum', 'min', 'max', 'url', 'isURL', 'quantity', 'isQuantity']);
+// cel-go's shapes: comparisons traverse the smaller operand, contains the product of both sizes, prefix checks the
+// prefix, regexes the text times a quarter of the pattern, the other string and list functions their operands.
+const comparing = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
+const regexMatching = new Set(['matches', 'find', 'findAll']);
+const traversing = new Set(['lowerAscii', 'upperAscii', 'replace', 'split', 'join', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'format', 'strings.quote', '_+_', '@in', 'isSorted', 'sum', 'min', 'max', 'url', 'isURL', 'quantity', 'isQuantity']);
 
 export function estimateCost(info: CheckedInfo): number {
   const size = (e: Expr | undefined): number => {
@@ -75,8 +79,12 @@ export function estimateCost(info: CheckedInfo): number {
         let s = parts.reduce((acc, x) => acc + cost(x), 0);
         if (c.function === '_&&_' || c.function === '_||_') return s;
         s += 1;
-        if (traversing.has(c.function)) s += Math.ceil(parts.reduce((acc, x) => acc + size(x), 0) * 0.1);
-        if (c.function === 'matches' || c.function === 'find' || c.function === 'findAll') s += Math.ceil(size(parts[0]) * size(parts[1]) * 0.1);
+        const sizes = parts.map(size);
+        if (comparing.has(c.function)) s += Math.ceil(Math.min(...sizes) * 0.1);
+        else if (c.function === 'contains') s += Math.ceil(sizes[0] * (sizes[1] ?? 0) * 0.1);
+        else if (c.function === 'startsWith' || c.function === 'endsWith') s += Math.ceil((sizes[1] ?? 0) * 0.1);
+        else if (regexMatching.has(c.function)) s += Math.ceil(sizes[0] * 0.1 * Math.max(1, (sizes[1] ?? 0) * 0.25));
+        else if (traversing.has(c.function)) s += Math.ceil(sizes.reduce((acc, x) => acc + x, 0) * 0.1);
         return s;
       }
       case 'comprehensionExpr': {

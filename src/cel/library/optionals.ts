@@ -22,6 +22,10 @@ export class OptionalValue extends OpaqueValue {
   protected override select(key: unknown): CelValue {
     return selectOptional(this, key) as unknown as CelValue;
   }
+  /** has(opt.f): the optional has a value and that value has the field. */
+  override has(key: unknown): boolean {
+    return selectOptional(this, key).value !== undefined;
+  }
 }
 
 export const NONE = new OptionalValue(undefined);
