@@ -302,6 +302,128 @@ describe('CRD lifecycle', () => {
   });
 });
 
+const DATABASE_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'databases.db.example.com' },
+  spec: {
+    group: 'db.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'databases', kind: 'Database' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['engine'],
+                'x-kubernetes-validations': [
+                  { rule: 'self.minReplicas <= self.replicas', message: 'replicas must be at least minReplicas' },
+                  { rule: "self.engine != 'mysql' || self.version.startsWith('8')", messageExpression: "'mysql needs version 8, got ' + self.version", reason: 'FieldValueForbidden', fieldPath: '.version' },
+                ],
+                properties: {
+                  engine: { type: 'string', enum: ['postgres', 'mysql'] },
+                  version: { type: 'string', default: '16', pattern: '^[0-9]+(\\.[0-9]+)*$' },
+                  replicas: { type: 'integer', minimum: 1, maximum: 9, default: 1 },
+                  minReplicas: { type: 'integer', default: 1 },
+                  storage: { 'x-kubernetes-int-or-string': true },
+                  tags: { type: 'array', maxItems: 2, items: { type: 'string', maxLength: 5 } },
+                  extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                  immutable: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'is immutable' }] },
+                },
+              },
+              status: { type: 'object', properties: { phase: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+function database(name: string, spec: Record<string, unknown>): string {
+  return JSON.stringify({ apiVersion: 'db.example.com/v1', kind: 'Database', metadata: { name }, spec });
+}
+
+describe('custom resource validation, pruning, defaulting and CEL rules', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(DATABASE_CRD) });
+    await s.kubectlOk(['wait', '--for=condition=established', 'crd/databases.db.example.com', '--timeout=10s']);
+  });
+  after(async () => s.close());
+
+  test('schema violations are one 422 with kube messages and paths; nothing is stored', async () => {
+    const r = await s.kubectl(['create', '-f', '-'], { input: database('bad', { engine: 'oracle', replicas: 12, tags: ['a', 'toolongtag', 'c'], version: 'x.y' }) });
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr,
+      'The Database "bad" is invalid: \n' +
+        '* spec.engine: Unsupported value: "oracle": supported values: "postgres", "mysql"\n' +
+        '* spec.replicas: Invalid value: 12: spec.replicas in body should be less than or equal to 9\n' +
+        '* spec.tags[1]: Too long: may not be longer than 5\n' +
+        '* spec.tags: Too many: 3: must have at most 2 items\n' +
+        `* spec.version: Invalid value: "x.y": spec.version in body should match '^[0-9]+(\\.[0-9]+)*$'\n`,
+    );
+    assert.equal((await s.kubectl(['get', 'database', 'bad'])).code, 1);
+  });
+
+  test('CEL rules: message, messageExpression, reason and fieldPath as kube renders them', async () => {
+    const r = await s.kubectl(['create', '-f', '-'], { input: database('cel', { engine: 'mysql', version: '5.7', minReplicas: 3, replicas: 2 }) });
+    assert.equal(r.stderr, 'The Database "cel" is invalid: \n* spec: Invalid value: "object": replicas must be at least minReplicas\n* spec.version: Forbidden: mysql needs version 8, got 5.7\n');
+  });
+
+  test('a type error stops the CEL rules with kube\'s note', async () => {
+    const r = await s.kubectl(['create', '-f', '-'], { input: database('typed', { engine: 'postgres', replicas: 'two' }) });
+    assert.equal(
+      r.stderr,
+      'The Database "typed" is invalid: \n' +
+        '* spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"\n' +
+        '* <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation\n',
+    );
+  });
+
+  test('unknown fields are pruned (and reported under fieldValidation), preserved where the schema says, defaults filled', async () => {
+    const warned = await s.kubectl(['create', '--validate=warn', '-f', '-'], { input: database('d', { engine: 'postgres', unknown: 1, extra: { anything: { goes: true } }, storage: '10Gi', immutable: 'a' }) });
+    assert.equal(warned.code, 0, warned.stderr);
+    assert.match(warned.stderr, /Warning: unknown field "spec.unknown"/);
+    const obj = JSON.parse(await s.kubectlOk(['get', 'database', 'd', '-o', 'json']));
+    assert.deepEqual(obj.spec, { engine: 'postgres', extra: { anything: { goes: true } }, immutable: 'a', minReplicas: 1, replicas: 1, storage: '10Gi', version: '16' });
+    const strict = await s.kubectl(['create', '-f', '-'], { input: database('strict', { engine: 'postgres', unknown: 1 }) });
+    assert.match(strict.stderr, /Database in version "v1" cannot be handled as a Database: strict decoding error: unknown field "spec.unknown"/);
+  });
+
+  test('transition rules compare with the stored object (oldSelf) on update', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: database('t', { engine: 'postgres', immutable: 'a' }) });
+    const r = await s.kubectl(['patch', 'database', 't', '--type=merge', '-p', '{"spec":{"immutable":"b"}}']);
+    assert.equal(r.stderr, 'The Database "t" is invalid: spec.immutable: Invalid value: "string": is immutable\n');
+    await s.kubectlOk(['patch', 'database', 't', '--type=merge', '-p', '{"spec":{"replicas":3}}']);
+  });
+
+  test('a CRD whose rule does not compile or whose schema is not structural is refused; the server stays up', async () => {
+    const bad = structuredClone(DATABASE_CRD) as typeof DATABASE_CRD & { metadata: { name: string } };
+    bad.metadata.name = 'broken.db.example.com';
+    (bad.spec as Record<string, unknown>).names = { plural: 'broken', kind: 'Broken' };
+    const spec = bad.spec.versions[0].schema.openAPIV3Schema.properties.spec as Record<string, unknown>;
+    spec['x-kubernetes-validations'] = [{ rule: 'self.nope >' }];
+    (spec.properties as Record<string, unknown>).untyped = { description: 'no type' };
+    const r = await s.kubectl(['create', '-f', '-'], { input: JSON.stringify(bad) });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /spec.validation.openAPIV3Schema.properties\[spec\].properties\[untyped\].type: Required value: must not be empty for specified object fields/);
+    spec.properties = DATABASE_CRD.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    const r2 = await s.kubectl(['create', '-f', '-'], { input: JSON.stringify(bad) });
+    assert.match(r2.stderr, /spec.validation.openAPIV3Schema.properties\[spec\].x-kubernetes-validations\[0\].rule: Invalid value: .*compilation failed/);
+    assert.equal((await s.adminRequest('/readyz')).status, 200);
+  });
+});
+
 describe('installCRDs and restarts', () => {
   test('installCRDs applies a directory of CRDs and resolves once they are Established; a restart on sqlite serves them again', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'capstan-crds-'));

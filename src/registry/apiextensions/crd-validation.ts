@@ -18,15 +18,6 @@ const PRINTER_COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 
 const ACCEPTED_CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const MAX_SELECTABLE_FIELDS = 8;
 const API_APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
-// Fields kube allows at the root of a schema when the status subresource is on (allowedFieldsAtRootSchema).
-const ALLOWED_AT_ROOT_WITH_STATUS = new Set([
-  'description', 'type', 'format', 'title', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength',
-  'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'required', 'items', 'properties', 'externalDocs', 'example',
-  'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations',
-]);
-const ROOT_FIELDS_GO_NAMES =
-  '[Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations]';
-
 interface Options {
   /** An existing CRD's schema that is not structural is not held to the rule on update (kube's ratchet). */
   requireStructural: boolean;
@@ -124,36 +115,12 @@ function validateSelectableFields(fields: readonly CrdSelectableField[], schema:
   return errs;
 }
 
-/** The root of a schema with the status subresource on: type object only, and a fixed set of fields. */
-function validateSchemaRoot(schema: JSONSchemaProps, statusEnabled: boolean, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (statusEnabled) {
-    for (const [key, value] of Object.entries(schema)) {
-      if (value === undefined || value === null || value === false || value === '' || (Array.isArray(value) && value.length === 0)) continue;
-      if (key === 'type') {
-        if (value !== 'object') {
-          errs.push(fieldErrors.invalid(`${path}.openAPIV3Schema.type`, value, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
-          break;
-        }
-        continue;
-      }
-      if (!ALLOWED_AT_ROOT_WITH_STATUS.has(key)) {
-        errs.push(fieldErrors.invalid(`${path}.openAPIV3Schema`, schema, `only ${ROOT_FIELDS_GO_NAMES} fields are allowed at the root of the schema if the status subresource is enabled`));
-        break;
-      }
-    }
-  }
-  if (schema.nullable) errs.push(fieldErrors.forbidden(`${path}.openAPIV3Schema.nullable`, 'nullable cannot be true at the root'));
-  return errs;
-}
-
 /** validateCustomResourceDefinitionValidation for one schema at `path` (".../validation" or ".../schema"). */
 function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: boolean, opts: Options, path: string): FieldError[] {
   if (!schema) return [];
-  const errs = validateSchemaRoot(schema, statusEnabled, path);
-  const schemaOptions: CrdSchemaOptions = { requireStructural: opts.requireStructural };
+  const schemaOptions: CrdSchemaOptions = { requireStructural: opts.requireStructural, statusSubresource: statusEnabled };
   const schemaErrs = validateCrdSchema(schema, `${path}.openAPIV3Schema`, schemaOptions);
-  errs.push(...schemaErrs);
+  const errs = [...schemaErrs];
   // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition).
   if (schemaErrs.length === 0) errs.push(...compileValidationRules(schema, `${path}.openAPIV3Schema`).errors);
   return errs;
