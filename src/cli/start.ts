@@ -27,6 +27,10 @@ import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import type { OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
 import { resolveFeatureGates } from './feature-gates.ts';
+import { buildChain, enabledPlugins, readAdmissionConfigFile, validatePluginFlags } from '../admission/plugin-set.ts';
+import { PLUGIN_FACTORIES } from '../admission/plugins/index.ts';
+import { closeWebhookAgents } from '../admission/webhook/client.ts';
+import type { InProcessAdmission } from '../admission/webhook/in-process.ts';
 import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 
 export interface CapstanOptions {
@@ -63,6 +67,17 @@ export interface CapstanOptions {
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** --enable-admission-plugins: plugins on besides kube's default set (names as kube-apiserver 1.31). */
+  enableAdmissionPlugins?: string[];
+  /** --disable-admission-plugins: plugins of the default set to turn off. */
+  disableAdmissionPlugins?: string[];
+  /** --admission-control-config-file: an AdmissionConfiguration with per-plugin configuration. */
+  admissionControlConfigFile?: string;
+  /**
+   * In-process admission for tests: functions that receive the AdmissionRequest and answer as a webhook would
+   * (`mutate` runs after the mutating webhooks, `validate` with the validating webhooks).
+   */
+  admission?: InProcessAdmission;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
   watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
 }
@@ -103,6 +118,10 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const factories = { ...builtinAuthorizerFactories, ...options.authorizers };
   const modeErrors = validateAuthorizationModes(modes, Object.keys(factories));
   if (modeErrors.length > 0) throw new ConfigError(modeErrors.length === 1 ? modeErrors[0] : `[${modeErrors.join(', ')}]`);
+  const enablePlugins = options.enableAdmissionPlugins ?? [];
+  const disablePlugins = options.disableAdmissionPlugins ?? [];
+  const pluginErrors = validatePluginFlags(enablePlugins, disablePlugins);
+  if (pluginErrors.length > 0) throw new ConfigError(pluginErrors.length === 1 ? pluginErrors[0] : `[${pluginErrors.join(', ')}]`);
   let featureGates: Record<string, boolean>;
   try {
     featureGates = resolveFeatureGates(options.featureGates ?? {});
@@ -131,6 +150,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   return {
     modes,
     factories,
+    admissionPlugins: enabledPlugins(enablePlugins, disablePlugins),
     featureGates,
     anonymous,
     port,
@@ -270,6 +290,11 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     });
     cleanups.push(() => registry.close());
     authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry });
+    const admissionConfigs = options.admissionControlConfigFile
+      ? await readAdmissionConfigFile(options.admissionControlConfigFile).catch((e: Error) => Promise.reject(new ConfigError(`failed to read plugin config: ${e.message}`)))
+      : undefined;
+    const admission = await buildChain(cfg.admissionPlugins, PLUGIN_FACTORIES, { registry, authorizer, inProcess: options.admission }, admissionConfigs);
+    cleanups.push(async () => closeWebhookAgents());
 
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
@@ -291,6 +316,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       postStartChecks: [namespacesReady],
       logger: log,
       dataDir,
+      admission,
     });
     cleanups.push(() => api.close());
 

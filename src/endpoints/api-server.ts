@@ -32,6 +32,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     watchListEnabled: options.featureGates.WatchList === true,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
+    admission: options.admission,
   };
   const handle = createRequestHandler(deps, [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)]);
   return {

@@ -1,0 +1,12 @@
+// The implemented admission plugins by kube name. Registered names without an entry (ALL_ORDERED_PLUGINS) are
+// accepted by the flags and do nothing: they act on nodes, kubelets or objects Capstan does not run.
+
+import type { PluginFactory } from '../plugin-set.ts';
+import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugins.ts';
+
+export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
+  NamespaceLifecycle: ({ registry }) => namespaceLifecycle(registry),
+  MutatingAdmissionWebhook: mutatingWebhookPlugin,
+  ValidatingAdmissionWebhook: validatingWebhookPlugin,
+};
