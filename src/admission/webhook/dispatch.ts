@@ -149,7 +149,8 @@ function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: 
   const def = deps.registry.lookup(inv.resource.group, inv.resource.version, inv.resource.resource);
   if (def && a.subResource !== 'scale') {
     const check = checkAgainstSchema(patched, def);
-    if (check.fatal) throw internalError(new Error(check.fatal.message));
+    // The serializer's own error, without the REST handler's "<Kind> in version ... cannot be handled as" prefix.
+    if (check.fatal) throw internalError(new Error(check.fatal.message.replace(/^.*? cannot be handled as a [^:]+: /, '')));
     if (check.unknownFields.length > 0) pruneFields(patched, check.unknownFields);
   }
   if (!patched || typeof patched !== 'object' || !patched.metadata) throw internalError(new Error('Object \'metadata\' is missing'));

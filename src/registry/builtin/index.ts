@@ -35,6 +35,7 @@ import {
 import { podFacts } from './core/pods.ts';
 import { crdFacts } from '../apiextensions/crd-strategy.ts';
 import { serviceFacts } from './core/services.ts';
+import { webhookConfigurationFacts } from '../admissionregistration/webhook-configurations.ts';
 
 export type { TypeFacts } from './facts.ts';
 export type { BuiltinStrategy } from './generic.ts';
@@ -63,6 +64,8 @@ const FACTS: Readonly<Record<string, (rules: TypeRules) => TypeFacts>> = {
   'batch/jobs': jobFacts,
   'batch/cronjobs': cronJobFacts,
   'apiextensions.k8s.io/customresourcedefinitions': crdFacts,
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': webhookConfigurationFacts(true),
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': webhookConfigurationFacts(false),
 };
 
 const SELECTABLE: Readonly<Record<string, TypeFacts['selectableFields']>> = {
