@@ -26,6 +26,11 @@ export type InProcessHook = (request: Record<string, unknown>) => InProcessRespo
 export interface InProcessAdmission {
   mutate?: InProcessHook;
   validate?: InProcessHook;
+  /**
+   * The hooks' sideEffects (default None). With anything but None or NoneOnDryRun, a dry-run request that would
+   * reach them fails, as it would for such a webhook.
+   */
+  sideEffects?: 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
 }
 
 const escape = (k: string): string => k.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -63,7 +68,7 @@ function transportOf(hook: InProcessHook): WebhookTransport {
   };
 }
 
-export function inProcessWebhook(name: string, hook: InProcessHook): Webhook {
+export function inProcessWebhook(name: string, hook: InProcessHook, sideEffects = 'None'): Webhook {
   return {
     name,
     configurationName: '',
@@ -72,7 +77,7 @@ export function inProcessWebhook(name: string, hook: InProcessHook): Webhook {
     matchPolicy: 'Exact',
     namespaceSelector: {},
     objectSelector: {},
-    sideEffects: 'None',
+    sideEffects,
     timeoutSeconds: 30,
     admissionReviewVersions: ['v1'],
     reinvocationPolicy: 'Never',

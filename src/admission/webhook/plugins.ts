@@ -14,7 +14,7 @@ function dispatchDeps(deps: PluginDeps): DispatchDeps {
 
 export function mutatingWebhookPlugin(deps: PluginDeps): AdmissionPlugin {
   const source = webhookSource(deps.registry, 'mutatingwebhookconfigurations');
-  const extra = deps.inProcess?.mutate ? [inProcessWebhook('in-process.mutate.capstan.dev', deps.inProcess.mutate)] : [];
+  const extra = deps.inProcess?.mutate ? [inProcessWebhook('in-process.mutate.capstan.dev', deps.inProcess.mutate, deps.inProcess.sideEffects)] : [];
   const d = dispatchDeps(deps);
   return {
     name: 'MutatingAdmissionWebhook',
@@ -27,7 +27,7 @@ export function mutatingWebhookPlugin(deps: PluginDeps): AdmissionPlugin {
 
 export function validatingWebhookPlugin(deps: PluginDeps): AdmissionPlugin {
   const source = webhookSource(deps.registry, 'validatingwebhookconfigurations');
-  const extra = deps.inProcess?.validate ? [inProcessWebhook('in-process.validate.capstan.dev', deps.inProcess.validate)] : [];
+  const extra = deps.inProcess?.validate ? [inProcessWebhook('in-process.validate.capstan.dev', deps.inProcess.validate, deps.inProcess.sideEffects)] : [];
   const d = dispatchDeps(deps);
   return {
     name: 'ValidatingAdmissionWebhook',
