@@ -5,7 +5,6 @@
 
 import { celEnv, parse, plan, isCelError } from '@bufbuild/cel';
 import type { CelEnv, CelFunc, CelValue } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
 import { charge, meter, CostLimitExceeded } from './cost.ts';
 import { checkExpression } from './check.ts';
 import type { CheckedInfo } from './check.ts';
@@ -13,6 +12,7 @@ import { estimateCost } from './estimate.ts';
 import type { DeclType } from './values.ts';
 import { typeKey } from './type-key.ts';
 import { listFuncs } from './library/lists.ts';
+import { stringFuncs } from './library/strings.ts';
 import { regexFuncs, regexTest } from './library/regex.ts';
 import { urlFuncs } from './library/urls.ts';
 import { quantityFuncs } from './library/quantity.ts';
@@ -22,7 +22,7 @@ import { formatIssue, formatSyntaxError } from './issues.ts';
 
 const FUNC_BRAND = Symbol.for('@bufbuild/cel/func');
 
-const libraryFuncs: CelFunc[] = [...strings, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...authorizerFuncs];
+const libraryFuncs: CelFunc[] = [...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...authorizerFuncs];
 
 /** Size-proportional charges (cel-go charges 0.1 per traversed byte or element for these). */
 const traversing = new Set(['contains', 'startsWith', 'endsWith', 'matches', '_+_', 'lowerAscii', 'upperAscii', 'replace', 'split', 'join', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'format', 'strings.quote', '@in']);
