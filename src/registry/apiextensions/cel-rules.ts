@@ -62,7 +62,6 @@ const METADATA: DeclType = {
 /** The CEL type of a schema node; `resourceRoot` adds apiVersion, kind and metadata (name, generateName). */
 export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclType {
   if (s['x-kubernetes-int-or-string']) return DYN;
-  const embedded = resourceRoot || s['x-kubernetes-embedded-resource'] === true;
   switch (s.type) {
     case 'array': {
       const items = s.items && !Array.isArray(s.items) ? schemaDeclType(s.items, s.items['x-kubernetes-embedded-resource'] === true) : DYN;
@@ -73,21 +72,38 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
         const ap = s.additionalProperties;
         return { kind: 'map', value: schemaDeclType(ap, ap['x-kubernetes-embedded-resource'] === true), maxProperties: s.maxProperties };
       }
-      if (s['x-kubernetes-preserve-unknown-fields'] && !s.properties && !embedded) return DYN;
+      // unknown fields preserved by x-kubernetes-preserve-unknown-fields are not visible to rules
       const fields = new Map<string, DeclField>();
+      const required = new Set(s.required ?? []);
+      let minSize = 2;
       for (const [name, prop] of Object.entries(s.properties ?? {})) {
+        const type = schemaDeclType(prop, prop['x-kubernetes-embedded-resource'] === true);
         const celName = escapeFieldName(name);
-        if (celName !== undefined) fields.set(celName, { name, type: schemaDeclType(prop, prop['x-kubernetes-embedded-resource'] === true) });
+        if (celName !== undefined) fields.set(celName, { name, type });
+        if (required.has(name) && prop.default === undefined) minSize += name.length + minSizeOf(type) + 4;
       }
-      if (embedded) {
-        if (!fields.has('apiVersion')) fields.set('apiVersion', { name: 'apiVersion', type: STRING });
-        if (!fields.has('kind')) fields.set('kind', { name: 'kind', type: STRING });
+      if (resourceRoot) {
+        fields.set('apiVersion', { name: 'apiVersion', type: STRING });
+        fields.set('kind', { name: 'kind', type: STRING });
         fields.set('metadata', { name: 'metadata', type: METADATA });
       }
-      return { kind: 'object', fields, maxProperties: s.maxProperties };
+      return { kind: 'object', fields, maxProperties: s.maxProperties, minSize };
     }
-    case 'string':
-      return { kind: 'string', maxLength: s.maxLength };
+    case 'string': {
+      const maxLength = s.maxLength !== undefined ? Math.max(0, s.maxLength) * 4 : s.enum?.length ? Math.max(...s.enum.map((e) => (typeof e === 'string' ? e.length : 0))) : undefined;
+      switch (s.format) {
+        case 'byte':
+          return { kind: 'bytes', maxLength: s.maxLength };
+        case 'duration':
+          return { kind: 'duration' };
+        case 'date':
+          return { kind: 'timestamp', dateOnly: true };
+        case 'date-time':
+          return { kind: 'timestamp' };
+        default:
+          return { kind: 'string', maxLength };
+      }
+    }
     case 'integer':
       return { kind: 'int' };
     case 'number':
@@ -97,6 +113,10 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
     default:
       return DYN;
   }
+}
+
+function minSizeOf(t: DeclType): number {
+  return t.kind === 'object' ? (t.minSize ?? 2) : t.kind === 'string' || t.kind === 'list' || t.kind === 'map' ? 2 : t.kind === 'bool' ? 4 : 1;
 }
 
 // ---- compiled tree ----
@@ -294,9 +314,7 @@ function compileRule(
     const m = compileExpression(messageSource, vars);
     if (!m.ok) errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), `messageExpression compilation failed: ${m.error}`));
     else if (m.expression.info.resultType.kind !== 'string' && m.expression.info.resultType.kind !== 'dyn') {
-      errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), 'must evaluate to a string'));
-    } else if (m.expression.info.usedVariables.has('oldSelf')) {
-      errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), `messageExpression compilation failed: ${`ERROR: <input>:1:1: undeclared reference to 'oldSelf' (in container '')`}`));
+      errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), 'messageExpression must evaluate to a string'));
     } else {
       messageExpr = m.expression;
       const messageCost = messageExpr.maxCost * cardinality;
@@ -452,7 +470,8 @@ function runRules(node: RuleNode, path: string, value: unknown, old: unknown, co
     const errPath = r.fieldPath ? child(path, r.fieldPath) : path;
     let detail: string | undefined;
     if (r.messageExpr) {
-      const m = evaluate(r.messageExpr, { self }, PER_CALL_LIMIT);
+      // the message sees the rule's activation (oldSelf as a plain value, when there is one)
+      const m = evaluate(r.messageExpr, oldSelf === undefined ? { self } : { self, oldSelf }, PER_CALL_LIMIT);
       if (m.cost > budget.remaining) {
         errors.push(fieldErrors.invalid(shown(errPath), node.type, 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'));
         budget.remaining = -1;
