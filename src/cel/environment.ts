@@ -1,5 +1,5 @@
 // The one CEL environment of the server: @bufbuild/cel's standard library and strings extension plus the Kubernetes
-// libraries kube 1.31 enables (lists, sets, regex, URLs, quantity, optionals, authorizer), every function wrapped to
+// libraries kube 1.31 enables (lists, sets, regex, URLs, quantity, optionals, IP/CIDR, authorizer), every function wrapped to
 // charge the cost meter. compileExpression parses, checks against declared variable types and plans once per
 // (expression, declarations); evaluate runs a program under a cost limit.
 
@@ -18,11 +18,12 @@ import { urlFuncs } from './library/urls.ts';
 import { quantityFuncs } from './library/quantity.ts';
 import { optionalFuncs, rewriteOptionalSyntax } from './library/optionals.ts';
 import { authorizerFuncs } from './library/authorizer.ts';
+import { ipFuncs } from './library/ip.ts';
 import { formatIssue, formatSyntaxError } from './issues.ts';
 
 const FUNC_BRAND = Symbol.for('@bufbuild/cel/func');
 
-const libraryFuncs: CelFunc[] = [...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...authorizerFuncs];
+const libraryFuncs: CelFunc[] = [...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...authorizerFuncs];
 
 /** Size-proportional charges (cel-go charges 0.1 per traversed byte or element for these). */
 const traversing = new Set(['contains', 'startsWith', 'endsWith', 'matches', '_+_', 'lowerAscii', 'upperAscii', 'replace', 'split', 'join', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'format', 'strings.quote', '@in']);

@@ -202,3 +202,26 @@ test('compiled programs are cached per expression and declarations', () => {
   assert.equal(a, b);
   assert.notEqual(a, c);
 });
+
+test('ip and cidr', () => {
+  allTrue([
+    "isIP('192.168.0.1') && isIP('::1') && !isIP('192.168.0.01') && !isIP('1.2.3') && !isIP('fe80::1%eth0')",
+    "ip('10.0.0.1').family() == 4 && ip('2001:db8::1').family() == 6",
+    "ip('127.0.0.1').isLoopback() && ip('::1').isLoopback() && !ip('10.0.0.1').isLoopback()",
+    "ip('0.0.0.0').isUnspecified() && ip('::').isUnspecified()",
+    "ip('169.254.1.1').isLinkLocalUnicast() && ip('fe80::1').isLinkLocalUnicast()",
+    "ip('224.0.0.1').isLinkLocalMulticast() && ip('ff02::1').isLinkLocalMulticast()",
+    "ip('8.8.8.8').isGlobalUnicast() && ip('10.0.0.1').isGlobalUnicast() && !ip('255.255.255.255').isGlobalUnicast()",
+    "ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1') && !ip.isCanonical('2001:db8:0:0:0:0:0:1')",
+    "string(ip('2001:db8:0:0:1:0:0:1')) == '2001:db8::1:0:0:1'",
+    "string(ip('::ffff:0:1.2.3.4')) == '::ffff:0:102:304'",
+    "ip('10.0.0.1') == ip('10.0.0.1') && ip('10.0.0.1') != ip('10.0.0.2')",
+    "isCIDR('10.0.0.0/8') && !isCIDR('10.0.0.0/33') && !isCIDR('10.0.0.0')",
+    "cidr('10.0.0.0/8').containsIP(ip('10.1.2.3')) && cidr('10.0.0.0/8').containsIP('10.1.2.3') && !cidr('10.0.0.0/8').containsIP('11.0.0.1')",
+    "cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') && !cidr('10.1.0.0/16').containsCIDR(cidr('10.0.0.0/8'))",
+    "cidr('10.1.2.3/8').masked() == cidr('10.0.0.0/8') && string(cidr('10.1.2.3/8').ip()) == '10.1.2.3' && cidr('10.0.0.0/8').prefixLength() == 8",
+    "string(cidr('2001:db8::/32')) == '2001:db8::/32'",
+  ]);
+  assert.equal(runError("ip('::ffff:1.2.3.4')"), 'IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed');
+  assert.equal(runError("ip('fe80::1%eth0')"), 'IP address "fe80::1%eth0" with zone value is not allowed');
+});
