@@ -103,6 +103,15 @@ export function compileExpression(source: string, variables: Readonly<Record<str
 }
 
 function compileUncached(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
+  try {
+    return compileChecked(source, variables);
+  } catch (e) {
+    // e.g. an expression nested deep enough to exhaust the stack
+    return { ok: false, error: `ERROR: <input>:1:1: ${(e as Error).message}` };
+  }
+}
+
+function compileChecked(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
   const rewritten = rewriteOptionalSyntax(source);
   let parsed;
   try {

@@ -294,3 +294,22 @@ test('maxItems and maxLength bound the estimated cost as kube does', () => {
     `${ROOT}.properties[spec].properties[list].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 2.9x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
   ]);
 });
+
+test('rules under allOf apply to the value, with the node structure', () => {
+  const schema = withSpec({
+    type: 'object',
+    properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+    allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.a < self.b', message: 'a must be below b' }] }, { properties: { a: { 'x-kubernetes-validations': [{ rule: 'self > 0' }] } } }],
+  });
+  assert.deepEqual(validate(schema, cr({ a: 0, b: 0 })), ['spec: Invalid value: "object": a must be below b', 'spec.a: Invalid value: "integer": failed rule: self > 0']);
+  assert.deepEqual(compileErrors(withSpec({ type: 'object', allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.nope' }] }] })).map((e) => e.split(':')[0]), [`${ROOT}.properties[spec].allOf[0].x-kubernetes-validations[0].rule`]);
+});
+
+test('malformed rules and values never throw', () => {
+  const odd = { type: 'object', 'x-kubernetes-validations': [{ rule: 42 }, null, { rule: '('.repeat(5000) }], properties: { spec: { type: 'object', properties: null, items: [] } } } as unknown as JSONSchemaProps;
+  const { errors, rules } = compileValidationRules(odd, ROOT);
+  assert.deepEqual(errors.map((e) => `${e.field}: ${e.type}`), [`${ROOT}.x-kubernetes-validations[0].rule: FieldValueRequired`, `${ROOT}.x-kubernetes-validations[2].rule: FieldValueInvalid`]);
+  assert.deepEqual(rules.validate({ spec: 'not an object' }, 17), []);
+  const typed = compile(withSpec({ type: 'object', properties: { n: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.n > 0' }] }));
+  assert.deepEqual(typed.validate(cr({ n: 'x' }), undefined).map(fieldErrorString), [`spec: Invalid value: "object": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self.n > 0`]);
+});

@@ -137,6 +137,8 @@ interface RuleNode {
   readonly properties: Map<string, RuleNode>;
   readonly additionalProperties: RuleNode | undefined;
   readonly items: RuleNode | undefined;
+  /** Rules of allOf entries, run on the same value. */
+  readonly allOf: RuleNode[];
   readonly listType: string | undefined;
   readonly listMapKeys: string[];
   readonly usesOldSelf: boolean;
@@ -205,7 +207,7 @@ function normalizeFieldPath(jsonPath: string, schema: JSONSchemaProps): string |
 export function compileValidationRules(schema: JSONSchemaProps, fieldPath: string): { errors: FieldError[]; rules: CompiledRules } {
   const errors: FieldError[] = [];
   const costs: { path: string; cost: number }[] = [];
-  const root = compileNode(schema, fieldPath, true, 1, undefined, errors, costs);
+  const root = isSchema(schema) ? compileNode(schema, schema, fieldPath, true, 1, undefined, { errors, costs }) : undefined;
   const total = costs.reduce((s, c) => s + c.cost, 0);
   if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     // kube names the most expensive expressions (those above 1% of the limit, at most 4) as contributors
@@ -216,49 +218,74 @@ export function compileValidationRules(schema: JSONSchemaProps, fieldPath: strin
   return { errors, rules: root ? rulesOf(root) : EMPTY };
 }
 
+interface CompileContext {
+  readonly errors: FieldError[];
+  readonly costs: { path: string; cost: number }[];
+}
+
+const isSchema = (v: unknown): v is JSONSchemaProps => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The rules of one schema node and below. `v` holds the rules (the node itself, or one of its allOf entries, whose
+ * rules apply to the same value); `n` is the node that gives the value its structure and CEL type.
+ */
 function compileNode(
-  s: JSONSchemaProps,
+  v: JSONSchemaProps,
+  n: JSONSchemaProps,
   path: string,
   resourceRoot: boolean,
   cardinality: number,
   uncorrelatable: string | undefined,
-  errors: FieldError[],
-  costs: { path: string; cost: number }[],
+  ctx: CompileContext,
 ): RuleNode | undefined {
   const rules: CompiledRule[] = [];
-  const declType = schemaDeclType(s, resourceRoot);
-  (s['x-kubernetes-validations'] ?? []).forEach((rule, i) => {
-    const rulePath = `${path}.x-kubernetes-validations[${i}]`;
-    const compiled = compileRule(rule, rulePath, s, declType, cardinality, uncorrelatable, errors, costs);
+  const declType = schemaDeclType(n, resourceRoot);
+  const validations = Array.isArray(v['x-kubernetes-validations']) ? v['x-kubernetes-validations'] : [];
+  validations.forEach((rule, i) => {
+    if (!isSchema(rule)) return;
+    const compiled = compileRule(rule as ValidationRule, `${path}.x-kubernetes-validations[${i}]`, n, declType, cardinality, uncorrelatable, ctx);
     if (compiled) rules.push(compiled);
   });
 
   const properties = new Map<string, RuleNode>();
-  for (const [name, prop] of Object.entries(s.properties ?? {})) {
-    const n = compileNode(prop, `${path}.properties[${name}]`, prop['x-kubernetes-embedded-resource'] === true, cardinality, uncorrelatable, errors, costs);
-    if (n) properties.set(name, n);
+  if (isSchema(v.properties) && isSchema(n.properties)) {
+    for (const [name, prop] of Object.entries(v.properties)) {
+      const nodeProp = n.properties[name];
+      if (!isSchema(prop) || !isSchema(nodeProp)) continue;
+      const sub = compileNode(prop, nodeProp, `${path}.properties[${name}]`, nodeProp['x-kubernetes-embedded-resource'] === true, cardinality, uncorrelatable, ctx);
+      if (sub) properties.set(name, sub);
+    }
   }
   let additionalProperties: RuleNode | undefined;
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') {
-    const ap = s.additionalProperties;
-    additionalProperties = compileNode(ap, `${path}.additionalProperties`, ap['x-kubernetes-embedded-resource'] === true, cardinality * maxElements(declType), uncorrelatable, errors, costs);
+  if (isSchema(v.additionalProperties) && isSchema(n.additionalProperties)) {
+    const ap = n.additionalProperties;
+    additionalProperties = compileNode(v.additionalProperties, ap, `${path}.additionalProperties`, ap['x-kubernetes-embedded-resource'] === true, cardinality * maxElements(declType), uncorrelatable, ctx);
   }
   let items: RuleNode | undefined;
-  if (s.items && !Array.isArray(s.items)) {
-    const it = s.items;
+  if (isSchema(v.items) && isSchema(n.items)) {
+    const it = n.items;
     // only list-type=map items correlate with old items, so below any other list oldSelf cannot be used
-    const within = uncorrelatable ?? (s['x-kubernetes-list-type'] === 'map' ? undefined : path);
-    items = compileNode(it, `${path}.items`, it['x-kubernetes-embedded-resource'] === true, cardinality * maxElements(declType), within, errors, costs);
+    const within = uncorrelatable ?? (n['x-kubernetes-list-type'] === 'map' ? undefined : path);
+    items = compileNode(v.items, it, `${path}.items`, it['x-kubernetes-embedded-resource'] === true, cardinality * maxElements(declType), within, ctx);
   }
-  if (rules.length === 0 && properties.size === 0 && !additionalProperties && !items) return undefined;
+  const allOf: RuleNode[] = [];
+  if (Array.isArray(v.allOf)) {
+    v.allOf.forEach((entry, i) => {
+      if (!isSchema(entry)) return;
+      const sub = compileNode(entry, n, `${path}.allOf[${i}]`, resourceRoot, cardinality, uncorrelatable, ctx);
+      if (sub) allOf.push(sub);
+    });
+  }
+  if (rules.length === 0 && properties.size === 0 && !additionalProperties && !items && allOf.length === 0) return undefined;
   return {
-    type: s.type ?? '',
+    type: typeof n.type === 'string' ? n.type : '',
     rules,
     properties,
     additionalProperties,
     items,
-    listType: s['x-kubernetes-list-type'],
-    listMapKeys: s['x-kubernetes-list-map-keys'] ?? [],
+    allOf,
+    listType: n['x-kubernetes-list-type'],
+    listMapKeys: Array.isArray(n['x-kubernetes-list-map-keys']) ? n['x-kubernetes-list-map-keys'] : [],
     usesOldSelf: rules.some((r) => r.usesOldSelf),
     declType,
   };
@@ -271,10 +298,11 @@ function compileRule(
   declType: DeclType,
   cardinality: number,
   uncorrelatable: string | undefined,
-  errors: FieldError[],
-  costs: { path: string; cost: number }[],
+  { errors, costs }: CompileContext,
 ): CompiledRule | undefined {
   // the checks of apiextensions/validation ValidateCustomResourceDefinitionOpenAPISchema, in kube's order
+  const str = (x: unknown): string => (typeof x === 'string' ? x : '');
+  rule = { ...rule, rule: str(rule.rule), message: typeof rule.message === 'string' ? rule.message : undefined, messageExpression: typeof rule.messageExpression === 'string' ? rule.messageExpression : undefined, fieldPath: typeof rule.fieldPath === 'string' ? rule.fieldPath : undefined };
   const text = (rule.rule ?? '').trim();
   const message = (rule.message ?? '').trim();
   const before = errors.length;
@@ -367,7 +395,12 @@ function rulesOf(root: RuleNode): CompiledRules {
       const budget: Budget = { remaining: options?.costBudget ?? RUNTIME_CEL_COST_BUDGET };
       const errors: FieldError[] = [];
       const corr = old === undefined ? undefined : { value: obj, old };
-      validateNode(root, '', obj, old, corr, corr, budget, errors);
+      try {
+        validateNode(root, '', obj, old, corr, corr, budget, errors);
+      } catch (e) {
+        // a defect here must fail the request with a field error, never take the server down
+        errors.push({ type: 'InternalError', field: '<nil>', detail: `unexpected error evaluating validation rules: ${(e as Error).message}` });
+      }
       return errors;
     },
   };
@@ -387,6 +420,8 @@ function validateNode(
   if (value === null || value === undefined) return true;
   if (old === null) old = undefined;
   if (node.rules.length > 0 && !runRules(node, path, value, old, corr ?? parentCorr, budget, errors)) return false;
+  // allOf rules ratchet only with the nearest correlated ancestor, as kube's
+  for (const sub of node.allOf) if (!validateNode(sub, path, value, old, undefined, parentCorr, budget, errors)) return false;
   const nearest = corr ?? parentCorr;
   if (Array.isArray(value)) {
     if (!node.items) return true;
