@@ -10,6 +10,7 @@ import { checkExpression } from './check.ts';
 import type { CheckedInfo } from './check.ts';
 import { estimateCost } from './estimate.ts';
 import type { DeclType } from './values.ts';
+import { lastOutOfRange } from './values.ts';
 import { typeKey } from './type-key.ts';
 import { listFuncs } from './library/lists.ts';
 import { stringFuncs } from './library/strings.ts';
@@ -139,12 +140,16 @@ export type EvalResult =
 function kubeErrorText(message: string): string {
   const field = /^field not found: (.*)$/.exec(message);
   if (field) return `no such key: ${field[1]}`;
-  const index = /^index (-?\d+) out of bounds/.exec(message);
-  if (index) return `index out of bounds: ${index[1]}`;
+  const index = /^index (-?\d+) out of bounds \[0, (?:(\d+)|-1)\)/.exec(message);
+  if (index) {
+    const size = index[2] !== undefined ? Number(index[2]) : lastOutOfRange.size;
+    return size < 0 ? `index out of bounds: ${index[1]}` : `index '${index[1]}' out of range in list size '${size}'`;
+  }
   if (message.startsWith('found no matching overload')) return `no such overload`;
-  if (message === 'int divide by zero') return 'division by zero';
-  if (message === 'int modulus by zero') return 'modulus by zero';
-  if (message.startsWith('int overflow') || message.startsWith('int64 overflow')) return 'integer overflow';
+  if (/^u?int divide by zero$/.test(message)) return 'division by zero';
+  if (/^u?int modulus by zero$/.test(message)) return 'modulus by zero';
+  if (message.startsWith('int overflow')) return 'integer overflow';
+  if (message.startsWith('uint overflow')) return 'unsigned integer overflow';
   return message;
 }
 
@@ -154,6 +159,7 @@ export function evaluate(expr: CompiledExpression, vars: Record<string, unknown>
   const savedLimit = meter.limit;
   meter.cost = 0;
   meter.limit = costLimit;
+  lastOutOfRange.size = -1;
   try {
     const r = expr.program(vars) as CelValue;
     const cost = meter.cost;

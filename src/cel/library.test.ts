@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { compileExpression, evaluate } from './environment.ts';
 import { authorizerValue } from './library/authorizer.ts';
 import type { CelAuthorizationAttributes } from './library/authorizer.ts';
-import { DYN } from './values.ts';
+import { DYN, jsonToCel } from './values.ts';
 
 function run(expr: string, vars: Record<string, unknown> = {}): unknown {
   const decls = Object.fromEntries(Object.keys(vars).map((k) => [k, DYN]));
@@ -224,4 +224,17 @@ test('ip and cidr', () => {
   ]);
   assert.equal(runError("ip('::ffff:1.2.3.4')"), 'IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed');
   assert.equal(runError("ip('fe80::1%eth0')"), 'IP address "fe80::1%eth0" with zone value is not allowed');
+});
+
+test('runtime errors carry cel-go wording', () => {
+  const c = compileExpression('l[5] == 0', { l: { kind: 'list', elem: { kind: 'int' } } });
+  assert.ok(c.ok);
+  const r = evaluate(c.expression, { l: jsonToCel([1, 2], { kind: 'list', elem: { kind: 'int' } }) }, 1000);
+  assert.deepEqual(r.ok ? '' : r.error, "index '5' out of range in list size '2'");
+  assert.equal(runError('1 / 0'), 'division by zero');
+  assert.equal(runError('1 % 0'), 'modulus by zero');
+  assert.equal(runError('9223372036854775807 + 1'), 'integer overflow');
+  assert.equal(runError('0u - 1u'), 'unsigned integer overflow');
+  assert.equal(runError("{'a': 1}.b"), 'no such key: b');
+  assert.equal(runError("1 + 'a'"), 'no such overload');
 });

@@ -152,6 +152,9 @@ class MapValue extends JsonMap {
   }
 }
 
+/** The size of the JSON list last indexed out of range (the evaluator's error does not carry it). */
+export const lastOutOfRange = { size: -1 };
+
 class ListValue {
   readonly [LIST_BRAND] = {};
   private readonly raw: unknown[];
@@ -164,7 +167,10 @@ class ListValue {
     return this.raw.length;
   }
   get(index: number): CelValue | undefined {
-    if (index < 0 || index >= this.raw.length) return undefined;
+    if (index < 0 || index >= this.raw.length) {
+      lastOutOfRange.size = this.raw.length;
+      return undefined;
+    }
     charge(1);
     return jsonToCel(this.raw[index], this.elem);
   }
