@@ -50,6 +50,8 @@ export function escapeFieldName(name: string): string | undefined {
   return ok ? escaped : undefined;
 }
 
+const isSchema = (v: unknown): v is JSONSchemaProps => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 const STRING: DeclType = { kind: 'string' };
 const METADATA: DeclType = {
   kind: 'object',
@@ -74,9 +76,10 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
       }
       // unknown fields preserved by x-kubernetes-preserve-unknown-fields are not visible to rules
       const fields = new Map<string, DeclField>();
-      const required = new Set(s.required ?? []);
+      const required = new Set(Array.isArray(s.required) ? s.required : []);
       let minSize = 2;
-      for (const [name, prop] of Object.entries(s.properties ?? {})) {
+      for (const [name, prop] of Object.entries(isSchema(s.properties) ? s.properties : {})) {
+        if (!isSchema(prop)) continue;
         const type = schemaDeclType(prop, prop['x-kubernetes-embedded-resource'] === true);
         const celName = escapeFieldName(name);
         if (celName !== undefined) fields.set(celName, { name, type });
@@ -90,7 +93,7 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
       return { kind: 'object', fields, maxProperties: s.maxProperties, minSize };
     }
     case 'string': {
-      const maxLength = s.maxLength !== undefined ? Math.max(0, s.maxLength) * 4 : s.enum?.length ? Math.max(...s.enum.map((e) => (typeof e === 'string' ? e.length : 0))) : undefined;
+      const maxLength = s.maxLength !== undefined ? Math.max(0, s.maxLength) * 4 : Array.isArray(s.enum) && s.enum.length > 0 ? s.enum.reduce((m: number, e) => Math.max(m, typeof e === 'string' ? e.length : 0), 0) : undefined;
       switch (s.format) {
         case 'byte':
           return { kind: 'bytes', maxLength: s.maxLength };
@@ -207,7 +210,7 @@ function normalizeFieldPath(jsonPath: string, schema: JSONSchemaProps): string |
 export function compileValidationRules(schema: JSONSchemaProps, fieldPath: string): { errors: FieldError[]; rules: CompiledRules } {
   const errors: FieldError[] = [];
   const costs: { path: string; cost: number }[] = [];
-  const root = isSchema(schema) ? compileNode(schema, schema, fieldPath, true, 1, undefined, { errors, costs }) : undefined;
+  const root = isSchema(schema) ? compileNode(schema, schema, schemaDeclType(schema, true), fieldPath, 1, undefined, { errors, costs }) : undefined;
   const total = costs.reduce((s, c) => s + c.cost, 0);
   if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     // kube names the most expensive expressions (those above 1% of the limit, at most 4) as contributors
@@ -223,7 +226,6 @@ interface CompileContext {
   readonly costs: { path: string; cost: number }[];
 }
 
-const isSchema = (v: unknown): v is JSONSchemaProps => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The rules of one schema node and below. `v` holds the rules (the node itself, or one of its allOf entries, whose
@@ -232,14 +234,13 @@ const isSchema = (v: unknown): v is JSONSchemaProps => typeof v === 'object' && 
 function compileNode(
   v: JSONSchemaProps,
   n: JSONSchemaProps,
+  declType: DeclType,
   path: string,
-  resourceRoot: boolean,
   cardinality: number,
   uncorrelatable: string | undefined,
   ctx: CompileContext,
 ): RuleNode | undefined {
   const rules: CompiledRule[] = [];
-  const declType = schemaDeclType(n, resourceRoot);
   const validations = Array.isArray(v['x-kubernetes-validations']) ? v['x-kubernetes-validations'] : [];
   validations.forEach((rule, i) => {
     if (!isSchema(rule)) return;
@@ -252,27 +253,33 @@ function compileNode(
     for (const [name, prop] of Object.entries(v.properties)) {
       const nodeProp = n.properties[name];
       if (!isSchema(prop) || !isSchema(nodeProp)) continue;
-      const sub = compileNode(prop, nodeProp, `${path}.properties[${name}]`, nodeProp['x-kubernetes-embedded-resource'] === true, cardinality, uncorrelatable, ctx);
+      // the child's type is the parent's field type; a name CEL cannot spell has none, so it gets its own
+      const escaped = escapeFieldName(name);
+      const field = declType.kind === 'object' && escaped !== undefined ? declType.fields.get(escaped) : undefined;
+      const propType = field && field.name === name ? field.type : schemaDeclType(nodeProp, nodeProp['x-kubernetes-embedded-resource'] === true);
+      const sub = compileNode(prop, nodeProp, propType, `${path}.properties[${name}]`, cardinality, uncorrelatable, ctx);
       if (sub) properties.set(name, sub);
     }
   }
   let additionalProperties: RuleNode | undefined;
   if (isSchema(v.additionalProperties) && isSchema(n.additionalProperties)) {
     const ap = n.additionalProperties;
-    additionalProperties = compileNode(v.additionalProperties, ap, `${path}.additionalProperties`, ap['x-kubernetes-embedded-resource'] === true, cardinality * maxElements(declType), uncorrelatable, ctx);
+    const apType = declType.kind === 'map' ? declType.value : schemaDeclType(ap, ap['x-kubernetes-embedded-resource'] === true);
+    additionalProperties = compileNode(v.additionalProperties, ap, apType, `${path}.additionalProperties`, cardinality * maxElements(declType), uncorrelatable, ctx);
   }
   let items: RuleNode | undefined;
   if (isSchema(v.items) && isSchema(n.items)) {
     const it = n.items;
     // only list-type=map items correlate with old items, so below any other list oldSelf cannot be used
     const within = uncorrelatable ?? (n['x-kubernetes-list-type'] === 'map' ? undefined : path);
-    items = compileNode(v.items, it, `${path}.items`, it['x-kubernetes-embedded-resource'] === true, cardinality * maxElements(declType), within, ctx);
+    const itemType = declType.kind === 'list' ? declType.elem : schemaDeclType(it, it['x-kubernetes-embedded-resource'] === true);
+    items = compileNode(v.items, it, itemType, `${path}.items`, cardinality * maxElements(declType), within, ctx);
   }
   const allOf: RuleNode[] = [];
   if (Array.isArray(v.allOf)) {
     v.allOf.forEach((entry, i) => {
       if (!isSchema(entry)) return;
-      const sub = compileNode(entry, n, `${path}.allOf[${i}]`, resourceRoot, cardinality, uncorrelatable, ctx);
+      const sub = compileNode(entry, n, declType, `${path}.allOf[${i}]`, cardinality, uncorrelatable, ctx);
       if (sub) allOf.push(sub);
     });
   }
