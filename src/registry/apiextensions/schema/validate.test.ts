@@ -222,3 +222,31 @@ test('validate: errors carry kube cause types', () => {
     ],
   );
 });
+
+// Ratcheting (CRDValidationRatcheting, beta and on in 1.31): unchanged invalid values pass on update.
+test('validateUpdate: unchanged invalid fields pass, changed ones fail', () => {
+  const c = compileSchema(specSchema({ n: { type: 'integer', maximum: 5 }, m: { type: 'integer', maximum: 5 } }));
+  const old = { spec: { n: 10, m: 1 } };
+  assert.deepEqual(c.validateUpdate({ spec: { n: 10, m: 2 } }, old).map(fieldErrorString), []);
+  assert.deepEqual(c.validateUpdate({ spec: { n: 11, m: 2 } }, old).map(fieldErrorString), ['spec.n: Invalid value: 11: spec.n in body should be less than or equal to 5']);
+  assert.deepEqual(c.validate({ spec: { n: 10, m: 2 } }).map(fieldErrorString), ['spec.n: Invalid value: 10: spec.n in body should be less than or equal to 5']);
+});
+
+test('validateUpdate: list-type map items correlate by key, atomic list items do not', () => {
+  const item: JSONSchemaProps = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 100 } } };
+  const c = compileSchema(
+    specSchema({
+      byKey: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: item },
+      atomic: { type: 'array', items: item },
+    }),
+  );
+  const old = { spec: { byKey: [{ name: 'a', port: 500 }], atomic: [{ name: 'a', port: 500 }] } };
+  const updated = { spec: { byKey: [{ name: 'b', port: 1 }, { name: 'a', port: 500 }], atomic: [{ name: 'b', port: 1 }, { name: 'a', port: 500 }] } };
+  assert.deepEqual(c.validateUpdate(updated, old).map(fieldErrorString), ['spec.atomic[1].port: Invalid value: 500: spec.atomic[1].port in body should be less than or equal to 100']);
+});
+
+test('validateUpdate: list duplicates already in the old object are not reported', () => {
+  const c = compileSchema(specSchema({ s: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } } }));
+  assert.deepEqual(c.validateUpdate({ spec: { s: ['a', 'a', 'b', 'b'] } }, { spec: { s: ['a', 'a'] } }).map(fieldErrorString), []);
+  assert.deepEqual(c.validateUpdate({ spec: { s: ['a', 'a'] } }, { spec: { s: ['a'] } }).map(fieldErrorString), ['spec.s[1]: Duplicate value: "a"']);
+});
