@@ -38,13 +38,16 @@ test('prune: unknown fields dropped in place at any depth, paths sorted', () => 
       labels: { one: { v: 'x', w: 'y' } },
       free: { anything: { deep: 1 }, strict: { k: 'v', drop: 1 } },
       freeList: [{ kept: 1 }],
-      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 'y', y: 'z' }, other: 1 },
+      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', bogus: 1, ownerReferences: [{ name: 'o', extra: true }] }, spec: { x: 'y', y: 'z' }, other: 1 },
       anyMap: { k: { nested: 1 }, s: 'scalar' },
     },
     status: { ready: true, phase: 'x' },
   };
   const pruned = compileSchema(schema).prune(obj);
   assert.deepEqual(pruned, [
+    // embedded ObjectMeta coercion first (objectmeta/coerce.go), then the sorted pruned paths
+    'spec.template.metadata.bogus',
+    'spec.template.metadata.ownerReferences[0].extra',
     'spec.anyMap.k.nested',
     'spec.bogus',
     'spec.free.strict.drop',
@@ -66,7 +69,7 @@ test('prune: unknown fields dropped in place at any depth, paths sorted', () => 
       labels: { one: { v: 'x' } },
       free: { anything: { deep: 1 }, strict: { k: 'v' } },
       freeList: [{ kept: 1 }],
-      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 'y' } },
+      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ownerReferences: [{ name: 'o' }] }, spec: { x: 'y' } },
       anyMap: { k: {}, s: 'scalar' },
     },
     status: { ready: true },
