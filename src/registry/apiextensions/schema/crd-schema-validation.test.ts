@@ -239,6 +239,27 @@ const cases: { name: string; schema: JSONSchemaProps | undefined; want: string[]
     schema: withProps({ metadata: { type: 'object', properties: { name: { type: 'string', default: 'x' } } } }),
     want: [`${P}.properties[metadata].properties[name].default: Forbidden: must not be set in top-level metadata`],
   },
+  {
+    name: 'embedded resource inside resource meta, defaults in metadata maps',
+    schema: withProps({
+      t: {
+        type: 'object',
+        'x-kubernetes-embedded-resource': true,
+        properties: {
+          metadata: { type: 'object', properties: { x: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } },
+          kind: { type: 'string' },
+        },
+      },
+    }),
+    want: [`${P}.properties[t].properties[metadata].properties[x].x-kubernetes-embedded-resource: Forbidden: must not be used inside of resource meta`],
+    opts: { requireStructural: false },
+  },
+  {
+    name: 'defaults inside additionalProperties of resource meta',
+    schema: withProps({ t: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { metadata: { type: 'object', additionalProperties: { type: 'string', default: 'x' } } } } }),
+    want: [`${P}.properties[t].properties[metadata].additionalProperties.default: Forbidden: must not be set inside additionalProperties applying to object metadata`],
+    opts: { requireStructural: false },
+  },
   { name: 'defaults not allowed', schema: withProps({ a: { type: 'string', default: 'x' } }), opts: { allowDefaults: false }, want: [`${P}.properties[a].default: Forbidden: must not be set`] },
   { name: 'valid defaults', schema: withProps({ spec: { type: 'object', default: {}, properties: { n: { type: 'integer', default: 1 }, m: { type: 'object', additionalProperties: { type: 'string' }, default: { a: 'b' } } } } }), want: [] },
   // the status subresource restricts the root
