@@ -165,12 +165,17 @@ function validateArray(n: CompiledNode, a: unknown[], path: string, ctx: Ctx, ol
   }
 }
 
-/** The enum check: equal after Go's reflect conversion (an integer converts to a one-rune string). */
+/**
+ * The enum check: equal after Go's reflect conversion to the enum value's type (a float64 converts to int64 by
+ * truncation, an int64 to a one-rune string).
+ */
 function enumMatches(values: readonly unknown[], v: unknown): boolean {
   if (v === null || v === undefined) return false;
   for (const e of values) {
     if (jsonEqual(v, e)) return true;
-    if (typeof e === 'string' && typeof v === 'number' && isGoInt(v) && v >= 0 && v <= 0x10ffff && e === String.fromCodePoint(v)) return true;
+    if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+    if (typeof e === 'number' && isGoInt(e) && !isGoInt(v) && Math.trunc(v) === e) return true;
+    if (typeof e === 'string' && isGoInt(v) && v >= 0 && v <= 0x10ffff && e === String.fromCodePoint(v)) return true;
   }
   return false;
 }

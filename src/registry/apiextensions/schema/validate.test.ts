@@ -61,6 +61,8 @@ const cases: Case[] = [
   { name: 'int64 format on integers', props: { n: { type: 'integer', format: 'int64' } }, spec: { n: 5 }, want: [] },
   // enum: EnumFailCode -> field.NotSupported, non-strings listed as JSON
   { name: 'enum', props: { mode: { type: 'string', enum: ['a', 'b'] } }, spec: { mode: 'c' }, want: ['spec.mode: Unsupported value: "c": supported values: "a", "b"'] },
+  // reflect conversion to the enum value's type: 1.5 converts to int64 1
+  { name: 'enum compares after Go conversion', props: { n: { type: 'number', enum: [1, 2] } }, spec: { n: 1.5 }, want: [] },
   { name: 'enum numbers', props: { n: { type: 'integer', enum: [1, 2] } }, spec: { n: 3 }, want: ['spec.n: Unsupported value: 3: supported values: "1", "2"'] },
   // stringValidator: maxLength (TooLongFailCode -> field.TooLongMaxLength), minLength, pattern; first failure only
   { name: 'maxLength', props: { s: { type: 'string', maxLength: 3 } }, spec: { s: 'abcd' }, want: ['spec.s: Too long: may not be longer than 3'] },
