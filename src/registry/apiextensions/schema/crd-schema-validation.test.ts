@@ -148,6 +148,7 @@ const cases: { name: string; schema: JSONSchemaProps | undefined; want: string[]
     ],
   },
   { name: 'items as an array', schema: withProps({ a: { type: 'array', items: [{ type: 'string' }] } }), want: [`${P}.properties[a].items: Forbidden: items must be a schema object and not an array`] },
+  { name: 'items as an empty array', schema: withProps({ a: { type: 'array', items: [] } }), want: [`${P}.properties[a].items: Required value: must be specified`] },
   { name: '$schema only fails the structural conversion', schema: withProps({ a: { type: 'string', $schema: 'http://json-schema.org/draft-04/schema#' } }), want: [`${P}: Invalid value: "": OpenAPIV3Schema 'schema' is not supported`] },
   {
     name: 'type null',
