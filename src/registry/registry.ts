@@ -17,6 +17,8 @@ import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
 import type { WatchCacheOptions } from './store-cache.ts';
 import { namespaceMayBeDeleted } from './store-namespaces.ts';
 import { createGenericStore, type GenericStore } from './store.ts';
+import { asyncConvertingStore } from './store-async-conversion.ts';
+import { apiVersionOf } from './store-codec.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from './types.ts';
 
 export interface RegistryOptions {
@@ -98,6 +100,18 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     return store;
   };
   let ordered: ResourceDefinition[] = [];
+  /** Versions served through their storage version's store (async conversion), one wrapper per definition. */
+  const converting = new WeakMap<ResourceDefinition, ResourceStore>();
+  const convertingStore = (def: ResourceDefinition): ResourceStore | undefined => {
+    if (!def.convertAsync || !def.storageVersion || def.storageVersion === apiVersionOf(def)) return undefined;
+    let store = converting.get(def);
+    if (!store) {
+      const storageDef: ResourceDefinition = { ...def, version: def.storageVersion.slice(def.storageVersion.indexOf('/') + 1), convertAsync: undefined };
+      store = asyncConvertingStore(baseStore(def).forVersion(storageDef), def, def.convertAsync);
+      converting.set(def, store);
+    }
+    return store;
+  };
 
   const namespaceCore = (): StoreCore | undefined => stores.get('/namespaces')?.core;
   // As kube's NamespaceLifecycle admission: the namespace from the watch cache, else (not seen there yet) a read.
@@ -147,7 +161,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     all: () => ordered,
     lookup: (group, version, resource) => defs.get(`${group}/${version}/${resource}`),
     store(def: ResourceDefinition): ResourceStore {
-      return virtualStore(def) ?? baseStore(def).forVersion(def);
+      return virtualStore(def) ?? convertingStore(def) ?? baseStore(def).forVersion(def);
     },
     onChange(listener) {
       listeners.add(listener);
