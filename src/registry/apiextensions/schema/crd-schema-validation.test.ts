@@ -261,6 +261,29 @@ const cases: { name: string; schema: JSONSchemaProps | undefined; want: string[]
     want: [`${P}.properties[t].properties[metadata].additionalProperties.default: Forbidden: must not be set inside additionalProperties applying to object metadata`],
     opts: { requireStructural: false },
   },
+  {
+    name: 'defaults inside an embedded resource\'s TypeMeta and ObjectMeta result in valid metadata',
+    schema: withProps({
+      t: {
+        type: 'object',
+        'x-kubernetes-embedded-resource': true,
+        properties: {
+          apiVersion: { type: 'string', default: 'v1' },
+          kind: { type: 'string', default: 'Bad_Kind' },
+          metadata: { type: 'object', properties: { labels: { type: 'object', additionalProperties: { type: 'string' }, default: { 'a b': 'c' } } } },
+        },
+      },
+    }),
+    want: [
+      `${P}.properties[t].properties[kind].default: Invalid value: "Bad_Kind": must result in valid metadata: kind: Invalid value: "Bad_Kind": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+      `${P}.properties[t].properties[metadata].properties[labels].default: Invalid value: map[string]interface {}{"a b":"c"}: must result in valid metadata: metadata.labels: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+    ],
+  },
+  {
+    name: 'default of an embedded resource missing its kind',
+    schema: withProps({ t: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true, default: { apiVersion: 'v1' } } }),
+    want: [`${P}.properties[t].default.kind: Required value`],
+  },
   { name: 'defaults not allowed', schema: withProps({ a: { type: 'string', default: 'x' } }), opts: { allowDefaults: false }, want: [`${P}.properties[a].default: Forbidden: must not be set`] },
   { name: 'valid defaults', schema: withProps({ spec: { type: 'object', default: {}, properties: { n: { type: 'integer', default: 1 }, m: { type: 'object', additionalProperties: { type: 'string' }, default: { a: 'b' } } } } }), want: [] },
   // the status subresource restricts the root
