@@ -68,7 +68,7 @@ const NAME_RULES: Record<string, NameValidator> = {
 };
 
 // Groups whose validation uses apimachinery's ObjectMeta checks (no core-group finalizer rule).
-const GENERIC_META_GROUPS = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io', 'admissionregistration.k8s.io']);
+const GENERIC_META_GROUPS = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io', 'admissionregistration.k8s.io', 'coordination.k8s.io']);
 
 export function typeKey(group: string, resource: string): string {
   return `${group}/${resource}`;
