@@ -57,9 +57,9 @@ const CREATE_ON_UPDATE = new Set([
 const NAME_RULES: Record<string, NameValidator> = {
   '/namespaces': nameIsDNSLabel,
   '/services': nameIsDNS1035Label,
-  // Core events are checked only by the generic path-segment rule (their names embed dots and hashes).
+  // Core events are checked only by the generic path-segment rule (their names embed dots and hashes);
+  // events.k8s.io/v1 writes get ValidateObjectMeta with DNS subdomain names.
   '/events': nameIsPathSegment,
-  'events.k8s.io/events': nameIsPathSegment,
   'rbac.authorization.k8s.io/clusterrolebindings': nameIsPathSegment,
   'rbac.authorization.k8s.io/clusterroles': nameIsPathSegment,
   'rbac.authorization.k8s.io/rolebindings': nameIsPathSegment,
@@ -91,7 +91,7 @@ export function typeRules(group: string, resource: string): TypeRules {
   return {
     namespaced: facts?.namespaced ?? true,
     nameFn: NAME_RULES[key] ?? nameIsDNSSubdomain,
-    kubeFinalizers: !GENERIC_META_GROUPS.has(group) && key !== '/events' && key !== 'events.k8s.io/events',
+    kubeFinalizers: !GENERIC_META_GROUPS.has(group) && key !== '/events',
     generation: WITH_GENERATION.has(key),
     status: (facts?.subresources ?? []).some((sub) => sub.name === 'status'),
     allowCreateOnUpdate: CREATE_ON_UPDATE.has(key),

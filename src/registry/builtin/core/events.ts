@@ -2,10 +2,10 @@
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
-import { validateQualifiedName } from '../../validation/meta.ts';
+import { FIELD_IMMUTABLE, validateQualifiedName } from '../../validation/meta.ts';
 import { isDNS1123Subdomain } from '../../validation/names.ts';
 import { buildStrategy } from '../generic.ts';
-import { numAt, objAt, setDefault, strAt, type Obj } from '../object.ts';
+import { isObj, numAt, objAt, semanticEqual, setDefault, strAt, type Obj } from '../object.ts';
 import { column, translateTimestampSince } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
@@ -184,7 +184,67 @@ export function coreEventFacts(rules: TypeRules): TypeFacts {
   };
 }
 
-/** events.k8s.io: its own field names, mapped onto the same facts. */
+/** validateV1EventSeries: a series counts at least 2 and has a last observed time. */
+function seriesErrors(ev: KubeObject): FieldError[] {
+  const series = objAt(ev, 'series');
+  if (!series) return [];
+  const errs: FieldError[] = [];
+  if (numAt(series, 'count') < 2) errs.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
+  if (strAt(series, 'lastObservedTime') === '') errs.push(fieldErrors.required('series.lastObservedTime'));
+  return errs;
+}
+
+const isSet = (v: unknown) => v !== undefined && v !== null && v !== '' && v !== 0 && !(isObj(v) && Object.keys(v).length === 0);
+
+/**
+ * ValidateEventCreate beyond the legacy rules, for requests through events.k8s.io/v1 (core/v1 keeps only the
+ * legacy ones for compatibility). Paths name the internal (core) fields.
+ */
+function strictEventCreateErrors(ev: KubeObject): FieldError[] {
+  const errs = seriesErrors(ev);
+  if (!strAt(ev, 'eventTime')) errs.push(fieldErrors.required('eventTime'));
+  const type = strAt(ev, 'type');
+  if (type !== 'Normal' && type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
+  if (isSet(ev.deprecatedFirstTimestamp)) errs.push(fieldErrors.invalid('firstTimestamp', '', 'needs to be unset'));
+  if (isSet(ev.deprecatedLastTimestamp)) errs.push(fieldErrors.invalid('lastTimestamp', '', 'needs to be unset'));
+  if (isSet(ev.deprecatedCount)) errs.push(fieldErrors.invalid('count', '', 'needs to be unset'));
+  if (strAt(ev, 'deprecatedSource', 'component') !== '' || strAt(ev, 'deprecatedSource', 'host') !== '') errs.push(fieldErrors.invalid('source', '', 'needs to be unset'));
+  return errs;
+}
+
+// ValidateEventUpdate's immutable fields: [internal path, events.k8s.io/v1 field].
+const IMMUTABLE_EVENT_FIELDS: [string, string][] = [
+  ['involvedObject', 'regarding'],
+  ['reason', 'reason'],
+  ['message', 'note'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+  ['type', 'type'],
+  ['eventTime', 'eventTime'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingController', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
+];
+
+/** Microseconds are what an eventTime holds: sub-microsecond differences are no change. */
+function sameEventTime(a: unknown, b: unknown): boolean {
+  const micros = (v: unknown) => (typeof v === 'string' && v !== '' ? v.replace(/(\.\d{6})\d*/, '$1').replace(/\.0+Z$/, 'Z') : '');
+  return micros(a) === micros(b);
+}
+
+function strictEventUpdateErrors(ev: KubeObject, old: KubeObject): FieldError[] {
+  const errs = semanticEqual(ev.series, old.series) ? [] : seriesErrors(ev);
+  for (const [path, key] of IMMUTABLE_EVENT_FIELDS) {
+    const same = key === 'eventTime' ? sameEventTime(ev[key], old[key]) : semanticEqual(ev[key], old[key]);
+    if (!same) errs.push(fieldErrors.invalid(path, ev[key] ?? null, FIELD_IMMUTABLE));
+  }
+  return errs;
+}
+
+/** events.k8s.io: its own field names, the legacy rules plus the strict ones of v1 creation and update. */
 export function eventsGroupFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
@@ -192,13 +252,8 @@ export function eventsGroupFacts(rules: TypeRules): TypeFacts {
         for (const f of ['deprecatedFirstTimestamp', 'deprecatedLastTimestamp']) if (!(f in ev)) ev[f] = null;
         if (!('eventTime' in ev)) ev.eventTime = null;
       },
-      validate(obj) {
-        const errs: FieldError[] = [];
-        if (!strAt(obj, 'eventTime')) errs.push(fieldErrors.required('eventTime'));
-        const type = strAt(obj, 'type');
-        if (type !== 'Normal' && type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
-        return [...errs, ...validateEventContent(obj, 'reportingController')];
-      },
+      validate: (obj) => [...validateEventContent(obj, 'reportingController'), ...strictEventCreateErrors(obj)],
+      validateUpdate: (obj, old) => [...validateEventContent(obj, 'reportingController'), ...strictEventUpdateErrors(obj, old)],
     }),
     printerColumns: eventPrinterColumns(),
     selectableFields: eventsGroupFields,
