@@ -1,9 +1,11 @@
-// Endpoints (core validation ValidateEndpoints, SetDefaults_EndpointPort, printEndpoints).
+// Endpoints (core validation ValidateEndpoints: validateEndpointSubsets, validateEndpointAddress and
+// validateEndpointPort; SetDefaults_EndpointPort; printEndpoints).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
-import { validateDNS1123Label } from '../../validation/meta.ts';
-import { isValidPortNum } from '../../validation/names.ts';
+import { validateDNS1123Label, validateQualifiedName } from '../../validation/meta.ts';
+import { nonSpecialIPErrors, validIPErrors } from '../ip-validation.ts';
+import { isDNS1123Subdomain, isValidPortNum } from '../../validation/names.ts';
 import { buildStrategy } from '../generic.ts';
 import { arrAt, objsAt, setDefaultString, strAt } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
@@ -57,11 +59,12 @@ function validateEndpointSubsets(obj: KubeObject): FieldError[] {
     }
     for (const key of ['addresses', 'notReadyAddresses']) {
       objsAt(ss, key).forEach((a, j) => {
+        const ap = `${p}.${key}[${j}]`;
         const ip = strAt(a, 'ip');
-        if (!/^(\d{1,3}\.){3}\d{1,3}$/.test(ip) && !(ip.includes(':') && /^[0-9a-fA-F:.]+$/.test(ip))) {
-          errs.push(fieldErrors.invalid(`${p}.${key}[${j}].ip`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
-        }
-        if (strAt(a, 'hostname') !== '') errs.push(...validateDNS1123Label(strAt(a, 'hostname'), `${p}.${key}[${j}].hostname`));
+        errs.push(...validIPErrors(ip, `${ap}.ip`));
+        if (strAt(a, 'hostname') !== '') errs.push(...validateDNS1123Label(strAt(a, 'hostname'), `${ap}.hostname`));
+        if (typeof a.nodeName === 'string') for (const m of isDNS1123Subdomain(a.nodeName)) errs.push(fieldErrors.invalid(`${ap}.nodeName`, a.nodeName, m));
+        errs.push(...nonSpecialIPErrors(ip, `${ap}.ip`));
       });
     }
     const ports = objsAt(ss, 'ports');
@@ -73,6 +76,7 @@ function validateEndpointSubsets(obj: KubeObject): FieldError[] {
       const n = typeof port.port === 'number' ? port.port : 0;
       for (const m of isValidPortNum(n)) errs.push(fieldErrors.invalid(`${pp}.port`, n, m));
       errs.push(...protocolErrors(port.protocol, `${pp}.protocol`));
+      if (typeof port.appProtocol === 'string') errs.push(...validateQualifiedName(port.appProtocol, `${pp}.appProtocol`));
     });
   });
   return errs;
