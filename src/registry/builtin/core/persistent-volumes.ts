@@ -1,35 +1,128 @@
-// PersistentVolumes and PersistentVolumeClaims (defaults, validation, printers).
+// PersistentVolumes (SetDefaults_PersistentVolume; core validation ValidatePersistentVolume/Update; the
+// strategy's status reset and lastPhaseTransitionTime; printPersistentVolume).
 
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
+import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
+import { quantityNanos } from '../../validation/quantity.ts';
 import { buildStrategy } from '../generic.ts';
-import { arrAt, ensureObj, getPath, objAt, setDefaultString, strAt } from '../object.ts';
+import { arrAt, ensureObj, getPath, isObj, objAt, semanticEqual, setDefaultString, strAt, type Obj } from '../object.ts';
 import { ageColumn, column, quantityCell } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { accessModesString, storageClassOf, terminatingPhase, unsetOr } from './volume-printing.ts';
+import { accessModeErrors, changedFieldsNote, classNameErrors, positiveQuantityErrors, volumeModeErrors } from './volume-validation.ts';
 
-/** helper.GetAccessModesAsString. */
-export function accessModesString(modes: unknown[]): string {
-  const set = new Set(modes.map(String));
-  const out: string[] = [];
-  if (set.has('ReadWriteOnce')) out.push('RWO');
-  if (set.has('ReadOnlyMany')) out.push('ROX');
-  if (set.has('ReadWriteMany')) out.push('RWX');
-  if (set.has('ReadWriteOncePod')) out.push('RWOP');
-  return out.join(',');
+// The volume sources of a PersistentVolumeSpec, in the order kube's validation visits them.
+const PV_SOURCES = [
+  'hostPath', 'gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'flocker', 'nfs', 'rbd', 'quobyte', 'cinder', 'cephfs', 'iscsi', 'fc',
+  'flexVolume', 'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'scaleIO', 'local', 'storageos', 'csi',
+];
+const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
+const NON_SOURCE_SPEC_KEYS = new Set([
+  'accessModes', 'capacity', 'claimRef', 'persistentVolumeReclaimPolicy', 'storageClassName', 'mountOptions', 'volumeMode', 'nodeAffinity', 'volumeAttributesClassName',
+]);
+
+/** Go's %#v of a ResourceList as NotSupported prints it (exact for the empty cases). */
+function resourceListValue(capacity: unknown): unknown {
+  if (!isObj(capacity)) return renderedBadValue('core.ResourceList(nil)');
+  const names = Object.keys(capacity).sort();
+  return renderedBadValue(`core.ResourceList{${names.map((n) => `${JSON.stringify(n)}:resource.MustParse(${JSON.stringify(String(capacity[n]))})`).join(', ')}}`);
 }
 
-function storageClassOf(obj: KubeObject): string {
-  const annotation = obj.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'];
-  return annotation !== undefined ? annotation : strAt(obj, 'spec', 'storageClassName');
+function sourceErrors(spec: Obj, source: string): FieldError[] {
+  const v = objAt(spec, source) ?? {};
+  const p = `spec.${source}`;
+  const errs: FieldError[] = [];
+  const need = (key: string) => {
+    if (strAt(v, key) === '') errs.push(fieldErrors.required(`${p}.${key}`));
+  };
+  switch (source) {
+    case 'hostPath':
+      need('path');
+      break;
+    case 'nfs':
+      need('server');
+      if (strAt(v, 'path') === '') need('path');
+      else if (!strAt(v, 'path').startsWith('/')) errs.push(fieldErrors.invalid(`${p}.path`, strAt(v, 'path'), 'must be an absolute path'));
+      break;
+    case 'local':
+      need('path');
+      break;
+    case 'csi':
+      need('driver');
+      need('volumeHandle');
+      break;
+  }
+  return errs;
 }
 
-function terminatingPhase(obj: KubeObject): string {
-  return obj.metadata?.deletionTimestamp ? 'Terminating' : strAt(obj, 'status', 'phase');
+/** ValidatePersistentVolumeSpec (not inline). */
+export function validatePersistentVolumeSpec(pv: KubeObject): FieldError[] {
+  const spec = objAt(pv, 'spec') ?? {};
+  const errs: FieldError[] = [];
+  const modes = arrAt(spec, 'accessModes');
+  if (modes.length === 0) errs.push(fieldErrors.required('spec.accessModes'));
+  errs.push(...accessModeErrors(modes, 'spec.accessModes'));
+  const capacity = spec.capacity;
+  const names = isObj(capacity) ? Object.keys(capacity) : [];
+  if (names.length === 0) errs.push(fieldErrors.required('spec.capacity'));
+  if (!names.includes('storage') || names.length > 1) errs.push(fieldErrors.notSupported('spec.capacity', resourceListValue(capacity), ['storage']));
+  for (const name of names) {
+    const q = (capacity as Obj)[name];
+    const nanos = quantityNanos(q);
+    if (nanos !== undefined && nanos < 0n) errs.push(fieldErrors.invalid(`spec.capacity[${name}]`, String(q), 'must be a valid resource quantity'));
+    errs.push(...positiveQuantityErrors(q, `spec.capacity[${name}]`));
+  }
+  const policy = strAt(spec, 'persistentVolumeReclaimPolicy');
+  if (policy !== '' && !RECLAIM_POLICIES.includes(policy)) errs.push(fieldErrors.notSupported('spec.persistentVolumeReclaimPolicy', policy, RECLAIM_POLICIES));
+  errs.push(...classNameErrors(spec.storageClassName, 'spec.storageClassName'));
+  const sources = PV_SOURCES.filter((s) => isObj(spec[s]));
+  if (sources.length === 0) errs.push(fieldErrors.required('spec', 'must specify a volume type'));
+  sources.forEach((s, i) => {
+    if (i > 0) errs.push(fieldErrors.forbidden(`spec.${s}`, 'may not specify more than 1 volume type'));
+    else errs.push(...sourceErrors(spec, s));
+  });
+  if (sources[0] === 'hostPath' && policy === 'Recycle' && /^\/+$/.test(strAt(spec, 'hostPath', 'path'))) {
+    errs.push(fieldErrors.forbidden('spec.persistentVolumeReclaimPolicy', 'may not be \'recycle\' for a hostPath volume with path "/"'));
+  }
+  errs.push(...volumeModeErrors(spec.volumeMode, 'spec.volumeMode'));
+  return errs;
 }
 
-function unsetOr(v: unknown): string {
-  return typeof v === 'string' ? v : '<unset>';
+function volumeSource(pv: KubeObject): Obj {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(objAt(pv, 'spec') ?? {})) if (!NON_SOURCE_SPEC_KEYS.has(k)) out[k] = v;
+  return out;
+}
+
+/** ValidatePersistentVolumeUpdate: the volume source and volumeMode are fixed at creation. */
+function validatePersistentVolumeUpdate(pv: KubeObject, old: KubeObject, validateNew: () => FieldError[]): FieldError[] {
+  const errs = validateNew();
+  const before = volumeSource(old);
+  const after = volumeSource(pv);
+  if (!semanticEqual(before, after)) {
+    errs.push(fieldErrors.forbidden('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${changedFieldsNote(before, after)}`));
+  }
+  const mode = getPath(pv, 'spec', 'volumeMode');
+  if (!semanticEqual(mode, getPath(old, 'spec', 'volumeMode'))) errs.push(fieldErrors.invalid('volumeMode', mode ?? null, FIELD_IMMUTABLE));
+  return errs;
+}
+
+/** The status subresource: a phase change stamps lastPhaseTransitionTime unless the writer set a new one. */
+function stampPhaseTransition(pv: KubeObject, old: KubeObject): void {
+  const status = ensureObj(pv, 'status');
+  const oldStatus = objAt(old, 'status') ?? {};
+  const phaseSame = strAt(status, 'phase') === strAt(oldStatus, 'phase');
+  if (phaseSame && status.lastPhaseTransitionTime == null) {
+    if (oldStatus.lastPhaseTransitionTime !== undefined) status.lastPhaseTransitionTime = oldStatus.lastPhaseTransitionTime;
+  } else if (!phaseSame && (status.lastPhaseTransitionTime == null || status.lastPhaseTransitionTime === oldStatus.lastPhaseTransitionTime)) {
+    status.lastPhaseTransitionTime = nowSeconds();
+  }
+}
+
+function nowSeconds(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 export function persistentVolumeFacts(rules: TypeRules): TypeFacts {
@@ -41,7 +134,10 @@ export function persistentVolumeFacts(rules: TypeRules): TypeFacts {
         setDefaultString(spec, 'volumeMode', 'Filesystem');
         setDefaultString(ensureObj(obj, 'status'), 'phase', 'Pending');
       },
-      initialStatus: () => ({ phase: 'Pending' }),
+      initialStatus: () => ({ phase: 'Pending', lastPhaseTransitionTime: nowSeconds() }),
+      validate: validatePersistentVolumeSpec,
+      validateUpdate: (obj, old, _ctx, validateNew) => validatePersistentVolumeUpdate(obj, old, validateNew),
+      prepareForStatusUpdate: stampPhaseTransition,
     }),
     printerColumns: [
       column('Capacity', 'string', 'Storage capacity.', (o) => quantityCell(getPath(o, 'spec', 'capacity', 'storage'))),
@@ -55,36 +151,6 @@ export function persistentVolumeFacts(rules: TypeRules): TypeFacts {
       column('StorageClass', 'string', 'The storage class of the volume.', storageClassOf),
       column('VolumeAttributesClass', 'string', 'The volume attributes class.', (o) => unsetOr(getPath(o, 'spec', 'volumeAttributesClassName'))),
       column('Reason', 'string', 'Why the volume is in its phase.', (o) => strAt(o, 'status', 'reason')),
-      ageColumn,
-      column('VolumeMode', 'string', 'Filesystem or Block.', (o) => unsetOr(getPath(o, 'spec', 'volumeMode')), 1),
-    ],
-    selectableFields: {},
-  };
-}
-
-export function persistentVolumeClaimFacts(rules: TypeRules): TypeFacts {
-  return {
-    strategy: buildStrategy(rules, {
-      defaults(obj) {
-        setDefaultString(ensureObj(obj, 'spec'), 'volumeMode', 'Filesystem');
-        setDefaultString(ensureObj(obj, 'status'), 'phase', 'Pending');
-      },
-      initialStatus: () => ({ phase: 'Pending' }),
-      validate(obj) {
-        const errs: FieldError[] = [];
-        if (arrAt(obj, 'spec', 'accessModes').length === 0) errs.push(fieldErrors.required('spec.accessModes', 'at least 1 access mode is required'));
-        if (getPath(obj, 'spec', 'resources', 'requests', 'storage') === undefined) errs.push(fieldErrors.required('spec.resources[storage]'));
-        return errs;
-      },
-      validateUpdate: () => [],
-    }),
-    printerColumns: [
-      column('Status', 'string', 'The phase of the claim.', terminatingPhase),
-      column('Volume', 'string', 'The bound volume.', (o) => strAt(o, 'spec', 'volumeName')),
-      column('Capacity', 'string', 'Storage capacity of the bound volume.', (o) => (strAt(o, 'spec', 'volumeName') ? quantityCell(getPath(o, 'status', 'capacity', 'storage')) : '')),
-      column('Access Modes', 'string', 'How the volume can be mounted.', (o) => (strAt(o, 'spec', 'volumeName') ? accessModesString(arrAt(o, 'status', 'accessModes')) : '')),
-      column('StorageClass', 'string', 'The storage class of the claim.', storageClassOf),
-      column('VolumeAttributesClass', 'string', 'The volume attributes class.', (o) => unsetOr(getPath(o, 'spec', 'volumeAttributesClassName'))),
       ageColumn,
       column('VolumeMode', 'string', 'Filesystem or Block.', (o) => unsetOr(getPath(o, 'spec', 'volumeMode')), 1),
     ],
