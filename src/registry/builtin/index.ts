@@ -32,6 +32,7 @@ import { namespaceFacts } from './core/namespaces.ts';
 import { nodeFacts } from './core/nodes.ts';
 import { persistentVolumeClaimFacts } from './core/persistent-volume-claims.ts';
 import { persistentVolumeFacts } from './core/persistent-volumes.ts';
+import { limitRangeFacts } from './core/limit-ranges.ts';
 import { podTemplateFacts } from './core/pod-templates.ts';
 import { podFacts } from './core/pods.ts';
 import { replicationControllerFacts } from './core/replication-controllers.ts';
@@ -75,6 +76,7 @@ const FACTS: Readonly<Record<string, FactsMaker>> = {
   '/persistentvolumeclaims': persistentVolumeClaimFacts,
   '/podtemplates': podTemplateFacts,
   '/resourcequotas': resourceQuotaFacts,
+  '/limitranges': limitRangeFacts,
   'apps/deployments': deploymentFacts,
   'apps/replicasets': replicaSetFacts,
   'apps/statefulsets': statefulSetFacts,
