@@ -21,6 +21,7 @@ export interface TypeRules {
 
 // Types whose strategies set generation 1 on create and bump it on spec changes.
 const WITH_GENERATION = new Set([
+  '/podtemplates',
   '/replicationcontrollers',
   'admissionregistration.k8s.io/mutatingwebhookconfigurations',
   'admissionregistration.k8s.io/validatingadmissionpolicies',

@@ -1,8 +1,12 @@
-// ControllerRevisions: kube's printer.
+// ControllerRevisions (pkg/apis/apps/validation ValidateControllerRevision/Update: data required and fixed,
+// revision not negative; printControllerRevision).
 
 import type { KubeObject } from '../../types.ts';
-import { printedFacts } from '../facts.ts';
-import { isObj } from '../object.ts';
+import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { FIELD_IMMUTABLE, validateNonnegative } from '../../validation/meta.ts';
+import type { FactsMaker } from '../facts.ts';
+import { buildStrategy } from '../generic.ts';
+import { isObj, semanticEqual } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
 
 function controllerRevisionColumns() {
@@ -21,4 +25,22 @@ function controllerRevisionColumns() {
 }
 
 
-export const controllerRevisionFacts = printedFacts(controllerRevisionColumns);
+function validateControllerRevision(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  if (obj.data === undefined || obj.data === null) errs.push(fieldErrors.required('data', 'data is mandatory'));
+  if (typeof obj.revision === 'number') errs.push(...validateNonnegative(obj.revision, 'revision'));
+  return errs;
+}
+
+export const controllerRevisionFacts: FactsMaker = (rules) => ({
+  strategy: buildStrategy(rules, {
+    validate: validateControllerRevision,
+    validateUpdate: (obj, old, _ctx, validateNew) => [
+      ...validateNew(),
+      // kube prints the RawExtension struct; the JSON of data stands in for it.
+      ...(semanticEqual(obj.data, old.data) ? [] : [fieldErrors.invalid('data', obj.data ?? null, FIELD_IMMUTABLE)]),
+    ],
+  }),
+  printerColumns: controllerRevisionColumns(),
+  selectableFields: {},
+});

@@ -49,7 +49,7 @@ function templateCells(obj: KubeObject) {
 }
 
 /** Status counters must be non-negative and consistent with status.replicas (Validate*Status). */
-function replicaStatusErrors(obj: KubeObject, fields: string[], overReplicas: string[], overMessage: string): FieldError[] {
+export function replicaStatusErrors(obj: KubeObject, fields: string[], overReplicas: string[], overMessage: string): FieldError[] {
   const status = objAt(obj, 'status') ?? {};
   const errs: FieldError[] = [];
   for (const f of ['observedGeneration', ...fields]) errs.push(...nonnegativeAt(status, `status.${f}`, f));

@@ -8,6 +8,7 @@ import { clone, ensureObj, getPath, isObj, numAt, objAt, setDefault, sortedMap, 
 import { ageColumn, column, containerCells, formatLabels } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { replicaStatusErrors } from '../apps/workloads.ts';
 import { defaultPodTemplate } from './pod-defaults.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
 
@@ -55,6 +56,9 @@ export function replicationControllerFacts(rules: TypeRules): TypeFacts {
       initialStatus: () => ({ replicas: 0 }),
       validate: validateReplicationControllerSpec,
       validateUpdate: (obj) => validateReplicationControllerSpec(obj),
+      // ValidateReplicationControllerStatus.
+      validateStatusUpdate: (obj) =>
+        replicaStatusErrors(obj, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than status.replicas'),
     }),
     printerColumns: [
       column('Desired', 'integer', 'Desired replicas.', (o) => numAt(o, 'spec', 'replicas')),
