@@ -17,6 +17,7 @@
 import type { FactsMaker, TypeFacts } from './facts.ts';
 import { buildStrategy } from './generic.ts';
 import { typeKey, typeRules } from './type-rules.ts';
+import { crdFacts } from '../apiextensions/crd-strategy.ts';
 import { mutatingWebhookConfigurationFacts, validatingAdmissionPolicyBindingFacts, validatingAdmissionPolicyFacts, validatingWebhookConfigurationFacts } from './admissionregistration/printer-columns.ts';
 import { controllerRevisionFacts } from './apps/controller-revisions.ts';
 import { daemonSetFacts, deploymentFacts, replicaSetFacts, statefulSetFacts } from './apps/workloads.ts';
@@ -62,6 +63,7 @@ export type { BuiltinStrategy } from './generic.ts';
 export { typeRules } from './type-rules.ts';
 
 const FACTS: Readonly<Record<string, FactsMaker>> = {
+  'apiextensions.k8s.io/customresourcedefinitions': crdFacts,
   '/namespaces': namespaceFacts,
   '/configmaps': configMapFacts,
   '/secrets': secretFacts,
