@@ -271,7 +271,7 @@ function quantityText(v: unknown): string {
   return typeof v === 'number' ? String(v) : str(v);
 }
 
-function validateResources(resources: unknown, path: string): FieldError[] {
+export function validateResources(resources: unknown, path: string): FieldError[] {
   if (!isObj(resources)) return [];
   const errs: FieldError[] = [];
   const limits = isObj(resources.limits) ? resources.limits : {};
@@ -486,7 +486,7 @@ function validateInitContainers(spec: Obj, volumes: Set<string>, path: string, g
   return errs;
 }
 
-function validateTolerations(tolerations: Obj[], path: string): FieldError[] {
+export function validateTolerations(tolerations: Obj[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   tolerations.forEach((t, i) => {
     const p = `${path}[${i}]`;
