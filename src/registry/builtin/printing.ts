@@ -68,3 +68,13 @@ export function intOrStringCell(v: unknown): string {
 export function quantityCell(v: unknown): string {
   return typeof v === 'number' ? String(v) : typeof v === 'string' ? v : '0';
 }
+
+/** The Name column for printers that place it themselves (their table gets no leading Name column). */
+export const ownNameColumn: PrinterColumn = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+  priority: 0,
+  cell: (obj) => obj.metadata?.name ?? '',
+};
