@@ -12,7 +12,7 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer } from '../auth/authz/types.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createHealthEndpoints } from '../server/health.ts';
-import type { Listener } from '../server/listen.ts';
+import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
 import { createLogger } from '../server/log.ts';
@@ -46,6 +46,12 @@ export interface CapstanOptions {
   anonymousAuth?: boolean;
   historyWindowSeconds?: number;
   minRequestTimeoutSeconds?: number;
+  /** --request-timeout in seconds (default 60): non-long-running requests past it are answered 504. */
+  requestTimeoutSeconds?: number;
+  /** --http2-max-streams-per-connection (0, the default, means kube's 100). */
+  http2MaxStreamsPerConnection?: number;
+  /** Connection timeouts (library only; default kube's: 32 s header read, 90 s idle, 10 s HTTP/2 preface). */
+  connectionTimeouts?: Pick<ServingLimits, 'readHeaderTimeoutMs' | 'idleTimeoutMs' | 'http2PrefaceTimeoutMs'>;
   /** Also serve plain, unauthenticated-transport HTTP on this port (0 = a free one). Insecure: debugging only. */
   plainHttpPort?: number;
   /** Log verbosity: <0 warnings and errors only (library default), 0 start-up facts, higher = more. */
@@ -117,6 +123,11 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   if (!(historyWindowSeconds >= 0)) throw new ConfigError('--history-window can not be negative value');
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800;
   if (!(minRequestTimeoutSeconds >= 0)) throw new ConfigError('--min-request-timeout can not be negative value');
+  const requestTimeoutSeconds = options.requestTimeoutSeconds ?? 60;
+  // ServerRunOptions.Validate's messages.
+  if (!(requestTimeoutSeconds >= 0)) throw new ConfigError('--request-timeout can not be negative value');
+  const http2MaxStreamsPerConnection = options.http2MaxStreamsPerConnection ?? 0;
+  if (!(http2MaxStreamsPerConnection >= 0)) throw new ConfigError('--http2-max-streams-per-connection can not be negative value');
   return {
     modes,
     factories,
@@ -127,6 +138,8 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     backend,
     historyWindowSeconds,
     minRequestTimeoutSeconds,
+    requestTimeoutMs: requestTimeoutSeconds * 1000,
+    http2MaxStreamsPerConnection,
     bindAddress: options.bindAddress ?? '127.0.0.1',
     runtimeConfig: options.runtimeConfig ?? '',
   };
@@ -254,7 +267,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
 
     let shuttingDown = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log });
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
@@ -262,7 +275,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const graceMs = (options.shutdownGraceSeconds ?? 5) * 1000;
     let secure: Listener;
     try {
-      secure = await listenSecure(cfg.port, cfg.bindAddress, { certPem: servingCert, keyPem: servingKey, clientCaPems }, handler);
+      secure = await listenSecure(cfg.port, cfg.bindAddress, { certPem: servingCert, keyPem: servingKey, clientCaPems }, handler, { ...options.connectionTimeouts, http2MaxStreamsPerConnection: cfg.http2MaxStreamsPerConnection });
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'EADDRINUSE') throw new Error(`failed to listen on ${cfg.bindAddress}:${cfg.port}: address already in use`);
@@ -272,7 +285,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     cleanups.push(() => secure.close(graceMs));
     let plain: Listener | undefined;
     if (cfg.plainHttpPort !== undefined) {
-      plain = await listenPlain(cfg.plainHttpPort, cfg.bindAddress, handler);
+      plain = await listenPlain(cfg.plainHttpPort, cfg.bindAddress, handler, options.connectionTimeouts);
       const p = plain;
       cleanups.push(() => p.close(graceMs));
       log.warn('serving plain HTTP: requests and credentials on this port are not encrypted; use it for local debugging only', { port: plain.port });
