@@ -145,7 +145,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   };
 }
 
-async function prepareDataDir(dataDir: string | undefined, log: Logger): Promise<{ dir: string; temporary: boolean }> {
+export async function prepareDataDir(dataDir: string | undefined, log: Logger): Promise<{ dir: string; temporary: boolean }> {
   if (dataDir === undefined) return { dir: await mkdtemp(join(tmpdir(), 'capstan-')), temporary: true };
   const dir = resolve(dataDir);
   const existing = await stat(dir).catch(() => undefined);
@@ -155,7 +155,20 @@ async function prepareDataDir(dataDir: string | undefined, log: Logger): Promise
   } else if (!existing.isDirectory()) {
     throw new ConfigError(`--data-dir ${dir} is not a directory`);
   } else if ((existing.mode & 0o077) !== 0) {
-    log.warn('data directory is accessible to other users; it holds private keys', { dataDir: dir, mode: (existing.mode & 0o777).toString(8) });
+    // It holds private keys and the database: other users get no access. A directory of ours is tightened;
+    // one that others may write to and that is not ours to tighten (someone else's, or shared like /tmp) is refused.
+    const mode = (existing.mode & 0o7777).toString(8).padStart(4, '0');
+    const ours = typeof process.getuid !== 'function' || existing.uid === process.getuid();
+    // A sticky directory (/tmp and the like) is shared by design: never tightened, refused when writable.
+    const shared = (existing.mode & 0o1000) !== 0;
+    if (ours && !shared) {
+      await chmod(dir, 0o700);
+      log.warn('data directory was accessible to other users; its mode is now 0700', { dataDir: dir, mode });
+    } else if ((existing.mode & 0o022) !== 0) {
+      throw new ConfigError(`--data-dir ${dir} is writable by other users (mode ${mode}) and shared or not owned by this user; use a directory of your own`);
+    } else {
+      log.warn('data directory is readable by other users; it holds private keys', { dataDir: dir, mode });
+    }
   }
   return { dir, temporary: false };
 }
