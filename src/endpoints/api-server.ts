@@ -67,6 +67,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     logger,
     minRequestTimeoutSeconds: numberOption(options, 'minRequestTimeoutSeconds', DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS),
     watchListEnabled: options.featureGates.WatchList === true,
+    responseCompression: options.featureGates.APIResponseCompression !== false,
     maxWatchBufferBytes: numberOption(options, 'maxWatchBufferBytes', DEFAULT_MAX_WATCH_BUFFER_BYTES),
   };
   const handle = createRequestHandler(deps, [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)]);
