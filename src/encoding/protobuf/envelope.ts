@@ -20,8 +20,20 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
   return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
+const definitions = new Map<string, string | null>();
+
 /** The protobuf message of a kind, or undefined for kinds without one (custom resources, Table, APIService...). */
 export function protobufDefinition(apiVersion: string, kind: string): string | undefined {
+  const key = `${apiVersion}\u0000${kind}`;
+  let def = definitions.get(key);
+  if (def === undefined) {
+    def = lookUpDefinition(apiVersion, kind) ?? null;
+    if (definitions.size < 4096) definitions.set(key, def);
+  }
+  return def ?? undefined;
+}
+
+function lookUpDefinition(apiVersion: string, kind: string): string | undefined {
   const { group, version } = splitApiVersion(apiVersion);
   // meta.k8s.io/v1beta1's list has a message of its own (items and metadata numbered the other way round).
   if (group === 'meta.k8s.io' && version === 'v1beta1' && kind === 'PartialObjectMetadataList') return 'io.k8s.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList';
@@ -48,11 +60,18 @@ export function writeEnveloped(w: BinaryWriter, value: unknown): void {
   w.tag(4, WireType.LengthDelimited).string('');
 }
 
+/** One writer for every response: its buffer grows to the largest object once instead of once per call. */
+const sharedWriter = new BinaryWriter();
+
 /** An object (with apiVersion and kind) as application/vnd.kubernetes.protobuf bytes. */
 export function encodeProtobufObject(value: unknown): Uint8Array {
-  const w = new BinaryWriter();
-  writeEnveloped(w, value);
-  return w.finish();
+  try {
+    writeEnveloped(sharedWriter, value);
+    return sharedWriter.finish();
+  } catch (e) {
+    sharedWriter.finish();
+    throw e;
+  }
 }
 
 export interface Envelope extends TypeMeta {

@@ -7,7 +7,6 @@
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { loadModel, schemaByName } from '../../apis/model.ts';
 import type { ProtoFieldFacts, ProtoMessageFacts } from '../../apis/model-types.ts';
-import { encodeJson } from '../json.ts';
 import { formatGoDuration, parseGoDuration } from './duration.ts';
 import { alwaysWritten, droppedWhenZero } from './go-value-fields.ts';
 
@@ -121,9 +120,9 @@ function writeValue(w: BinaryWriter, number: number, type: string, v: unknown): 
   }
 }
 
-/** Go's sortkeys.Strings order: byte-wise. */
+/** Go's sortkeys.Strings order: byte-wise (UTF-16 order differs only past U+FFFF, which map keys do not use). */
 function compareKeys(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function writeFields(w: BinaryWriter, name: string, obj: Record<string, unknown>): void {
@@ -166,8 +165,23 @@ function writeFields(w: BinaryWriter, name: string, obj: Record<string, unknown>
   }
 }
 
+function digits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return NaN;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
 /** "2006-01-02T15:04:05.999999999Z07:00" to Unix seconds and nanoseconds; undefined when unreadable. */
 function parseRfc3339(s: string): { seconds: number; nanos: number } | undefined {
+  // The form kube writes: "2006-01-02T15:04:05Z".
+  if (s.length === 20 && s.charCodeAt(19) === 90 && s.charCodeAt(10) === 84) {
+    const ms = Date.UTC(digits(s, 0, 4), digits(s, 5, 7) - 1, digits(s, 8, 10), digits(s, 11, 13), digits(s, 14, 16), digits(s, 17, 19));
+    if (!Number.isNaN(ms)) return { seconds: ms / 1000, nanos: 0 };
+  }
   const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(s);
   if (!m) return undefined;
   const ms = Date.parse(`${m[1]}${m[3]}`);
@@ -202,7 +216,8 @@ function writeMessageBody(w: BinaryWriter, type: string, v: unknown): void {
       return;
     case RAW_EXTENSION:
     case FIELDS_V1:
-      w.tag(1, WireType.LengthDelimited).bytes(Buffer.from(encodeJson(v), 'utf8'));
+      // The raw bytes as stored, which are not HTML-escaped as JSON responses are.
+      w.tag(1, WireType.LengthDelimited).string(JSON.stringify(v) ?? 'null');
       return;
     case DURATION:
       w.tag(1, WireType.Varint).int64(typeof v === 'string' ? parseGoDuration(v) : Number(v));

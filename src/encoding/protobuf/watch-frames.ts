@@ -6,13 +6,21 @@ import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, writeEnveloped } from './envelope.ts';
 import { ProtobufDecodeError } from './messages.ts';
 
+const sharedWriter = new BinaryWriter();
+const LENGTH_PLACEHOLDER = new Uint8Array(4);
+
 /** One framed event: length prefix, then WatchEvent. */
 export function encodeWatchFrame(type: string, object: unknown): Uint8Array {
-  const w = new BinaryWriter();
-  w.raw(new Uint8Array(4));
+  const w = sharedWriter;
+  w.raw(LENGTH_PLACEHOLDER);
   w.tag(1, WireType.LengthDelimited).string(type);
   w.tag(2, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).fork();
-  writeEnveloped(w, object);
+  try {
+    writeEnveloped(w, object);
+  } catch (e) {
+    w.finish();
+    throw e;
+  }
   w.join().join();
   const frame = w.finish();
   new DataView(frame.buffer, frame.byteOffset, frame.byteLength).setUint32(0, frame.length - 4, false);
