@@ -7,6 +7,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { compareKubeAwareVersions } from '../src/apis/versions.ts';
 import type { ApiModel, GroupFacts, GroupVersionFacts, ProtoFieldFacts, ProtoMessageFacts, ProtoScalar, ResourceFacts, SchemaNode, SubresourceFacts } from '../src/apis/model-types.ts';
 
 export const DEFAULT_REFERENCE_DIR = path.resolve(import.meta.dirname, '../../shared/k8s-1.31');
@@ -535,24 +536,7 @@ function forEachRef(node: SchemaNode, visit: (ref: string) => void): void {
 // ---------------------------------------------------------------------------------------------------------
 
 /** kube's CompareKubeAwareVersionStrings order: GA > beta > alpha, higher numbers first, then non-kube strings. */
-export function compareKubeAwareVersions(a: string, b: string): number {
-  const parse = (v: string) => {
-    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-    if (!m) return undefined;
-    const stability = m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1;
-    return { major: Number(m[1]), stability, minor: m[3] === undefined ? 0 : Number(m[3]) };
-  };
-  const pa = parse(a);
-  const pb = parse(b);
-  if (pa && pb) {
-    if (pa.stability !== pb.stability) return pb.stability - pa.stability;
-    if (pa.major !== pb.major) return pb.major - pa.major;
-    return pb.minor - pa.minor;
-  }
-  if (pa) return -1;
-  if (pb) return 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export { compareKubeAwareVersions };
 
 function isBeta(version: string): boolean {
   return /^v\d+beta\d+$/.test(version);

@@ -2,10 +2,11 @@
 // itself (bootstrap), and the namespace lifecycle controller. Everything writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
-import { loopbackContext } from '../registry/registry.ts';
+import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
 import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
 import type { Registry } from '../registry/types.ts';
 import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
+import { startCrdController, type CrdController } from './crd.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
 
 export interface ControlPlaneOptions {
@@ -13,21 +14,28 @@ export interface ControlPlaneOptions {
   readonly bootstrap?: BootstrapOptions | false;
   /** Retry delay of the namespace controller while content remains (default 1000 ms). */
   readonly namespaceResyncMs?: number;
+  /** Retry delay of the CRD controller while instances remain (default 1000 ms). */
+  readonly crdRetryMs?: number;
 }
 
 export interface ControlPlane {
   /** True once the system namespaces exist. */
   ready(): boolean;
+  readonly crds: CrdController;
   stop(): Promise<void>;
 }
 
-export async function startControlPlane(registry: Registry, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+export async function startControlPlane(registry: RegistryHandle, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   await ensureSystemNamespaces(registry);
+  const crds: CrdController = startCrdController(registry, { retryMs: options.crdRetryMs });
+  await crds.synced();
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
   return {
     ready: () => true,
+    crds,
     async stop() {
+      await crds.stop();
       await bootstrap?.stop();
       await namespaces.stop();
     },

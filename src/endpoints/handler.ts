@@ -113,6 +113,8 @@ export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly 
         return;
       }
       restfulChecks(route, method, req);
+      // A deprecated custom resource version warns on every request (apiextensions' crdHandler).
+      if (route.def.deprecationWarning) r.warnings.push(route.def.deprecationWarning);
       const scope: Scope = {
         deps,
         info,

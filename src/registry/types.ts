@@ -132,6 +132,11 @@ export interface Strategy {
    * changes. Default false: the strategy's prepareFor* hooks decide, as kube's per-type strategies do.
    */
   trackGeneration?: boolean;
+  /**
+   * Finalizers the first delete adds before deciding (the CRD's customresourcecleanup): the object then stays,
+   * marked as deleting, until a controller removes them.
+   */
+  deleteFinalizers?: readonly string[];
   /** Called on the stored object when a delete starts (namespaces: status.phase Terminating). */
   prepareForDelete?(obj: KubeObject, ctx: RequestContext): void;
   /**
@@ -183,6 +188,20 @@ export interface ResourceDefinition {
   readonly selectableFields: Readonly<Record<string, (obj: KubeObject) => string | undefined>>;
   /** True for definitions created from a CustomResourceDefinition. */
   readonly custom: boolean;
+  /**
+   * Where the scale subresource reads and writes (CRDs' subresources.scale); absent: spec.replicas,
+   * status.replicas and spec.selector as the built-in workloads have them.
+   */
+  readonly scale?: ScalePaths;
+  /** Sent as a Warning header on every request to this version (a deprecated CRD version). */
+  readonly deprecationWarning?: string;
+}
+
+/** JSON paths (".spec.replicas") of a scale subresource. */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath?: string;
 }
 
 export interface GetOptions {

@@ -8,8 +8,6 @@ import { request as httpsRequest } from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
 import { startTestServer, type TestServer } from './helpers.ts';
-import { createApiServer } from '../../src/endpoints/api-server.ts';
-import type { ApiServerOptions } from '../../src/server/types.ts';
 import { decodeProtobufObject, encodeProtobufObject } from '../../src/encoding/protobuf/envelope.ts';
 import { decodeWatchEvent, splitWatchFrames, type DecodedWatchEvent } from '../../src/encoding/protobuf/watch-frames.ts';
 
@@ -17,8 +15,7 @@ const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 let s: TestServer;
 before(async () => {
-  const tunedApi = (o: ApiServerOptions) => createApiServer({ ...o, watchBookmarkIntervalMs: 200 });
-  s = await startTestServer({ createApi: tunedApi });
+  s = await startTestServer({ watchCacheTuning: { bookmarkIntervalMs: 200 } });
 });
 after(async () => {
   await s?.close();

@@ -7,7 +7,7 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer, AuthzAttributes } from './types.ts';
 import { attributesFor } from './types.ts';
 import { unionAuthorizer } from './union.ts';
-import type { Storage } from '../../storage/types.ts';
+import type { Registry } from '../../registry/types.ts';
 
 const anon: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 const admin: UserInfo = { name: 'capstan-admin', groups: ['system:masters', 'system:authenticated'] };
@@ -17,7 +17,7 @@ function attrs(user: UserInfo, method: string, path: string): AuthzAttributes {
   return attributesFor(user, parseRequestInfo(method, p, new URLSearchParams(q ?? '')));
 }
 
-const ctx = { storage: {} as Storage };
+const ctx = { registry: {} as Registry };
 
 test('mode validation uses kube-apiserver\'s messages', () => {
   const impl = Object.keys(builtinAuthorizerFactories);

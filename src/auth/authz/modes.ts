@@ -1,7 +1,7 @@
 // --authorization-mode: validation with kube-apiserver's messages, and the authorizer built from the modes.
 
 import { SYSTEM_MASTERS } from '../user.ts';
-import type { Storage } from '../../storage/types.ts';
+import type { Registry } from '../../registry/types.ts';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroupsAuthorizer } from './builtin.ts';
 import type { Authorizer } from './types.ts';
 import { unionAuthorizer } from './union.ts';
@@ -10,7 +10,8 @@ import { unionAuthorizer } from './union.ts';
 export const AUTHORIZATION_MODE_CHOICES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
 
 export interface AuthorizerFactoryContext {
-  readonly storage: Storage;
+  /** The registry: authorizers read their policy (RBAC objects, ...) through its stores and watch caches. */
+  readonly registry: Registry;
 }
 
 export type AuthorizerFactory = (ctx: AuthorizerFactoryContext) => Authorizer | Promise<Authorizer>;

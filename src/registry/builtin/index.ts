@@ -33,6 +33,7 @@ import {
   serviceAccountFacts,
 } from './core/others.ts';
 import { podFacts } from './core/pods.ts';
+import { crdFacts } from '../apiextensions/crd-strategy.ts';
 import { serviceFacts } from './core/services.ts';
 
 export type { TypeFacts } from './facts.ts';
@@ -61,6 +62,7 @@ const FACTS: Readonly<Record<string, (rules: TypeRules) => TypeFacts>> = {
   'apps/daemonsets': daemonSetFacts,
   'batch/jobs': jobFacts,
   'batch/cronjobs': cronJobFacts,
+  'apiextensions.k8s.io/customresourcedefinitions': crdFacts,
 };
 
 const SELECTABLE: Readonly<Record<string, TypeFacts['selectableFields']>> = {
