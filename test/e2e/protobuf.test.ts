@@ -234,3 +234,46 @@ test('gzip of a large list (JSON and protobuf), not below 128 KiB, off with APIR
     await off.close();
   }
 });
+
+const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.pb.example.com
+spec:
+  group: pb.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+
+test('custom resources have no protobuf: 406 when only protobuf is accepted, the JSON fallback otherwise, 415 for protobuf bodies', async () => {
+  await s.kubectlOk(['apply', '-f', '-'], { input: WIDGET_CRD });
+  await s.kubectlOk(['wait', '--for=condition=established', 'crd/widgets.pb.example.com', '--timeout=10s']);
+  const path = '/apis/pb.example.com/v1/namespaces/default/widgets';
+  const created = await s.adminRequest(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ apiVersion: 'pb.example.com/v1', kind: 'Widget', metadata: { name: 'w' } }) });
+  assert.equal(created.status, 201, created.body);
+
+  // The 406 is a Status, itself in protobuf (kube's error writer serves Status in every media type).
+  const only = await binaryRequest(s, `${path}/w`, { headers: { Accept: PROTOBUF } });
+  assert.equal(only.status, 406);
+  assert.equal(only.headers['content-type'], PROTOBUF);
+  assert.equal(decodeProtobufObject(only.body).message, 'only the following media types are accepted: application/json, application/yaml');
+  const watchOnly = await binaryRequest(s, `${path}?watch=1`, { headers: { Accept: `${PROTOBUF};stream=watch` } });
+  assert.equal(watchOnly.status, 406);
+
+  const fallback = await binaryRequest(s, `${path}/w`, { headers: { Accept: `${PROTOBUF}, application/json` } });
+  assert.equal(fallback.status, 200);
+  assert.equal(fallback.headers['content-type'], 'application/json');
+  assert.equal(JSON.parse(fallback.body.toString()).kind, 'Widget');
+
+  const body = await binaryRequest(s, path, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: 'application/json' }, body: encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }) });
+  assert.equal(body.status, 415);
+  assert.equal(JSON.parse(body.body.toString()).message, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+});
