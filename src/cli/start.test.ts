@@ -39,7 +39,7 @@ test('invalid options are ConfigErrors', () => {
     [{ historyWindowSeconds: -5 }, '--history-window can not be negative value'],
     [{ minRequestTimeoutSeconds: -1 }, '--min-request-timeout can not be negative value'],
     [{ authorizationMode: ['AlwaysAllow', 'Nope'] }, 'authorization-mode "Nope" is not a valid mode'],
-    [{ authorizationMode: ['RBAC', 'Nope'] }, '[authorization-mode "RBAC" is not supported by Capstan yet, authorization-mode "Nope" is not a valid mode]'],
+    [{ authorizationMode: ['Webhook', 'Nope'] }, '[authorization-mode "Webhook" is not supported by Capstan yet, authorization-mode "Nope" is not a valid mode]'],
     [{ storageBackend: 'etcd' as 'memory' }, "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
   ];
   for (const [options, message] of bad) assert.throws(() => completeOptions(options, log), (e: unknown) => e instanceof ConfigError && e.message === message, message);

@@ -34,6 +34,7 @@ import {
 } from './core/others.ts';
 import { podFacts } from './core/pods.ts';
 import { serviceFacts } from './core/services.ts';
+import { clusterRoleBindingFacts, roleBindingFacts } from './rbac/bindings.ts';
 
 export type { TypeFacts } from './facts.ts';
 export type { BuiltinStrategy } from './generic.ts';
@@ -61,6 +62,8 @@ const FACTS: Readonly<Record<string, (rules: TypeRules) => TypeFacts>> = {
   'apps/daemonsets': daemonSetFacts,
   'batch/jobs': jobFacts,
   'batch/cronjobs': cronJobFacts,
+  'rbac.authorization.k8s.io/rolebindings': roleBindingFacts,
+  'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindingFacts,
 };
 
 const SELECTABLE: Readonly<Record<string, TypeFacts['selectableFields']>> = {
