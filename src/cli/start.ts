@@ -14,6 +14,9 @@ import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
 import type { CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
 import { installCrds, type CrdSource, type InstallCrdsOptions } from '../testing/install-crds.ts';
+import { rbacRuleResolver } from '../auth/authz/rbac/authorizer.ts';
+import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
+import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
@@ -286,16 +289,22 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     // storage -> registry (with its watch caches) -> authorizers reading through it -> control plane -> endpoints.
     // The review kinds live in the registry and evaluate with the authorizer built after it: they reach it through
     // a forwarding authorizer, bound before any request can arrive.
+    // RBAC's policy informers are shared by the RBAC authorizer and the escalation checks of the RBAC stores.
     let authorizer: Authorizer | undefined;
+    let policy: RbacPolicy | undefined;
+    const rbacPolicy = (): RbacPolicy => (policy ??= startRbacPolicy(registry));
+    cleanups.push(async () => policy?.stop());
+    const rbacResolver = rbacRuleResolver(rbacPolicy);
     const registry = await createRegistry({
       storage,
       runtimeConfig: cfg.runtimeConfig,
       featureGates: cfg.featureGates,
       watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
       reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
+      storeWrappers: rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
     });
     cleanups.push(() => registry.close());
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry });
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
 
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
@@ -303,8 +312,11 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         advertiseAddress: advertiseAddressFor(cfg.bindAddress),
         onError: (error) => log.error('bootstrap objects could not be reconciled', { error }),
       },
+      rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
     });
     cleanups.push(() => controlPlane.stop());
+    // RBAC's informers start after the defaults are in place, so the first request already sees them.
+    if (cfg.modes.includes('RBAC')) await rbacPolicy().synced();
     const namespacesReady = namedCheck('poststarthook/start-system-namespaces-controller', () => {
       if (!controlPlane.ready()) throw new Error('system namespaces are not created yet');
     });
