@@ -4,7 +4,7 @@
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { JSONSchemaProps } from '../json-schema-props.ts';
-import { validateDefaults } from './default-values.ts';
+import { validateDefaults } from './default-validation.ts';
 import { structuralConversionError, validateStructural } from './structural.ts';
 
 export interface CrdSchemaOptions {

@@ -5,8 +5,7 @@
 
 import { renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { CompiledNode } from './compiled-node.ts';
-import { goSharpV } from './go-sharp-v.ts';
-import { goFloat, isFloatAJSONInteger, isGoInt, isPlainObject, jsonEqual, runeCount } from './go-values.ts';
+import { goFloat, goSharpV, isFloatAJSONInteger, isGoInt, isPlainObject, jsonEqual, runeCount } from './go-values.ts';
 
 /** No old value correlates with the new one (create, or an item of a list that is not a list-type map). */
 export const NO_OLD: unique symbol = Symbol('no old value');
