@@ -32,6 +32,11 @@ export interface RegistryOptions {
   readonly watchCache?: WatchCacheOptions | false;
   /** What the review kinds (SubjectAccessReview, TokenReview, ...) evaluate with: authorizer, token authenticator. */
   readonly reviews?: Omit<ReviewOptions, 'featureGates'>;
+  /**
+   * Wrappers of some resources' generic stores, by "group/resource": checks a write must pass beyond the strategy's
+   * (kube's policy-based RBAC storage: escalation prevention).
+   */
+  readonly storeWrappers?: ReadonlyMap<string, (store: ResourceStore) => ResourceStore>;
 }
 
 export interface RegistryHandle extends Registry {
@@ -112,6 +117,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     }
     return store;
   };
+  const wrappedStores = new WeakMap<ResourceStore, ResourceStore>();
 
   const namespaceCore = (): StoreCore | undefined => stores.get('/namespaces')?.core;
   // As kube's NamespaceLifecycle admission: the namespace from the watch cache, else (not seen there yet) a read.
@@ -161,7 +167,14 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     all: () => ordered,
     lookup: (group, version, resource) => defs.get(`${group}/${version}/${resource}`),
     store(def: ResourceDefinition): ResourceStore {
-      return virtualStore(def) ?? convertingStore(def) ?? baseStore(def).forVersion(def);
+      const virtual = virtualStore(def);
+      if (virtual) return virtual;
+      const store = convertingStore(def) ?? baseStore(def).forVersion(def);
+      const wrap = options.storeWrappers?.get(grKey(def));
+      if (!wrap) return store;
+      let wrapped = wrappedStores.get(store);
+      if (!wrapped) wrappedStores.set(store, (wrapped = wrap(store)));
+      return wrapped;
     },
     onChange(listener) {
       listeners.add(listener);
