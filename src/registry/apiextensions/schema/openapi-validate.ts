@@ -135,18 +135,61 @@ function validateNumber(n: CompiledNode, x: number, path: string, ctx: Ctx): voi
   }
 }
 
-/** The old item a list-type map item correlates with: the one with the same key values (CorrelatedObject.Index). */
-function correlatedItem(n: CompiledNode, item: unknown, old: Old): Old {
-  if (n.listType !== 'map' || !Array.isArray(old) || !isPlainObject(item)) return NO_OLD;
-  const keys = n.listMapKeys ?? [];
-  for (const o of old) {
-    if (isPlainObject(o) && keys.every((k) => jsonEqual(o[k], item[k]))) return o;
+/**
+ * The old value a new array item correlates with (ratcheting.go correlateOldValueForChildAtNewIndex): by key
+ * for list-type=map, by index for lists without a list type, none for atomic and set lists.
+ */
+function correlatedItem(n: CompiledNode, items: unknown[], i: number, old: Old): Old {
+  if (!Array.isArray(old)) return NO_OLD;
+  switch (n.listType) {
+    case 'map': {
+      const item = items[i];
+      if (!isPlainObject(item)) return NO_OLD;
+      const keys = n.listMapKeys ?? [];
+      for (const o of old) if (isPlainObject(o) && keys.every((k) => jsonEqual(o[k], item[k]))) return o;
+      return NO_OLD;
+    }
+    case 'set':
+    case 'atomic':
+      return NO_OLD;
+    default:
+      return i < old.length ? old[i] : NO_OLD;
   }
-  return NO_OLD;
+}
+
+/**
+ * CachedDeepEqual of the ratcheting validator: equality through the children validation correlated, so an
+ * atomic or set list is never equal unless empty, list-type=map items compare by key, and an object's fields
+ * without a schema make it unequal.
+ */
+function ratchetEqual(n: CompiledNode | undefined, v: unknown, old: unknown): boolean {
+  if (v === null || old === null || v === undefined || old === undefined) return (v ?? null) === (old ?? null);
+  if (Array.isArray(v) || Array.isArray(old)) {
+    if (!Array.isArray(v) || !Array.isArray(old) || v.length !== old.length) return false;
+    if (v.length === 0) return true;
+    if (!n?.items) return false;
+    for (let i = 0; i < v.length; i++) {
+      const o = correlatedItem(n, v, i, old);
+      if (o === NO_OLD || !ratchetEqual(n.items, v[i], o)) return false;
+    }
+    return true;
+  }
+  if (isPlainObject(v) || isPlainObject(old)) {
+    if (!isPlainObject(v) || !isPlainObject(old)) return false;
+    const keys = Object.keys(old);
+    if (keys.length !== Object.keys(v).length) return false;
+    for (const k of keys) {
+      if (!Object.hasOwn(v, k)) return false;
+      const sub = n?.properties?.get(k) ?? (typeof n?.additionalProperties === 'object' ? n.additionalProperties : undefined);
+      if (!sub || !ratchetEqual(sub, v[k], old[k])) return false;
+    }
+    return true;
+  }
+  return v === old;
 }
 
 function validateArray(n: CompiledNode, a: unknown[], path: string, ctx: Ctx, old: Old): void {
-  if (n.items) for (let i = 0; i < a.length; i++) validateValue(n.items, a[i], `${path}[${i}]`, ctx, old === NO_OLD ? NO_OLD : correlatedItem(n, a[i], old));
+  if (n.items) for (let i = 0; i < a.length; i++) validateValue(n.items, a[i], `${path}[${i}]`, ctx, old === NO_OLD ? NO_OLD : correlatedItem(n, a, i, old));
   if (n.minItems !== undefined && a.length < n.minItems) invalid(ctx, path, a.length, `${path} in body should have at least ${n.minItems} items`);
   if (n.maxItems !== undefined && a.length > n.maxItems) {
     // MaxItemsFailCode -> field.TooMany
@@ -299,7 +342,7 @@ function validateComposition(n: CompiledNode, v: unknown, path: string, ctx: Ctx
 export function validateValue(n: CompiledNode, v: unknown, path: string, ctx: Ctx, old: Old = NO_OLD): void {
   const before = ctx.errs.length;
   checkValue(n, v, path, ctx, old);
-  if (old !== NO_OLD && ctx.errs.length > before && jsonEqual(v, old)) ctx.errs.length = before;
+  if (old !== NO_OLD && ctx.errs.length > before && ratchetEqual(n, v, old)) ctx.errs.length = before;
 }
 
 function checkValue(n: CompiledNode, v: unknown, path: string, ctx: Ctx, old: Old): void {
