@@ -136,38 +136,27 @@ function validateNumber(n: CompiledNode, x: number, path: string, ctx: Ctx): voi
 }
 
 /**
- * The old value a new array item correlates with (ratcheting.go correlateOldValueForChildAtNewIndex): by key
- * for list-type=map, by index for lists without a list type, none for atomic and set lists.
+ * The old value a new array item correlates with (apiserver cel/common CorrelatedObject.Index): the item with
+ * the same key values in a list-type=map; items of other lists do not correlate.
  */
 function correlatedItem(n: CompiledNode, items: unknown[], i: number, old: Old): Old {
-  if (!Array.isArray(old)) return NO_OLD;
-  switch (n.listType) {
-    case 'map': {
-      const item = items[i];
-      if (!isPlainObject(item)) return NO_OLD;
-      const keys = n.listMapKeys ?? [];
-      for (const o of old) if (isPlainObject(o) && keys.every((k) => jsonEqual(o[k], item[k]))) return o;
-      return NO_OLD;
-    }
-    case 'set':
-    case 'atomic':
-      return NO_OLD;
-    default:
-      return i < old.length ? old[i] : NO_OLD;
-  }
+  if (n.listType !== 'map' || !Array.isArray(old)) return NO_OLD;
+  const item = items[i];
+  if (!isPlainObject(item)) return NO_OLD;
+  const keys = n.listMapKeys ?? [];
+  for (const o of old) if (isPlainObject(o) && keys.every((k) => jsonEqual(o[k], item[k]))) return o;
+  return NO_OLD;
 }
 
 /**
- * CachedDeepEqual of the ratcheting validator: equality through the children validation correlated, so an
- * atomic or set list is never equal unless empty, list-type=map items compare by key, and an object's fields
- * without a schema make it unequal.
+ * CorrelatedObject.CachedDeepEqual: list-type=map items compare by key (order does not matter), other lists
+ * as a whole, object fields through their schema (a field without one makes the objects unequal).
  */
 function ratchetEqual(n: CompiledNode | undefined, v: unknown, old: unknown): boolean {
-  if (v === null || old === null || v === undefined || old === undefined) return (v ?? null) === (old ?? null);
+  if (v === null || old === null) return v === old;
   if (Array.isArray(v) || Array.isArray(old)) {
     if (!Array.isArray(v) || !Array.isArray(old) || v.length !== old.length) return false;
-    if (v.length === 0) return true;
-    if (!n?.items) return false;
+    if (n?.listType !== 'map') return jsonEqual(v, old);
     for (let i = 0; i < v.length; i++) {
       const o = correlatedItem(n, v, i, old);
       if (o === NO_OLD || !ratchetEqual(n.items, v[i], o)) return false;
@@ -176,10 +165,10 @@ function ratchetEqual(n: CompiledNode | undefined, v: unknown, old: unknown): bo
   }
   if (isPlainObject(v) || isPlainObject(old)) {
     if (!isPlainObject(v) || !isPlainObject(old)) return false;
-    const keys = Object.keys(old);
-    if (keys.length !== Object.keys(v).length) return false;
+    const keys = Object.keys(v);
+    if (keys.length !== Object.keys(old).length) return false;
     for (const k of keys) {
-      if (!Object.hasOwn(v, k)) return false;
+      if (!Object.hasOwn(old, k)) return false;
       const sub = n?.properties?.get(k) ?? (typeof n?.additionalProperties === 'object' ? n.additionalProperties : undefined);
       if (!sub || !ratchetEqual(sub, v[k], old[k])) return false;
     }
@@ -257,7 +246,10 @@ function validateObject(n: CompiledNode, o: Record<string, unknown>, path: strin
   }
   if (n.properties) {
     for (const [k, p] of n.properties) {
-      if (Object.hasOwn(o, k)) validateValue(p, o[k], path === '' ? k : `${path}.${k}`, ctx, oldField(old, k));
+      if (!Object.hasOwn(o, k)) continue;
+      // apiVersion and kind at the root are never ratcheted (old and new are converted to the same version)
+      const correlated = path === '' && (k === 'apiVersion' || k === 'kind') ? NO_OLD : oldField(old, k);
+      validateValue(p, o[k], path === '' ? k : `${path}.${k}`, ctx, correlated);
     }
   }
   if (n.required) {

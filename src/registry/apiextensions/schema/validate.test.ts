@@ -234,7 +234,7 @@ test('validateUpdate: unchanged invalid fields pass, changed ones fail', () => {
   assert.deepEqual(c.validate({ spec: { n: 10, m: 2 } }).map(fieldErrorString), ['spec.n: Invalid value: 10: spec.n in body should be less than or equal to 5']);
 });
 
-test('validateUpdate: items correlate by key in list-type maps, by index in plain lists, not at all in atomic lists', () => {
+test('validateUpdate: items correlate by key in list-type maps, not in other lists', () => {
   const item: JSONSchemaProps = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 100 } } };
   const c = compileSchema(
     specSchema({
@@ -246,7 +246,9 @@ test('validateUpdate: items correlate by key in list-type maps, by index in plai
   const bad = { name: 'a', port: 500 };
   const old = { spec: { byKey: [bad], byIndex: [bad], atomic: [bad] } };
   const updated = { spec: { byKey: [{ name: 'b', port: 1 }, bad], byIndex: [bad, { name: 'b', port: 1 }], atomic: [bad] } };
-  assert.deepEqual(c.validateUpdate(updated, old).map(fieldErrorString), ['spec.atomic[0].port: Invalid value: 500: spec.atomic[0].port in body should be less than or equal to 100']);
+  assert.deepEqual(c.validateUpdate(updated, old).map(fieldErrorString), ['spec.byIndex[0].port: Invalid value: 500: spec.byIndex[0].port in body should be less than or equal to 100']);
+  // an unchanged list of any type is ratcheted as a whole
+  assert.deepEqual(c.validateUpdate({ spec: { byKey: [bad], byIndex: [bad], atomic: [bad] } }, old), []);
 });
 
 test('validateUpdate: a reordered list-type map keeps its ratcheted list-level errors', () => {
