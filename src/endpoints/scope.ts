@@ -57,6 +57,8 @@ export interface EndpointDeps {
   readonly maxWatchBufferBytes: number;
   /** The admission chain writes run through (absent: no admission). */
   readonly admission?: AdmissionChain;
+  /** The APIResponseCompression feature gate (gzip of large responses). */
+  readonly responseCompression: boolean;
 }
 
 export interface Scope {

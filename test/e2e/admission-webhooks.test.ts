@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { startTestServer, type TestServer } from './helpers.ts';
-import { patchOf, startWebhookServer, type WebhookServer } from './webhook-server.ts';
+import { patchOf, startWebhookServer, type WebhookServer } from './admission-webhook-server.ts';
 
 const json = (o: unknown): string => JSON.stringify(o);
 
@@ -25,16 +25,10 @@ describe('admission webhooks', () => {
     await s.kubectlOk(['create', 'namespace', 'webhooks']);
     await s.kubectlOk(['create', 'namespace', 'watched']);
     await s.kubectlOk(['label', 'namespace', 'watched', 'admission=on']);
-    // The webhook "in the cluster": a selector-less Service whose Endpoints point at the test's server.
-    await s.kubectlOk(['apply', '-f', '-'], {
-      input: json({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hooks', namespace: 'webhooks' }, spec: { ports: [{ name: 'https', port: 443 }] } },
-          { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'hooks', namespace: 'webhooks' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: hooks.port }] }] },
-        ],
-      }),
+    // The webhook "in the cluster": an ExternalName Service naming localhost (kube's service resolver dials
+    // <externalName>:<the reference's port>), with a serving certificate for hooks.webhooks.svc.
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: json({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'hooks', namespace: 'webhooks' }, spec: { type: 'ExternalName', externalName: 'localhost' } }),
     });
   });
   after(async () => {
@@ -109,7 +103,7 @@ describe('admission webhooks', () => {
                 name: 'mutate.example.com',
                 sideEffects: 'None',
                 admissionReviewVersions: ['v1'],
-                clientConfig: { service: { name: 'hooks', namespace: 'webhooks', path: '/mutate' }, caBundle: hooks.caBundle },
+                clientConfig: { service: { name: 'hooks', namespace: 'webhooks', path: '/mutate', port: hooks.port }, caBundle: hooks.caBundle },
                 rules: [rule(['configmaps'])],
                 namespaceSelector: { matchLabels: { admission: 'on' } },
                 objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] },
