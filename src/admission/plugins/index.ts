@@ -2,11 +2,13 @@
 // accepted by the flags and do nothing: they act on nodes, kubelets or objects Capstan does not run.
 
 import type { PluginFactory } from '../plugin-set.ts';
-import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { namespaceLifecycle, namespaceReader } from './namespace-lifecycle.ts';
+import { validatingAdmissionPolicyPlugin } from '../policy/plugin.ts';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugins.ts';
 
 export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
   NamespaceLifecycle: ({ registry }) => namespaceLifecycle(registry),
   MutatingAdmissionWebhook: mutatingWebhookPlugin,
+  ValidatingAdmissionPolicy: ({ registry, authorizer }) => validatingAdmissionPolicyPlugin({ registry, authorizer, getNamespace: namespaceReader(registry) }),
   ValidatingAdmissionWebhook: validatingWebhookPlugin,
 };
