@@ -14,5 +14,8 @@ export function createChain(plugins: readonly AdmissionPlugin[]): AdmissionChain
     async validate(attrs: AdmissionAttributes) {
       for (const p of validating) if (!p.handles || p.handles(attrs.operation)) await p.validate!(attrs);
     },
+    close() {
+      for (const p of plugins) p.close?.();
+    },
   };
 }

@@ -52,6 +52,8 @@ export interface AdmissionPlugin {
   admit?(attrs: AdmissionAttributes): void | Promise<void>;
   /** Validating phase: may only refuse (throw a StatusError) or warn. */
   validate?(attrs: AdmissionAttributes): void | Promise<void>;
+  /** Stops what the plugin runs in the background (informers). */
+  close?(): void;
 }
 
 /** The ordered chain of enabled plugins (kube's chainAdmissionHandler). */
@@ -59,4 +61,5 @@ export interface AdmissionChain {
   readonly plugins: readonly AdmissionPlugin[];
   admit(attrs: AdmissionAttributes): Promise<void>;
   validate(attrs: AdmissionAttributes): Promise<void>;
+  close(): void;
 }

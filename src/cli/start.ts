@@ -329,7 +329,10 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       ? await readAdmissionConfigFile(options.admissionControlConfigFile).catch((e: Error) => Promise.reject(new ConfigError(`failed to read plugin config: ${e.message}`)))
       : undefined;
     const admission = await buildChain(cfg.admissionPlugins, PLUGIN_FACTORIES, { registry, authorizer, inProcess: options.admission }, admissionConfigs);
-    cleanups.push(async () => closeWebhookConnections());
+    cleanups.push(async () => {
+      admission.close();
+      closeWebhookConnections();
+    });
 
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {

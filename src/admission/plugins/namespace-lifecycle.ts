@@ -13,12 +13,14 @@ export function namespaceReader(registry: Registry): (name: string) => Promise<K
   return async (name) => {
     const def = registry.lookup('', 'v1', 'namespaces');
     if (!def || !name) return undefined;
-    try {
-      return await registry.store(def).get(loopbackContext(), name);
-    } catch (e) {
+    const store = registry.store(def);
+    const absent = (e: unknown): undefined => {
       if ((e as { code?: number }).code === 404 || (e as { code?: number }).code === 400) return undefined;
       throw e;
-    }
+    };
+    // As kube's plugin: the informer's copy (the watch cache), and a live read when it has not seen the namespace yet.
+    const cached = await store.get(loopbackContext(), name, { resourceVersion: '0' }).catch(absent);
+    return cached ?? (await store.get(loopbackContext(), name).catch(absent));
   };
 }
 

@@ -13,6 +13,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { matchInvocation } from '../webhook/equivalent.ts';
 import type { RuleWithOperations } from '../webhook/rules.ts';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
+import { createInformer } from '../informer.ts';
 import { evaluatePolicy, type PolicyDecision } from './evaluate.ts';
 
 type Obj = Record<string, unknown>;
@@ -29,16 +30,17 @@ export interface PolicyDeps {
   readonly getNamespace: (name: string) => Promise<KubeObject | undefined>;
 }
 
-/** Lists a resource of admissionregistration.k8s.io/v1, re-reading only what changed (by uid and resourceVersion). */
-function cachedList<T>(registry: Registry, resource: string, build: (o: KubeObject) => T): () => Promise<{ object: KubeObject; built: T }[]> {
+/** A resource of admissionregistration.k8s.io/v1 as an informer keeps it, each object built once per version. */
+function cachedList<T>(registry: Registry, resource: string, build: (o: KubeObject) => T): { read: () => Promise<{ object: KubeObject; built: T }[]>; stop: () => void } {
+  const informer = createInformer(registry, 'admissionregistration.k8s.io', 'v1', resource);
   const cache = new Map<string, { rv: string; built: T }>();
-  return async () => {
-    const def = registry.lookup('admissionregistration.k8s.io', 'v1', resource);
-    if (!def) return [];
-    const items = (await registry.store(def).list(loopbackContext(), {})).items;
+  let last: { version: number; out: { object: KubeObject; built: T }[] } = { version: -1, out: [] };
+  const read = async () => {
+    const snap = await informer.snapshot();
+    if (snap.version === last.version) return last.out;
     const out: { object: KubeObject; built: T }[] = [];
     const seen = new Set<string>();
-    for (const o of items.sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
+    for (const o of snap.items) {
       const uid = o.metadata.uid ?? '';
       seen.add(uid);
       let c = cache.get(uid);
@@ -49,8 +51,10 @@ function cachedList<T>(registry: Registry, resource: string, build: (o: KubeObje
       out.push({ object: o, built: c.built });
     }
     for (const k of [...cache.keys()]) if (!seen.has(k)) cache.delete(k);
+    last = { version: snap.version, out };
     return out;
   };
+  return { read, stop: () => informer.stop() };
 }
 
 function rulesMatch(registry: Registry, rules: NamedRule[], matchPolicy: unknown, a: AdmissionAttributes): boolean {
@@ -135,10 +139,14 @@ export function validatingAdmissionPolicyPlugin(deps: PolicyDeps): AdmissionPlug
   const bindings = cachedList(deps.registry, 'validatingadmissionpolicybindings', (o) => o);
   return {
     name: 'ValidatingAdmissionPolicy',
+    close() {
+      policies.stop();
+      bindings.stop();
+    },
     async validate(a) {
-      const allBindings = await bindings();
+      const allBindings = await bindings.read();
       if (allBindings.length === 0) return;
-      const byName = new Map((await policies()).map((p) => [p.object.metadata.name ?? '', p]));
+      const byName = new Map((await policies.read()).map((p) => [p.object.metadata.name ?? '', p]));
       let namespaceObject: KubeObject | undefined | null = null;
       const baseVars = (): Record<string, unknown> => ({
         object: toCel(a.object ?? null),

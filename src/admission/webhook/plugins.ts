@@ -18,6 +18,7 @@ export function mutatingWebhookPlugin(deps: PluginDeps): AdmissionPlugin {
   const d = dispatchDeps(deps);
   return {
     name: 'MutatingAdmissionWebhook',
+    close: () => source.stop(),
     async admit(a) {
       const hooks = await source.current();
       await dispatchMutating(extra.length ? [...hooks, ...extra] : hooks, a, d);
@@ -31,6 +32,7 @@ export function validatingWebhookPlugin(deps: PluginDeps): AdmissionPlugin {
   const d = dispatchDeps(deps);
   return {
     name: 'ValidatingAdmissionWebhook',
+    close: () => source.stop(),
     async validate(a) {
       const hooks = await source.current();
       await dispatchValidating(extra.length ? [...hooks, ...extra] : hooks, a, d);

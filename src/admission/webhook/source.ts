@@ -1,32 +1,29 @@
-// The webhook configurations in force: read through the registry's store on each admission (so a change is seen
-// by the next request, without restart), compiled once per configuration version, in kube's order (configurations
+// The webhook configurations in force: kept by an informer over the registry's store (a change is seen by the
+// next request once the watch cache has it, without restart), compiled once per configuration version, in kube's order (configurations
 // by name, webhooks in their order).
 
-import { loopbackContext } from '../../registry/registry.ts';
+import { createInformer } from '../informer.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { displayUrlOf, httpsTransport, type ClientConfig } from './client.ts';
 import { webhookFrom, type Webhook } from './webhook.ts';
 
 export interface WebhookSource {
   current(): Promise<readonly Webhook[]>;
+  stop(): void;
 }
 
 export function webhookSource(registry: Registry, resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): WebhookSource {
+  const informer = createInformer(registry, 'admissionregistration.k8s.io', 'v1', resource);
   const compiled = new Map<string, { version: string; webhooks: Webhook[] }>();
-  let last: { key: string; webhooks: Webhook[] } = { key: '', webhooks: [] };
+  let last: { version: number; webhooks: Webhook[] } = { version: -1, webhooks: [] };
   const mutating = resource === 'mutatingwebhookconfigurations';
   return {
     async current() {
-      const def = registry.lookup('admissionregistration.k8s.io', 'v1', resource);
-      if (!def) return [];
-      const items = (await registry.store(def).list(loopbackContext(), {})).items;
-      let key = '';
-      for (const c of items) key += `${c.metadata.uid}@${c.metadata.resourceVersion};`;
-      if (key === last.key) return last.webhooks;
-      const sorted = [...items].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+      const snap = await informer.snapshot();
+      if (snap.version === last.version) return last.webhooks;
       const webhooks: Webhook[] = [];
       const seen = new Set<string>();
-      for (const c of sorted) {
+      for (const c of snap.items) {
         const uid = c.metadata.uid ?? '';
         seen.add(uid);
         const version = c.metadata.resourceVersion ?? '';
@@ -38,9 +35,10 @@ export function webhookSource(registry: Registry, resource: 'mutatingwebhookconf
         webhooks.push(...entry.webhooks);
       }
       for (const uid of [...compiled.keys()]) if (!seen.has(uid)) compiled.delete(uid);
-      last = { key, webhooks };
+      last = { version: snap.version, webhooks };
       return webhooks;
     },
+    stop: () => informer.stop(),
   };
 }
 
