@@ -25,8 +25,10 @@ export interface CreateFigure {
 }
 
 export interface AdmissionFigures {
+  /** Plain creates measured just before the webhook run, and just before the policies run. */
   plain: CreateFigure;
   webhook: CreateFigure;
+  plainBeforePolicies: CreateFigure;
   policies: CreateFigure;
 }
 
@@ -97,6 +99,7 @@ export async function benchAdmission(server: ChildProcess, port: number, tls: Tl
     await hook.close();
   }
 
+  const plainBeforePolicies = await measure();
   const validations = [
     "object.metadata.name.startsWith('r')",
     'size(object.data) <= 16',
@@ -115,5 +118,5 @@ export async function benchAdmission(server: ChildProcess, port: number, tls: Tl
     await one('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', JSON.stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec: { policyName: name, validationActions: ['Deny'] } }));
   }
   const policies = await measure();
-  return { plain, webhook, policies };
+  return { plain, webhook, plainBeforePolicies, policies };
 }

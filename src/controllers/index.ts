@@ -10,6 +10,7 @@ import { startCrdController, type CrdController } from './crd.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
+import { startQuotaController } from './resource-quota.ts';
 
 export interface ControlPlaneOptions {
   /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
@@ -37,6 +38,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
   const aggregation = startClusterRoleAggregation(registry);
+  const quotas = startQuotaController(registry);
   // The default admin, edit and view roles are aggregated before the server answers anyone.
   if (options.rbacBootstrapPolicy) await aggregation?.idle();
   return {
@@ -47,6 +49,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       aggregation?.stop();
       await bootstrap?.stop();
       await namespaces.stop();
+      quotas.stop();
     },
   };
 }

@@ -89,7 +89,7 @@ function agentFor(ca: string | undefined): Agent {
   const key = ca ?? '';
   let a = agents.get(key);
   if (!a) {
-    a = new Agent({ keepAlive: true, maxSockets: 64, ...(ca ? { ca } : {}) });
+    a = new Agent({ keepAlive: true, maxSockets: 64, timeout: 4000, ...(ca ? { ca } : {}) });
     agents.set(key, a);
   }
   return a;
@@ -140,9 +140,13 @@ export interface PostOptions {
 
 /** POSTs a JSON body and parses the JSON answer; rejects with a WebhookCallError worded as Go's client words it. */
 export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number, options: PostOptions = {}): Promise<unknown> {
-  const payload = Buffer.from(JSON.stringify(body));
+  return postOnce(target, Buffer.from(JSON.stringify(body)), timeoutMs, options, true);
+}
+
+function postOnce(target: WebhookTarget, payload: Buffer, timeoutMs: number, options: PostOptions, mayRetry: boolean): Promise<unknown> {
   const shown = `Post ${JSON.stringify(target.url.href)}`;
   return new Promise((resolve, reject) => {
+    const resolveRetry = (p: Promise<unknown>) => p.then(resolve, reject);
     let settled = false;
     const settle = (f: () => void) => {
       if (settled) return;
@@ -182,7 +186,17 @@ export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number
       settle(() => reject(new WebhookCallError(`${shown}: context deadline exceeded`)));
       req.destroy();
     }, timeoutMs);
-    req.on('error', (e) => settle(() => reject(new WebhookCallError(`${shown}: ${goTransportError(e as NodeJS.ErrnoException, target.url, target.serverName)}`))));
+    req.on('error', (e) => {
+      // A kept-alive connection the server closed meanwhile: Go's transport retries on a new one; so do we.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (mayRetry && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE') && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolveRetry(postOnce(target, payload, timeoutMs, options, false));
+        return;
+      }
+      settle(() => reject(new WebhookCallError(`${shown}: ${goTransportError(e as NodeJS.ErrnoException, target.url, target.serverName)}`)));
+    });
     options.signal?.addEventListener(
       'abort',
       () => {

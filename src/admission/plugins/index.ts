@@ -4,11 +4,15 @@
 import type { PluginFactory } from '../plugin-set.ts';
 import { namespaceLifecycle, namespaceReader } from './namespace-lifecycle.ts';
 import { validatingAdmissionPolicyPlugin } from '../policy/plugin.ts';
+import { limitRanger } from './limit-ranger.ts';
+import { resourceQuotaPlugin } from '../quota/plugin.ts';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugins.ts';
 
 export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
   NamespaceLifecycle: ({ registry }) => namespaceLifecycle(registry),
+  LimitRanger: ({ registry }) => limitRanger(registry),
   MutatingAdmissionWebhook: mutatingWebhookPlugin,
   ValidatingAdmissionPolicy: ({ registry, authorizer }) => validatingAdmissionPolicyPlugin({ registry, authorizer, getNamespace: namespaceReader(registry) }),
   ValidatingAdmissionWebhook: validatingWebhookPlugin,
+  ResourceQuota: ({ registry }) => resourceQuotaPlugin(registry),
 };
