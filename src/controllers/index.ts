@@ -12,6 +12,7 @@ import { startCrdController, type CrdController } from './crd.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startGarbageCollector, type GarbageCollector } from './garbage-collector.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
+import { startPodTermination } from './pod-termination.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 
 export interface ControlPlaneOptions {
@@ -40,6 +41,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
   const garbageCollector: GarbageCollector = startGarbageCollector(registry);
+  const podTermination = startPodTermination(registry);
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
   const aggregation = startClusterRoleAggregation(registry);
   // The default admin, edit and view roles are aggregated before the server answers anyone.
@@ -49,6 +51,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     crds,
     garbageCollector,
     async stop() {
+      await podTermination.stop();
       await garbageCollector.stop();
       await crds.stop();
       aggregation?.stop();
