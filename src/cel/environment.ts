@@ -3,14 +3,14 @@
 // charge the cost meter. compileExpression parses, checks against declared variable types and plans once per
 // (expression, declarations); evaluate runs a program under a cost limit.
 
-import { celEnv, parse, plan, isCelError } from '@bufbuild/cel';
+import { celEnv, celFunc, parse, plan, isCelError, CelScalar } from '@bufbuild/cel';
 import type { CelEnv, CelFunc, CelValue } from '@bufbuild/cel';
 import { charge, meter, CostLimitExceeded } from './cost.ts';
 import { checkExpression } from './check.ts';
 import type { CheckedInfo } from './check.ts';
 import { estimateCost } from './estimate.ts';
 import type { DeclType } from './values.ts';
-import { lastOutOfRange } from './values.ts';
+import { celEquals, lastOutOfRange } from './values.ts';
 import { typeKey } from './type-key.ts';
 import { listFuncs } from './library/lists.ts';
 import { stringFuncs } from './library/strings.ts';
@@ -24,7 +24,13 @@ import { formatIssue, formatSyntaxError } from './issues.ts';
 
 const FUNC_BRAND = Symbol.for('@bufbuild/cel/func');
 
-const libraryFuncs: CelFunc[] = [...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...authorizerFuncs];
+/** Equality with kube's list semantics (same ids as the standard ones, which they replace). */
+const equalityFuncs: CelFunc[] = [
+  celFunc('_==_', [CelScalar.DYN, CelScalar.DYN], CelScalar.BOOL, (a, b) => celEquals(a, b)),
+  celFunc('_!=_', [CelScalar.DYN, CelScalar.DYN], CelScalar.BOOL, (a, b) => !celEquals(a, b)),
+];
+
+const libraryFuncs: CelFunc[] = [...equalityFuncs, ...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...authorizerFuncs];
 
 /** Size-proportional charges (cel-go charges 0.1 per traversed byte or element for these); the Kubernetes library
  * functions (and `matches`, through the regex cache) charge their own. */

@@ -67,7 +67,8 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
   switch (s.type) {
     case 'array': {
       const items = s.items && !Array.isArray(s.items) ? schemaDeclType(s.items, s.items['x-kubernetes-embedded-resource'] === true) : DYN;
-      return { kind: 'list', elem: items, maxItems: s.maxItems };
+      const mapKeys = Array.isArray(s['x-kubernetes-list-map-keys']) ? s['x-kubernetes-list-map-keys'] : undefined;
+      return { kind: 'list', elem: items, maxItems: s.maxItems, listType: s['x-kubernetes-list-type'], mapKeys };
     }
     case 'object': {
       if (s.additionalProperties && typeof s.additionalProperties === 'object') {
