@@ -144,6 +144,7 @@ test('optionals: functions and the ?. / [?] syntax', () => {
       '[1, 2][?1].value() == 2',
       '![1, 2][?5].hasValue()',
       "'s.?x' == 's' + '.?x'",
+      "obj.?a.?b.orValue(0) == 1 // don't stop at this apostrophe\n && obj.?zz.orValue(2) == 2",
     ],
     { obj },
   );
