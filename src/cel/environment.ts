@@ -1,5 +1,5 @@
 // The one CEL environment of the server: @bufbuild/cel's standard library and strings extension plus the Kubernetes
-// libraries kube 1.31 enables (lists, sets, regex, URLs, quantity, optionals, IP/CIDR, authorizer), every function wrapped to
+// libraries kube 1.31 enables (lists, sets, regex, URLs, quantity, optionals, IP/CIDR, format, authorizer), every function wrapped to
 // charge the cost meter. compileExpression parses, checks against declared variable types and plans once per
 // (expression, declarations); evaluate runs a program under a cost limit.
 
@@ -20,6 +20,7 @@ import { quantityFuncs } from './library/quantity.ts';
 import { optionalFuncs, rewriteOptionalSyntax } from './library/optionals.ts';
 import { authorizerFuncs } from './library/authorizer.ts';
 import { ipFuncs } from './library/ip.ts';
+import { formatFuncs } from './library/format.ts';
 import { formatIssue, formatSyntaxError } from './issues.ts';
 
 const FUNC_BRAND = Symbol.for('@bufbuild/cel/func');
@@ -30,7 +31,7 @@ const equalityFuncs: CelFunc[] = [
   celFunc('_!=_', [CelScalar.DYN, CelScalar.DYN], CelScalar.BOOL, (a, b) => !celEquals(a, b)),
 ];
 
-const libraryFuncs: CelFunc[] = [...equalityFuncs, ...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...authorizerFuncs];
+const libraryFuncs: CelFunc[] = [...equalityFuncs, ...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...formatFuncs, ...authorizerFuncs];
 
 /** Size-proportional charges (cel-go charges 0.1 per traversed byte or element for these); the Kubernetes library
  * functions (and `matches`, through the regex cache) charge their own. */

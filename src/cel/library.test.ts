@@ -239,3 +239,22 @@ test('runtime errors carry cel-go wording', () => {
   assert.equal(runError("{'a': 1}.b"), 'no such key: b');
   assert.equal(runError("1 + 'a'"), 'no such overload');
 });
+
+test('format: named Kubernetes string formats', () => {
+  allTrue([
+    "!format.dns1123Label().validate('my-name').hasValue()",
+    "format.dns1123Label().validate('My_Name').value() == [\"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"]",
+    "!format.dns1123Subdomain().validate('apiextensions.k8s.io').hasValue()",
+    "format.dns1035Label().validate('1abc').hasValue()",
+    "!format.qualifiedName().validate('example.com/MyName').hasValue()",
+    "!format.dns1123LabelPrefix().validate('my-prefix-').hasValue()",
+    "format.labelValue().validate('-bad').hasValue()",
+    "!format.uri().validate('http://example.com').hasValue() && format.uri().validate('example.com').value() == ['parse \"example.com\": invalid URI for request']",
+    "!format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue() && format.uuid().validate('x').value() == ['does not match the UUID format']",
+    "!format.byte().validate('aGVsbG8=').hasValue() && format.byte().validate('a').value() == ['invalid base64']",
+    "!format.date().validate('2021-01-01').hasValue() && format.date().validate('2021-02-30').value() == ['invalid date']",
+    "!format.datetime().validate('2021-01-01T00:00:00Z').hasValue() && format.datetime().validate('2021-01-01').value() == ['invalid datetime']",
+    "format.named('uuid').hasValue() && !format.named('nope').hasValue()",
+    "!format.named('dns1123Label').value().validate('ok').hasValue()",
+  ]);
+});
