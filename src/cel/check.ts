@@ -74,12 +74,21 @@ class Issue extends Error {
   }
 }
 
+/** Kinds whose mismatch in one list or map literal cel-go's HomogeneousAggregateLiterals reports. */
+const SCALAR_KINDS = new Set(['int', 'double', 'string', 'bool', 'bytes', 'timestamp', 'duration']);
+
 export function checkExpression(
   parsed: ParsedExpr,
   variables: Readonly<Record<string, DeclType>>,
   hasFunction: (name: string) => boolean,
+  homogeneous = true,
 ): CheckedInfo | { issue: CheckIssue } {
   const positions = parsed.sourceInfo?.positions ?? {};
+  const requireSame = (e: Expr, first: DeclType, t: DeclType): void => {
+    if (SCALAR_KINDS.has(first.kind) && SCALAR_KINDS.has(t.kind) && first.kind !== t.kind) {
+      throw new Issue(pos(e), `expected type '${typeName(first)}' but found '${typeName(t)}'`);
+    }
+  };
   const types = new Map<bigint, DeclType>();
   const used = new Set<string>();
   const pos = (e: Expr): number => positions[String(e.id)] ?? 0;
@@ -171,15 +180,24 @@ export function checkExpression(
       }
       case 'listExpr': {
         const elems = k.value.elements.map((x) => visit(x, scope));
+        if (homogeneous) elems.forEach((t, i) => requireSame(k.value.elements[i], elems[0], t));
         const first = elems[0];
         return { kind: 'list', elem: first && elems.every((x) => x.kind === first.kind) ? first : DYN };
       }
       case 'structExpr': {
         const entries = k.value.entries;
         let value: DeclType | undefined;
+        let firstKey: DeclType | undefined;
+        let firstValue: DeclType | undefined;
         for (const entry of entries) {
-          if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, scope);
+          if (entry.keyKind.case === 'mapKey') {
+            const kt = visit(entry.keyKind.value, scope);
+            firstKey ??= kt;
+            if (homogeneous && !k.value.messageName) requireSame(entry.keyKind.value, firstKey, kt);
+          }
           const v = entry.value ? visit(entry.value, scope) : DYN;
+          firstValue ??= v;
+          if (homogeneous && !k.value.messageName && entry.value) requireSame(entry.value, firstValue, v);
           value = value === undefined || value.kind === v.kind ? v : DYN;
         }
         return k.value.messageName ? DYN : { kind: 'map', value: value ?? DYN };

@@ -91,6 +91,12 @@ export interface CompiledExpression {
   readonly maxCost: number;
 }
 
+export interface CompileOptions {
+  /** Reject list and map literals mixing element types, as kube's environment does (cel-go's
+   * HomogeneousAggregateLiterals); on unless turned off (the CEL conformance data mixes them). */
+  homogeneousLiterals?: boolean;
+}
+
 export type CompileResult = { ok: true; expression: CompiledExpression } | { ok: false; error: string };
 
 const cache = new Map<string, CompileResult>();
@@ -100,27 +106,28 @@ const CACHE_MAX = 5000;
  * Compile (parse, check, estimate, plan) an expression against variable declarations; cached per (expression,
  * declarations). A failure carries cel-go's issue rendering ("ERROR: <input>:1:6: ...\n | src\n | .....^").
  */
-export function compileExpression(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
-  let key = source;
+export function compileExpression(source: string, variables: Readonly<Record<string, DeclType>>, options: CompileOptions = {}): CompileResult {
+  const homogeneous = options.homogeneousLiterals ?? true;
+  let key = homogeneous ? source : `\u0001${source}`;
   for (const name of Object.keys(variables).sort()) key += `\u0000${name}:${typeKey(variables[name])}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const result = compileUncached(source, variables);
+  const result = compileUncached(source, variables, homogeneous);
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(key, result);
   return result;
 }
 
-function compileUncached(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
+function compileUncached(source: string, variables: Readonly<Record<string, DeclType>>, homogeneous: boolean): CompileResult {
   try {
-    return compileChecked(source, variables);
+    return compileChecked(source, variables, homogeneous);
   } catch (e) {
     // e.g. an expression nested deep enough to exhaust the stack
     return { ok: false, error: `ERROR: <input>:1:1: ${(e as Error).message}` };
   }
 }
 
-function compileChecked(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
+function compileChecked(source: string, variables: Readonly<Record<string, DeclType>>, homogeneous: boolean): CompileResult {
   const rewritten = rewriteOptionalSyntax(source);
   let parsed;
   try {
@@ -128,7 +135,7 @@ function compileChecked(source: string, variables: Readonly<Record<string, DeclT
   } catch (e) {
     return { ok: false, error: formatSyntaxError(source, e as Error) };
   }
-  const checked = checkExpression(parsed, variables, hasFunction);
+  const checked = checkExpression(parsed, variables, hasFunction, homogeneous);
   if ('issue' in checked) return { ok: false, error: formatIssue(rewritten, checked.issue.offset, checked.issue.message) };
   let program;
   try {

@@ -122,7 +122,7 @@ test('extended strings (cel-go strings library)', () => {
     "'  x  '.trim() == 'x'",
     "['a', 'b'].join() == 'ab' && ['a', 'b'].join('-') == 'a-b'",
     "strings.quote('a\"b') == '\"a\\\\\"b\"'",
-    "'%s is %d years'.format(['Ann', 30]) == 'Ann is 30 years'",
+    "'%s is %d years'.format(['Ann', dyn(30)]) == 'Ann is 30 years'",
   ]);
 });
 
@@ -152,7 +152,7 @@ test('optionals: functions and the ?. / [?] syntax', () => {
 });
 
 test('cross-type numeric comparisons', () => {
-  allTrue(['1 < 1.5', '2u > 1', '1.0 == 1', '3 >= 2u', '[1, 2.0].isSorted()', '1 in [1.0]']);
+  allTrue(['1 < 1.5', '2u > 1', '1.0 == 1', '3 >= 2u', '[1, dyn(2.0)].isSorted()', '1 in [1.0]']);
 });
 
 test('authorizer: the shape admission policies bind', () => {
@@ -193,6 +193,12 @@ test('the runtime cost limit stops an expensive evaluation', () => {
   assert.equal(cheap.ok, true);
   const r = evaluate(c.expression, {}, 50);
   assert.deepEqual([r.ok, r.ok ? '' : r.error], [false, 'operation cancelled: actual cost limit exceeded']);
+});
+
+test('list and map literals must be homogeneous, as in kube', () => {
+  assert.deepEqual(compileExpression("[1, 'a'].size() == 2", {}), { ok: false, error: "ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a'].size() == 2\n | ....^" });
+  assert.equal(compileExpression("{'a': 1, 'b': true}.size() == 2", {}).ok, false);
+  assert.equal(compileExpression("[1, 'a'].size() == 2", {}, { homogeneousLiterals: false }).ok, true);
 });
 
 test('compiled programs are cached per expression and declarations', () => {
