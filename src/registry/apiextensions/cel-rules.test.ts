@@ -334,3 +334,10 @@ test('set and map lists compare as kube compares them: order does not matter', (
   assert.deepEqual(validate(schema, cr({ set: ['b', 'a'], map: [{ k: 'y', v: 2 }, { k: 'x', v: 1 }], atomic: ['b', 'a'] }), old), ['spec.atomic: Invalid value: "array": atomic is immutable']);
   assert.deepEqual(validate(schema, cr({ set: ['a', 'c'], map: [{ k: 'y', v: 3 }, { k: 'x', v: 1 }], atomic: ['a', 'b'] }), old), ['spec.set: Invalid value: "array": set is immutable', 'spec.map: Invalid value: "array": map is immutable']);
 });
+
+test('a rule whose result is an int-or-string value is not a bool', () => {
+  const errors = compileErrors(withSpec({ type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true } }, 'x-kubernetes-validations': [{ rule: 'self.port' }, { rule: 'self.port == 80' }] }));
+  assert.deepEqual(errors, [
+    `${ROOT}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.port", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool`,
+  ]);
+});

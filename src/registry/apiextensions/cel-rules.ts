@@ -336,7 +336,8 @@ function compileRule(
   const compiled = compileExpression(text, vars);
   let expr: CompiledExpression | undefined;
   if (!compiled.ok) errors.push(fieldErrors.invalid(`${rulePath}.rule`, renderRule(rule), `compilation failed: ${compiled.error}`));
-  else if (compiled.expression.info.resultType.kind !== 'bool' && compiled.expression.info.resultType.kind !== 'dyn') {
+  // a result the checker could not infer passes; a declared dyn (int-or-string) is not a bool, as in cel-go
+  else if (compiled.expression.info.resultType.kind !== 'bool' && (compiled.expression.info.resultType.kind !== 'dyn' || compiled.expression.info.resultType === DYN)) {
     errors.push(fieldErrors.invalid(`${rulePath}.rule`, renderRule(rule), 'cel expression must evaluate to a bool'));
   } else expr = compiled.expression;
 
