@@ -16,6 +16,11 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'token-auth-file', type: 'string', valueName: 'string', help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated). Turned off when AlwaysAllow is an authorization mode.' },
   { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['Node', 'RBAC'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny, Node, RBAC. The admin kubeconfig (group system:masters) is always allowed.' },
+  { name: 'service-account-issuer', type: 'stringList', valueName: 'strings', help: 'Issuer of service account tokens (repeatable: the first issues, all are accepted). Default https://kubernetes.default.svc.cluster.local.' },
+  { name: 'service-account-signing-key-file', type: 'string', valueName: 'string', help: 'PEM private key (RSA or ECDSA) signing service account tokens. Default: sa.key in --data-dir, generated on first start.' },
+  { name: 'service-account-key-file', type: 'stringList', valueName: 'strings', help: 'PEM files of public (or private) keys verifying service account tokens, repeatable. Default: --tls-private-key-file when given.' },
+  { name: 'api-audiences', type: 'stringList', valueName: 'strings', help: 'Audiences of the API: tokens must name one of them. Default: the service account issuer.' },
+  { name: 'service-account-max-token-expiration', type: 'int', valueName: 'seconds', help: 'The longest lifetime a TokenRequest gets, in seconds (0: no limit).' },
   { name: 'runtime-config', type: 'map', valueName: 'mapStringString', help: 'A set of key=value pairs enabling or disabling API group versions, e.g. api/all=true,batch/v1beta1=false.' },
   { name: 'feature-gates', type: 'map', valueName: 'mapStringBool', help: "A set of key=value pairs that describe feature gates (kube-apiserver 1.31's gates, e.g. WatchList=true); unknown gates are rejected." },
   { name: 'history-window', type: 'int', valueName: 'seconds', default: 300, help: 'How much change history storage keeps for watches and resourceVersion reads, in seconds. 0 keeps all.' },
@@ -71,6 +76,11 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     tokenAuthFile: (v['token-auth-file'] as string | undefined) || undefined,
     anonymousAuth: parsed.given.has('anonymous-auth') ? (v['anonymous-auth'] as boolean) : undefined,
     authorizationMode: v['authorization-mode'] as string[],
+    serviceAccountIssuers: (v['service-account-issuer'] as string[] | undefined) ?? undefined,
+    serviceAccountSigningKeyFile: (v['service-account-signing-key-file'] as string | undefined) || undefined,
+    serviceAccountKeyFiles: (v['service-account-key-file'] as string[] | undefined) ?? undefined,
+    apiAudiences: (v['api-audiences'] as string[] | undefined) ?? undefined,
+    serviceAccountMaxTokenExpirationSeconds: parsed.given.has('service-account-max-token-expiration') ? (v['service-account-max-token-expiration'] as number) : undefined,
     runtimeConfig: (v['runtime-config'] as string | undefined) ?? '',
     featureGates,
     historyWindowSeconds: v['history-window'] as number,
@@ -79,6 +89,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     dataDir: v['data-dir'] as string,
     plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,
     logLevel: verbosity,
+    namespaceDefaults: true,
   };
   return { kind: 'run', options, verbosity };
 }

@@ -12,6 +12,11 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
+import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
+import type { Authenticator } from '../auth/authn/types.ts';
+import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
+import { tokenRequestWrapper } from '../auth/serviceaccount/token-request.ts';
+import { createTokenIssuer, DEFAULT_ISSUER } from '../auth/serviceaccount/tokens.ts';
 import { rbacRuleResolver } from '../auth/authz/rbac/authorizer.ts';
 import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
@@ -25,6 +30,7 @@ import { ensurePki, splitPemCertificates } from '../server/pki.ts';
 import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
+import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
 import type { OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
 import { resolveFeatureGates } from './feature-gates.ts';
@@ -64,6 +70,21 @@ export interface CapstanOptions {
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** --service-account-issuer: the first issues tokens, all are accepted. Default https://kubernetes.default.svc.cluster.local. */
+  serviceAccountIssuers?: string[];
+  /** --service-account-signing-key-file. Default: sa.key in the data dir, generated (ECDSA P-256) when missing. */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-key-file (verification keys). Default: the TLS private key when tlsPrivateKeyFile is given. */
+  serviceAccountKeyFiles?: string[];
+  /** --api-audiences. Default: the issuer. */
+  apiAudiences?: string[];
+  /** --service-account-max-token-expiration, seconds. */
+  serviceAccountMaxTokenExpirationSeconds?: number;
+  /**
+   * Run what kube-controller-manager puts in every namespace: the `default` ServiceAccount and the `kube-root-ca.crt`
+   * ConfigMap. The command line does; the library does not unless asked (as envtest, which runs no controller manager).
+   */
+  namespaceDefaults?: boolean;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
   watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
 }
@@ -232,7 +253,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -243,21 +264,24 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         cleanups.push(() => s.close());
         return s;
       }),
+      loadServiceAccountKeys({
+        dataDir,
+        signingKeyFile: options.serviceAccountSigningKeyFile,
+        keyFiles: options.serviceAccountKeyFiles,
+        tlsPrivateKeyFile: options.tlsPrivateKeyFile,
+      }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
     ] as const);
+    const tokenIssuer = createTokenIssuer(saKeys, options.serviceAccountIssuers ?? [DEFAULT_ISSUER], options.apiAudiences ?? []);
     const { pki, generated } = pkiResult;
     for (const w of tokenFile?.warnings ?? []) log.warn(w);
     if (options.clientCaFile && splitPemCertificates(extraClientCa).length === 0) throw new ConfigError(`client CA file ${JSON.stringify(options.clientCaFile)} holds no PEM certificate`);
 
-    const authenticator = buildAuthenticator({ clientCertificates: true, tokenFile, anonymous: cfg.anonymous });
-    // TokenReview's: the bearer token authenticators only. Like kube's, which always has one (service account
-    // tokens), it refuses an unknown token even when no token file was given.
-    const tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile: tokenFile ?? { entries: [], warnings: [] }, anonymous: false });
-
-    // storage -> registry (with its watch caches) -> authorizers reading through it -> control plane -> endpoints.
-    // The review kinds live in the registry and evaluate with the authorizer built after it: they reach it through
-    // a forwarding authorizer, bound before any request can arrive.
+    // storage -> registry (with its watch caches) -> authenticators and authorizers reading through it -> control
+    // plane -> endpoints. The review kinds and the RBAC and service account stores live in the registry and use the
+    // authenticators and authorizer built after it: they reach them through forwarders, bound before any request.
     // RBAC's policy informers are shared by the RBAC authorizer and the escalation checks of the RBAC stores.
     let authorizer: Authorizer | undefined;
+    let tokenAuthenticator: Authenticator | undefined;
     let policy: RbacPolicy | undefined;
     const rbacPolicy = (): RbacPolicy => (policy ??= startRbacPolicy(registry));
     cleanups.push(async () => policy?.stop());
@@ -267,10 +291,18 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       runtimeConfig: cfg.runtimeConfig,
       featureGates: cfg.featureGates,
       watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
-      reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
-      storeWrappers: rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
+      reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator: { authenticate: (req) => tokenAuthenticator!.authenticate(req) }, apiAudiences: tokenIssuer.apiAudiences },
+      storeWrappers: new Map([
+        ...rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
+        ['/serviceaccounts', tokenRequestWrapper(() => ({ issuer: tokenIssuer, registry, maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds }))],
+      ]),
     });
     cleanups.push(() => registry.close());
+
+    const serviceAccountTokens = serviceAccountAuthenticator({ issuer: tokenIssuer, registry });
+    const authenticator = buildAuthenticator({ clientCertificates: true, tokenFile, tokenAuthenticators: [serviceAccountTokens], anonymous: cfg.anonymous });
+    // TokenReview's: the bearer token authenticators only (client certificates play no part).
+    tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators: [serviceAccountTokens], anonymous: false });
     authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
 
     const controlPlane = await startControlPlane(registry, {
@@ -280,6 +312,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         onError: (error) => log.error('bootstrap objects could not be reconciled', { error }),
       },
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
+      namespaceDefaults: options.namespaceDefaults ? { rootCaPem: customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem } : false,
     });
     cleanups.push(() => controlPlane.stop());
     // RBAC's informers start after the defaults are in place, so the first request already sees them.
@@ -288,12 +321,24 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       if (!controlPlane.ready()) throw new Error('system namespaces are not created yet');
     });
 
+    // The issuer discovery document names the JWKS at the address the server ends up listening on.
+    let publicUrl = '';
     const createApi = options.createApi ?? defaultCreateApi;
     const api = await createApi({
       registry,
       featureGates: cfg.featureGates,
       minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,
       postStartChecks: [namespacesReady],
+      openIdMetadata: () => ({
+        configuration: {
+          issuer: tokenIssuer.issuer,
+          jwks_uri: `${publicUrl}${JWKS_PATH}`,
+          response_types_supported: ['id_token'],
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: [...new Set(tokenIssuer.keys.jwks.map((k) => k.alg!))],
+        },
+        jwks: { keys: tokenIssuer.keys.jwks },
+      }),
       logger: log,
       dataDir,
     });
@@ -326,6 +371,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     }
 
     const url = serverUrl(cfg.bindAddress, secure.port);
+    publicUrl = url;
     // With a certificate of the caller's, trust its chain too (Go accepts a leaf found among the roots).
     const trusted = customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem;
     const kubeconfig = renderKubeconfig({ server: url, caPem: trusted, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });

@@ -1,5 +1,6 @@
 // The in-process control plane kube-apiserver runs beside its API: the system namespaces, the objects it makes for
-// itself (bootstrap), the namespace lifecycle controller, the default RBAC policy and ClusterRole aggregation. Everything writes through the registry's stores.
+// itself (bootstrap), the namespace lifecycle controller, the default RBAC policy and ClusterRole aggregation, and the
+// default ServiceAccount and root CA ConfigMap of every namespace (kube-controller-manager's). Everything writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext } from '../registry/registry.ts';
@@ -8,6 +9,7 @@ import type { Registry } from '../registry/types.ts';
 import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
+import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 
 export interface ControlPlaneOptions {
@@ -17,6 +19,8 @@ export interface ControlPlaneOptions {
   readonly namespaceResyncMs?: number;
   /** Create and reconcile the default RBAC policy at start (kube-apiserver does when RBAC is an authorization mode). */
   readonly rbacBootstrapPolicy?: boolean;
+  /** The `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap (with this CA bundle) in every namespace; false: none. */
+  readonly namespaceDefaults?: NamespaceDefaultsOptions | false;
 }
 
 export interface ControlPlane {
@@ -33,9 +37,12 @@ export async function startControlPlane(registry: Registry, options: ControlPlan
   const aggregation = startClusterRoleAggregation(registry);
   // The default admin, edit and view roles are aggregated before the server answers anyone.
   if (options.rbacBootstrapPolicy) await aggregation?.idle();
+  const namespaceDefaults = options.namespaceDefaults === false ? undefined : startNamespaceDefaults(registry, options.namespaceDefaults ?? {});
+  await namespaceDefaults?.idle();
   return {
     ready: () => true,
     async stop() {
+      namespaceDefaults?.stop();
       aggregation?.stop();
       await bootstrap?.stop();
       await namespaces.stop();
