@@ -29,6 +29,8 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     dataDir: './.capstan',
     plainHttpPort: undefined,
     logLevel: 0,
+    requestTimeoutSeconds: 60,
+    http2MaxStreamsPerConnection: 0,
     namespaceDefaults: true,
   });
 });
@@ -66,6 +68,8 @@ test('every flag maps to its option', () => {
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
     logLevel: 4,
+    requestTimeoutSeconds: 60,
+    http2MaxStreamsPerConnection: 0,
     namespaceDefaults: true,
   });
   assert.equal(c.verbosity, 4);

@@ -3,10 +3,11 @@
 // default ServiceAccount and root CA ConfigMap of every namespace (kube-controller-manager's). Everything writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
-import { loopbackContext } from '../registry/registry.ts';
+import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
 import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
 import type { Registry } from '../registry/types.ts';
 import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
+import { startCrdController, type CrdController } from './crd.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
 import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
@@ -17,6 +18,8 @@ export interface ControlPlaneOptions {
   readonly bootstrap?: BootstrapOptions | false;
   /** Retry delay of the namespace controller while content remains (default 1000 ms). */
   readonly namespaceResyncMs?: number;
+  /** Retry delay of the CRD controller while instances remain (default 1000 ms). */
+  readonly crdRetryMs?: number;
   /** Create and reconcile the default RBAC policy at start (kube-apiserver does when RBAC is an authorization mode). */
   readonly rbacBootstrapPolicy?: boolean;
   /** The `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap (with this CA bundle) in every namespace; false: none. */
@@ -26,11 +29,14 @@ export interface ControlPlaneOptions {
 export interface ControlPlane {
   /** True once the system namespaces exist. */
   ready(): boolean;
+  readonly crds: CrdController;
   stop(): Promise<void>;
 }
 
-export async function startControlPlane(registry: Registry, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+export async function startControlPlane(registry: RegistryHandle, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   await ensureSystemNamespaces(registry);
+  const crds: CrdController = startCrdController(registry, { retryMs: options.crdRetryMs });
+  await crds.synced();
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
@@ -41,8 +47,10 @@ export async function startControlPlane(registry: Registry, options: ControlPlan
   await namespaceDefaults?.idle();
   return {
     ready: () => true,
+    crds,
     async stop() {
       namespaceDefaults?.stop();
+      await crds.stop();
       aggregation?.stop();
       await bootstrap?.stop();
       await namespaces.stop();

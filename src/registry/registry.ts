@@ -17,6 +17,8 @@ import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
 import type { WatchCacheOptions } from './store-cache.ts';
 import { namespaceMayBeDeleted } from './store-namespaces.ts';
 import { createGenericStore, type GenericStore } from './store.ts';
+import { asyncConvertingStore } from './store-async-conversion.ts';
+import { apiVersionOf } from './store-codec.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from './types.ts';
 
 export interface RegistryOptions {
@@ -103,6 +105,18 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     return store;
   };
   let ordered: ResourceDefinition[] = [];
+  /** Versions served through their storage version's store (async conversion), one wrapper per definition. */
+  const converting = new WeakMap<ResourceDefinition, ResourceStore>();
+  const convertingStore = (def: ResourceDefinition): ResourceStore | undefined => {
+    if (!def.convertAsync || !def.storageVersion || def.storageVersion === apiVersionOf(def)) return undefined;
+    let store = converting.get(def);
+    if (!store) {
+      const storageDef: ResourceDefinition = { ...def, version: def.storageVersion.slice(def.storageVersion.indexOf('/') + 1), convertAsync: undefined };
+      store = asyncConvertingStore(baseStore(def).forVersion(storageDef), def, def.convertAsync);
+      converting.set(def, store);
+    }
+    return store;
+  };
   const wrappedStores = new WeakMap<ResourceStore, ResourceStore>();
 
   const namespaceCore = (): StoreCore | undefined => stores.get('/namespaces')?.core;
@@ -155,7 +169,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     store(def: ResourceDefinition): ResourceStore {
       const virtual = virtualStore(def);
       if (virtual) return virtual;
-      const store = baseStore(def).forVersion(def);
+      const store = convertingStore(def) ?? baseStore(def).forVersion(def);
       const wrap = options.storeWrappers?.get(grKey(def));
       if (!wrap) return store;
       let wrapped = wrappedStores.get(store);

@@ -1,12 +1,12 @@
-// RoleBindings and ClusterRoleBindings (pkg/apis/rbac/validation): a roleRef of the RBAC group naming a Role or
+// RoleBindings and ClusterRoleBindings (pkg/apis/rbac/validation, and kube's printers): a roleRef of the RBAC group naming a Role or
 // ClusterRole (ClusterRole only for cluster bindings), subjects of a known kind, and a roleRef that never changes.
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
-import type { KubeObject } from '../../types.ts';
+import type { KubeObject, PrinterColumn } from '../../types.ts';
 import type { TypeFacts } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
-import { OTHER_PRINTERS } from '../other-printers.ts';
 import { isObj, objsAt, strAt } from '../object.ts';
+import { ageColumn, column } from '../printing.ts';
 import type { TypeRules } from '../type-rules.ts';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -45,6 +45,23 @@ function validateBinding(obj: KubeObject, namespaced: boolean): FieldError[] {
   return errs;
 }
 
+function subjects(obj: KubeObject, kind: string): string {
+  return objsAt(obj, 'subjects')
+    .filter((s) => strAt(s, 'kind') === kind)
+    .map((s) => (kind === 'ServiceAccount' ? `${strAt(s, 'namespace')}/${strAt(s, 'name')}` : strAt(s, 'name')))
+    .join(', ');
+}
+
+function bindingColumns(): PrinterColumn[] {
+  return [
+    column('Role', 'string', 'The role the binding grants.', (o) => `${strAt(o, 'roleRef', 'kind')}/${strAt(o, 'roleRef', 'name')}`),
+    ageColumn,
+    column('Users', 'string', 'Users in the binding.', (o) => subjects(o, 'User'), 1),
+    column('Groups', 'string', 'Groups in the binding.', (o) => subjects(o, 'Group'), 1),
+    column('ServiceAccounts', 'string', 'Service accounts in the binding.', (o) => subjects(o, 'ServiceAccount'), 1),
+  ];
+}
+
 /** Go's %#v of the internal rbac.RoleRef, as the "cannot change roleRef" error shows it. */
 function roleRefGoString(obj: KubeObject): string {
   const ref = isObj(obj.roleRef) ? obj.roleRef : {};
@@ -52,7 +69,7 @@ function roleRefGoString(obj: KubeObject): string {
   return `rbac.RoleRef{APIGroup:${s('apiGroup')}, Kind:${s('kind')}, Name:${s('name')}}`;
 }
 
-function bindingFacts(namespaced: boolean, key: string) {
+function bindingFacts(namespaced: boolean) {
   return (rules: TypeRules): TypeFacts => ({
     strategy: buildStrategy(rules, {
       validate: (obj) => validateBinding(obj, namespaced),
@@ -62,10 +79,10 @@ function bindingFacts(namespaced: boolean, key: string) {
         return errs;
       },
     }),
-    printerColumns: OTHER_PRINTERS[key]?.() ?? [],
+    printerColumns: bindingColumns(),
     selectableFields: {},
   });
 }
 
-export const roleBindingFacts = bindingFacts(true, `${RBAC_GROUP}/rolebindings`);
-export const clusterRoleBindingFacts = bindingFacts(false, `${RBAC_GROUP}/clusterrolebindings`);
+export const roleBindingFacts = bindingFacts(true);
+export const clusterRoleBindingFacts = bindingFacts(false);
