@@ -31,8 +31,6 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     dataDir: './.capstan',
     plainHttpPort: undefined,
     logLevel: 0,
-    requestTimeoutSeconds: 60,
-    http2MaxStreamsPerConnection: 0,
     namespaceDefaults: true,
   });
 });
@@ -72,8 +70,6 @@ test('every flag maps to its option', () => {
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
     logLevel: 4,
-    requestTimeoutSeconds: 60,
-    http2MaxStreamsPerConnection: 0,
     namespaceDefaults: true,
   });
   assert.equal(c.verbosity, 4);
