@@ -27,7 +27,10 @@ interface ImpersonationRequest {
 function headerValues(rawHeaders: readonly string[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i].toLowerCase();
+    const raw = rawHeaders[i];
+    // Most requests carry none: look at the first letter before lowercasing anything.
+    if (raw.length < 12 || (raw.charCodeAt(0) | 0x20) !== 0x69) continue;
+    const name = raw.toLowerCase();
     if (!name.startsWith('impersonate-')) continue;
     const list = out.get(name) ?? [];
     list.push(rawHeaders[i + 1]);
