@@ -244,3 +244,38 @@ describe('RBAC (Node,RBAC)', () => {
     });
   });
 });
+
+describe('RBAC defaults reconciled at every start (sqlite, same data dir)', () => {
+  test('a deleted default comes back, a trimmed one regains its rules, autoupdate "false" is left alone', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'capstan-rbac-restart-'));
+    try {
+      let server = await startTestServer({ authorizationMode: ['RBAC'], storageBackend: 'sqlite', dataDir });
+      try {
+        await server.kubectlOk(['delete', 'clusterrole', 'system:discovery']);
+        await server.kubectlOk(['patch', 'clusterrole', 'system:basic-user', '--type=json', '-p', '[{"op":"replace","path":"/rules","value":[]}]']);
+        await server.kubectlOk(['patch', 'clusterrole', 'system:monitoring', '--type=json', '-p',
+          '[{"op":"replace","path":"/rules","value":[]},{"op":"add","path":"/metadata/annotations/rbac.authorization.kubernetes.io~1autoupdate","value":"false"}]']);
+        await server.kubectlOk(['patch', 'clusterrolebinding', 'system:basic-user', '--type=json', '-p', '[{"op":"add","path":"/subjects/-","value":{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"extra"}}]']);
+      } finally {
+        await server.close();
+      }
+      server = await startTestServer({ authorizationMode: ['RBAC'], storageBackend: 'sqlite', dataDir });
+      try {
+        const get = async (what: string) => JSON.parse(await server.kubectlOk(['get', what, '-o', 'json'])) as { rules?: unknown[]; subjects?: { name: string }[] };
+        assert.ok(((await get('clusterrole/system:discovery')).rules ?? []).length > 0);
+        assert.deepEqual((await get('clusterrole/system:basic-user')).rules, [
+          { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews'], verbs: ['create'] },
+          { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectrulesreviews'], verbs: ['create'] },
+          { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
+        ]);
+        assert.deepEqual((await get('clusterrole/system:monitoring')).rules ?? [], []);
+        // Reconciliation adds; it does not take away what an administrator added.
+        assert.deepEqual((await get('clusterrolebinding/system:basic-user')).subjects?.map((s) => s.name), ['system:authenticated', 'extra']);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
