@@ -31,6 +31,7 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     dataDir: './.capstan',
     plainHttpPort: undefined,
     logLevel: 0,
+    enableBootstrapTokenAuth: undefined,
     namespaceDefaults: true,
   });
 });
@@ -42,7 +43,7 @@ test('every flag maps to its option', () => {
     '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
     '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
     '--service-account-issuer=https://a', '--service-account-issuer', 'https://b', '--service-account-signing-key-file=sa.key',
-    '--service-account-key-file=a.pub', '--service-account-key-file=b.pub', '--api-audiences=x,y', '--service-account-max-token-expiration=7200',
+    '--service-account-key-file=a.pub', '--service-account-key-file=b.pub', '--api-audiences=x,y', '--service-account-max-token-expiration=7200', '--enable-bootstrap-token-auth',
   ]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -70,6 +71,7 @@ test('every flag maps to its option', () => {
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
     logLevel: 4,
+    enableBootstrapTokenAuth: true,
     namespaceDefaults: true,
   });
   assert.equal(c.verbosity, 4);

@@ -17,6 +17,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'token-auth-file', type: 'string', valueName: 'string', help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated). Turned off when AlwaysAllow is an authorization mode.' },
   { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['Node', 'RBAC'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny, Node, RBAC. The admin kubeconfig (group system:masters) is always allowed.' },
+  { name: 'enable-bootstrap-token-auth', type: 'bool', help: 'Allow bootstrap tokens (Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) to authenticate; runs their cleaner and the cluster-info signer.' },
   { name: 'service-account-issuer', type: 'stringList', valueName: 'strings', help: 'Issuer of service account tokens (repeatable: the first issues, all are accepted). Default https://kubernetes.default.svc.cluster.local.' },
   { name: 'service-account-signing-key-file', type: 'string', valueName: 'string', help: 'PEM private key (RSA or ECDSA) signing service account tokens. Default: sa.key in --data-dir, generated on first start.' },
   { name: 'service-account-key-file', type: 'stringList', valueName: 'strings', help: 'PEM files of public (or private) keys verifying service account tokens, repeatable. Default: --tls-private-key-file when given.' },
@@ -101,6 +102,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     dataDir: v['data-dir'] as string,
     plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,
     logLevel: verbosity,
+    enableBootstrapTokenAuth: v['enable-bootstrap-token-auth'] === true ? true : undefined,
     namespaceDefaults: true,
   };
   return { kind: 'run', options, verbosity };

@@ -12,6 +12,7 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
+import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
@@ -88,6 +89,8 @@ export interface CapstanOptions {
   apiAudiences?: string[];
   /** --service-account-max-token-expiration, seconds. */
   serviceAccountMaxTokenExpirationSeconds?: number;
+  /** --enable-bootstrap-token-auth: bootstrap tokens authenticate; their cleaner and the cluster-info signer run. */
+  enableBootstrapTokenAuth?: boolean;
   /**
    * Run what kube-controller-manager puts in every namespace: the `default` ServiceAccount and the `kube-root-ca.crt`
    * ConfigMap. The command line does; the library does not unless asked (as envtest, which runs no controller manager).
@@ -332,12 +335,20 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     });
     cleanups.push(() => registry.close());
 
-    const serviceAccountTokens = serviceAccountAuthenticator({ issuer: tokenIssuer, registry });
-    const authenticator = buildAuthenticator({ clientCertificates: true, tokenFile, tokenAuthenticators: [serviceAccountTokens], anonymous: cfg.anonymous });
+    const tokenAuthenticators = [
+      ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
+      serviceAccountAuthenticator({ issuer: tokenIssuer, registry }),
+    ];
+    const authenticator = buildAuthenticator({ clientCertificates: true, tokenFile, tokenAuthenticators, anonymous: cfg.anonymous });
     // TokenReview's: the bearer token authenticators only (client certificates play no part).
-    tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators: [serviceAccountTokens], anonymous: false });
+    tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators, anonymous: false });
     authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
 
+    // What clients trust (kubeconfigs, kube-root-ca.crt, cluster-info): the CA and, with a certificate of the
+    // caller's, its chain too (Go accepts a leaf found among the roots).
+    const trustedCa = customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem;
+    // The URL the server ends up listening on (issuer discovery, cluster-info), known once it listens.
+    let publicUrl = '';
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
         securePort: cfg.port !== 0 ? cfg.port : undefined,
@@ -345,7 +356,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         onError: (error) => log.error('bootstrap objects could not be reconciled', { error }),
       },
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
-      namespaceDefaults: options.namespaceDefaults ? { rootCaPem: customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem } : false,
+      namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
+      bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
     });
     cleanups.push(() => controlPlane.stop());
     // RBAC's informers start after the defaults are in place, so the first request already sees them.
@@ -354,8 +366,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       if (!controlPlane.ready()) throw new Error('system namespaces are not created yet');
     });
 
-    // The issuer discovery document names the JWKS at the address the server ends up listening on.
-    let publicUrl = '';
+
     const createApi = options.createApi ?? defaultCreateApi;
     const api = await createApi({
       registry,
@@ -405,9 +416,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
 
     const url = serverUrl(cfg.bindAddress, secure.port);
     publicUrl = url;
-    // With a certificate of the caller's, trust its chain too (Go accepts a leaf found among the roots).
-    const trusted = customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem;
-    const kubeconfig = renderKubeconfig({ server: url, caPem: trusted, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
+    await controlPlane.bootstrapTokens?.sync();
+    const kubeconfig = renderKubeconfig({ server: url, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
     await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
 

@@ -8,6 +8,7 @@ import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
 import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
 import type { Registry } from '../registry/types.ts';
 import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
+import { startBootstrapTokenControllers, type BootstrapTokenControllers, type BootstrapTokenOptions } from './bootstrap-tokens.ts';
 import { startCrdController, type CrdController } from './crd.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startGarbageCollector, type GarbageCollector } from './garbage-collector.ts';
@@ -26,6 +27,8 @@ export interface ControlPlaneOptions {
   readonly rbacBootstrapPolicy?: boolean;
   /** The `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap (with this CA bundle) in every namespace; false: none. */
   readonly namespaceDefaults?: NamespaceDefaultsOptions | false;
+  /** The bootstrap token cleaner and signer (--enable-bootstrap-token-auth); absent: not run. */
+  readonly bootstrapTokens?: BootstrapTokenOptions;
 }
 
 export interface ControlPlane {
@@ -33,6 +36,7 @@ export interface ControlPlane {
   ready(): boolean;
   readonly crds: CrdController;
   readonly garbageCollector: GarbageCollector;
+  readonly bootstrapTokens?: BootstrapTokenControllers;
   stop(): Promise<void>;
 }
 
@@ -49,11 +53,14 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   if (options.rbacBootstrapPolicy) await aggregation?.idle();
   const namespaceDefaults = options.namespaceDefaults === false ? undefined : startNamespaceDefaults(registry, options.namespaceDefaults ?? {});
   await namespaceDefaults?.idle();
+  const bootstrapTokens = options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined;
   return {
     ready: () => true,
     crds,
     garbageCollector,
+    bootstrapTokens,
     async stop() {
+      bootstrapTokens?.stop();
       namespaceDefaults?.stop();
       await garbageCollector.stop();
       await crds.stop();
