@@ -31,6 +31,11 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     dataDir: './.capstan',
     plainHttpPort: undefined,
     logLevel: 0,
+    requestheaderClientCaFile: undefined,
+    requestheaderAllowedNames: undefined,
+    requestheaderUsernameHeaders: undefined,
+    requestheaderGroupHeaders: undefined,
+    requestheaderExtraHeadersPrefix: undefined,
     enableBootstrapTokenAuth: undefined,
     namespaceDefaults: true,
   });
@@ -44,6 +49,8 @@ test('every flag maps to its option', () => {
     '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
     '--service-account-issuer=https://a', '--service-account-issuer', 'https://b', '--service-account-signing-key-file=sa.key',
     '--service-account-key-file=a.pub', '--service-account-key-file=b.pub', '--api-audiences=x,y', '--service-account-max-token-expiration=7200', '--enable-bootstrap-token-auth',
+    '--requestheader-client-ca-file=proxy-ca.pem', '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
   ]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -71,6 +78,11 @@ test('every flag maps to its option', () => {
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
     logLevel: 4,
+    requestheaderClientCaFile: 'proxy-ca.pem',
+    requestheaderAllowedNames: ['front-proxy-client'],
+    requestheaderUsernameHeaders: ['X-Remote-User'],
+    requestheaderGroupHeaders: ['X-Remote-Group'],
+    requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
     enableBootstrapTokenAuth: true,
     namespaceDefaults: true,
   });

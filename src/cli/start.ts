@@ -89,6 +89,16 @@ export interface CapstanOptions {
   apiAudiences?: string[];
   /** --service-account-max-token-expiration, seconds. */
   serviceAccountMaxTokenExpirationSeconds?: number;
+  /** --requestheader-client-ca-file: the CA of the authenticating proxy's client certificates (enables it). */
+  requestheaderClientCaFile?: string;
+  /** --requestheader-allowed-names: the proxy certificate common names accepted (empty: any). */
+  requestheaderAllowedNames?: string[];
+  /** --requestheader-username-headers, e.g. X-Remote-User. */
+  requestheaderUsernameHeaders?: string[];
+  /** --requestheader-group-headers, e.g. X-Remote-Group. */
+  requestheaderGroupHeaders?: string[];
+  /** --requestheader-extra-headers-prefix, e.g. X-Remote-Extra-. */
+  requestheaderExtraHeadersPrefix?: string[];
   /** --enable-bootstrap-token-auth: bootstrap tokens authenticate; their cleaner and the cluster-info signer run. */
   enableBootstrapTokenAuth?: boolean;
   /**
@@ -289,7 +299,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -306,11 +316,25 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         keyFiles: options.serviceAccountKeyFiles,
         tlsPrivateKeyFile: options.tlsPrivateKeyFile,
       }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
+      options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
     ] as const);
     const tokenIssuer = createTokenIssuer(saKeys, options.serviceAccountIssuers ?? [DEFAULT_ISSUER], options.apiAudiences ?? []);
     const { pki, generated } = pkiResult;
     for (const w of tokenFile?.warnings ?? []) log.warn(w);
     if (options.clientCaFile && splitPemCertificates(extraClientCa).length === 0) throw new ConfigError(`client CA file ${JSON.stringify(options.clientCaFile)} holds no PEM certificate`);
+    if (options.requestheaderClientCaFile && splitPemCertificates(requestHeaderCa).length === 0) {
+      throw new ConfigError(`request header client CA file ${JSON.stringify(options.requestheaderClientCaFile)} holds no PEM certificate`);
+    }
+    const userClientCaPems = [pki.ca.certPem, ...splitPemCertificates(extraClientCa)];
+    const requestHeader = options.requestheaderClientCaFile
+      ? {
+          caPems: splitPemCertificates(requestHeaderCa),
+          allowedNames: options.requestheaderAllowedNames ?? [],
+          usernameHeaders: options.requestheaderUsernameHeaders ?? [],
+          groupHeaders: options.requestheaderGroupHeaders ?? [],
+          extraHeaderPrefixes: options.requestheaderExtraHeadersPrefix ?? [],
+        }
+      : undefined;
 
     // storage -> registry (with its watch caches) -> authenticators and authorizers reading through it -> control
     // plane -> endpoints. The review kinds and the RBAC and service account stores live in the registry and use the
@@ -339,7 +363,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
       serviceAccountAuthenticator({ issuer: tokenIssuer, registry }),
     ];
-    const authenticator = buildAuthenticator({ clientCertificates: true, tokenFile, tokenAuthenticators, anonymous: cfg.anonymous });
+    const authenticator = buildAuthenticator({ clientCertificates: true, requestHeader, clientCaPems: userClientCaPems, tokenFile, tokenAuthenticators, anonymous: cfg.anonymous });
     // TokenReview's: the bearer token authenticators only (client certificates play no part).
     tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators, anonymous: false });
     authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
@@ -394,7 +418,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
-    const clientCaPems = [pki.ca.certPem, ...splitPemCertificates(extraClientCa)];
+    // The listener asks for certificates of the user CAs and of the authenticating proxy's CA.
+    const clientCaPems = [...userClientCaPems, ...(requestHeader?.caPems ?? [])];
     const graceMs = (options.shutdownGraceSeconds ?? 5) * 1000;
     let secure: Listener;
     try {

@@ -90,7 +90,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       res.once('close', () => inFlight--);
     } else stopTimer();
 
-    const authn = await authenticator.authenticate({ headers: req.headers, clientCertificate: clientCertificateOf(req) });
+    const authn = await authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, clientCertificate: clientCertificateOf(req) });
     if (authn.kind !== 'authenticated') {
       if (authn.kind === 'error') log.v(2, 'unable to authenticate the request', { path, error: authn.error });
       writeStatus(res, unauthorized());

@@ -8,10 +8,15 @@ import { bearerToken, tokenFileAuthenticator } from './token-file.ts';
 import { NO_OPINION, failed, headerValue, type Authenticator } from './types.ts';
 import { unionAuthenticator, withAuthenticatedGroup } from './union.ts';
 import { x509Authenticator } from './x509.ts';
+import { parseCertificates, requestHeaderAuthenticator, type RequestHeaderConfig } from './request-header.ts';
 
 export interface AuthenticationConfig {
   /** Accept TLS client certificates (verified by the listener against the client CAs). */
   readonly clientCertificates: boolean;
+  /** The authenticating proxy (--requestheader-*), tried first. */
+  readonly requestHeader?: RequestHeaderConfig;
+  /** The client CAs, given when the listener also accepts the proxy's CA (user certificates must come from these). */
+  readonly clientCaPems?: readonly string[];
   readonly tokenFile?: TokenFile;
   /** More bearer token authenticators (service account tokens), after the token file. */
   readonly tokenAuthenticators?: readonly Authenticator[];
@@ -31,7 +36,8 @@ function bearerTokenAuthenticator(tokens: Authenticator): Authenticator {
 
 export function buildAuthenticator(config: AuthenticationConfig): Authenticator {
   const credentialAuthenticators: Authenticator[] = [];
-  if (config.clientCertificates) credentialAuthenticators.push(x509Authenticator());
+  if (config.requestHeader) credentialAuthenticators.push(requestHeaderAuthenticator(config.requestHeader));
+  if (config.clientCertificates) credentialAuthenticators.push(x509Authenticator(config.requestHeader && config.clientCaPems ? parseCertificates(config.clientCaPems) : undefined));
   const tokens: Authenticator[] = [];
   if (config.tokenFile) tokens.push(tokenFileAuthenticator(config.tokenFile));
   tokens.push(...(config.tokenAuthenticators ?? []));

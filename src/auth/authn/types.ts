@@ -11,6 +11,8 @@ export interface ClientCertificate {
   readonly verifyError?: string;
   readonly commonName: string;
   readonly organizations: readonly string[];
+  /** The certificate (DER), for authenticators that verify it against their own CAs (the authenticating proxy). */
+  readonly raw?: Buffer;
 }
 
 /** What authenticators may look at: transport-independent. */
@@ -18,6 +20,8 @@ export interface AuthnRequest {
   /** Request headers, names lowercased. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly clientCertificate?: ClientCertificate;
+  /** The raw header list (name, value, ...), where repeated headers must stay apart. */
+  readonly rawHeaders?: readonly string[];
   /** The audiences a token must name (TokenReview's spec.audiences); absent: the server's --api-audiences. */
   readonly audiences?: readonly string[];
 }
