@@ -77,6 +77,57 @@ describe('built-in admission plugins', () => {
     await s.kubectlOk(['create', 'configmap', 'c', '-n', 'quoted']);
   });
 
+  test('PodSecurity: a restricted namespace refuses a privileged pod; warn mode warns', async () => {
+    await s.kubectlOk(['create', 'namespace', 'secure']);
+    await s.kubectlOk(['label', 'namespace', 'secure', 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted']);
+    const privileged = { ...pod('priv'), spec: { containers: [{ name: 'app', image: 'nginx', securityContext: { privileged: true } }] } };
+    const refused = await s.kubectl(['create', '-n', 'secure', '-f', '-'], { input: json(privileged) });
+    assert.equal(refused.code, 1);
+    assert.equal(
+      refused.stderr.trim(),
+      'Error from server (Forbidden): error when creating "STDIN": pods "priv" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "app" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "app" must set securityContext.capabilities.drop=["ALL"]), privileged (container "app" must not set securityContext.privileged=true), runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "app" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
+    );
+    const compliant = {
+      ...pod('ok'),
+      spec: {
+        securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+        containers: [{ name: 'app', image: 'nginx', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }],
+      },
+    };
+    await s.kubectlOk(['create', '-n', 'secure', '-f', '-'], { input: json(compliant) });
+    await s.kubectlOk(['create', 'namespace', 'warned']);
+    await s.kubectlOk(['label', 'namespace', 'warned', 'pod-security.kubernetes.io/warn=baseline', 'pod-security.kubernetes.io/warn-version=v1.31']);
+    const warned = await s.kubectl(['create', '-n', 'warned', '-f', '-'], { input: json({ ...pod('hostnet'), spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } }) });
+    assert.equal(warned.code, 0, warned.stderr);
+    assert.equal(warned.stderr.trim(), 'Warning: would violate PodSecurity "baseline:v1.31": host namespaces (hostNetwork=true)');
+  });
+
+  test('Priority, DefaultTolerationSeconds, DefaultStorageClass, DefaultIngressClass', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 }) });
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ ...pod('prio'), spec: { priorityClassName: 'high', containers: [{ name: 'app', image: 'nginx' }] } }) });
+    const p = JSON.parse(await s.kubectlOk(['get', 'pod', 'prio', '-o', 'json']));
+    assert.equal(p.spec.priority, 1000);
+    assert.equal(p.spec.preemptionPolicy, 'PreemptLowerPriority');
+    assert.deepEqual(p.spec.tolerations, [
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ]);
+    const unknown = await s.kubectl(['create', '-f', '-'], { input: json({ ...pod('noprio'), spec: { priorityClassName: 'nope', containers: [{ name: 'app', image: 'nginx' }] } }) });
+    assert.equal(unknown.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "noprio" is forbidden: no PriorityClass with name nope was found');
+
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: json({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'example.com/disk' }),
+    });
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }) });
+    assert.equal(JSON.parse(await s.kubectlOk(['get', 'pvc', 'data', '-o', 'json'])).spec.storageClassName, 'standard');
+
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: json({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: 'k8s.io/ingress-nginx' } }),
+    });
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web' }, spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } } }) });
+    assert.equal(JSON.parse(await s.kubectlOk(['get', 'ingress', 'web', '-o', 'json'])).spec.ingressClassName, 'nginx');
+  });
+
   test('NamespaceLifecycle through the chain: missing namespace, immortal namespaces', async () => {
     const missing = await s.kubectl(['create', 'configmap', 'x', '-n', 'nowhere']);
     assert.equal(missing.stderr.trim(), 'error: failed to create configmap: namespaces "nowhere" not found');
