@@ -17,6 +17,7 @@ import { startPodTermination } from './pod-termination.ts';
 import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 import { startQuotaController } from './resource-quota.ts';
+import { startPolicyStatusController } from './admission-policy-status.ts';
 
 export interface ControlPlaneOptions {
   /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
@@ -53,6 +54,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
   const aggregation = startClusterRoleAggregation(registry);
   const quotas = startQuotaController(registry);
+  const policyStatus = startPolicyStatusController(registry);
   // The default admin, edit and view roles are aggregated before the server answers anyone.
   if (options.rbacBootstrapPolicy) await aggregation?.idle();
   const namespaceDefaults = options.namespaceDefaults === false ? undefined : startNamespaceDefaults(registry, options.namespaceDefaults ?? {});
@@ -73,6 +75,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       await bootstrap?.stop();
       await namespaces.stop();
       quotas.stop();
+      policyStatus.stop();
     },
   };
 }

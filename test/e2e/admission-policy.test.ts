@@ -57,8 +57,13 @@ describe('ValidatingAdmissionPolicy', () => {
     await s?.close();
   });
 
-  test('defaults are applied to the stored policy', async () => {
-    const p = JSON.parse(await s.kubectlOk(['get', 'validatingadmissionpolicy', 'replica-limit.example.com', '-o', 'json']));
+  test('defaults are applied to the stored policy; the status controller records the generation', async () => {
+    let p = JSON.parse(await s.kubectlOk(['get', 'validatingadmissionpolicy', 'replica-limit.example.com', '-o', 'json']));
+    for (let i = 0; i < 100 && p.status?.observedGeneration !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      p = JSON.parse(await s.kubectlOk(['get', 'validatingadmissionpolicy', 'replica-limit.example.com', '-o', 'json']));
+    }
+    assert.deepEqual(p.status, { observedGeneration: 1, typeChecking: {} });
     assert.equal(p.spec.failurePolicy, 'Fail');
     assert.deepEqual({ mp: p.spec.matchConstraints.matchPolicy, ns: p.spec.matchConstraints.namespaceSelector, scope: p.spec.matchConstraints.resourceRules[0].scope }, { mp: 'Equivalent', ns: {}, scope: '*' });
   });

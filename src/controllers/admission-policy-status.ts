@@ -1,0 +1,66 @@
+// ValidatingAdmissionPolicy status: once a policy generation is seen, status.observedGeneration and
+// status.typeChecking are written (kube's type checker; here every expression is checked against dyn-typed
+// variables, so expressionWarnings carry what fails to compile and is otherwise empty).
+
+import { compileOne } from '../admission/policy/compile.ts';
+import { loopbackContext } from '../registry/registry.ts';
+import type { KubeObject, Registry } from '../registry/types.ts';
+
+type Obj = Record<string, unknown>;
+
+export function typeCheckingOf(policy: KubeObject): { expressionWarnings?: { fieldRef: string; warning: string }[] } {
+  const spec = (policy.spec ?? {}) as Obj;
+  const warnings: { fieldRef: string; warning: string }[] = [];
+  const list = (k: string): Obj[] => (Array.isArray(spec[k]) ? (spec[k] as Obj[]) : []);
+  list('validations').forEach((v, i) => {
+    for (const field of ['expression', 'messageExpression']) {
+      if (typeof v?.[field] !== 'string') continue;
+      const c = compileOne(v[field]);
+      if (c.error) warnings.push({ fieldRef: `spec.validations[${i}].${field}`, warning: c.error });
+    }
+  });
+  return warnings.length ? { expressionWarnings: warnings } : {};
+}
+
+export function startPolicyStatusController(registry: Registry): { stop(): void } {
+  const def = registry.lookup('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies');
+  let stopped = false;
+  let watch: { stop(): void } | undefined;
+  if (!def) return { stop() {} };
+  const store = registry.store(def);
+  const update = (p: KubeObject) => {
+    const generation = p.metadata.generation ?? 0;
+    if ((p.status as { observedGeneration?: number } | undefined)?.observedGeneration === generation) return;
+    void store
+      .update(
+        loopbackContext(),
+        p.metadata.name ?? '',
+        (cur) => {
+          const c = structuredClone(cur!);
+          c.status = { ...((c.status as Obj) ?? {}), observedGeneration: c.metadata.generation ?? 0, typeChecking: typeCheckingOf(c) };
+          return c;
+        },
+        { subresource: 'status' },
+      )
+      .catch(() => undefined);
+  };
+  void store
+    .watch(loopbackContext(), { resourceVersion: '0' })
+    .then((w) => {
+      if (stopped) return w.stop();
+      watch = w;
+      w.start(
+        (ev) => {
+          if (ev.type === 'ADDED' || ev.type === 'MODIFIED') update(ev.object as KubeObject);
+        },
+        () => undefined,
+      );
+    })
+    .catch(() => undefined);
+  return {
+    stop() {
+      stopped = true;
+      watch?.stop();
+    },
+  };
+}
