@@ -12,6 +12,7 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
+import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
@@ -355,6 +356,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator: { authenticate: (req) => tokenAuthenticator!.authenticate(req) }, apiAudiences: tokenIssuer.apiAudiences },
       storeWrappers: new Map([
         ...rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
+        ['/pods', podSubresourcesWrapper(() => registry)],
         ['/serviceaccounts', tokenRequestWrapper(() => ({ issuer: tokenIssuer, registry, maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds }))],
       ]),
     });
