@@ -37,6 +37,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir) or memory (lost on exit).' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
+  { name: 'simulate-workloads', type: 'bool', help: 'Run simulated nodes, kubelets, a scheduler and the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, Service endpoints), so applied apps settle as on a small cluster.' },
+  { name: 'simulated-nodes', type: 'int', valueName: 'int', default: 1, help: 'How many nodes --simulate-workloads runs.' },
   { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
   { name: 'version', type: 'bool', help: 'Print version information and quit.' },
   { name: 'help', short: 'h', type: 'bool', help: 'Help for capstan.' },
@@ -114,6 +116,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     requestheaderExtraHeadersPrefix: v['requestheader-extra-headers-prefix'] as string[] | undefined,
     enableBootstrapTokenAuth: v['enable-bootstrap-token-auth'] === true ? true : undefined,
     namespaceDefaults: true,
+    ...(v['simulate-workloads'] === true ? { simulateWorkloads: { nodes: v['simulated-nodes'] as number } } : {}),
   };
   return { kind: 'run', options, verbosity };
 }

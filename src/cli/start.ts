@@ -12,6 +12,7 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
+import type { SimulationOptions } from '../controllers/simulation/index.ts';
 import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
@@ -108,6 +109,8 @@ export interface CapstanOptions {
    * ConfigMap. The command line does; the library does not unless asked (as envtest, which runs no controller manager).
    */
   namespaceDefaults?: boolean;
+  /** Simulated nodes, kubelets, scheduler and workload controllers (--simulate-workloads); true: one node, kube-like delays. */
+  simulateWorkloads?: boolean | SimulationOptions;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
   watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
 }
@@ -387,6 +390,11 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
     });
     cleanups.push(() => controlPlane.stop());
+    if (options.simulateWorkloads) {
+      const { startSimulation } = await import('../controllers/simulation/index.ts');
+      const simulation = await startSimulation(registry, options.simulateWorkloads === true ? {} : options.simulateWorkloads);
+      cleanups.push(() => simulation.stop());
+    }
     // RBAC's informers start after the defaults are in place, so the first request already sees them.
     if (cfg.modes.includes('RBAC')) await rbacPolicy().synced();
     const namespacesReady = namedCheck('poststarthook/start-system-namespaces-controller', () => {
