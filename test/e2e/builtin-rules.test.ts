@@ -141,4 +141,17 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     const bad = await refused(['create', '-f', '-'], JSON.stringify({ ...csr, metadata: { name: 'bob' }, spec: { ...csr.spec, usages: [] } }));
     assert.equal(bad, 'The CertificateSigningRequest "bob" is invalid: spec.usages: Required value');
   });
+
+  test('events: core/v1 keeps the legacy rules; events.k8s.io/v1 creation is strict and its facts are fixed (pkg/apis/core/validation/events.go)', async () => {
+    const involved = { kind: 'Pod', name: 'web', namespace: 'default' };
+    await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'legacy.1', namespace: 'default' }, involvedObject: involved, reason: 'Pulled', type: 'Normal', count: 2 }));
+    const v1 = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'web.1', namespace: 'default' }, regarding: involved, reason: 'Started', note: 'started', type: 'Normal', action: 'Start', reportingController: 'example.com/ctl', reportingInstance: 'ctl-1' };
+    assert.equal(await refused(['create', '-f', '-'], JSON.stringify(v1)), 'The Event "web.1" is invalid: eventTime: Required value');
+    await ok(['create', '-f', '-'], JSON.stringify({ ...v1, eventTime: '2026-01-02T03:04:05.000000Z' }));
+    assert.equal(
+      await refused(['patch', 'events.v1.events.k8s.io', 'web.1', '--type=merge', '-p', '{"reason":"Stopped"}']),
+      'The Event "web.1" is invalid: reason: Invalid value: "Stopped": field is immutable',
+    );
+  });
 });
+
