@@ -29,7 +29,7 @@ export type RouteResult = ResolvedRoute | { kind: 'error'; error: StatusError } 
 
 /** Subresources served here; others that a definition lists are answered as kube answers without nodes. */
 // approval: CertificateSigningRequests' (its strategy is the type's).
-const SERVED_SUBRESOURCES = new Set(['status', 'scale', 'approval']);
+const SERVED_SUBRESOURCES = new Set(['status', 'scale', 'token', 'approval']);
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
 function hasLegacyWatchSegment(info: RequestInfo): boolean {
