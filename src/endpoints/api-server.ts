@@ -63,7 +63,13 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     checkSchema: (obj: KubeObject, def: ResourceDefinition) => checkAgainstSchema(obj, def),
     // The patch and apply engines load on first use (start-up time).
     applyPatch: async (patchType, current, patch, def, patchOptions) => (await import('../patch/index.ts')).applyPatch(patchType, current, patch, def, patchOptions),
-    applyServerSide: (options.applyServerSide as ServerSideApply | undefined) ?? (async (request) => (await import('../apply/index.ts')).serverSideApply(request)),
+    applyServerSide:
+      (options.applyServerSide as ServerSideApply | undefined) ??
+      (async (request) => {
+        const apply = await import('../apply/index.ts');
+        await apply.prepareApplyBody(request.patch);
+        return apply.serverSideApply(request);
+      }),
     logger,
     minRequestTimeoutSeconds: numberOption(options, 'minRequestTimeoutSeconds', DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS),
     watchListEnabled: options.featureGates.WatchList === true,
