@@ -1,7 +1,7 @@
 // `npm run bench`: Capstan's figures, each as a ratio to the raw limit measured in the same run (direct calls of the
 // same storage backend; a bare Node HTTPS server), with absolute numbers for context.
 //
-//   node bench/run.ts [--quick] [--only startup,storage,http]
+//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,protobuf]
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -15,6 +15,7 @@ import { createMemoryStorage } from '../src/storage/memory/memory-storage.ts';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
 import type { Storage } from '../src/storage/types.ts';
 import { benchApply } from './apply.ts';
+import { benchCrd } from './crd.ts';
 import { benchStorage } from './storage.ts';
 import { runLoad } from './load.ts';
 import type { LoadResult, TlsClientOptions } from './load.ts';
@@ -22,7 +23,7 @@ import type { LoadResult, TlsClientOptions } from './load.ts';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'protobuf']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -266,11 +267,28 @@ async function benchApplySection(): Promise<void> {
   }
 }
 
+async function benchCrdSection(): Promise<void> {
+  process.stdout.write('custom resources with 10 CEL rules vs ConfigMaps of the same size (memory, 32 concurrent clients)\n');
+  const { child, info } = await spawnJsonChild('bench/serve.ts', ['memory']);
+  try {
+    const tls: TlsClientOptions = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
+    const f = await benchCrd(child, info.port as number, tls, quick ? 1000 : 4000);
+    const cm = `ConfigMap create ${fmt(f.configMap.perSecond)}/s, ${fmt(f.configMap.cpuMsPerRequest, 2)} ms CPU`;
+    const ratio = f.customResource.cpuMsPerRequest / f.configMap.cpuMsPerRequest;
+    row('CR create, 10 CEL rules', `${fmt(f.customResource.perSecond)}/s, ${fmt(f.customResource.cpuMsPerRequest, 2)} ms CPU`, cm, `${fmt(ratio, 2)}x ConfigMap CPU (target <= 1.5x: ${ratio <= 1.5 ? 'met' : 'MISSED'})`);
+    row('CRD create to first CR create (median of 5)', `${fmt(f.crdToFirstCreateMs, 1)} ms`, 'envtest: seconds', `target <= 100 ms: ${f.crdToFirstCreateMs <= 100 ? 'met' : 'MISSED'}`);
+  } finally {
+    await stop(child);
+  }
+}
+
 process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ' (quick)' : ''}\n`);
 if (only.has('startup')) await benchStartup();
 if (only.has('storage')) await benchStorageOnly();
 if (only.has('http')) await benchHttp();
 if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });
 if (only.has('apply')) await benchApplySection();
+if (only.has('crd')) await benchCrdSection();
+if (only.has('protobuf')) for (const r of await (await import('./protobuf.ts')).benchProtobuf({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
 process.stdout.write('\n| measured | Capstan | raw limit | ratio |\n|---|---|---|---|\n');
 for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);

@@ -13,3 +13,5 @@ export type { ApiServer, ApiServerOptions, HealthCheck } from './server/types.ts
 export type { UserInfo } from './auth/user.ts';
 export type { Authorizer, AuthzAttributes, AuthzResult } from './auth/authz/types.ts';
 export type { AuthorizerFactory } from './auth/authz/modes.ts';
+export type { CrdSource, InstallCrdsOptions } from './testing/install-crds.ts';
+export type { CustomResourceDefinition } from './registry/apiextensions/crd-types.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FlagError } from './flags.ts';
 import { parseCommandLine } from './options.ts';
 
-test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, AlwaysAllow, anonymous left to its default', () => {
+test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real cluster, anonymous left to its default', () => {
   const c = parseCommandLine([]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -15,11 +15,13 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, AlwaysAllow, anonymous l
     clientCaFile: undefined,
     tokenAuthFile: undefined,
     anonymousAuth: undefined,
-    authorizationMode: ['AlwaysAllow'],
+    authorizationMode: ['Node', 'RBAC'],
     runtimeConfig: '',
     featureGates: {},
     historyWindowSeconds: 300,
     minRequestTimeoutSeconds: 1800,
+    requestTimeoutSeconds: 60,
+    http2MaxStreamsPerConnection: 0,
     storageBackend: 'sqlite',
     dataDir: './.capstan',
     plainHttpPort: undefined,
@@ -32,7 +34,7 @@ test('every flag maps to its option', () => {
     '--secure-port=0', '--bind-address', '::1', '--tls-cert-file=c.pem', '--tls-private-key-file=k.pem', '--client-ca-file=ca.pem',
     '--token-auth-file=t.csv', '--anonymous-auth=false', '--authorization-mode=AlwaysDeny,AlwaysAllow', '--runtime-config=api/all=true',
     '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
-    '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
+    '--request-timeout=2m30s', '--http2-max-streams-per-connection=250', '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
   ]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -49,6 +51,8 @@ test('every flag maps to its option', () => {
     featureGates: { WatchList: true, AllAlpha: false },
     historyWindowSeconds: 60,
     minRequestTimeoutSeconds: 10,
+    requestTimeoutSeconds: 150,
+    http2MaxStreamsPerConnection: 250,
     storageBackend: 'memory',
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
@@ -72,6 +76,7 @@ test('bad values are FlagErrors with kube\'s messages', () => {
     [['--feature-gates=ServerSideApply=false'], 'invalid argument "ServerSideApply=false" for "--feature-gates" flag: cannot set feature gate ServerSideApply to false, feature is locked to true'],
     [['--storage-backend=etcd3'], "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
     [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
+    [['--request-timeout=60'], 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"'],
   ];
   for (const [argv, message] of cases) assert.throws(() => parseCommandLine(argv), (e: unknown) => e instanceof FlagError && e.message === message, argv.join(' '));
 });

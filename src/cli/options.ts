@@ -16,7 +16,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'client-ca-file', type: 'string', valueName: 'string', help: 'A bundle of CA certificates accepted, besides the generated CA, to verify client certificates (CN = user, O = groups).' },
   { name: 'token-auth-file', type: 'string', valueName: 'string', help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated). Turned off when AlwaysAllow is an authorization mode.' },
-  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['AlwaysAllow'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny.' },
+  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['Node', 'RBAC'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny, Node, RBAC. The admin kubeconfig (group system:masters) is always allowed.' },
   { name: 'runtime-config', type: 'map', valueName: 'mapStringString', help: 'A set of key=value pairs enabling or disabling API group versions, e.g. api/all=true,batch/v1beta1=false.' },
   { name: 'feature-gates', type: 'map', valueName: 'mapStringBool', help: "A set of key=value pairs that describe feature gates (kube-apiserver 1.31's gates, e.g. WatchList=true); unknown gates are rejected." },
   { name: 'history-window', type: 'int', valueName: 'seconds', default: 300, help: 'How much change history storage keeps for watches and resourceVersion reads, in seconds. 0 keeps all.' },

@@ -10,8 +10,15 @@ import { buildAuthenticator } from '../auth/authn/build.ts';
 import type { AuthorizerFactory } from '../auth/authz/modes.ts';
 import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes } from '../auth/authz/modes.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
+import { startControlPlane } from '../controllers/index.ts';
+import { createRegistry } from '../registry/registry.ts';
+import type { CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
+import { installCrds, type CrdSource, type InstallCrdsOptions } from '../testing/install-crds.ts';
+import { rbacRuleResolver } from '../auth/authz/rbac/authorizer.ts';
+import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
+import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
-import { createHealthEndpoints } from '../server/health.ts';
+import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
@@ -65,6 +72,8 @@ export interface CapstanOptions {
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
+  watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
 }
 
 export interface Capstan {
@@ -80,6 +89,11 @@ export interface Capstan {
   readonly clientCert: string;
   readonly clientKey: string;
   readonly dataDir: string;
+  /**
+   * Creates (or updates) CustomResourceDefinitions from YAML/JSON files, directories of them, or objects, and
+   * resolves once every one is Established and served (envtest's CRDInstallOptions).
+   */
+  installCRDs(sources: CrdSource | readonly CrdSource[], options?: InstallCrdsOptions): Promise<CustomResourceDefinition[]>;
   /** Graceful stop: listeners, API, storage; removes the data dir when it was a temp dir made by startCapstan. */
   close(): Promise<void>;
 }
@@ -191,6 +205,17 @@ async function defaultOpenStorage(options: OpenStorageOptions): Promise<Storage>
   return openStorage(options);
 }
 
+/** An authorizer that asks the one `current()` returns at the time of each call. */
+function forwardingAuthorizer(current: () => Authorizer): Authorizer {
+  return {
+    authorize: (attrs) => current().authorize(attrs),
+    rulesFor: (user, namespace) => {
+      const a = current();
+      return a.rulesFor ? a.rulesFor(user, namespace) : { resourceRules: [], nonResourceRules: [], incomplete: true };
+    },
+  };
+}
+
 async function defaultCreateApi(options: ApiServerOptions): Promise<ApiServer> {
   const { createApiServer } = await import('../endpoints/api-server.ts');
   return createApiServer(options);
@@ -260,19 +285,48 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     // TokenReview's: the bearer token authenticators only. Like kube's, which always has one (service account
     // tokens), it refuses an unknown token even when no token file was given.
     const tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile: tokenFile ?? { entries: [], warnings: [] }, anonymous: false });
-    const authorizer: Authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { storage });
 
-    const createApi = options.createApi ?? defaultCreateApi;
-    const api = await createApi({
+    // storage -> registry (with its watch caches) -> authorizers reading through it -> control plane -> endpoints.
+    // The review kinds live in the registry and evaluate with the authorizer built after it: they reach it through
+    // a forwarding authorizer, bound before any request can arrive.
+    // RBAC's policy informers are shared by the RBAC authorizer and the escalation checks of the RBAC stores.
+    let authorizer: Authorizer | undefined;
+    let policy: RbacPolicy | undefined;
+    const rbacPolicy = (): RbacPolicy => (policy ??= startRbacPolicy(registry));
+    cleanups.push(async () => policy?.stop());
+    const rbacResolver = rbacRuleResolver(rbacPolicy);
+    const registry = await createRegistry({
       storage,
       runtimeConfig: cfg.runtimeConfig,
       featureGates: cfg.featureGates,
-      historyWindowSeconds: cfg.historyWindowSeconds,
+      watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
+      reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
+      storeWrappers: rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
+    });
+    cleanups.push(() => registry.close());
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
+
+    const controlPlane = await startControlPlane(registry, {
+      bootstrap: {
+        securePort: cfg.port !== 0 ? cfg.port : undefined,
+        advertiseAddress: advertiseAddressFor(cfg.bindAddress),
+        onError: (error) => log.error('bootstrap objects could not be reconciled', { error }),
+      },
+      rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
+    });
+    cleanups.push(() => controlPlane.stop());
+    // RBAC's informers start after the defaults are in place, so the first request already sees them.
+    if (cfg.modes.includes('RBAC')) await rbacPolicy().synced();
+    const namespacesReady = namedCheck('poststarthook/start-system-namespaces-controller', () => {
+      if (!controlPlane.ready()) throw new Error('system namespaces are not created yet');
+    });
+
+    const createApi = options.createApi ?? defaultCreateApi;
+    const api = await createApi({
+      registry,
+      featureGates: cfg.featureGates,
       minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,
-      authorizer,
-      tokenAuthenticator,
-      securePort: cfg.port !== 0 ? cfg.port : undefined,
-      advertiseAddress: advertiseAddressFor(cfg.bindAddress),
+      postStartChecks: [namespacesReady],
       logger: log,
       dataDir,
     });
@@ -334,6 +388,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       clientCert: pki.admin.certPem,
       clientKey: pki.admin.keyPem,
       dataDir,
+      installCRDs: (sources, installOptions) => installCrds(registry, sources, installOptions),
       close: () =>
         (closing ??= (async () => {
           shuttingDown = true;

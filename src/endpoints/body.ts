@@ -4,7 +4,9 @@
 
 import { StatusError, badRequest, unsupportedMediaType } from '../apis/errors.ts';
 import { JsonSyntaxError, scanJson } from '../encoding/json.ts';
-import { JSON_MEDIA_TYPE, parseContentType, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
+import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
+import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
+import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
 import { YamlSyntaxError, yamlDuplicateError } from '../encoding/yaml.ts';
 import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
 import type { HttpRequest } from '../server/types.ts';
@@ -73,14 +75,18 @@ export function summarizeData(data: Buffer, maxLength = 30): string {
   return head.toString('hex') + suffix;
 }
 
-export type BodyFormat = 'json' | 'yaml';
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
 
-/** NegotiateInputSerializer: JSON (also when no Content-Type is given) or YAML; anything else is 415. */
-export function bodyFormat(contentType: string | undefined): BodyFormat {
+/**
+ * NegotiateInputSerializer: JSON (also when no Content-Type is given), YAML, or protobuf where the kind has a
+ * message (`protobuf`: built-in kinds); anything else is 415.
+ */
+export function bodyFormat(contentType: string | undefined, protobuf = false): BodyFormat {
   const mediaType = parseContentType(contentType || JSON_MEDIA_TYPE);
   if (mediaType === JSON_MEDIA_TYPE) return 'json';
   if (mediaType === YAML_MEDIA_TYPE) return 'yaml';
-  throw unsupportedMediaType([...SERVED_MEDIA_TYPES]);
+  if (mediaType === PROTOBUF_MEDIA_TYPE && protobuf) return 'protobuf';
+  throw unsupportedMediaType([...(protobuf ? PROTOBUF_SERVED_MEDIA_TYPES : SERVED_MEDIA_TYPES)]);
 }
 
 export interface RawBody {
@@ -148,6 +154,50 @@ export function parseBody(data: Buffer, format: BodyFormat, expectedKind: string
     if (e instanceof JsonSyntaxError) throw unrecognized(expectedKind, `couldn't get version/kind; json parse error: ${e.message}`, data);
     throw e;
   }
+}
+
+/** copyKindDefaults: the envelope's group/version/kind with what it lacks taken from the endpoint's kind. */
+function envelopeKind(env: Envelope, expected: GroupVersionKind): GroupVersionKind {
+  const slash = env.apiVersion.indexOf('/');
+  let group = slash < 0 ? '' : env.apiVersion.slice(0, slash);
+  let version = slash < 0 ? env.apiVersion : env.apiVersion.slice(slash + 1);
+  const kind = env.kind === '' ? expected.kind : env.kind;
+  if (version === '' && group === '') {
+    group = expected.group;
+    version = expected.version;
+  }
+  if (version === '' && group === expected.group) version = expected.version;
+  return { group, version, kind };
+}
+
+/**
+ * protobuf.Serializer.Decode: the envelope (kube's errors for an empty body, a wrong magic, truncated bytes),
+ * then the object's message when its kind has one. A kind without a message decodes to its type meta only,
+ * for the kind checks to refuse it as kube's scheme does.
+ */
+export function parseProtobufBody(data: Buffer, expected: GroupVersionKind): RawBody {
+  let env: Envelope;
+  try {
+    env = decodeEnvelope(data);
+  } catch (e) {
+    if (e instanceof ProtobufDecodeError) throw unrecognized(expected.kind, e.message, data);
+    throw e;
+  }
+  const gvk = envelopeKind(env, expected);
+  const definition = protobufDefinition(gvString(gvk.group, gvk.version), gvk.kind);
+  let value: Record<string, unknown> = {};
+  if (env.kind !== '') value.kind = env.kind;
+  if (env.apiVersion !== '') value.apiVersion = env.apiVersion;
+  if (definition) {
+    try {
+      value = decodeEnvelopedObject(env, definition);
+    } catch (e) {
+      // transformDecodeError with the kind known.
+      if (e instanceof ProtobufDecodeError) throw badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${expected.kind}: ${e.message}`);
+      throw e;
+    }
+  }
+  return { value, format: 'protobuf', duplicateErrors: [], yamlDuplicates: [] };
 }
 
 export interface InterpretedBody {

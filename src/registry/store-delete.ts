@@ -145,6 +145,14 @@ export function beforeGracefulDelete(core: StoreCore, obj: KubeObject, options: 
   return { graceful: true, pending: false };
 }
 
+/** The strategy's deletion finalizers an object not yet being deleted lacks. */
+function missingDeleteFinalizers(core: StoreCore, obj: KubeObject): readonly string[] {
+  const wanted = core.strategy.deleteFinalizers;
+  if (!wanted || obj.metadata.deletionTimestamp) return [];
+  const have = obj.metadata.finalizers ?? [];
+  return wanted.filter((f) => !have.includes(f));
+}
+
 /** A delete of an object whose graceful deletion is already under way: it stays as it is. */
 function alreadyDeleting(core: StoreCore, def: ResourceDefinition, obj: KubeObject): DeleteResult {
   return { ...deletedResult(core, def, obj), deletedImmediately: false };
@@ -161,7 +169,7 @@ export async function deleteObject(core: StoreCore, def: ResourceDefinition, ctx
   const probe = cloneJson(current.object);
   const first = beforeGracefulDelete(core, probe, options, core.now());
   if (first.pending) return alreadyDeleting(core, def, current.object);
-  const pendingFinalizers = (current.object.metadata.finalizers?.length ?? 0) > 0;
+  const pendingFinalizers = (current.object.metadata.finalizers?.length ?? 0) > 0 || missingDeleteFinalizers(core, current.object).length > 0;
   if (first.graceful || pendingFinalizers || gcFinalizers(current.object, options).changed) {
     let deleteNow = false;
     let pending = false;
@@ -179,6 +187,8 @@ export async function deleteObject(core: StoreCore, def: ResourceDefinition, ctx
         }
         const gc = gcFinalizers(object, options);
         if (gc.changed) object.metadata.finalizers = gc.finalizers;
+        const added = missingDeleteFinalizers(core, object);
+        if (added.length > 0) object.metadata.finalizers = [...(object.metadata.finalizers ?? []), ...added];
         const hasFinalizers = (object.metadata.finalizers?.length ?? 0) > 0;
         if (!g.graceful && !hasFinalizers) {
           deleteNow = true;

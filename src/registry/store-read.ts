@@ -75,7 +75,7 @@ export async function getObject(core: StoreCore, def: ResourceDefinition, ctx: R
     }
   }
   if (!object) throw notFound(core.gr, name);
-  if (options.subresource === 'scale') return scaleOf(core, object);
+  if (options.subresource === 'scale') return scaleOf(core, object, def.scale);
   return convertToVersion(object, def);
 }
 

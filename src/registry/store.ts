@@ -307,9 +307,9 @@ async function updateAttempts(
   if (subresource === 'scale') {
     const res = await updateObject(core, def, ctx, name, async (current) => {
       if (!current) throw notFound(core.gr, name);
-      return applyScale(core, current, await tryUpdate(scaleOf(core, current)));
+      return applyScale(core, current, await tryUpdate(scaleOf(core, current, def.scale)), def.scale);
     });
-    return { object: scaleOf(core, res.object), created: false };
+    return { object: scaleOf(core, res.object, def.scale), created: false };
   }
   const key = keyFor(core, ctx.namespace, name);
   for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {

@@ -132,6 +132,11 @@ export interface Strategy {
    * changes. Default false: the strategy's prepareFor* hooks decide, as kube's per-type strategies do.
    */
   trackGeneration?: boolean;
+  /**
+   * Finalizers the first delete adds before deciding (the CRD's customresourcecleanup): the object then stays,
+   * marked as deleting, until a controller removes them.
+   */
+  deleteFinalizers?: readonly string[];
   /** Called on the stored object when a delete starts (namespaces: status.phase Terminating). */
   prepareForDelete?(obj: KubeObject, ctx: RequestContext): void;
   /**
@@ -172,6 +177,12 @@ export interface ResourceDefinition {
    * conversion). Pure: returns a new object, never changes its input. Absent: only apiVersion is rewritten.
    */
   convert?(obj: KubeObject, apiVersion: string): KubeObject;
+  /**
+   * A conversion that needs a round trip (a CRD's conversion webhook): the registry then serves this version
+   * through the storage version's store, converting objects on the way in and out. `convert` still rewrites
+   * apiVersion for what must stay synchronous (storage keys, bookmarks).
+   */
+  convertAsync?(objects: readonly KubeObject[], apiVersion: string): Promise<KubeObject[]>;
   /** The root schema of the kind (properties inline or by ref). */
   readonly schema: SchemaNode;
   /** Resolves a `ref` in `schema` (the built-in model's definitions, or none for CRDs whose schemas are inline). */
@@ -183,6 +194,20 @@ export interface ResourceDefinition {
   readonly selectableFields: Readonly<Record<string, (obj: KubeObject) => string | undefined>>;
   /** True for definitions created from a CustomResourceDefinition. */
   readonly custom: boolean;
+  /**
+   * Where the scale subresource reads and writes (CRDs' subresources.scale); absent: spec.replicas,
+   * status.replicas and spec.selector as the built-in workloads have them.
+   */
+  readonly scale?: ScalePaths;
+  /** Sent as a Warning header on every request to this version (a deprecated CRD version). */
+  readonly deprecationWarning?: string;
+}
+
+/** JSON paths (".spec.replicas") of a scale subresource. */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath?: string;
 }
 
 export interface GetOptions {

@@ -6,19 +6,16 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { createApiServer } from '../../src/endpoints/api-server.ts';
-import type { ApiServerOptions } from '../../src/server/types.ts';
 import { cacherStats } from '../../src/storage/cacher/stats.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
 import { call, cmPath, createCm, namespace, openWatch, patchCm, rvOf, until } from './stream.ts';
 
 const MAX_QUEUED = 5;
-const tunedApi = (o: ApiServerOptions) => createApiServer({ ...o, watchMaxQueuedEvents: MAX_QUEUED });
 
 describe('watch clients', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ createApi: tunedApi });
+    s = await startTestServer({ watchCacheTuning: { maxQueuedEvents: MAX_QUEUED } });
   });
   after(async () => {
     await s?.close();

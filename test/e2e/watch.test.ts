@@ -4,18 +4,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createApiServer } from '../../src/endpoints/api-server.ts';
-import type { ApiServerOptions } from '../../src/server/types.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
 import { call, cmPath, createCm, namespace, openWatch, patchCm, rvOf, summarize } from './stream.ts';
 
 const BOOKMARK_MS = 300;
-const tunedApi = (o: ApiServerOptions) => createApiServer({ ...o, watchBookmarkIntervalMs: BOOKMARK_MS });
 
 describe('watch', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ createApi: tunedApi, minRequestTimeoutSeconds: 1, featureGates: { WatchList: true } });
+    s = await startTestServer({ watchCacheTuning: { bookmarkIntervalMs: BOOKMARK_MS }, minRequestTimeoutSeconds: 1, featureGates: { WatchList: true } });
   });
   after(async () => {
     await s?.close();

@@ -9,7 +9,9 @@ import { decodeDeleteOptionsQuery, deleteOptionsFromBody, validateDeleteOptions,
 import { requestHeader } from '../respond.ts';
 import { requestContext, type Scope } from '../scope.ts';
 import type { DeleteOptions, KubeObject } from '../../registry/types.ts';
-import { negotiateResourceOutput, writeResult } from './common.ts';
+import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
+import { decodeProtobufObject } from '../../encoding/protobuf/envelope.ts';
+import { ProtobufDecodeError } from '../../encoding/protobuf/messages.ts';
 import { listOptionsFor } from './read.ts';
 
 /** Errors kube does not turn into an API status: 500 with no reason and the raw message. */
@@ -20,10 +22,11 @@ function unknownError(message: string): StatusError {
 const DELETE_OPTIONS_API_VERSIONS = new Set(['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1']);
 
 function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
   let value: unknown;
   try {
-    if (format === 'yaml') value = readYaml(data.toString('utf8')).value;
+    if (format === 'protobuf') value = decodeProtobufObject(data);
+    else if (format === 'yaml') value = readYaml(data.toString('utf8')).value;
     else {
       const text = data.toString('utf8');
       scanJson(text);
@@ -31,7 +34,7 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
     }
   } catch (e) {
     if (e instanceof JsonSyntaxError) throw unknownError(`couldn't get version/kind; json parse error: ${e.message}`);
-    if (e instanceof YamlSyntaxError) throw unknownError(e.message);
+    if (e instanceof YamlSyntaxError || e instanceof ProtobufDecodeError) throw unknownError(e.message);
     throw e;
   }
   if (value === null) value = {};
@@ -49,7 +52,7 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
 /** DeleteOptions from a non-empty body, else from the query; validated (422). */
 async function deleteOptionsFor(scope: Scope): Promise<ParsedDeleteOptions> {
   const data = await readBody(scope.r.req);
-  if (data.length > 0) await prepareBody(data, bodyFormat(requestHeader(scope.r.req, 'content-type'))).catch(() => {});
+  if (data.length > 0) await prepareBody(data, bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope)));
   const opts = data.length > 0 ? decodeDeleteBody(scope, data) : decodeDeleteOptionsQuery(scope.r.query);
   validateDeleteOptions(opts);
   return opts;

@@ -4,10 +4,9 @@ import { isStatusError, type StatusError } from '../../apis/errors.ts';
 import { buildAuthenticator } from '../../auth/authn/build.ts';
 import { parseTokenFile } from '../../auth/authn/token-file.ts';
 import { buildAuthorizer, builtinAuthorizerFactories } from '../../auth/authz/modes.ts';
-import type { Storage } from '../../storage/types.ts';
 import type { UserInfo } from '../../auth/user.ts';
 import { builtinDefinitions } from '../registry.ts';
-import type { KubeObject, RequestContext, ResourceStore } from '../types.ts';
+import type { KubeObject, Registry, RequestContext, ResourceStore } from '../types.ts';
 import { reviewStores, type ReviewOptions } from './index.ts';
 
 const defs = builtinDefinitions('');
@@ -16,7 +15,7 @@ const alice: UserInfo = { name: 'alice', uid: 'u-1', groups: ['devs', 'system:au
 const ctxFor = (user: UserInfo, namespace = ''): RequestContext => ({ user, namespace, dryRun: false, warnings: [] });
 
 async function stores(modes: string[], extra: ReviewOptions = {}) {
-  const authorizer = await buildAuthorizer(modes, builtinAuthorizerFactories, { storage: {} as Storage });
+  const authorizer = await buildAuthorizer(modes, builtinAuthorizerFactories, { registry: {} as Registry, rbacPolicy: () => assert.fail('no RBAC policy here') });
   const factories = reviewStores({ authorizer, now: () => new Date('2024-05-01T10:00:00.123Z'), ...extra });
   return (group: string, resource: string, version = 'v1'): ResourceStore => {
     const def = defs.find((d) => d.group === group && d.resource === resource && d.version === version);

@@ -1,0 +1,235 @@
+// A static check of a parsed expression against declared variable types. @bufbuild/cel plans without checking, so
+// this pass gives the compile-time errors cel-go's checker gives for the common mistakes (undeclared references,
+// undefined fields of known objects, field selection on scalars) and infers types far enough to know a rule's
+// result type and the sizes the cost estimate needs. Unknown types are `dyn`, as cel-go treats them.
+
+import type { Expr, ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import type { DeclType } from './values.ts';
+import { DYN } from './values.ts';
+
+export interface CheckedInfo {
+  /** Declared variables the expression references. */
+  readonly usedVariables: ReadonlySet<string>;
+  /** Inferred type of each sub-expression, by expression id. */
+  readonly types: ReadonlyMap<bigint, DeclType>;
+  readonly resultType: DeclType;
+  readonly parsed: ParsedExpr;
+}
+
+export interface CheckIssue {
+  offset: number;
+  message: string;
+}
+
+const BOOL: DeclType = { kind: 'bool' };
+const INT: DeclType = { kind: 'int' };
+const DOUBLE: DeclType = { kind: 'double' };
+const STRING: DeclType = { kind: 'string' };
+const LIST_DYN: DeclType = { kind: 'list', elem: DYN };
+const MAP_KEY: DeclType = { kind: 'string', maxLength: 0 };
+
+/** Type denotations usable as values (`type(x) == int`). */
+const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'optional_type']);
+
+const boolFunctions = new Set([
+  '_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '!_', '@in', '_&&_', '_||_', '@not_strictly_false', 'has',
+  'contains', 'startsWith', 'endsWith', 'matches', 'isSorted', 'isURL', 'isQuantity', 'hasValue', 'isGreaterThan',
+  'isLessThan', 'isInteger', 'allowed', 'errored', 'sets.contains', 'sets.equivalent', 'sets.intersects', 'bool',
+]);
+const intFunctions = new Set(['size', 'int', 'indexOf', 'lastIndexOf', 'sign', 'compareTo', 'asInteger']);
+const stringFunctions = new Set([
+  'string', 'lowerAscii', 'upperAscii', 'replace', 'substring', 'trim', 'charAt', 'join', 'format', 'strings.quote',
+  'find', 'getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath', 'reason', 'error',
+]);
+
+export function typeName(t: DeclType): string {
+  switch (t.kind) {
+    case 'object':
+      return 'object';
+    case 'map':
+      return `map(string, ${typeName(t.value)})`;
+    case 'list':
+      return `list(${typeName(t.elem)})`;
+    default:
+      return t.kind;
+  }
+}
+
+/** Qualified name of an ident/select chain (`optional`, `sets`), for namespaced function calls. */
+function qualifiedName(e: Expr | undefined): string | undefined {
+  if (!e) return undefined;
+  if (e.exprKind.case === 'identExpr') return e.exprKind.value.name;
+  if (e.exprKind.case === 'selectExpr' && !e.exprKind.value.testOnly) {
+    const q = qualifiedName(e.exprKind.value.operand);
+    return q === undefined ? undefined : `${q}.${e.exprKind.value.field}`;
+  }
+  return undefined;
+}
+
+class Issue extends Error {
+  readonly offset: number;
+  constructor(offset: number, message: string) {
+    super(message);
+    this.offset = offset;
+  }
+}
+
+export function checkExpression(
+  parsed: ParsedExpr,
+  variables: Readonly<Record<string, DeclType>>,
+  hasFunction: (name: string) => boolean,
+): CheckedInfo | { issue: CheckIssue } {
+  const positions = parsed.sourceInfo?.positions ?? {};
+  const types = new Map<bigint, DeclType>();
+  const used = new Set<string>();
+  const pos = (e: Expr): number => positions[String(e.id)] ?? 0;
+
+  function visit(e: Expr, scope: ReadonlyMap<string, DeclType>): DeclType {
+    const t = infer(e, scope);
+    types.set(e.id, t);
+    return t;
+  }
+
+  function select(e: Expr, operandType: DeclType, field: string): DeclType {
+    switch (operandType.kind) {
+      case 'object': {
+        const f = operandType.fields.get(field);
+        if (!f) throw new Issue(pos(e), `undefined field '${field}'`);
+        return f.type;
+      }
+      case 'map':
+        return operandType.value;
+      case 'dyn':
+        return DYN;
+      default:
+        throw new Issue(pos(e), `type '${typeName(operandType)}' does not support field selection`);
+    }
+  }
+
+  function infer(e: Expr, scope: ReadonlyMap<string, DeclType>): DeclType {
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'constExpr':
+        switch (k.value.constantKind.case) {
+          case 'boolValue':
+            return BOOL;
+          case 'int64Value':
+            return INT;
+          case 'doubleValue':
+            return DOUBLE;
+          case 'stringValue':
+            return STRING;
+          default:
+            return DYN;
+        }
+      case 'identExpr': {
+        const name = k.value.name;
+        const local = scope.get(name);
+        if (local) return local;
+        if (Object.hasOwn(variables, name)) {
+          used.add(name);
+          return variables[name];
+        }
+        if (TYPE_NAMES.has(name)) return DYN;
+        // the first part of a qualified variable (`a` of a declared `a.b.c`) or type name (`google.protobuf.Duration`)
+        if (name === 'google' || Object.keys(variables).some((v) => v.startsWith(`${name}.`))) return DYN;
+        throw new Issue(pos(e), `undeclared reference to '${name}' (in container '')`);
+      }
+      case 'selectExpr': {
+        const operand = k.value.operand;
+        if (!operand) return DYN;
+        // a namespaced function name used as a value is not valid, but `a.b` where `a` is declared is selection
+        const t = visit(operand, scope);
+        const r = select(e, t, k.value.field);
+        return k.value.testOnly ? BOOL : r;
+      }
+      case 'callExpr': {
+        const call = k.value;
+        const fn = call.function;
+        const qualified = qualifiedName(call.target);
+        let targetType: DeclType | undefined;
+        if (call.target && !(qualified !== undefined && !scope.has(qualified.split('.')[0]) && !Object.hasOwn(variables, qualified.split('.')[0]) && hasFunction(`${qualified}.${fn}`))) {
+          targetType = visit(call.target, scope);
+        } else if (call.target) {
+          return resultOf(`${qualified}.${fn}`, undefined, call.args.map((a) => visit(a, scope)));
+        }
+        const argTypes = call.args.map((a) => visit(a, scope));
+        if (!fn.startsWith('_') && !fn.startsWith('@') && !hasFunction(fn)) {
+          throw new Issue(pos(e), `undeclared reference to '${fn}' (in container '')`);
+        }
+        if (fn === '_[_]' && argTypes.length === 2) {
+          const [c] = argTypes;
+          if (c.kind === 'list') return c.elem;
+          if (c.kind === 'map') return c.value;
+          if (c.kind === 'object') {
+            const key = call.args[1].exprKind;
+            if (key.case === 'constExpr' && key.value.constantKind.case === 'stringValue') return select(e, c, key.value.constantKind.value);
+          }
+          return DYN;
+        }
+        return resultOf(fn, targetType, argTypes);
+      }
+      case 'listExpr': {
+        const elems = k.value.elements.map((x) => visit(x, scope));
+        const first = elems[0];
+        return { kind: 'list', elem: first && elems.every((x) => x.kind === first.kind) ? first : DYN };
+      }
+      case 'structExpr': {
+        const entries = k.value.entries;
+        let value: DeclType | undefined;
+        for (const entry of entries) {
+          if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, scope);
+          const v = entry.value ? visit(entry.value, scope) : DYN;
+          value = value === undefined || value.kind === v.kind ? v : DYN;
+        }
+        return k.value.messageName ? DYN : { kind: 'map', value: value ?? DYN };
+      }
+      case 'comprehensionExpr': {
+        const c = k.value;
+        const range = c.iterRange ? visit(c.iterRange, scope) : DYN;
+        // map keys carry no size bound in kube's declared types, so their size estimate is 0
+        const iterType = range.kind === 'list' ? range.elem : range.kind === 'map' || range.kind === 'object' ? MAP_KEY : DYN;
+        const accuType = c.accuInit ? visit(c.accuInit, scope) : DYN;
+        const inner = new Map(scope);
+        inner.set(c.accuVar, accuType.kind === 'list' ? LIST_DYN : accuType);
+        const loopScope = new Map(inner);
+        loopScope.set(c.iterVar, iterType);
+        if (c.iterVar2) loopScope.set(c.iterVar2, range.kind === 'list' ? INT : DYN);
+        if (c.loopCondition) visit(c.loopCondition, loopScope);
+        let stepType: DeclType = DYN;
+        if (c.loopStep) stepType = visit(c.loopStep, loopScope);
+        const resultScope = new Map(inner);
+        if (stepType.kind === 'list') resultScope.set(c.accuVar, stepType);
+        return c.result ? visit(c.result, resultScope) : DYN;
+      }
+      default:
+        return DYN;
+    }
+  }
+
+  function resultOf(fn: string, target: DeclType | undefined, args: DeclType[]): DeclType {
+    if (boolFunctions.has(fn)) return BOOL;
+    if (intFunctions.has(fn)) return INT;
+    if (stringFunctions.has(fn)) return STRING;
+    if (fn === 'double' || fn === 'asApproximateFloat') return DOUBLE;
+    if (fn === 'split' || fn === 'findAll') return { kind: 'list', elem: STRING };
+    const all = target ? [target, ...args] : args;
+    if (fn === '_?_:_' && args.length === 3) return args[1].kind === args[2].kind && args[1].kind !== 'object' ? args[1] : DYN;
+    if (['_+_', '_-_', '_*_', '_/_', '_%_', '-_'].includes(fn) && all.length > 0 && all.every((t) => t.kind === all[0].kind)) {
+      const t = all[0];
+      if (t.kind === 'int' || t.kind === 'double' || (fn === '_+_' && (t.kind === 'string' || t.kind === 'list'))) return t;
+    }
+    if ((fn === 'min' || fn === 'max' || fn === 'sum') && target?.kind === 'list') return target.elem;
+    return DYN;
+  }
+
+  try {
+    const expr = parsed.expr;
+    if (!expr) return { issue: { offset: 0, message: 'empty expression' } };
+    const resultType = visit(expr, new Map());
+    return { usedVariables: used, types, resultType, parsed };
+  } catch (e) {
+    if (e instanceof Issue) return { issue: { offset: e.offset, message: e.message } };
+    throw e;
+  }
+}

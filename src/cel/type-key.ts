@@ -1,0 +1,32 @@
+// A stable text key of a declared type, for caching compiled programs per (expression, declared types).
+
+import type { DeclType } from './values.ts';
+
+const keys = new WeakMap<DeclType, string>();
+
+export function typeKey(t: DeclType): string {
+  let k = keys.get(t);
+  if (k !== undefined) return k;
+  switch (t.kind) {
+    case 'object':
+      k = `{${[...t.fields].map(([n, f]) => `${n}=${f.name}:${typeKey(f.type)}`).join(',')}}${t.maxProperties ?? ''}/${t.minSize ?? ''}`;
+      break;
+    case 'map':
+      k = `map<${typeKey(t.value)}>${t.maxProperties ?? ''}`;
+      break;
+    case 'list':
+      k = `list<${typeKey(t.elem)}>${t.maxItems ?? ''}`;
+      break;
+    case 'string':
+    case 'bytes':
+      k = `${t.kind}${t.maxLength ?? ''}`;
+      break;
+    case 'timestamp':
+      k = t.dateOnly ? 'date' : 'timestamp';
+      break;
+    default:
+      k = t.kind;
+  }
+  keys.set(t, k);
+  return k;
+}

@@ -1,0 +1,401 @@
+// Validation of a CustomResourceDefinition as apiextensions-apiserver 1.31 does it (pkg/apis/apiextensions/
+// validation/validation.go, on the internal form: see crd-layout.ts for why paths say spec.validation): names,
+// group, scope, versions, schemas (structural checks in ./schema, CEL rules in ./cel-rules.ts), subresources,
+// printer columns, selectable fields, conversion, stored versions, API approval and preserveUnknownFields.
+
+import { fieldErrors, type FieldError } from '../../apis/errors.ts';
+import { validateObjectMeta, validateObjectMetaUpdate, validateImmutableField } from '../validation/meta.ts';
+import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../validation/names.ts';
+import { compileValidationRules } from './cel-rules.ts';
+import { crdLayout, type CrdLayout } from './crd-layout.ts';
+import { crdConditionTrue, type CrdColumn, type CrdConversion, type CrdNames, type CrdSelectableField, type CrdSpec, type CrdSubresources, type CustomResourceDefinition } from './crd-types.ts';
+import type { JSONSchemaProps } from './json-schema-props.ts';
+import { validateCrdSchema, type CrdSchemaOptions } from './schema/index.ts';
+import { validateSelectableFieldPath } from './selectable-fields.ts';
+
+const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
+const PRINTER_COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
+const ACCEPTED_CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
+const MAX_SELECTABLE_FIELDS = 8;
+const API_APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
+interface Options {
+  /** An existing CRD's schema that is not structural is not held to the rule on update (kube's ratchet). */
+  requireStructural: boolean;
+  /** Names (kind, scope) may not change once the CRD is established. */
+  requireImmutableNames: boolean;
+}
+
+function validateNames(names: CrdNames | undefined, path: string): FieldError[] {
+  const n = names ?? {};
+  const errs: FieldError[] = [];
+  const label = (v: string | undefined, p: string, mixedCase = false) => {
+    if (!v) return;
+    const msgs = isDNS1035Label(mixedCase ? v.toLowerCase() : v);
+    if (msgs.length) errs.push(fieldErrors.invalid(p, v, mixedCase ? `may have mixed case, but should otherwise match: ${msgs.join(',')}` : msgs.join(',')));
+  };
+  label(n.plural, `${path}.plural`);
+  label(n.singular, `${path}.singular`);
+  label(n.kind, `${path}.kind`, true);
+  label(n.listKind, `${path}.listKind`, true);
+  (n.shortNames ?? []).forEach((s, i) => {
+    const msgs = isDNS1035Label(s);
+    if (msgs.length) errs.push(fieldErrors.invalid(`${path}.shortNames[${i}]`, s, msgs.join(',')));
+  });
+  if (n.kind && n.kind === n.listKind) errs.push(fieldErrors.invalid(`${path}.listKind`, n.listKind, 'kind and listKind may not be the same'));
+  (n.categories ?? []).forEach((c, i) => {
+    const msgs = isDNS1035Label(c);
+    if (msgs.length) errs.push(fieldErrors.invalid(`${path}.categories[${i}]`, c, msgs.join(',')));
+  });
+  return errs;
+}
+
+function validateSimpleJsonPath(s: string, path: string): FieldError[] {
+  if (s.length === 0) return [fieldErrors.invalid(path, s, 'must not be empty')];
+  if (s[0] !== '.') return [fieldErrors.invalid(path, s, 'must be a simple json path starting with .')];
+  return [];
+}
+
+function validateSubresources(sub: CrdSubresources | undefined, path: string): FieldError[] {
+  const scale = sub?.scale;
+  if (!scale) return [];
+  const errs: FieldError[] = [];
+  const under = (value: string | undefined, field: string, prefix: string, required: boolean) => {
+    const p = `${path}.scale.${field}`;
+    if (!value) {
+      if (required) errs.push(fieldErrors.required(p));
+      return;
+    }
+    const syntax = validateSimpleJsonPath(value, p);
+    if (syntax.length) errs.push(...syntax);
+    else if (!value.startsWith(prefix)) errs.push(fieldErrors.invalid(p, value, `should be a json path under ${prefix.slice(0, -1)}`));
+  };
+  under(scale.specReplicasPath, 'specReplicasPath', '.spec.', true);
+  under(scale.statusReplicasPath, 'statusReplicasPath', '.status.', true);
+  under(scale.labelSelectorPath, 'labelSelectorPath', '.status.', false);
+  return errs;
+}
+
+function validateColumn(col: CrdColumn, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!col.name) errs.push(fieldErrors.required(`${path}.name`));
+  const types = `must be one of ${PRINTER_COLUMN_TYPES.join(',')}`;
+  if (!col.type) errs.push(fieldErrors.required(`${path}.type`, types));
+  else if (!PRINTER_COLUMN_TYPES.includes(col.type)) errs.push(fieldErrors.invalid(`${path}.type`, col.type, types));
+  if (col.format && !PRINTER_COLUMN_FORMATS.includes(col.format)) {
+    errs.push(fieldErrors.invalid(`${path}.format`, col.format, `must be one of ${PRINTER_COLUMN_FORMATS.join(',')}`));
+  }
+  if (!col.jsonPath) errs.push(fieldErrors.required(`${path}.JSONPath`));
+  else errs.push(...validateSimpleJsonPath(col.jsonPath, `${path}.JSONPath`));
+  return errs;
+}
+
+function validateSelectableFields(fields: readonly CrdSelectableField[], schema: JSONSchemaProps | undefined, path: string): FieldError[] {
+  if (!schema) return [fieldErrors.invalid(path, '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included')];
+  const errs: FieldError[] = [];
+  const unique = new Set<string>();
+  fields.forEach((f, i) => {
+    const p = `${path}[${i}].jsonPath`;
+    if (!f.jsonPath) {
+      errs.push(fieldErrors.required(p));
+      return;
+    }
+    const checked = validateSelectableFieldPath(f.jsonPath, schema);
+    if ('error' in checked) {
+      errs.push(fieldErrors.invalid(p, f.jsonPath, checked.error));
+      return;
+    }
+    if (checked.root === 'metadata') errs.push(fieldErrors.invalid(p, f.jsonPath, 'must not point to fields in metadata'));
+    if (!['string', 'boolean', 'integer'].includes(checked.type ?? '')) {
+      errs.push(fieldErrors.invalid(p, f.jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
+    }
+    if (unique.has(checked.normalized)) errs.push(fieldErrors.duplicate(p, f.jsonPath));
+    else unique.add(checked.normalized);
+  });
+  if (unique.size > MAX_SELECTABLE_FIELDS) errs.push(fieldErrors.tooMany(path, unique.size, MAX_SELECTABLE_FIELDS));
+  return errs;
+}
+
+/** validateCustomResourceDefinitionValidation for one schema at `path` (".../validation" or ".../schema"). */
+function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: boolean, opts: Options, path: string): FieldError[] {
+  if (!schema) return [];
+  const schemaOptions: CrdSchemaOptions = { requireStructural: opts.requireStructural, statusSubresource: statusEnabled };
+  const schemaErrs = validateCrdSchema(schema, `${path}.openAPIV3Schema`, schemaOptions);
+  const errs = [...schemaErrs];
+  // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition).
+  if (schemaErrs.length === 0) errs.push(...compileValidationRules(schema, `${path}.openAPIV3Schema`).errors);
+  return errs;
+}
+
+function isValidUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** k8s.io/apiserver/pkg/util/webhook ValidateWebhookURL (forceHttps) and ValidateWebhookService. */
+function validateClientConfig(conversion: CrdConversion, path: string): FieldError[] {
+  const cc = conversion.webhook?.clientConfig;
+  const p = `${path}.webhook.clientConfig`;
+  if (!cc) return [fieldErrors.required(`${path}.webhook`, 'required when strategy is set to Webhook')];
+  if ((cc.url === undefined) === (cc.service === undefined)) return [fieldErrors.required(p, 'exactly one of url or service is required')];
+  const errs: FieldError[] = [];
+  if (cc.url !== undefined) {
+    const u = isValidUrl(cc.url);
+    const up = `${p}.url`;
+    if (!u) errs.push(fieldErrors.invalid(up, cc.url, 'url must be a valid URL'));
+    else {
+      if (u.protocol !== 'https:') errs.push(fieldErrors.invalid(up, u.protocol.slice(0, -1), "'https' is the only allowed URL scheme"));
+      if (u.hostname === '') errs.push(fieldErrors.invalid(up, '', 'host must be specified'));
+      if (u.username || u.password) errs.push(fieldErrors.invalid(up, `${u.username}${u.password ? `:${u.password}` : ''}`, 'user information is not permitted in the URL'));
+      if (u.hash) errs.push(fieldErrors.invalid(up, u.hash.slice(1), 'fragments are not permitted in the URL'));
+      if (u.search) errs.push(fieldErrors.invalid(up, u.search.slice(1), 'query parameters are not permitted in the URL'));
+    }
+  } else if (cc.service) {
+    const sp = `${p}.service`;
+    const s = cc.service;
+    if (!s.name) errs.push(fieldErrors.required(`${sp}.name`, 'service name is required'));
+    if (!s.namespace) errs.push(fieldErrors.required(`${sp}.namespace`, 'service namespace is required'));
+    if (s.path !== undefined && s.path !== '' && !s.path.startsWith('/')) errs.push(fieldErrors.invalid(`${sp}.path`, s.path, "must start with a '/'"));
+    if (s.port !== undefined && (s.port < 1 || s.port > 65535)) errs.push(fieldErrors.invalid(`${sp}.port`, s.port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  }
+  return errs;
+}
+
+function validateConversion(conversion: CrdConversion | null | undefined, preserveUnknownFields: boolean, path: string): FieldError[] {
+  if (!conversion) return [];
+  const errs: FieldError[] = [];
+  const strategy = conversion.strategy ?? '';
+  if (strategy !== 'None' && preserveUnknownFields) errs.push(fieldErrors.invalid(`${path}.strategy`, strategy, 'must be None if spec.preserveUnknownFields is true'));
+  if (strategy === '') errs.push(fieldErrors.required(`${path}.strategy`));
+  else if (strategy !== 'None' && strategy !== 'Webhook') errs.push(fieldErrors.notSupported(`${path}.strategy`, strategy, ['None', 'Webhook']));
+  const reviewVersions = conversion.webhook?.conversionReviewVersions ?? [];
+  if (strategy === 'Webhook') {
+    errs.push(...validateClientConfig(conversion, path));
+    const rp = `${path}.webhook.conversionReviewVersions`;
+    if (reviewVersions.length === 0) errs.push(fieldErrors.required(rp));
+    else {
+      const seen = new Set<string>();
+      reviewVersions.forEach((v, i) => {
+        if (seen.has(v)) {
+          errs.push(fieldErrors.invalid(`${rp}[${i}]`, v, 'duplicate version'));
+          return;
+        }
+        seen.add(v);
+        for (const m of isDNS1035Label(v)) errs.push(fieldErrors.invalid(`${rp}[${i}]`, v, m));
+      });
+      if (!reviewVersions.some((v) => ACCEPTED_CONVERSION_REVIEW_VERSIONS.includes(v))) {
+        errs.push(fieldErrors.invalid(rp, reviewVersions, `must include at least one of ${ACCEPTED_CONVERSION_REVIEW_VERSIONS.join(', ')}`));
+      }
+    }
+  } else if (conversion.webhook) {
+    // v1 keeps clientConfig and conversionReviewVersions under webhook; kube reports them on their internal names.
+    if (conversion.webhook.clientConfig) errs.push(fieldErrors.forbidden(`${path}.webhookClientConfig`, 'should not be set when strategy is not set to Webhook'));
+    if (reviewVersions.length > 0) errs.push(fieldErrors.forbidden(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
+  }
+  return errs;
+}
+
+function validateDeprecationWarning(deprecated: boolean, warning: string | undefined): string[] {
+  if (!deprecated && warning !== undefined) return ['can only be set for deprecated versions'];
+  if (warning === undefined) return [];
+  const msgs: string[] = [];
+  if (warning.length > 256) msgs.push('must be <= 256 characters long');
+  if (warning.length === 0) msgs.push('must not be an empty string');
+  let index = 0;
+  for (const ch of warning) {
+    if (/\p{Cc}/u.test(ch)) {
+      msgs.push(`must only contain printable UTF-8 characters; control character found at index ${index}`);
+      break;
+    }
+    if (!/[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.test(ch)) {
+      msgs.push(`must only contain printable UTF-8 characters; non-printable character found at index ${index}`);
+      break;
+    }
+    index += Buffer.byteLength(ch);
+  }
+  return msgs;
+}
+
+function validateSpec(spec: CrdSpec, layout: CrdLayout, opts: Options): FieldError[] {
+  const errs: FieldError[] = [];
+  const group = spec.group ?? '';
+  if (group === '') errs.push(fieldErrors.required('spec.group'));
+  else {
+    const msgs = isDNS1123Subdomain(group);
+    if (msgs.length) errs.push(fieldErrors.invalid('spec.group', group, msgs.join(',')));
+    else if (group.split('.').length < 2) errs.push(fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'));
+  }
+  const scope = spec.scope ?? '';
+  if (scope === '') errs.push(fieldErrors.required('spec.scope'));
+  else if (scope !== 'Cluster' && scope !== 'Namespaced') errs.push(fieldErrors.notSupported('spec.scope', scope, ['Cluster', 'Namespaced']));
+
+  const versions = spec.versions ?? [];
+  const preserveUnknown = spec.preserveUnknownFields === true;
+  if (!layout.schema.top) {
+    versions.forEach((v, i) => {
+      if (!v.schema?.openAPIV3Schema) errs.push(fieldErrors.required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
+    });
+  }
+  let storageCount = 0;
+  const names = new Set<string>();
+  let uniqueNames = true;
+  const statusEnabledAnywhere = versions.some((v) => !!v.subresources?.status);
+  versions.forEach((v, i) => {
+    const p = `spec.versions[${i}]`;
+    if (v.storage) storageCount++;
+    const name = v.name ?? '';
+    if (names.has(name)) uniqueNames = false;
+    names.add(name);
+    const msgs = isDNS1035Label(name);
+    if (msgs.length) errs.push(fieldErrors.invalid(`${p}.name`, name, msgs.join(',')));
+    for (const m of validateDeprecationWarning(v.deprecated === true, v.deprecationWarning)) errs.push(fieldErrors.invalid(`${p}.deprecationWarning`, v.deprecationWarning ?? null, m));
+    if (!layout.schema.hoisted) errs.push(...validateValidation(v.schema?.openAPIV3Schema, !!v.subresources?.status, opts, `${p}.schema`));
+    if (!layout.subresources.hoisted) errs.push(...validateSubresources(v.subresources ?? undefined, `${p}.subresources`));
+    if (!layout.columns.hoisted) (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `${p}.additionalPrinterColumns[${j}]`)));
+    if (!layout.selectableFields.hoisted && (v.selectableFields?.length ?? 0) > 0) {
+      errs.push(...validateSelectableFields(v.selectableFields ?? [], v.schema?.openAPIV3Schema, `${p}.selectableFields`));
+    }
+  });
+  if (!uniqueNames) errs.push(fieldErrors.invalid('spec.versions', versions, 'must contain unique version names'));
+  if (storageCount !== 1) errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+
+  const n = spec.names ?? {};
+  if (!n.plural) errs.push(fieldErrors.required('spec.names.plural'));
+  if (!n.singular) errs.push(fieldErrors.required('spec.names.singular'));
+  if (!n.kind) errs.push(fieldErrors.required('spec.names.kind'));
+  if (!n.listKind) errs.push(fieldErrors.required('spec.names.listKind'));
+  errs.push(...validateNames(spec.names, 'spec.names'));
+  if (layout.schema.hoisted) errs.push(...validateValidation(layout.schema.top, statusEnabledAnywhere, opts, 'spec.validation'));
+  if (layout.subresources.hoisted) errs.push(...validateSubresources(layout.subresources.top, 'spec.subresources'));
+  if (layout.columns.hoisted) (layout.columns.top ?? []).forEach((c, j) => errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${j}]`)));
+  if (layout.selectableFields.hoisted && layout.selectableFields.top) {
+    errs.push(...validateSelectableFields(layout.selectableFields.top, layout.schema.top, 'spec.selectableFields'));
+  }
+  errs.push(...validateConversion(spec.conversion, preserveUnknown, 'spec.conversion'));
+  return errs;
+}
+
+function validateStoredVersions(crd: CustomResourceDefinition): FieldError[] {
+  const stored = crd.status?.storedVersions ?? [];
+  const path = 'status.storedVersions';
+  if (stored.length === 0) return [fieldErrors.invalid(path, stored, 'must have at least one stored version')];
+  const errs: FieldError[] = [];
+  const remaining = new Map(stored.map((v, i) => [v, i]));
+  for (const v of crd.spec.versions ?? []) {
+    const name = v.name ?? '';
+    if (v.storage && !remaining.has(name)) errs.push(fieldErrors.invalid(path, stored, `must have the storage version ${name}`));
+    remaining.delete(name);
+  }
+  for (const [v, i] of remaining) {
+    errs.push(
+      fieldErrors.invalid(
+        `${path}[${i}]`,
+        v,
+        `missing from spec.versions; ${v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${v} and removes ${v} from status.storedVersions`,
+      ),
+    );
+  }
+  return errs;
+}
+
+/** apihelpers.IsProtectedCommunityGroup: groups under k8s.io and kubernetes.io need the approval annotation. */
+function isProtectedGroup(group: string): boolean {
+  return group === 'k8s.io' || group.endsWith('.k8s.io') || group === 'kubernetes.io' || group.endsWith('.kubernetes.io');
+}
+
+type ApprovalState = 'approved' | 'bypassed' | 'missing' | 'invalid';
+
+function approvalState(annotations: Record<string, string> | undefined): ApprovalState {
+  const value = annotations?.[API_APPROVAL_ANNOTATION];
+  if (value === undefined) return 'missing';
+  if (value.startsWith('unapproved')) return 'bypassed';
+  const u = isValidUrl(value);
+  return u && u.protocol !== '' && u.host !== '' ? 'approved' : 'invalid';
+}
+
+function validateApiApproval(crd: CustomResourceDefinition, old: CustomResourceDefinition | undefined): FieldError[] {
+  if (!isProtectedGroup(crd.spec.group ?? '')) return [];
+  const next = approvalState(crd.metadata.annotations);
+  if (old && approvalState(old.metadata.annotations) === next) return [];
+  const path = `metadata.annotations[${API_APPROVAL_ANNOTATION}]`;
+  if (next === 'missing') {
+    return [fieldErrors.required(path, `protected groups must have approval annotation "${API_APPROVAL_ANNOTATION}", see https://github.com/kubernetes/enhancements/pull/1111`)];
+  }
+  if (next === 'invalid') {
+    return [
+      fieldErrors.invalid(
+        path,
+        crd.metadata.annotations?.[API_APPROVAL_ANNOTATION] ?? '',
+        `protected groups must have approval annotation "${API_APPROVAL_ANNOTATION}" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111`,
+      ),
+    ];
+  }
+  return [];
+}
+
+function validatePreserveUnknownFields(crd: CustomResourceDefinition, old: CustomResourceDefinition | undefined): FieldError[] {
+  if (old?.spec.preserveUnknownFields === true) return [];
+  if (crd.spec.preserveUnknownFields !== true) return [];
+  return [fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead')];
+}
+
+function crdNameErrors(crd: CustomResourceDefinition) {
+  const required = `${crd.spec.names?.plural ?? ''}.${crd.spec.group ?? ''}`;
+  return (name: string, prefix: boolean): string[] => {
+    const msgs = nameIsDNSSubdomain(name, prefix);
+    return name === required ? msgs : [...msgs, 'must be spec.names.plural+"."+spec.group'];
+  };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The CRD with its spec, names, versions and status in the shapes validation reads (decoding let through the rest). */
+function wellShaped(obj: CustomResourceDefinition): CustomResourceDefinition {
+  const spec: CrdSpec = isRecord(obj.spec) ? { ...obj.spec } : {};
+  if (!isRecord(spec.names)) delete spec.names;
+  spec.versions = Array.isArray(spec.versions) ? spec.versions.filter(isRecord) : [];
+  const status = isRecord(obj.status) ? obj.status : undefined;
+  return { ...obj, metadata: isRecord(obj.metadata) ? obj.metadata : {}, spec, ...(status ? { status } : {}) };
+}
+
+export function validateCrd(obj: CustomResourceDefinition): FieldError[] {
+  const crd = wellShaped(obj);
+  const spec = crd.spec;
+  return [
+    ...validateObjectMeta(crd.metadata, { namespaced: false, nameFn: crdNameErrors(crd) }),
+    ...validateSpec(spec, crdLayout(spec), { requireStructural: true, requireImmutableNames: false }),
+    ...validateNames(crd.status?.acceptedNames, 'status.acceptedNames'),
+    ...validateStoredVersions(crd),
+    ...validateApiApproval(crd, undefined),
+    ...validatePreserveUnknownFields(crd, undefined),
+  ];
+}
+
+export function validateCrdUpdate(obj: CustomResourceDefinition, oldObj: CustomResourceDefinition): FieldError[] {
+  const crd = wellShaped(obj);
+  const old = wellShaped(oldObj);
+  const spec = crd.spec;
+  const oldSpec = old.spec;
+  const opts: Options = { requireStructural: true, requireImmutableNames: crdConditionTrue(old, 'Established') };
+  const errs = [...validateObjectMetaUpdate(crd.metadata, old.metadata), ...validateSpec(spec, crdLayout(spec), opts)];
+  if (opts.requireImmutableNames) {
+    errs.push(...validateImmutableField(spec.scope, oldSpec.scope, 'spec.scope'));
+    errs.push(...validateImmutableField(spec.names?.kind, oldSpec.names?.kind, 'spec.names.kind'));
+  }
+  errs.push(...validateImmutableField(spec.group, oldSpec.group, 'spec.group'));
+  errs.push(...validateImmutableField(spec.names?.plural, oldSpec.names?.plural, 'spec.names.plural'));
+  errs.push(...validateNames(crd.status?.acceptedNames, 'status.acceptedNames'));
+  errs.push(...validateStoredVersions(crd));
+  errs.push(...validateApiApproval(crd, old));
+  errs.push(...validatePreserveUnknownFields(crd, old));
+  return errs;
+}
+
+/** ValidateUpdateCustomResourceDefinitionStatus. */
+export function validateCrdStatusUpdate(obj: CustomResourceDefinition, oldObj: CustomResourceDefinition): FieldError[] {
+  const crd = wellShaped(obj);
+  const old = wellShaped(oldObj);
+  return [...validateObjectMetaUpdate(crd.metadata, old.metadata), ...validateNames(crd.status?.acceptedNames, 'status.acceptedNames')];
+}

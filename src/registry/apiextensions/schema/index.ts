@@ -1,0 +1,6 @@
+// The CRD schema library: write-time checks of a version's openAPIV3Schema, and the compiled form custom
+// resource requests use (validation, pruning, defaulting, the SchemaNode view).
+
+export { compileSchema, type CompiledSchema } from './compile.ts';
+export type { CompiledNode } from './compiled-node.ts';
+export { validateCrdSchema, type CrdSchemaOptions } from './crd-schema-validation.ts';
