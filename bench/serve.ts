@@ -14,3 +14,5 @@ process.on('SIGTERM', async () => {
   await rm(dataDir, { recursive: true, force: true });
   process.exit(0);
 });
+// SIGUSR2: one JSON line of process.memoryUsage() on stdout (the memory benchmark's breakdown of RSS).
+process.on('SIGUSR2', () => process.stdout.write(JSON.stringify(process.memoryUsage()) + '\n'));

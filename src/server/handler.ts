@@ -14,6 +14,7 @@ import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
 import { writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
+import type { IdleRelease } from './idle-release.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
 
@@ -25,6 +26,8 @@ export interface PipelineOptions {
   readonly log: Logger;
   /** --request-timeout: how long a non-long-running request may take before it is answered 504 (default 60 s). */
   readonly requestTimeoutMs?: number;
+  /** Told of every request, to hand memory back when a busy period ends. */
+  readonly idleRelease?: IdleRelease;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -125,6 +128,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
 
   const handler = ((req: HttpRequest, res: HttpResponse): void => {
     const started = performance.now();
+    options.idleRelease?.touch();
+    res.once('close', () => options.idleRelease?.touch());
     // A client-chosen Audit-ID is kept when it is a plain token (it is echoed in a response header).
     const given = req.headers['audit-id'];
     const auditId = typeof given === 'string' && AUDIT_ID.test(given) ? given : randomUUID();
