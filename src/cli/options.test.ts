@@ -46,6 +46,7 @@ test('every flag maps to its option', () => {
     '--secure-port=0', '--bind-address', '::1', '--tls-cert-file=c.pem', '--tls-private-key-file=k.pem', '--client-ca-file=ca.pem',
     '--token-auth-file=t.csv', '--anonymous-auth=false', '--authorization-mode=AlwaysDeny,AlwaysAllow', '--runtime-config=api/all=true',
     '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
+    '--request-timeout=2m30s', '--http2-max-streams-per-connection=250',
     '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
     '--service-account-issuer=https://a', '--service-account-issuer', 'https://b', '--service-account-signing-key-file=sa.key',
     '--service-account-key-file=a.pub', '--service-account-key-file=b.pub', '--api-audiences=x,y', '--service-account-max-token-expiration=7200', '--enable-bootstrap-token-auth',
@@ -72,8 +73,8 @@ test('every flag maps to its option', () => {
     featureGates: { WatchList: true, AllAlpha: false },
     historyWindowSeconds: 60,
     minRequestTimeoutSeconds: 10,
-    requestTimeoutSeconds: 60,
-    http2MaxStreamsPerConnection: 0,
+    requestTimeoutSeconds: 150,
+    http2MaxStreamsPerConnection: 250,
     storageBackend: 'memory',
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
@@ -104,6 +105,7 @@ test('bad values are FlagErrors with kube\'s messages', () => {
     [['--feature-gates=ServerSideApply=false'], 'invalid argument "ServerSideApply=false" for "--feature-gates" flag: cannot set feature gate ServerSideApply to false, feature is locked to true'],
     [['--storage-backend=etcd3'], "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
     [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
+    [['--request-timeout=60'], 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"'],
   ];
   for (const [argv, message] of cases) assert.throws(() => parseCommandLine(argv), (e: unknown) => e instanceof FlagError && e.message === message, argv.join(' '));
 });

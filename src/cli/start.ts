@@ -28,6 +28,7 @@ import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
+import { createIdleRelease } from '../server/idle-release.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
@@ -41,6 +42,9 @@ import type { OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
 import { resolveFeatureGates } from './feature-gates.ts';
 import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
+
+/** Quiet time after a busy period before memory is handed back. */
+const IDLE_RELEASE_MS = 5000;
 
 export interface CapstanOptions {
   /** 'memory' (library default) or 'sqlite' (command-line default). */
@@ -425,8 +429,11 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
 
     let shuttingDown = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
+    // Memory grown under load goes back to the system once requests have stopped for a few seconds.
+    const idleRelease = createIdleRelease({ idleMs: IDLE_RELEASE_MS, onRelease: (ms) => log.v(4, 'released memory after a busy period', { gcMs: Math.round(ms) }) });
+    cleanups.push(async () => idleRelease.close());
     const metrics = createServerMetrics(() => registry.storedObjectCounts());
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics });
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;

@@ -16,6 +16,7 @@ import type { Logger } from './log.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
+import type { IdleRelease } from './idle-release.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
 
@@ -27,6 +28,8 @@ export interface PipelineOptions {
   readonly log: Logger;
   /** --request-timeout: how long a non-long-running request may take before it is answered 504 (default 60 s). */
   readonly requestTimeoutMs?: number;
+  /** Told of every request, to hand memory back when a busy period ends. */
+  readonly idleRelease?: IdleRelease;
   /** Request metrics and the /metrics endpoint. */
   readonly metrics?: ServerMetrics;
 }
@@ -139,6 +142,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
 
   const handler = ((req: HttpRequest, res: HttpResponse): void => {
     const started = performance.now();
+    options.idleRelease?.touch();
+    res.once('close', () => options.idleRelease?.touch());
     // A client-chosen Audit-ID is kept when it is a plain token (it is echoed in a response header).
     const given = req.headers['audit-id'];
     const auditId = typeof given === 'string' && AUDIT_ID.test(given) ? given : randomUUID();

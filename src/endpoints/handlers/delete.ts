@@ -2,8 +2,9 @@
 
 import { StatusError } from '../../apis/errors.ts';
 import { scanJson, JsonSyntaxError } from '../../encoding/json.ts';
-import { parseYaml, YamlSyntaxError } from '../../encoding/yaml.ts';
-import { bodyFormat, readBody } from '../body.ts';
+import { YamlSyntaxError } from '../../encoding/yaml.ts';
+import { readYaml } from '../../encoding/yaml-offthread.ts';
+import { bodyFormat, prepareBody, readBody } from '../body.ts';
 import { decodeDeleteOptionsQuery, deleteOptionsFromBody, validateDeleteOptions, type ParsedDeleteOptions } from '../options.ts';
 import { requestHeader } from '../respond.ts';
 import { requestContext, type Scope } from '../scope.ts';
@@ -25,7 +26,7 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
   let value: unknown;
   try {
     if (format === 'protobuf') value = decodeProtobufObject(data);
-    else if (format === 'yaml') value = parseYaml(data.toString('utf8')).value;
+    else if (format === 'yaml') value = readYaml(data.toString('utf8')).value;
     else {
       const text = data.toString('utf8');
       scanJson(text);
@@ -51,6 +52,7 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
 /** DeleteOptions from a non-empty body, else from the query; validated (422). */
 async function deleteOptionsFor(scope: Scope): Promise<ParsedDeleteOptions> {
   const data = await readBody(scope.r.req);
+  if (data.length > 0) await prepareBody(data, bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope)));
   const opts = data.length > 0 ? decodeDeleteBody(scope, data) : decodeDeleteOptionsQuery(scope.r.query);
   validateDeleteOptions(opts);
   return opts;

@@ -94,6 +94,8 @@ export interface CacherOptions<A> {
   readonly prefix: string;
   /** Attributes of a stored object; throwing marks the object as matching nothing but keeps it cached. */
   attributes(kv: KeyValue): A;
+  /** Told when an object leaves the current state (replaced or deleted) and lives on only in the event window. */
+  superseded?(attrs: A): void;
   /** How long events stay in the ring (ms). Default 300 s. */
   readonly historyWindowMs?: number;
   /** Upper bound on ring events regardless of age. Default 100 000. */
