@@ -25,6 +25,7 @@ const VALUE_FIELDS: Record<string, readonly string[]> = {
   [`${META}APIResource`]: ['name', 'singularName', 'namespaced', 'kind'],
   [`${META}GroupVersionForDiscovery`]: ['groupVersion', 'version'],
   [`${META}ServerAddressByClientCIDR`]: ['clientCIDR', 'serverAddress'],
+  [`${META}GroupVersionKind`]: ['group', 'version', 'kind'],
   'io.k8s.apimachinery.pkg.runtime.TypeMeta': ['apiVersion', 'kind'],
   'io.k8s.apimachinery.pkg.runtime.Unknown': ['typeMeta', 'contentEncoding', 'contentType'],
 };
@@ -35,6 +36,11 @@ const OMITTED_WHEN_ZERO: Record<string, readonly string[]> = {
   [`${META}Status`]: ['code'],
   [`${META}StatusDetails`]: ['retryAfterSeconds'],
   [`${META}Condition`]: ['observedGeneration'],
+};
+
+/** Strings without omitempty in messages the OpenAPI document does not define (no `required` list to tell). */
+const KEPT_WHEN_EMPTY: Record<string, readonly string[]> = {
+  [`${META}GroupVersionKind`]: ['group', 'version', 'kind'],
 };
 
 const TOP_LEVEL_STRUCTS = new Set(['metadata', 'spec', 'status']);
@@ -48,6 +54,11 @@ export function alwaysWritten(name: string, facts: ProtoMessageFacts): Set<strin
     for (const f of facts.fields) if (TOP_LEVEL_STRUCTS.has(f.name) && !SCALARS.has(f.type) && !f.repeated && !f.mapKey) fields.add(f.name);
   }
   return fields;
+}
+
+/** The fields of message `name` whose empty string Go's JSON keeps (no omitempty): the schema's required ones and these. */
+export function keptWhenEmpty(name: string): Set<string> {
+  return new Set([...(schemaByName(name)?.required ?? []), ...(KEPT_WHEN_EMPTY[name] ?? [])]);
 }
 
 /** The numeric and boolean fields of message `name` whose zero Go's JSON omits. */

@@ -5,10 +5,10 @@
 // forms here.
 
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { loadModel, schemaByName } from '../../apis/model.ts';
+import { loadModel } from '../../apis/model.ts';
 import type { ProtoFieldFacts, ProtoMessageFacts } from '../../apis/model-types.ts';
 import { formatGoDuration, parseGoDuration } from './duration.ts';
-import { alwaysWritten, droppedWhenZero } from './go-value-fields.ts';
+import { alwaysWritten, droppedWhenZero, keptWhenEmpty } from './go-value-fields.ts';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const TIME = `${META}Time`;
@@ -49,7 +49,7 @@ function messageIndex(name: string): MessageIndex | undefined {
       ? {
           facts,
           byNumber: new Map(facts.fields.map((f) => [f.number, f])),
-          required: new Set(schemaByName(name)?.required ?? []),
+          required: keptWhenEmpty(name),
           alwaysWritten: alwaysWritten(name, facts),
           droppedWhenZero: droppedWhenZero(name),
         }
