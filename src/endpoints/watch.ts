@@ -105,8 +105,9 @@ function errorEvent(err: unknown): WatchEvent {
 
 /** Streams a watch until it ends; resolves when the response is finished. Errors before the first byte throw. */
 export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: NegotiatedMediaType): Promise<void> {
-  // NegotiateOutputMediaTypeStream: JSON, and protobuf for kinds with a protobuf message.
-  const protobuf = servesProtobuf(scope);
+  // NegotiateOutputMediaTypeStream: JSON, and protobuf for kinds with a protobuf message (for custom resources,
+  // negotiation let protobuf through for PartialObjectMetadata only).
+  const protobuf = servesProtobuf(scope) || scope.def.custom;
   if (media.mediaType !== JSON_MEDIA_TYPE && !(protobuf && media.mediaType === PROTOBUF_MEDIA_TYPE)) {
     throw notAcceptable([...(protobuf ? PROTOBUF_SERVED_STREAM_MEDIA_TYPES : SERVED_STREAM_MEDIA_TYPES)]);
   }

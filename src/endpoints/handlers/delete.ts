@@ -8,7 +8,7 @@ import { decodeDeleteOptionsQuery, deleteOptionsFromBody, validateDeleteOptions,
 import { requestHeader } from '../respond.ts';
 import { requestContext, type Scope } from '../scope.ts';
 import type { DeleteOptions, KubeObject } from '../../registry/types.ts';
-import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
+import { negotiateResourceOutput, writeResult } from './common.ts';
 import { decodeProtobufObject } from '../../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../../encoding/protobuf/messages.ts';
 import { listOptionsFor } from './read.ts';
@@ -20,8 +20,9 @@ function unknownError(message: string): StatusError {
 
 const DELETE_OPTIONS_API_VERSIONS = new Set(['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1']);
 
+/** DeleteOptions are read with the meta.k8s.io codecs (protobuf included), whatever the resource. */
 function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), true);
   let value: unknown;
   try {
     if (format === 'protobuf') value = decodeProtobufObject(data);
