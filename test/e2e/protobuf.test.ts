@@ -148,22 +148,23 @@ test('bad protobuf bodies: kube errors, nothing stored, server stays up', async 
   assert.equal((await s.adminRequest('/livez')).status, 200);
 });
 
-test('a protobuf watch: length-prefixed WatchEvent frames, bookmarks included', async () => {
-  const rv = ((await getJson('/api/v1/namespaces/default/configmaps')).metadata as { resourceVersion: string }).resourceVersion;
+interface ProtobufWatch {
+  contentType(): string;
+  events: DecodedWatchEvent[];
+  ended: Promise<void>;
+  waitFor(pred: () => boolean): Promise<void>;
+  close(): void;
+}
+
+/** A protobuf watch read frame by frame (frames may span or share TCP reads). */
+function protobufWatch(server: TestServer, path: string): ProtobufWatch {
   const events: DecodedWatchEvent[] = [];
   let contentType = '';
   let pending: Uint8Array = new Uint8Array();
   let waiter: (() => void) | undefined;
-  const req = httpsRequest({
-    host: '127.0.0.1',
-    port: s.port,
-    path: `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=30`,
-    ca: s.caCert,
-    cert: s.clientCert,
-    key: s.clientKey,
-    headers: { Accept: `${PROTOBUF};stream=watch` },
-    agent: false,
-  });
+  let resolveEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+  const req = httpsRequest({ host: '127.0.0.1', port: server.port, path, ca: server.caCert, cert: server.clientCert, key: server.clientKey, headers: { Accept: `${PROTOBUF};stream=watch` }, agent: false });
   req.on('response', (res) => {
     contentType = String(res.headers['content-type']);
     res.on('data', (d: Buffer) => {
@@ -172,34 +173,88 @@ test('a protobuf watch: length-prefixed WatchEvent frames, bookmarks included', 
       for (const f of frames) events.push(decodeWatchEvent(f));
       waiter?.();
     });
+    res.on('end', () => {
+      assert.equal(pending.length, 0, 'a partial frame at the end of the stream');
+      resolveEnded();
+    });
   });
+  req.on('error', () => resolveEnded());
   req.end();
-  const waitFor = async (pred: () => boolean) => {
-    const deadline = Date.now() + 10_000;
-    while (!pred()) {
-      if (Date.now() > deadline) assert.fail(`watch events so far: ${events.map((e) => e.type).join(' ')}`);
-      await new Promise<void>((resolve) => {
-        waiter = resolve;
-        setTimeout(resolve, 500);
-      });
-    }
+  return {
+    contentType: () => contentType,
+    events,
+    ended,
+    async waitFor(pred) {
+      const deadline = Date.now() + 10_000;
+      while (!pred()) {
+        if (Date.now() > deadline) assert.fail(`watch events so far: ${events.map((e) => e.type).join(' ')}`);
+        await new Promise<void>((resolve) => {
+          waiter = resolve;
+          setTimeout(resolve, 500);
+        });
+      }
+    },
+    close: () => req.destroy(),
   };
+}
+
+const nameOf = (e: DecodedWatchEvent) => (e.object.metadata as { name?: string } | undefined)?.name;
+
+test('a protobuf watch: length-prefixed WatchEvent frames, bookmarks included', async () => {
+  const rv = ((await getJson('/api/v1/namespaces/default/configmaps')).metadata as { resourceVersion: string }).resourceVersion;
+  const w = protobufWatch(s, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=30`);
   try {
     await s.kubectlOk(['create', 'configmap', 'pb-watch', '-n', 'default', '--from-literal=a=1']);
     await s.kubectlOk(['label', 'configmap', 'pb-watch', '-n', 'default', 'x=y']);
     await s.kubectlOk(['delete', 'configmap', 'pb-watch', '-n', 'default']);
     // A write elsewhere moves the revision past the last event: the next bookmark reports it.
     await s.kubectlOk(['create', 'secret', 'generic', 'pb-watch-elsewhere', '-n', 'default']);
-    await waitFor(() => events.some((e) => e.type === 'DELETED') && events.some((e) => e.type === 'BOOKMARK'));
-    assert.equal(contentType, `${PROTOBUF};stream=watch`);
-    const mine = events.filter((e) => e.type !== 'BOOKMARK');
-    assert.deepEqual(mine.map((e) => `${e.type} ${(e.object.metadata as { name: string }).name}`), ['ADDED pb-watch', 'MODIFIED pb-watch', 'DELETED pb-watch']);
+    await w.waitFor(() => w.events.some((e) => e.type === 'DELETED') && w.events.some((e) => e.type === 'BOOKMARK'));
+    assert.equal(w.contentType(), `${PROTOBUF};stream=watch`);
+    const mine = w.events.filter((e) => e.type !== 'BOOKMARK');
+    assert.deepEqual(mine.map((e) => `${e.type} ${nameOf(e)}`), ['ADDED pb-watch', 'MODIFIED pb-watch', 'DELETED pb-watch']);
     assert.deepEqual((mine[1]!.object.metadata as { labels: unknown }).labels, { x: 'y' });
-    const bookmark = events.find((e) => e.type === 'BOOKMARK')!;
+    const bookmark = w.events.find((e) => e.type === 'BOOKMARK')!;
     assert.equal(bookmark.object.kind, 'ConfigMap');
     assert.match((bookmark.object.metadata as { resourceVersion: string }).resourceVersion, /^\d+$/);
   } finally {
-    req.destroy();
+    w.close();
+  }
+});
+
+test('a protobuf watch through a resync: 410 Expired as an ERROR frame, re-list in protobuf, watch again from the list', async () => {
+  const small = await startTestServer({ historyWindowSeconds: 1 });
+  try {
+    const cm = (name: string) => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    const create = async (name: string) => {
+      const r = await binaryRequest(small, '/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: cm(name) });
+      assert.equal(r.status, 201);
+      return (decodeProtobufObject(r.body).metadata as { resourceVersion: string }).resourceVersion;
+    };
+    const first = await create('r-a');
+    await create('r-gap');
+    await new Promise((r) => setTimeout(r, 1200));
+    await create('r-b');
+    const expired = protobufWatch(small, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first}`);
+    await expired.ended;
+    assert.equal(expired.events.length, 1);
+    assert.equal(expired.events[0]!.type, 'ERROR');
+    assert.deepEqual({ ...expired.events[0]!.object, message: undefined }, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: undefined, reason: 'Expired', code: 410 });
+
+    // The informer's answer: list (protobuf), then watch from the list's resourceVersion.
+    const listed = await binaryRequest(small, '/api/v1/namespaces/default/configmaps', { headers: { Accept: PROTOBUF } });
+    const list = decodeProtobufObject(listed.body) as { metadata: { resourceVersion: string }; items: { metadata: { name: string } }[] };
+    assert.deepEqual(list.items.map((i) => i.metadata.name).filter((n) => n.startsWith('r-')), ['r-a', 'r-b', 'r-gap']);
+    const resumed = protobufWatch(small, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=10`);
+    try {
+      await create('r-c');
+      await resumed.waitFor(() => resumed.events.length > 0);
+      assert.deepEqual(resumed.events.map((e) => `${e.type} ${nameOf(e)}`), ['ADDED r-c']);
+    } finally {
+      resumed.close();
+    }
+  } finally {
+    await small.close();
   }
 });
 
