@@ -34,7 +34,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     responseCompression: options.featureGates.APIResponseCompression !== false,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
   };
-  const handle = createRequestHandler(deps, [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)]);
+  const handle = createRequestHandler(deps, [createDiscoveryHandler(registry, { compress: deps.responseCompression }), lazyOpenApiHandler(registry)]);
   return {
     handle,
     readyChecks: [...(options.postStartChecks ?? [])],

@@ -440,6 +440,15 @@ test('HTTP: documents above 128 KiB are gzipped for clients that accept it', asy
   } finally {
     await server.close();
   }
+  // --feature-gates=APIResponseCompression=false
+  const uncompressed = await serve(createDiscoveryHandler(fixtureRegistry(many), { compress: false }));
+  try {
+    const r = await uncompressed.get('/apis', { Accept: AGGREGATED_V2, 'Accept-Encoding': 'gzip' });
+    assert.ok(r.body.length > 128 * 1024);
+    assert.equal(r.headers['content-encoding'], undefined);
+  } finally {
+    await uncompressed.close();
+  }
 });
 
 test('registry changes (CRDs added or removed) are served at once, with a new ETag', async () => {

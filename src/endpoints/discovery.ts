@@ -100,7 +100,9 @@ function targetOf(info: RequestInfo): Target | undefined {
   return undefined;
 }
 
-export function createDiscoveryHandler(registry: Registry): ApiPathHandler {
+/** `compress`: the APIResponseCompression feature gate (kube writes discovery through the same response writers). */
+export function createDiscoveryHandler(registry: Registry, options: { compress?: boolean } = {}): ApiPathHandler {
+  const gzipAbove = options.compress === false ? undefined : API_GZIP_THRESHOLD;
   // Encoded documents of the current registry state; null marks "no such document" (404) so misses are cached too.
   let cache = new Map<DocumentKey, EncodedDocument | null>();
   let defsSnapshot: readonly ResourceDefinition[] | undefined;
@@ -154,7 +156,7 @@ export function createDiscoveryHandler(registry: Registry): ApiPathHandler {
         contentType: aggregatedContentType(negotiated.mediaType, version),
         headers: { Vary: 'Accept', 'Cache-Control': 'public' },
         etag: true,
-        gzipAbove: API_GZIP_THRESHOLD,
+        gzipAbove,
       });
       return true;
     }
@@ -183,7 +185,7 @@ export function createDiscoveryHandler(registry: Registry): ApiPathHandler {
         break;
     }
     if (!doc) return false;
-    serveDocument(req, res, doc, { contentType: mediaType, gzipAbove: API_GZIP_THRESHOLD });
+    serveDocument(req, res, doc, { contentType: mediaType, gzipAbove });
     return true;
   };
 }
