@@ -2,7 +2,7 @@
 // the namespace/name checks, owner reference de-duplication.
 
 import { badRequest, notAcceptable, type StatusError } from '../../apis/errors.ts';
-import { negotiateOutput, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { negotiateOutput, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
 import { protobufDefinition } from '../../encoding/protobuf/envelope.ts';
 import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
 import { checkBodyKind, gvString, interpretBody, parseBody, parseProtobufBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
@@ -64,6 +64,8 @@ export function transformResult(scope: Scope, result: KubeObject | KubeList, med
     }
   }
   if (isList(result)) {
+    // Items go out without their kind and apiVersion (protobuf messages have no place for them anyway).
+    if (media.mediaType === PROTOBUF_MEDIA_TYPE) return result;
     const items = scope.def.custom ? result.items : result.items.map(withoutTypeMeta);
     return { ...result, items };
   }
