@@ -1,5 +1,7 @@
-// The in-process control plane kube-apiserver runs beside its API: the system namespaces, the objects it makes for
-// itself (bootstrap), and the namespace lifecycle controller. Everything writes through the registry's stores.
+// The in-process control plane kube-apiserver (and the part of kube-controller-manager users expect) runs beside
+// its API: the system namespaces, the objects it makes for itself (bootstrap), the CRD controllers, the namespace
+// lifecycle controller, the garbage collector, the default RBAC policy and ClusterRole aggregation. Everything
+// writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
@@ -7,7 +9,10 @@ import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
 import type { Registry } from '../registry/types.ts';
 import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
 import { startCrdController, type CrdController } from './crd.ts';
+import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
+import { startGarbageCollector, type GarbageCollector } from './garbage-collector.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
+import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 
 export interface ControlPlaneOptions {
   /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
@@ -16,12 +21,15 @@ export interface ControlPlaneOptions {
   readonly namespaceResyncMs?: number;
   /** Retry delay of the CRD controller while instances remain (default 1000 ms). */
   readonly crdRetryMs?: number;
+  /** Create and reconcile the default RBAC policy at start (kube-apiserver does when RBAC is an authorization mode). */
+  readonly rbacBootstrapPolicy?: boolean;
 }
 
 export interface ControlPlane {
   /** True once the system namespaces exist. */
   ready(): boolean;
   readonly crds: CrdController;
+  readonly garbageCollector: GarbageCollector;
   stop(): Promise<void>;
 }
 
@@ -31,11 +39,19 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   await crds.synced();
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
+  const garbageCollector: GarbageCollector = startGarbageCollector(registry);
+  if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
+  const aggregation = startClusterRoleAggregation(registry);
+  // The default admin, edit and view roles are aggregated before the server answers anyone.
+  if (options.rbacBootstrapPolicy) await aggregation?.idle();
   return {
     ready: () => true,
     crds,
+    garbageCollector,
     async stop() {
+      await garbageCollector.stop();
       await crds.stop();
+      aggregation?.stop();
       await bootstrap?.stop();
       await namespaces.stop();
     },

@@ -12,19 +12,57 @@ import type { HttpRequest } from '../server/types.ts';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
-/** limitedReadBody: the whole body, or 413 RequestEntityTooLarge past the limit (the rest is drained). */
-export async function readBody(req: HttpRequest, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req as AsyncIterable<Buffer | string>) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buf.length;
-    if (size > limit) tooLarge = true;
-    if (!tooLarge) chunks.push(buf);
-  }
-  if (tooLarge) throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+function tooLarge(limit: number): StatusError {
+  return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+}
+
+/**
+ * limitedReadBody: the whole body, or 413 RequestEntityTooLarge as soon as it passes the limit (a declared
+ * Content-Length past it is refused unread). The rest is never read: the server layer closes the connection
+ * or resets the stream once the answer is out.
+ */
+export function readBody(req: HttpRequest, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      if (size > limit) {
+        done();
+        req.pause();
+        chunks.length = 0;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    };
+    const onError = (err: Error): void => {
+      done();
+      reject(err);
+    };
+    // The peer went away before the body ended: nothing will answer, and nothing may be written.
+    const onClose = (): void => {
+      done();
+      reject(new Error('the client closed the request before its body ended'));
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
 }
 
 /** summarizeData: the start of a body for error messages (text when it looks like JSON, else hex). */

@@ -2,7 +2,7 @@
 // then health, /version, or the API.
 
 import { randomUUID } from 'node:crypto';
-import { badRequest, internalError, isStatusError, unauthorized } from '../apis/errors.ts';
+import { badRequest, internalError, isStatusError, StatusError, unauthorized } from '../apis/errors.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
@@ -12,7 +12,9 @@ import { parseRequestInfo } from '../endpoints/request-info.ts';
 import { clientCertificateOf } from './client-cert.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
-import { writeJson, writeStatus } from './respond.ts';
+import type { ServerMetrics } from './metrics.ts';
+import { send, writeJson, writeStatus } from './respond.ts';
+import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
 
@@ -22,6 +24,17 @@ export interface PipelineOptions {
   readonly health: HealthEndpoints;
   readonly api: ApiServer;
   readonly log: Logger;
+  /** --request-timeout: how long a non-long-running request may take before it is answered 504 (default 60 s). */
+  readonly requestTimeoutMs?: number;
+  /** Request metrics and the /metrics endpoint. */
+  readonly metrics?: ServerMetrics;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** The timeout filter's answer (k8s.io/apiserver/pkg/server/filters/timeout.go: NewTimeoutError(..., 0)). */
+export function requestTimeoutError(): StatusError {
+  return new StatusError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {});
 }
 
 export interface RequestHandler {
@@ -54,18 +67,32 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log } = options;
+  const { authenticator, authorizer, health, api, log, metrics } = options;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
 
-  async function serve(req: HttpRequest, res: HttpResponse): Promise<{ info?: RequestInfo; user?: string }> {
+  /** WithTimeoutForNonLongRunningRequests: a 504 Status, then the connection (or stream) is given up. */
+  function timeOut(req: HttpRequest, res: HttpResponse): void {
+    if (res.writableEnded) return;
+    log.v(2, 'request timed out', { method: req.method, path: req.url?.split('?')[0] });
+    if (res.headersSent) {
+      abandonRequest(req, true);
+      return;
+    }
+    writeStatus(res, requestTimeoutError());
+  }
+
+  async function serve(req: HttpRequest, res: HttpResponse, stopTimer: () => void, started: number): Promise<{ info?: RequestInfo; user?: string }> {
     const { rawPath, query } = splitUrl(req.url ?? '/');
     const path = decodePath(rawPath || '/');
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
     const longRunning = isLongRunning(info);
+    const recorded = metrics?.begin(req, info, longRunning);
+    if (recorded) res.once('close', () => recorded(res, (performance.now() - started) / 1000));
     if (!longRunning) {
       inFlight++;
       res.once('close', () => inFlight--);
-    }
+    } else stopTimer();
 
     const authn = await authenticator.authenticate({ headers: req.headers, clientCertificate: clientCertificateOf(req) });
     if (authn.kind !== 'authenticated') {
@@ -96,6 +123,10 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
         writeJson(res, 200, versionInfo(), true);
         return { info, user: user.name };
       }
+      if (path === '/metrics' && metrics) {
+        send(res, 200, metrics.contentType, await metrics.render());
+        return { info, user: user.name };
+      }
     }
     await api.handle(req, res, info, user);
     return { info, user: user.name };
@@ -108,7 +139,15 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const auditId = typeof given === 'string' && AUDIT_ID.test(given) ? given : randomUUID();
     res.setHeader('Audit-Id', auditId);
     res.setHeader('Cache-Control', 'no-cache, private');
-    Promise.resolve().then(() => serve(req, res)).then(
+    const timer = requestTimeoutMs > 0 ? setTimeout(() => timeOut(req, res), requestTimeoutMs) : undefined;
+    const stopTimer = (): void => clearTimeout(timer);
+    res.once('close', stopTimer);
+    // A body left unread (413, early errors, timeouts) is not drained: the connection or stream is given up.
+    res.once('finish', () => {
+      stopTimer();
+      if (!isRequestBodyRead(req)) abandonRequest(req, false);
+    });
+    Promise.resolve().then(() => serve(req, res, stopTimer, started)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });

@@ -11,6 +11,7 @@ import type { KubeObject, Strategy } from '../types.ts';
 import type { CompiledRules } from './cel-rules.ts';
 import type { CrdScale } from './crd-types.ts';
 import type { CompiledSchema } from './schema/index.ts';
+import { genericStatusStrategy } from '../store-subresources.ts';
 
 /** What the strategy needs of one served version of a CRD. */
 export interface VersionRuntime {
@@ -90,7 +91,9 @@ const BLOCKED_RULES: FieldError = {
 };
 
 function schemaAndRuleErrors(v: VersionRuntime, obj: KubeObject, old: KubeObject | undefined, checkStatus: boolean): FieldError[] {
-  const errs = [...(v.schema?.validate(obj) ?? []), ...scaleErrors(obj, v.scale, checkStatus)];
+  // On update, values left as they were pass even when now invalid (1.31's CRD validation ratcheting).
+  const schemaErrs = (old ? v.schema?.validateUpdate(obj, old) : v.schema?.validate(obj)) ?? [];
+  const errs = [...schemaErrs, ...scaleErrors(obj, v.scale, checkStatus)];
   if (v.rules && !v.rules.empty) {
     if (errs.some((e) => e.type === 'FieldValueTypeInvalid')) errs.push(BLOCKED_RULES);
     else errs.push(...v.rules.validate(obj, old, { costBudget: RUNTIME_CEL_COST_BUDGET }));
@@ -138,14 +141,7 @@ export function customResourceStrategy(runtime: () => CrdRuntime): Strategy {
     },
     subresources: {
       status: {
-        prepareForUpdate(obj, old) {
-          const next = structuredClone(old);
-          if (obj.status !== undefined) next.status = structuredClone(obj.status);
-          else delete next.status;
-          if (obj.metadata.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
-          else delete next.metadata.managedFields;
-          return next;
-        },
+        prepareForUpdate: genericStatusStrategy.prepareForUpdate,
         validateUpdate(obj, old) {
           const v = versionOf(obj);
           const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
