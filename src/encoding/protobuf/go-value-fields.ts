@@ -30,12 +30,30 @@ const VALUE_FIELDS: Record<string, readonly string[]> = {
   'io.k8s.apimachinery.pkg.runtime.Unknown': ['typeMeta', 'contentEncoding', 'contentType'],
 };
 
-/** Non-pointer numbers and bools with omitempty there: Go's JSON leaves their zero out. */
+const CORE = 'io.k8s.api.core.v1.';
+const APPS = 'io.k8s.api.apps.v1.';
+
+/**
+ * Non-pointer numbers and bools with omitempty: Go writes them in protobuf even when zero, and its JSON leaves
+ * their zero out (k8s.io/api types.go; the often-sent ones of workloads, beside meta.k8s.io's).
+ */
 const OMITTED_WHEN_ZERO: Record<string, readonly string[]> = {
   [`${META}ObjectMeta`]: ['generation'],
   [`${META}Status`]: ['code'],
   [`${META}StatusDetails`]: ['retryAfterSeconds'],
   [`${META}Condition`]: ['observedGeneration'],
+  [`${CORE}PodSpec`]: ['hostNetwork', 'hostPID', 'hostIPC'],
+  [`${CORE}Container`]: ['stdin', 'stdinOnce', 'tty'],
+  [`${CORE}EphemeralContainerCommon`]: ['stdin', 'stdinOnce', 'tty'],
+  [`${CORE}ContainerPort`]: ['hostPort'],
+  [`${CORE}VolumeMount`]: ['readOnly'],
+  [`${CORE}Probe`]: ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'],
+  [`${CORE}ServicePort`]: ['nodePort'],
+  [`${APPS}DeploymentSpec`]: ['minReadySeconds', 'paused'],
+  [`${APPS}DeploymentStatus`]: ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'],
+  [`${APPS}ReplicaSetSpec`]: ['minReadySeconds'],
+  [`${APPS}ReplicaSetStatus`]: ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
+  'io.k8s.api.batch.v1.JobStatus': ['active', 'succeeded', 'failed'],
 };
 
 /** Strings without omitempty in messages the OpenAPI document does not define (no `required` list to tell). */
@@ -48,7 +66,7 @@ const SCALARS = new Set(['string', 'int32', 'int64', 'bool', 'double', 'bytes'])
 
 /** The fields of message `name` that Go writes even when zero. */
 export function alwaysWritten(name: string, facts: ProtoMessageFacts): Set<string> {
-  const fields = new Set(VALUE_FIELDS[name] ?? []);
+  const fields = new Set([...(VALUE_FIELDS[name] ?? []), ...(OMITTED_WHEN_ZERO[name] ?? [])]);
   // Kinds and lists hold ObjectMeta/ListMeta, spec and status as values.
   if (schemaByName(name)?.gvk) {
     for (const f of facts.fields) if (TOP_LEVEL_STRUCTS.has(f.name) && !SCALARS.has(f.type) && !f.repeated && !f.mapKey) fields.add(f.name);
