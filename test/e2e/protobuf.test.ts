@@ -54,6 +54,9 @@ test('kubectl create rolebinding sends protobuf; the stored object is the one a 
   const out = await s.kubectl(['create', 'rolebinding', 'x', '--clusterrole=view', '--user=u', '-n', 'default', '-v=8']);
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stderr, /Request Headers:[\s\S]*Content-Type: application\/vnd\.kubernetes\.protobuf/);
+  // kubectl (client-go) read the 201 answer in protobuf too: its "created" line comes from the decoded object.
+  assert.match(out.stderr, /Response Headers:[\s\S]*Content-Type: application\/vnd\.kubernetes\.protobuf/);
+  assert.equal(out.stdout, 'rolebinding.rbac.authorization.k8s.io/x created\n');
   const rb = await getJson('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/x');
   assert.deepEqual(rb.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' });
   assert.deepEqual(rb.subjects, [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'u' }]);
