@@ -173,9 +173,10 @@ function envelopeKind(env: Envelope, expected: GroupVersionKind): GroupVersionKi
 /**
  * protobuf.Serializer.Decode: the envelope (kube's errors for an empty body, a wrong magic, truncated bytes),
  * then the object's message when its kind has one. A kind without a message decodes to its type meta only,
- * for the kind checks to refuse it as kube's scheme does.
+ * for the kind checks to refuse it as kube's scheme does. Custom resources (unstructured) cannot be read from
+ * protobuf at all: kube's decoder refuses them once the envelope is read.
  */
-export function parseProtobufBody(data: Buffer, expected: GroupVersionKind): RawBody {
+export function parseProtobufBody(data: Buffer, expected: GroupVersionKind, custom = false): RawBody {
   let env: Envelope;
   try {
     env = decodeEnvelope(data);
@@ -184,6 +185,10 @@ export function parseProtobufBody(data: Buffer, expected: GroupVersionKind): Raw
     throw e;
   }
   const gvk = envelopeKind(env, expected);
+  if (custom) {
+    // errNotMarshalable of k8s.io/apimachinery/pkg/runtime/serializer/protobuf, through transformDecodeError.
+    throw badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${expected.kind}: object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded`);
+  }
   const definition = protobufDefinition(gvString(gvk.group, gvk.version), gvk.kind);
   let value: Record<string, unknown> = {};
   if (env.kind !== '') value.kind = env.kind;

@@ -9,7 +9,7 @@ import { decodeDeleteOptionsQuery, deleteOptionsFromBody, validateDeleteOptions,
 import { requestHeader } from '../respond.ts';
 import { requestContext, type Scope } from '../scope.ts';
 import type { DeleteOptions, KubeObject } from '../../registry/types.ts';
-import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
+import { negotiateResourceOutput, writeResult } from './common.ts';
 import { decodeProtobufObject } from '../../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../../encoding/protobuf/messages.ts';
 import { listOptionsFor } from './read.ts';
@@ -21,8 +21,9 @@ function unknownError(message: string): StatusError {
 
 const DELETE_OPTIONS_API_VERSIONS = new Set(['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1']);
 
+/** DeleteOptions are read with the meta.k8s.io codecs (protobuf included), whatever the resource. */
 function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), true);
   let value: unknown;
   try {
     if (format === 'protobuf') value = decodeProtobufObject(data);
@@ -52,7 +53,7 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
 /** DeleteOptions from a non-empty body, else from the query; validated (422). */
 async function deleteOptionsFor(scope: Scope): Promise<ParsedDeleteOptions> {
   const data = await readBody(scope.r.req);
-  if (data.length > 0) await prepareBody(data, bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope)));
+  if (data.length > 0) await prepareBody(data, bodyFormat(requestHeader(scope.r.req, 'content-type'), true));
   const opts = data.length > 0 ? decodeDeleteBody(scope, data) : decodeDeleteOptionsQuery(scope.r.query);
   validateDeleteOptions(opts);
   return opts;
