@@ -16,12 +16,19 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'client-ca-file', type: 'string', valueName: 'string', help: 'A bundle of CA certificates accepted, besides the generated CA, to verify client certificates (CN = user, O = groups).' },
   { name: 'token-auth-file', type: 'string', valueName: 'string', help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated). Turned off when AlwaysAllow is an authorization mode.' },
-  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['Node', 'RBAC'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny, Node, RBAC. The admin kubeconfig (group system:masters) is always allowed.' },
+  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['Node', 'RBAC'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook. The admin kubeconfig (group system:masters) is always allowed.' },
   { name: 'requestheader-client-ca-file', type: 'string', valueName: 'string', help: 'CA bundle verifying the client certificates of an authenticating proxy; enables the --requestheader-* headers.' },
   { name: 'requestheader-allowed-names', type: 'stringList', valueName: 'strings', help: 'Client certificate common names of the proxy; empty: any certificate of the CA.' },
   { name: 'requestheader-username-headers', type: 'stringList', valueName: 'strings', help: 'Headers naming the user (the first non-empty one wins), e.g. X-Remote-User.' },
   { name: 'requestheader-group-headers', type: 'stringList', valueName: 'strings', help: 'Headers naming the groups, e.g. X-Remote-Group.' },
   { name: 'requestheader-extra-headers-prefix', type: 'stringList', valueName: 'strings', help: 'Header prefixes of extra user information, e.g. X-Remote-Extra-.' },
+  { name: 'authentication-token-webhook-config-file', type: 'string', valueName: 'string', help: 'A kubeconfig naming a webhook that authenticates bearer tokens with TokenReviews.' },
+  { name: 'authentication-token-webhook-version', type: 'string', valueName: 'string', default: 'v1beta1', help: 'The TokenReview version sent to the token webhook: v1beta1 or v1.' },
+  { name: 'authentication-token-webhook-cache-ttl', type: 'string', valueName: 'duration', default: '2m0s', help: 'How long the token webhook\'s answers are cached.' },
+  { name: 'authorization-webhook-config-file', type: 'string', valueName: 'string', help: 'A kubeconfig naming the webhook of the Webhook authorization mode (SubjectAccessReviews).' },
+  { name: 'authorization-webhook-version', type: 'string', valueName: 'string', default: 'v1beta1', help: 'The SubjectAccessReview version sent to the authorization webhook: v1beta1 or v1.' },
+  { name: 'authorization-webhook-cache-authorized-ttl', type: 'string', valueName: 'duration', default: '5m0s', help: 'How long allowed answers of the authorization webhook are cached.' },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'string', valueName: 'duration', default: '30s', help: 'How long other answers of the authorization webhook are cached.' },
   { name: 'enable-bootstrap-token-auth', type: 'bool', help: 'Allow bootstrap tokens (Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) to authenticate; runs their cleaner and the cluster-info signer.' },
   { name: 'service-account-issuer', type: 'stringList', valueName: 'strings', help: 'Issuer of service account tokens (repeatable: the first issues, all are accepted). Default https://kubernetes.default.svc.cluster.local.' },
   { name: 'service-account-signing-key-file', type: 'string', valueName: 'string', help: 'PEM private key (RSA or ECDSA) signing service account tokens. Default: sa.key in --data-dir, generated on first start.' },
@@ -46,6 +53,16 @@ export type CliCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'run';
 
 function invalid(raw: string, flag: string, problem: string): FlagError {
   return new FlagError(`invalid argument ${JSON.stringify(raw)} for "${flag}" flag: ${problem}`);
+}
+
+/** A Go duration flag's value in seconds (FlagError with pflag's wording when it does not parse). */
+function durationSeconds(v: ParsedFlags['values'], flag: string): number {
+  const raw = v[flag] as string;
+  try {
+    return parseGoDuration(raw) / 1000;
+  } catch (e) {
+    throw invalid(raw, `--${flag}`, (e as Error).message);
+  }
 }
 
 export function parseCommandLine(argv: readonly string[]): CliCommand {
@@ -112,6 +129,13 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     requestheaderUsernameHeaders: v['requestheader-username-headers'] as string[] | undefined,
     requestheaderGroupHeaders: v['requestheader-group-headers'] as string[] | undefined,
     requestheaderExtraHeadersPrefix: v['requestheader-extra-headers-prefix'] as string[] | undefined,
+    authenticationTokenWebhookConfigFile: (v['authentication-token-webhook-config-file'] as string | undefined) || undefined,
+    authenticationTokenWebhookVersion: v['authentication-token-webhook-version'] as string,
+    authenticationTokenWebhookCacheTtlSeconds: durationSeconds(v, 'authentication-token-webhook-cache-ttl'),
+    authorizationWebhookConfigFile: (v['authorization-webhook-config-file'] as string | undefined) || undefined,
+    authorizationWebhookVersion: v['authorization-webhook-version'] as string,
+    authorizationWebhookCacheAuthorizedTtlSeconds: durationSeconds(v, 'authorization-webhook-cache-authorized-ttl'),
+    authorizationWebhookCacheUnauthorizedTtlSeconds: durationSeconds(v, 'authorization-webhook-cache-unauthorized-ttl'),
     enableBootstrapTokenAuth: v['enable-bootstrap-token-auth'] === true ? true : undefined,
     namespaceDefaults: true,
   };

@@ -13,6 +13,8 @@ import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
+import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
+import { webhookTargetFromKubeconfig } from '../webhook/kubeconfig.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
@@ -99,6 +101,19 @@ export interface CapstanOptions {
   requestheaderGroupHeaders?: string[];
   /** --requestheader-extra-headers-prefix, e.g. X-Remote-Extra-. */
   requestheaderExtraHeadersPrefix?: string[];
+  /** --authentication-token-webhook-config-file: a kubeconfig naming a TokenReview webhook. */
+  authenticationTokenWebhookConfigFile?: string;
+  /** --authentication-token-webhook-version: v1beta1 (default) or v1. */
+  authenticationTokenWebhookVersion?: string;
+  /** --authentication-token-webhook-cache-ttl, seconds (default 120). */
+  authenticationTokenWebhookCacheTtlSeconds?: number;
+  /** --authorization-webhook-config-file: a kubeconfig naming the Webhook mode's SubjectAccessReview webhook. */
+  authorizationWebhookConfigFile?: string;
+  /** --authorization-webhook-version: v1beta1 (default) or v1. */
+  authorizationWebhookVersion?: string;
+  /** --authorization-webhook-cache-authorized-ttl / -unauthorized-ttl, seconds (defaults 300 and 30). */
+  authorizationWebhookCacheAuthorizedTtlSeconds?: number;
+  authorizationWebhookCacheUnauthorizedTtlSeconds?: number;
   /** --enable-bootstrap-token-auth: bootstrap tokens authenticate; their cleaner and the cluster-info signer run. */
   enableBootstrapTokenAuth?: boolean;
   /**
@@ -145,6 +160,12 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const modes = options.authorizationMode && options.authorizationMode.length > 0 ? options.authorizationMode : ['AlwaysAllow'];
   const factories = { ...builtinAuthorizerFactories, ...options.authorizers };
   const modeErrors = validateAuthorizationModes(modes, Object.keys(factories));
+  // kube-apiserver's BuiltInAuthorizationOptions.Validate.
+  if (modes.includes('Webhook') && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
+  if (!modes.includes('Webhook') && options.authorizationWebhookConfigFile) modeErrors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
+  for (const [flag, v] of [['--authentication-token-webhook-version', options.authenticationTokenWebhookVersion], ['--authorization-webhook-version', options.authorizationWebhookVersion]] as const) {
+    if (v !== undefined && v !== 'v1' && v !== 'v1beta1') modeErrors.push(`invalid ${flag.slice(2)} ${JSON.stringify(v)}, only v1 and v1beta1 are supported`);
+  }
   if (modeErrors.length > 0) throw new ConfigError(modeErrors.length === 1 ? modeErrors[0] : `[${modeErrors.join(', ')}]`);
   let featureGates: Record<string, boolean>;
   try {
@@ -299,7 +320,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -317,6 +338,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         tlsPrivateKeyFile: options.tlsPrivateKeyFile,
       }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
       options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
+      options.authenticationTokenWebhookConfigFile ? webhookTargetFromKubeconfig(options.authenticationTokenWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
+      options.authorizationWebhookConfigFile ? webhookTargetFromKubeconfig(options.authorizationWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
     ] as const);
     const tokenIssuer = createTokenIssuer(saKeys, options.serviceAccountIssuers ?? [DEFAULT_ISSUER], options.apiAudiences ?? []);
     const { pki, generated } = pkiResult;
@@ -362,11 +385,22 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const tokenAuthenticators = [
       ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
       serviceAccountAuthenticator({ issuer: tokenIssuer, registry }),
+      ...(tokenWebhookTarget
+        ? [tokenWebhookAuthenticator({ target: tokenWebhookTarget, version: options.authenticationTokenWebhookVersion ?? 'v1beta1', cacheTtlMs: (options.authenticationTokenWebhookCacheTtlSeconds ?? 120) * 1000 })]
+        : []),
     ];
     const authenticator = buildAuthenticator({ clientCertificates: true, requestHeader, clientCaPems: userClientCaPems, tokenFile, tokenAuthenticators, anonymous: cfg.anonymous });
     // TokenReview's: the bearer token authenticators only (client certificates play no part).
     tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators, anonymous: false });
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
+    const webhook = authzWebhookTarget
+      ? {
+          target: authzWebhookTarget,
+          version: options.authorizationWebhookVersion ?? 'v1beta1',
+          authorizedTtlMs: (options.authorizationWebhookCacheAuthorizedTtlSeconds ?? 300) * 1000,
+          unauthorizedTtlMs: (options.authorizationWebhookCacheUnauthorizedTtlSeconds ?? 30) * 1000,
+        }
+      : undefined;
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook });
 
     // What clients trust (kubeconfigs, kube-root-ca.crt, cluster-info): the CA and, with a certificate of the
     // caller's, its chain too (Go accepts a leaf found among the roots).
