@@ -26,6 +26,7 @@ import { rbacRuleResolver } from '../auth/authz/rbac/authorizer.ts';
 import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
+import { createServerMetrics } from '../server/metrics.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
@@ -448,7 +449,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
 
     let shuttingDown = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs });
+    const metrics = createServerMetrics(() => registry.storedObjectCounts());
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;

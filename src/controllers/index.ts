@@ -13,6 +13,7 @@ import { startCrdController, type CrdController } from './crd.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startGarbageCollector, type GarbageCollector } from './garbage-collector.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
+import { startPodTermination } from './pod-termination.ts';
 import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 
@@ -47,6 +48,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
   const garbageCollector: GarbageCollector = startGarbageCollector(registry);
+  const podTermination = startPodTermination(registry);
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
   const aggregation = startClusterRoleAggregation(registry);
   // The default admin, edit and view roles are aggregated before the server answers anyone.
@@ -60,6 +62,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     garbageCollector,
     bootstrapTokens,
     async stop() {
+      await podTermination.stop();
       bootstrapTokens?.stop();
       namespaceDefaults?.stop();
       await garbageCollector.stop();

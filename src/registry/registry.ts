@@ -44,6 +44,8 @@ export interface RegistryHandle extends Registry {
   register(defs: readonly ResourceDefinition[]): void;
   /** Remove definitions (by group/version/resource); their stored objects stay in storage. */
   unregister(defs: readonly Pick<ResourceDefinition, 'group' | 'version' | 'resource'>[]): void;
+  /** Objects held by each resource's watch cache ("configmaps", "deployments.apps"), for apiserver_storage_objects. */
+  storedObjectCounts(): { resource: string; objects: number }[];
   close(): Promise<void>;
 }
 
@@ -205,6 +207,16 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
         stores.delete(key);
       }
       notify();
+    },
+    storedObjectCounts() {
+      const out: { resource: string; objects: number }[] = [];
+      for (const store of stores.values()) {
+        const cache = store.core.cache;
+        if (!cache?.ready()) continue;
+        const { group, resource } = store.core.gr;
+        out.push({ resource: group ? `${resource}.${group}` : resource, objects: cache.size().objects });
+      }
+      return out;
     },
     async close() {
       for (const store of stores.values()) store.core.cache?.stop();

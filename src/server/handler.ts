@@ -13,7 +13,8 @@ import { parseRequestInfo } from '../endpoints/request-info.ts';
 import { clientCertificateOf } from './client-cert.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
-import { writeJson, writeStatus } from './respond.ts';
+import type { ServerMetrics } from './metrics.ts';
+import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
@@ -26,6 +27,8 @@ export interface PipelineOptions {
   readonly log: Logger;
   /** --request-timeout: how long a non-long-running request may take before it is answered 504 (default 60 s). */
   readonly requestTimeoutMs?: number;
+  /** Request metrics and the /metrics endpoint. */
+  readonly metrics?: ServerMetrics;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -65,7 +68,7 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log } = options;
+  const { authenticator, authorizer, health, api, log, metrics } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
 
@@ -80,11 +83,13 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     writeStatus(res, requestTimeoutError());
   }
 
-  async function serve(req: HttpRequest, res: HttpResponse, stopTimer: () => void): Promise<{ info?: RequestInfo; user?: string }> {
+  async function serve(req: HttpRequest, res: HttpResponse, stopTimer: () => void, started: number): Promise<{ info?: RequestInfo; user?: string }> {
     const { rawPath, query } = splitUrl(req.url ?? '/');
     const path = decodePath(rawPath || '/');
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
     const longRunning = isLongRunning(info);
+    const recorded = metrics?.begin(req, info, longRunning);
+    if (recorded) res.once('close', () => recorded(res, (performance.now() - started) / 1000));
     if (!longRunning) {
       inFlight++;
       res.once('close', () => inFlight--);
@@ -123,6 +128,10 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
         writeJson(res, 200, versionInfo(), true);
         return { info, user: user.name };
       }
+      if (path === '/metrics' && metrics) {
+        send(res, 200, metrics.contentType, await metrics.render());
+        return { info, user: user.name };
+      }
     }
     await api.handle(req, res, info, user);
     return { info, user: user.name };
@@ -143,7 +152,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       stopTimer();
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });
-    Promise.resolve().then(() => serve(req, res, stopTimer)).then(
+    Promise.resolve().then(() => serve(req, res, stopTimer, started)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });
