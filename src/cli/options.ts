@@ -22,6 +22,15 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'requestheader-username-headers', type: 'stringList', valueName: 'strings', help: 'Headers naming the user (the first non-empty one wins), e.g. X-Remote-User.' },
   { name: 'requestheader-group-headers', type: 'stringList', valueName: 'strings', help: 'Headers naming the groups, e.g. X-Remote-Group.' },
   { name: 'requestheader-extra-headers-prefix', type: 'stringList', valueName: 'strings', help: 'Header prefixes of extra user information, e.g. X-Remote-Extra-.' },
+  { name: 'oidc-issuer-url', type: 'string', valueName: 'string', help: 'The https URL of the OpenID issuer; with --oidc-client-id, its ID tokens authenticate.' },
+  { name: 'oidc-client-id', type: 'string', valueName: 'string', help: 'The client ID (audience) OpenID tokens must be issued for.' },
+  { name: 'oidc-ca-file', type: 'string', valueName: 'string', help: "The CA bundle of the OpenID issuer's TLS certificate (default: the system roots)." },
+  { name: 'oidc-username-claim', type: 'string', valueName: 'string', default: 'sub', help: 'The claim naming the user.' },
+  { name: 'oidc-username-prefix', type: 'string', valueName: 'string', help: 'Prefix of usernames; default "<issuer>#" for claims other than email; "-" for none.' },
+  { name: 'oidc-groups-claim', type: 'string', valueName: 'string', help: 'The claim naming the groups (a string or a list of strings).' },
+  { name: 'oidc-groups-prefix', type: 'string', valueName: 'string', help: 'Prefix of group names.' },
+  { name: 'oidc-required-claim', type: 'map', valueName: 'mapStringString', help: 'key=value pairs every token must carry.' },
+  { name: 'oidc-signing-algs', type: 'stringList', valueName: 'strings', default: ['RS256'], help: 'The JOSE algorithms tokens may be signed with.' },
   { name: 'authentication-token-webhook-config-file', type: 'string', valueName: 'string', help: 'A kubeconfig naming a webhook that authenticates bearer tokens with TokenReviews.' },
   { name: 'authentication-token-webhook-version', type: 'string', valueName: 'string', default: 'v1beta1', help: 'The TokenReview version sent to the token webhook: v1beta1 or v1.' },
   { name: 'authentication-token-webhook-cache-ttl', type: 'string', valueName: 'duration', default: '2m0s', help: 'How long the token webhook\'s answers are cached.' },
@@ -53,6 +62,18 @@ export type CliCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'run';
 
 function invalid(raw: string, flag: string, problem: string): FlagError {
   return new FlagError(`invalid argument ${JSON.stringify(raw)} for "${flag}" flag: ${problem}`);
+}
+
+/** A map flag's "k=v,k2=v2" as a record (undefined when not given). */
+function keyValuePairs(raw: string | undefined): Record<string, string> | undefined {
+  if (!raw) return undefined;
+  const out: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq < 0) throw new FlagError(`invalid argument ${JSON.stringify(raw)} for "--oidc-required-claim" flag: ${pair} must be formatted as key=value`);
+    out[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  return out;
 }
 
 /** A Go duration flag's value in seconds (FlagError with pflag's wording when it does not parse). */
@@ -129,6 +150,15 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     requestheaderUsernameHeaders: v['requestheader-username-headers'] as string[] | undefined,
     requestheaderGroupHeaders: v['requestheader-group-headers'] as string[] | undefined,
     requestheaderExtraHeadersPrefix: v['requestheader-extra-headers-prefix'] as string[] | undefined,
+    oidcIssuerUrl: (v['oidc-issuer-url'] as string | undefined) || undefined,
+    oidcClientId: (v['oidc-client-id'] as string | undefined) || undefined,
+    oidcCaFile: (v['oidc-ca-file'] as string | undefined) || undefined,
+    oidcUsernameClaim: v['oidc-username-claim'] as string,
+    oidcUsernamePrefix: parsed.given.has('oidc-username-prefix') ? (v['oidc-username-prefix'] as string) : undefined,
+    oidcGroupsClaim: (v['oidc-groups-claim'] as string | undefined) || undefined,
+    oidcGroupsPrefix: (v['oidc-groups-prefix'] as string | undefined) || undefined,
+    oidcRequiredClaims: keyValuePairs(v['oidc-required-claim'] as string | undefined),
+    oidcSigningAlgs: v['oidc-signing-algs'] as string[],
     authenticationTokenWebhookConfigFile: (v['authentication-token-webhook-config-file'] as string | undefined) || undefined,
     authenticationTokenWebhookVersion: v['authentication-token-webhook-version'] as string,
     authenticationTokenWebhookCacheTtlSeconds: durationSeconds(v, 'authentication-token-webhook-cache-ttl'),

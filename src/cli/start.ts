@@ -13,6 +13,7 @@ import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
+import { oidcAuthenticator } from '../auth/authn/oidc.ts';
 import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
 import { webhookTargetFromKubeconfig } from '../webhook/kubeconfig.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
@@ -102,6 +103,21 @@ export interface CapstanOptions {
   requestheaderGroupHeaders?: string[];
   /** --requestheader-extra-headers-prefix, e.g. X-Remote-Extra-. */
   requestheaderExtraHeadersPrefix?: string[];
+  /** --oidc-issuer-url (https): enables OpenID Connect tokens, with the --oidc-* settings below. */
+  oidcIssuerUrl?: string;
+  /** --oidc-client-id: the audience tokens must name (required with the issuer). */
+  oidcClientId?: string;
+  /** --oidc-ca-file: the CA bundle of the issuer's TLS; default the system roots. */
+  oidcCaFile?: string;
+  /** --oidc-username-claim (default sub), --oidc-username-prefix, --oidc-groups-claim, --oidc-groups-prefix. */
+  oidcUsernameClaim?: string;
+  oidcUsernamePrefix?: string;
+  oidcGroupsClaim?: string;
+  oidcGroupsPrefix?: string;
+  /** --oidc-required-claim key=value pairs. */
+  oidcRequiredClaims?: Record<string, string>;
+  /** --oidc-signing-algs (default RS256). */
+  oidcSigningAlgs?: string[];
   /** --authentication-token-webhook-config-file: a kubeconfig naming a TokenReview webhook. */
   authenticationTokenWebhookConfigFile?: string;
   /** --authentication-token-webhook-version: v1beta1 (default) or v1. */
@@ -161,6 +177,11 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const modes = options.authorizationMode && options.authorizationMode.length > 0 ? options.authorizationMode : ['AlwaysAllow'];
   const factories = { ...builtinAuthorizerFactories, ...options.authorizers };
   const modeErrors = validateAuthorizationModes(modes, Object.keys(factories));
+  // kube-apiserver's OIDC flag validation.
+  if (options.oidcIssuerUrl !== undefined || options.oidcClientId !== undefined) {
+    if (!options.oidcIssuerUrl || !options.oidcClientId) modeErrors.push('oidc-issuer-url and oidc-client-id must be specified together');
+    else if (!/^https:\/\//.test(options.oidcIssuerUrl)) modeErrors.push(`oidc-issuer-url (${options.oidcIssuerUrl}) must use https scheme`);
+  }
   // kube-apiserver's BuiltInAuthorizationOptions.Validate.
   if (modes.includes('Webhook') && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
   if (!modes.includes('Webhook') && options.authorizationWebhookConfigFile) modeErrors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
@@ -321,7 +342,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -339,6 +360,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         tlsPrivateKeyFile: options.tlsPrivateKeyFile,
       }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
       options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
+      options.oidcCaFile ? readRequired(options.oidcCaFile, 'OIDC CA file') : Promise.resolve(undefined),
       options.authenticationTokenWebhookConfigFile ? webhookTargetFromKubeconfig(options.authenticationTokenWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
       options.authorizationWebhookConfigFile ? webhookTargetFromKubeconfig(options.authorizationWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
     ] as const);
@@ -386,6 +408,21 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const tokenAuthenticators = [
       ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
       serviceAccountAuthenticator({ issuer: tokenIssuer, registry }),
+      ...(options.oidcIssuerUrl && options.oidcClientId
+        ? [
+            oidcAuthenticator({
+              issuerUrl: options.oidcIssuerUrl,
+              clientId: options.oidcClientId,
+              caPem: oidcCa,
+              usernameClaim: options.oidcUsernameClaim,
+              usernamePrefix: options.oidcUsernamePrefix,
+              groupsClaim: options.oidcGroupsClaim,
+              groupsPrefix: options.oidcGroupsPrefix,
+              requiredClaims: options.oidcRequiredClaims,
+              signingAlgs: options.oidcSigningAlgs,
+            }),
+          ]
+        : []),
       ...(tokenWebhookTarget
         ? [tokenWebhookAuthenticator({ target: tokenWebhookTarget, version: options.authenticationTokenWebhookVersion ?? 'v1beta1', cacheTtlMs: (options.authenticationTokenWebhookCacheTtlSeconds ?? 120) * 1000 })]
         : []),
