@@ -15,6 +15,9 @@ import { createRegistry } from '../registry/registry.ts';
 import type { SimulationOptions } from '../controllers/simulation/index.ts';
 import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
+import { oidcAuthenticator } from '../auth/authn/oidc.ts';
+import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
+import { webhookTargetFromKubeconfig } from '../webhook/kubeconfig.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
@@ -106,6 +109,34 @@ export interface CapstanOptions {
   requestheaderGroupHeaders?: string[];
   /** --requestheader-extra-headers-prefix, e.g. X-Remote-Extra-. */
   requestheaderExtraHeadersPrefix?: string[];
+  /** --oidc-issuer-url (https): enables OpenID Connect tokens, with the --oidc-* settings below. */
+  oidcIssuerUrl?: string;
+  /** --oidc-client-id: the audience tokens must name (required with the issuer). */
+  oidcClientId?: string;
+  /** --oidc-ca-file: the CA bundle of the issuer's TLS; default the system roots. */
+  oidcCaFile?: string;
+  /** --oidc-username-claim (default sub), --oidc-username-prefix, --oidc-groups-claim, --oidc-groups-prefix. */
+  oidcUsernameClaim?: string;
+  oidcUsernamePrefix?: string;
+  oidcGroupsClaim?: string;
+  oidcGroupsPrefix?: string;
+  /** --oidc-required-claim key=value pairs. */
+  oidcRequiredClaims?: Record<string, string>;
+  /** --oidc-signing-algs (default RS256). */
+  oidcSigningAlgs?: string[];
+  /** --authentication-token-webhook-config-file: a kubeconfig naming a TokenReview webhook. */
+  authenticationTokenWebhookConfigFile?: string;
+  /** --authentication-token-webhook-version: v1beta1 (default) or v1. */
+  authenticationTokenWebhookVersion?: string;
+  /** --authentication-token-webhook-cache-ttl, seconds (default 120). */
+  authenticationTokenWebhookCacheTtlSeconds?: number;
+  /** --authorization-webhook-config-file: a kubeconfig naming the Webhook mode's SubjectAccessReview webhook. */
+  authorizationWebhookConfigFile?: string;
+  /** --authorization-webhook-version: v1beta1 (default) or v1. */
+  authorizationWebhookVersion?: string;
+  /** --authorization-webhook-cache-authorized-ttl / -unauthorized-ttl, seconds (defaults 300 and 30). */
+  authorizationWebhookCacheAuthorizedTtlSeconds?: number;
+  authorizationWebhookCacheUnauthorizedTtlSeconds?: number;
   /** --enable-bootstrap-token-auth: bootstrap tokens authenticate; their cleaner and the cluster-info signer run. */
   enableBootstrapTokenAuth?: boolean;
   /**
@@ -154,6 +185,17 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const modes = options.authorizationMode && options.authorizationMode.length > 0 ? options.authorizationMode : ['AlwaysAllow'];
   const factories = { ...builtinAuthorizerFactories, ...options.authorizers };
   const modeErrors = validateAuthorizationModes(modes, Object.keys(factories));
+  // kube-apiserver's OIDC flag validation.
+  if (options.oidcIssuerUrl !== undefined || options.oidcClientId !== undefined) {
+    if (!options.oidcIssuerUrl || !options.oidcClientId) modeErrors.push('oidc-issuer-url and oidc-client-id must be specified together');
+    else if (!/^https:\/\//.test(options.oidcIssuerUrl)) modeErrors.push(`oidc-issuer-url (${options.oidcIssuerUrl}) must use https scheme`);
+  }
+  // kube-apiserver's BuiltInAuthorizationOptions.Validate.
+  if (modes.includes('Webhook') && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
+  if (!modes.includes('Webhook') && options.authorizationWebhookConfigFile) modeErrors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
+  for (const [flag, v] of [['--authentication-token-webhook-version', options.authenticationTokenWebhookVersion], ['--authorization-webhook-version', options.authorizationWebhookVersion]] as const) {
+    if (v !== undefined && v !== 'v1' && v !== 'v1beta1') modeErrors.push(`invalid ${flag.slice(2)} ${JSON.stringify(v)}, only v1 and v1beta1 are supported`);
+  }
   if (modeErrors.length > 0) throw new ConfigError(modeErrors.length === 1 ? modeErrors[0] : `[${modeErrors.join(', ')}]`);
   let featureGates: Record<string, boolean>;
   try {
@@ -308,7 +350,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -326,6 +368,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         tlsPrivateKeyFile: options.tlsPrivateKeyFile,
       }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
       options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
+      options.oidcCaFile ? readRequired(options.oidcCaFile, 'OIDC CA file') : Promise.resolve(undefined),
+      options.authenticationTokenWebhookConfigFile ? webhookTargetFromKubeconfig(options.authenticationTokenWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
+      options.authorizationWebhookConfigFile ? webhookTargetFromKubeconfig(options.authorizationWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
     ] as const);
     const tokenIssuer = createTokenIssuer(saKeys, options.serviceAccountIssuers ?? [DEFAULT_ISSUER], options.apiAudiences ?? []);
     const { pki, generated } = pkiResult;
@@ -372,11 +417,37 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const tokenAuthenticators = [
       ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
       serviceAccountAuthenticator({ issuer: tokenIssuer, registry }),
+      ...(options.oidcIssuerUrl && options.oidcClientId
+        ? [
+            oidcAuthenticator({
+              issuerUrl: options.oidcIssuerUrl,
+              clientId: options.oidcClientId,
+              caPem: oidcCa,
+              usernameClaim: options.oidcUsernameClaim,
+              usernamePrefix: options.oidcUsernamePrefix,
+              groupsClaim: options.oidcGroupsClaim,
+              groupsPrefix: options.oidcGroupsPrefix,
+              requiredClaims: options.oidcRequiredClaims,
+              signingAlgs: options.oidcSigningAlgs,
+            }),
+          ]
+        : []),
+      ...(tokenWebhookTarget
+        ? [tokenWebhookAuthenticator({ target: tokenWebhookTarget, version: options.authenticationTokenWebhookVersion ?? 'v1beta1', cacheTtlMs: (options.authenticationTokenWebhookCacheTtlSeconds ?? 120) * 1000 })]
+        : []),
     ];
     const authenticator = buildAuthenticator({ clientCertificates: true, requestHeader, clientCaPems: userClientCaPems, tokenFile, tokenAuthenticators, anonymous: cfg.anonymous });
     // TokenReview's: the bearer token authenticators only (client certificates play no part).
     tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators, anonymous: false });
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
+    const webhook = authzWebhookTarget
+      ? {
+          target: authzWebhookTarget,
+          version: options.authorizationWebhookVersion ?? 'v1beta1',
+          authorizedTtlMs: (options.authorizationWebhookCacheAuthorizedTtlSeconds ?? 300) * 1000,
+          unauthorizedTtlMs: (options.authorizationWebhookCacheUnauthorizedTtlSeconds ?? 30) * 1000,
+        }
+      : undefined;
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook });
 
     // What clients trust (kubeconfigs, kube-root-ca.crt, cluster-info): the CA and, with a certificate of the
     // caller's, its chain too (Go accepts a leaf found among the roots).

@@ -28,6 +28,10 @@ export interface WebhookTarget {
   readonly url: URL;
   readonly serverName: string;
   readonly ca: string | undefined;
+  /** Client credentials (token and authorization webhooks' kubeconfig users). */
+  readonly clientCert?: string;
+  readonly clientKey?: string;
+  readonly bearerToken?: string;
 }
 
 export class WebhookCallError extends Error {}
@@ -92,8 +96,15 @@ export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number
       {
         method: 'POST',
         ca: target.ca,
+        cert: target.clientCert,
+        key: target.clientKey,
         servername: isIP(target.serverName) ? undefined : target.serverName,
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': payload.length,
+          ...(target.bearerToken ? { authorization: `Bearer ${target.bearerToken}` } : {}),
+        },
         timeout: timeoutMs,
         agent: false,
       },
