@@ -15,3 +15,4 @@ export type { Authorizer, AuthzAttributes, AuthzResult } from './auth/authz/type
 export type { AuthorizerFactory } from './auth/authz/modes.ts';
 export type { CrdSource, InstallCrdsOptions } from './testing/install-crds.ts';
 export type { CustomResourceDefinition } from './registry/apiextensions/crd-types.ts';
+export type { InProcessAdmission, InProcessHook, InProcessResponse } from './admission/webhook/in-process.ts';

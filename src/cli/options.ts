@@ -46,6 +46,9 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'service-account-max-token-expiration', type: 'int', valueName: 'seconds', help: 'The longest lifetime a TokenRequest gets, in seconds (0: no limit).' },
   { name: 'runtime-config', type: 'map', valueName: 'mapStringString', help: 'A set of key=value pairs enabling or disabling API group versions, e.g. api/all=true,batch/v1beta1=false.' },
   { name: 'feature-gates', type: 'map', valueName: 'mapStringBool', help: "A set of key=value pairs that describe feature gates (kube-apiserver 1.31's gates, e.g. WatchList=true); unknown gates are rejected." },
+  { name: 'enable-admission-plugins', type: 'stringList', valueName: 'strings', help: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, RuntimeClass, CertificateApproval, CertificateSigning, ClusterTrustBundleAttest, CertificateSubjectRestriction, DefaultIngressClass, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota). The order of plugins in this flag does not matter.' },
+  { name: 'disable-admission-plugins', type: 'stringList', valueName: 'strings', help: 'admission plugins that should be disabled although they are in the default enabled plugins list. The order of plugins in this flag does not matter.' },
+  { name: 'admission-control-config-file', type: 'string', valueName: 'string', help: 'File with admission control configuration (an AdmissionConfiguration).' },
   { name: 'history-window', type: 'int', valueName: 'seconds', default: 300, help: 'How much change history storage keeps for watches and resourceVersion reads, in seconds. 0 keeps all.' },
   { name: 'min-request-timeout', type: 'int', valueName: 'int', default: 1800, help: 'The minimum number of seconds a watch is held open; each watch gets a random timeout between this and twice it.' },
   { name: 'request-timeout', type: 'string', valueName: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
@@ -172,5 +175,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     namespaceDefaults: true,
     ...(v['simulate-workloads'] === true ? { simulateWorkloads: { nodes: v['simulated-nodes'] as number } } : {}),
   };
+  if (parsed.given.has('enable-admission-plugins')) options.enableAdmissionPlugins = v['enable-admission-plugins'] as string[];
+  if (parsed.given.has('disable-admission-plugins')) options.disableAdmissionPlugins = v['disable-admission-plugins'] as string[];
+  if (parsed.given.has('admission-control-config-file')) options.admissionControlConfigFile = v['admission-control-config-file'] as string;
   return { kind: 'run', options, verbosity };
 }

@@ -44,6 +44,10 @@ import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
 import type { OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
 import { resolveFeatureGates } from './feature-gates.ts';
+import { buildChain, enabledPlugins, readAdmissionConfigFile, validatePluginFlags } from '../admission/plugin-set.ts';
+import { PLUGIN_FACTORIES } from '../admission/plugins/index.ts';
+import { closeWebhookConnections } from '../webhook/client.ts';
+import type { InProcessAdmission } from '../admission/webhook/in-process.ts';
 import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 
 /** Quiet time after a busy period before memory is handed back. */
@@ -89,6 +93,17 @@ export interface CapstanOptions {
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** --enable-admission-plugins: plugins on besides kube's default set (names as kube-apiserver 1.31). */
+  enableAdmissionPlugins?: string[];
+  /** --disable-admission-plugins: plugins of the default set to turn off. */
+  disableAdmissionPlugins?: string[];
+  /** --admission-control-config-file: an AdmissionConfiguration with per-plugin configuration. */
+  admissionControlConfigFile?: string;
+  /**
+   * In-process admission for tests: functions that receive the AdmissionRequest and answer as a webhook would
+   * (`mutate` runs after the mutating webhooks, `validate` with the validating webhooks).
+   */
+  admission?: InProcessAdmission;
   /** --service-account-issuer: the first issues tokens, all are accepted. Default https://kubernetes.default.svc.cluster.local. */
   serviceAccountIssuers?: string[];
   /** --service-account-signing-key-file. Default: sa.key in the data dir, generated (ECDSA P-256) when missing. */
@@ -197,6 +212,10 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     if (v !== undefined && v !== 'v1' && v !== 'v1beta1') modeErrors.push(`invalid ${flag.slice(2)} ${JSON.stringify(v)}, only v1 and v1beta1 are supported`);
   }
   if (modeErrors.length > 0) throw new ConfigError(modeErrors.length === 1 ? modeErrors[0] : `[${modeErrors.join(', ')}]`);
+  const enablePlugins = options.enableAdmissionPlugins ?? [];
+  const disablePlugins = options.disableAdmissionPlugins ?? [];
+  const pluginErrors = validatePluginFlags(enablePlugins, disablePlugins);
+  if (pluginErrors.length > 0) throw new ConfigError(pluginErrors.length === 1 ? pluginErrors[0] : `[${pluginErrors.join(', ')}]`);
   let featureGates: Record<string, boolean>;
   try {
     featureGates = resolveFeatureGates(options.featureGates ?? {});
@@ -230,6 +249,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   return {
     modes,
     factories,
+    admissionPlugins: enabledPlugins(enablePlugins, disablePlugins),
     featureGates,
     anonymous,
     port,
@@ -448,6 +468,14 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         }
       : undefined;
     authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook });
+    const admissionConfigs = options.admissionControlConfigFile
+      ? await readAdmissionConfigFile(options.admissionControlConfigFile).catch((e: Error) => Promise.reject(new ConfigError(`failed to read plugin config: ${e.message}`)))
+      : undefined;
+    const admission = await buildChain(cfg.admissionPlugins, PLUGIN_FACTORIES, { registry, authorizer, inProcess: options.admission }, admissionConfigs);
+    cleanups.push(async () => {
+      admission.close();
+      closeWebhookConnections();
+    });
 
     // What clients trust (kubeconfigs, kube-root-ca.crt, cluster-info): the CA and, with a certificate of the
     // caller's, its chain too (Go accepts a leaf found among the roots).
@@ -495,6 +523,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       }),
       logger: log,
       dataDir,
+      admission,
     });
     cleanups.push(() => api.close());
 

@@ -59,6 +59,8 @@ import { csiStorageCapacityFacts } from './storage/csi-storage-capacities.ts';
 import { storageClassFacts } from './storage/storage-classes.ts';
 import { volumeAttachmentFacts } from './storage/volume-attachments.ts';
 import { volumeAttributesClassFacts } from './storage/volume-attributes-classes.ts';
+import { webhookConfigurationFacts } from './admissionregistration/webhook-configurations.ts';
+import { validatingAdmissionPolicyBindingStrategyFacts, validatingAdmissionPolicyStrategyFacts } from './admissionregistration/policies.ts';
 
 export type { TypeFacts } from './facts.ts';
 export type { BuiltinStrategy } from './generic.ts';
@@ -109,10 +111,10 @@ const FACTS: Readonly<Record<string, FactsMaker>> = {
   'policy/poddisruptionbudgets': podDisruptionBudgetFacts,
   'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalerFacts,
   'discovery.k8s.io/endpointslices': endpointSliceFacts,
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations': mutatingWebhookConfigurationFacts,
-  'admissionregistration.k8s.io/validatingwebhookconfigurations': validatingWebhookConfigurationFacts,
-  'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicyFacts,
-  'admissionregistration.k8s.io/validatingadmissionpolicybindings': validatingAdmissionPolicyBindingFacts,
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': webhookConfigurationFacts(true, mutatingWebhookConfigurationFacts),
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': webhookConfigurationFacts(false, validatingWebhookConfigurationFacts),
+  'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicyStrategyFacts(validatingAdmissionPolicyFacts),
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings': validatingAdmissionPolicyBindingStrategyFacts(validatingAdmissionPolicyBindingFacts),
   'certificates.k8s.io/certificatesigningrequests': certificateSigningRequestFacts,
   'certificates.k8s.io/clustertrustbundles': clusterTrustBundleFacts,
   'flowcontrol.apiserver.k8s.io/flowschemas': flowSchemaFacts,
