@@ -6,6 +6,7 @@ import { badRequest, internalError, isStatusError, unauthorized } from '../apis/
 import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
+import type { UserInfo } from '../auth/user.ts';
 import { attributesFor } from '../auth/authz/types.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { parseRequestInfo } from '../endpoints/request-info.ts';
@@ -22,6 +23,33 @@ export interface PipelineOptions {
   readonly health: HealthEndpoints;
   readonly api: ApiServer;
   readonly log: Logger;
+  /** The test controls' seams (src/testing/request-hooks.ts); absent when they are off. */
+  readonly hooks?: RequestHooks;
+}
+
+/** What the filter chain notes about one request for the hooks (filled in as the request goes). */
+export interface RequestNote {
+  readonly auditId: string;
+  readonly receivedMs: number;
+  /** The logical cluster ('' for the default). */
+  cluster: string;
+  info?: RequestInfo;
+  user?: UserInfo;
+  /** The fault injected into it. */
+  fault?: string;
+  requestBody?: Buffer;
+  responseBody?: Buffer;
+}
+
+export interface RequestHooks {
+  /** The API of the logical cluster a path addresses, with the path inside it; undefined for the default cluster. */
+  route?(path: string): { readonly cluster: string; readonly path: string; readonly api: ApiServer } | undefined;
+  /** Serves the hooks' own non-resource paths after authorization; true when it answered. */
+  serve?(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, user: UserInfo): Promise<boolean>;
+  /** Runs the API call (next); may delay it, answer instead of it, or tamper with its response. */
+  around?(req: HttpRequest, res: HttpResponse, query: URLSearchParams, note: RequestNote, next: () => Promise<void>): Promise<void>;
+  /** Every request, once answered (or failed). */
+  finished?(req: HttpRequest, res: HttpResponse, note: RequestNote, durationMs: number): void;
 }
 
 export interface RequestHandler {
@@ -54,13 +82,19 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log } = options;
+  const { authenticator, authorizer, health, api, log, hooks } = options;
   let inFlight = 0;
 
-  async function serve(req: HttpRequest, res: HttpResponse): Promise<{ info?: RequestInfo; user?: string }> {
+  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote): Promise<{ info?: RequestInfo; user?: string }> {
     const { rawPath, query } = splitUrl(req.url ?? '/');
-    const path = decodePath(rawPath || '/');
+    let path = decodePath(rawPath || '/');
+    const routed = hooks?.route?.(path);
+    if (routed) {
+      path = routed.path;
+      note.cluster = routed.cluster;
+    }
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
+    note.info = info;
     const longRunning = isLongRunning(info);
     if (!longRunning) {
       inFlight++;
@@ -74,6 +108,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       return { info };
     }
     const user = authn.user;
+    note.user = user;
     // The credential stays here: nothing downstream (proxies, logs) gets to see it.
     delete req.headers.authorization;
 
@@ -91,13 +126,16 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     }
 
     if (!info.isResourceRequest) {
+      if (hooks?.serve && (await hooks.serve(req, res, path, query, user))) return { info, user: user.name };
       if (await health.serve(path, query, res)) return { info, user: user.name };
       if (path === '/version') {
         writeJson(res, 200, versionInfo(), true);
         return { info, user: user.name };
       }
     }
-    await api.handle(req, res, info, user);
+    const target = routed?.api ?? api;
+    if (hooks?.around) await hooks.around(req, res, query, note, () => target.handle(req, res, info, user));
+    else await target.handle(req, res, info, user);
     return { info, user: user.name };
   }
 
@@ -108,7 +146,9 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const auditId = typeof given === 'string' && AUDIT_ID.test(given) ? given : randomUUID();
     res.setHeader('Audit-Id', auditId);
     res.setHeader('Cache-Control', 'no-cache, private');
-    Promise.resolve().then(() => serve(req, res)).then(
+    const note: RequestNote = { auditId, receivedMs: Date.now(), cluster: '' };
+    if (hooks?.finished) res.once('close', () => hooks.finished!(req, res, note, performance.now() - started));
+    Promise.resolve().then(() => serve(req, res, note)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });

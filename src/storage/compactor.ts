@@ -4,6 +4,7 @@
 // Revisions are timed by sampling: at each tick the compactor notes (now, current revision). A sample (t, r) says
 // every revision <= r existed at time t, so compacting to the newest sample older than the window never drops a
 // revision younger than the window. History is kept for between windowSeconds and windowSeconds + one interval.
+import { clockNow } from '../apis/clock.ts';
 import type { Storage } from './types.ts';
 
 export interface CompactorOptions {
@@ -42,7 +43,7 @@ export function createCompactionPlan(windowMs: number): CompactionPlan {
 
 /** Starts the loop; returns the function that stops it. The timer does not keep the process alive. */
 export function startCompactor(storage: Storage, options: CompactorOptions): () => void {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? clockNow;
   const onError = options.onError ?? ((err: unknown) => process.emitWarning(`storage compaction failed: ${err instanceof Error ? err.message : String(err)}`));
   const plan = createCompactionPlan(options.windowSeconds * 1000);
   let stopped = false;

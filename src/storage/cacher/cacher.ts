@@ -6,8 +6,9 @@
 // a progress notification (WatchHandle.requestProgress), so a consistent read can wait until the cache has caught
 // up with storage's current revision even when the last writes went to other resources.
 
+import { clockNow } from '../../apis/clock.ts';
 import { SortedKeys } from '../memory/sorted-keys.ts';
-import type { KeyValue, StorageEvent, WatchHandle } from '../types.ts';
+import { StorageError, type KeyValue, type StorageEvent, type WatchHandle } from '../types.ts';
 import { createRing } from './ring.ts';
 import { noteWatcherClosed, noteWatcherOpened, registerCacher, unregisterCacher } from './stats.ts';
 import {
@@ -83,7 +84,7 @@ function translate<A>(ev: CacheEvent<A>, filter: CacheFilter<A> | undefined, mem
 
 export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
   const { storage, prefix } = options;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? clockNow;
   const windowMs = options.historyWindowMs ?? DEFAULT_WINDOW_MS;
   const bookmarkMs = Math.max(1, options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS);
   const maxQueued = options.maxQueuedEvents ?? DEFAULT_MAX_QUEUED;
@@ -185,19 +186,26 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
 
   // ---- lifecycle ----
 
-  function endAll(reason: 'reset' | 'closed'): void {
-    for (const w of [...watchers]) w.end(reason);
+  function endAll(reason: 'reset' | 'expired' | 'closed', compacted?: number): void {
+    for (const w of [...watchers]) w.end(reason, compacted);
     for (const f of freshWaiters) f.reject(new CacheNotReadyError('watch cache is re-initializing'));
     freshWaiters = [];
   }
 
   function fail(err: unknown, gen: number): void {
     if (gen !== generation || stopped) return;
-    options.onError?.(err);
     generation++;
     isReady = false;
     handle?.stop();
     handle = undefined;
+    // Storage compacted past the cache's position (a restore of the test controls): the cache relists at once and
+    // its watchers learn that their revision is gone, as a re-watch from it would.
+    if (err instanceof StorageError && err.code === 'Compacted') {
+      endAll('expired', err.revision);
+      void init();
+      return;
+    }
+    options.onError?.(err);
     endAll('reset');
     retryTimer = setTimeout(() => void init(), retryDelay);
     retryTimer.unref();

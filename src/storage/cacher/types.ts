@@ -72,8 +72,12 @@ export interface CacheWatchRequest<A> {
    * per-watcher limit, past which the watcher is ended) until resume() is called.
    */
   onEvent(event: CacheWatchEvent<A>): boolean | void;
-  /** The watcher ended (dropped as too slow, cache reset or stopped); no more events follow. Not called after stop(). */
-  onEnd(reason: 'overflow' | 'reset' | 'closed'): void;
+  /**
+   * The watcher ended (dropped as too slow, cache reset or stopped); no more events follow. Not called after stop().
+   * 'expired': storage compacted past the cache (a restore): `expired` holds the newest revision the watcher had
+   * and the revision storage is compacted to.
+   */
+  onEnd(reason: 'overflow' | 'reset' | 'expired' | 'closed', expired?: { readonly requested: number; readonly compacted: number }): void;
 }
 
 export interface CacheWatcherHandle {
