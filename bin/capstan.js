@@ -3,9 +3,19 @@
 // 22.13-22.17 need --experimental-strip-types, so it restarts itself with it); installed as a package (under
 // node_modules, where Node does not strip types) it runs the compiled dist/. The compile cache, turned on before the
 // first module loads, spares most of the loading work on later starts.
-import { spawn } from 'node:child_process';
-import { enableCompileCache } from 'node:module';
-import { fileURLToPath } from 'node:url';
+//
+// The version check comes first and everything else is imported after it, in syntax Node 14 still parses, so an
+// older Node says what it needs instead of failing on a module it cannot load.
+var required = [22, 13];
+var running = process.versions.node.split('.').map(Number);
+if (running[0] < required[0] || (running[0] === required[0] && running[1] < required[1])) {
+  process.stderr.write('capstan requires Node.js ' + required.join('.') + ' or newer; this is Node.js ' + process.versions.node + '.\n');
+  process.exit(1);
+}
+
+const { spawn } = await import('node:child_process');
+const { enableCompileCache } = await import('node:module');
+const { fileURLToPath } = await import('node:url');
 
 const self = fileURLToPath(import.meta.url);
 const installed = self.split(/[\\/]/).includes('node_modules');

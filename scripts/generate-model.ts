@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compareKubeAwareVersions } from '../src/apis/versions.ts';
-import type { ApiModel, GroupFacts, GroupVersionFacts, ResourceFacts, SchemaNode, SubresourceFacts } from '../src/apis/model-types.ts';
+import type { ApiModel, GroupFacts, GroupVersionFacts, ProtoFieldFacts, ProtoMessageFacts, ProtoScalar, ResourceFacts, SchemaNode, SubresourceFacts } from '../src/apis/model-types.ts';
 
 export const DEFAULT_REFERENCE_DIR = path.resolve(import.meta.dirname, '../../shared/k8s-1.31');
 export const MODEL_PATH = path.resolve(import.meta.dirname, '../src/apis/generated/model.json');
@@ -329,9 +329,39 @@ function collectResources(doc: OpenApiDocument): Map<string, ResourceAccumulator
 // Protobuf field numbers from generated.proto.
 // ---------------------------------------------------------------------------------------------------------
 
-/** Field numbers by definition name ("io.k8s.api.core.v1.ConfigMap") and field name. */
-function readProtoFieldNumbers(protoDir: string): Map<string, Map<string, number>> {
-  const messages = new Map<string, Map<string, number>>();
+/** A generated.proto field as written there (proto name, proto type resolved to a definition-style name). */
+interface RawProtoField {
+  protoName: string;
+  number: number;
+  type: string;
+  repeated: boolean;
+  mapKey?: ProtoScalar;
+}
+
+interface RawProtoMessage {
+  fields: RawProtoField[];
+  listWrapper: boolean;
+}
+
+const PROTO_SCALARS = new Set<string>(['string', 'int32', 'int64', 'bool', 'double', 'bytes']);
+
+/** Proto package "k8s.io.api.core.v1" names definitions "io.k8s.api.core.v1.*" (and "_" there is "-" here). */
+function protoPackagePrefix(pkg: string): string {
+  return pkg.replace(/^k8s\.io\./, 'io.k8s.').replace(/_/g, '-');
+}
+
+function resolveProtoType(type: string, prefix: string): string {
+  if (PROTO_SCALARS.has(type)) return type;
+  if (type.startsWith('.')) {
+    const dot = type.lastIndexOf('.');
+    return `${protoPackagePrefix(type.slice(1, dot))}.${type.slice(dot + 1)}`;
+  }
+  return `${prefix}.${type}`;
+}
+
+/** Every message of every generated.proto by definition-style name ("io.k8s.api.core.v1.ConfigMap"). */
+function readProtoMessages(protoDir: string): Map<string, RawProtoMessage> {
+  const messages = new Map<string, RawProtoMessage>();
   if (!fs.existsSync(protoDir)) return messages;
   const files = (fs.readdirSync(protoDir, { recursive: true }) as string[])
     .filter((f) => f.endsWith('.proto'))
@@ -340,26 +370,101 @@ function readProtoFieldNumbers(protoDir: string): Map<string, Map<string, number
     const text = fs.readFileSync(path.join(protoDir, file), 'utf8');
     const pkg = /^package\s+([\w.]+)\s*;/m.exec(text)?.[1];
     if (!pkg) continue;
-    // Proto package "k8s.io.api.core.v1" names definitions "io.k8s.api.core.v1.*" (and "_" there is "-" here).
-    const prefix = pkg.replace(/^k8s\.io\./, 'io.k8s.').replace(/_/g, '-');
-    let current: Map<string, number> | undefined;
+    const prefix = protoPackagePrefix(pkg);
+    let current: RawProtoMessage | undefined;
+    let nullable = false;
     for (const line of text.split('\n')) {
+      if (/^\/\/ \+protobuf\.nullable=true/.test(line)) nullable = true;
       const open = /^message\s+(\w+)\s*\{/.exec(line);
       if (open) {
-        current = new Map();
+        current = { fields: [], listWrapper: nullable };
+        nullable = false;
         messages.set(`${prefix}.${open[1]}`, current);
         continue;
       }
       if (/^\}/.test(line)) {
         current = undefined;
+        nullable = false;
         continue;
       }
       if (!current) continue;
-      const field = /^\s*(?:(?:optional|repeated|required)\s+)?(?:map<[^>]+>|[\w.]+)\s+(\w+)\s*=\s*(\d+)\s*(?:\[[^\]]*\])?\s*;/.exec(line);
-      if (field) current.set(field[1]!, Number(field[2]));
+      const field = /^\s*(optional|repeated|required)?\s*(map<\s*(\w+)\s*,\s*([\w.]+)\s*>|[\w.]+)\s+(\w+)\s*=\s*(\d+)\s*(?:\[[^\]]*\])?\s*;/.exec(line);
+      if (!field) continue;
+      const f: RawProtoField = { protoName: field[5]!, number: Number(field[6]), type: '', repeated: field[1] === 'repeated' };
+      if (field[3]) {
+        f.mapKey = field[3] as ProtoScalar;
+        f.type = resolveProtoType(field[4]!, prefix);
+      } else {
+        f.type = resolveProtoType(field[2]!, prefix);
+      }
+      current.fields.push(f);
     }
   }
   return messages;
+}
+
+/** Field numbers by definition name and proto field name. */
+function protoFieldNumbers(messages: Map<string, RawProtoMessage>): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const [name, m] of messages) out.set(name, new Map(m.fields.map((f) => [f.protoName, f.number])));
+  return out;
+}
+
+/** The JSON property a proto field stands for: the same name, or the one differing only in case ("aPIGroup"). */
+function jsonPropertyName(protoName: string, node: SchemaNode | undefined): string | undefined {
+  const props = node?.properties;
+  if (!props) return undefined;
+  if (Object.hasOwn(props, protoName)) return protoName;
+  const lower = protoName.toLowerCase();
+  const matches = Object.keys(props).filter((p) => p.toLowerCase() === lower);
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** Whether every field of a message is a JSON property of `node`, through embedded messages of its own. */
+function coveredBy(messages: Map<string, RawProtoMessage>, name: string, node: SchemaNode): boolean {
+  const m = messages.get(name);
+  if (!m || m.fields.length === 0) return false;
+  return m.fields.every((f) => jsonPropertyName(f.protoName, node) !== undefined || (!f.repeated && !f.mapKey && messages.has(f.type) && coveredBy(messages, f.type, node)));
+}
+
+/**
+ * The protobuf facts of the messages the schemas reach: fields named by their JSON properties, embedded
+ * structs (a message-typed field with no property of its own whose fields are all properties of the parent)
+ * marked inline.
+ */
+function buildProtobufFacts(messages: Map<string, RawProtoMessage>, schemas: Record<string, SchemaNode>, all: Record<string, SchemaNode>): Record<string, ProtoMessageFacts> {
+  const out: Record<string, ProtoMessageFacts> = {};
+  const queue = Object.keys(schemas).filter((n) => messages.has(n));
+  // The envelope and the types the codec and the watch stream use, reached from no schema.
+  for (const extra of ['io.k8s.apimachinery.pkg.runtime.Unknown', 'io.k8s.apimachinery.pkg.runtime.TypeMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent', 'io.k8s.apimachinery.pkg.apis.meta.v1.Status', 'io.k8s.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList']) queue.push(extra);
+  const seen = new Set<string>(queue);
+  while (queue.length > 0) {
+    const name = queue.shift()!;
+    const raw = messages.get(name);
+    if (!raw) throw new Error(`generate-model: no generated.proto message ${name}`);
+    const node = all[name];
+    const fields: ProtoFieldFacts[] = [];
+    for (const f of [...raw.fields].sort((a, b) => a.number - b.number)) {
+      const jsonName = jsonPropertyName(f.protoName, node);
+      const fact: ProtoFieldFacts = { name: jsonName ?? f.protoName, number: f.number, type: f.type };
+      if (f.repeated) fact.repeated = true;
+      if (f.mapKey) fact.mapKey = f.mapKey;
+      if (jsonName === undefined && node?.properties && messages.has(f.type) && !f.repeated && !f.mapKey) {
+        if (coveredBy(messages, f.type, node)) fact.inline = true;
+      }
+      fields.push(fact);
+      if (messages.has(f.type) && !seen.has(f.type)) {
+        seen.add(f.type);
+        queue.push(f.type);
+      }
+    }
+    const facts: ProtoMessageFacts = { fields };
+    if (raw.listWrapper) facts.listWrapper = true;
+    out[name] = facts;
+  }
+  const sorted: Record<string, ProtoMessageFacts> = {};
+  for (const name of Object.keys(out).sort()) sorted[name] = out[name]!;
+  return sorted;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -458,7 +563,8 @@ function defaultEnabled(group: string, version: string): boolean {
 
 export function buildModel(referenceDir: string = DEFAULT_REFERENCE_DIR): ApiModel {
   const doc = JSON.parse(fs.readFileSync(path.join(referenceDir, 'openapi-v2.json'), 'utf8')) as OpenApiDocument;
-  const protoFields = readProtoFieldNumbers(path.join(referenceDir, 'proto'));
+  const protoMessages = readProtoMessages(path.join(referenceDir, 'proto'));
+  const protoFields = protoFieldNumbers(protoMessages);
 
   const definitionByGvk = new Map<string, string>();
   const gvkKey = (g: Gvk) => `${g.group}/${g.version}/${g.kind}`;
@@ -577,7 +683,7 @@ export function buildModel(referenceDir: string = DEFAULT_REFERENCE_DIR): ApiMod
   const sortedSchemas: Record<string, SchemaNode> = {};
   for (const name of Object.keys(schemas).sort()) sortedSchemas[name] = schemas[name]!;
 
-  return { groups, schemas: sortedSchemas };
+  return { groups, schemas: sortedSchemas, protobuf: buildProtobufFacts(protoMessages, sortedSchemas, all) };
 }
 
 /** Compact, diff-friendly JSON: one line per resource and per schema definition. */
@@ -596,6 +702,10 @@ export function serializeModel(model: ApiModel): string {
   out.push('"schemas":{');
   const names = Object.keys(model.schemas);
   names.forEach((name, i) => out.push(`${JSON.stringify(name)}:${JSON.stringify(model.schemas[name])}` + (i < names.length - 1 ? ',' : '')));
+  out.push('},');
+  out.push('"protobuf":{');
+  const messages = Object.keys(model.protobuf);
+  messages.forEach((name, i) => out.push(`${JSON.stringify(name)}:${JSON.stringify(model.protobuf[name])}` + (i < messages.length - 1 ? ',' : '')));
   out.push('}}');
   return out.join('\n') + '\n';
 }

@@ -96,9 +96,35 @@ export interface GroupFacts {
   versions: GroupVersionFacts[];
 }
 
+/** Scalar protobuf types the kube messages use. */
+export type ProtoScalar = 'string' | 'int32' | 'int64' | 'bool' | 'double' | 'bytes';
+
+/** One field of a generated.proto message, named by its JSON property. */
+export interface ProtoFieldFacts {
+  /** The JSON property name (the proto name for fields of messages the OpenAPI document lacks). */
+  name: string;
+  number: number;
+  /** A scalar type, or the definition-style name of a message ("io.k8s.api.core.v1.PodSpec"). */
+  type: ProtoScalar | string;
+  repeated?: true;
+  /** map<key, type>: entries are messages {1: key, 2: value}. */
+  mapKey?: ProtoScalar;
+  /** An embedded Go struct: inline in JSON (its fields sit in the parent object), one nested message here. */
+  inline?: true;
+}
+
+export interface ProtoMessageFacts {
+  /** Fields by ascending number (the order gogo-protobuf writes them). */
+  fields: ProtoFieldFacts[];
+  /** A Go slice type given a message of its own (+protobuf.nullable=true): JSON array, message {repeated items = 1}. */
+  listWrapper?: true;
+}
+
 export interface ApiModel {
   /** Groups in the order kube-apiserver lists them in /apis (the legacy core group "" first). */
   groups: GroupFacts[];
   /** Every definition the resources reach, by definition name. */
   schemas: Record<string, SchemaNode>;
+  /** Every generated.proto message, by definition-style name. */
+  protobuf: Record<string, ProtoMessageFacts>;
 }

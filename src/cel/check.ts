@@ -26,6 +26,7 @@ const INT: DeclType = { kind: 'int' };
 const DOUBLE: DeclType = { kind: 'double' };
 const STRING: DeclType = { kind: 'string' };
 const LIST_DYN: DeclType = { kind: 'list', elem: DYN };
+const MAP_KEY: DeclType = { kind: 'string', maxLength: 0 };
 
 /** Type denotations usable as values (`type(x) == int`). */
 const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'optional_type']);
@@ -186,7 +187,8 @@ export function checkExpression(
       case 'comprehensionExpr': {
         const c = k.value;
         const range = c.iterRange ? visit(c.iterRange, scope) : DYN;
-        const iterType = range.kind === 'list' ? range.elem : range.kind === 'map' || range.kind === 'object' ? STRING : DYN;
+        // map keys carry no size bound in kube's declared types, so their size estimate is 0
+        const iterType = range.kind === 'list' ? range.elem : range.kind === 'map' || range.kind === 'object' ? MAP_KEY : DYN;
         const accuType = c.accuInit ? visit(c.accuInit, scope) : DYN;
         const inner = new Map(scope);
         inner.set(c.accuVar, accuType.kind === 'list' ? LIST_DYN : accuType);

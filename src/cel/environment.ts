@@ -1,31 +1,34 @@
 // The one CEL environment of the server: @bufbuild/cel's standard library and strings extension plus the Kubernetes
-// libraries kube 1.31 enables (lists, sets, regex, URLs, quantity, optionals, authorizer), every function wrapped to
+// libraries kube 1.31 enables (lists, sets, regex, URLs, quantity, optionals, IP/CIDR, authorizer), every function wrapped to
 // charge the cost meter. compileExpression parses, checks against declared variable types and plans once per
 // (expression, declarations); evaluate runs a program under a cost limit.
 
 import { celEnv, parse, plan, isCelError } from '@bufbuild/cel';
 import type { CelEnv, CelFunc, CelValue } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
 import { charge, meter, CostLimitExceeded } from './cost.ts';
 import { checkExpression } from './check.ts';
 import type { CheckedInfo } from './check.ts';
 import { estimateCost } from './estimate.ts';
 import type { DeclType } from './values.ts';
+import { lastOutOfRange } from './values.ts';
 import { typeKey } from './type-key.ts';
 import { listFuncs } from './library/lists.ts';
+import { stringFuncs } from './library/strings.ts';
 import { regexFuncs, regexTest } from './library/regex.ts';
 import { urlFuncs } from './library/urls.ts';
 import { quantityFuncs } from './library/quantity.ts';
 import { optionalFuncs, rewriteOptionalSyntax } from './library/optionals.ts';
 import { authorizerFuncs } from './library/authorizer.ts';
+import { ipFuncs } from './library/ip.ts';
 import { formatIssue, formatSyntaxError } from './issues.ts';
 
 const FUNC_BRAND = Symbol.for('@bufbuild/cel/func');
 
-const libraryFuncs: CelFunc[] = [...strings, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...authorizerFuncs];
+const libraryFuncs: CelFunc[] = [...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...authorizerFuncs];
 
-/** Size-proportional charges (cel-go charges 0.1 per traversed byte or element for these). */
-const traversing = new Set(['contains', 'startsWith', 'endsWith', 'matches', '_+_', 'lowerAscii', 'upperAscii', 'replace', 'split', 'join', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'format', 'strings.quote', '@in']);
+/** Size-proportional charges (cel-go charges 0.1 per traversed byte or element for these); the Kubernetes library
+ * functions (and `matches`, through the regex cache) charge their own. */
+const traversing = new Set(['contains', 'startsWith', 'endsWith', '_+_', 'lowerAscii', 'upperAscii', 'replace', 'split', 'join', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'format', 'strings.quote', '@in']);
 
 function sizeOf(v: CelValue | undefined): number {
   if (typeof v === 'string') return v.length;
@@ -102,6 +105,15 @@ export function compileExpression(source: string, variables: Readonly<Record<str
 }
 
 function compileUncached(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
+  try {
+    return compileChecked(source, variables);
+  } catch (e) {
+    // e.g. an expression nested deep enough to exhaust the stack
+    return { ok: false, error: `ERROR: <input>:1:1: ${(e as Error).message}` };
+  }
+}
+
+function compileChecked(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
   const rewritten = rewriteOptionalSyntax(source);
   let parsed;
   try {
@@ -129,12 +141,16 @@ export type EvalResult =
 function kubeErrorText(message: string): string {
   const field = /^field not found: (.*)$/.exec(message);
   if (field) return `no such key: ${field[1]}`;
-  const index = /^index (-?\d+) out of bounds/.exec(message);
-  if (index) return `index out of bounds: ${index[1]}`;
+  const index = /^index (-?\d+) out of bounds \[0, (?:(\d+)|-1)\)/.exec(message);
+  if (index) {
+    const size = index[2] !== undefined ? Number(index[2]) : lastOutOfRange.size;
+    return size < 0 ? `index out of bounds: ${index[1]}` : `index '${index[1]}' out of range in list size '${size}'`;
+  }
   if (message.startsWith('found no matching overload')) return `no such overload`;
-  if (message === 'int divide by zero') return 'division by zero';
-  if (message === 'int modulus by zero') return 'modulus by zero';
-  if (message.startsWith('int overflow') || message.startsWith('int64 overflow')) return 'integer overflow';
+  if (/^u?int divide by zero$/.test(message)) return 'division by zero';
+  if (/^u?int modulus by zero$/.test(message)) return 'modulus by zero';
+  if (message.startsWith('int overflow')) return 'integer overflow';
+  if (message.startsWith('uint overflow')) return 'unsigned integer overflow';
   return message;
 }
 
@@ -144,6 +160,7 @@ export function evaluate(expr: CompiledExpression, vars: Record<string, unknown>
   const savedLimit = meter.limit;
   meter.cost = 0;
   meter.limit = costLimit;
+  lastOutOfRange.size = -1;
   try {
     const r = expr.program(vars) as CelValue;
     const cost = meter.cost;

@@ -10,16 +10,22 @@ import type { DeclType } from './values.ts';
 /** The largest request body the server accepts, which bounds every unbounded collection (3 MiB). */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 
-/** Smallest JSON encoding of a value of the type (bytes). */
+/** Smallest JSON encoding of a value of the type (bytes), as kube's SchemaDeclType sets MinSerializedSize. */
 function minJsonSize(t: DeclType): number {
   switch (t.kind) {
-    case 'string':
     case 'object':
+      return t.minSize ?? 2;
+    case 'string':
+    case 'bytes':
     case 'map':
     case 'list':
       return 2;
     case 'bool':
       return 4;
+    case 'duration':
+      return 4;
+    case 'timestamp':
+      return t.dateOnly ? 12 : 22;
     default:
       return 1;
   }
@@ -31,10 +37,11 @@ export function maxElements(t: DeclType): number {
     case 'list':
       return t.maxItems ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minJsonSize(t.elem) + 1));
     case 'map':
-      return t.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minJsonSize(t.value) + 4));
+      return t.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minJsonSize(t.value) + 6));
     case 'object':
       return t.maxProperties ?? t.fields.size;
     case 'string':
+    case 'bytes':
       return t.maxLength ?? MAX_REQUEST_SIZE_BYTES - 2;
     case 'dyn':
       return MAX_REQUEST_SIZE_BYTES - 2;
@@ -55,7 +62,9 @@ export function estimateCost(info: CheckedInfo): number {
     if (e.exprKind.case === 'listExpr') return e.exprKind.value.elements.length;
     if (e.exprKind.case === 'constExpr' && e.exprKind.value.constantKind.case === 'stringValue') return e.exprKind.value.constantKind.value.length;
     const t = info.types.get(e.id);
-    if (!t || t.kind === 'int' || t.kind === 'double' || t.kind === 'bool') return 0;
+    if (!t) return 0;
+    // scalars count as size 1, as cel-go's size estimate does
+    if (t.kind === 'int' || t.kind === 'double' || t.kind === 'bool' || t.kind === 'timestamp' || t.kind === 'duration') return 1;
     return maxElements(t);
   };
   const cost = (e: Expr | undefined): number => {
@@ -81,16 +90,16 @@ export function estimateCost(info: CheckedInfo): number {
         s += 1;
         const sizes = parts.map(size);
         if (comparing.has(c.function)) s += Math.ceil(Math.min(...sizes) * 0.1);
-        else if (c.function === 'contains') s += Math.ceil(sizes[0] * (sizes[1] ?? 0) * 0.1);
+        else if (c.function === 'contains') s += Math.ceil(sizes[0] * 0.1) * Math.ceil((sizes[1] ?? 0) * 0.1);
         else if (c.function === 'startsWith' || c.function === 'endsWith') s += Math.ceil((sizes[1] ?? 0) * 0.1);
-        else if (regexMatching.has(c.function)) s += Math.ceil(sizes[0] * 0.1 * Math.max(1, (sizes[1] ?? 0) * 0.25));
+        else if (regexMatching.has(c.function)) s += Math.ceil((sizes[0] + 1) * 0.1) * Math.ceil((sizes[1] ?? 0) * 0.25);
         else if (traversing.has(c.function)) s += Math.ceil(sizes.reduce((acc, x) => acc + x, 0) * 0.1);
         return s;
       }
       case 'comprehensionExpr': {
         const c = k.value;
         const n = size(c.iterRange);
-        return cost(c.iterRange) + cost(c.accuInit) + n * (cost(c.loopCondition) + cost(c.loopStep) + 1) + cost(c.result);
+        return cost(c.iterRange) + cost(c.accuInit) + n * (cost(c.loopCondition) + cost(c.loopStep)) + cost(c.result);
       }
       default:
         return 0;

@@ -9,7 +9,7 @@ export function typeKey(t: DeclType): string {
   if (k !== undefined) return k;
   switch (t.kind) {
     case 'object':
-      k = `{${[...t.fields].map(([n, f]) => `${n}=${f.name}:${typeKey(f.type)}`).join(',')}}${t.maxProperties ?? ''}`;
+      k = `{${[...t.fields].map(([n, f]) => `${n}=${f.name}:${typeKey(f.type)}`).join(',')}}${t.maxProperties ?? ''}/${t.minSize ?? ''}`;
       break;
     case 'map':
       k = `map<${typeKey(t.value)}>${t.maxProperties ?? ''}`;
@@ -18,7 +18,11 @@ export function typeKey(t: DeclType): string {
       k = `list<${typeKey(t.elem)}>${t.maxItems ?? ''}`;
       break;
     case 'string':
-      k = `string${t.maxLength ?? ''}`;
+    case 'bytes':
+      k = `${t.kind}${t.maxLength ?? ''}`;
+      break;
+    case 'timestamp':
+      k = t.dateOnly ? 'date' : 'timestamp';
       break;
     default:
       k = t.kind;

@@ -12,11 +12,19 @@ export interface DeclField {
   readonly type: DeclType;
 }
 
+/**
+ * maxItems / maxProperties / maxLength bound the cost estimate; without them the estimate assumes as many elements
+ * as fit in the largest request, given the smallest serialized element (minSize of objects: {} and the required
+ * properties). maxLength counts bytes (kube multiplies a schema's maxLength in characters by 4).
+ */
 export type DeclType =
-  | { readonly kind: 'object'; readonly fields: ReadonlyMap<string, DeclField>; readonly maxProperties?: number }
+  | { readonly kind: 'object'; readonly fields: ReadonlyMap<string, DeclField>; readonly maxProperties?: number; readonly minSize?: number }
   | { readonly kind: 'map'; readonly value: DeclType; readonly maxProperties?: number }
   | { readonly kind: 'list'; readonly elem: DeclType; readonly maxItems?: number }
   | { readonly kind: 'string'; readonly maxLength?: number }
+  | { readonly kind: 'bytes'; readonly maxLength?: number }
+  | { readonly kind: 'timestamp'; readonly dateOnly?: boolean }
+  | { readonly kind: 'duration' }
   | { readonly kind: 'int' }
   | { readonly kind: 'double' }
   | { readonly kind: 'bool' }
@@ -38,6 +46,12 @@ export function jsonToCel(v: unknown, t: DeclType): CelValue {
     case 'string':
     case 'bool':
       return typeof v === 'object' ? dynToCel(v) : (v as CelValue);
+    case 'bytes':
+      return typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'base64')) : dynToCel(v);
+    case 'timestamp':
+      return typeof v === 'string' ? convert(timestampProgram, t.dateOnly ? `${v}T00:00:00Z` : v) : dynToCel(v);
+    case 'duration':
+      return typeof v === 'string' ? convert(durationProgram, v) : dynToCel(v);
     case 'object':
       return v !== null && typeof v === 'object' && !Array.isArray(v) ? (new ObjectValue(v as Record<string, unknown>, t.fields) as unknown as CelValue) : dynToCel(v);
     case 'map':
@@ -138,6 +152,9 @@ class MapValue extends JsonMap {
   }
 }
 
+/** The size of the JSON list last indexed out of range (the evaluator's error does not carry it). */
+export const lastOutOfRange = { size: -1 };
+
 class ListValue {
   readonly [LIST_BRAND] = {};
   private readonly raw: unknown[];
@@ -150,7 +167,10 @@ class ListValue {
     return this.raw.length;
   }
   get(index: number): CelValue | undefined {
-    if (index < 0 || index >= this.raw.length) return undefined;
+    if (index < 0 || index >= this.raw.length) {
+      lastOutOfRange.size = this.raw.length;
+      return undefined;
+    }
     charge(1);
     return jsonToCel(this.raw[index], this.elem);
   }
@@ -162,8 +182,18 @@ class ListValue {
   }
 }
 
-// CEL equality and ordering for library functions, delegated to the evaluator's own operators.
+// CEL equality and ordering for library functions, and timestamp/duration conversion of formatted strings,
+// delegated to the evaluator's own functions.
 const plainEnv = celEnv();
+const timestampProgram = plan(plainEnv, parse('timestamp(s)'));
+const durationProgram = plan(plainEnv, parse('duration(s)'));
+
+function convert(program: (vars: never) => unknown, s: string): CelValue {
+  const r = program({ s } as never);
+  if (r instanceof Error) throw r;
+  return r as CelValue;
+}
+
 const eqProgram = plan(plainEnv, parse('a == b'));
 const ltProgram = plan(plainEnv, parse('a < b'));
 

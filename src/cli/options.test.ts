@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FlagError } from './flags.ts';
 import { parseCommandLine } from './options.ts';
 
-test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, AlwaysAllow, anonymous left to its default', () => {
+test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real cluster, anonymous left to its default', () => {
   const c = parseCommandLine([]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -15,7 +15,7 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, AlwaysAllow, anonymous l
     clientCaFile: undefined,
     tokenAuthFile: undefined,
     anonymousAuth: undefined,
-    authorizationMode: ['AlwaysAllow'],
+    authorizationMode: ['Node', 'RBAC'],
     runtimeConfig: '',
     featureGates: {},
     historyWindowSeconds: 300,

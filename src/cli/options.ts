@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { FlagError, parseFlags } from './flags.ts';
 import type { FlagSpec, ParsedFlags } from './flags.ts';
 import { parseFeatureGateFlag, resolveFeatureGates } from './feature-gates.ts';
+import { parseGoDuration } from './duration.ts';
 import type { CapstanOptions } from './start.ts';
 
 export const FLAGS: readonly FlagSpec[] = [
@@ -15,11 +16,13 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'client-ca-file', type: 'string', valueName: 'string', help: 'A bundle of CA certificates accepted, besides the generated CA, to verify client certificates (CN = user, O = groups).' },
   { name: 'token-auth-file', type: 'string', valueName: 'string', help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated). Turned off when AlwaysAllow is an authorization mode.' },
-  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['AlwaysAllow'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny.' },
+  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['Node', 'RBAC'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny, Node, RBAC. The admin kubeconfig (group system:masters) is always allowed.' },
   { name: 'runtime-config', type: 'map', valueName: 'mapStringString', help: 'A set of key=value pairs enabling or disabling API group versions, e.g. api/all=true,batch/v1beta1=false.' },
   { name: 'feature-gates', type: 'map', valueName: 'mapStringBool', help: "A set of key=value pairs that describe feature gates (kube-apiserver 1.31's gates, e.g. WatchList=true); unknown gates are rejected." },
   { name: 'history-window', type: 'int', valueName: 'seconds', default: 300, help: 'How much change history storage keeps for watches and resourceVersion reads, in seconds. 0 keeps all.' },
   { name: 'min-request-timeout', type: 'int', valueName: 'int', default: 1800, help: 'The minimum number of seconds a watch is held open; each watch gets a random timeout between this and twice it.' },
+  { name: 'request-timeout', type: 'string', valueName: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
+  { name: 'http2-max-streams-per-connection', type: 'int', valueName: 'int', default: 0, help: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default." },
   { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir) or memory (lost on exit).' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
@@ -59,6 +62,13 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   if (backend !== 'sqlite' && backend !== 'memory') {
     throw new FlagError(`--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'`);
   }
+  const rawTimeout = v['request-timeout'] as string;
+  let requestTimeoutMs: number;
+  try {
+    requestTimeoutMs = parseGoDuration(rawTimeout);
+  } catch (e) {
+    throw invalid(rawTimeout, '--request-timeout', (e as Error).message);
+  }
   const verbosity = v.v as number;
   if (verbosity < 0) throw invalid(String(verbosity), '-v, --v', 'must be a non-negative number');
 
@@ -75,6 +85,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     featureGates,
     historyWindowSeconds: v['history-window'] as number,
     minRequestTimeoutSeconds: v['min-request-timeout'] as number,
+    requestTimeoutSeconds: requestTimeoutMs / 1000,
+    http2MaxStreamsPerConnection: v['http2-max-streams-per-connection'] as number,
     storageBackend: backend,
     dataDir: v['data-dir'] as string,
     plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../server/log.ts';
-import { ConfigError, completeOptions } from './start.ts';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, completeOptions, prepareDataDir } from './start.ts';
 
 function collect(): { lines: string[]; log: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
@@ -38,9 +41,37 @@ test('invalid options are ConfigErrors', () => {
     [{ plainHttpPort: -1 }, '--plain-http-port -1 must be between 0 and 65535, inclusive (0 picks a free port)'],
     [{ historyWindowSeconds: -5 }, '--history-window can not be negative value'],
     [{ minRequestTimeoutSeconds: -1 }, '--min-request-timeout can not be negative value'],
+    [{ requestTimeoutSeconds: -1 }, "--request-timeout can not be negative value"],
+    [{ http2MaxStreamsPerConnection: -1 }, "--http2-max-streams-per-connection can not be negative value"],
     [{ authorizationMode: ['AlwaysAllow', 'Nope'] }, 'authorization-mode "Nope" is not a valid mode'],
-    [{ authorizationMode: ['RBAC', 'Nope'] }, '[authorization-mode "RBAC" is not supported by Capstan yet, authorization-mode "Nope" is not a valid mode]'],
+    [{ authorizationMode: ['Webhook', 'Nope'] }, '[authorization-mode "Webhook" is not supported by Capstan yet, authorization-mode "Nope" is not a valid mode]'],
     [{ storageBackend: 'etcd' as 'memory' }, "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
   ];
   for (const [options, message] of bad) assert.throws(() => completeOptions(options, log), (e: unknown) => e instanceof ConfigError && e.message === message, message);
+});
+
+test('an existing world-writable data dir of ours is tightened to 0700, with a warning', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'capstan-perm-'));
+  try {
+    await chmod(dir, 0o777);
+    const { lines, log } = collect();
+    assert.deepEqual(await prepareDataDir(dir, log), { dir, temporary: false });
+    assert.equal((await stat(dir)).mode & 0o777, 0o700);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0], /"level":"warning","msg":"data directory was accessible to other users; its mode is now 0700".*"mode":"0777"/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a shared (sticky, world-writable) data dir is refused, never tightened', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'capstan-shared-'));
+  try {
+    await chmod(dir, 0o1777);
+    const { log } = collect();
+    await assert.rejects(prepareDataDir(dir, log), (e: unknown) => e instanceof ConfigError && e.message === `--data-dir ${dir} is writable by other users (mode 1777) and shared or not owned by this user; use a directory of your own`);
+    assert.equal((await stat(dir)).mode & 0o7777, 0o1777);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

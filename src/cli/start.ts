@@ -14,6 +14,9 @@ import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
 import type { CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
 import { installCrds, type CrdSource, type InstallCrdsOptions } from '../testing/install-crds.ts';
+import { rbacRuleResolver } from '../auth/authz/rbac/authorizer.ts';
+import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
+import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createTestControls, type ForkedServer, type LogicalCluster, type TestControls } from '../testing/controls.ts';
 import type { RequestQuery, RequestRecord } from '../testing/recorder.ts';
@@ -21,7 +24,7 @@ import { testControlHooks } from '../testing/request-hooks.ts';
 import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
 import type { StorageSnapshot } from '../storage/types.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
-import type { Listener } from '../server/listen.ts';
+import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
 import { createLogger } from '../server/log.ts';
@@ -55,6 +58,12 @@ export interface CapstanOptions {
   anonymousAuth?: boolean;
   historyWindowSeconds?: number;
   minRequestTimeoutSeconds?: number;
+  /** --request-timeout in seconds (default 60): non-long-running requests past it are answered 504. */
+  requestTimeoutSeconds?: number;
+  /** --http2-max-streams-per-connection (0, the default, means kube's 100). */
+  http2MaxStreamsPerConnection?: number;
+  /** Connection timeouts (library only; default kube's: 32 s header read, 90 s idle, 10 s HTTP/2 preface). */
+  connectionTimeouts?: Pick<ServingLimits, 'readHeaderTimeoutMs' | 'idleTimeoutMs' | 'http2PrefaceTimeoutMs'>;
   /** Also serve plain, unauthenticated-transport HTTP on this port (0 = a free one). Insecure: debugging only. */
   plainHttpPort?: number;
   /** Log verbosity: <0 warnings and errors only (library default), 0 start-up facts, higher = more. */
@@ -150,6 +159,11 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   if (!(historyWindowSeconds >= 0)) throw new ConfigError('--history-window can not be negative value');
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800;
   if (!(minRequestTimeoutSeconds >= 0)) throw new ConfigError('--min-request-timeout can not be negative value');
+  const requestTimeoutSeconds = options.requestTimeoutSeconds ?? 60;
+  // ServerRunOptions.Validate's messages.
+  if (!(requestTimeoutSeconds >= 0)) throw new ConfigError('--request-timeout can not be negative value');
+  const http2MaxStreamsPerConnection = options.http2MaxStreamsPerConnection ?? 0;
+  if (!(http2MaxStreamsPerConnection >= 0)) throw new ConfigError('--http2-max-streams-per-connection can not be negative value');
   return {
     modes,
     factories,
@@ -160,12 +174,14 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     backend,
     historyWindowSeconds,
     minRequestTimeoutSeconds,
+    requestTimeoutMs: requestTimeoutSeconds * 1000,
+    http2MaxStreamsPerConnection,
     bindAddress: options.bindAddress ?? '127.0.0.1',
     runtimeConfig: options.runtimeConfig ?? '',
   };
 }
 
-async function prepareDataDir(dataDir: string | undefined, log: Logger): Promise<{ dir: string; temporary: boolean }> {
+export async function prepareDataDir(dataDir: string | undefined, log: Logger): Promise<{ dir: string; temporary: boolean }> {
   if (dataDir === undefined) return { dir: await mkdtemp(join(tmpdir(), 'capstan-')), temporary: true };
   const dir = resolve(dataDir);
   const existing = await stat(dir).catch(() => undefined);
@@ -175,7 +191,20 @@ async function prepareDataDir(dataDir: string | undefined, log: Logger): Promise
   } else if (!existing.isDirectory()) {
     throw new ConfigError(`--data-dir ${dir} is not a directory`);
   } else if ((existing.mode & 0o077) !== 0) {
-    log.warn('data directory is accessible to other users; it holds private keys', { dataDir: dir, mode: (existing.mode & 0o777).toString(8) });
+    // It holds private keys and the database: other users get no access. A directory of ours is tightened;
+    // one that others may write to and that is not ours to tighten (someone else's, or shared like /tmp) is refused.
+    const mode = (existing.mode & 0o7777).toString(8).padStart(4, '0');
+    const ours = typeof process.getuid !== 'function' || existing.uid === process.getuid();
+    // A sticky directory (/tmp and the like) is shared by design: never tightened, refused when writable.
+    const shared = (existing.mode & 0o1000) !== 0;
+    if (ours && !shared) {
+      await chmod(dir, 0o700);
+      log.warn('data directory was accessible to other users; its mode is now 0700', { dataDir: dir, mode });
+    } else if ((existing.mode & 0o022) !== 0) {
+      throw new ConfigError(`--data-dir ${dir} is writable by other users (mode ${mode}) and shared or not owned by this user; use a directory of your own`);
+    } else {
+      log.warn('data directory is readable by other users; it holds private keys', { dataDir: dir, mode });
+    }
   }
   return { dir, temporary: false };
 }
@@ -307,16 +336,22 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     // storage -> registry (with its watch caches) -> authorizers reading through it -> control plane -> endpoints.
     // The review kinds live in the registry and evaluate with the authorizer built after it: they reach it through
     // a forwarding authorizer, bound before any request can arrive.
+    // RBAC's policy informers are shared by the RBAC authorizer and the escalation checks of the RBAC stores.
     let authorizer: Authorizer | undefined;
+    let policy: RbacPolicy | undefined;
+    const rbacPolicy = (): RbacPolicy => (policy ??= startRbacPolicy(registry));
+    cleanups.push(async () => policy?.stop());
+    const rbacResolver = rbacRuleResolver(rbacPolicy);
     const registry = await createRegistry({
       storage,
       runtimeConfig: cfg.runtimeConfig,
       featureGates: cfg.featureGates,
       watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
       reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
+      storeWrappers: rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
     });
     cleanups.push(() => registry.close());
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry });
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
 
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
@@ -324,8 +359,11 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         advertiseAddress: advertiseAddressFor(cfg.bindAddress),
         onError: (error) => log.error('bootstrap objects could not be reconciled', { error }),
       },
+      rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
     });
     cleanups.push(() => controlPlane.stop());
+    // RBAC's informers start after the defaults are in place, so the first request already sees them.
+    if (cfg.modes.includes('RBAC')) await rbacPolicy().synced();
     const namespacesReady = namedCheck('poststarthook/start-system-namespaces-controller', () => {
       if (!controlPlane.ready()) throw new Error('system namespaces are not created yet');
     });
@@ -382,7 +420,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
 
     let shuttingDown = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, hooks });
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, hooks });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
@@ -390,7 +428,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const graceMs = (options.shutdownGraceSeconds ?? 5) * 1000;
     let secure: Listener;
     try {
-      secure = await listenSecure(cfg.port, cfg.bindAddress, { certPem: servingCert, keyPem: servingKey, clientCaPems }, handler);
+      secure = await listenSecure(cfg.port, cfg.bindAddress, { certPem: servingCert, keyPem: servingKey, clientCaPems }, handler, { ...options.connectionTimeouts, http2MaxStreamsPerConnection: cfg.http2MaxStreamsPerConnection });
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'EADDRINUSE') throw new Error(`failed to listen on ${cfg.bindAddress}:${cfg.port}: address already in use`);
@@ -400,7 +438,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     cleanups.push(() => secure.close(graceMs));
     let plain: Listener | undefined;
     if (cfg.plainHttpPort !== undefined) {
-      plain = await listenPlain(cfg.plainHttpPort, cfg.bindAddress, handler);
+      plain = await listenPlain(cfg.plainHttpPort, cfg.bindAddress, handler, options.connectionTimeouts);
       const p = plain;
       cleanups.push(() => p.close(graceMs));
       log.warn('serving plain HTTP: requests and credentials on this port are not encrypted; use it for local debugging only', { port: plain.port });

@@ -7,6 +7,7 @@
 import { isStatusError, StatusError } from '../apis/errors.ts';
 import { compileValidationRules, type CompiledRules } from '../registry/apiextensions/cel-rules.ts';
 import { customResourceDefinitions } from '../registry/apiextensions/custom-resource-definitions.ts';
+import { webhookConverter } from '../registry/apiextensions/conversion-webhook.ts';
 import { customResourceStrategy, type CrdRuntime, type VersionRuntime } from '../registry/apiextensions/custom-resource-strategy.ts';
 import { hasStatusSubresource, scaleSubresource, versionSchema } from '../registry/apiextensions/crd-layout.ts';
 import { setCrdCondition } from '../registry/apiextensions/crd-strategy.ts';
@@ -175,7 +176,8 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
     if (state.generation === generation && state.plural === plural) return;
     state.versions = versionRuntimes(crd);
     state.namespaced = crd.spec.scope === 'Namespaced';
-    const defs = customResourceDefinitions(crd, { strategy: state.strategy, schemaNode: (v) => state.versions.get(`${crd.spec.group}/${v}`)?.schema?.node });
+    const convertAsync = crd.spec.conversion?.strategy === 'Webhook' ? webhookConverter(crd, registry) : undefined;
+    const defs = customResourceDefinitions(crd, { strategy: state.strategy, convertAsync, schemaNode: (v) => state.versions.get(`${crd.spec.group}/${v}`)?.schema?.node });
     const gone = state.defs.filter((d) => !defs.some((n) => n.version === d.version && n.resource === d.resource));
     if (gone.length) registry.unregister(gone);
     Object.assign(state, { defs, generation, plural });

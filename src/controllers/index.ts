@@ -1,5 +1,5 @@
 // The in-process control plane kube-apiserver runs beside its API: the system namespaces, the objects it makes for
-// itself (bootstrap), and the namespace lifecycle controller. Everything writes through the registry's stores.
+// itself (bootstrap), the namespace lifecycle controller, the default RBAC policy and ClusterRole aggregation. Everything writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
@@ -7,7 +7,9 @@ import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
 import type { Registry } from '../registry/types.ts';
 import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
 import { startCrdController, type CrdController } from './crd.ts';
+import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
+import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 
 export interface ControlPlaneOptions {
   /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
@@ -16,6 +18,8 @@ export interface ControlPlaneOptions {
   readonly namespaceResyncMs?: number;
   /** Retry delay of the CRD controller while instances remain (default 1000 ms). */
   readonly crdRetryMs?: number;
+  /** Create and reconcile the default RBAC policy at start (kube-apiserver does when RBAC is an authorization mode). */
+  readonly rbacBootstrapPolicy?: boolean;
 }
 
 export interface ControlPlane {
@@ -31,11 +35,16 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   await crds.synced();
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
+  if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
+  const aggregation = startClusterRoleAggregation(registry);
+  // The default admin, edit and view roles are aggregated before the server answers anyone.
+  if (options.rbacBootstrapPolicy) await aggregation?.idle();
   return {
     ready: () => true,
     crds,
     async stop() {
       await crds.stop();
+      aggregation?.stop();
       await bootstrap?.stop();
       await namespaces.stop();
     },

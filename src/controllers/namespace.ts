@@ -6,7 +6,8 @@
 import { clockDate } from '../apis/clock.ts';
 import { isStatusError } from '../apis/errors.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
-import type { KubeObject, Registry, RequestContext, ResourceStore, WatchStream } from '../registry/types.ts';
+import type { KubeObject, Registry, RequestContext, ResourceStore } from '../registry/types.ts';
+import { startWorkQueue, type WorkQueue } from './work-queue.ts';
 
 export interface NamespaceController {
   /** Process one namespace now (tests and callers that need the result synchronously). */
@@ -124,10 +125,6 @@ function isNotFound(e: unknown): boolean {
 export function startNamespaceController(registry: Registry, options: NamespaceControllerOptions = {}): NamespaceController {
   const resyncMs = options.resyncMs ?? 1000;
   let stopped = false;
-  let watch: WatchStream | undefined;
-  const timers = new Set<NodeJS.Timeout>();
-  const queued = new Set<string>();
-  let draining: Promise<void> = Promise.resolve();
 
   const namespaces = (): ResourceStore | undefined => {
     const def = registry.lookup('', 'v1', 'namespaces');
@@ -209,7 +206,7 @@ export function startNamespaceController(registry: Registry, options: NamespaceC
         if (!isNotFound(e)) throw e;
       });
     if (report.remaining.length || report.errors.length) {
-      schedule(name, resyncMs);
+      queue.enqueue(name, resyncMs);
       return;
     }
     await store
@@ -227,65 +224,19 @@ export function startNamespaceController(registry: Registry, options: NamespaceC
       });
   }
 
-  function later(fn: () => void, delayMs: number) {
-    if (stopped) return;
-    const t = setTimeout(() => {
-      timers.delete(t);
-      if (!stopped) fn();
-    }, delayMs);
-    timers.add(t);
-  }
-
-  function schedule(name: string, delayMs: number) {
-    later(() => enqueue(name), delayMs);
-  }
-
-  /** Namespaces are processed one at a time, each name at most once per queue pass. */
-  function enqueue(name: string) {
-    if (stopped || queued.has(name)) return;
-    queued.add(name);
-    draining = draining.then(async () => {
-      queued.delete(name);
-      if (stopped) return;
-      try {
-        await sync(name);
-      } catch {
-        schedule(name, resyncMs);
-      }
-    });
-  }
-
-  async function startWatch() {
-    const store = namespaces();
-    if (!store || stopped) return;
-    try {
-      const w = await store.watch(ctxFor(''), {});
-      if (stopped) return w.stop();
-      watch = w;
-      w.start(
-        (ev) => {
-          const obj = ev.object as KubeObject;
-          if ((ev.type === 'ADDED' || ev.type === 'MODIFIED') && obj.metadata?.deletionTimestamp && obj.metadata.name) enqueue(obj.metadata.name);
-        },
-        () => {
-          later(() => void startWatch(), resyncMs);
-        },
-      );
-    } catch {
-      later(() => void startWatch(), resyncMs);
-    }
-  }
-
-  void startWatch();
+  const queue: WorkQueue = startWorkQueue({
+    store: namespaces,
+    context: ctxFor(''),
+    filter: (ev) => (ev.type === 'ADDED' || ev.type === 'MODIFIED') && !!(ev.object as KubeObject).metadata?.deletionTimestamp,
+    sync: (name) => (stopped ? Promise.resolve() : sync(name)),
+    retryMs: resyncMs,
+  });
 
   return {
     sync,
     async stop() {
       stopped = true;
-      watch?.stop();
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await draining.catch(() => undefined);
+      await queue.stop();
     },
   };
 }

@@ -69,3 +69,9 @@ test('encodeJson escapes like Go and ends compact output with a newline', () => 
   assert.equal(encodeJson({ a: '<b>&\u2028' }), '{"a":"\\u003cb\\u003e\\u0026\\u2028"}\n');
   assert.equal(encodeJson({ a: [1, {}], b: [] }, true), '{\n  "a": [\n    1,\n    {}\n  ],\n  "b": []\n}');
 });
+
+test('nesting past 10000 levels is a syntax error worded as Go words it', () => {
+  assert.deepEqual(scanJson('['.repeat(10000) + ']'.repeat(10000)).duplicates, []);
+  assert.throws(() => scanJson('{"a":' + '['.repeat(10000) + ']'.repeat(10000) + '}'), { message: "invalid character '[' exceeded max depth" });
+  assert.throws(() => scanJson('['.repeat(9999) + '{"a":{}}' + ']'.repeat(9999)), { message: "invalid character '{' exceeded max depth" });
+});

@@ -54,6 +54,9 @@ interface Frame {
   index: number;
 }
 
+/** encoding/json's maxNestingDepth: deeper input is a syntax error ("exceeded max depth"). */
+export const MAX_JSON_NESTING_DEPTH = 10000;
+
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
@@ -160,10 +163,12 @@ export function scanJson(text: string): ScanResult {
     const c = text.charCodeAt(i);
     switch (c) {
       case 0x7b: // {
+        if (stack.length >= MAX_JSON_NESTING_DEPTH) fail(i, 'exceeded max depth');
         i++;
         stack.push({ kind: 'object', path, keys: undefined, index: 0 });
         return true;
       case 0x5b: // [
+        if (stack.length >= MAX_JSON_NESTING_DEPTH) fail(i, 'exceeded max depth');
         i++;
         stack.push({ kind: 'array', path, keys: undefined, index: 0 });
         return true;

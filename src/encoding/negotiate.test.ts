@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { acceptsGzip, negotiateOutput, parseAccept, parseContentType, prettyRequested } from './negotiate.ts';
+import { acceptsGzip, negotiateOutput, parseAccept, parseContentType, prettyRequested, PROTOBUF_SERVED_MEDIA_TYPES } from './negotiate.ts';
 
 const resource = { allowTransform: true };
 const plain = { allowTransform: false };
@@ -83,4 +83,19 @@ test('acceptsGzip', () => {
   assert.equal(acceptsGzip('deflate, GZIP;q=0.5'), true);
   assert.equal(acceptsGzip('br'), false);
   assert.equal(acceptsGzip(undefined), false);
+});
+
+test('protobuf: served for kinds with a message, with stream=watch; fallbacks for the others', () => {
+  const pb = 'application/vnd.kubernetes.protobuf';
+  assert.equal(negotiateOutput(pb, resource, PROTOBUF_SERVED_MEDIA_TYPES)?.mediaType, pb);
+  assert.equal(negotiateOutput(`${pb};stream=watch`, resource, PROTOBUF_SERVED_MEDIA_TYPES)?.stream, 'watch');
+  assert.equal(negotiateOutput(`${pb}, application/json`, resource, PROTOBUF_SERVED_MEDIA_TYPES)?.mediaType, pb);
+  // Wildcards keep JSON first, as kube's serializer order does.
+  assert.equal(negotiateOutput('*/*', resource, PROTOBUF_SERVED_MEDIA_TYPES)?.mediaType, 'application/json');
+  // Without protobuf (custom resources): the fallback, or nothing (406).
+  assert.equal(negotiateOutput(`${pb}, application/json`, resource)?.mediaType, 'application/json');
+  assert.equal(negotiateOutput(pb, resource), undefined);
+  // Table has no protobuf message; PartialObjectMetadataList has.
+  assert.equal(negotiateOutput(`${pb};as=Table;g=meta.k8s.io;v=v1`, resource, PROTOBUF_SERVED_MEDIA_TYPES), undefined);
+  assert.deepEqual(negotiateOutput(`${pb};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`, resource, PROTOBUF_SERVED_MEDIA_TYPES)?.convert, { group: 'meta.k8s.io', version: 'v1', kind: 'PartialObjectMetadataList' });
 });

@@ -7,10 +7,13 @@ export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
-/** The media types Capstan serializes, in kube-apiserver's preference order (protobuf is not served yet). */
+/** The media types of types without a protobuf message (custom resources), in kube-apiserver's order. */
 export const SERVED_MEDIA_TYPES: readonly string[] = [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE];
+/** The media types of built-in types, which all have protobuf messages. */
+export const PROTOBUF_SERVED_MEDIA_TYPES: readonly string[] = [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE];
 /** The media types that can carry a watch stream. */
 export const SERVED_STREAM_MEDIA_TYPES: readonly string[] = [`${JSON_MEDIA_TYPE};stream=watch`];
+export const PROTOBUF_SERVED_STREAM_MEDIA_TYPES: readonly string[] = [`${JSON_MEDIA_TYPE};stream=watch`, `${PROTOBUF_MEDIA_TYPE};stream=watch`];
 
 export interface AcceptClause {
   type: string;
@@ -72,7 +75,7 @@ export interface GroupVersionKind {
 }
 
 export interface NegotiatedMediaType {
-  /** "application/json" or "application/yaml": the Content-Type of the response. */
+  /** "application/json", "application/yaml" or "application/vnd.kubernetes.protobuf": the response's Content-Type. */
   mediaType: string;
   /** pretty=1 in the Accept clause. */
   pretty: boolean;
@@ -120,8 +123,8 @@ function acceptOptions(params: Record<string, string>, mediaType: string, restri
         convert = { group: convert?.group ?? '', version: v, kind: convert?.kind ?? '' };
         break;
       case 'stream':
-        // Only JSON has a stream serializer here, and "watch" is the only stream schema.
-        if (v !== '' && (mediaType !== JSON_MEDIA_TYPE || v !== 'watch')) return undefined;
+        // JSON and protobuf have stream serializers (YAML has none), and "watch" is the only stream schema.
+        if (v !== '' && ((mediaType !== JSON_MEDIA_TYPE && mediaType !== PROTOBUF_MEDIA_TYPE) || v !== 'watch')) return undefined;
         stream = v;
         break;
       case 'sv':

@@ -21,3 +21,29 @@ test('duplicate keys are reported with their line as go-yaml strict mode does', 
 test('syntax errors name the line', () => {
   assert.throws(() => parseYaml('a: [1\nb: 2'), (e: unknown) => e instanceof YamlSyntaxError && /^error converting YAML to JSON: yaml: line \d+: /.test(e.message));
 });
+
+test('only the first document is read; the rest of the stream is never parsed', () => {
+  const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: m-}\n' + '---\n'.repeat(700_000);
+  assert.deepEqual(parseYaml(text).value, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'm-' } });
+  // Even a broken second document is not looked at (yaml.Unmarshal stops after the first).
+  assert.deepEqual(parseYaml('a: 1\n---\n[unclosed\n').value, { a: 1 });
+});
+
+test('an alias inside the value it names is go-yaml\'s "contains itself"', () => {
+  assert.throws(() => parseYaml('a: &a [*a]'), { message: "error converting YAML to JSON: yaml: anchor 'a' value contains itself" });
+  assert.throws(() => parseYaml('a: &a {b: {c: *a}}'), { message: "error converting YAML to JSON: yaml: anchor 'a' value contains itself" });
+  assert.deepEqual(parseYaml('a: &a [1]\nb: *a').value, { a: [1], b: [1] });
+});
+
+test('billion laughs is "document contains excessive aliasing"; moderate reuse is fine', () => {
+  const lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(',')}]`);
+  assert.throws(() => parseYaml(lines.join('\n')), { message: 'error converting YAML to JSON: yaml: document contains excessive aliasing' });
+  const reuse = ['base: &b {x: 1, y: 2}', ...Array.from({ length: 200 }, (_, i) => `k${i}: *b`)].join('\n');
+  assert.equal(Object.keys(parseYaml(reuse).value as object).length, 201);
+});
+
+test('nesting past 10000 levels is go-yaml\'s "exceeded max depth of 10000"', () => {
+  assert.throws(() => parseYaml('['.repeat(10001) + ']'.repeat(10001)), { message: 'error converting YAML to JSON: yaml: exceeded max depth of 10000' });
+  assert.throws(() => parseYaml('a: 1\nb:\n' + '- '.repeat(10001) + 'x'), { message: 'error converting YAML to JSON: yaml: line 3: exceeded max depth of 10000' });
+});

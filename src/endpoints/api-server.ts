@@ -31,6 +31,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     logger,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     watchListEnabled: options.featureGates.WatchList === true,
+    responseCompression: options.featureGates.APIResponseCompression !== false,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
   };
   const handle = createRequestHandler(deps, [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)]);

@@ -27,11 +27,38 @@ function decode(text: string, format: 'json' | 'yaml' = 'json', expected = confi
   return interpretBody(parseBody(data, format, expected.kind), data, expected, custom);
 }
 
+function requestOf(chunks: Buffer[], headers: Record<string, string> = {}): HttpRequest {
+  return Object.assign(Readable.from(chunks), { headers }) as unknown as HttpRequest;
+}
+
 test('readBody returns the body, 413 past the limit', async () => {
-  const small = Readable.from([Buffer.from('ab'), Buffer.from('cd')]) as unknown as HttpRequest;
-  assert.equal((await readBody(small, 10)).toString(), 'abcd');
-  const big = Readable.from([Buffer.alloc(6), Buffer.alloc(6)]) as unknown as HttpRequest;
-  await assert.rejects(readBody(big, 10), (e: unknown) => e instanceof StatusError && e.code === 413 && e.reason === 'RequestEntityTooLarge' && e.message === 'Request entity too large: limit is 10');
+  assert.equal((await readBody(requestOf([Buffer.from('ab'), Buffer.from('cd')]), 10)).toString(), 'abcd');
+  const is413 = (e: unknown) => e instanceof StatusError && e.code === 413 && e.reason === 'RequestEntityTooLarge' && e.message === 'Request entity too large: limit is 10';
+  await assert.rejects(readBody(requestOf([Buffer.alloc(6), Buffer.alloc(6)]), 10), is413);
+});
+
+test('readBody stops at the limit: the rest of the body is never read', async () => {
+  let produced = 0;
+  const endless = Object.assign(
+    new Readable({
+      read() {
+        produced++;
+        this.push(Buffer.alloc(4));
+      },
+    }),
+    { headers: {} },
+  ) as unknown as HttpRequest;
+  await assert.rejects(readBody(endless, 10), (e: unknown) => e instanceof StatusError && e.code === 413);
+  const atRejection = produced;
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok(produced <= atRejection + 1, `kept reading: ${produced} chunks after ${atRejection}`);
+  assert.equal((endless as unknown as Readable).isPaused(), true);
+});
+
+test('readBody refuses a declared Content-Length past the limit without reading', async () => {
+  const req = requestOf([Buffer.from('x')], { 'content-length': '11' });
+  await assert.rejects(readBody(req, 10), (e: unknown) => e instanceof StatusError && e.code === 413);
+  assert.equal((req as unknown as Readable).readableEnded, false);
 });
 
 test('Content-Type selects JSON (the default) or YAML; others are 415', () => {

@@ -4,25 +4,65 @@
 
 import { StatusError, badRequest, unsupportedMediaType } from '../apis/errors.ts';
 import { JsonSyntaxError, scanJson } from '../encoding/json.ts';
-import { JSON_MEDIA_TYPE, parseContentType, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
+import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
+import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
+import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
 import { YamlSyntaxError, parseYaml, yamlDuplicateError } from '../encoding/yaml.ts';
 import type { HttpRequest } from '../server/types.ts';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
-/** limitedReadBody: the whole body, or 413 RequestEntityTooLarge past the limit (the rest is drained). */
-export async function readBody(req: HttpRequest, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req as AsyncIterable<Buffer | string>) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buf.length;
-    if (size > limit) tooLarge = true;
-    if (!tooLarge) chunks.push(buf);
-  }
-  if (tooLarge) throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+function tooLarge(limit: number): StatusError {
+  return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+}
+
+/**
+ * limitedReadBody: the whole body, or 413 RequestEntityTooLarge as soon as it passes the limit (a declared
+ * Content-Length past it is refused unread). The rest is never read: the server layer closes the connection
+ * or resets the stream once the answer is out.
+ */
+export function readBody(req: HttpRequest, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      if (size > limit) {
+        done();
+        req.pause();
+        chunks.length = 0;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    };
+    const onError = (err: Error): void => {
+      done();
+      reject(err);
+    };
+    // The peer went away before the body ended: nothing will answer, and nothing may be written.
+    const onClose = (): void => {
+      done();
+      reject(new Error('the client closed the request before its body ended'));
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
 }
 
 /** summarizeData: the start of a body for error messages (text when it looks like JSON, else hex). */
@@ -34,14 +74,18 @@ export function summarizeData(data: Buffer, maxLength = 30): string {
   return head.toString('hex') + suffix;
 }
 
-export type BodyFormat = 'json' | 'yaml';
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
 
-/** NegotiateInputSerializer: JSON (also when no Content-Type is given) or YAML; anything else is 415. */
-export function bodyFormat(contentType: string | undefined): BodyFormat {
+/**
+ * NegotiateInputSerializer: JSON (also when no Content-Type is given), YAML, or protobuf where the kind has a
+ * message (`protobuf`: built-in kinds); anything else is 415.
+ */
+export function bodyFormat(contentType: string | undefined, protobuf = false): BodyFormat {
   const mediaType = parseContentType(contentType || JSON_MEDIA_TYPE);
   if (mediaType === JSON_MEDIA_TYPE) return 'json';
   if (mediaType === YAML_MEDIA_TYPE) return 'yaml';
-  throw unsupportedMediaType([...SERVED_MEDIA_TYPES]);
+  if (mediaType === PROTOBUF_MEDIA_TYPE && protobuf) return 'protobuf';
+  throw unsupportedMediaType([...(protobuf ? PROTOBUF_SERVED_MEDIA_TYPES : SERVED_MEDIA_TYPES)]);
 }
 
 export interface RawBody {
@@ -104,6 +148,50 @@ export function parseBody(data: Buffer, format: BodyFormat, expectedKind: string
     if (e instanceof JsonSyntaxError) throw unrecognized(expectedKind, `couldn't get version/kind; json parse error: ${e.message}`, data);
     throw e;
   }
+}
+
+/** copyKindDefaults: the envelope's group/version/kind with what it lacks taken from the endpoint's kind. */
+function envelopeKind(env: Envelope, expected: GroupVersionKind): GroupVersionKind {
+  const slash = env.apiVersion.indexOf('/');
+  let group = slash < 0 ? '' : env.apiVersion.slice(0, slash);
+  let version = slash < 0 ? env.apiVersion : env.apiVersion.slice(slash + 1);
+  const kind = env.kind === '' ? expected.kind : env.kind;
+  if (version === '' && group === '') {
+    group = expected.group;
+    version = expected.version;
+  }
+  if (version === '' && group === expected.group) version = expected.version;
+  return { group, version, kind };
+}
+
+/**
+ * protobuf.Serializer.Decode: the envelope (kube's errors for an empty body, a wrong magic, truncated bytes),
+ * then the object's message when its kind has one. A kind without a message decodes to its type meta only,
+ * for the kind checks to refuse it as kube's scheme does.
+ */
+export function parseProtobufBody(data: Buffer, expected: GroupVersionKind): RawBody {
+  let env: Envelope;
+  try {
+    env = decodeEnvelope(data);
+  } catch (e) {
+    if (e instanceof ProtobufDecodeError) throw unrecognized(expected.kind, e.message, data);
+    throw e;
+  }
+  const gvk = envelopeKind(env, expected);
+  const definition = protobufDefinition(gvString(gvk.group, gvk.version), gvk.kind);
+  let value: Record<string, unknown> = {};
+  if (env.kind !== '') value.kind = env.kind;
+  if (env.apiVersion !== '') value.apiVersion = env.apiVersion;
+  if (definition) {
+    try {
+      value = decodeEnvelopedObject(env, definition);
+    } catch (e) {
+      // transformDecodeError with the kind known.
+      if (e instanceof ProtobufDecodeError) throw badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${expected.kind}: ${e.message}`);
+      throw e;
+    }
+  }
+  return { value, format: 'protobuf', duplicateErrors: [], yamlDuplicates: [] };
 }
 
 export interface InterpretedBody {

@@ -86,7 +86,7 @@ function queryOf(req: HttpRequest): URLSearchParams {
 /** Builds the handler the API server exposes; `pathHandlers` (discovery, OpenAPI) get non-resource paths first. */
 export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly PathHandler[]): RequestHandler {
   return async (req, res, info, user) => {
-    const r: Responder = { req, res, query: queryOf(req), warnings: [], logger: deps.logger };
+    const r: Responder = { req, res, query: queryOf(req), warnings: [], logger: deps.logger, compress: deps.responseCompression };
     const abort = new AbortController();
     // Abort work for a client that went away; a response that was sent in full needs no abort (and no AbortError).
     res.on('close', () => {

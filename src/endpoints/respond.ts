@@ -1,15 +1,17 @@
-// Writing responses as kube-apiserver's responsewriters do: negotiated JSON or YAML bodies, gzip above
-// 128 KiB when asked, Warning headers, and every error as a Status.
+// Writing responses as kube-apiserver's responsewriters do: negotiated JSON, YAML or protobuf bodies, gzip
+// above 128 KiB when asked (APIResponseCompression), Warning headers, and every error as a Status.
 
 import { gzipSync } from 'node:zlib';
 import { internalError, isStatusError, type Status } from '../apis/errors.ts';
 import { encodeJson } from '../encoding/json.ts';
-import { acceptsGzip, JSON_MEDIA_TYPE, negotiateOutput, prettyRequested, YAML_MEDIA_TYPE, type NegotiatedMediaType } from '../encoding/negotiate.ts';
+import { acceptsGzip, JSON_MEDIA_TYPE, negotiateOutput, prettyRequested, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE, type NegotiatedMediaType } from '../encoding/negotiate.ts';
+import { encodeProtobufObject } from '../encoding/protobuf/envelope.ts';
 import { encodeYaml } from '../encoding/yaml.ts';
 import type { Logger } from '../server/log.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
 
-const GZIP_THRESHOLD_BYTES = 128 * 1024;
+/** defaultGzipThresholdBytes of kube's deferredResponseWriter. */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 
 /** The response methods used here, common to HTTP/1.1 and HTTP/2 compatibility responses. */
 export interface WritableResponse {
@@ -35,6 +37,8 @@ export interface Responder {
   /** Warnings collected while serving (RequestContext.warnings), sent as Warning headers. */
   readonly warnings: string[];
   readonly logger: Logger | undefined;
+  /** APIResponseCompression: large bodies are gzipped for clients that accept it. */
+  readonly compress: boolean;
 }
 
 function header(req: HttpRequest, name: string): string | undefined {
@@ -63,8 +67,13 @@ function applyWarnings(r: Responder): void {
   if (values.length > 0) writable(r.res).setHeader('Warning', values);
 }
 
+/** Whether a body of this size goes out gzipped (never for watches, which do not come here). */
+export function shouldGzip(r: Responder, length: number): boolean {
+  return r.compress && length > GZIP_THRESHOLD_BYTES && acceptsGzip(header(r.req, 'accept-encoding'));
+}
+
 /** Sends a complete body with the given status code and media type. */
-export function writeBody(r: Responder, code: number, contentType: string, body: string): void {
+export function writeBody(r: Responder, code: number, contentType: string, body: string | Uint8Array): void {
   const { req } = r;
   const res = writable(r.res);
   if (res.headersSent) {
@@ -72,8 +81,8 @@ export function writeBody(r: Responder, code: number, contentType: string, body:
     return;
   }
   applyWarnings(r);
-  let payload: Buffer = Buffer.from(body, 'utf8');
-  if (payload.length > GZIP_THRESHOLD_BYTES && acceptsGzip(header(req, 'accept-encoding'))) {
+  let payload: Uint8Array = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  if (shouldGzip(r, payload.length)) {
     payload = gzipSync(payload, { level: 1 });
     res.setHeader('Content-Encoding', 'gzip');
     res.setHeader('Vary', 'Accept-Encoding');
@@ -84,9 +93,10 @@ export function writeBody(r: Responder, code: number, contentType: string, body:
   res.end(req.method === 'HEAD' ? undefined : payload);
 }
 
-/** Encodes a value in the negotiated media type (JSON compact or indented, or YAML). */
-export function encodeBody(value: unknown, media: NegotiatedMediaType, r: Responder): string {
+/** Encodes a value in the negotiated media type (JSON compact or indented, YAML, or protobuf). */
+export function encodeBody(value: unknown, media: NegotiatedMediaType, r: Responder): string | Uint8Array {
   if (media.mediaType === YAML_MEDIA_TYPE) return encodeYaml(value);
+  if (media.mediaType === PROTOBUF_MEDIA_TYPE) return encodeProtobufObject(value);
   return encodeJson(value, media.pretty || prettyRequested(r.query, header(r.req, 'user-agent')));
 }
 
@@ -114,7 +124,8 @@ export function writeError(r: Responder, err: unknown): void {
   // ErrorNegotiated: a Status that names a retry delay also sets Retry-After.
   const retryAfter = status.details?.retryAfterSeconds;
   if (typeof retryAfter === 'number' && retryAfter > 0) writable(r.res).setHeader('Retry-After', String(retryAfter));
-  const media = negotiateOutput(header(r.req, 'accept'), { allowTransform: false });
+  // Status has a protobuf message: errors are served in protobuf for every endpoint, custom resources' too.
+  const media = negotiateOutput(header(r.req, 'accept'), { allowTransform: false }, PROTOBUF_SERVED_MEDIA_TYPES);
   if (!media) {
     writeBody(r, status.code, JSON_MEDIA_TYPE, encodeJson(status, true));
     return;

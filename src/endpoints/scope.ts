@@ -53,6 +53,8 @@ export interface EndpointDeps {
   readonly watchListEnabled: boolean;
   /** A watcher whose unsent bytes exceed this is dropped (slow client). */
   readonly maxWatchBufferBytes: number;
+  /** The APIResponseCompression feature gate (gzip of large responses). */
+  readonly responseCompression: boolean;
 }
 
 export interface Scope {

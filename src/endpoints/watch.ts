@@ -1,11 +1,14 @@
 // Serving a watch: a chunked (HTTP/1.1) or data-framed (HTTP/2) stream of newline-terminated JSON
-// WatchEvents, each event encoded once per representation and shared by every watcher that sends it.
+// WatchEvents or length-prefixed protobuf ones, each event encoded once per representation and shared by
+// every watcher that sends it.
 // The stream ends at the timeout, when the client goes away, when the store ends it, or when the
 // client reads too slowly.
 
 import { StatusError, internalError, isStatusError, notAcceptable } from '../apis/errors.ts';
 import { encodeJson } from '../encoding/json.ts';
-import { JSON_MEDIA_TYPE, SERVED_STREAM_MEDIA_TYPES, type NegotiatedMediaType } from '../encoding/negotiate.ts';
+import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_STREAM_MEDIA_TYPES, SERVED_STREAM_MEDIA_TYPES, type NegotiatedMediaType } from '../encoding/negotiate.ts';
+import { encodeWatchFrame } from '../encoding/protobuf/watch-frames.ts';
+import { servesProtobuf } from './handlers/common.ts';
 import type { KubeObject, WatchEvent } from '../registry/types.ts';
 import type { HttpResponse } from '../server/types.ts';
 import type { ParsedListOptions } from './options.ts';
@@ -25,6 +28,8 @@ export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTim
 
 /** How one watcher renders event objects: as they are, as Tables, or as PartialObjectMetadata. */
 export interface WatchEncoding {
+  /** application/json, or application/vnd.kubernetes.protobuf (length-prefixed WatchEvent messages). */
+  mediaType: string;
   kind: 'object' | 'table' | 'partial';
   version: string;
   table: TableOptions | undefined;
@@ -32,19 +37,20 @@ export interface WatchEncoding {
 
 export function watchEncodingFor(media: NegotiatedMediaType, query: URLSearchParams): WatchEncoding {
   const convert = media.convert;
-  if (convert?.kind === 'Table') return { kind: 'table', version: convert.version, table: parseTableOptions(query) };
-  if (convert?.kind === 'PartialObjectMetadata' || convert?.kind === 'PartialObjectMetadataList') return { kind: 'partial', version: convert.version, table: undefined };
-  return { kind: 'object', version: '', table: undefined };
+  const mediaType = media.mediaType;
+  if (convert?.kind === 'Table') return { mediaType, kind: 'table', version: convert.version, table: parseTableOptions(query) };
+  if (convert?.kind === 'PartialObjectMetadata' || convert?.kind === 'PartialObjectMetadataList') return { mediaType, kind: 'partial', version: convert.version, table: undefined };
+  return { mediaType, kind: 'object', version: '', table: undefined };
 }
 
 function memoKey(encoding: WatchEncoding, noHeaders: boolean): string {
   switch (encoding.kind) {
     case 'object':
-      return JSON_MEDIA_TYPE;
+      return encoding.mediaType;
     case 'partial':
-      return `${JSON_MEDIA_TYPE};as=PartialObjectMetadata;v=${encoding.version}`;
+      return `${encoding.mediaType};as=PartialObjectMetadata;v=${encoding.version}`;
     case 'table':
-      return `${JSON_MEDIA_TYPE};as=Table;v=${encoding.version};include=${encoding.table?.includeObject};noHeaders=${noHeaders}`;
+      return `${encoding.mediaType};as=Table;v=${encoding.version};include=${encoding.table?.includeObject};noHeaders=${noHeaders}`;
   }
 }
 
@@ -58,7 +64,7 @@ export function encodeWatchEvent(scope: Pick<Scope, 'def'>, event: WatchEvent, e
     if (encoding.kind === 'table' && encoding.table) object = toTable(scope.def, obj, { ...encoding.table, noHeaders }, encoding.version);
     else if (encoding.kind === 'partial') object = partialObjectMetadata(obj, encoding.version);
   }
-  const bytes = Buffer.from(encodeJson({ type: event.type, object }), 'utf8');
+  const bytes = encoding.mediaType === PROTOBUF_MEDIA_TYPE ? encodeWatchFrame(event.type, object) : Buffer.from(encodeJson({ type: event.type, object }), 'utf8');
   event.encoded ??= new Map();
   event.encoded.set(key, bytes);
   return bytes;
@@ -99,8 +105,11 @@ function errorEvent(err: unknown): WatchEvent {
 
 /** Streams a watch until it ends; resolves when the response is finished. Errors before the first byte throw. */
 export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: NegotiatedMediaType): Promise<void> {
-  // NegotiateOutputMediaTypeStream: only JSON carries watch streams here.
-  if (media.mediaType !== JSON_MEDIA_TYPE) throw notAcceptable([...SERVED_STREAM_MEDIA_TYPES]);
+  // NegotiateOutputMediaTypeStream: JSON, and protobuf for kinds with a protobuf message.
+  const protobuf = servesProtobuf(scope);
+  if (media.mediaType !== JSON_MEDIA_TYPE && !(protobuf && media.mediaType === PROTOBUF_MEDIA_TYPE)) {
+    throw notAcceptable([...(protobuf ? PROTOBUF_SERVED_STREAM_MEDIA_TYPES : SERVED_STREAM_MEDIA_TYPES)]);
+  }
   const encoding = watchEncodingFor(media, scope.r.query);
   const timeoutMs = watchTimeoutMs(opts.timeoutSeconds, scope.deps.minRequestTimeoutSeconds);
   const { watch: _watch, sendInitialEventsSet: _sie, ...listOptions } = opts;
@@ -136,7 +145,8 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
       const values = warningHeaderValues(scope.r.warnings);
       if (values.length > 0) res.setHeader('Warning', values);
     }
-    res.setHeader('Content-Type', JSON_MEDIA_TYPE);
+    // kube's WatchServer: JSON stays "application/json", other media types get ";stream=watch".
+    res.setHeader('Content-Type', encoding.mediaType === JSON_MEDIA_TYPE ? JSON_MEDIA_TYPE : `${encoding.mediaType};stream=watch`);
     if (!isHttp2(res)) res.setHeader('Transfer-Encoding', 'chunked');
     res.writeHead(200);
     res.flushHeaders?.();
@@ -197,7 +207,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
           if (finished) return;
           if (err && sentHeaders) {
             try {
-              res.write(encodeWatchEvent(scope, errorEvent(err), { kind: 'object', version: '', table: undefined }, true));
+              res.write(encodeWatchEvent(scope, errorEvent(err), { mediaType: encoding.mediaType, kind: 'object', version: '', table: undefined }, true));
             } catch {
               // the client is gone
             }
@@ -207,7 +217,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
       );
     } catch (e) {
       if (!finished) {
-        res.write(encodeWatchEvent(scope, errorEvent(e instanceof StatusError ? e : internalError(e)), { kind: 'object', version: '', table: undefined }, true));
+        res.write(encodeWatchEvent(scope, errorEvent(e instanceof StatusError ? e : internalError(e)), { mediaType: encoding.mediaType, kind: 'object', version: '', table: undefined }, true));
         finish(false);
       }
     }

@@ -35,11 +35,21 @@ test('syntax errors carry encoding/json messages', () => {
     ['\ufeff{}', "invalid character 'ï' looking for beginning of value"],
     ['[é]', "invalid character 'Ã' looking for beginning of value"],
     ['{"a":1}}', "invalid character '}' after top-level value"],
-    ['[' .repeat(10001), 'exceeded max depth'],
+    ['[' .repeat(10001), "invalid character '[' exceeded max depth"],
   ];
   for (const [text, message] of cases) {
     assert.throws(() => parseGoJson(text), (e: unknown) => e instanceof GoJsonSyntaxError && e.message === message, JSON.stringify(text));
   }
+});
+
+test('nesting up to 10000 levels decodes (the limit is past it)', () => {
+  let v = parseGoJson('['.repeat(10000) + ']'.repeat(10000));
+  let depth = 0;
+  while (Array.isArray(v)) {
+    depth++;
+    v = v[0] as typeof v;
+  }
+  assert.equal(depth, 10000);
 });
 
 test('valid documents decode like JSON.parse', () => {

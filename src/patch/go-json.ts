@@ -103,20 +103,21 @@ class Scanner {
     throw new GoJsonSyntaxError(`invalid character ${quoteChar(firstUtf8Byte(c))} ${context}`);
   }
 
-  private push(kind: 'key' | 'array'): void {
+  /** pushParseState: past the limit it is scanner.error(c, "exceeded max depth"), naming the opening byte. */
+  private push(kind: 'key' | 'array', c: number): void {
     this.stack.push(kind);
-    if (this.stack.length > MAX_NESTING_DEPTH) throw new GoJsonSyntaxError('exceeded max depth');
+    if (this.stack.length > MAX_NESTING_DEPTH) this.fail(c, 'exceeded max depth');
   }
 
   private readonly beginValue: Step = (c) => {
     if (isSpace(c)) return;
     switch (c) {
       case 0x7b: // {
-        this.push('key');
+        this.push('key', c);
         this.step = this.beginStringOrEmpty;
         return;
       case 0x5b: // [
-        this.push('array');
+        this.push('array', c);
         this.step = this.beginValueOrEmpty;
         return;
       case 0x22:

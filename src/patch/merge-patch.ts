@@ -26,43 +26,49 @@ export function mergePatch(doc: JsonValue, patch: JsonValue): JsonValue {
   return result;
 }
 
+// The walks below use explicit stacks: patches may nest as deep as kube's decoders allow (10000 levels).
+
 function mergeObjects(doc: JsonObject, patch: JsonObject): void {
-  for (const key of Object.keys(patch)) {
-    const value = patch[key]!;
-    if (value === null) {
-      delete doc[key];
-      continue;
+  const stack: [JsonObject, JsonObject][] = [[doc, patch]];
+  while (stack.length > 0) {
+    const [target, changes] = stack.pop()!;
+    for (const key of Object.keys(changes)) {
+      const value = changes[key]!;
+      if (value === null) {
+        delete target[key];
+        continue;
+      }
+      const current = hasOwn(target, key) ? target[key] : null;
+      if (current === null || current === undefined || !isJsonObject(current)) setOwn(target, key, pruneNulls(value));
+      // An object replaced by a non-object keeps the patch value exactly as sent.
+      else if (!isJsonObject(value)) setOwn(target, key, value);
+      else stack.push([current, value]);
     }
-    const current = hasOwn(doc, key) ? doc[key] : null;
-    if (current === null || current === undefined) setOwn(doc, key, pruneNulls(value));
-    else setOwn(doc, key, mergeValue(current, value));
   }
 }
 
-function mergeValue(current: JsonValue, patch: JsonValue): JsonValue {
-  if (!isJsonObject(current)) return pruneNulls(patch);
-  // An object replaced by a non-object keeps the patch value exactly as sent.
-  if (!isJsonObject(patch)) return patch;
-  mergeObjects(current, patch);
-  return current;
-}
-
+/** Drops null members from every object inside v (null array elements stay). */
 function pruneNulls(v: JsonValue): JsonValue {
-  if (isJsonObject(v)) return pruneObjectNulls(v);
-  if (Array.isArray(v)) return pruneArrayNulls(v);
+  const stack: JsonValue[] = [v];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (Array.isArray(x)) {
+      for (const e of x) if (e !== null && typeof e === 'object') stack.push(e);
+    } else if (isJsonObject(x)) {
+      for (const key of Object.keys(x)) {
+        const e = x[key]!;
+        if (e === null) delete x[key];
+        else if (typeof e === 'object') stack.push(e);
+      }
+    }
+  }
   return v;
 }
 
 function pruneObjectNulls(obj: JsonObject): JsonObject {
-  for (const key of Object.keys(obj)) {
-    const v = obj[key]!;
-    if (v === null) delete obj[key];
-    else pruneNulls(v);
-  }
-  return obj;
+  return pruneNulls(obj) as JsonObject;
 }
 
 function pruneArrayNulls(arr: JsonValue[]): JsonValue[] {
-  for (const v of arr) if (v !== null) pruneNulls(v);
-  return arr;
+  return pruneNulls(arr) as JsonValue[];
 }

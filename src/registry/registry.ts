@@ -17,6 +17,8 @@ import { keyFor, readCurrent, type StoreCore } from './store-core.ts';
 import type { WatchCacheOptions } from './store-cache.ts';
 import { namespaceMayBeDeleted } from './store-namespaces.ts';
 import { createGenericStore, type GenericStore } from './store.ts';
+import { asyncConvertingStore } from './store-async-conversion.ts';
+import { apiVersionOf } from './store-codec.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from './types.ts';
 
 export interface RegistryOptions {
@@ -30,6 +32,11 @@ export interface RegistryOptions {
   readonly watchCache?: WatchCacheOptions | false;
   /** What the review kinds (SubjectAccessReview, TokenReview, ...) evaluate with: authorizer, token authenticator. */
   readonly reviews?: Omit<ReviewOptions, 'featureGates'>;
+  /**
+   * Wrappers of some resources' generic stores, by "group/resource": checks a write must pass beyond the strategy's
+   * (kube's policy-based RBAC storage: escalation prevention).
+   */
+  readonly storeWrappers?: ReadonlyMap<string, (store: ResourceStore) => ResourceStore>;
 }
 
 export interface RegistryHandle extends Registry {
@@ -103,6 +110,19 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     return store;
   };
   let ordered: ResourceDefinition[] = [];
+  /** Versions served through their storage version's store (async conversion), one wrapper per definition. */
+  const converting = new WeakMap<ResourceDefinition, ResourceStore>();
+  const convertingStore = (def: ResourceDefinition): ResourceStore | undefined => {
+    if (!def.convertAsync || !def.storageVersion || def.storageVersion === apiVersionOf(def)) return undefined;
+    let store = converting.get(def);
+    if (!store) {
+      const storageDef: ResourceDefinition = { ...def, version: def.storageVersion.slice(def.storageVersion.indexOf('/') + 1), convertAsync: undefined };
+      store = asyncConvertingStore(baseStore(def).forVersion(storageDef), def, def.convertAsync);
+      converting.set(def, store);
+    }
+    return store;
+  };
+  const wrappedStores = new WeakMap<ResourceStore, ResourceStore>();
 
   const namespaceCore = (): StoreCore | undefined => stores.get('/namespaces')?.core;
   // As kube's NamespaceLifecycle admission: the namespace from the watch cache, else (not seen there yet) a read.
@@ -152,7 +172,14 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     all: () => ordered,
     lookup: (group, version, resource) => defs.get(`${group}/${version}/${resource}`),
     store(def: ResourceDefinition): ResourceStore {
-      return virtualStore(def) ?? baseStore(def).forVersion(def);
+      const virtual = virtualStore(def);
+      if (virtual) return virtual;
+      const store = convertingStore(def) ?? baseStore(def).forVersion(def);
+      const wrap = options.storeWrappers?.get(grKey(def));
+      if (!wrap) return store;
+      let wrapped = wrappedStores.get(store);
+      if (!wrapped) wrappedStores.set(store, (wrapped = wrap(store)));
+      return wrapped;
     },
     onChange(listener) {
       listeners.add(listener);

@@ -7,6 +7,7 @@ import type { KubeObject, SubresourceStrategy } from './types.ts';
 
 function keepOldExcept(obj: KubeObject, old: KubeObject, copy: (next: KubeObject) => void): KubeObject {
   const next = deepClone(old);
+  next.metadata ??= {};
   copy(next);
   if (obj.metadata?.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
   else delete next.metadata.managedFields;

@@ -177,6 +177,12 @@ export interface ResourceDefinition {
    * conversion). Pure: returns a new object, never changes its input. Absent: only apiVersion is rewritten.
    */
   convert?(obj: KubeObject, apiVersion: string): KubeObject;
+  /**
+   * A conversion that needs a round trip (a CRD's conversion webhook): the registry then serves this version
+   * through the storage version's store, converting objects on the way in and out. `convert` still rewrites
+   * apiVersion for what must stay synchronous (storage keys, bookmarks).
+   */
+  convertAsync?(objects: readonly KubeObject[], apiVersion: string): Promise<KubeObject[]>;
   /** The root schema of the kind (properties inline or by ref). */
   readonly schema: SchemaNode;
   /** Resolves a `ref` in `schema` (the built-in model's definitions, or none for CRDs whose schemas are inline). */

@@ -2,7 +2,7 @@
 // then health, /version, or the API.
 
 import { randomUUID } from 'node:crypto';
-import { badRequest, internalError, isStatusError, unauthorized } from '../apis/errors.ts';
+import { badRequest, internalError, isStatusError, StatusError, unauthorized } from '../apis/errors.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
@@ -14,6 +14,7 @@ import { clientCertificateOf } from './client-cert.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
 import { writeJson, writeStatus } from './respond.ts';
+import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
 
@@ -23,6 +24,8 @@ export interface PipelineOptions {
   readonly health: HealthEndpoints;
   readonly api: ApiServer;
   readonly log: Logger;
+  /** --request-timeout: how long a non-long-running request may take before it is answered 504 (default 60 s). */
+  readonly requestTimeoutMs?: number;
   /** The test controls' seams (src/testing/request-hooks.ts); absent when they are off. */
   readonly hooks?: RequestHooks;
 }
@@ -50,6 +53,13 @@ export interface RequestHooks {
   around?(req: HttpRequest, res: HttpResponse, query: URLSearchParams, note: RequestNote, next: () => Promise<void>): Promise<void>;
   /** Every request, once answered (or failed). */
   finished?(req: HttpRequest, res: HttpResponse, note: RequestNote, durationMs: number): void;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** The timeout filter's answer (k8s.io/apiserver/pkg/server/filters/timeout.go: NewTimeoutError(..., 0)). */
+export function requestTimeoutError(): StatusError {
+  return new StatusError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {});
 }
 
 export interface RequestHandler {
@@ -83,9 +93,21 @@ function decodePath(rawPath: string): string {
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
   const { authenticator, authorizer, health, api, log, hooks } = options;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
 
-  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote): Promise<{ info?: RequestInfo; user?: string }> {
+  /** WithTimeoutForNonLongRunningRequests: a 504 Status, then the connection (or stream) is given up. */
+  function timeOut(req: HttpRequest, res: HttpResponse): void {
+    if (res.writableEnded) return;
+    log.v(2, 'request timed out', { method: req.method, path: req.url?.split('?')[0] });
+    if (res.headersSent) {
+      abandonRequest(req, true);
+      return;
+    }
+    writeStatus(res, requestTimeoutError());
+  }
+
+  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void): Promise<{ info?: RequestInfo; user?: string }> {
     const { rawPath, query } = splitUrl(req.url ?? '/');
     let path = decodePath(rawPath || '/');
     const routed = hooks?.route?.(path);
@@ -99,7 +121,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     if (!longRunning) {
       inFlight++;
       res.once('close', () => inFlight--);
-    }
+    } else stopTimer();
 
     const authn = await authenticator.authenticate({ headers: req.headers, clientCertificate: clientCertificateOf(req) });
     if (authn.kind !== 'authenticated') {
@@ -148,7 +170,15 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     res.setHeader('Cache-Control', 'no-cache, private');
     const note: RequestNote = { auditId, receivedMs: Date.now(), cluster: '' };
     if (hooks?.finished) res.once('close', () => hooks.finished!(req, res, note, performance.now() - started));
-    Promise.resolve().then(() => serve(req, res, note)).then(
+    const timer = requestTimeoutMs > 0 ? setTimeout(() => timeOut(req, res), requestTimeoutMs) : undefined;
+    const stopTimer = (): void => clearTimeout(timer);
+    res.once('close', stopTimer);
+    // A body left unread (413, early errors, timeouts) is not drained: the connection or stream is given up.
+    res.once('finish', () => {
+      stopTimer();
+      if (!isRequestBodyRead(req)) abandonRequest(req, false);
+    });
+    Promise.resolve().then(() => serve(req, res, note, stopTimer)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });

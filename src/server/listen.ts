@@ -1,12 +1,41 @@
 // Listeners: HTTPS serving HTTP/2 and HTTP/1.1 on one port (TLS client certificates requested, verified by
 // the caller's authenticator), and the optional plain-HTTP debug listener. Both close gracefully: stop
 // accepting, let in-flight requests finish for a grace period, then drop what is left (watches included).
+// Connections are held to the limits kube-apiserver's Go server sets (secure_serving.go), so idle or slow
+// peers are closed before they authenticate.
 
 import type { Server as HttpServer } from 'node:http';
 import { createSecureServer } from 'node:http2';
 import type { Http2SecureServer, Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { RequestHandler } from './handler.ts';
+
+/** http.Server.MaxHeaderBytes as kube sets it (1 MiB); Go reads 4096 bytes of slack past it. */
+export const MAX_HEADER_BYTES = 1 << 20;
+const HEADER_READ_SLACK_BYTES = 4096;
+/** ReadHeaderTimeout (just shy of kube's requestTimeoutUpperBound); Go's TLS handshake timeout follows it. */
+export const READ_HEADER_TIMEOUT_MS = 32_000;
+/** IdleTimeout: keep-alive HTTP/1.1 connections and HTTP/2 connections without open streams. */
+export const IDLE_TIMEOUT_MS = 90_000;
+/** Go's http2 prefaceTimeout: the client preface (with its first SETTINGS) must arrive within it. */
+export const HTTP2_PREFACE_TIMEOUT_MS = 10_000;
+/** kube's resourceBody99Percentile: HTTP/2 frame size and per-stream receive window. */
+const HTTP2_FRAME_BYTES = 256 * 1024;
+/** Go's http2 maxHeaderListSize: MaxHeaderBytes plus 10 typical headers' 32-byte overhead. */
+const HTTP2_MAX_HEADER_LIST_BYTES = MAX_HEADER_BYTES + 10 * 32;
+/** kube's --http2-max-streams-per-connection default (0 on the command line means this). */
+export const DEFAULT_HTTP2_MAX_STREAMS = 100;
+/** How often Node checks HTTP/1.1 connections for the header timeout. */
+const CONNECTION_CHECK_INTERVAL_MS = 1000;
+
+export interface ServingLimits {
+  /** --http2-max-streams-per-connection (0: the default, 100). */
+  readonly http2MaxStreamsPerConnection?: number;
+  /** Overrides for tests of the timeouts themselves; production uses kube's values. */
+  readonly readHeaderTimeoutMs?: number;
+  readonly idleTimeoutMs?: number;
+  readonly http2PrefaceTimeoutMs?: number;
+}
 
 export interface TlsMaterial {
   readonly certPem: string;
@@ -66,7 +95,74 @@ function closer(server: HttpServer | Http2SecureServer, handler: RequestHandler,
     })());
 }
 
-export async function listenSecure(port: number, host: string, tls: TlsMaterial, handler: RequestHandler): Promise<Listener> {
+type Http1Limits = { maxHeaderSize: number; maxHeadersCount: number; headersTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number };
+const firstRequestTimer = Symbol('firstRequestTimer');
+type TimedSocket = Socket & { [firstRequestTimer]?: NodeJS.Timeout; alpnProtocol?: string | false };
+
+/** HTTP/1.1 limits of Go's server: header size and read timeout, keep-alive idle timeout, no header count cap. */
+function limitHttp1(server: HttpServer | Http2SecureServer, limits: ServingLimits, secure: boolean): void {
+  const s = server as unknown as Http1Limits;
+  s.maxHeaderSize = MAX_HEADER_BYTES + HEADER_READ_SLACK_BYTES;
+  s.maxHeadersCount = 0;
+  s.headersTimeout = limits.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS;
+  s.keepAliveTimeout = limits.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+  s.connectionsCheckingInterval = Math.min(CONNECTION_CHECK_INTERVAL_MS, s.headersTimeout);
+  // Node's header timer starts with the first byte; a connection that never sends one is closed as Go closes it.
+  server.on(secure ? 'secureConnection' : 'connection', (socket: TimedSocket) => {
+    if (socket.alpnProtocol === 'h2') return;
+    const timer = setTimeout(() => socket.destroy(), s.headersTimeout);
+    timer.unref();
+    socket[firstRequestTimer] = timer;
+    socket.once('close', () => clearTimeout(timer));
+  });
+  server.on('request', (req: { socket: TimedSocket; httpVersionMajor: number }) => {
+    if (req.httpVersionMajor !== 1) return;
+    const timer = req.socket[firstRequestTimer];
+    if (timer) {
+      clearTimeout(timer);
+      req.socket[firstRequestTimer] = undefined;
+    }
+  });
+}
+
+/**
+ * Go's http2 server: the preface and first SETTINGS must come within the preface timeout, and a connection
+ * without open streams is closed (GOAWAY) after the idle timeout.
+ */
+function limitHttp2Sessions(server: Http2SecureServer, limits: ServingLimits): void {
+  const prefaceMs = limits.http2PrefaceTimeoutMs ?? HTTP2_PREFACE_TIMEOUT_MS;
+  const idleMs = limits.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+  server.on('session', (session: Http2Session) => {
+    const preface = setTimeout(() => session.destroy(), prefaceMs);
+    preface.unref();
+    session.once('remoteSettings', () => clearTimeout(preface));
+    let open = 0;
+    let idle: NodeJS.Timeout | undefined;
+    const armIdle = (): void => {
+      idle = setTimeout(() => {
+        if (!session.closed && !session.destroyed) session.close();
+        // A peer that ignores GOAWAY is dropped after a second idle period.
+        setTimeout(() => session.destroy(), idleMs).unref();
+      }, idleMs);
+      idle.unref();
+    };
+    armIdle();
+    session.on('stream', (stream) => {
+      open++;
+      clearTimeout(idle);
+      stream.once('close', () => {
+        if (--open === 0 && !session.destroyed) armIdle();
+      });
+    });
+    session.once('close', () => {
+      clearTimeout(preface);
+      clearTimeout(idle);
+    });
+  });
+}
+
+export async function listenSecure(port: number, host: string, tls: TlsMaterial, handler: RequestHandler, limits: ServingLimits = {}): Promise<Listener> {
+  const maxStreams = limits.http2MaxStreamsPerConnection || DEFAULT_HTTP2_MAX_STREAMS;
   const server = createSecureServer(
     {
       allowHTTP1: true,
@@ -77,9 +173,20 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
       // Unverified client certificates reach the authenticator, which answers 401 (as kube does).
       rejectUnauthorized: false,
       minVersion: 'TLSv1.2',
+      // Go bounds the TLS handshake by ReadHeaderTimeout.
+      handshakeTimeout: limits.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS,
+      maxHeaderListPairs: Math.ceil(HTTP2_MAX_HEADER_LIST_BYTES / 32),
+      settings: {
+        maxConcurrentStreams: maxStreams,
+        maxFrameSize: HTTP2_FRAME_BYTES,
+        initialWindowSize: HTTP2_FRAME_BYTES,
+        maxHeaderListSize: HTTP2_MAX_HEADER_LIST_BYTES,
+      },
     },
     handler,
   );
+  limitHttp1(server, limits, true);
+  limitHttp2Sessions(server, limits);
   // Client misbehaviour (failed handshakes, reset streams, broken sessions) is the client's problem: a stream
   // or session error without a listener would otherwise take the process down.
   server.on('tlsClientError', () => {});
@@ -91,10 +198,11 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
 }
 
 /** Plain HTTP/1.1 for local debugging only: requests and credentials travel unencrypted. */
-export async function listenPlain(port: number, host: string, handler: RequestHandler): Promise<Listener> {
+export async function listenPlain(port: number, host: string, handler: RequestHandler, limits: ServingLimits = {}): Promise<Listener> {
   // Loaded only here: importing node:http as an ES module also loads its bundled fetch/WebSocket client.
   const { createServer } = await import('node:http');
   const server = createServer(handler);
+  limitHttp1(server, limits, false);
   server.on('clientError', (_err, socket) => socket.destroy());
   const conns = trackConnections(server);
   const bound = await listenOn(server, port, host);

@@ -277,6 +277,30 @@ describe('CRD lifecycle', () => {
     assert.equal((await s.adminRequest('/apis/conflict.example.com/v1/namespaces/default/gizmos')).status, 404);
   });
 
+  test('updating a CRD takes effect on the next request: a new printer column, a new version', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'notes.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'notes', kind: 'Note' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { text: { type: 'string' } } } } }],
+      },
+    }) });
+    await s.kubectlOk(['wait', '--for=condition=established', 'crd/notes.example.com', '--timeout=10s']);
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Note', metadata: { name: 'n' }, text: 'hello' }) });
+    assert.match(await s.kubectlOk(['get', 'notes']), /^NAME\s+AGE\n/);
+    await s.kubectlOk(['patch', 'crd', 'notes.example.com', '--type=json', '-p', JSON.stringify([
+      { op: 'add', path: '/spec/versions/0/additionalPrinterColumns', value: [{ name: 'Text', type: 'string', jsonPath: '.text' }] },
+      { op: 'add', path: '/spec/versions/-', value: { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', properties: { text: { type: 'string' } } } } } },
+    ])]);
+    assert.match(await s.kubectlOk(['get', 'notes.v1.example.com']), /^NAME\s+TEXT\nn\s+hello\n$/);
+    const v2 = JSON.parse((await s.adminRequest('/apis/example.com/v2/namespaces/default/notes/n')).body);
+    assert.deepEqual([v2.apiVersion, v2.text], ['example.com/v2', 'hello']);
+  });
+
   test('deleting a CRD deletes its instances (their finalizers honoured), then the CRD and its endpoints go', async () => {
     await s.kubectlOk(['apply', '-f', '-'], { input: CRONTAB_CRD });
     await s.kubectlOk(['wait', '--for=condition=established', 'crd/crontabs.stable.example.com', '--timeout=10s']);

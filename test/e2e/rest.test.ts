@@ -105,8 +105,8 @@ describe('REST errors', () => {
   const cases: Array<[string, { method?: string; headers?: Record<string, string>; body?: unknown }, number, string]> = [
     ['/api/v1/nothings', {}, 404, 'the server could not find the requested resource'],
     ['/api/v1/componentstatuses', { method: 'POST', body: {} }, 405, 'the server does not allow this method on the requested resource'],
-    ['/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }, 415, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml'],
-    ['/api/v1/namespaces/default/configmaps', { headers: { accept: 'application/vnd.kubernetes.protobuf' } }, 406, 'only the following media types are accepted: application/json, application/yaml'],
+    ['/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }, 415, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf'],
+    ['/api/v1/namespaces/default/configmaps', { headers: { accept: 'application/yaml;stream=watch' } }, 406, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf'],
     ['/api/v1/namespaces/default/configmaps', { method: 'POST', body: '{"metadata":' }, 400, `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"metadata":)`],
     ['/api/v1/namespaces/default/configmaps?limit=x', {}, 400, 'strconv.ParseInt: parsing "x": invalid syntax'],
     ['/api/v1/namespaces/default/configmaps?dryRun=Some', { method: 'POST', body: { metadata: { name: 'x' } } }, 422, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"'],

@@ -17,16 +17,17 @@ function attrs(user: UserInfo, method: string, path: string): AuthzAttributes {
   return attributesFor(user, parseRequestInfo(method, p, new URLSearchParams(q ?? '')));
 }
 
-const ctx = { registry: {} as Registry };
+const ctx = { registry: {} as Registry, rbacPolicy: () => assert.fail('AlwaysAllow and AlwaysDeny read no RBAC policy') };
 
 test('mode validation uses kube-apiserver\'s messages', () => {
   const impl = Object.keys(builtinAuthorizerFactories);
   assert.deepEqual(validateAuthorizationModes(['AlwaysAllow'], impl), []);
   assert.deepEqual(validateAuthorizationModes(['Foo'], impl), ['authorization-mode "Foo" is not a valid mode']);
-  assert.deepEqual(validateAuthorizationModes(['RBAC'], impl), ['authorization-mode "RBAC" is not supported by Capstan yet']);
+  assert.deepEqual(validateAuthorizationModes(['RBAC', 'Node'], impl), []);
+  assert.deepEqual(validateAuthorizationModes(['Webhook'], impl), ['authorization-mode "Webhook" is not supported by Capstan yet']);
   assert.deepEqual(validateAuthorizationModes(['AlwaysDeny', 'AlwaysDeny'], impl), ['authorization-mode ["AlwaysDeny" "AlwaysDeny"] has mode specified more than once']);
   assert.deepEqual(validateAuthorizationModes([], impl), ['at least one authorization-mode must be passed']);
-  assert.deepEqual(validateAuthorizationModes(['RBAC'], [...impl, 'RBAC']), []);
+  assert.deepEqual(validateAuthorizationModes(['Webhook'], [...impl, 'Webhook']), []);
 });
 
 test('AlwaysAllow allows; AlwaysDeny leaves no opinion with its reason; system:masters always allowed', async () => {

@@ -2,6 +2,9 @@
 
 import { SYSTEM_MASTERS } from '../user.ts';
 import type { Registry } from '../../registry/types.ts';
+import { nodeAuthorizer } from './node.ts';
+import { rbacAuthorizer } from './rbac/authorizer.ts';
+import type { RbacPolicy } from './rbac/policy.ts';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroupsAuthorizer } from './builtin.ts';
 import type { Authorizer } from './types.ts';
 import { unionAuthorizer } from './union.ts';
@@ -12,14 +15,18 @@ export const AUTHORIZATION_MODE_CHOICES: readonly string[] = ['AlwaysAllow', 'Al
 export interface AuthorizerFactoryContext {
   /** The registry: authorizers read their policy (RBAC objects, ...) through its stores and watch caches. */
   readonly registry: Registry;
+  /** The RBAC policy informers, shared with the escalation checks; started on first call. */
+  readonly rbacPolicy: () => RbacPolicy;
 }
 
 export type AuthorizerFactory = (ctx: AuthorizerFactoryContext) => Authorizer | Promise<Authorizer>;
 
-/** The modes Capstan implements. Others add theirs (RBAC, Node, ...) by name. */
+/** The modes Capstan implements. Others add theirs by name. */
 export const builtinAuthorizerFactories: Readonly<Record<string, AuthorizerFactory>> = {
   AlwaysAllow: () => alwaysAllowAuthorizer(),
   AlwaysDeny: () => alwaysDenyAuthorizer(),
+  RBAC: (ctx) => rbacAuthorizer(ctx.rbacPolicy),
+  Node: () => nodeAuthorizer(),
 };
 
 /** Go's %q of a []string: ["A" "B"]. */

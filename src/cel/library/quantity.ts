@@ -22,10 +22,19 @@ export class QuantityValue extends OpaqueValue {
   }
 }
 
+// Rules parse the same few strings (their constants, the object's values) again and again.
+const parsed = new Map<string, QuantityValue | string>();
+
 export function quantityOf(s: string): QuantityValue {
-  const r = parseQuantity(s);
-  if (!r.ok) throw new Error(r.error);
-  return new QuantityValue(r.nanos);
+  let q = parsed.get(s);
+  if (q === undefined) {
+    const r = parseQuantity(s);
+    q = r.ok ? new QuantityValue(r.nanos) : r.error;
+    if (parsed.size >= 1000) parsed.clear();
+    parsed.set(s, q);
+  }
+  if (typeof q === 'string') throw new Error(q);
+  return q;
 }
 
 function nanosOf(v: unknown): bigint {
@@ -45,7 +54,14 @@ function asInteger(q: QuantityValue): bigint | undefined {
 
 export const quantityFuncs = [
   func('quantity', [STRING], OPAQUE, (s) => quantityOf(s as string)),
-  func('isQuantity', [STRING], BOOL, (s) => parseQuantity(s as string).ok),
+  func('isQuantity', [STRING], BOOL, (s) => {
+    try {
+      quantityOf(s as string);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
   opaqueMethod('sign', QuantityValue, [], INT, (q) => cmp(q.nanos, 0n)),
   opaqueMethod('isGreaterThan', QuantityValue, [OPAQUE], BOOL, (q, o) => q.nanos > nanosOf(o)),
   opaqueMethod('isLessThan', QuantityValue, [OPAQUE], BOOL, (q, o) => q.nanos < nanosOf(o)),

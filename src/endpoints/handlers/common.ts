@@ -2,19 +2,31 @@
 // the namespace/name checks, owner reference de-duplication.
 
 import { badRequest, notAcceptable, type StatusError } from '../../apis/errors.ts';
-import { negotiateOutput, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { negotiateOutput, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { protobufDefinition } from '../../encoding/protobuf/envelope.ts';
 import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
-import { checkBodyKind, gvString, interpretBody, parseBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
+import { checkBodyKind, gvString, interpretBody, parseBody, parseProtobufBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
 import type { FieldValidation } from '../options.ts';
 import { pruneFields } from '../prune.ts';
 import { requestHeader, writeObject } from '../respond.ts';
 import type { Scope } from '../scope.ts';
 import { parseTableOptions, toPartialObjectMetadata, toPartialObjectMetadataList, toTable } from '../table.ts';
 
+/** Whether the endpoint's kind has a protobuf message: built-in kinds do, custom resources never. */
+export function servesProtobuf(scope: Pick<Scope, 'def' | 'kind'>): boolean {
+  return !scope.def.custom && protobufDefinition(gvString(scope.kind.group, scope.kind.version), scope.kind.kind) !== undefined;
+}
+
+/** The media types the endpoint serializes, in kube's order. */
+export function servedMediaTypes(scope: Pick<Scope, 'def' | 'kind'>): readonly string[] {
+  return servesProtobuf(scope) ? PROTOBUF_SERVED_MEDIA_TYPES : SERVED_MEDIA_TYPES;
+}
+
 /** NegotiateOutputMediaType for a resource endpoint (Table and PartialObjectMetadata allowed); 406 otherwise. */
 export function negotiateResourceOutput(scope: Scope): NegotiatedMediaType {
-  const media = negotiateOutput(requestHeader(scope.r.req, 'accept'), { allowTransform: true });
-  if (!media) throw notAcceptable([...SERVED_MEDIA_TYPES]);
+  const served = servedMediaTypes(scope);
+  const media = negotiateOutput(requestHeader(scope.r.req, 'accept'), { allowTransform: true }, served);
+  if (!media) throw notAcceptable([...served]);
   return media;
 }
 
@@ -76,7 +88,7 @@ function knownKind(scope: Scope) {
  * version, the schema's type errors, strict field errors per fieldValidation; unknown fields are dropped.
  */
 export function decodeObjectForWrite(scope: Scope, data: Buffer, format: BodyFormat, directive: FieldValidation): KubeObject {
-  const raw = parseBody(data, format, scope.kind.kind);
+  const raw = format === 'protobuf' ? parseProtobufBody(data, scope.kind) : parseBody(data, format, scope.kind.kind);
   const { object, gvk } = interpretBody(raw, data, scope.kind, scope.def.custom);
   checkBodyKind(gvk, scope.kind, scope.def.custom, knownGroupVersion(scope), knownKind(scope));
   const yamlErrors = yamlStrictErrors(raw);

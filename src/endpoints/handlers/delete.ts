@@ -8,7 +8,9 @@ import { decodeDeleteOptionsQuery, deleteOptionsFromBody, validateDeleteOptions,
 import { requestHeader } from '../respond.ts';
 import { requestContext, type Scope } from '../scope.ts';
 import type { DeleteOptions, KubeObject } from '../../registry/types.ts';
-import { negotiateResourceOutput, writeResult } from './common.ts';
+import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
+import { decodeProtobufObject } from '../../encoding/protobuf/envelope.ts';
+import { ProtobufDecodeError } from '../../encoding/protobuf/messages.ts';
 import { listOptionsFor } from './read.ts';
 
 /** Errors kube does not turn into an API status: 500 with no reason and the raw message. */
@@ -19,10 +21,11 @@ function unknownError(message: string): StatusError {
 const DELETE_OPTIONS_API_VERSIONS = new Set(['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1']);
 
 function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
   let value: unknown;
   try {
-    if (format === 'yaml') value = parseYaml(data.toString('utf8')).value;
+    if (format === 'protobuf') value = decodeProtobufObject(data);
+    else if (format === 'yaml') value = parseYaml(data.toString('utf8')).value;
     else {
       const text = data.toString('utf8');
       scanJson(text);
@@ -30,7 +33,7 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
     }
   } catch (e) {
     if (e instanceof JsonSyntaxError) throw unknownError(`couldn't get version/kind; json parse error: ${e.message}`);
-    if (e instanceof YamlSyntaxError) throw unknownError(e.message);
+    if (e instanceof YamlSyntaxError || e instanceof ProtobufDecodeError) throw unknownError(e.message);
     throw e;
   }
   if (value === null) value = {};

@@ -4,12 +4,12 @@
 import { gzipSync } from 'node:zlib';
 import { badRequest, methodNotSupported } from '../../apis/errors.ts';
 import { goEscape } from '../../encoding/json.ts';
-import { acceptsGzip, JSON_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { JSON_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
 import { rawListItems } from '../../registry/list-json.ts';
 import type { KubeList } from '../../registry/types.ts';
 import { decodeListOptions, validateListOptions, type ParsedListOptions } from '../options.ts';
 import { checkFieldSelector, requiresExactMatch } from '../field-selector.ts';
-import { requestHeader, warningHeaderValues, writable } from '../respond.ts';
+import { requestHeader, shouldGzip, warningHeaderValues, writable } from '../respond.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { serveWatch } from '../watch.ts';
 import { negotiateResourceOutput, writeResult } from './common.ts';
@@ -77,7 +77,7 @@ function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType):
   }
   const warningValues = warningHeaderValues(warnings);
   if (warningValues.length > 0) res.setHeader('Warning', warningValues);
-  if (length > GZIP_THRESHOLD_BYTES && acceptsGzip(requestHeader(req, 'accept-encoding'))) {
+  if (shouldGzip(scope.r, length)) {
     const zipped = gzipSync(Buffer.concat(parts, length), { level: 1 });
     parts.length = 0;
     parts.push(zipped);
@@ -98,5 +98,3 @@ function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType):
 }
 
 const LIST_END = Buffer.from(']}\n', 'latin1');
-/** respond.ts's threshold: bodies above it are gzipped for clients that accept it. */
-const GZIP_THRESHOLD_BYTES = 128 * 1024;

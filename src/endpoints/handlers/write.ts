@@ -7,12 +7,12 @@ import { decodeWriteOptions } from '../options.ts';
 import { requestHeader } from '../respond.ts';
 import { writeContext, type Scope } from '../scope.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import { checkName, decodeObjectForWrite, dedupOwnerReferences, ensureNamespace, negotiateResourceOutput, writeResult } from './common.ts';
+import { checkName, decodeObjectForWrite, dedupOwnerReferences, ensureNamespace, negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
 import { cloneJson } from '../../apis/json-clone.ts';
 
 export async function createResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
   const data = await readBody(scope.r.req);
   const options = decodeWriteOptions(scope.r.query, 'CreateOptions');
   const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
@@ -27,7 +27,7 @@ export async function updateResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
   const data = await readBody(scope.r.req);
   const options = decodeWriteOptions(scope.r.query, 'UpdateOptions');
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
   const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
   ensureNamespace(scope, obj);
   checkName(scope, obj);

@@ -50,6 +50,8 @@ export function escapeFieldName(name: string): string | undefined {
   return ok ? escaped : undefined;
 }
 
+const isSchema = (v: unknown): v is JSONSchemaProps => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 const STRING: DeclType = { kind: 'string' };
 const METADATA: DeclType = {
   kind: 'object',
@@ -62,7 +64,6 @@ const METADATA: DeclType = {
 /** The CEL type of a schema node; `resourceRoot` adds apiVersion, kind and metadata (name, generateName). */
 export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclType {
   if (s['x-kubernetes-int-or-string']) return DYN;
-  const embedded = resourceRoot || s['x-kubernetes-embedded-resource'] === true;
   switch (s.type) {
     case 'array': {
       const items = s.items && !Array.isArray(s.items) ? schemaDeclType(s.items, s.items['x-kubernetes-embedded-resource'] === true) : DYN;
@@ -73,21 +74,39 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
         const ap = s.additionalProperties;
         return { kind: 'map', value: schemaDeclType(ap, ap['x-kubernetes-embedded-resource'] === true), maxProperties: s.maxProperties };
       }
-      if (s['x-kubernetes-preserve-unknown-fields'] && !s.properties && !embedded) return DYN;
+      // unknown fields preserved by x-kubernetes-preserve-unknown-fields are not visible to rules
       const fields = new Map<string, DeclField>();
-      for (const [name, prop] of Object.entries(s.properties ?? {})) {
+      const required = new Set(Array.isArray(s.required) ? s.required : []);
+      let minSize = 2;
+      for (const [name, prop] of Object.entries(isSchema(s.properties) ? s.properties : {})) {
+        if (!isSchema(prop)) continue;
+        const type = schemaDeclType(prop, prop['x-kubernetes-embedded-resource'] === true);
         const celName = escapeFieldName(name);
-        if (celName !== undefined) fields.set(celName, { name, type: schemaDeclType(prop, prop['x-kubernetes-embedded-resource'] === true) });
+        if (celName !== undefined) fields.set(celName, { name, type });
+        if (required.has(name) && prop.default === undefined) minSize += name.length + minSizeOf(type) + 4;
       }
-      if (embedded) {
-        if (!fields.has('apiVersion')) fields.set('apiVersion', { name: 'apiVersion', type: STRING });
-        if (!fields.has('kind')) fields.set('kind', { name: 'kind', type: STRING });
+      if (resourceRoot) {
+        fields.set('apiVersion', { name: 'apiVersion', type: STRING });
+        fields.set('kind', { name: 'kind', type: STRING });
         fields.set('metadata', { name: 'metadata', type: METADATA });
       }
-      return { kind: 'object', fields, maxProperties: s.maxProperties };
+      return { kind: 'object', fields, maxProperties: s.maxProperties, minSize };
     }
-    case 'string':
-      return { kind: 'string', maxLength: s.maxLength };
+    case 'string': {
+      const maxLength = s.maxLength !== undefined ? Math.max(0, s.maxLength) * 4 : Array.isArray(s.enum) && s.enum.length > 0 ? s.enum.reduce((m: number, e) => Math.max(m, typeof e === 'string' ? e.length : 0), 0) : undefined;
+      switch (s.format) {
+        case 'byte':
+          return { kind: 'bytes', maxLength: s.maxLength };
+        case 'duration':
+          return { kind: 'duration' };
+        case 'date':
+          return { kind: 'timestamp', dateOnly: true };
+        case 'date-time':
+          return { kind: 'timestamp' };
+        default:
+          return { kind: 'string', maxLength };
+      }
+    }
     case 'integer':
       return { kind: 'int' };
     case 'number':
@@ -97,6 +116,10 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
     default:
       return DYN;
   }
+}
+
+function minSizeOf(t: DeclType): number {
+  return t.kind === 'object' ? (t.minSize ?? 2) : t.kind === 'string' || t.kind === 'list' || t.kind === 'map' ? 2 : t.kind === 'bool' ? 4 : 1;
 }
 
 // ---- compiled tree ----
@@ -117,6 +140,8 @@ interface RuleNode {
   readonly properties: Map<string, RuleNode>;
   readonly additionalProperties: RuleNode | undefined;
   readonly items: RuleNode | undefined;
+  /** Rules of allOf entries, run on the same value. */
+  readonly allOf: RuleNode[];
   readonly listType: string | undefined;
   readonly listMapKeys: string[];
   readonly usesOldSelf: boolean;
@@ -185,7 +210,7 @@ function normalizeFieldPath(jsonPath: string, schema: JSONSchemaProps): string |
 export function compileValidationRules(schema: JSONSchemaProps, fieldPath: string): { errors: FieldError[]; rules: CompiledRules } {
   const errors: FieldError[] = [];
   const costs: { path: string; cost: number }[] = [];
-  const root = compileNode(schema, fieldPath, true, 1, undefined, errors, costs);
+  const root = isSchema(schema) ? compileNode(schema, schema, schemaDeclType(schema, true), fieldPath, 1, undefined, { errors, costs }) : undefined;
   const total = costs.reduce((s, c) => s + c.cost, 0);
   if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     // kube names the most expensive expressions (those above 1% of the limit, at most 4) as contributors
@@ -196,49 +221,78 @@ export function compileValidationRules(schema: JSONSchemaProps, fieldPath: strin
   return { errors, rules: root ? rulesOf(root) : EMPTY };
 }
 
+interface CompileContext {
+  readonly errors: FieldError[];
+  readonly costs: { path: string; cost: number }[];
+}
+
+
+/**
+ * The rules of one schema node and below. `v` holds the rules (the node itself, or one of its allOf entries, whose
+ * rules apply to the same value); `n` is the node that gives the value its structure and CEL type.
+ */
 function compileNode(
-  s: JSONSchemaProps,
+  v: JSONSchemaProps,
+  n: JSONSchemaProps,
+  declType: DeclType,
   path: string,
-  resourceRoot: boolean,
   cardinality: number,
   uncorrelatable: string | undefined,
-  errors: FieldError[],
-  costs: { path: string; cost: number }[],
+  ctx: CompileContext,
 ): RuleNode | undefined {
   const rules: CompiledRule[] = [];
-  const declType = schemaDeclType(s, resourceRoot);
-  (s['x-kubernetes-validations'] ?? []).forEach((rule, i) => {
-    const rulePath = `${path}.x-kubernetes-validations[${i}]`;
-    const compiled = compileRule(rule, rulePath, s, declType, cardinality, uncorrelatable, errors, costs);
+  const validations = Array.isArray(v['x-kubernetes-validations']) ? v['x-kubernetes-validations'] : [];
+  validations.forEach((rule, i) => {
+    if (!isSchema(rule)) return;
+    const compiled = compileRule(rule as ValidationRule, `${path}.x-kubernetes-validations[${i}]`, n, declType, cardinality, uncorrelatable, ctx);
     if (compiled) rules.push(compiled);
   });
 
   const properties = new Map<string, RuleNode>();
-  for (const [name, prop] of Object.entries(s.properties ?? {})) {
-    const n = compileNode(prop, `${path}.properties[${name}]`, prop['x-kubernetes-embedded-resource'] === true, cardinality, uncorrelatable, errors, costs);
-    if (n) properties.set(name, n);
+  if (isSchema(v.properties) && isSchema(n.properties)) {
+    for (const [name, prop] of Object.entries(v.properties)) {
+      const nodeProp = n.properties[name];
+      if (!isSchema(prop) || !isSchema(nodeProp)) continue;
+      // the child's type is the parent's field type; a name CEL cannot spell has none, so it gets its own
+      const escaped = escapeFieldName(name);
+      const field = declType.kind === 'object' && escaped !== undefined ? declType.fields.get(escaped) : undefined;
+      const propType = field && field.name === name ? field.type : schemaDeclType(nodeProp, nodeProp['x-kubernetes-embedded-resource'] === true);
+      const sub = compileNode(prop, nodeProp, propType, `${path}.properties[${name}]`, cardinality, uncorrelatable, ctx);
+      if (sub) properties.set(name, sub);
+    }
   }
   let additionalProperties: RuleNode | undefined;
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') {
-    const ap = s.additionalProperties;
-    additionalProperties = compileNode(ap, `${path}.additionalProperties`, ap['x-kubernetes-embedded-resource'] === true, cardinality * maxElements(declType), uncorrelatable, errors, costs);
+  if (isSchema(v.additionalProperties) && isSchema(n.additionalProperties)) {
+    const ap = n.additionalProperties;
+    const apType = declType.kind === 'map' ? declType.value : schemaDeclType(ap, ap['x-kubernetes-embedded-resource'] === true);
+    additionalProperties = compileNode(v.additionalProperties, ap, apType, `${path}.additionalProperties`, cardinality * maxElements(declType), uncorrelatable, ctx);
   }
   let items: RuleNode | undefined;
-  if (s.items && !Array.isArray(s.items)) {
-    const it = s.items;
+  if (isSchema(v.items) && isSchema(n.items)) {
+    const it = n.items;
     // only list-type=map items correlate with old items, so below any other list oldSelf cannot be used
-    const within = uncorrelatable ?? (s['x-kubernetes-list-type'] === 'map' ? undefined : path);
-    items = compileNode(it, `${path}.items`, it['x-kubernetes-embedded-resource'] === true, cardinality * maxElements(declType), within, errors, costs);
+    const within = uncorrelatable ?? (n['x-kubernetes-list-type'] === 'map' ? undefined : path);
+    const itemType = declType.kind === 'list' ? declType.elem : schemaDeclType(it, it['x-kubernetes-embedded-resource'] === true);
+    items = compileNode(v.items, it, itemType, `${path}.items`, cardinality * maxElements(declType), within, ctx);
   }
-  if (rules.length === 0 && properties.size === 0 && !additionalProperties && !items) return undefined;
+  const allOf: RuleNode[] = [];
+  if (Array.isArray(v.allOf)) {
+    v.allOf.forEach((entry, i) => {
+      if (!isSchema(entry)) return;
+      const sub = compileNode(entry, n, declType, `${path}.allOf[${i}]`, cardinality, uncorrelatable, ctx);
+      if (sub) allOf.push(sub);
+    });
+  }
+  if (rules.length === 0 && properties.size === 0 && !additionalProperties && !items && allOf.length === 0) return undefined;
   return {
-    type: s.type ?? '',
+    type: typeof n.type === 'string' ? n.type : '',
     rules,
     properties,
     additionalProperties,
     items,
-    listType: s['x-kubernetes-list-type'],
-    listMapKeys: s['x-kubernetes-list-map-keys'] ?? [],
+    allOf,
+    listType: n['x-kubernetes-list-type'],
+    listMapKeys: Array.isArray(n['x-kubernetes-list-map-keys']) ? n['x-kubernetes-list-map-keys'] : [],
     usesOldSelf: rules.some((r) => r.usesOldSelf),
     declType,
   };
@@ -251,10 +305,11 @@ function compileRule(
   declType: DeclType,
   cardinality: number,
   uncorrelatable: string | undefined,
-  errors: FieldError[],
-  costs: { path: string; cost: number }[],
+  { errors, costs }: CompileContext,
 ): CompiledRule | undefined {
   // the checks of apiextensions/validation ValidateCustomResourceDefinitionOpenAPISchema, in kube's order
+  const str = (x: unknown): string => (typeof x === 'string' ? x : '');
+  rule = { ...rule, rule: str(rule.rule), message: typeof rule.message === 'string' ? rule.message : undefined, messageExpression: typeof rule.messageExpression === 'string' ? rule.messageExpression : undefined, fieldPath: typeof rule.fieldPath === 'string' ? rule.fieldPath : undefined };
   const text = (rule.rule ?? '').trim();
   const message = (rule.message ?? '').trim();
   const before = errors.length;
@@ -294,9 +349,7 @@ function compileRule(
     const m = compileExpression(messageSource, vars);
     if (!m.ok) errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), `messageExpression compilation failed: ${m.error}`));
     else if (m.expression.info.resultType.kind !== 'string' && m.expression.info.resultType.kind !== 'dyn') {
-      errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), 'must evaluate to a string'));
-    } else if (m.expression.info.usedVariables.has('oldSelf')) {
-      errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), `messageExpression compilation failed: ${`ERROR: <input>:1:1: undeclared reference to 'oldSelf' (in container '')`}`));
+      errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), 'messageExpression must evaluate to a string'));
     } else {
       messageExpr = m.expression;
       const messageCost = messageExpr.maxCost * cardinality;
@@ -349,7 +402,12 @@ function rulesOf(root: RuleNode): CompiledRules {
       const budget: Budget = { remaining: options?.costBudget ?? RUNTIME_CEL_COST_BUDGET };
       const errors: FieldError[] = [];
       const corr = old === undefined ? undefined : { value: obj, old };
-      validateNode(root, '', obj, old, corr, corr, budget, errors);
+      try {
+        validateNode(root, '', obj, old, corr, corr, budget, errors);
+      } catch (e) {
+        // a defect here must fail the request with a field error, never take the server down
+        errors.push({ type: 'InternalError', field: '<nil>', detail: `unexpected error evaluating validation rules: ${(e as Error).message}` });
+      }
       return errors;
     },
   };
@@ -369,6 +427,8 @@ function validateNode(
   if (value === null || value === undefined) return true;
   if (old === null) old = undefined;
   if (node.rules.length > 0 && !runRules(node, path, value, old, corr ?? parentCorr, budget, errors)) return false;
+  // allOf rules ratchet only with the nearest correlated ancestor, as kube's
+  for (const sub of node.allOf) if (!validateNode(sub, path, value, old, undefined, parentCorr, budget, errors)) return false;
   const nearest = corr ?? parentCorr;
   if (Array.isArray(value)) {
     if (!node.items) return true;
@@ -452,7 +512,8 @@ function runRules(node: RuleNode, path: string, value: unknown, old: unknown, co
     const errPath = r.fieldPath ? child(path, r.fieldPath) : path;
     let detail: string | undefined;
     if (r.messageExpr) {
-      const m = evaluate(r.messageExpr, { self }, PER_CALL_LIMIT);
+      // the message sees the rule's activation (oldSelf as a plain value, when there is one)
+      const m = evaluate(r.messageExpr, oldSelf === undefined ? { self } : { self, oldSelf }, PER_CALL_LIMIT);
       if (m.cost > budget.remaining) {
         errors.push(fieldErrors.invalid(shown(errPath), node.type, 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'));
         budget.remaining = -1;

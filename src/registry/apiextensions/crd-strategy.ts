@@ -10,6 +10,7 @@ import type { KubeObject, Strategy } from '../types.ts';
 import { validateCrd, validateCrdStatusUpdate, validateCrdUpdate } from './crd-validation.ts';
 import { CLEANUP_FINALIZER, type CrdCondition, type CrdStatus, type CustomResourceDefinition } from './crd-types.ts';
 import { jsonEqual } from '../store-codec.ts';
+import { genericStatusStrategy } from '../store-subresources.ts';
 
 const asCrd = (obj: KubeObject) => obj as CustomResourceDefinition;
 
@@ -72,14 +73,7 @@ export const crdStrategy: Strategy = {
   validateUpdate: (obj, old) => validateCrdUpdate(asCrd(obj), asCrd(old)),
   subresources: {
     status: {
-      prepareForUpdate(obj, old) {
-        const next = structuredClone(old);
-        if (obj.status !== undefined) next.status = structuredClone(obj.status);
-        else delete next.status;
-        if (obj.metadata?.managedFields !== undefined) metaOf(next).managedFields = obj.metadata.managedFields;
-        else delete metaOf(next).managedFields;
-        return next;
-      },
+      prepareForUpdate: genericStatusStrategy.prepareForUpdate,
       validateUpdate: (obj, old) => validateCrdStatusUpdate(asCrd(obj), asCrd(old)),
     },
   },

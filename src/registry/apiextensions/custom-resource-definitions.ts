@@ -31,6 +31,8 @@ export function deprecationWarningOf(spec: CrdSpec, version: CrdVersion): string
 
 export interface CustomResourceParts {
   readonly strategy: Strategy;
+  /** The conversion webhook's converter (conversion strategy Webhook). */
+  readonly convertAsync?: (objects: readonly KubeObject[], apiVersion: string) => Promise<KubeObject[]>;
   /** The schema node of a version (the compiled structural schema), or undefined without a schema. */
   schemaNode(version: string): SchemaNode | undefined;
 }
@@ -77,6 +79,7 @@ export function customResourceDefinitions(crd: CustomResourceDefinition, parts: 
       subresources: subresourcesOf(v, kind),
       storagePrefix: resourcePrefix(group, plural),
       ...(storageVersion ? { storageVersion, convert: rewriteApiVersion } : {}),
+      ...(storageVersion && parts.convertAsync ? { convertAsync: parts.convertAsync } : {}),
       schema: schemaNode,
       resolveRef: () => undefined,
       strategy: parts.strategy,

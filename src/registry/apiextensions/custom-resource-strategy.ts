@@ -11,6 +11,7 @@ import type { KubeObject, Strategy } from '../types.ts';
 import type { CompiledRules } from './cel-rules.ts';
 import type { CrdScale } from './crd-types.ts';
 import type { CompiledSchema } from './schema/index.ts';
+import { genericStatusStrategy } from '../store-subresources.ts';
 
 /** What the strategy needs of one served version of a CRD. */
 export interface VersionRuntime {
@@ -138,14 +139,7 @@ export function customResourceStrategy(runtime: () => CrdRuntime): Strategy {
     },
     subresources: {
       status: {
-        prepareForUpdate(obj, old) {
-          const next = structuredClone(old);
-          if (obj.status !== undefined) next.status = structuredClone(obj.status);
-          else delete next.status;
-          if (obj.metadata.managedFields !== undefined) next.metadata.managedFields = obj.metadata.managedFields;
-          else delete next.metadata.managedFields;
-          return next;
-        },
+        prepareForUpdate: genericStatusStrategy.prepareForUpdate,
         validateUpdate(obj, old) {
           const v = versionOf(obj);
           const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);

@@ -1,6 +1,8 @@
 // What the registry needs from a built-in type besides its discovery facts.
 
 import type { KubeObject, PrinterColumn, Strategy } from '../types.ts';
+import { buildStrategy } from './generic.ts';
+import type { TypeRules } from './type-rules.ts';
 
 export interface TypeFacts {
   strategy: Strategy;
@@ -8,4 +10,12 @@ export interface TypeFacts {
   printerColumns: PrinterColumn[];
   /** Field selector fields beyond metadata.name and metadata.namespace. */
   selectableFields: Record<string, (obj: KubeObject) => string | undefined>;
+}
+
+/** How a type module builds its facts from the type's rules. */
+export type FactsMaker = (rules: TypeRules) => TypeFacts;
+
+/** A type whose strategy is the generic one: only its printer columns (and field selectors) are its own. */
+export function printedFacts(columns: () => PrinterColumn[], selectableFields: TypeFacts['selectableFields'] = {}): FactsMaker {
+  return (rules) => ({ strategy: buildStrategy(rules), printerColumns: columns(), selectableFields });
 }

@@ -38,6 +38,8 @@ export interface TypeHooks {
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext, validateNew: () => FieldError[]): FieldError[];
   /** Metadata a status write may not change beyond the system fields (e.g. pods: ownerReferences). */
   resetMetaForStatus?(merged: KubeObject, old: KubeObject): void;
+  /** What a status write changes beyond the written status (e.g. PersistentVolumes: the phase transition time). */
+  prepareForStatusUpdate?(merged: KubeObject, old: KubeObject, ctx: RequestContext): void;
   validateStatusUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
   /** Subresources besides status (e.g. namespaces' finalize). */
   subresources?: Record<string, SubresourceStrategy>;
@@ -78,7 +80,7 @@ function restoreStatus(obj: KubeObject, old: KubeObject): void {
 /** The status subresource: the stored object with the written status (and the written metadata, less system fields). */
 export function statusSubresource(hooks: TypeHooks, rules: TypeRules): SubresourceStrategy {
   return {
-    prepareForUpdate(obj, old) {
+    prepareForUpdate(obj, old, ctx) {
       const merged = clone(obj);
       const keys = new Set([...Object.keys(obj), ...Object.keys(old)]);
       for (const k of keys) {
@@ -88,6 +90,7 @@ export function statusSubresource(hooks: TypeHooks, rules: TypeRules): Subresour
       }
       carrySystemMeta(merged, old);
       hooks.resetMetaForStatus?.(merged, old);
+      hooks.prepareForStatusUpdate?.(merged, old, ctx);
       return merged;
     },
     validateUpdate(obj, old, ctx) {

@@ -14,33 +14,57 @@
 // - BuiltinStrategy extras (see generic.ts): prepareForDelete (namespaces: phase Terminating) and
 //   gracefulDeletePeriod (pods).
 
-import type { TypeFacts } from './facts.ts';
+import type { FactsMaker, TypeFacts } from './facts.ts';
 import { buildStrategy } from './generic.ts';
-import { OTHER_PRINTERS } from './other-printers.ts';
-import { typeKey, typeRules, type TypeRules } from './type-rules.ts';
-import { daemonSetFacts, deploymentFacts, replicaSetFacts, statefulSetFacts } from './apps/workloads.ts';
-import { cronJobFacts, jobFacts } from './batch/jobs.ts';
-import { configMapFacts, secretFacts } from './core/configmaps.ts';
-import { namespaceFacts } from './core/namespaces.ts';
-import { coreEventFacts, eventsGroupFacts, nodeFacts } from './core/nodes-events.ts';
-import {
-  endpointsFacts,
-  persistentVolumeClaimFacts,
-  persistentVolumeFacts,
-  podTemplateFacts,
-  replicationControllerFacts,
-  resourceQuotaFacts,
-  serviceAccountFacts,
-} from './core/others.ts';
-import { podFacts } from './core/pods.ts';
+import { typeKey, typeRules } from './type-rules.ts';
 import { crdFacts } from '../apiextensions/crd-strategy.ts';
+import { mutatingWebhookConfigurationFacts, validatingAdmissionPolicyBindingFacts, validatingAdmissionPolicyFacts, validatingWebhookConfigurationFacts } from './admissionregistration/printer-columns.ts';
+import { controllerRevisionFacts } from './apps/controller-revisions.ts';
+import { daemonSetFacts, deploymentFacts, replicaSetFacts, statefulSetFacts } from './apps/workloads.ts';
+import { horizontalPodAutoscalerFacts } from './autoscaling/horizontal-pod-autoscalers.ts';
+import { cronJobFacts, jobFacts } from './batch/jobs.ts';
+import { certificateSigningRequestFacts } from './certificates/signing-requests.ts';
+import { clusterTrustBundleFacts } from './certificates/trust-bundles.ts';
+import { leaseFacts } from './coordination/leases.ts';
+import { configMapFacts, secretFacts } from './core/configmaps.ts';
+import { endpointsFacts } from './core/endpoints.ts';
+import { coreEventFacts, eventsGroupFacts } from './core/events.ts';
+import { namespaceFacts } from './core/namespaces.ts';
+import { nodeFacts } from './core/nodes.ts';
+import { persistentVolumeClaimFacts } from './core/persistent-volume-claims.ts';
+import { persistentVolumeFacts } from './core/persistent-volumes.ts';
+import { limitRangeFacts } from './core/limit-ranges.ts';
+import { podTemplateFacts } from './core/pod-templates.ts';
+import { podFacts } from './core/pods.ts';
+import { replicationControllerFacts } from './core/replication-controllers.ts';
+import { resourceQuotaFacts } from './core/resource-quotas.ts';
+import { serviceAccountFacts } from './core/service-accounts.ts';
 import { serviceFacts } from './core/services.ts';
+import { endpointSliceFacts } from './discovery/endpoint-slices.ts';
+import { flowSchemaFacts } from './flowcontrol/flow-schemas.ts';
+import { priorityLevelConfigurationFacts } from './flowcontrol/priority-levels.ts';
+import { storageVersionFacts } from './internal/storage-versions.ts';
+import { ingressClassFacts } from './networking/ingress-classes.ts';
+import { ingressFacts } from './networking/ingresses.ts';
+import { networkPolicyFacts } from './networking/network-policies.ts';
+import { ipAddressFacts, serviceCIDRFacts } from './networking/service-cidrs.ts';
+import { runtimeClassFacts } from './node/runtime-classes.ts';
+import { podDisruptionBudgetFacts } from './policy/pod-disruption-budgets.ts';
+import { clusterRoleBindingFacts, roleBindingFacts } from './rbac/bindings.ts';
+import { priorityClassFacts } from './scheduling/priority-classes.ts';
+import { csiDriverFacts } from './storage/csi-drivers.ts';
+import { csiNodeFacts } from './storage/csi-nodes.ts';
+import { csiStorageCapacityFacts } from './storage/csi-storage-capacities.ts';
+import { storageClassFacts } from './storage/storage-classes.ts';
+import { volumeAttachmentFacts } from './storage/volume-attachments.ts';
+import { volumeAttributesClassFacts } from './storage/volume-attributes-classes.ts';
 
 export type { TypeFacts } from './facts.ts';
 export type { BuiltinStrategy } from './generic.ts';
 export { typeRules } from './type-rules.ts';
 
-const FACTS: Readonly<Record<string, (rules: TypeRules) => TypeFacts>> = {
+const FACTS: Readonly<Record<string, FactsMaker>> = {
+  'apiextensions.k8s.io/customresourcedefinitions': crdFacts,
   '/namespaces': namespaceFacts,
   '/configmaps': configMapFacts,
   '/secrets': secretFacts,
@@ -56,33 +80,48 @@ const FACTS: Readonly<Record<string, (rules: TypeRules) => TypeFacts>> = {
   '/persistentvolumeclaims': persistentVolumeClaimFacts,
   '/podtemplates': podTemplateFacts,
   '/resourcequotas': resourceQuotaFacts,
+  '/limitranges': limitRangeFacts,
   'apps/deployments': deploymentFacts,
   'apps/replicasets': replicaSetFacts,
   'apps/statefulsets': statefulSetFacts,
   'apps/daemonsets': daemonSetFacts,
+  'apps/controllerrevisions': controllerRevisionFacts,
   'batch/jobs': jobFacts,
   'batch/cronjobs': cronJobFacts,
-  'apiextensions.k8s.io/customresourcedefinitions': crdFacts,
-};
-
-const SELECTABLE: Readonly<Record<string, TypeFacts['selectableFields']>> = {
-  'certificates.k8s.io/certificatesigningrequests': {
-    'spec.signerName': (o) => {
-      const spec = o.spec as { signerName?: unknown } | undefined;
-      return typeof spec?.signerName === 'string' ? spec.signerName : '';
-    },
-  },
+  'networking.k8s.io/ingresses': ingressFacts,
+  'networking.k8s.io/ingressclasses': ingressClassFacts,
+  'networking.k8s.io/networkpolicies': networkPolicyFacts,
+  'networking.k8s.io/servicecidrs': serviceCIDRFacts,
+  'networking.k8s.io/ipaddresses': ipAddressFacts,
+  'rbac.authorization.k8s.io/rolebindings': roleBindingFacts,
+  'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindingFacts,
+  'coordination.k8s.io/leases': leaseFacts,
+  'storage.k8s.io/storageclasses': storageClassFacts,
+  'storage.k8s.io/csidrivers': csiDriverFacts,
+  'storage.k8s.io/csinodes': csiNodeFacts,
+  'storage.k8s.io/csistoragecapacities': csiStorageCapacityFacts,
+  'storage.k8s.io/volumeattachments': volumeAttachmentFacts,
+  'storage.k8s.io/volumeattributesclasses': volumeAttributesClassFacts,
+  'scheduling.k8s.io/priorityclasses': priorityClassFacts,
+  'node.k8s.io/runtimeclasses': runtimeClassFacts,
+  'policy/poddisruptionbudgets': podDisruptionBudgetFacts,
+  'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalerFacts,
+  'discovery.k8s.io/endpointslices': endpointSliceFacts,
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': mutatingWebhookConfigurationFacts,
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': validatingWebhookConfigurationFacts,
+  'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicyFacts,
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings': validatingAdmissionPolicyBindingFacts,
+  'certificates.k8s.io/certificatesigningrequests': certificateSigningRequestFacts,
+  'certificates.k8s.io/clustertrustbundles': clusterTrustBundleFacts,
+  'flowcontrol.apiserver.k8s.io/flowschemas': flowSchemaFacts,
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': priorityLevelConfigurationFacts,
+  'internal.apiserver.k8s.io/storageversions': storageVersionFacts,
 };
 
 /** The strategy, printer columns and selectable fields of a built-in group/resource. */
 export function builtinTypeFacts(group: string, resource: string): TypeFacts {
-  const key = typeKey(group, resource);
   const rules = typeRules(group, resource);
-  const make = FACTS[key];
+  const make = FACTS[typeKey(group, resource)];
   if (make) return make(rules);
-  return {
-    strategy: buildStrategy(rules),
-    printerColumns: OTHER_PRINTERS[key]?.() ?? [],
-    selectableFields: SELECTABLE[key] ?? {},
-  };
+  return { strategy: buildStrategy(rules), printerColumns: [], selectableFields: {} };
 }

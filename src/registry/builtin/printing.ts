@@ -46,3 +46,36 @@ export function containerCells(podSpec: unknown): { names: string; images: strin
   const containers = objsAt(podSpec, 'containers');
   return { names: containers.map((c) => strAt(c, 'name')).join(','), images: containers.map((c) => strAt(c, 'image')).join(',') };
 }
+
+/** "<none>" for an empty cell. */
+export const orNone = (s: string) => (s === '' ? '<none>' : s);
+
+/** "<unset>" for an empty cell. */
+export const orUnset = (s: string) => (s === '' ? '<unset>' : s);
+
+/** A list cell of at most max items: "a,b,c + N more...", "<unset>" when empty. */
+export function listWithMore(list: string[], more: boolean, count: number, max: number): string {
+  const s = list.join(',');
+  if (more) return `${s} + ${count - max} more...`;
+  return s === '' ? '<unset>' : s;
+}
+
+/** An IntOrString cell, "N/A" when unset. */
+export function intOrStringCell(v: unknown): string {
+  return typeof v === 'number' || typeof v === 'string' ? String(v) : 'N/A';
+}
+
+/** A resource.Quantity cell (quantities arrive as strings or numbers). */
+export function quantityCell(v: unknown): string {
+  return typeof v === 'number' ? String(v) : typeof v === 'string' ? v : '0';
+}
+
+/** The Name column for printers that place it themselves (their table gets no leading Name column). */
+export const ownNameColumn: PrinterColumn = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+  priority: 0,
+  cell: (obj) => obj.metadata?.name ?? '',
+};

@@ -1,6 +1,10 @@
 // Per built-in resource facts that shape its strategy: scope, how names must look, whether spec changes bump
 // metadata.generation, whether a status subresource owns .status, and PUT-creates. Keyed "group/resource".
+// Scope and the status subresource come from the generated API model; the rest are strategy facts the model
+// does not hold (kube's pkg/registry/<group>/<type>/strategy.go).
 
+import { loadModel } from '../../apis/model.ts';
+import type { ResourceFacts } from '../../apis/model-types.ts';
 import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, nameIsPathSegment, type NameValidator } from '../validation/names.ts';
 
 export interface TypeRules {
@@ -15,80 +19,9 @@ export interface TypeRules {
   readonly allowCreateOnUpdate: boolean;
 }
 
-// Cluster-scoped built-in resources (kube-apiserver 1.31 paths without /namespaces/{namespace}/).
-const CLUSTER_SCOPED = new Set([
-  '/componentstatuses',
-  '/namespaces',
-  '/nodes',
-  '/persistentvolumes',
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
-  'admissionregistration.k8s.io/validatingadmissionpolicies',
-  'admissionregistration.k8s.io/validatingadmissionpolicybindings',
-  'admissionregistration.k8s.io/validatingwebhookconfigurations',
-  'apiextensions.k8s.io/customresourcedefinitions',
-  'apiregistration.k8s.io/apiservices',
-  'authentication.k8s.io/selfsubjectreviews',
-  'authentication.k8s.io/tokenreviews',
-  'authorization.k8s.io/selfsubjectaccessreviews',
-  'authorization.k8s.io/selfsubjectrulesreviews',
-  'authorization.k8s.io/subjectaccessreviews',
-  'certificates.k8s.io/certificatesigningrequests',
-  'certificates.k8s.io/clustertrustbundles',
-  'flowcontrol.apiserver.k8s.io/flowschemas',
-  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
-  'internal.apiserver.k8s.io/storageversions',
-  'networking.k8s.io/ingressclasses',
-  'networking.k8s.io/ipaddresses',
-  'networking.k8s.io/servicecidrs',
-  'node.k8s.io/runtimeclasses',
-  'rbac.authorization.k8s.io/clusterrolebindings',
-  'rbac.authorization.k8s.io/clusterroles',
-  'resource.k8s.io/deviceclasses',
-  'resource.k8s.io/resourceslices',
-  'scheduling.k8s.io/priorityclasses',
-  'storage.k8s.io/csidrivers',
-  'storage.k8s.io/csinodes',
-  'storage.k8s.io/storageclasses',
-  'storage.k8s.io/volumeattachments',
-  'storage.k8s.io/volumeattributesclasses',
-  'storagemigration.k8s.io/storageversionmigrations',
-]);
-
-// Resources with a status subresource in 1.31.
-const WITH_STATUS = new Set([
-  '/namespaces',
-  '/nodes',
-  '/persistentvolumeclaims',
-  '/persistentvolumes',
-  '/pods',
-  '/replicationcontrollers',
-  '/resourcequotas',
-  '/services',
-  'admissionregistration.k8s.io/validatingadmissionpolicies',
-  'apiextensions.k8s.io/customresourcedefinitions',
-  'apiregistration.k8s.io/apiservices',
-  'apps/daemonsets',
-  'apps/deployments',
-  'apps/replicasets',
-  'apps/statefulsets',
-  'autoscaling/horizontalpodautoscalers',
-  'batch/cronjobs',
-  'batch/jobs',
-  'certificates.k8s.io/certificatesigningrequests',
-  'flowcontrol.apiserver.k8s.io/flowschemas',
-  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
-  'internal.apiserver.k8s.io/storageversions',
-  'networking.k8s.io/ingresses',
-  'networking.k8s.io/servicecidrs',
-  'policy/poddisruptionbudgets',
-  'resource.k8s.io/podschedulingcontexts',
-  'resource.k8s.io/resourceclaims',
-  'storage.k8s.io/volumeattachments',
-  'storagemigration.k8s.io/storageversionmigrations',
-]);
-
 // Types whose strategies set generation 1 on create and bump it on spec changes.
 const WITH_GENERATION = new Set([
+  '/podtemplates',
   '/replicationcontrollers',
   'admissionregistration.k8s.io/mutatingwebhookconfigurations',
   'admissionregistration.k8s.io/validatingadmissionpolicies',
@@ -125,9 +58,9 @@ const CREATE_ON_UPDATE = new Set([
 const NAME_RULES: Record<string, NameValidator> = {
   '/namespaces': nameIsDNSLabel,
   '/services': nameIsDNS1035Label,
-  // Core events are checked only by the generic path-segment rule (their names embed dots and hashes).
+  // Core events are checked only by the generic path-segment rule (their names embed dots and hashes);
+  // events.k8s.io/v1 writes get ValidateObjectMeta with DNS subdomain names.
   '/events': nameIsPathSegment,
-  'events.k8s.io/events': nameIsPathSegment,
   'rbac.authorization.k8s.io/clusterrolebindings': nameIsPathSegment,
   'rbac.authorization.k8s.io/clusterroles': nameIsPathSegment,
   'rbac.authorization.k8s.io/rolebindings': nameIsPathSegment,
@@ -136,20 +69,32 @@ const NAME_RULES: Record<string, NameValidator> = {
 };
 
 // Groups whose validation uses apimachinery's ObjectMeta checks (no core-group finalizer rule).
-const GENERIC_META_GROUPS = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io', 'admissionregistration.k8s.io']);
+const GENERIC_META_GROUPS = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io', 'admissionregistration.k8s.io', 'coordination.k8s.io']);
 
 export function typeKey(group: string, resource: string): string {
   return `${group}/${resource}`;
 }
 
+let modelResources: Map<string, ResourceFacts> | undefined;
+
+/** The model's facts of a group/resource (any version: scope and subresources agree across versions). */
+function modelResource(key: string): ResourceFacts | undefined {
+  if (!modelResources) {
+    modelResources = new Map();
+    for (const g of loadModel().groups) for (const v of g.versions) for (const r of v.resources) if (!modelResources.has(typeKey(r.group, r.resource))) modelResources.set(typeKey(r.group, r.resource), r);
+  }
+  return modelResources.get(key);
+}
+
 export function typeRules(group: string, resource: string): TypeRules {
   const key = typeKey(group, resource);
+  const facts = modelResource(key);
   return {
-    namespaced: !CLUSTER_SCOPED.has(key),
+    namespaced: facts?.namespaced ?? true,
     nameFn: NAME_RULES[key] ?? nameIsDNSSubdomain,
-    kubeFinalizers: !GENERIC_META_GROUPS.has(group) && key !== '/events' && key !== 'events.k8s.io/events',
+    kubeFinalizers: !GENERIC_META_GROUPS.has(group) && key !== '/events',
     generation: WITH_GENERATION.has(key),
-    status: WITH_STATUS.has(key),
+    status: (facts?.subresources ?? []).some((sub) => sub.name === 'status'),
     allowCreateOnUpdate: CREATE_ON_UPDATE.has(key),
   };
 }

@@ -15,7 +15,7 @@ const alice: UserInfo = { name: 'alice', uid: 'u-1', groups: ['devs', 'system:au
 const ctxFor = (user: UserInfo, namespace = ''): RequestContext => ({ user, namespace, dryRun: false, warnings: [] });
 
 async function stores(modes: string[], extra: ReviewOptions = {}) {
-  const authorizer = await buildAuthorizer(modes, builtinAuthorizerFactories, { registry: {} as Registry });
+  const authorizer = await buildAuthorizer(modes, builtinAuthorizerFactories, { registry: {} as Registry, rbacPolicy: () => assert.fail('no RBAC policy here') });
   const factories = reviewStores({ authorizer, now: () => new Date('2024-05-01T10:00:00.123Z'), ...extra });
   return (group: string, resource: string, version = 'v1'): ResourceStore => {
     const def = defs.find((d) => d.group === group && d.resource === resource && d.version === version);

@@ -229,7 +229,7 @@ test('a storage compacted past the cache (a restore) relists at once and tells w
   await s.create(`${P}ns/b`, val('red'));
   await until(() => c.list(P).objects.length === 2);
   const ends: Array<{ reason: string; expired?: { requested: number; compacted: number } }> = [];
-  c.watch({ prefix: P, start: 0, bookmarks: false, onEvent: () => true, onEnd: (reason, expired) => ends.push({ reason, expired }) });
+  c.watch({ prefix: P, filter: undefined, start: 0, bookmarks: false, onEvent: () => true, onEnd: (reason, expired) => ends.push({ reason, expired }) });
   const rev = await s.restore(snap);
   await until(() => ends.length === 1);
   assert.deepEqual(ends, [{ reason: 'expired', expired: { requested: 2, compacted: rev } }]);

@@ -20,6 +20,12 @@ export interface CompiledSchema {
    * then list-type set/map uniqueness. The custom resource's ObjectMeta itself is the store's check.
    */
   validate(obj: unknown): FieldError[];
+  /**
+   * The same on update, ratcheting as kube 1.31 does: schema errors of values equal to their old value (fields
+   * by name, list-type=map items by key) are dropped, and list-set/map duplicates are reported only when the
+   * old object had none.
+   */
+  validateUpdate(obj: unknown, old: unknown): FieldError[];
   /** Drops unknown fields in place; returns the pruned paths sorted ("spec.foo", "spec.items[0].bar"). */
   prune(obj: unknown): string[];
   /** Applies schema defaults in place (non-nullable nulls without a default dropped, with a default replaced). */
@@ -43,6 +49,16 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
       if (isPlainObject(obj)) {
         if (root.hasEmbedded) errs.push(...validateEmbeddedResources(root, obj));
         if (root.hasListInvariants) errs.push(...validateListSetsAndMaps(root, obj));
+      }
+      return errs;
+    },
+    validateUpdate(obj: unknown, old: unknown): FieldError[] {
+      const errs = validateAgainst(root, obj, undefined, old);
+      if (isPlainObject(obj)) {
+        if (root.hasEmbedded) errs.push(...validateEmbeddedResources(root, obj));
+        if (root.hasListInvariants && !(isPlainObject(old) && validateListSetsAndMaps(root, old).length > 0)) {
+          errs.push(...validateListSetsAndMaps(root, obj));
+        }
       }
       return errs;
     },

@@ -54,6 +54,8 @@ export interface CompiledNode {
   /** Whether anything below this node (itself included) needs the list-set/map or embedded-resource walks. */
   readonly hasListInvariants: boolean;
   readonly hasEmbedded: boolean;
+  /** Whether a default is set anywhere below this node (the defaulting walk skips subtrees without one). */
+  readonly hasDefaultsBelow: boolean;
 }
 
 function compileList(list: JSONSchemaProps[] | undefined): CompiledNode[] | undefined {
@@ -119,5 +121,6 @@ export function compileNode(s: JSONSchemaProps): CompiledNode {
     defaultedProperties: properties ? [...properties].filter(([, p]) => p.hasDefault) : [],
     hasListInvariants: listType === 'set' || listType === 'map' || children.some((c) => c.hasListInvariants),
     hasEmbedded: s['x-kubernetes-embedded-resource'] === true || children.some((c) => c.hasEmbedded),
+    hasDefaultsBelow: children.some((c) => c.hasDefault || c.hasDefaultsBelow),
   };
 }

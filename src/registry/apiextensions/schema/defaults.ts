@@ -39,7 +39,7 @@ function isNonNullableNull(v: unknown, s: CompiledNode | undefined): boolean {
 }
 
 export function applyDefaults(x: unknown, s: CompiledNode | undefined): void {
-  if (!s) return;
+  if (!s?.hasDefaultsBelow) return;
   if (Array.isArray(x)) {
     const items = s.items;
     for (let i = 0; i < x.length; i++) {

@@ -16,7 +16,7 @@ function parseGroupVersionError(gv: string): string | undefined {
   return `unexpected GroupVersion string: ${gv}`;
 }
 
-function embeddedResourceErrors(path: string, x: Record<string, unknown>): FieldError[] {
+export function embeddedResourceErrors(path: string, x: Record<string, unknown>): FieldError[] {
   const errs: FieldError[] = [];
   const at = (k: string): string => (path === '' ? k : `${path}.${k}`);
   if (!Object.hasOwn(x, 'apiVersion')) errs.push(fieldErrors.required(at('apiVersion'), ''));

@@ -46,7 +46,7 @@ function structuralError(p: string): CompiledPattern | undefined {
     else if (c === ')') {
       if (depth === 0) return goError('unexpected )', p);
       depth--;
-    } else if ((c === '*' || c === '+' || c === '?') && (i === 0 || p[i - 1] === '(' || p[i - 1] === '|')) {
+    } else if ((c === '*' || c === '+' || (c === '?' && p[i - 1] !== '(')) && (i === 0 || p[i - 1] === '(' || p[i - 1] === '|')) {
       return goError('missing argument to repetition operator', c);
     } else if ((c === '*' || c === '+') && i > 0 && (p[i - 1] === '*' || p[i - 1] === '+') && p[i - 2] !== '\\') {
       return goError('invalid nested repetition operator', p.slice(i - 1, i + 1));

@@ -5,7 +5,12 @@
 
 import { renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { CompiledNode } from './compiled-node.ts';
+import { goSharpV } from './go-sharp-v.ts';
 import { goFloat, isFloatAJSONInteger, isGoInt, isPlainObject, jsonEqual, runeCount } from './go-values.ts';
+
+/** No old value correlates with the new one (create, or an item of a list that is not a list-type map). */
+export const NO_OLD: unique symbol = Symbol('no old value');
+type Old = unknown;
 
 /** Where errors land: `base` is the field path kube passes (undefined: nil, as for a custom resource). */
 interface Ctx {
@@ -25,8 +30,10 @@ function numberValue(n: number): unknown {
   return isGoInt(n) ? n : renderedBadValue(goFloat(n));
 }
 
+/** field.Error's rendering of a decoded value: %v for numbers, %#v for maps and slices. */
 function badValue(v: unknown): unknown {
-  return typeof v === 'number' ? numberValue(v) : v;
+  if (typeof v === 'number') return numberValue(v);
+  return v !== null && typeof v === 'object' ? renderedBadValue(goSharpV(v)) : v;
 }
 
 /** The field of an openapierrors.Validation: fldPath.Child(name without its leading dot), or fldPath itself. */
@@ -129,8 +136,18 @@ function validateNumber(n: CompiledNode, x: number, path: string, ctx: Ctx): voi
   }
 }
 
-function validateArray(n: CompiledNode, a: unknown[], path: string, ctx: Ctx): void {
-  if (n.items) for (let i = 0; i < a.length; i++) validateValue(n.items, a[i], `${path}[${i}]`, ctx);
+/** The old item a list-type map item correlates with: the one with the same key values (CorrelatedObject.Index). */
+function correlatedItem(n: CompiledNode, item: unknown, old: Old): Old {
+  if (n.listType !== 'map' || !Array.isArray(old) || !isPlainObject(item)) return NO_OLD;
+  const keys = n.listMapKeys ?? [];
+  for (const o of old) {
+    if (isPlainObject(o) && keys.every((k) => jsonEqual(o[k], item[k]))) return o;
+  }
+  return NO_OLD;
+}
+
+function validateArray(n: CompiledNode, a: unknown[], path: string, ctx: Ctx, old: Old): void {
+  if (n.items) for (let i = 0; i < a.length; i++) validateValue(n.items, a[i], `${path}[${i}]`, ctx, old === NO_OLD ? NO_OLD : correlatedItem(n, a[i], old));
   if (n.minItems !== undefined && a.length < n.minItems) invalid(ctx, path, a.length, `${path} in body should have at least ${n.minItems} items`);
   if (n.maxItems !== undefined && a.length > n.maxItems) {
     // MaxItemsFailCode -> field.TooMany
@@ -148,12 +165,17 @@ function validateArray(n: CompiledNode, a: unknown[], path: string, ctx: Ctx): v
   }
 }
 
-/** The enum check: equal after Go's reflect conversion (an integer converts to a one-rune string). */
+/**
+ * The enum check: equal after Go's reflect conversion to the enum value's type (a float64 converts to int64 by
+ * truncation, an int64 to a one-rune string).
+ */
 function enumMatches(values: readonly unknown[], v: unknown): boolean {
   if (v === null || v === undefined) return false;
   for (const e of values) {
     if (jsonEqual(v, e)) return true;
-    if (typeof e === 'string' && typeof v === 'number' && isGoInt(v) && v >= 0 && v <= 0x10ffff && e === String.fromCodePoint(v)) return true;
+    if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+    if (typeof e === 'number' && isGoInt(e) && !isGoInt(v) && Math.trunc(v) === e) return true;
+    if (typeof e === 'string' && isGoInt(v) && v >= 0 && v <= 0x10ffff && e === String.fromCodePoint(v)) return true;
   }
   return false;
 }
@@ -170,7 +192,11 @@ function validateEnum(n: CompiledNode, v: unknown, path: string, ctx: Ctx): void
   });
 }
 
-function validateObject(n: CompiledNode, o: Record<string, unknown>, path: string, ctx: Ctx): void {
+function oldField(old: Old, k: string): Old {
+  return isPlainObject(old) && Object.hasOwn(old, k) ? old[k] : NO_OLD;
+}
+
+function validateObject(n: CompiledNode, o: Record<string, unknown>, path: string, ctx: Ctx, old: Old): void {
   const keys = Object.keys(o);
   if (n.minProperties !== undefined && keys.length < n.minProperties) {
     invalid(ctx, path, keys.length, `${path} in body should have at least ${n.minProperties} properties`);
@@ -185,11 +211,11 @@ function validateObject(n: CompiledNode, o: Record<string, unknown>, path: strin
   if (ap === false) {
     for (const k of keys) if (!n.properties?.has(k)) invalid(ctx, path, k, `${path}.${k} in body is a forbidden property`);
   } else if (typeof ap === 'object') {
-    for (const k of keys) if (!n.properties?.has(k)) validateValue(ap, o[k], `${path}.${k}`, ctx);
+    for (const k of keys) if (!n.properties?.has(k)) validateValue(ap, o[k], `${path}.${k}`, ctx, oldField(old, k));
   }
   if (n.properties) {
     for (const [k, p] of n.properties) {
-      if (Object.hasOwn(o, k)) validateValue(p, o[k], path === '' ? k : `${path}.${k}`, ctx);
+      if (Object.hasOwn(o, k)) validateValue(p, o[k], path === '' ? k : `${path}.${k}`, ctx, oldField(old, k));
     }
   }
   if (n.required) {
@@ -202,7 +228,7 @@ function validateObject(n: CompiledNode, o: Record<string, unknown>, path: strin
 /** Runs `n` on `v` into a fresh error list; returns the errors and the checks counted. */
 function branch(n: CompiledNode, v: unknown, path: string, ctx: Ctx): { errs: FieldError[]; count: number } {
   const sub: Ctx = { base: ctx.base, errs: [], count: 0 };
-  validateValue(n, v, path, sub);
+  validateValue(n, v, path, sub, NO_OLD);
   return { errs: sub.errs, count: sub.count };
 }
 
@@ -266,8 +292,18 @@ function validateComposition(n: CompiledNode, v: unknown, path: string, ctx: Ctx
   }
 }
 
-/** One SchemaValidator.Validate: `path` is kube-openapi's Path ("" at the root, "spec.items[0].name" below). */
-export function validateValue(n: CompiledNode, v: unknown, path: string, ctx: Ctx): void {
+/**
+ * One SchemaValidator.Validate: `path` is kube-openapi's Path ("" at the root, "spec.items[0].name" below).
+ * With an old value (an update), errors of a value equal to its old value are dropped: CRD validation
+ * ratcheting (feature CRDValidationRatcheting, on by default in 1.31; kube-openapi validate/ratcheting.go).
+ */
+export function validateValue(n: CompiledNode, v: unknown, path: string, ctx: Ctx, old: Old = NO_OLD): void {
+  const before = ctx.errs.length;
+  checkValue(n, v, path, ctx, old);
+  if (old !== NO_OLD && ctx.errs.length > before && jsonEqual(v, old)) ctx.errs.length = before;
+}
+
+function checkValue(n: CompiledNode, v: unknown, path: string, ctx: Ctx, old: Old): void {
   if (v === null || v === undefined) {
     ctx.count += 2;
     if (n.types.length > 0 && !n.nullable) invalidType(ctx, path, n.typeLabel, 'null');
@@ -295,22 +331,22 @@ export function validateValue(n: CompiledNode, v: unknown, path: string, ctx: Ct
       break;
     case 'object':
       ctx.count++;
-      if (Array.isArray(v)) validateArray(n, v, path, ctx);
+      if (Array.isArray(v)) validateArray(n, v, path, ctx, old);
       break;
   }
   ctx.count++;
   validateEnum(n, v, path, ctx);
   if (isPlainObject(v)) {
     ctx.count++;
-    validateObject(n, v, path, ctx);
+    validateObject(n, v, path, ctx, old);
   }
   ctx.count++;
 }
 
 /** kube-openapi validation of `value` at the root of `n`; `base` is the field path (undefined: nil). */
-export function validateAgainst(n: CompiledNode, value: unknown, base?: string): FieldError[] {
+export function validateAgainst(n: CompiledNode, value: unknown, base?: string, old: Old = NO_OLD): FieldError[] {
   const ctx: Ctx = { base, errs: [], count: 0 };
-  validateValue(n, value, '', ctx);
+  validateValue(n, value, '', ctx, old);
   return ctx.errs;
 }
 

@@ -3,12 +3,19 @@
 // of embedded resources kept. Returns the pruned paths sorted, as kube reports them for fieldValidation.
 
 import type { CompiledNode } from './compiled-node.ts';
+import { pruneObjectMeta } from './embedded-meta.ts';
 import { isPlainObject } from './go-values.ts';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
 class Pruner {
   readonly pruned: string[] = [];
+  /** Unknown ObjectMeta fields of embedded resources, dropped as kube's metadata coercion drops them. */
+  readonly metaUnknown: string[] = [];
+  private readonly coerceEmbeddedMeta: boolean;
+  constructor(coerceEmbeddedMeta: boolean) {
+    this.coerceEmbeddedMeta = coerceEmbeddedMeta;
+  }
   /** UnknownFieldPathOptions.ParentPath: the segments ("spec", ".", "items", "[0]") of the current value. */
   private readonly parent: string[] = [];
 
@@ -52,6 +59,7 @@ class Pruner {
       return;
     }
     const ap = s.additionalProperties;
+    if (embedded && this.coerceEmbeddedMeta && this.parent.length > 0) this.coerceMeta(x);
     for (const k of Object.keys(x)) {
       if (embedded && META_FIELDS.has(k)) continue;
       const prop = s.properties?.get(k);
@@ -70,6 +78,10 @@ class Pruner {
     }
   }
 
+  private coerceMeta(x: Record<string, unknown>): void {
+    if (isPlainObject(x.metadata)) this.metaUnknown.push(...pruneObjectMeta(x.metadata, `${this.parent.join('')}.metadata`));
+  }
+
   private skipPrune(x: unknown, s: CompiledNode, embedded: boolean): void {
     if (Array.isArray(x)) {
       if (!s.items) return;
@@ -82,6 +94,7 @@ class Pruner {
     }
     if (!isPlainObject(x)) return;
     const ap = s.additionalProperties;
+    if (embedded && this.coerceEmbeddedMeta && this.parent.length > 0) this.coerceMeta(x);
     for (const k of Object.keys(x)) {
       if (embedded && META_FIELDS.has(k)) continue;
       const v = x[k];
@@ -101,16 +114,19 @@ class Pruner {
   }
 }
 
-/** pruning.PruneWithOptions(obj, s, isResourceRoot=true, ReturnPruned). */
+/**
+ * The decoder's coercion of embedded ObjectMeta, then pruning.PruneWithOptions(obj, s, isResourceRoot=true):
+ * embedded metadata's unknown fields first, then the pruned paths sorted. The root's metadata is left alone.
+ */
 export function pruneUnknown(obj: unknown, root: CompiledNode): string[] {
-  const p = new Pruner();
+  const p = new Pruner(true);
   p.prune(obj, root, true);
-  return p.pruned.sort();
+  return [...p.metaUnknown, ...p.pruned.sort()];
 }
 
 /** Pruning a value below the root (defaults at CRD write time): isResourceRoot = the node's embedded flag. */
 export function pruneValue(value: unknown, node: CompiledNode): string[] {
-  const p = new Pruner();
+  const p = new Pruner(false);
   p.prune(value, node, node.embeddedResource);
   return p.pruned.sort();
 }

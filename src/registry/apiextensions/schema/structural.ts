@@ -21,8 +21,8 @@ export function structuralConversionError(s: JSONSchemaProps | undefined): strin
   if (s.additionalItems !== undefined) return "OpenAPIV3Schema 'additionalItems' is not supported";
   if (s.definitions && Object.keys(s.definitions).length > 0) return "OpenAPIV3Schema 'definitions' is not supported";
   if (s['x-kubernetes-preserve-unknown-fields'] === false) return "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined";
-  if (Array.isArray(s.items)) return "OpenAPIV3Schema 'items' must be a schema, but is an array";
-  const nested: (JSONSchemaProps | undefined)[] = [s.items as JSONSchemaProps | undefined, s.not, ...(s.allOf ?? []), ...(s.anyOf ?? []), ...(s.oneOf ?? [])];
+  if (Array.isArray(s.items) && s.items.length > 0) return "OpenAPIV3Schema 'items' must be a schema, but is an array";
+  const nested: (JSONSchemaProps | undefined)[] = [Array.isArray(s.items) ? undefined : s.items, s.not, ...(s.allOf ?? []), ...(s.anyOf ?? []), ...(s.oneOf ?? [])];
   if (typeof s.additionalProperties === 'object') nested.push(s.additionalProperties);
   for (const p of Object.values(s.properties ?? {})) nested.push(p);
   for (const n of nested) {

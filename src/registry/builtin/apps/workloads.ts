@@ -49,7 +49,7 @@ function templateCells(obj: KubeObject) {
 }
 
 /** Status counters must be non-negative and consistent with status.replicas (Validate*Status). */
-function replicaStatusErrors(obj: KubeObject, fields: string[], overReplicas: string[], overMessage: string): FieldError[] {
+export function replicaStatusErrors(obj: KubeObject, fields: string[], overReplicas: string[], overMessage: string): FieldError[] {
   const status = objAt(obj, 'status') ?? {};
   const errs: FieldError[] = [];
   for (const f of ['observedGeneration', ...fields]) errs.push(...nonnegativeAt(status, `status.${f}`, f));
@@ -401,19 +401,3 @@ export function daemonSetFacts(rules: TypeRules): TypeFacts {
 }
 
 // ---- ControllerRevisions (printing only) ----
-
-export function controllerRevisionColumns() {
-  return [
-    column('Controller', 'string', 'The object that owns the revision.', (o: KubeObject) => {
-      const refs = Array.isArray(o.metadata?.ownerReferences) ? o.metadata.ownerReferences : [];
-      const ref = refs.find((r) => isObj(r) && r.controller === true);
-      if (!ref) return '<none>';
-      const apiVersion = String(ref.apiVersion ?? '');
-      const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
-      return `${String(ref.kind ?? '').toLowerCase()}${group ? `.${group}` : ''}/${String(ref.name ?? '')}`;
-    }),
-    column('Revision', 'string', 'The revision number.', (o: KubeObject) => (typeof o.revision === 'number' ? o.revision : 0)),
-    ageColumn,
-  ];
-}
-

@@ -18,6 +18,7 @@ import {
 import { quantityNanos } from '../../validation/quantity.ts';
 import { isObj, objsAt, type Obj } from '../object.ts';
 import { volumeSourceKeys } from './pod-defaults.ts';
+import { isExtendedResourceName, isHugePagesResourceName, containerResourceNameErrors, overcommitAllowed } from './resource-names.ts';
 
 export interface PodSpecOptions {
   /** The spec belongs to a Pod (not a template): host ports must match container ports under hostNetwork. */
@@ -266,58 +267,20 @@ function localDescendingPathErrors(target: string, path: string): FieldError[] {
   return errs;
 }
 
-const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
-const STANDARD_RESOURCES = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu',
-  'limits.memory', 'limits.ephemeral-storage', 'pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets',
-  'configmaps', 'persistentvolumeclaims', 'storage', 'requests.storage', 'services.nodeports', 'services.loadbalancers',
-]);
-
-function isHugePages(name: string): boolean {
-  return name.startsWith('hugepages-');
-}
-
-/** helper.IsNativeResource: no domain, or a kubernetes.io domain. */
-function isNative(name: string): boolean {
-  return !name.includes('/') || name.includes('kubernetes.io/');
-}
-
-function isExtended(name: string): boolean {
-  if (isNative(name) || name.startsWith('requests.')) return false;
-  return isQualifiedName(`requests.${name}`).length === 0;
-}
-
-function overcommitAllowed(name: string): boolean {
-  return isNative(name) && !isHugePages(name);
-}
-
-/** validateContainerResourceName. */
-function resourceNameErrors(name: string, path: string): FieldError[] {
-  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, name, m));
-  if (errs.length) return errs;
-  if (!name.includes('/')) {
-    if (!STANDARD_RESOURCES.has(name) && !isHugePages(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource type or fully qualified')];
-    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !isHugePages(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource for containers')];
-  } else if (!isNative(name) && !isExtended(name)) {
-    return [fieldErrors.invalid(path, name, "doesn't follow extended resource name standard")];
-  }
-  return [];
-}
-
 function quantityText(v: unknown): string {
   return typeof v === 'number' ? String(v) : str(v);
 }
 
-function validateResources(resources: unknown, path: string): FieldError[] {
+export function validateResources(resources: unknown, path: string): FieldError[] {
   if (!isObj(resources)) return [];
   const errs: FieldError[] = [];
   const limits = isObj(resources.limits) ? resources.limits : {};
   const requests = isObj(resources.requests) ? resources.requests : {};
   const check = (name: string, v: unknown, p: string) => {
-    errs.push(...resourceNameErrors(name, p));
+    errs.push(...containerResourceNameErrors(name, p));
     const q = quantityNanos(v);
     if (q !== undefined && q < 0n) errs.push(fieldErrors.invalid(p, quantityText(v), 'must be greater than or equal to 0'));
-    if (q !== undefined && isExtended(name) && q % 1_000_000_000n !== 0n) {
+    if (q !== undefined && isExtendedResourceName(name) && q % 1_000_000_000n !== 0n) {
       errs.push(fieldErrors.invalid(p, quantityText(v), 'must be an integer'));
     }
   };
@@ -339,7 +302,7 @@ function validateResources(resources: unknown, path: string): FieldError[] {
     }
   }
   const hasCpuOrMemory = ['cpu', 'memory'].some((r) => Object.hasOwn(limits, r) || Object.hasOwn(requests, r));
-  const hasHugePages = [...Object.keys(limits), ...Object.keys(requests)].some(isHugePages);
+  const hasHugePages = [...Object.keys(limits), ...Object.keys(requests)].some(isHugePagesResourceName);
   if (hasHugePages && !hasCpuOrMemory) errs.push(fieldErrors.forbidden(path, 'HugePages require cpu or memory'));
   return errs;
 }
@@ -523,7 +486,7 @@ function validateInitContainers(spec: Obj, volumes: Set<string>, path: string, g
   return errs;
 }
 
-function validateTolerations(tolerations: Obj[], path: string): FieldError[] {
+export function validateTolerations(tolerations: Obj[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   tolerations.forEach((t, i) => {
     const p = `${path}[${i}]`;

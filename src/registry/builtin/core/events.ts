@@ -1,118 +1,15 @@
-// Nodes and Events (core validation, v1 defaults, printNode/printEvent and their field label conversions).
+// Events of both groups (core validation legacyValidateEvent, printEvent, the field label conversions).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
-import { validateQualifiedName } from '../../validation/meta.ts';
-import { isDNS1123Subdomain, isValidLabelValue } from '../../validation/names.ts';
+import { FIELD_IMMUTABLE, validateQualifiedName } from '../../validation/meta.ts';
+import { isDNS1123Subdomain } from '../../validation/names.ts';
 import { buildStrategy } from '../generic.ts';
-import { clone, ensureObj, getPath, isObj, numAt, objAt, objsAt, setDefault, strAt, type Obj } from '../object.ts';
-import { ageColumn, column, translateTimestampSince } from '../printing.ts';
+import { isObj, numAt, objAt, semanticEqual, setDefault, strAt, type Obj } from '../object.ts';
+import { column, translateTimestampSince } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { EVENTS_GROUP_FIELD_LABELS } from '../conversion/events.ts';
-
-// ---- Nodes ----
-
-const NODE_INFO_FIELDS = [
-  'architecture',
-  'bootID',
-  'containerRuntimeVersion',
-  'kernelVersion',
-  'kubeProxyVersion',
-  'kubeletVersion',
-  'machineID',
-  'operatingSystem',
-  'osImage',
-  'systemUUID',
-];
-
-/** SetDefaults_NodeStatus (allocatable from capacity) and the struct fields Go always writes. */
-export function defaultNode(node: KubeObject): void {
-  ensureObj(node, 'spec');
-  const status = ensureObj(node, 'status');
-  if (status.allocatable === undefined && isObj(status.capacity)) status.allocatable = clone(status.capacity);
-  const endpoint = ensureObj(ensureObj(status, 'daemonEndpoints'), 'kubeletEndpoint');
-  setDefault(endpoint, 'Port', 0);
-  const info = ensureObj(status, 'nodeInfo');
-  for (const f of NODE_INFO_FIELDS) setDefault(info, f, '');
-}
-
-function taintErrors(node: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
-  const seen = new Set<string>();
-  objsAt(node, 'spec', 'taints').forEach((t, i) => {
-    const p = `spec.taints[${i}]`;
-    const key = strAt(t, 'key');
-    errs.push(...validateQualifiedName(key, `${p}.key`));
-    const value = strAt(t, 'value');
-    const valueErrs = isValidLabelValue(value);
-    if (valueErrs.length) errs.push(fieldErrors.invalid(`${p}.value`, value, valueErrs.join(';')));
-    const effect = strAt(t, 'effect');
-    if (effect === '') errs.push(fieldErrors.required(`${p}.effect`));
-    else if (!['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(effect)) {
-      errs.push(fieldErrors.notSupported(`${p}.effect`, effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']));
-    }
-    const k = `${key}:${effect}`;
-    if (seen.has(k)) {
-      errs.push({ ...fieldErrors.duplicate(p, t), detail: 'taints must be unique by key and effect pair' });
-      return;
-    }
-    seen.add(k);
-  });
-  return errs;
-}
-
-function nodeStatus(node: KubeObject): string {
-  const ready = objsAt(node, 'status', 'conditions').find((c) => c.type === 'Ready');
-  const parts = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
-  if (getPath(node, 'spec', 'unschedulable') === true) parts.push('SchedulingDisabled');
-  return parts.join(',');
-}
-
-function nodeRoles(node: KubeObject): string {
-  const roles = new Set<string>();
-  for (const [k, v] of Object.entries(node.metadata?.labels ?? {})) {
-    if (k.startsWith('node-role.kubernetes.io/')) {
-      const role = k.slice('node-role.kubernetes.io/'.length);
-      if (role) roles.add(role);
-    } else if (k === 'kubernetes.io/role' && v !== '') roles.add(v);
-  }
-  const list = [...roles].sort().join(',');
-  return list === '' ? '<none>' : list;
-}
-
-function nodeAddress(node: KubeObject, type: string): string {
-  const a = objsAt(node, 'status', 'addresses').find((x) => x.type === type);
-  return a ? strAt(a, 'address') : '<none>';
-}
-
-const orUnknown = (s: string) => (s === '' ? '<unknown>' : s);
-
-export function nodeFacts(rules: TypeRules): TypeFacts {
-  return {
-    strategy: buildStrategy(rules, {
-      defaults: defaultNode,
-      // Nodes register with their status: create keeps it.
-      initialStatus: () => 'keep',
-      validate: (obj) => taintErrors(obj),
-      validateUpdate: (obj, _old, _ctx, validateNew) => validateNew(),
-    }),
-    printerColumns: [
-      column('Status', 'string', 'The readiness of the node.', nodeStatus),
-      column('Roles', 'string', 'The roles of the node.', nodeRoles),
-      ageColumn,
-      column('Version', 'string', 'The kubelet version.', (o) => strAt(o, 'status', 'nodeInfo', 'kubeletVersion')),
-      column('Internal-IP', 'string', 'The first internal address.', (o) => nodeAddress(o, 'InternalIP'), 1),
-      column('External-IP', 'string', 'The first external address.', (o) => nodeAddress(o, 'ExternalIP'), 1),
-      column('OS-Image', 'string', 'The operating system image.', (o) => orUnknown(strAt(o, 'status', 'nodeInfo', 'osImage')), 1),
-      column('Kernel-Version', 'string', 'The kernel version.', (o) => orUnknown(strAt(o, 'status', 'nodeInfo', 'kernelVersion')), 1),
-      column('Container-Runtime', 'string', 'The container runtime version.', (o) => orUnknown(strAt(o, 'status', 'nodeInfo', 'containerRuntimeVersion')), 1),
-    ],
-    selectableFields: { 'spec.unschedulable': (o) => String(getPath(o, 'spec', 'unschedulable') === true) },
-  };
-}
-
-// ---- Events ----
 
 const EVENT_LIMIT = 128;
 const NOTE_LIMIT = 1024;
@@ -287,7 +184,67 @@ export function coreEventFacts(rules: TypeRules): TypeFacts {
   };
 }
 
-/** events.k8s.io: its own field names, mapped onto the same facts. */
+/** validateV1EventSeries: a series counts at least 2 and has a last observed time. */
+function seriesErrors(ev: KubeObject): FieldError[] {
+  const series = objAt(ev, 'series');
+  if (!series) return [];
+  const errs: FieldError[] = [];
+  if (numAt(series, 'count') < 2) errs.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
+  if (strAt(series, 'lastObservedTime') === '') errs.push(fieldErrors.required('series.lastObservedTime'));
+  return errs;
+}
+
+const isSet = (v: unknown) => v !== undefined && v !== null && v !== '' && v !== 0 && !(isObj(v) && Object.keys(v).length === 0);
+
+/**
+ * ValidateEventCreate beyond the legacy rules, for requests through events.k8s.io/v1 (core/v1 keeps only the
+ * legacy ones for compatibility). Paths name the internal (core) fields.
+ */
+function strictEventCreateErrors(ev: KubeObject): FieldError[] {
+  const errs = seriesErrors(ev);
+  if (!strAt(ev, 'eventTime')) errs.push(fieldErrors.required('eventTime'));
+  const type = strAt(ev, 'type');
+  if (type !== 'Normal' && type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
+  if (isSet(ev.deprecatedFirstTimestamp)) errs.push(fieldErrors.invalid('firstTimestamp', '', 'needs to be unset'));
+  if (isSet(ev.deprecatedLastTimestamp)) errs.push(fieldErrors.invalid('lastTimestamp', '', 'needs to be unset'));
+  if (isSet(ev.deprecatedCount)) errs.push(fieldErrors.invalid('count', '', 'needs to be unset'));
+  if (strAt(ev, 'deprecatedSource', 'component') !== '' || strAt(ev, 'deprecatedSource', 'host') !== '') errs.push(fieldErrors.invalid('source', '', 'needs to be unset'));
+  return errs;
+}
+
+// ValidateEventUpdate's immutable fields: [internal path, events.k8s.io/v1 field].
+const IMMUTABLE_EVENT_FIELDS: [string, string][] = [
+  ['involvedObject', 'regarding'],
+  ['reason', 'reason'],
+  ['message', 'note'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+  ['type', 'type'],
+  ['eventTime', 'eventTime'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingController', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
+];
+
+/** Microseconds are what an eventTime holds: sub-microsecond differences are no change. */
+function sameEventTime(a: unknown, b: unknown): boolean {
+  const micros = (v: unknown) => (typeof v === 'string' && v !== '' ? v.replace(/(\.\d{6})\d*/, '$1').replace(/\.0+Z$/, 'Z') : '');
+  return micros(a) === micros(b);
+}
+
+function strictEventUpdateErrors(ev: KubeObject, old: KubeObject): FieldError[] {
+  const errs = semanticEqual(ev.series, old.series) ? [] : seriesErrors(ev);
+  for (const [path, key] of IMMUTABLE_EVENT_FIELDS) {
+    const same = key === 'eventTime' ? sameEventTime(ev[key], old[key]) : semanticEqual(ev[key], old[key]);
+    if (!same) errs.push(fieldErrors.invalid(path, ev[key] ?? null, FIELD_IMMUTABLE));
+  }
+  return errs;
+}
+
+/** events.k8s.io: its own field names, the legacy rules plus the strict ones of v1 creation and update. */
 export function eventsGroupFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
@@ -295,13 +252,8 @@ export function eventsGroupFacts(rules: TypeRules): TypeFacts {
         for (const f of ['deprecatedFirstTimestamp', 'deprecatedLastTimestamp']) if (!(f in ev)) ev[f] = null;
         if (!('eventTime' in ev)) ev.eventTime = null;
       },
-      validate(obj) {
-        const errs: FieldError[] = [];
-        if (!strAt(obj, 'eventTime')) errs.push(fieldErrors.required('eventTime'));
-        const type = strAt(obj, 'type');
-        if (type !== 'Normal' && type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
-        return [...errs, ...validateEventContent(obj, 'reportingController')];
-      },
+      validate: (obj) => [...validateEventContent(obj, 'reportingController'), ...strictEventCreateErrors(obj)],
+      validateUpdate: (obj, old) => [...validateEventContent(obj, 'reportingController'), ...strictEventUpdateErrors(obj, old)],
     }),
     printerColumns: eventPrinterColumns(),
     selectableFields: eventsGroupFields,

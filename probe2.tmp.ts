@@ -1,0 +1,15 @@
+import { parseGoJson } from './src/patch/go-json.ts';
+import { cloneJson } from './src/apis/json-clone.ts';
+import { mergePatch } from './src/patch/merge-patch.ts';
+import { scanJson } from './src/encoding/json.ts';
+const n = 10000;
+const text = `{"x":${'['.repeat(n) + ']'.repeat(n)}}`;
+const t = (name: string, f: () => unknown) => { try { f(); console.log(name, 'ok'); } catch (e) { console.log(name, (e as Error).message, ((e as Error).stack ?? '').split('\n').slice(1, 4).join(' | ')); } };
+let v: any;
+t('parseGoJson', () => (v = parseGoJson(text)));
+t('JSON.parse', () => (v = JSON.parse(text)));
+t('scanJson', () => scanJson(text));
+t('cloneJson', () => cloneJson(v));
+t('mergePatch', () => mergePatch({ a: 1 }, v));
+t('stringify', () => JSON.stringify(v));
+t('structuredClone', () => structuredClone(v));

@@ -1,0 +1,150 @@
+// Objects in kube's protobuf envelope: the magic "k8s\0", then runtime.Unknown{typeMeta{apiVersion, kind},
+// raw: the object's message, contentEncoding, contentType} (k8s.io/apimachinery/pkg/runtime/serializer/protobuf).
+
+import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { schemaNameForKind } from '../../apis/model.ts';
+import { decodeMessage, hasProtobufMessage, parseJsonBytes, ProtobufDecodeError, writeMessage } from './messages.ts';
+
+export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
+
+/** Envelopes nested in RawExtensions deeper than this are refused rather than followed. */
+const MAX_NESTED_ENVELOPES = 8;
+
+export interface TypeMeta {
+  apiVersion: string;
+  kind: string;
+}
+
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+const definitions = new Map<string, string | null>();
+
+/** The protobuf message of a kind, or undefined for kinds without one (custom resources, Table, APIService...). */
+export function protobufDefinition(apiVersion: string, kind: string): string | undefined {
+  const key = `${apiVersion}\u0000${kind}`;
+  let def = definitions.get(key);
+  if (def === undefined) {
+    def = lookUpDefinition(apiVersion, kind) ?? null;
+    if (definitions.size < 4096) definitions.set(key, def);
+  }
+  return def ?? undefined;
+}
+
+function lookUpDefinition(apiVersion: string, kind: string): string | undefined {
+  const { group, version } = splitApiVersion(apiVersion);
+  // meta.k8s.io/v1beta1's list has a message of its own (items and metadata numbered the other way round).
+  if (group === 'meta.k8s.io' && version === 'v1beta1' && kind === 'PartialObjectMetadataList') return 'io.k8s.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList';
+  const def = schemaNameForKind(group, version, kind);
+  return def !== undefined && hasProtobufMessage(def) ? def : undefined;
+}
+
+function typeMetaOf(value: unknown): TypeMeta {
+  const v = value as { apiVersion?: unknown; kind?: unknown };
+  return { apiVersion: typeof v.apiVersion === 'string' ? v.apiVersion : '', kind: typeof v.kind === 'string' ? v.kind : '' };
+}
+
+/** Appends the enveloped object (magic included) to `w`. */
+export function writeEnveloped(w: BinaryWriter, value: unknown): void {
+  const meta = typeMetaOf(value);
+  const definition = protobufDefinition(meta.apiVersion, meta.kind);
+  if (!definition) throw new Error(`${meta.apiVersion}, Kind=${meta.kind} has no protobuf message`);
+  w.raw(PROTOBUF_MAGIC);
+  w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(meta.apiVersion).tag(2, WireType.LengthDelimited).string(meta.kind).join();
+  w.tag(2, WireType.LengthDelimited).fork();
+  writeMessage(w, definition, value);
+  w.join();
+  w.tag(3, WireType.LengthDelimited).string('');
+  w.tag(4, WireType.LengthDelimited).string('');
+}
+
+/** One writer for every response: its buffer grows to the largest object once instead of once per call. */
+const sharedWriter = new BinaryWriter();
+
+/** An object (with apiVersion and kind) as application/vnd.kubernetes.protobuf bytes. */
+export function encodeProtobufObject(value: unknown): Uint8Array {
+  try {
+    writeEnveloped(sharedWriter, value);
+    return sharedWriter.finish();
+  } catch (e) {
+    sharedWriter.finish();
+    throw e;
+  }
+}
+
+export interface Envelope extends TypeMeta {
+  raw: Uint8Array;
+  contentEncoding: string;
+  contentType: string;
+}
+
+function prefixText(): string {
+  return `[${[...PROTOBUF_MAGIC].join(' ')}]`;
+}
+
+/** protobuf.Serializer.Decode up to the envelope: the magic, then runtime.Unknown. Errors are Go's words. */
+export function decodeEnvelope(data: Uint8Array): Envelope {
+  if (data.length === 0) throw new ProtobufDecodeError('empty data');
+  if (data.length < PROTOBUF_MAGIC.length || PROTOBUF_MAGIC.some((b, i) => data[i] !== b)) {
+    throw new ProtobufDecodeError(`provided data does not appear to be a protobuf message, expected prefix ${prefixText()}`);
+  }
+  if (data.length === PROTOBUF_MAGIC.length) throw new ProtobufDecodeError('empty body');
+  const out: Envelope = { apiVersion: '', kind: '', raw: new Uint8Array(), contentEncoding: '', contentType: '' };
+  try {
+    const r = new BinaryReader(data.subarray(PROTOBUF_MAGIC.length));
+    while (r.pos < r.len) {
+      const [no, wire] = r.tag();
+      if (no >= 1 && no <= 4 && wire !== WireType.LengthDelimited) throw new ProtobufDecodeError(`proto: wrong wireType = ${wire} for field ${['TypeMeta', 'Raw', 'ContentEncoding', 'ContentType'][no - 1]}`);
+      if (no === 1) {
+        const tm = new BinaryReader(r.bytes());
+        while (tm.pos < tm.len) {
+          const [n, w] = tm.tag();
+          if ((n === 1 || n === 2) && w !== WireType.LengthDelimited) throw new ProtobufDecodeError(`proto: wrong wireType = ${w} for field ${n === 1 ? 'APIVersion' : 'Kind'}`);
+          if (n === 1) out.apiVersion = tm.string();
+          else if (n === 2) out.kind = tm.string();
+          else tm.skip(w, n);
+        }
+      } else if (no === 2) out.raw = r.bytes();
+      else if (no === 3) out.contentEncoding = r.string();
+      else if (no === 4) out.contentType = r.string();
+      else r.skip(wire, no);
+    }
+  } catch (e) {
+    if (e instanceof ProtobufDecodeError) throw e;
+    throw new ProtobufDecodeError('unexpected EOF');
+  }
+  return out;
+}
+
+function rawDecoder(depth: number): (raw: Uint8Array) => unknown {
+  return (raw) => {
+    if (raw.length >= PROTOBUF_MAGIC.length && PROTOBUF_MAGIC.every((b, i) => raw[i] === b)) {
+      if (depth >= MAX_NESTED_ENVELOPES) throw new ProtobufDecodeError('exceeded max depth');
+      const env = decodeEnvelope(raw);
+      return decodeEnvelopedObject(env, protobufDefinition(env.apiVersion, env.kind), depth + 1);
+    }
+    return parseJsonBytes(raw);
+  };
+}
+
+/**
+ * The JSON object of an envelope's raw message of definition `definition`, with the envelope's apiVersion
+ * and kind (when it names them).
+ */
+export function decodeEnvelopedObject(env: Envelope, definition: string | undefined, depth = 0): Record<string, unknown> {
+  if (!definition) throw new ProtobufDecodeError(`no protobuf message for ${env.apiVersion}, Kind=${env.kind}`);
+  const decoded = decodeMessage(env.raw, definition, rawDecoder(depth));
+  const body = (decoded !== null && typeof decoded === 'object' ? decoded : {}) as Record<string, unknown>;
+  const object: Record<string, unknown> = {};
+  if (env.kind !== '') object.kind = env.kind;
+  if (env.apiVersion !== '') object.apiVersion = env.apiVersion;
+  return Object.assign(object, body);
+}
+
+/** An application/vnd.kubernetes.protobuf body back to its JSON object (apiVersion and kind from the envelope). */
+export function decodeProtobufObject(data: Uint8Array): Record<string, unknown> {
+  const env = decodeEnvelope(data);
+  return decodeEnvelopedObject(env, protobufDefinition(env.apiVersion, env.kind));
+}

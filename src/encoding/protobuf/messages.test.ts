@@ -1,0 +1,186 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadModel, schemaByName } from '../../apis/model.ts';
+import type { SchemaNode } from '../../apis/model-types.ts';
+import { decodeProtobufObject, encodeProtobufObject, protobufDefinition } from './envelope.ts';
+import { decodeMessage, encodeMessage, ProtobufDecodeError } from './messages.ts';
+import { decodeWatchEvent, encodeWatchFrame, splitWatchFrames } from './watch-frames.ts';
+import { formatGoDuration, parseGoDuration } from './duration.ts';
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+
+/** The JSON names a message covers, through its embedded messages. */
+function protoNames(definition: string): Set<string> {
+  const out = new Set<string>();
+  const facts = loadModel().protobuf[definition];
+  for (const f of facts?.fields ?? []) {
+    if (f.inline) for (const n of protoNames(f.type)) out.add(n);
+    else out.add(f.name);
+  }
+  return out;
+}
+
+/** A sample value for a schema node: every property set, no zero values (Go's JSON would drop those). */
+function sample(node: SchemaNode, depth: number, name: string): unknown {
+  if (node.ref) {
+    switch (node.ref) {
+      case `${META}Time`:
+        return '2024-01-02T03:04:05Z';
+      case `${META}MicroTime`:
+        return '2024-01-02T03:04:05.123456Z';
+      case `${META}Duration`:
+        return '1h30m0s';
+      case `${META}FieldsV1`:
+        return { 'f:metadata': { 'f:labels': {} } };
+      case 'io.k8s.apimachinery.pkg.api.resource.Quantity':
+        return '1500m';
+      case 'io.k8s.apimachinery.pkg.util.intstr.IntOrString':
+        return name.length % 2 === 0 ? 7 : '50%';
+      case 'io.k8s.apimachinery.pkg.runtime.RawExtension':
+        return { apiVersion: 'example.com/v1', kind: 'Thing', spec: { n: 1 } };
+    }
+    return sampleObject(node.ref, depth + 1);
+  }
+  if (node.intOrString) return 8;
+  switch (node.type) {
+    case 'array':
+      return [sample(node.items ?? {}, depth, name)];
+    case 'object':
+      if (node.additionalProperties && typeof node.additionalProperties === 'object') return { k1: sample(node.additionalProperties, depth, name), k0: sample(node.additionalProperties, depth, name) };
+      return {};
+    case 'string':
+      if (node.format === 'byte') return Buffer.from(`bytes of ${name}`).toString('base64');
+      return node.enum && typeof node.enum[0] === 'string' ? node.enum[0] : `${name}-value`;
+    case 'integer':
+      return node.format === 'int64' ? 1234567890123 : -5;
+    case 'number':
+      return 1.5;
+    case 'boolean':
+      return true;
+    default:
+      return {};
+  }
+}
+
+function sampleObject(definition: string, depth: number): Record<string, unknown> {
+  const node = schemaByName(definition);
+  const out: Record<string, unknown> = {};
+  if (!node?.properties || depth > 12) return out;
+  const names = protoNames(definition);
+  for (const [name, prop] of Object.entries(node.properties)) {
+    if (!names.has(name)) continue;
+    out[name] = sample(prop, depth, name);
+  }
+  return out;
+}
+
+/** Keys sorted at every level: the order Go's JSON gives follows the struct, not the proto numbers. */
+function normalize(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normalize);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) out[k] = normalize((v as Record<string, unknown>)[k]);
+    return out;
+  }
+  return v;
+}
+
+test('every built-in kind and list: JSON -> protobuf -> JSON gives the same object', () => {
+  const model = loadModel();
+  const withoutMessage = new Set<string>();
+  let checked = 0;
+  for (const group of model.groups) {
+    for (const version of group.versions) {
+      for (const resource of version.resources) {
+        const apiVersion = group.name ? `${group.name}/${version.version}` : version.version;
+        const kinds = resource.verbs.includes('list') ? [resource.kind, `${resource.kind}List`] : [resource.kind];
+        for (const kind of kinds) {
+          const definition = protobufDefinition(apiVersion, kind);
+          if (!definition) {
+            withoutMessage.add(`${apiVersion}/${kind}`);
+            continue;
+          }
+          const object = { kind, apiVersion, ...sampleObject(definition, 0) };
+          const bytes = encodeProtobufObject(object);
+          assert.deepEqual(normalize(decodeProtobufObject(bytes)), normalize(object), `${apiVersion} ${kind}`);
+          checked++;
+        }
+      }
+    }
+  }
+  assert.ok(checked > 100, `only ${checked} kinds checked`);
+  // The model's proto data has no generated.proto for these two groups (kube-aggregator, apiextensions-apiserver).
+  assert.deepEqual([...withoutMessage].filter((k) => !/^(apiextensions\.k8s\.io|apiregistration\.k8s\.io)\//.test(k)), []);
+});
+
+test("gogo-protobuf's bytes: fields by number, value fields written even when zero, map keys sorted", () => {
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' }, data: { k: 'v', b: '' } };
+  const hex = Buffer.from(encodeProtobufObject(cm)).toString('hex');
+  // Unknown.typeMeta {apiVersion "v1", kind "ConfigMap"}.
+  const typeMeta = '0a0f' + '0a027631' + '1209436f6e6669674d6170';
+  // ObjectMeta: name, generateName "", namespace, selfLink "", uid "", resourceVersion "", generation 0, creationTimestamp {}.
+  const meta = '0a13' + '0a0161' + '1200' + '1a026e73' + '2200' + '2a00' + '3200' + '3800' + '4200';
+  // data entries in key order: {b: ""}, {k: "v"}.
+  const data = '1205' + '0a0162' + '1200' + '1206' + '0a016b' + '120176';
+  const raw = meta + data;
+  // raw (field 2), contentEncoding "" (3), contentType "" (4).
+  assert.equal(hex, `6b387300${typeMeta}12${(raw.length / 2).toString(16)}${raw}1a002200`);
+});
+
+test('special messages: Time, MicroTime, IntOrString, Quantity, RawExtension, list wrappers', () => {
+  const time = encodeMessage(`${META}Time`, '2024-01-02T03:04:05Z');
+  assert.equal(Buffer.from(time).toString('hex'), '08a5facdac061000');
+  assert.equal(decodeMessage(time, `${META}Time`), '2024-01-02T03:04:05Z');
+  assert.equal(decodeMessage(new Uint8Array(), `${META}Time`), null);
+  assert.equal(decodeMessage(encodeMessage(`${META}MicroTime`, '2024-01-02T03:04:05.123456Z'), `${META}MicroTime`), '2024-01-02T03:04:05.123456Z');
+  const ios = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+  assert.equal(Buffer.from(encodeMessage(ios, 5)).toString('hex'), '080010051a00');
+  assert.equal(Buffer.from(encodeMessage(ios, '25%')).toString('hex'), '080110001a03323525');
+  assert.equal(decodeMessage(encodeMessage(ios, '25%'), ios), '25%');
+  assert.equal(decodeMessage(encodeMessage(ios, 5), ios), 5);
+  const sar = 'io.k8s.api.authorization.v1.SubjectAccessReviewSpec';
+  const spec = { user: 'u', extra: { scopes: ['a', 'b'], empty: [] } };
+  assert.deepEqual(decodeMessage(encodeMessage(sar, spec), sar), spec);
+});
+
+test('unknown fields are skipped; truncated and mistyped fields are Go decode errors', () => {
+  const cmDef = 'io.k8s.api.core.v1.ConfigMap';
+  const body = encodeMessage(cmDef, { metadata: { name: 'a' }, data: { k: 'v' } });
+  // Field 99 (varint) and field 98 (bytes) that ConfigMap does not have.
+  const withUnknown = Buffer.concat([Buffer.from([0x98, 0x06, 0x01, 0x92, 0x06, 0x02, 0x61, 0x62]), body]);
+  assert.deepEqual(decodeMessage(withUnknown, cmDef), decodeMessage(body, cmDef));
+  assert.throws(() => decodeMessage(body.subarray(0, body.length - 2), cmDef), new ProtobufDecodeError('unexpected EOF'));
+  // metadata (field 1) sent as a varint.
+  assert.throws(() => decodeMessage(Uint8Array.of(0x08, 0x01), cmDef), new ProtobufDecodeError('proto: wrong wireType = 0 for field Metadata'));
+});
+
+test('the envelope: empty, wrong magic, magic only', () => {
+  assert.throws(() => decodeProtobufObject(new Uint8Array()), { message: 'empty data' });
+  assert.throws(() => decodeProtobufObject(Buffer.from('{"kind":"ConfigMap"}')), { message: 'provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]' });
+  assert.throws(() => decodeProtobufObject(Uint8Array.of(0x6b, 0x38, 0x73, 0x00)), { message: 'empty body' });
+});
+
+test('watch frames: 4-byte big-endian length, raw WatchEvent, enveloped object', () => {
+  const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '7' } };
+  const frame = encodeWatchFrame('ADDED', object);
+  assert.equal(frame.length - 4, new DataView(frame.buffer, frame.byteOffset).getUint32(0, false));
+  // WatchEvent{type: 1, object: 2 {raw: 1}} with the enveloped object as raw.
+  assert.deepEqual([...frame.subarray(4, 11)], [0x0a, 0x05, ...Buffer.from('ADDED')]);
+  const second = encodeWatchFrame('DELETED', object);
+  const two = Buffer.concat([frame, second]);
+  const { frames, rest } = splitWatchFrames(two.subarray(0, two.length - 3));
+  assert.equal(frames.length, 1);
+  assert.equal(rest.length, second.length - 3);
+  const event = decodeWatchEvent(frames[0]!);
+  assert.equal(event.type, 'ADDED');
+  assert.deepEqual(event.object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', resourceVersion: '7', creationTimestamp: null } });
+});
+
+test('Go durations', () => {
+  assert.equal(parseGoDuration('1h30m'), 5400e9);
+  assert.equal(parseGoDuration('1.5s'), 1.5e9);
+  assert.equal(formatGoDuration(5400e9), '1h30m0s');
+  assert.equal(formatGoDuration(1.5e9), '1.5s');
+  assert.equal(formatGoDuration(300e6), '300ms');
+  assert.equal(formatGoDuration(0), '0s');
+});

@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../types.ts';
+import { builtinTypeFacts } from '../index.ts';
+import { createErrors, updateErrors } from '../test-context.ts';
+
+const limitRanges = builtinTypeFacts('', 'limitranges');
+const quotas = builtinTypeFacts('', 'resourcequotas');
+const lr = (limits: unknown[]): KubeObject => ({ metadata: { name: 'limits', namespace: 'default' }, spec: { limits } });
+const quota = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'q', namespace: 'default' }, spec });
+
+// Source: pkg/apis/core/validation/validation.go ValidateLimitRange.
+const limitCases: [string, unknown[], string[]][] = [
+  ['a valid container range', [{ type: 'Container', min: { cpu: '100m' }, max: { cpu: '2' }, default: { cpu: '500m' }, defaultRequest: { cpu: '200m' } }], []],
+  ['unknown type', [{ type: 'Node' }], ['spec.limits[0].type: Invalid value: "Node": must be a standard limit type or fully qualified']],
+  ['duplicate type', [{ type: 'Container' }, { type: 'Container' }], ['spec.limits[1].type: Duplicate value: "Container"']],
+  ['min above max', [{ type: 'Container', min: { cpu: '2' }, max: { cpu: '1' } }], ['spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1']],
+  ['pod defaults', [{ type: 'Pod', default: { cpu: '1' } }], ["spec.limits[0].default: Forbidden: may not be specified when `type` is 'Pod'"]],
+  ['claim without storage bounds', [{ type: 'PersistentVolumeClaim' }], ['spec.limits[0].limits: Required value: either minimum or maximum storage value is required, but neither was provided']],
+  ['ratio below 1', [{ type: 'Container', maxLimitRequestRatio: { cpu: '500m' } }], ['spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "500m": ratio 500m is less than 1']],
+  ['non-container resource', [{ type: 'Container', max: { pods: '1' } }], ['spec.limits[0].max[pods]: Invalid value: "pods": must be a standard resource for containers']],
+];
+for (const [name, limits, want] of limitCases) test(`limit ranges: ${name}`, () => assert.deepEqual(createErrors(limitRanges, lr(limits)), want));
+
+// Source: pkg/apis/core/validation/validation.go ValidateResourceQuota, ValidateResourceQuotaUpdate.
+const quotaCases: [string, Record<string, unknown>, string[]][] = [
+  ['a valid quota', { hard: { pods: '10', 'requests.cpu': '4', 'count/deployments.apps': '5' } }, []],
+  ['negative quantity', { hard: { 'limits.memory': '-1Gi' } }, ['spec.hard[limits.memory]: Invalid value: "-1Gi": must be greater than or equal to 0']],
+  ['fractional count', { hard: { pods: '1500m' } }, ['spec.hard[pods]: Invalid value: "1500m": must be an integer']],
+  ['not a quota resource', { hard: { storage: '1Gi' } }, ['spec.hard[storage]: Invalid value: "storage": must be a standard resource for quota']],
+  ['unknown scope', { scopes: ['Sometimes'] }, ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"Sometimes"}: unsupported scope']],
+  ['conflicting scopes', { scopes: ['BestEffort', 'NotBestEffort'] }, ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: conflicting scopes']],
+  [
+    'scope selector In without values',
+    { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In' }] } },
+    ["spec.scopeSelector.matchExpressions.values: Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"],
+  ],
+];
+for (const [name, spec, want] of quotaCases) test(`resource quotas: ${name}`, () => assert.deepEqual(createErrors(quotas, quota(spec)), want));
+
+test('resource quotas: status starts empty, scopes are immutable, columns are Age, Request, Limit', () => {
+  const q = quota({ hard: { pods: '2' }, scopes: ['BestEffort'] });
+  q.status = { hard: { pods: '99' } };
+  assert.deepEqual(createErrors(quotas, q), []);
+  assert.deepEqual(q.status, {});
+  const old = structuredClone(q);
+  old.metadata = { ...old.metadata, resourceVersion: '2' };
+  assert.deepEqual(updateErrors(quotas, quota({ hard: { pods: '3' }, scopes: ['NotBestEffort'] }), old), [
+    'spec.scopes: Invalid value: []core.ResourceQuotaScope{"NotBestEffort"}: field is immutable',
+  ]);
+  assert.deepEqual(quotas.printerColumns.map((c) => c.name), ['Age', 'Request', 'Limit']);
+  assert.deepEqual(limitRanges.printerColumns, []);
+});

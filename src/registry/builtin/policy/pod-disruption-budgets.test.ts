@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../types.ts';
+import { builtinTypeFacts } from '../index.ts';
+import { createErrors, statusUpdateErrors, updateErrors } from '../test-context.ts';
+
+const pdbs = builtinTypeFacts('policy', 'poddisruptionbudgets');
+const priorityClasses = builtinTypeFacts('scheduling.k8s.io', 'priorityclasses');
+const runtimeClasses = builtinTypeFacts('node.k8s.io', 'runtimeclasses');
+const pdb = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'web', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec } });
+
+// Source: pkg/apis/policy/validation/validation.go (ValidatePodDisruptionBudgetSpec, ...StatusUpdate).
+const pdbCases: [string, Record<string, unknown>, string[]][] = [
+  ['minAvailable as a percent', { minAvailable: '50%' }, []],
+  ['both bounds', { minAvailable: 1, maxUnavailable: 1 }, ['spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:intstr.IntOrString{Type:0, IntVal:1, StrVal:""}, MaxUnavailable:intstr.IntOrString{Type:0, IntVal:1, StrVal:""}}: minAvailable and maxUnavailable cannot be both set']],
+  ['over 100%', { maxUnavailable: '150%' }, ['spec.maxUnavailable: Invalid value: "150%": must not be greater than 100%']],
+  ['negative', { minAvailable: -1 }, ['spec.minAvailable: Invalid value: -1: must be greater than or equal to 0']],
+  ['unknown eviction policy', { unhealthyPodEvictionPolicy: 'Never' }, ['spec.unhealthyPodEvictionPolicy: Unsupported value: "Never": supported values: "AlwaysAllow", "IfHealthyBudget"']],
+];
+for (const [name, spec, want] of pdbCases) test(`pod disruption budgets: ${name}`, () => assert.deepEqual(createErrors(pdbs, pdb(spec)), want));
+
+test('pod disruption budgets: zeroed status and generation on create; status counters not negative', () => {
+  const obj = pdb({ minAvailable: 1 });
+  obj.status = { disruptionsAllowed: 5 };
+  assert.deepEqual(createErrors(pdbs, obj), []);
+  assert.deepEqual(obj.status, { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 });
+  assert.equal(obj.metadata?.generation, 1);
+  obj.metadata = { ...obj.metadata, resourceVersion: '2' };
+  const { errors } = statusUpdateErrors(pdbs, { ...structuredClone(obj), status: { disruptionsAllowed: -1 } }, obj);
+  assert.deepEqual(errors, ['status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0']);
+});
+
+// Source: pkg/apis/scheduling/validation/validation.go; pkg/apis/scheduling/v1/defaults.go.
+test('priority classes: preemptionPolicy defaults, reserved names, the user ceiling', () => {
+  const pc: KubeObject = { metadata: { name: 'high' }, value: 1000 };
+  assert.deepEqual(createErrors(priorityClasses, pc), []);
+  assert.equal(pc.preemptionPolicy, 'PreemptLowerPriority');
+  assert.deepEqual(createErrors(priorityClasses, { metadata: { name: 'huge' }, value: 1_000_000_001 }), ['value: Forbidden: maximum allowed value of a user defined priority is 1000000000']);
+  assert.deepEqual(createErrors(priorityClasses, { metadata: { name: 'system-mine' }, value: 1 }), [
+    "metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class",
+  ]);
+  assert.deepEqual(createErrors(priorityClasses, { metadata: { name: 'system-node-critical' }, value: 2_000_001_000 }), []);
+  assert.deepEqual(createErrors(priorityClasses, { metadata: { name: 'x' }, value: 1, preemptionPolicy: 'Always' }), [
+    'preemptionPolicy: Unsupported value: "Always": supported values: "PreemptLowerPriority", "Never"',
+  ]);
+});
+
+test('priority classes: value and preemptionPolicy are fixed', () => {
+  const old: KubeObject = { metadata: { name: 'high', resourceVersion: '2' }, value: 1000, preemptionPolicy: 'PreemptLowerPriority' };
+  assert.deepEqual(updateErrors(priorityClasses, { metadata: { name: 'high' }, value: 2000, preemptionPolicy: 'Never' }, old), [
+    'value: Forbidden: may not be changed in an update.',
+    'preemptionPolicy: Invalid value: "Never": field is immutable',
+  ]);
+  assert.deepEqual(updateErrors(priorityClasses, { metadata: { name: 'high' }, value: 1000, description: 'changed' }, old), []);
+});
+
+// Source: pkg/apis/node/validation/validation.go.
+test('runtime classes: handler is a DNS label fixed at creation', () => {
+  assert.deepEqual(createErrors(runtimeClasses, { metadata: { name: 'gvisor' }, handler: 'runsc' }), []);
+  assert.equal(createErrors(runtimeClasses, { metadata: { name: 'bad' }, handler: 'Run_SC' })[0].split(':')[0], 'handler');
+  assert.deepEqual(createErrors(runtimeClasses, { metadata: { name: 'x' }, handler: 'h', scheduling: { tolerations: [{ operator: 'Maybe' }] } }), [
+    'scheduling.tolerations[0].operator: Invalid value: "Maybe": operator must be Exists when `key` is empty, which means "match all values and all keys"',
+    'scheduling.tolerations[0].operator: Unsupported value: "Maybe": supported values: "Equal", "Exists"',
+  ]);
+  const old: KubeObject = { metadata: { name: 'gvisor', resourceVersion: '2' }, handler: 'runsc' };
+  assert.deepEqual(updateErrors(runtimeClasses, { metadata: { name: 'gvisor' }, handler: 'kata' }, old), ['handler: Invalid value: "kata": field is immutable']);
+});

@@ -1,0 +1,116 @@
+// A two-version CRD with conversion strategy Webhook: the test serves the ConversionReview webhook itself on
+// loopback (its own CA, reached through a Service and its Endpoints as a user configures it), and kubectl,
+// raw requests and a watch see each version's shape; a failing webhook is kube's 500.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './helpers.ts';
+import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
+import { openWatch } from './stream.ts';
+
+type Obj = Record<string, any>;
+
+/** v1 keeps spec.cronSpec, v2 calls it spec.schedule. */
+function convert(obj: Obj, desired: string): Obj {
+  const out = structuredClone(obj);
+  out.apiVersion = desired;
+  const spec = out.spec ?? {};
+  if (desired.endsWith('/v2') && 'cronSpec' in spec) {
+    spec.schedule = spec.cronSpec;
+    delete spec.cronSpec;
+  }
+  if (desired.endsWith('/v1') && 'schedule' in spec) {
+    spec.cronSpec = spec.schedule;
+    delete spec.schedule;
+  }
+  return out;
+}
+
+function crd(caBundle: string) {
+  const schema = (field: string) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'string' } } } } } });
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'crontabs.stable.example.com' },
+    spec: {
+      group: 'stable.example.com',
+      scope: 'Namespaced',
+      names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab' },
+      conversion: {
+        strategy: 'Webhook',
+        webhook: { conversionReviewVersions: ['v1'], clientConfig: { caBundle, service: { namespace: 'default', name: 'conv', path: '/convert', port: 443 } } },
+      },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: schema('cronSpec') },
+        { name: 'v2', served: true, storage: false, schema: schema('schedule') },
+      ],
+    },
+  };
+}
+
+describe('CRD conversion webhook', () => {
+  let s: TestServer;
+  let hook: WebhookServer;
+  before(async () => {
+    hook = await startWebhookServer((body) => {
+      const req = (body as Obj).request;
+      return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: req.uid, result: { status: 'Success' }, convertedObjects: req.objects.map((o: Obj) => convert(o, req.desiredAPIVersion)) } };
+    }, ['conv.default.svc']);
+    s = await startTestServer();
+    // The Service the CRD names, and Endpoints that lead to the test's webhook server.
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'conv', namespace: 'default' }, spec: { ports: [{ port: 443, targetPort: hook.port }] } }) });
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'conv', namespace: 'default' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: hook.port }] }] }) });
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(crd(hook.caBundle)) });
+    await s.kubectlOk(['wait', '--for=condition=established', 'crd/crontabs.stable.example.com', '--timeout=10s']);
+  });
+  after(async () => {
+    await s.close();
+    await hook.close();
+  });
+
+  test('an object written in v2 is stored in v1 through the webhook and read back in either version', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'stable.example.com/v2', kind: 'CronTab', metadata: { name: 'x' }, spec: { schedule: '*/5' } }) });
+    const v1 = JSON.parse((await s.adminRequest('/apis/stable.example.com/v1/namespaces/default/crontabs/x')).body);
+    assert.deepEqual([v1.apiVersion, v1.spec], ['stable.example.com/v1', { cronSpec: '*/5' }]);
+    const v2 = JSON.parse((await s.adminRequest('/apis/stable.example.com/v2/namespaces/default/crontabs/x')).body);
+    assert.deepEqual([v2.apiVersion, v2.spec], ['stable.example.com/v2', { schedule: '*/5' }]);
+    const list = JSON.parse((await s.adminRequest('/apis/stable.example.com/v2/namespaces/default/crontabs')).body);
+    assert.deepEqual(list.items.map((i: Obj) => [i.apiVersion, i.spec.schedule]), [['stable.example.com/v2', '*/5']]);
+    const requests = hook.received.map((b) => (b as Obj).request);
+    assert.ok(requests.some((r) => r.desiredAPIVersion === 'stable.example.com/v1' && r.objects[0].spec.schedule === '*/5'));
+    assert.equal((hook.received[0] as Obj).kind, 'ConversionReview');
+    assert.equal((hook.received[0] as Obj).apiVersion, 'apiextensions.k8s.io/v1');
+  });
+
+  test('kubectl patch and a watch in v2 see v2 objects', async () => {
+    const watch = await openWatch(s, '/apis/stable.example.com/v2/namespaces/default/crontabs?watch=true&resourceVersion=0');
+    try {
+      await s.kubectlOk(['patch', 'crontabs.v2.stable.example.com', 'x', '--type=merge', '-p', '{"spec":{"schedule":"*/7"}}']);
+      const events = (await watch.waitFor(2)) as Obj[];
+      assert.deepEqual(events.map((e) => [e.type, e.object.apiVersion, e.object.spec.schedule]), [
+        ['ADDED', 'stable.example.com/v2', '*/5'],
+        ['MODIFIED', 'stable.example.com/v2', '*/7'],
+      ]);
+    } finally {
+      watch.close();
+    }
+    const v1 = JSON.parse((await s.adminRequest('/apis/stable.example.com/v1/namespaces/default/crontabs/x')).body);
+    assert.deepEqual(v1.spec, { cronSpec: '*/7' });
+  });
+
+  test('a webhook that fails is a 500 naming the conversion, and nothing is written', async () => {
+    await hook.close();
+    const r = await s.adminRequest('/apis/stable.example.com/v2/namespaces/default/crontabs/x');
+    assert.equal(r.status, 500);
+    const status = JSON.parse(r.body);
+    assert.equal(status.reason, 'InternalError');
+    assert.match(status.message, /^Internal error occurred: conversion webhook for stable.example.com\/v1, Kind=CronTab failed: Post "https:\/\/127.0.0.1:\d+\/convert": /);
+    const create = await s.adminRequest('/apis/stable.example.com/v2/namespaces/default/crontabs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'stable.example.com/v2', kind: 'CronTab', metadata: { name: 'y' }, spec: { schedule: '1' } }),
+    });
+    assert.equal(create.status, 500);
+    assert.equal((await s.adminRequest('/apis/stable.example.com/v1/namespaces/default/crontabs/y')).status, 404);
+  });
+});

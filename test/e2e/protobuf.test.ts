@@ -1,0 +1,279 @@
+// Protobuf on the wire against the real server: kubectl's protobuf create, protobuf get/list/create/update
+// with the k8s envelope, a protobuf watch decoded frame by frame, kube's errors for bad protobuf bodies,
+// and gzip of large responses (APIResponseCompression).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
+import { gunzipSync } from 'node:zlib';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startTestServer, type TestServer } from './helpers.ts';
+import { decodeProtobufObject, encodeProtobufObject } from '../../src/encoding/protobuf/envelope.ts';
+import { decodeWatchEvent, splitWatchFrames, type DecodedWatchEvent } from '../../src/encoding/protobuf/watch-frames.ts';
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer({ watchCacheTuning: { bookmarkIntervalMs: 200 } });
+});
+after(async () => {
+  await s?.close();
+});
+
+interface BinaryResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** An admin HTTPS request whose body and answer are bytes. */
+function binaryRequest(server: TestServer, path: string, opts: { method?: string; headers?: Record<string, string>; body?: Uint8Array } = {}): Promise<BinaryResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      { host: '127.0.0.1', port: server.port, path, method: opts.method ?? 'GET', ca: server.caCert, cert: server.clientCert, key: server.clientKey, headers: opts.headers, agent: false, timeout: 10_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`request ${path} timed out`)));
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+async function getJson(path: string): Promise<Record<string, unknown>> {
+  const r = await s.adminRequest(path);
+  assert.equal(r.status, 200, r.body);
+  return JSON.parse(r.body) as Record<string, unknown>;
+}
+
+test('kubectl create rolebinding sends protobuf; the stored object is the one a JSON body gives', async () => {
+  const out = await s.kubectl(['create', 'rolebinding', 'x', '--clusterrole=view', '--user=u', '-n', 'default', '-v=8']);
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stderr, /Request Headers:[\s\S]*Content-Type: application\/vnd\.kubernetes\.protobuf/);
+  const rb = await getJson('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/x');
+  assert.deepEqual(rb.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' });
+  assert.deepEqual(rb.subjects, [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'u' }]);
+  const meta = rb.metadata as Record<string, unknown>;
+  assert.equal(meta.name, 'x');
+  assert.equal(meta.namespace, 'default');
+  assert.equal(meta.generation, undefined);
+  assert.equal(meta.selfLink, undefined);
+  assert.equal(typeof meta.creationTimestamp, 'string');
+  // kubectl reads it back in protobuf too.
+  assert.equal((await s.kubectlOk(['get', 'rolebinding', 'x', '-n', 'default', '-o', 'jsonpath={.roleRef.name}'])).trim(), 'view');
+});
+
+test('get and list in protobuf decode to the JSON answers; fallbacks and 406', async () => {
+  await s.kubectlOk(['create', 'configmap', 'pb-get', '-n', 'default', '--from-literal=a=1']);
+  const json = await getJson('/api/v1/namespaces/default/configmaps/pb-get');
+  const r = await binaryRequest(s, '/api/v1/namespaces/default/configmaps/pb-get', { headers: { Accept: PROTOBUF } });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers['content-type'], PROTOBUF);
+  assert.deepEqual([...r.body.subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00]);
+  assert.deepEqual(decodeProtobufObject(r.body), json);
+
+  const list = await binaryRequest(s, '/api/v1/namespaces/default/configmaps', { headers: { Accept: `${PROTOBUF}, application/json` } });
+  assert.equal(list.headers['content-type'], PROTOBUF);
+  const decoded = decodeProtobufObject(list.body) as { kind: string; items: { metadata: { name: string } }[] };
+  assert.equal(decoded.kind, 'ConfigMapList');
+  assert.deepEqual(decoded.items, (await getJson('/api/v1/namespaces/default/configmaps')).items);
+
+  // PartialObjectMetadataList in protobuf; Table has no protobuf message, so the JSON fallback answers.
+  const partial = await binaryRequest(s, '/api/v1/namespaces/default/configmaps', { headers: { Accept: `${PROTOBUF};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1` } });
+  assert.equal(partial.status, 200);
+  const partialList = decodeProtobufObject(partial.body) as { kind: string; items: { metadata: { name: string } }[] };
+  assert.equal(partialList.kind, 'PartialObjectMetadataList');
+  assert.ok(partialList.items.some((i) => i.metadata.name === 'pb-get'));
+  const table = await binaryRequest(s, '/api/v1/namespaces/default/configmaps', { headers: { Accept: `${PROTOBUF};as=Table;g=meta.k8s.io;v=v1, application/json;as=Table;g=meta.k8s.io;v=v1` } });
+  assert.equal(table.headers['content-type'], 'application/json');
+  assert.equal(JSON.parse(table.body.toString()).kind, 'Table');
+
+  // Errors come as a protobuf Status.
+  const missing = await binaryRequest(s, '/api/v1/namespaces/default/configmaps/nope', { headers: { Accept: PROTOBUF } });
+  assert.equal(missing.status, 404);
+  const status = decodeProtobufObject(missing.body);
+  assert.deepEqual(status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "nope" not found', reason: 'NotFound', details: { name: 'nope', kind: 'configmaps' }, code: 404 });
+});
+
+test('create and update with protobuf bodies', async () => {
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pb-body', labels: { a: 'b' } }, data: { k: 'v' } };
+  const created = await binaryRequest(s, '/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: encodeProtobufObject(cm) });
+  assert.equal(created.status, 201, created.body.toString());
+  const obj = decodeProtobufObject(created.body) as { metadata: { resourceVersion: string; namespace: string }; data: unknown };
+  assert.equal(obj.metadata.namespace, 'default');
+  assert.deepEqual(obj.data, { k: 'v' });
+  const updated = await binaryRequest(s, '/api/v1/namespaces/default/configmaps/pb-body', {
+    method: 'PUT',
+    headers: { 'Content-Type': PROTOBUF },
+    body: encodeProtobufObject({ ...obj, data: { k: 'w' } }),
+  });
+  assert.equal(updated.status, 200, updated.body.toString());
+  assert.equal(updated.headers['content-type'], 'application/json');
+  assert.deepEqual(JSON.parse(updated.body.toString()).data, { k: 'w' });
+  // Patches stay JSON types: protobuf is no patch type.
+  const patched = await binaryRequest(s, '/api/v1/namespaces/default/configmaps/pb-body', { method: 'PATCH', headers: { 'Content-Type': PROTOBUF }, body: encodeProtobufObject(obj) });
+  assert.equal(patched.status, 415);
+});
+
+test('bad protobuf bodies: kube errors, nothing stored, server stays up', async () => {
+  const good = encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pb-bad' }, data: { k: 'v' } });
+  const post = (body: Uint8Array) => binaryRequest(s, '/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'Content-Type': PROTOBUF }, body });
+  const cases: [string, Uint8Array, string][] = [
+    ['wrong magic', Buffer.concat([Buffer.from('k8s\u0001'), good.subarray(4)]), 'the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (6b38730'],
+    ['truncated', good.subarray(0, good.length - 9), 'the object provided is unrecognized (must be of type ConfigMap): unexpected EOF (6b387300'],
+    ['magic only', good.subarray(0, 4), 'the object provided is unrecognized (must be of type ConfigMap): empty body (6b387300)'],
+    [
+      'mismatching kind',
+      encodeProtobufObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pb-bad' } }),
+      'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
+    ],
+  ];
+  for (const [name, body, message] of cases) {
+    const r = await post(body);
+    assert.equal(r.status, 400, name);
+    const status = JSON.parse(r.body.toString()) as { reason: string; message: string };
+    assert.equal(status.reason, 'BadRequest', name);
+    assert.ok(status.message.startsWith(message), `${name}: ${status.message}`);
+  }
+  const missing = await s.adminRequest('/api/v1/namespaces/default/configmaps/pb-bad');
+  assert.equal(missing.status, 404);
+  // Custom resources and other unknown media types: 415 listing what is accepted.
+  const unknownType = await binaryRequest(s, '/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'Content-Type': 'application/cbor' }, body: good });
+  assert.equal(unknownType.status, 415);
+  assert.match(unknownType.body.toString(), /accepted media types include: application\/json, application\/yaml, application\/vnd.kubernetes.protobuf/);
+  assert.equal((await s.adminRequest('/livez')).status, 200);
+});
+
+test('a protobuf watch: length-prefixed WatchEvent frames, bookmarks included', async () => {
+  const rv = ((await getJson('/api/v1/namespaces/default/configmaps')).metadata as { resourceVersion: string }).resourceVersion;
+  const events: DecodedWatchEvent[] = [];
+  let contentType = '';
+  let pending: Uint8Array = new Uint8Array();
+  let waiter: (() => void) | undefined;
+  const req = httpsRequest({
+    host: '127.0.0.1',
+    port: s.port,
+    path: `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=30`,
+    ca: s.caCert,
+    cert: s.clientCert,
+    key: s.clientKey,
+    headers: { Accept: `${PROTOBUF};stream=watch` },
+    agent: false,
+  });
+  req.on('response', (res) => {
+    contentType = String(res.headers['content-type']);
+    res.on('data', (d: Buffer) => {
+      const { frames, rest } = splitWatchFrames(Buffer.concat([pending, d]));
+      pending = rest;
+      for (const f of frames) events.push(decodeWatchEvent(f));
+      waiter?.();
+    });
+  });
+  req.end();
+  const waitFor = async (pred: () => boolean) => {
+    const deadline = Date.now() + 10_000;
+    while (!pred()) {
+      if (Date.now() > deadline) assert.fail(`watch events so far: ${events.map((e) => e.type).join(' ')}`);
+      await new Promise<void>((resolve) => {
+        waiter = resolve;
+        setTimeout(resolve, 500);
+      });
+    }
+  };
+  try {
+    await s.kubectlOk(['create', 'configmap', 'pb-watch', '-n', 'default', '--from-literal=a=1']);
+    await s.kubectlOk(['label', 'configmap', 'pb-watch', '-n', 'default', 'x=y']);
+    await s.kubectlOk(['delete', 'configmap', 'pb-watch', '-n', 'default']);
+    // A write elsewhere moves the revision past the last event: the next bookmark reports it.
+    await s.kubectlOk(['create', 'secret', 'generic', 'pb-watch-elsewhere', '-n', 'default']);
+    await waitFor(() => events.some((e) => e.type === 'DELETED') && events.some((e) => e.type === 'BOOKMARK'));
+    assert.equal(contentType, `${PROTOBUF};stream=watch`);
+    const mine = events.filter((e) => e.type !== 'BOOKMARK');
+    assert.deepEqual(mine.map((e) => `${e.type} ${(e.object.metadata as { name: string }).name}`), ['ADDED pb-watch', 'MODIFIED pb-watch', 'DELETED pb-watch']);
+    assert.deepEqual((mine[1]!.object.metadata as { labels: unknown }).labels, { x: 'y' });
+    const bookmark = events.find((e) => e.type === 'BOOKMARK')!;
+    assert.equal(bookmark.object.kind, 'ConfigMap');
+    assert.match((bookmark.object.metadata as { resourceVersion: string }).resourceVersion, /^\d+$/);
+  } finally {
+    req.destroy();
+  }
+});
+
+test('gzip of a large list (JSON and protobuf), not below 128 KiB, off with APIResponseCompression=false', async () => {
+  const value = 'v'.repeat(2000);
+  await Promise.all(
+    Array.from({ length: 100 }, (_, i) => s.adminRequest('/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: `big-${i}`, labels: { big: 'y' } }, data: { value } }) })),
+  );
+  const path = '/api/v1/namespaces/default/configmaps?labelSelector=big%3Dy';
+  const json = await binaryRequest(s, path, { headers: { 'Accept-Encoding': 'gzip' } });
+  assert.equal(json.headers['content-encoding'], 'gzip');
+  const items = (JSON.parse(gunzipSync(json.body).toString()) as { items: unknown[] }).items;
+  assert.equal(items.length, 100);
+  const pb = await binaryRequest(s, path, { headers: { 'Accept-Encoding': 'gzip', Accept: PROTOBUF } });
+  assert.equal(pb.headers['content-encoding'], 'gzip');
+  assert.equal((decodeProtobufObject(gunzipSync(pb.body)) as { items: unknown[] }).items.length, 100);
+  const small = await binaryRequest(s, `${path}&limit=2`, { headers: { 'Accept-Encoding': 'gzip' } });
+  assert.equal(small.headers['content-encoding'], undefined);
+  const plain = await binaryRequest(s, path);
+  assert.equal(plain.headers['content-encoding'], undefined);
+
+  const off = await startTestServer({ featureGates: { APIResponseCompression: false } });
+  try {
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) => off.adminRequest('/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: `big-${i}` }, data: { value } }) })),
+    );
+    const r = await binaryRequest(off, '/api/v1/namespaces/default/configmaps', { headers: { 'Accept-Encoding': 'gzip' } });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-encoding'], undefined);
+    assert.ok(r.body.length > 128 * 1024);
+  } finally {
+    await off.close();
+  }
+});
+
+const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.pb.example.com
+spec:
+  group: pb.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+
+test('custom resources have no protobuf: 406 when only protobuf is accepted, the JSON fallback otherwise, 415 for protobuf bodies', async () => {
+  await s.kubectlOk(['apply', '-f', '-'], { input: WIDGET_CRD });
+  await s.kubectlOk(['wait', '--for=condition=established', 'crd/widgets.pb.example.com', '--timeout=10s']);
+  const path = '/apis/pb.example.com/v1/namespaces/default/widgets';
+  const created = await s.adminRequest(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ apiVersion: 'pb.example.com/v1', kind: 'Widget', metadata: { name: 'w' } }) });
+  assert.equal(created.status, 201, created.body);
+
+  // The 406 is a Status, itself in protobuf (kube's error writer serves Status in every media type).
+  const only = await binaryRequest(s, `${path}/w`, { headers: { Accept: PROTOBUF } });
+  assert.equal(only.status, 406);
+  assert.equal(only.headers['content-type'], PROTOBUF);
+  assert.equal(decodeProtobufObject(only.body).message, 'only the following media types are accepted: application/json, application/yaml');
+  const watchOnly = await binaryRequest(s, `${path}?watch=1`, { headers: { Accept: `${PROTOBUF};stream=watch` } });
+  assert.equal(watchOnly.status, 406);
+
+  const fallback = await binaryRequest(s, `${path}/w`, { headers: { Accept: `${PROTOBUF}, application/json` } });
+  assert.equal(fallback.status, 200);
+  assert.equal(fallback.headers['content-type'], 'application/json');
+  assert.equal(JSON.parse(fallback.body.toString()).kind, 'Widget');
+
+  const body = await binaryRequest(s, path, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: 'application/json' }, body: encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }) });
+  assert.equal(body.status, 415);
+  assert.equal(JSON.parse(body.body.toString()).message, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+});
