@@ -26,6 +26,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir) or memory (lost on exit).' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
+  { name: 'enable-test-controls', type: 'bool', default: false, help: 'Serve the test controls over HTTP under /capstan/v1/ (snapshots, restore, reset, fork, fault injection, the clock, request recording, logical clusters under /clusters/<name>), for members of system:masters only. For test environments: never turn it on for a shared server.' },
+  { name: 'envtest', type: 'bool', help: "Run as controller-runtime's envtest expects kube-apiserver to: accept its flags (etcd ones ignored), memory storage and a temporary data dir unless given, test controls on. See 'capstan --envtest --help'." },
   { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
   { name: 'version', type: 'bool', help: 'Print version information and quit.' },
   { name: 'help', short: 'h', type: 'bool', help: 'Help for capstan.' },
@@ -38,7 +40,11 @@ function invalid(raw: string, flag: string, problem: string): FlagError {
 }
 
 export function parseCommandLine(argv: readonly string[]): CliCommand {
-  const parsed: ParsedFlags = parseFlags(FLAGS, argv);
+  return commandFromFlags(parseFlags(FLAGS, argv));
+}
+
+/** The command parsed flags ask for (shared with the envtest command line, which parses more flags). */
+export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   const v = parsed.values;
   if (v.help === true) return { kind: 'help' };
   if (v.version === true) return { kind: 'version' };
@@ -91,6 +97,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     dataDir: v['data-dir'] as string,
     plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,
     logLevel: verbosity,
+    enableTestControls: v['enable-test-controls'] === true,
   };
   return { kind: 'run', options, verbosity };
 }
