@@ -20,10 +20,13 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     featureGates: {},
     historyWindowSeconds: 300,
     minRequestTimeoutSeconds: 1800,
+    requestTimeoutSeconds: 60,
+    http2MaxStreamsPerConnection: 0,
     storageBackend: 'sqlite',
     dataDir: './.capstan',
     plainHttpPort: undefined,
     logLevel: 0,
+    enableTestControls: false,
   });
 });
 
@@ -32,7 +35,7 @@ test('every flag maps to its option', () => {
     '--secure-port=0', '--bind-address', '::1', '--tls-cert-file=c.pem', '--tls-private-key-file=k.pem', '--client-ca-file=ca.pem',
     '--token-auth-file=t.csv', '--anonymous-auth=false', '--authorization-mode=AlwaysDeny,AlwaysAllow', '--runtime-config=api/all=true',
     '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
-    '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
+    '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4', '--enable-test-controls',
   ]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -49,10 +52,13 @@ test('every flag maps to its option', () => {
     featureGates: { WatchList: true, AllAlpha: false },
     historyWindowSeconds: 60,
     minRequestTimeoutSeconds: 10,
+    requestTimeoutSeconds: 60,
+    http2MaxStreamsPerConnection: 0,
     storageBackend: 'memory',
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
     logLevel: 4,
+    enableTestControls: true,
   });
   assert.equal(c.verbosity, 4);
 });
@@ -74,4 +80,40 @@ test('bad values are FlagErrors with kube\'s messages', () => {
     [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
   ];
   for (const [argv, message] of cases) assert.throws(() => parseCommandLine(argv), (e: unknown) => e instanceof FlagError && e.message === message, argv.join(' '));
+});
+
+test('--envtest takes the flags controller-runtime envtest passes, ignores the etcd ones, defaults to memory with test controls', async () => {
+  const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { parseEnvtestCommandLine, wantsEnvtest } = await import('./envtest.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'capstan-envtest-'));
+  try {
+    await writeFile(join(dir, 'apiserver.crt'), 'cert');
+    await writeFile(join(dir, 'apiserver.key'), 'key');
+    const argv = [
+      '--envtest', '--advertise-address=127.0.0.1', '--etcd-servers=http://127.0.0.1:2379', `--cert-dir=${dir}`, '--insecure-port=0',
+      '--secure-port=40001', '--disable-admission-plugins=ServiceAccount', '--service-cluster-ip-range=10.0.0.0/24', '--allow-privileged=true',
+      '--authorization-mode=RBAC', '--bind-address=127.0.0.1', '--service-account-issuer=https://127.0.0.1:40001/',
+      `--service-account-key-file=${dir}/sa-signer.crt`, `--service-account-signing-key-file=${dir}/sa-signer.key`, `--client-ca-file=${dir}/client-cert-auth-ca.crt`,
+    ];
+    assert.equal(wantsEnvtest(argv), true);
+    assert.equal(wantsEnvtest(['--', '--envtest']), false);
+    const c = parseEnvtestCommandLine(argv);
+    assert.equal(c.kind, 'run');
+    if (c.kind !== 'run') return;
+    assert.equal(c.options.port, 40001);
+    assert.equal(c.options.bindAddress, '127.0.0.1');
+    assert.deepEqual(c.options.authorizationMode, ['RBAC']);
+    assert.equal(c.options.clientCaFile, `${dir}/client-cert-auth-ca.crt`);
+    assert.equal(c.options.tlsCertFile, join(dir, 'apiserver.crt'));
+    assert.equal(c.options.tlsPrivateKeyFile, join(dir, 'apiserver.key'));
+    assert.equal(c.options.storageBackend, 'memory');
+    assert.equal(c.options.dataDir, undefined);
+    assert.equal(c.options.enableTestControls, true);
+    assert.throws(() => parseEnvtestCommandLine(['--envtest', '--etcd-bogus=1']), (e: Error) => e instanceof FlagError && e.message === 'unknown flag: --etcd-bogus');
+    assert.throws(() => parseCommandLine(['--etcd-servers=http://x']), FlagError);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
