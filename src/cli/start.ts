@@ -278,6 +278,11 @@ function need(controls: TestControls | undefined): TestControls {
   return controls;
 }
 
+/** Stands in for a group of controls when they are off: every method throws. */
+function controlsOff<T extends object>(): T {
+  return new Proxy({} as T, { get: (_t, name) => (typeof name === 'string' ? () => need(undefined) : undefined) });
+}
+
 /** A second server on memory storage holding the snapshot's objects (its own temp dir, port and PKI reuse). */
 async function startFork(parent: CapstanOptions, snapshot: StorageSnapshot, log: Logger): Promise<ForkedServer> {
   const child = await startCapstan({
@@ -480,22 +485,16 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       dataDir,
       installCRDs: (sources, installOptions) => installCrds(registry, sources, installOptions),
       controls,
-      snapshot: () => need(controls).snapshot(),
-      restore: (id) => need(controls).restore(id),
-      reset: () => need(controls).reset(),
-      fork: (id) => need(controls).fork(id),
-      get faults() {
-        return need(controls).faults;
-      },
-      get clock() {
-        return need(controls).clock;
-      },
+      snapshot: async () => need(controls).snapshot(),
+      restore: async (id) => need(controls).restore(id),
+      reset: async () => need(controls).reset(),
+      fork: async (id) => need(controls).fork(id),
+      faults: controls?.faults ?? controlsOff<TestControls['faults']>(),
+      clock: controls?.clock ?? controlsOff<TestControls['clock']>(),
       requests: (query) => need(controls).requests(query),
-      get recording() {
-        return need(controls).recording;
-      },
-      createCluster: (name) => need(controls).createCluster(name),
-      deleteCluster: (name) => need(controls).deleteCluster(name),
+      recording: controls?.recording ?? controlsOff<TestControls['recording']>(),
+      createCluster: async (name) => need(controls).createCluster(name),
+      deleteCluster: async (name) => need(controls).deleteCluster(name),
       close: () =>
         (closing ??= (async () => {
           shuttingDown = true;

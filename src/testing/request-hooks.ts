@@ -39,21 +39,17 @@ function collector(into: Buffer[]): (chunk: unknown) => void {
   };
 }
 
-/** Records the request and response bodies into the note (the request's as the API reads it). */
+/** Records the request and response bodies into the note (the request's as the API reads it, passively). */
 function captureBodies(req: HttpRequest, res: HttpResponse, note: RequestNote): void {
   const reqChunks: Buffer[] = [];
   const keepReq = collector(reqChunks);
-  const iterate = (req as unknown as AsyncIterable<unknown>)[Symbol.asyncIterator].bind(req);
-  Object.defineProperty(req, Symbol.asyncIterator, {
-    configurable: true,
-    value: async function* () {
-      for await (const chunk of { [Symbol.asyncIterator]: iterate }) {
-        keepReq(chunk);
-        yield chunk;
-      }
-      note.requestBody = Buffer.concat(reqChunks);
-    },
-  });
+  const emitter = req as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
+  const emit = emitter.emit.bind(req);
+  emitter.emit = (event, ...args) => {
+    if (event === 'data') keepReq(args[0]);
+    else if (event === 'end') note.requestBody = Buffer.concat(reqChunks);
+    return emit(event, ...args);
+  };
   const resChunks: Buffer[] = [];
   const keepRes = collector(resChunks);
   const w = asWritable(res);
