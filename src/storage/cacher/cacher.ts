@@ -117,6 +117,13 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     return { kv, attrs: attrsOf(kv) };
   }
 
+  /** A relisted object: an unchanged stored value keeps (or rebases) the attributes computed before. */
+  function relisted(kv: KeyValue, old: CachedObject<A> | undefined): CachedObject<A> {
+    if (old === undefined || old.kv.value !== kv.value) return cached(kv);
+    if (old.kv.modRevision === kv.modRevision) return { kv, attrs: old.attrs };
+    return { kv, attrs: options.rebase ? options.rebase(old.attrs, kv) : attrsOf(kv) };
+  }
+
   // ---- freshness ----
 
   function advance(rev: number): void {
@@ -218,11 +225,12 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     try {
       const fresh = new Map<string, CachedObject<A>>();
       const freshKeys = new SortedKeys();
+      const previous = objects;
       let res = await storage.range(prefix, { limit: INIT_PAGE });
       const at = res.revision;
       for (;;) {
         for (const kv of res.kvs) {
-          fresh.set(kv.key, cached(kv));
+          fresh.set(kv.key, relisted(kv, previous.get(kv.key)));
           freshKeys.add(kv.key);
         }
         if (!res.more || res.kvs.length === 0) break;

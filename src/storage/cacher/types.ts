@@ -98,6 +98,11 @@ export interface CacherOptions<A> {
   readonly prefix: string;
   /** Attributes of a stored object; throwing marks the object as matching nothing but keeps it cached. */
   attributes(kv: KeyValue): A;
+  /**
+   * Attributes of kv when the cache held the same stored value at another revision with `previous` (a relist after
+   * a restore brings back mostly unchanged values at new revisions). Absent: attributes(kv).
+   */
+  rebase?(previous: A, kv: KeyValue): A;
   /** How long events stay in the ring (ms). Default 300 s. */
   readonly historyWindowMs?: number;
   /** Upper bound on ring events regardless of age. Default 100 000. */
