@@ -13,7 +13,7 @@ function storeOf(registry: Registry, group: string, version: string, resource: s
 
 
 test('the kubernetes Service, Endpoints and EndpointSlice, and the system PriorityClasses exist after start', async () => {
-  const registry = await startWithControlPlane({ bootstrap: { securePort: 7443, resyncMs: 0 } });
+  const registry = await startWithControlPlane({ bootstrap: { securePort: 7443, resyncMs: 0, advertiseAddress: '192.0.2.10' } });
   try {
     const ctx = loopbackContext('default');
     const svc = await storeOf(registry, '', 'v1', 'services').get(ctx, 'kubernetes');
@@ -30,11 +30,11 @@ test('the kubernetes Service, Endpoints and EndpointSlice, and the system Priori
     });
     const eps = await storeOf(registry, '', 'v1', 'endpoints').get(ctx, 'kubernetes');
     assert.deepEqual(eps.metadata.labels, { 'endpointslice.kubernetes.io/skip-mirror': 'true' });
-    assert.deepEqual(eps.subsets, [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: 7443, protocol: 'TCP' }] }]);
+    assert.deepEqual(eps.subsets, [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ name: 'https', port: 7443, protocol: 'TCP' }] }]);
     const slice = await storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices').get(ctx, 'kubernetes');
     assert.deepEqual(slice.metadata.labels, { 'kubernetes.io/service-name': 'kubernetes' });
     assert.equal(slice.addressType, 'IPv4');
-    assert.deepEqual(slice.endpoints, [{ addresses: ['127.0.0.1'], conditions: { ready: true } }]);
+    assert.deepEqual(slice.endpoints, [{ addresses: ['192.0.2.10'], conditions: { ready: true } }]);
     assert.deepEqual(slice.ports, [{ name: 'https', port: 7443, protocol: 'TCP' }]);
     const pcs = await storeOf(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses').list(loopbackContext(), {});
     assert.deepEqual(
@@ -59,20 +59,20 @@ test('a restart on the same storage rewrites nothing; a new port or a deleted Se
       storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices').get(ctx, 'kubernetes'),
       storeOf(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses').get(loopbackContext(), 'system-node-critical'),
     ]).then((objs) => objs.map((o) => o.metadata.resourceVersion));
-  const first = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0 } });
+  const first = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0, advertiseAddress: '192.0.2.10' } });
   const before = await versions(first);
   await first.close();
 
-  const second = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0 } });
+  const second = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0, advertiseAddress: '192.0.2.10' } });
   assert.deepEqual(await versions(second), before);
   await second.close();
 
-  const third = await startWithControlPlane({ storage, bootstrap: { securePort: 8443, resyncMs: 20 } });
+  const third = await startWithControlPlane({ storage, bootstrap: { securePort: 8443, resyncMs: 20, advertiseAddress: '192.0.2.10' } });
   try {
     const svc = await storeOf(third, '', 'v1', 'services').get(ctx, 'kubernetes');
     assert.deepEqual(svc.spec?.['ports' as never], [{ name: 'https', protocol: 'TCP', port: 443, targetPort: 8443 }]);
     const eps = await storeOf(third, '', 'v1', 'endpoints').get(ctx, 'kubernetes');
-    assert.deepEqual(eps.subsets, [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: 8443, protocol: 'TCP' }] }]);
+    assert.deepEqual(eps.subsets, [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ name: 'https', port: 8443, protocol: 'TCP' }] }]);
     // The default port before: 6443.
     const [svcRV] = before;
     assert.notEqual(svc.metadata.resourceVersion, svcRV);
@@ -109,6 +109,19 @@ test('Services created by clients never get the kubernetes Service IP nor share 
     await services.delete(ctx, 's0');
     const reused = await services.create(ctx, { metadata: { name: 'dup' }, spec: { clusterIP: ips[0], ports: [{ port: 80 }] } });
     assert.equal((reused.spec as { clusterIP: string }).clusterIP, ips[0]);
+  } finally {
+    await registry.close();
+  }
+});
+
+test('a loopback advertise address gets the Service but no Endpoints or EndpointSlice (kube refuses loopback endpoints)', async () => {
+  const registry = await startWithControlPlane({ bootstrap: { resyncMs: 0, advertiseAddress: '127.0.0.1' } });
+  try {
+    const ctx = loopbackContext('default');
+    const get = (group: string, resource: string) => registry.store(registry.lookup(group, 'v1', resource)!).get(ctx, 'kubernetes');
+    assert.equal((await get('', 'services')).metadata.name, 'kubernetes');
+    await assert.rejects(get('', 'endpoints'), /endpoints "kubernetes" not found/);
+    await assert.rejects(get('discovery.k8s.io', 'endpointslices'), /endpointslices.discovery.k8s.io "kubernetes" not found/);
   } finally {
     await registry.close();
   }

@@ -181,11 +181,18 @@ function fixEndpointSlice(desired: KubeObject) {
   };
 }
 
+function isLoopback(address: string): boolean {
+  return /^127\./.test(address) || address === '::1';
+}
+
 /** The kubernetes Service, then its Endpoints and EndpointSlice, as the endpoint reconciler leaves them. */
 export async function reconcileKubernetesService(registry: Registry, securePort: number, address: string): Promise<void> {
   const ctx = context(NAMESPACE);
   const services = storeOf(registry, '', 'v1', 'services');
   if (services) await reconcile(services, ctx, kubernetesService(securePort), fixService(securePort));
+  // kube's Endpoints validation refuses loopback addresses, so with a loopback advertise address kube-apiserver's
+  // reconciler writes neither the Endpoints nor (it comes after them) the EndpointSlice.
+  if (isLoopback(address)) return;
   const endpoints = storeOf(registry, '', 'v1', 'endpoints');
   const eps = kubernetesEndpoints(address, securePort);
   if (endpoints) await reconcile(endpoints, ctx, eps, fixEndpoints(eps));

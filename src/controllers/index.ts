@@ -1,5 +1,7 @@
-// The in-process control plane kube-apiserver runs beside its API: the system namespaces, the objects it makes for
-// itself (bootstrap), the namespace lifecycle controller, the default RBAC policy and ClusterRole aggregation. Everything writes through the registry's stores.
+// The in-process control plane kube-apiserver (and the part of kube-controller-manager users expect) runs beside
+// its API: the system namespaces, the objects it makes for itself (bootstrap), the CRD controllers, the namespace
+// lifecycle controller, the garbage collector, the default RBAC policy and ClusterRole aggregation. Everything
+// writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
@@ -8,6 +10,7 @@ import type { Registry } from '../registry/types.ts';
 import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
 import { startCrdController, type CrdController } from './crd.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
+import { startGarbageCollector, type GarbageCollector } from './garbage-collector.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 
@@ -26,6 +29,7 @@ export interface ControlPlane {
   /** True once the system namespaces exist. */
   ready(): boolean;
   readonly crds: CrdController;
+  readonly garbageCollector: GarbageCollector;
   stop(): Promise<void>;
 }
 
@@ -35,6 +39,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   await crds.synced();
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
   const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
+  const garbageCollector: GarbageCollector = startGarbageCollector(registry);
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
   const aggregation = startClusterRoleAggregation(registry);
   // The default admin, edit and view roles are aggregated before the server answers anyone.
@@ -42,7 +47,9 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   return {
     ready: () => true,
     crds,
+    garbageCollector,
     async stop() {
+      await garbageCollector.stop();
       await crds.stop();
       aggregation?.stop();
       await bootstrap?.stop();

@@ -1,8 +1,99 @@
-// The loop every in-process controller runs (client-go's informer + work queue, in miniature): watch one
-// resource through its store, queue the names of the objects the filter picks, process names one at a time
-// (each at most once per pass), retry failures after a delay, and re-open the watch when it ends.
+// The loop every in-process controller runs (client-go's informer + work queue, in miniature): a keyed queue that
+// processes keys one at a time (each at most once per pass) and retries failures after a delay, and, for the
+// controllers that follow one resource, a watch through its store that queues the names of the objects the
+// filter picks and re-opens itself when it ends.
 
 import type { KubeObject, RequestContext, ResourceStore, WatchEvent } from '../registry/types.ts';
+
+export interface KeyedQueue {
+  enqueue(key: string, delayMs?: number): void;
+  /** Resolves when everything queued so far has been processed. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+  /** Runs fn after delayMs unless the queue stopped meanwhile. */
+  later(fn: () => void, delayMs: number): void;
+  readonly stopped: boolean;
+}
+
+export function createKeyedQueue(sync: (key: string) => Promise<void>, retryMs = 1000): KeyedQueue {
+  let stopped = false;
+  const timers = new Set<NodeJS.Timeout>();
+  const queued = new Set<string>();
+  let draining: Promise<void> = Promise.resolve();
+
+  function later(fn: () => void, delayMs: number) {
+    if (stopped) return;
+    const t = setTimeout(() => {
+      timers.delete(t);
+      if (!stopped) fn();
+    }, delayMs);
+    timers.add(t);
+  }
+
+  function enqueue(key: string, delayMs = 0) {
+    if (delayMs > 0) return later(() => enqueue(key), delayMs);
+    if (stopped || queued.has(key)) return;
+    queued.add(key);
+    draining = draining.then(async () => {
+      queued.delete(key);
+      if (stopped) return;
+      try {
+        await sync(key);
+      } catch {
+        enqueue(key, retryMs);
+      }
+    });
+  }
+
+  return {
+    enqueue,
+    later,
+    idle: () => draining,
+    get stopped() {
+      return stopped;
+    },
+    async stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      await draining.catch(() => undefined);
+    },
+  };
+}
+
+/** Follows one store's watch (re-opened after it ends or fails); returns the function that stops it. */
+export function followWatch(
+  store: () => ResourceStore | undefined,
+  context: RequestContext,
+  onEvent: (event: WatchEvent) => void,
+  queue: Pick<KeyedQueue, 'later' | 'stopped'>,
+  retryMs: number,
+): () => void {
+  let stopWatch: (() => void) | undefined;
+  let stopped = false;
+  async function start() {
+    const s = store();
+    if (!s || stopped || queue.stopped) return queue.later(() => void start(), retryMs);
+    try {
+      const w = await s.watch(context, {});
+      if (stopped || queue.stopped) return w.stop();
+      stopWatch = () => w.stop();
+      w.start(
+        (ev) => {
+          if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') onEvent(ev);
+        },
+        () => queue.later(() => void start(), retryMs),
+      );
+    } catch {
+      queue.later(() => void start(), retryMs);
+    }
+  }
+  void start();
+  return () => {
+    stopped = true;
+    stopWatch?.();
+  };
+}
 
 export interface WorkQueueOptions {
   /** The store to watch (looked up on each (re)start: it may not exist yet). */
@@ -17,76 +108,28 @@ export interface WorkQueueOptions {
   retryMs?: number;
 }
 
-export interface WorkQueue {
-  enqueue(name: string, delayMs?: number): void;
-  /** Resolves when everything queued so far has been processed. */
-  idle(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type WorkQueue = Pick<KeyedQueue, 'enqueue' | 'idle' | 'stop'>;
 
+/** A keyed queue of names fed by one store's watch. */
 export function startWorkQueue(options: WorkQueueOptions): WorkQueue {
   const retryMs = options.retryMs ?? 1000;
-  let stopped = false;
-  let stopWatch: (() => void) | undefined;
-  const timers = new Set<NodeJS.Timeout>();
-  const queued = new Set<string>();
-  let draining: Promise<void> = Promise.resolve();
-
-  function later(fn: () => void, delayMs: number) {
-    if (stopped) return;
-    const t = setTimeout(() => {
-      timers.delete(t);
-      if (!stopped) fn();
-    }, delayMs);
-    timers.add(t);
-  }
-
-  function enqueue(name: string, delayMs = 0) {
-    if (delayMs > 0) return later(() => enqueue(name), delayMs);
-    if (stopped || queued.has(name)) return;
-    queued.add(name);
-    draining = draining.then(async () => {
-      queued.delete(name);
-      if (stopped) return;
-      try {
-        await options.sync(name);
-      } catch {
-        enqueue(name, retryMs);
-      }
-    });
-  }
-
-  async function startWatch() {
-    const store = options.store();
-    if (!store || stopped) return later(() => void startWatch(), retryMs);
-    try {
-      const w = await store.watch(options.context, {});
-      if (stopped) return w.stop();
-      stopWatch = () => w.stop();
-      w.start(
-        (ev) => {
-          if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') return;
-          const name = (ev.object as KubeObject).metadata?.name;
-          if (name && (options.filter?.(ev) ?? true)) enqueue(name);
-        },
-        () => later(() => void startWatch(), retryMs),
-      );
-    } catch {
-      later(() => void startWatch(), retryMs);
-    }
-  }
-
-  void startWatch();
-
+  const queue = createKeyedQueue(options.sync, retryMs);
+  const stopWatch = followWatch(
+    options.store,
+    options.context,
+    (ev) => {
+      const name = (ev.object as KubeObject).metadata?.name;
+      if (name && (options.filter?.(ev) ?? true)) queue.enqueue(name);
+    },
+    queue,
+    retryMs,
+  );
   return {
-    enqueue,
-    idle: () => draining,
+    enqueue: queue.enqueue,
+    idle: queue.idle,
     async stop() {
-      stopped = true;
-      stopWatch?.();
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await draining.catch(() => undefined);
+      stopWatch();
+      await queue.stop();
     },
   };
 }

@@ -63,10 +63,11 @@ test('events written through events.k8s.io are stored as core v1 events and read
     const byController = await group.list(ctx, { fieldSelector: 'reportingController=example.com/ctl' });
     assert.deepEqual(byController.items.map((e) => e.metadata.name), ['e1']);
 
-    // Updates through the new API keep the stored shape core.
-    const updated = await group.update(ctx, 'e1', (cur) => ({ ...cur!, note: 'scaled to 4' }));
-    assert.equal(updated.object.note, 'scaled to 4');
-    assert.equal((await core.get(ctx, 'e1')).message, 'scaled to 4');
+    // Updates through the new API keep the stored shape core (the reported fields are immutable there).
+    const updated = await group.update(ctx, 'e1', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { seen: 'twice' } } }));
+    assert.deepEqual(updated.object.metadata.labels, { seen: 'twice' });
+    assert.equal(updated.object.note, 'scaled to 3');
+    assert.deepEqual((await core.get(ctx, 'e1')).metadata.labels, { seen: 'twice' });
     assert.equal((JSON.parse((await storage.get('/registry/events/default/e1')).kv!.value) as KubeObject).apiVersion, 'v1');
   });
 });

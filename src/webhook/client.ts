@@ -1,7 +1,8 @@
 // Calls to the webhooks kube-apiserver configures by WebhookClientConfig (CRD conversion, admission, token and
 // authorization webhooks): a JSON POST over HTTPS, trusting caBundle (or the system roots when none), bounded by
-// a timeout. A `service` reference is resolved as kube-apiserver's endpoint resolver does: the Service's
-// Endpoints give the address and port, and the TLS server name is <service>.<namespace>.svc.
+// a timeout. A `service` reference is resolved as kube-apiserver's service resolvers do: an ExternalName Service
+// names the host (kube's cluster-IP resolver; a test points one at localhost), any other Service leads to the
+// first ready address of its Endpoints (kube's endpoint routing); the TLS server name is <service>.<namespace>.svc.
 
 import { request } from 'node:https';
 import { isIP } from 'node:net';
@@ -58,7 +59,12 @@ async function resolveService(registry: Registry, ref: ServiceReference): Promis
   const service = await registry.store(servicesDef).get(ctx, name).catch(() => undefined);
   if (!service) throw new WebhookCallError(`service "${name}" not found`);
   const wantedPort = ref.port ?? 443;
-  const servicePort = ((asObj(service.spec).ports as unknown[] | undefined) ?? []).map(asObj).find((p) => p.port === wantedPort);
+  const spec = asObj(service.spec);
+  if (spec.type === 'ExternalName' && typeof spec.externalName === 'string') {
+    const host = isIP(spec.externalName) === 6 ? `[${spec.externalName}]` : spec.externalName;
+    return new URL(`https://${host}:${wantedPort}${ref.path ?? ''}`);
+  }
+  const servicePort = ((spec.ports as unknown[] | undefined) ?? []).map(asObj).find((p) => p.port === wantedPort);
   if (!servicePort) throw new WebhookCallError(`no service port ${wantedPort} found for service "${name}"`);
   const endpoints = await registry.store(endpointsDef).get(ctx, name).catch(() => undefined);
   const target = endpoints && endpointAddress(endpoints, typeof servicePort.name === 'string' && servicePort.name !== '' ? servicePort.name : undefined);

@@ -1,5 +1,5 @@
 // A two-version CRD with conversion strategy Webhook: the test serves the ConversionReview webhook itself on
-// loopback (its own CA, reached through a Service and its Endpoints as a user configures it), and kubectl,
+// loopback (its own CA, reached through an ExternalName Service naming localhost, as kube resolves one), and kubectl,
 // raw requests and a watch see each version's shape; a failing webhook is kube's 500.
 
 import { after, before, describe, test } from 'node:test';
@@ -26,7 +26,7 @@ function convert(obj: Obj, desired: string): Obj {
   return out;
 }
 
-function crd(caBundle: string) {
+function crd(caBundle: string, port: number) {
   const schema = (field: string) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { [field]: { type: 'string' } } } } } });
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -38,7 +38,7 @@ function crd(caBundle: string) {
       names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab' },
       conversion: {
         strategy: 'Webhook',
-        webhook: { conversionReviewVersions: ['v1'], clientConfig: { caBundle, service: { namespace: 'default', name: 'conv', path: '/convert', port: 443 } } },
+        webhook: { conversionReviewVersions: ['v1'], clientConfig: { caBundle, service: { namespace: 'default', name: 'conv', path: '/convert', port } } },
       },
       versions: [
         { name: 'v1', served: true, storage: true, schema: schema('cronSpec') },
@@ -57,10 +57,9 @@ describe('CRD conversion webhook', () => {
       return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: req.uid, result: { status: 'Success' }, convertedObjects: req.objects.map((o: Obj) => convert(o, req.desiredAPIVersion)) } };
     }, ['conv.default.svc']);
     s = await startTestServer();
-    // The Service the CRD names, and Endpoints that lead to the test's webhook server.
-    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'conv', namespace: 'default' }, spec: { ports: [{ port: 443, targetPort: hook.port }] } }) });
-    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'conv', namespace: 'default' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: hook.port }] }] }) });
-    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(crd(hook.caBundle)) });
+    // The Service the CRD names: ExternalName localhost, so the webhook's port is the one the reference gives.
+    await s.kubectlOk(['create', 'service', 'externalname', 'conv', '--external-name=localhost']);
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(crd(hook.caBundle, hook.port)) });
     await s.kubectlOk(['wait', '--for=condition=established', 'crd/crontabs.stable.example.com', '--timeout=10s']);
   });
   after(async () => {
@@ -104,7 +103,7 @@ describe('CRD conversion webhook', () => {
     assert.equal(r.status, 500);
     const status = JSON.parse(r.body);
     assert.equal(status.reason, 'InternalError');
-    assert.match(status.message, /^Internal error occurred: conversion webhook for stable.example.com\/v1, Kind=CronTab failed: Post "https:\/\/127.0.0.1:\d+\/convert": /);
+    assert.match(status.message, /^Internal error occurred: conversion webhook for stable.example.com\/v1, Kind=CronTab failed: Post "https:\/\/localhost:\d+\/convert": /);
     const create = await s.adminRequest('/apis/stable.example.com/v2/namespaces/default/crontabs', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -431,6 +431,14 @@ describe('custom resource validation, pruning, defaulting and CEL rules', () => 
     await s.kubectlOk(['patch', 'database', 't', '--type=merge', '-p', '{"spec":{"replicas":3}}']);
   });
 
+  test('ratcheting: after a schema tightens, an unchanged invalid value passes, a changed one is refused', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: database('ratchet', { engine: 'postgres', version: '16.1.2.3' }) });
+    await s.kubectlOk(['patch', 'crd', 'databases.db.example.com', '--type=json', '-p', JSON.stringify([{ op: 'add', path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/version/maxLength', value: 4 }])]);
+    await s.kubectlOk(['patch', 'database', 'ratchet', '--type=merge', '-p', '{"spec":{"replicas":2}}']);
+    const r = await s.kubectl(['patch', 'database', 'ratchet', '--type=merge', '-p', '{"spec":{"version":"17.0.0.1"}}']);
+    assert.equal(r.stderr, 'The Database "ratchet" is invalid: spec.version: Too long: may not be longer than 4\n');
+  });
+
   test('a CRD whose rule does not compile or whose schema is not structural is refused; the server stays up', async () => {
     const bad = structuredClone(DATABASE_CRD) as typeof DATABASE_CRD & { metadata: { name: string } };
     bad.metadata.name = 'broken.db.example.com';

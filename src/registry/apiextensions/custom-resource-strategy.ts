@@ -91,7 +91,9 @@ const BLOCKED_RULES: FieldError = {
 };
 
 function schemaAndRuleErrors(v: VersionRuntime, obj: KubeObject, old: KubeObject | undefined, checkStatus: boolean): FieldError[] {
-  const errs = [...(v.schema?.validate(obj) ?? []), ...scaleErrors(obj, v.scale, checkStatus)];
+  // On update, values left as they were pass even when now invalid (1.31's CRD validation ratcheting).
+  const schemaErrs = (old ? v.schema?.validateUpdate(obj, old) : v.schema?.validate(obj)) ?? [];
+  const errs = [...schemaErrs, ...scaleErrors(obj, v.scale, checkStatus)];
   if (v.rules && !v.rules.empty) {
     if (errs.some((e) => e.type === 'FieldValueTypeInvalid')) errs.push(BLOCKED_RULES);
     else errs.push(...v.rules.validate(obj, old, { costBudget: RUNTIME_CEL_COST_BUDGET }));

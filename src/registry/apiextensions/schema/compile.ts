@@ -5,7 +5,7 @@ import type { FieldError } from '../../../apis/errors.ts';
 import type { SchemaNode } from '../../../apis/model-types.ts';
 import type { JSONSchemaProps } from '../json-schema-props.ts';
 import { compileNode, type CompiledNode } from './compiled-node.ts';
-import { applyDefaults, pruneNonNullableNullsWithoutDefaults } from './defaults.ts';
+import { applyDefaults, pruneNonNullableNullsWithoutDefaults } from './defaulting.ts';
 import { validateEmbeddedResources } from './embedded-resources.ts';
 import { isPlainObject } from './go-values.ts';
 import { validateListSetsAndMaps } from './list-invariants.ts';

@@ -293,6 +293,15 @@ const cases: { name: string; schema: JSONSchemaProps | undefined; want: string[]
     opts: { statusSubresource: true },
     want: [],
   },
+  {
+    name: 'status subresource: root not an object',
+    schema: { type: 'array', items: { type: 'string' } },
+    opts: { statusSubresource: true },
+    want: [
+      `${P}.type: Invalid value: "array": only "object" is allowed as the type at the root of the schema if the status subresource is enabled`,
+      `${P}.type: Invalid value: "array": must be object at the root`,
+    ],
+  },
   { name: 'not structural: no structural errors when not required', schema: withProps({ a: {} }), opts: { requireStructural: false }, want: [] },
 ];
 
@@ -303,7 +312,8 @@ for (const c of cases) {
 }
 
 test('CRD schema: the status subresource allows only some keywords at the root', () => {
-  const errs = validateCrdSchema({ type: 'object', minProperties: 1, properties: {} }, P, { requireStructural: true, statusSubresource: true });
+  // minProperties is a pointer in Go: set to 0 it still counts
+  const errs = validateCrdSchema({ type: 'object', minProperties: 0, properties: {} }, P, { requireStructural: true, statusSubresource: true });
   assert.equal(errs.length, 1);
   assert.equal(errs[0].field, P);
   assert.equal(

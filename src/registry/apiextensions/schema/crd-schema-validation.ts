@@ -4,7 +4,7 @@
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { JSONSchemaProps } from '../json-schema-props.ts';
-import { validateDefaults } from './default-values.ts';
+import { validateDefaults } from './default-validation.ts';
 import { structuralConversionError, validateStructural } from './structural.ts';
 
 export interface CrdSchemaOptions {
@@ -78,8 +78,18 @@ const ALLOWED_AT_ROOT_WITH_STATUS = [
   'XValidations',
 ];
 
-function isZero(v: unknown): boolean {
-  return v === undefined || v === null || v === false || v === '' || v === 0;
+/** JSONSchemaProps fields that are pointers in Go: set (even to 0, false or "") means non-zero. */
+const POINTER_FIELDS = new Set<string>([
+  '$ref', 'default', 'maximum', 'minimum', 'maxLength', 'minLength', 'maxItems', 'minItems', 'multipleOf', 'maxProperties', 'minProperties',
+  'items', 'not', 'additionalProperties', 'additionalItems', 'externalDocs', 'example', 'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-list-type', 'x-kubernetes-map-type',
+]);
+
+/** reflect.DeepEqual with the field's zero value, as the status-subresource check skips unset fields. */
+function isZero(field: string, v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (POINTER_FIELDS.has(field)) return false;
+  return v === false || v === '';
 }
 
 /** Go's %#v of a []string, as field.Invalid prints list-map keys. */
@@ -240,8 +250,7 @@ function openAPISchema(s: JSONSchemaProps | undefined, path: string, ssv: Ssv, i
 /** The status-subresource restriction: only some keywords at the root, and type object. */
 function statusRootErrors(s: JSONSchemaProps, path: string): FieldError[] {
   for (const [json, goName] of GO_FIELDS) {
-    const v = s[json];
-    if (isZero(v)) continue;
+    if (isZero(json, s[json])) continue;
     if (goName === 'Type') {
       if (s.type !== 'object') return [fieldErrors.invalid(`${path}.type`, s.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled')];
       continue;

@@ -96,3 +96,10 @@ test('RE2 patterns: inline flags, named groups, \\z; Go errors for bad patterns'
   assert.equal(compileGoRegexp('[a-z').error, 'error parsing regexp: missing closing ]: `[a-z`');
   assert.equal(compileGoRegexp('*a').error, 'error parsing regexp: missing argument to repetition operator: `*`');
 });
+
+test('RE2 patterns: Unicode classes, negated POSIX classes; lookarounds and backreferences are not RE2', () => {
+  assert.equal(compileGoRegexp('^\\pL+$').re?.test('héllo'), true);
+  assert.equal(compileGoRegexp('^[[:^digit:]]+$').re?.test('abc'), true);
+  assert.equal(compileGoRegexp('a(?=b)').error, 'error parsing regexp: invalid or unsupported Perl syntax: `(?=`');
+  assert.equal(compileGoRegexp('(a)\\1').error, 'error parsing regexp: invalid escape sequence: `\\1`');
+});

@@ -32,6 +32,7 @@ function structuralError(p: string): CompiledPattern | undefined {
   for (let i = 0; i < p.length; i++) {
     const c = p[i];
     if (c === '\\') {
+      if (!inClass && /[1-9]/.test(p[i + 1] ?? '')) return goError('invalid escape sequence', p.slice(i, i + 2));
       i++;
       continue;
     }
@@ -42,7 +43,12 @@ function structuralError(p: string): CompiledPattern | undefined {
     if (c === '[') {
       inClass = true;
       if (p.startsWith('[:', i) && /^\[:[a-z]+:\]/.test(p.slice(i))) inClass = false;
-    } else if (c === '(') depth++;
+    } else if (c === '(') {
+      // lookarounds are not RE2
+      const look = /^\(\?(?:=|!|<=|<!)/.exec(p.slice(i));
+      if (look) return goError('invalid or unsupported Perl syntax', look[0].slice(0, 3));
+      depth++;
+    }
     else if (c === ')') {
       if (depth === 0) return goError('unexpected )', p);
       depth--;
@@ -70,6 +76,8 @@ export function compileGoRegexp(pattern: string): CompiledPattern {
     src = src.slice(lead[0].length);
   }
   src = src
+    .replace(/\\([pP])([A-Z])/g, '\\$1{$2}')
+    .replace(/\[\[:\^([a-z]+):\]\]/g, (m, name: string) => (POSIX[name] ? `[^${POSIX[name]}]` : m))
     .replace(/\(\?P</g, '(?<')
     .replace(/\[:(\^?)([a-z]+):\]/g, (m, neg: string, name: string) => (POSIX[name] && !neg ? POSIX[name] : m))
     .replace(/(^|[^\\])\\A/g, '$1^')

@@ -73,3 +73,22 @@ export function isFloatAJSONInteger(f: number): boolean {
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
+
+/** Go's %#v of a decoded JSON value, as field.Error prints maps and slices: map[string]interface {}{"a":1}. */
+export function goSharpV(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return goNumber(v);
+    case 'object':
+      if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
+      return `map[string]interface {}{${Object.keys(v)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${goSharpV((v as Record<string, unknown>)[k])}`)
+        .join(', ')}}`;
+    default:
+      return String(v);
+  }
+}

@@ -3,8 +3,7 @@
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { CompiledNode } from './compiled-node.ts';
-import { goSharpV } from './go-sharp-v.ts';
-import { isPlainObject } from './go-values.ts';
+import { goSharpV, isPlainObject } from './go-values.ts';
 
 function child(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;

@@ -5,8 +5,7 @@
 
 import { renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { CompiledNode } from './compiled-node.ts';
-import { goSharpV } from './go-sharp-v.ts';
-import { goFloat, isFloatAJSONInteger, isGoInt, isPlainObject, jsonEqual, runeCount } from './go-values.ts';
+import { goFloat, goSharpV, isFloatAJSONInteger, isGoInt, isPlainObject, jsonEqual, runeCount } from './go-values.ts';
 
 /** No old value correlates with the new one (create, or an item of a list that is not a list-type map). */
 export const NO_OLD: unique symbol = Symbol('no old value');
@@ -136,18 +135,50 @@ function validateNumber(n: CompiledNode, x: number, path: string, ctx: Ctx): voi
   }
 }
 
-/** The old item a list-type map item correlates with: the one with the same key values (CorrelatedObject.Index). */
-function correlatedItem(n: CompiledNode, item: unknown, old: Old): Old {
-  if (n.listType !== 'map' || !Array.isArray(old) || !isPlainObject(item)) return NO_OLD;
+/**
+ * The old value a new array item correlates with (apiserver cel/common CorrelatedObject.Index): the item with
+ * the same key values in a list-type=map; items of other lists do not correlate.
+ */
+function correlatedItem(n: CompiledNode, items: unknown[], i: number, old: Old): Old {
+  if (n.listType !== 'map' || !Array.isArray(old)) return NO_OLD;
+  const item = items[i];
+  if (!isPlainObject(item)) return NO_OLD;
   const keys = n.listMapKeys ?? [];
-  for (const o of old) {
-    if (isPlainObject(o) && keys.every((k) => jsonEqual(o[k], item[k]))) return o;
-  }
+  for (const o of old) if (isPlainObject(o) && keys.every((k) => jsonEqual(o[k], item[k]))) return o;
   return NO_OLD;
 }
 
+/**
+ * CorrelatedObject.CachedDeepEqual: list-type=map items compare by key (order does not matter), other lists
+ * as a whole, object fields through their schema (a field without one makes the objects unequal).
+ */
+function ratchetEqual(n: CompiledNode | undefined, v: unknown, old: unknown): boolean {
+  if (v === null || old === null) return v === old;
+  if (Array.isArray(v) || Array.isArray(old)) {
+    if (!Array.isArray(v) || !Array.isArray(old) || v.length !== old.length) return false;
+    if (n?.listType !== 'map') return jsonEqual(v, old);
+    for (let i = 0; i < v.length; i++) {
+      const o = correlatedItem(n, v, i, old);
+      if (o === NO_OLD || !ratchetEqual(n.items, v[i], o)) return false;
+    }
+    return true;
+  }
+  if (isPlainObject(v) || isPlainObject(old)) {
+    if (!isPlainObject(v) || !isPlainObject(old)) return false;
+    const keys = Object.keys(v);
+    if (keys.length !== Object.keys(old).length) return false;
+    for (const k of keys) {
+      if (!Object.hasOwn(old, k)) return false;
+      const sub = n?.properties?.get(k) ?? (typeof n?.additionalProperties === 'object' ? n.additionalProperties : undefined);
+      if (!sub || !ratchetEqual(sub, v[k], old[k])) return false;
+    }
+    return true;
+  }
+  return v === old;
+}
+
 function validateArray(n: CompiledNode, a: unknown[], path: string, ctx: Ctx, old: Old): void {
-  if (n.items) for (let i = 0; i < a.length; i++) validateValue(n.items, a[i], `${path}[${i}]`, ctx, old === NO_OLD ? NO_OLD : correlatedItem(n, a[i], old));
+  if (n.items) for (let i = 0; i < a.length; i++) validateValue(n.items, a[i], `${path}[${i}]`, ctx, old === NO_OLD ? NO_OLD : correlatedItem(n, a, i, old));
   if (n.minItems !== undefined && a.length < n.minItems) invalid(ctx, path, a.length, `${path} in body should have at least ${n.minItems} items`);
   if (n.maxItems !== undefined && a.length > n.maxItems) {
     // MaxItemsFailCode -> field.TooMany
@@ -215,7 +246,10 @@ function validateObject(n: CompiledNode, o: Record<string, unknown>, path: strin
   }
   if (n.properties) {
     for (const [k, p] of n.properties) {
-      if (Object.hasOwn(o, k)) validateValue(p, o[k], path === '' ? k : `${path}.${k}`, ctx, oldField(old, k));
+      if (!Object.hasOwn(o, k)) continue;
+      // apiVersion and kind at the root are never ratcheted (old and new are converted to the same version)
+      const correlated = path === '' && (k === 'apiVersion' || k === 'kind') ? NO_OLD : oldField(old, k);
+      validateValue(p, o[k], path === '' ? k : `${path}.${k}`, ctx, correlated);
     }
   }
   if (n.required) {
@@ -300,7 +334,7 @@ function validateComposition(n: CompiledNode, v: unknown, path: string, ctx: Ctx
 export function validateValue(n: CompiledNode, v: unknown, path: string, ctx: Ctx, old: Old = NO_OLD): void {
   const before = ctx.errs.length;
   checkValue(n, v, path, ctx, old);
-  if (old !== NO_OLD && ctx.errs.length > before && jsonEqual(v, old)) ctx.errs.length = before;
+  if (old !== NO_OLD && ctx.errs.length > before && ratchetEqual(n, v, old)) ctx.errs.length = before;
 }
 
 function checkValue(n: CompiledNode, v: unknown, path: string, ctx: Ctx, old: Old): void {

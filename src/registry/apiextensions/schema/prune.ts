@@ -3,7 +3,7 @@
 // of embedded resources kept. Returns the pruned paths sorted, as kube reports them for fieldValidation.
 
 import type { CompiledNode } from './compiled-node.ts';
-import { pruneObjectMeta } from './embedded-meta.ts';
+import { pruneObjectMeta } from './embedded-meta-prune.ts';
 import { isPlainObject } from './go-values.ts';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);

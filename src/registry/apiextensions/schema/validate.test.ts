@@ -234,17 +234,30 @@ test('validateUpdate: unchanged invalid fields pass, changed ones fail', () => {
   assert.deepEqual(c.validate({ spec: { n: 10, m: 2 } }).map(fieldErrorString), ['spec.n: Invalid value: 10: spec.n in body should be less than or equal to 5']);
 });
 
-test('validateUpdate: list-type map items correlate by key, atomic list items do not', () => {
+test('validateUpdate: items correlate by key in list-type maps, not in other lists', () => {
   const item: JSONSchemaProps = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 100 } } };
   const c = compileSchema(
     specSchema({
       byKey: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: item },
-      atomic: { type: 'array', items: item },
+      byIndex: { type: 'array', items: item },
+      atomic: { type: 'array', 'x-kubernetes-list-type': 'atomic', items: item },
     }),
   );
-  const old = { spec: { byKey: [{ name: 'a', port: 500 }], atomic: [{ name: 'a', port: 500 }] } };
-  const updated = { spec: { byKey: [{ name: 'b', port: 1 }, { name: 'a', port: 500 }], atomic: [{ name: 'b', port: 1 }, { name: 'a', port: 500 }] } };
-  assert.deepEqual(c.validateUpdate(updated, old).map(fieldErrorString), ['spec.atomic[1].port: Invalid value: 500: spec.atomic[1].port in body should be less than or equal to 100']);
+  const bad = { name: 'a', port: 500 };
+  const old = { spec: { byKey: [bad], byIndex: [bad], atomic: [bad] } };
+  const updated = { spec: { byKey: [{ name: 'b', port: 1 }, bad], byIndex: [bad, { name: 'b', port: 1 }], atomic: [bad] } };
+  assert.deepEqual(c.validateUpdate(updated, old).map(fieldErrorString), ['spec.byIndex[0].port: Invalid value: 500: spec.byIndex[0].port in body should be less than or equal to 100']);
+  // an unchanged list of any type is ratcheted as a whole
+  assert.deepEqual(c.validateUpdate({ spec: { byKey: [bad], byIndex: [bad], atomic: [bad] } }, old), []);
+});
+
+test('validateUpdate: a reordered list-type map keeps its ratcheted list-level errors', () => {
+  const c = compileSchema(
+    specSchema({
+      ports: { type: 'array', maxItems: 1, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+    }),
+  );
+  assert.deepEqual(c.validateUpdate({ spec: { ports: [{ name: 'b' }, { name: 'a' }] } }, { spec: { ports: [{ name: 'a' }, { name: 'b' }] } }), []);
 });
 
 test('validateUpdate: list duplicates already in the old object are not reported', () => {

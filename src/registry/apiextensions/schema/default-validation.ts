@@ -9,8 +9,7 @@ import { cloneJson } from '../../../apis/json-clone.ts';
 import type { JSONSchemaProps } from '../json-schema-props.ts';
 import { compileNode, type CompiledNode } from './compiled-node.ts';
 import { embeddedResourceErrors, validateEmbeddedResources } from './embedded-resources.ts';
-import { goSharpV } from './go-sharp-v.ts';
-import { isPlainObject, jsonEqual } from './go-values.ts';
+import { goSharpV, isPlainObject, jsonEqual } from './go-values.ts';
 import { validateAgainst } from './openapi-validate.ts';
 import { pruneValue } from './prune.ts';
 

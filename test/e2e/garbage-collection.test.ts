@@ -1,0 +1,111 @@
+// The garbage collector through kubectl: dependents of a deleted owner go (background), a foreground delete
+// waits for its blocking dependents, an orphaning delete leaves dependents without the reference, dangling
+// references are removed or their objects collected, and custom resources take part like any object.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+describe('garbage collection', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => s.close());
+
+  const uidOf = async (kind: string, name: string) => (await s.kubectlOk(['get', kind, name, '-o', 'jsonpath={.metadata.uid}'])).trim();
+  const ownedConfigMap = (name: string, owners: { kind: string; apiVersion: string; name: string; uid: string; blockOwnerDeletion?: boolean; controller?: boolean }[]) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ownerReferences: owners }, data: { a: '1' } });
+  const gone = async (kind: string, name: string) => {
+    for (let i = 0; i < 200; i++) {
+      if ((await s.kubectl(['get', kind, name, '--ignore-not-found', '-o', 'name'])).stdout === '') return true;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return false;
+  };
+
+  test('background (kubectl default): the owner goes at once, then its dependents', async () => {
+    await s.kubectlOk(['create', 'configmap', 'owner-bg']);
+    const uid = await uidOf('cm', 'owner-bg');
+    await s.kubectlOk(['create', '-f', '-'], { input: ownedConfigMap('dep-bg', [{ kind: 'ConfigMap', apiVersion: 'v1', name: 'owner-bg', uid }]) });
+    await s.kubectlOk(['delete', 'cm', 'owner-bg']);
+    assert.ok(await gone('cm', 'dep-bg'));
+  });
+
+  test('foreground: the owner waits, marked for deletion, until its blocking dependents are gone', async () => {
+    await s.kubectlOk(['create', 'configmap', 'owner-fg']);
+    const uid = await uidOf('cm', 'owner-fg');
+    // The dependent holds a finalizer, so the owner visibly waits for it.
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dep-fg', finalizers: ['example.com/hold'], ownerReferences: [{ kind: 'ConfigMap', apiVersion: 'v1', name: 'owner-fg', uid, blockOwnerDeletion: true }] } }),
+    });
+    await s.kubectlOk(['delete', 'cm', 'owner-fg', '--cascade=foreground', '--wait=false']);
+    for (let i = 0; i < 200; i++) {
+      const dep = JSON.parse(await s.kubectlOk(['get', 'cm', 'dep-fg', '-o', 'json']));
+      if (dep.metadata.deletionTimestamp) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const owner = JSON.parse(await s.kubectlOk(['get', 'cm', 'owner-fg', '-o', 'json']));
+    assert.ok(owner.metadata.deletionTimestamp);
+    assert.deepEqual(owner.metadata.finalizers, ['foregroundDeletion']);
+    await s.kubectlOk(['patch', 'cm', 'dep-fg', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    assert.ok(await gone('cm', 'dep-fg'));
+    assert.ok(await gone('cm', 'owner-fg'));
+  });
+
+  test('orphan: the owner goes, the dependent stays without the reference', async () => {
+    await s.kubectlOk(['create', 'configmap', 'owner-or']);
+    const uid = await uidOf('cm', 'owner-or');
+    await s.kubectlOk(['create', '-f', '-'], { input: ownedConfigMap('dep-or', [{ kind: 'ConfigMap', apiVersion: 'v1', name: 'owner-or', uid }]) });
+    await s.kubectlOk(['delete', 'cm', 'owner-or', '--cascade=orphan']);
+    assert.ok(await gone('cm', 'owner-or'));
+    const dep = JSON.parse(await s.kubectlOk(['get', 'cm', 'dep-or', '-o', 'json']));
+    assert.equal(dep.metadata.ownerReferences, undefined);
+  });
+
+  test('a dangling reference next to a live owner is removed; an object whose only owner never existed is collected', async () => {
+    await s.kubectlOk(['create', 'configmap', 'live']);
+    const uid = await uidOf('cm', 'live');
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: ownedConfigMap('two-owners', [
+        { kind: 'ConfigMap', apiVersion: 'v1', name: 'live', uid },
+        { kind: 'ConfigMap', apiVersion: 'v1', name: 'ghost', uid: '00000000-0000-0000-0000-000000000001' },
+      ]),
+    });
+    await s.kubectlOk(['create', '-f', '-'], { input: ownedConfigMap('orphaned', [{ kind: 'ConfigMap', apiVersion: 'v1', name: 'ghost', uid: '00000000-0000-0000-0000-000000000001' }]) });
+    assert.ok(await gone('cm', 'orphaned'));
+    for (let i = 0; i < 200; i++) {
+      const dep = JSON.parse(await s.kubectlOk(['get', 'cm', 'two-owners', '-o', 'json']));
+      if (dep.metadata.ownerReferences.length === 1) {
+        assert.deepEqual(dep.metadata.ownerReferences.map((o: { name: string }) => o.name), ['live']);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.fail('the dangling reference was not removed');
+  });
+
+  test('custom resources and cluster-scoped owners take part', async () => {
+    await s.installCRDs({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    await s.kubectlOk(['create', 'priorityclass', 'owner-pc', '--value=10']);
+    const pcUid = await uidOf('priorityclass', 'owner-pc');
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', ownerReferences: [{ kind: 'PriorityClass', apiVersion: 'scheduling.k8s.io/v1', name: 'owner-pc', uid: pcUid }] } }),
+    });
+    const wUid = await uidOf('widget', 'w');
+    await s.kubectlOk(['create', '-f', '-'], { input: ownedConfigMap('of-widget', [{ kind: 'Widget', apiVersion: 'example.com/v1', name: 'w', uid: wUid }]) });
+    await s.kubectlOk(['delete', 'priorityclass', 'owner-pc']);
+    assert.ok(await gone('widget', 'w'));
+    assert.ok(await gone('cm', 'of-widget'));
+  });
+});
