@@ -242,6 +242,40 @@ describe('the clock', () => {
   });
 });
 
+describe('the clock and the history window', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    s.clock.reset();
+    await s?.close();
+  });
+
+  test('advancing past --history-window expires continue tokens and old resourceVersions at once', async () => {
+    await createCm(s, 'default', 'p1');
+    await createCm(s, 'default', 'p2');
+    const page = await call(s, 'GET', `${cmPath('default')}?limit=1`);
+    const token = page.metadata.continue as string;
+    const rv = page.metadata.resourceVersion as string;
+    await createCm(s, 'default', 'p3');
+    s.clock.advance('10m');
+    // The compactor looks again as soon as the clock moves; its run is asynchronous, so poll briefly.
+    let next = await s.adminRequest(`${cmPath('default')}?limit=1&continue=${encodeURIComponent(token)}`);
+    for (let i = 0; i < 50 && next.status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      next = await s.adminRequest(`${cmPath('default')}?limit=1&continue=${encodeURIComponent(token)}`);
+    }
+    assert.equal(next.status, 410);
+    const body = JSON.parse(next.body);
+    assert.equal(body.reason, 'Expired');
+    assert.equal(body.message, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue value from the response body.');
+    const old = await s.adminRequest(`${cmPath('default')}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    assert.equal(old.status, 410);
+    assert.equal(JSON.parse(old.body).message, 'The resourceVersion for the provided list is too old.');
+  });
+});
+
 describe('recording', () => {
   let s: TestServer;
   before(async () => {
