@@ -111,9 +111,18 @@ function matches(r: RequestRecord, q: RequestQuery): boolean {
 
 /** MicroTime: RFC 3339 with 6 fractional digits. */
 export function microTime(ms: number): string {
-  const iso = new Date(Math.floor(ms)).toISOString();
-  const micros = Math.floor((ms % 1) * 1000);
-  return `${iso.slice(0, 23)}${String(micros).padStart(3, '0')}Z`;
+  let whole = Math.floor(ms);
+  let micros = Math.round((ms - whole) * 1000);
+  if (micros === 1000) {
+    whole++;
+    micros = 0;
+  }
+  return `${new Date(whole).toISOString().slice(0, 23)}${String(micros).padStart(3, '0')}Z`;
+}
+
+/** Milliseconds (with the microseconds as a fraction) of a MicroTime text. */
+function microTimeMs(text: string): number {
+  return Date.parse(text) + Number(text.slice(23, 26)) / 1000;
 }
 
 function auditEvent(r: RequestRecord, bodies: boolean): Record<string, unknown> {
@@ -145,7 +154,7 @@ function auditEvent(r: RequestRecord, bodies: boolean): Record<string, unknown> 
     ...(bodies && r.requestBody !== undefined ? { requestObject: r.requestBody } : {}),
     ...(bodies && r.responseBody !== undefined ? { responseObject: r.responseBody } : {}),
     requestReceivedTimestamp: r.received,
-    stageTimestamp: microTime(Date.parse(r.received) + r.durationMs),
+    stageTimestamp: microTime(microTimeMs(r.received) + r.durationMs),
   };
   if (r.cluster) ev.annotations = { 'capstan.io/cluster': r.cluster };
   return ev;
