@@ -94,6 +94,35 @@ export async function benchTesting(options: { quick?: boolean } = {}): Promise<B
     }
   }
 
+  // What the controls cost a request: GETs of one ConfigMap with them on (recording every request) and off.
+  {
+    const on = await startCapstan({ logger: silentLogger });
+    const off = await startCapstan({ logger: silentLogger, enableTestControls: false });
+    try {
+      const n = options.quick ? 2000 : 8000;
+      await fill(on, 1);
+      await fill(off, 1);
+      const getRate = async (server: Capstan) => {
+        const r = await runLoad({ url: server.url, tls: { ca: server.caCert, cert: server.clientCert, key: server.clientKey }, concurrency: 16, requests: n, request: () => ({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/cm-0' }) });
+        if (r.errors) throw new Error(`${r.errors} GETs failed`);
+        return r.perSecond;
+      };
+      // Alternate to spread the machine's noise over both.
+      const rates = { on: [] as number[], off: [] as number[] };
+      for (let i = 0; i < 3; i++) {
+        rates.off.push(await getRate(off));
+        rates.on.push(await getRate(on));
+        on.recording.clear();
+      }
+      const a = median(rates.on);
+      const b = median(rates.off);
+      rows.push({ what: 'GET with the test controls on (recording every request)', capstan: `${a.toFixed(0)}/s`, raw: `${b.toFixed(0)}/s controls off`, ratio: `${(a / b).toFixed(2)}x raw throughput` });
+    } finally {
+      await on.close();
+      await off.close();
+    }
+  }
+
   // Logical clusters: creation time and heap per empty cluster, against a whole empty server.
   const gc = gcFunction();
   const server = await startCapstan({ logger: silentLogger });
