@@ -25,7 +25,9 @@ const BOOL: DeclType = { kind: 'bool' };
 const INT: DeclType = { kind: 'int' };
 const DOUBLE: DeclType = { kind: 'double' };
 const STRING: DeclType = { kind: 'string' };
-const LIST_DYN: DeclType = { kind: 'list', elem: DYN };
+/** A type the checker could not infer: `dyn` to every check, but not the declared `dyn` of int-or-string values. */
+const UNKNOWN: DeclType = { kind: 'dyn' };
+const LIST_DYN: DeclType = { kind: 'list', elem: UNKNOWN };
 const MAP_KEY: DeclType = { kind: 'string', maxLength: 0 };
 
 /** Type denotations usable as values (`type(x) == int`). */
@@ -74,12 +76,21 @@ class Issue extends Error {
   }
 }
 
+/** Kinds whose mismatch in one list or map literal cel-go's HomogeneousAggregateLiterals reports. */
+const SCALAR_KINDS = new Set(['int', 'double', 'string', 'bool', 'bytes', 'timestamp', 'duration']);
+
 export function checkExpression(
   parsed: ParsedExpr,
   variables: Readonly<Record<string, DeclType>>,
   hasFunction: (name: string) => boolean,
+  homogeneous = true,
 ): CheckedInfo | { issue: CheckIssue } {
   const positions = parsed.sourceInfo?.positions ?? {};
+  const requireSame = (e: Expr, first: DeclType, t: DeclType): void => {
+    if (SCALAR_KINDS.has(first.kind) && SCALAR_KINDS.has(t.kind) && first.kind !== t.kind) {
+      throw new Issue(pos(e), `expected type '${typeName(first)}' but found '${typeName(t)}'`);
+    }
+  };
   const types = new Map<bigint, DeclType>();
   const used = new Set<string>();
   const pos = (e: Expr): number => positions[String(e.id)] ?? 0;
@@ -120,7 +131,7 @@ export function checkExpression(
           case 'stringValue':
             return STRING;
           default:
-            return DYN;
+            return UNKNOWN;
         }
       case 'identExpr': {
         const name = k.value.name;
@@ -130,14 +141,14 @@ export function checkExpression(
           used.add(name);
           return variables[name];
         }
-        if (TYPE_NAMES.has(name)) return DYN;
+        if (TYPE_NAMES.has(name)) return UNKNOWN;
         // the first part of a qualified variable (`a` of a declared `a.b.c`) or type name (`google.protobuf.Duration`)
-        if (name === 'google' || Object.keys(variables).some((v) => v.startsWith(`${name}.`))) return DYN;
+        if (name === 'google' || Object.keys(variables).some((v) => v.startsWith(`${name}.`))) return UNKNOWN;
         throw new Issue(pos(e), `undeclared reference to '${name}' (in container '')`);
       }
       case 'selectExpr': {
         const operand = k.value.operand;
-        if (!operand) return DYN;
+        if (!operand) return UNKNOWN;
         // a namespaced function name used as a value is not valid, but `a.b` where `a` is declared is selection
         const t = visit(operand, scope);
         const r = select(e, t, k.value.field);
@@ -165,45 +176,54 @@ export function checkExpression(
             const key = call.args[1].exprKind;
             if (key.case === 'constExpr' && key.value.constantKind.case === 'stringValue') return select(e, c, key.value.constantKind.value);
           }
-          return DYN;
+          return UNKNOWN;
         }
         return resultOf(fn, targetType, argTypes);
       }
       case 'listExpr': {
         const elems = k.value.elements.map((x) => visit(x, scope));
+        if (homogeneous) elems.forEach((t, i) => requireSame(k.value.elements[i], elems[0], t));
         const first = elems[0];
-        return { kind: 'list', elem: first && elems.every((x) => x.kind === first.kind) ? first : DYN };
+        return { kind: 'list', elem: first && elems.every((x) => x.kind === first.kind) ? first : UNKNOWN };
       }
       case 'structExpr': {
         const entries = k.value.entries;
         let value: DeclType | undefined;
+        let firstKey: DeclType | undefined;
+        let firstValue: DeclType | undefined;
         for (const entry of entries) {
-          if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, scope);
-          const v = entry.value ? visit(entry.value, scope) : DYN;
-          value = value === undefined || value.kind === v.kind ? v : DYN;
+          if (entry.keyKind.case === 'mapKey') {
+            const kt = visit(entry.keyKind.value, scope);
+            firstKey ??= kt;
+            if (homogeneous && !k.value.messageName) requireSame(entry.keyKind.value, firstKey, kt);
+          }
+          const v = entry.value ? visit(entry.value, scope) : UNKNOWN;
+          firstValue ??= v;
+          if (homogeneous && !k.value.messageName && entry.value) requireSame(entry.value, firstValue, v);
+          value = value === undefined || value.kind === v.kind ? v : UNKNOWN;
         }
-        return k.value.messageName ? DYN : { kind: 'map', value: value ?? DYN };
+        return k.value.messageName ? UNKNOWN : { kind: 'map', value: value ?? UNKNOWN };
       }
       case 'comprehensionExpr': {
         const c = k.value;
-        const range = c.iterRange ? visit(c.iterRange, scope) : DYN;
+        const range = c.iterRange ? visit(c.iterRange, scope) : UNKNOWN;
         // map keys carry no size bound in kube's declared types, so their size estimate is 0
-        const iterType = range.kind === 'list' ? range.elem : range.kind === 'map' || range.kind === 'object' ? MAP_KEY : DYN;
-        const accuType = c.accuInit ? visit(c.accuInit, scope) : DYN;
+        const iterType = range.kind === 'list' ? range.elem : range.kind === 'map' || range.kind === 'object' ? MAP_KEY : UNKNOWN;
+        const accuType = c.accuInit ? visit(c.accuInit, scope) : UNKNOWN;
         const inner = new Map(scope);
         inner.set(c.accuVar, accuType.kind === 'list' ? LIST_DYN : accuType);
         const loopScope = new Map(inner);
         loopScope.set(c.iterVar, iterType);
-        if (c.iterVar2) loopScope.set(c.iterVar2, range.kind === 'list' ? INT : DYN);
+        if (c.iterVar2) loopScope.set(c.iterVar2, range.kind === 'list' ? INT : UNKNOWN);
         if (c.loopCondition) visit(c.loopCondition, loopScope);
-        let stepType: DeclType = DYN;
+        let stepType: DeclType = UNKNOWN;
         if (c.loopStep) stepType = visit(c.loopStep, loopScope);
         const resultScope = new Map(inner);
         if (stepType.kind === 'list') resultScope.set(c.accuVar, stepType);
-        return c.result ? visit(c.result, resultScope) : DYN;
+        return c.result ? visit(c.result, resultScope) : UNKNOWN;
       }
       default:
-        return DYN;
+        return UNKNOWN;
     }
   }
 
@@ -214,13 +234,13 @@ export function checkExpression(
     if (fn === 'double' || fn === 'asApproximateFloat') return DOUBLE;
     if (fn === 'split' || fn === 'findAll') return { kind: 'list', elem: STRING };
     const all = target ? [target, ...args] : args;
-    if (fn === '_?_:_' && args.length === 3) return args[1].kind === args[2].kind && args[1].kind !== 'object' ? args[1] : DYN;
+    if (fn === '_?_:_' && args.length === 3) return args[1].kind === args[2].kind && args[1].kind !== 'object' ? args[1] : UNKNOWN;
     if (['_+_', '_-_', '_*_', '_/_', '_%_', '-_'].includes(fn) && all.length > 0 && all.every((t) => t.kind === all[0].kind)) {
       const t = all[0];
       if (t.kind === 'int' || t.kind === 'double' || (fn === '_+_' && (t.kind === 'string' || t.kind === 'list'))) return t;
     }
     if ((fn === 'min' || fn === 'max' || fn === 'sum') && target?.kind === 'list') return target.elem;
-    return DYN;
+    return UNKNOWN;
   }
 
   try {

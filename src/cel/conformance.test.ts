@@ -59,7 +59,7 @@ for (const suite of root.suites ?? []) {
       }
       const wantsError = t.evalError !== undefined || t.anyEvalErrors !== undefined;
       if (!wantsError && expected === undefined) continue;
-      const compiled = compileExpression(t.expr, vars);
+      const compiled = compileExpression(t.expr, vars, { homogeneousLiterals: false });
       if (!compiled.ok) {
         // a checked environment reports at compile time what an unchecked evaluation reports at run time
         if (t.disableCheck && compiled.error.includes('undeclared reference')) continue;

@@ -1,16 +1,16 @@
 // The one CEL environment of the server: @bufbuild/cel's standard library and strings extension plus the Kubernetes
-// libraries kube 1.31 enables (lists, sets, regex, URLs, quantity, optionals, IP/CIDR, authorizer), every function wrapped to
+// libraries kube 1.31 enables (lists, sets, regex, URLs, quantity, optionals, IP/CIDR, format, authorizer), every function wrapped to
 // charge the cost meter. compileExpression parses, checks against declared variable types and plans once per
 // (expression, declarations); evaluate runs a program under a cost limit.
 
-import { celEnv, parse, plan, isCelError } from '@bufbuild/cel';
+import { celEnv, celFunc, parse, plan, isCelError, CelScalar } from '@bufbuild/cel';
 import type { CelEnv, CelFunc, CelValue } from '@bufbuild/cel';
 import { charge, meter, CostLimitExceeded } from './cost.ts';
 import { checkExpression } from './check.ts';
 import type { CheckedInfo } from './check.ts';
 import { estimateCost } from './estimate.ts';
 import type { DeclType } from './values.ts';
-import { lastOutOfRange } from './values.ts';
+import { celEquals, lastOutOfRange } from './values.ts';
 import { typeKey } from './type-key.ts';
 import { listFuncs } from './library/lists.ts';
 import { stringFuncs } from './library/strings.ts';
@@ -20,11 +20,18 @@ import { quantityFuncs } from './library/quantity.ts';
 import { optionalFuncs, rewriteOptionalSyntax } from './library/optionals.ts';
 import { authorizerFuncs } from './library/authorizer.ts';
 import { ipFuncs } from './library/ip.ts';
+import { formatFuncs } from './library/format.ts';
 import { formatIssue, formatSyntaxError } from './issues.ts';
 
 const FUNC_BRAND = Symbol.for('@bufbuild/cel/func');
 
-const libraryFuncs: CelFunc[] = [...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...authorizerFuncs];
+/** Equality with kube's list semantics (same ids as the standard ones, which they replace). */
+const equalityFuncs: CelFunc[] = [
+  celFunc('_==_', [CelScalar.DYN, CelScalar.DYN], CelScalar.BOOL, (a, b) => celEquals(a, b)),
+  celFunc('_!=_', [CelScalar.DYN, CelScalar.DYN], CelScalar.BOOL, (a, b) => !celEquals(a, b)),
+];
+
+const libraryFuncs: CelFunc[] = [...equalityFuncs, ...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...formatFuncs, ...authorizerFuncs];
 
 /** Size-proportional charges (cel-go charges 0.1 per traversed byte or element for these); the Kubernetes library
  * functions (and `matches`, through the regex cache) charge their own. */
@@ -84,6 +91,12 @@ export interface CompiledExpression {
   readonly maxCost: number;
 }
 
+export interface CompileOptions {
+  /** Reject list and map literals mixing element types, as kube's environment does (cel-go's
+   * HomogeneousAggregateLiterals); on unless turned off (the CEL conformance data mixes them). */
+  homogeneousLiterals?: boolean;
+}
+
 export type CompileResult = { ok: true; expression: CompiledExpression } | { ok: false; error: string };
 
 const cache = new Map<string, CompileResult>();
@@ -93,27 +106,28 @@ const CACHE_MAX = 5000;
  * Compile (parse, check, estimate, plan) an expression against variable declarations; cached per (expression,
  * declarations). A failure carries cel-go's issue rendering ("ERROR: <input>:1:6: ...\n | src\n | .....^").
  */
-export function compileExpression(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
-  let key = source;
+export function compileExpression(source: string, variables: Readonly<Record<string, DeclType>>, options: CompileOptions = {}): CompileResult {
+  const homogeneous = options.homogeneousLiterals ?? true;
+  let key = homogeneous ? source : `\u0001${source}`;
   for (const name of Object.keys(variables).sort()) key += `\u0000${name}:${typeKey(variables[name])}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const result = compileUncached(source, variables);
+  const result = compileUncached(source, variables, homogeneous);
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(key, result);
   return result;
 }
 
-function compileUncached(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
+function compileUncached(source: string, variables: Readonly<Record<string, DeclType>>, homogeneous: boolean): CompileResult {
   try {
-    return compileChecked(source, variables);
+    return compileChecked(source, variables, homogeneous);
   } catch (e) {
     // e.g. an expression nested deep enough to exhaust the stack
     return { ok: false, error: `ERROR: <input>:1:1: ${(e as Error).message}` };
   }
 }
 
-function compileChecked(source: string, variables: Readonly<Record<string, DeclType>>): CompileResult {
+function compileChecked(source: string, variables: Readonly<Record<string, DeclType>>, homogeneous: boolean): CompileResult {
   const rewritten = rewriteOptionalSyntax(source);
   let parsed;
   try {
@@ -121,7 +135,7 @@ function compileChecked(source: string, variables: Readonly<Record<string, DeclT
   } catch (e) {
     return { ok: false, error: formatSyntaxError(source, e as Error) };
   }
-  const checked = checkExpression(parsed, variables, hasFunction);
+  const checked = checkExpression(parsed, variables, hasFunction, homogeneous);
   if ('issue' in checked) return { ok: false, error: formatIssue(rewritten, checked.issue.offset, checked.issue.message) };
   let program;
   try {

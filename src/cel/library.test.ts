@@ -122,7 +122,7 @@ test('extended strings (cel-go strings library)', () => {
     "'  x  '.trim() == 'x'",
     "['a', 'b'].join() == 'ab' && ['a', 'b'].join('-') == 'a-b'",
     "strings.quote('a\"b') == '\"a\\\\\"b\"'",
-    "'%s is %d years'.format(['Ann', 30]) == 'Ann is 30 years'",
+    "'%s is %d years'.format(['Ann', dyn(30)]) == 'Ann is 30 years'",
   ]);
 });
 
@@ -144,6 +144,7 @@ test('optionals: functions and the ?. / [?] syntax', () => {
       '[1, 2][?1].value() == 2',
       '![1, 2][?5].hasValue()',
       "'s.?x' == 's' + '.?x'",
+      "obj.?a.?b.orValue(0) == 1 // don't stop at this apostrophe\n && obj.?zz.orValue(2) == 2",
     ],
     { obj },
   );
@@ -151,7 +152,7 @@ test('optionals: functions and the ?. / [?] syntax', () => {
 });
 
 test('cross-type numeric comparisons', () => {
-  allTrue(['1 < 1.5', '2u > 1', '1.0 == 1', '3 >= 2u', '[1, 2.0].isSorted()', '1 in [1.0]']);
+  allTrue(['1 < 1.5', '2u > 1', '1.0 == 1', '3 >= 2u', '[1, dyn(2.0)].isSorted()', '1 in [1.0]']);
 });
 
 test('authorizer: the shape admission policies bind', () => {
@@ -192,6 +193,12 @@ test('the runtime cost limit stops an expensive evaluation', () => {
   assert.equal(cheap.ok, true);
   const r = evaluate(c.expression, {}, 50);
   assert.deepEqual([r.ok, r.ok ? '' : r.error], [false, 'operation cancelled: actual cost limit exceeded']);
+});
+
+test('list and map literals must be homogeneous, as in kube', () => {
+  assert.deepEqual(compileExpression("[1, 'a'].size() == 2", {}), { ok: false, error: "ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a'].size() == 2\n | ....^" });
+  assert.equal(compileExpression("{'a': 1, 'b': true}.size() == 2", {}).ok, false);
+  assert.equal(compileExpression("[1, 'a'].size() == 2", {}, { homogeneousLiterals: false }).ok, true);
 });
 
 test('compiled programs are cached per expression and declarations', () => {
@@ -237,4 +244,23 @@ test('runtime errors carry cel-go wording', () => {
   assert.equal(runError('0u - 1u'), 'unsigned integer overflow');
   assert.equal(runError("{'a': 1}.b"), 'no such key: b');
   assert.equal(runError("1 + 'a'"), 'no such overload');
+});
+
+test('format: named Kubernetes string formats', () => {
+  allTrue([
+    "!format.dns1123Label().validate('my-name').hasValue()",
+    "format.dns1123Label().validate('My_Name').value() == [\"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"]",
+    "!format.dns1123Subdomain().validate('apiextensions.k8s.io').hasValue()",
+    "format.dns1035Label().validate('1abc').hasValue()",
+    "!format.qualifiedName().validate('example.com/MyName').hasValue()",
+    "!format.dns1123LabelPrefix().validate('my-prefix-').hasValue()",
+    "format.labelValue().validate('-bad').hasValue()",
+    "!format.uri().validate('http://example.com').hasValue() && format.uri().validate('example.com').value() == ['parse \"example.com\": invalid URI for request']",
+    "!format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue() && format.uuid().validate('x').value() == ['does not match the UUID format']",
+    "!format.byte().validate('aGVsbG8=').hasValue() && format.byte().validate('a').value() == ['invalid base64']",
+    "!format.date().validate('2021-01-01').hasValue() && format.date().validate('2021-02-30').value() == ['invalid date']",
+    "!format.datetime().validate('2021-01-01T00:00:00Z').hasValue() && format.datetime().validate('2021-01-01').value() == ['invalid datetime']",
+    "format.named('uuid').hasValue() && !format.named('nope').hasValue()",
+    "!format.named('dns1123Label').value().validate('ok').hasValue()",
+  ]);
 });

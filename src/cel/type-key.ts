@@ -15,7 +15,7 @@ export function typeKey(t: DeclType): string {
       k = `map<${typeKey(t.value)}>${t.maxProperties ?? ''}`;
       break;
     case 'list':
-      k = `list<${typeKey(t.elem)}>${t.maxItems ?? ''}`;
+      k = `list<${typeKey(t.elem)}>${t.maxItems ?? ''}/${t.listType ?? ''}/${t.mapKeys?.join(',') ?? ''}`;
       break;
     case 'string':
     case 'bytes':

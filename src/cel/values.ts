@@ -2,8 +2,8 @@
 // maps, lists and scalars, wrapped lazily so a rule that reads one field converts one field. Integers become CEL
 // ints, numbers doubles; `dyn` (int-or-string, preserved unknown fields) converts by the JSON value's own shape.
 
-import { celEnv, isCelUint, parse, plan } from '@bufbuild/cel';
-import type { CelValue } from '@bufbuild/cel';
+import { celEnv, isCelList, isCelMap, isCelUint, parse, plan } from '@bufbuild/cel';
+import type { CelList, CelMap, CelValue } from '@bufbuild/cel';
 import { charge } from './cost.ts';
 
 export interface DeclField {
@@ -20,7 +20,7 @@ export interface DeclField {
 export type DeclType =
   | { readonly kind: 'object'; readonly fields: ReadonlyMap<string, DeclField>; readonly maxProperties?: number; readonly minSize?: number }
   | { readonly kind: 'map'; readonly value: DeclType; readonly maxProperties?: number }
-  | { readonly kind: 'list'; readonly elem: DeclType; readonly maxItems?: number }
+  | { readonly kind: 'list'; readonly elem: DeclType; readonly maxItems?: number; readonly listType?: string; readonly mapKeys?: readonly string[] }
   | { readonly kind: 'string'; readonly maxLength?: number }
   | { readonly kind: 'bytes'; readonly maxLength?: number }
   | { readonly kind: 'timestamp'; readonly dateOnly?: boolean }
@@ -57,7 +57,7 @@ export function jsonToCel(v: unknown, t: DeclType): CelValue {
     case 'map':
       return v !== null && typeof v === 'object' && !Array.isArray(v) ? (new MapValue(v as Record<string, unknown>, t.value) as unknown as CelValue) : dynToCel(v);
     case 'list':
-      return Array.isArray(v) ? (new ListValue(v, t.elem) as unknown as CelValue) : dynToCel(v);
+      return Array.isArray(v) ? (new ListValue(v, t.elem, t.listType, t.mapKeys) as unknown as CelValue) : dynToCel(v);
     case 'dyn':
       return dynToCel(v);
   }
@@ -155,13 +155,18 @@ class MapValue extends JsonMap {
 /** The size of the JSON list last indexed out of range (the evaluator's error does not carry it). */
 export const lastOutOfRange = { size: -1 };
 
-class ListValue {
+export class ListValue {
   readonly [LIST_BRAND] = {};
   private readonly raw: unknown[];
   private readonly elem: DeclType;
-  constructor(raw: unknown[], elem: DeclType) {
+  /** x-kubernetes-list-type: a `set` compares unordered, a `map` by its keys (kube's unstructured lists). */
+  readonly listType: string | undefined;
+  readonly mapKeys: readonly string[];
+  constructor(raw: unknown[], elem: DeclType, listType?: string, mapKeys?: readonly string[]) {
     this.raw = raw;
     this.elem = elem;
+    this.listType = listType;
+    this.mapKeys = mapKeys ?? [];
   }
   get size(): number {
     return this.raw.length;
@@ -182,11 +187,13 @@ class ListValue {
   }
 }
 
-// CEL equality and ordering for library functions, and timestamp/duration conversion of formatted strings,
-// delegated to the evaluator's own functions.
+// Timestamp/duration conversion of formatted strings and ordering of values for library functions, delegated to the
+// evaluator's own functions; equality is kube's (lists of x-kubernetes-list-type set/map compare as sets/maps).
 const plainEnv = celEnv();
 const timestampProgram = plan(plainEnv, parse('timestamp(s)'));
 const durationProgram = plan(plainEnv, parse('duration(s)'));
+const eqProgram = plan(plainEnv, parse('a == b'));
+const ltProgram = plan(plainEnv, parse('a < b'));
 
 function convert(program: (vars: never) => unknown, s: string): CelValue {
   const r = program({ s } as never);
@@ -194,11 +201,54 @@ function convert(program: (vars: never) => unknown, s: string): CelValue {
   return r as CelValue;
 }
 
-const eqProgram = plan(plainEnv, parse('a == b'));
-const ltProgram = plan(plainEnv, parse('a < b'));
+function elements(list: CelList): CelValue[] {
+  return [...list];
+}
 
+/** The map-list key of an item: its key fields, compared by CEL equality of their values. */
+function sameKeys(a: CelValue, b: CelValue, keys: readonly string[]): boolean {
+  if (!isCelMap(a) || !isCelMap(b)) return false;
+  return keys.every((k) => {
+    const x = (a as CelMap).get(k);
+    const y = (b as CelMap).get(k);
+    return x === undefined ? y === undefined : y !== undefined && celEquals(x, y);
+  });
+}
+
+/** CEL equality with kube's list semantics; the left operand decides, as in cel-go's Equal. */
 export function celEquals(a: CelValue, b: CelValue): boolean {
   if (a === b) return true;
+  const ta = typeof a;
+  const tb = typeof b;
+  if (ta === 'string' || ta === 'boolean' || tb === 'string' || tb === 'boolean') return false;
+  // int and double compare by value across types (NaN equals nothing)
+  if ((ta === 'bigint' || ta === 'number') && (tb === 'bigint' || tb === 'number')) return a == b;
+  if (isCelList(a) && isCelList(b)) {
+    const la = a as CelList;
+    const lb = b as CelList;
+    if (la.size !== lb.size) return false;
+    const xs = elements(la);
+    const ys = elements(lb);
+    if (a instanceof ListValue && a.listType === 'set') return xs.every((x) => ys.some((y) => celEquals(x, y)));
+    if (a instanceof ListValue && a.listType === 'map' && a.mapKeys.length > 0) {
+      const keys = a.mapKeys;
+      return ys.every((y) => {
+        const x = xs.find((e) => sameKeys(e, y, keys));
+        return x !== undefined && celEquals(x, y);
+      });
+    }
+    return xs.every((x, i) => celEquals(x, ys[i]));
+  }
+  if (isCelMap(a) && isCelMap(b)) {
+    const ma = a as CelMap;
+    const mb = b as CelMap;
+    if (ma.size !== mb.size) return false;
+    for (const [k, v] of ma) {
+      const w = mb.get(k as never);
+      if (w === undefined || !celEquals(v, w)) return false;
+    }
+    return true;
+  }
   return eqProgram({ a, b } as never) === true;
 }
 

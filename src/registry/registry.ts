@@ -49,6 +49,8 @@ export interface RegistryHandle extends Registry {
    * one is not within timeoutMs.
    */
   cachesReady(timeoutMs: number): Promise<boolean>;
+  /** Objects held by each resource's watch cache ("configmaps", "deployments.apps"), for apiserver_storage_objects. */
+  storedObjectCounts(): { resource: string; objects: number }[];
   close(): Promise<void>;
 }
 
@@ -214,6 +216,16 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     async cachesReady(timeoutMs) {
       const waits = [...stores.values()].map((store) => store.core.cache?.waitReady(timeoutMs) ?? Promise.resolve(true));
       return (await Promise.all(waits)).every((ok) => ok);
+    },
+    storedObjectCounts() {
+      const out: { resource: string; objects: number }[] = [];
+      for (const store of stores.values()) {
+        const cache = store.core.cache;
+        if (!cache?.ready()) continue;
+        const { group, resource } = store.core.gr;
+        out.push({ resource: group ? `${resource}.${group}` : resource, objects: cache.size().objects });
+      }
+      return out;
     },
     async close() {
       for (const store of stores.values()) store.core.cache?.stop();

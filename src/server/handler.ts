@@ -8,12 +8,14 @@ import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import type { UserInfo } from '../auth/user.ts';
 import { attributesFor } from '../auth/authz/types.ts';
+import { dropImpersonationHeaders, impersonatedUser } from '../auth/impersonation.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { parseRequestInfo } from '../endpoints/request-info.ts';
 import { clientCertificateOf } from './client-cert.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
-import { writeJson, writeStatus } from './respond.ts';
+import type { ServerMetrics } from './metrics.ts';
+import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
@@ -26,6 +28,8 @@ export interface PipelineOptions {
   readonly log: Logger;
   /** --request-timeout: how long a non-long-running request may take before it is answered 504 (default 60 s). */
   readonly requestTimeoutMs?: number;
+  /** Request metrics and the /metrics endpoint. */
+  readonly metrics?: ServerMetrics;
   /** The test controls' seams (src/testing/request-hooks.ts); absent when they are off. */
   readonly hooks?: RequestHooks;
 }
@@ -92,7 +96,7 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log, hooks } = options;
+  const { authenticator, authorizer, health, api, log, metrics, hooks } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
 
@@ -107,7 +111,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     writeStatus(res, requestTimeoutError());
   }
 
-  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void): Promise<{ info?: RequestInfo; user?: string }> {
+  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void, started: number): Promise<{ info?: RequestInfo; user?: string }> {
     const { rawPath, query } = splitUrl(req.url ?? '/');
     let path = decodePath(rawPath || '/');
     const routed = hooks?.route?.(path);
@@ -118,21 +122,27 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
     note.info = info;
     const longRunning = isLongRunning(info);
+    const recorded = metrics?.begin(req, info, longRunning);
+    if (recorded) res.once('close', () => recorded(res, (performance.now() - started) / 1000));
     if (!longRunning) {
       inFlight++;
       res.once('close', () => inFlight--);
     } else stopTimer();
 
-    const authn = await authenticator.authenticate({ headers: req.headers, clientCertificate: clientCertificateOf(req) });
+    const authn = await authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, clientCertificate: clientCertificateOf(req) });
     if (authn.kind !== 'authenticated') {
       if (authn.kind === 'error') log.v(2, 'unable to authenticate the request', { path, error: authn.error });
       writeStatus(res, unauthorized());
       return { info };
     }
-    const user = authn.user;
-    note.user = user;
     // The credential stays here: nothing downstream (proxies, logs) gets to see it.
     delete req.headers.authorization;
+    const user = (await impersonatedUser(authn.user, req.rawHeaders, authorizer)) ?? authn.user;
+    if (user !== authn.user) {
+      log.v(4, 'impersonating', { requestor: authn.user.name, user: user.name });
+      dropImpersonationHeaders(req.headers);
+    }
+    note.user = user;
 
     const attrs = attributesFor(user, info);
     const decision = await authorizer.authorize(attrs);
@@ -152,6 +162,10 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       if (await health.serve(path, query, res)) return { info, user: user.name };
       if (path === '/version') {
         writeJson(res, 200, versionInfo(), true);
+        return { info, user: user.name };
+      }
+      if (path === '/metrics' && metrics) {
+        send(res, 200, metrics.contentType, await metrics.render());
         return { info, user: user.name };
       }
     }
@@ -178,7 +192,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       stopTimer();
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });
-    Promise.resolve().then(() => serve(req, res, note, stopTimer)).then(
+    Promise.resolve().then(() => serve(req, res, note, stopTimer, started)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });

@@ -13,7 +13,8 @@ export function statusBody(err: StatusError): string {
   return JSON.stringify(body);
 }
 
-function send(res: HttpResponse, code: number, contentType: string, body: string, extra?: Record<string, string>): void {
+/** A whole response of one content type (with its Content-Length). */
+export function send(res: HttpResponse, code: number, contentType: string, body: string, extra?: Record<string, string>): void {
   if (res.headersSent) {
     res.end();
     return;

@@ -3,7 +3,8 @@
 // write was stored, or find their continue token expired. The filter chain asks plan() once per request, after
 // authentication and authorization, so a fault reaches a request exactly where a real failure would.
 
-import { conflict, internalError, resourceExpired, serviceUnavailable, StatusError, timeout, tooManyRequests } from '../apis/errors.ts';
+import { conflict, internalError, resourceExpired, serviceUnavailable, StatusError, tooManyRequests } from '../apis/errors.ts';
+import { requestTimeoutError } from '../server/handler.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { CONTINUE_EXPIRED, LIST_TOO_OLD } from '../registry/store-errors.ts';
@@ -201,13 +202,14 @@ export function faultStatus(action: Extract<FaultAction, { type: 'error' }>, inf
     }
     case 504:
       // The timeout filter's: NewTimeoutError("request did not complete within requested timeout - " + ctx.Err()).
-      return timeout(`Timeout: ${action.message ?? 'request did not complete within requested timeout - context deadline exceeded'}`, action.retryAfterSeconds ?? 0);
+      // NewTimeoutError always carries details ({} without a retry time).
+      return new StatusError(504, 'Timeout', `Timeout: ${action.message ?? 'request did not complete within requested timeout - context deadline exceeded'}`, action.retryAfterSeconds ? { retryAfterSeconds: action.retryAfterSeconds } : {});
   }
 }
 
 /** The Status a dropped response is answered with: the client cannot know whether its write happened. */
 export function droppedResponseStatus(): StatusError {
-  return timeout('Timeout: request did not complete within requested timeout - context deadline exceeded', 0);
+  return requestTimeoutError();
 }
 
 export function continueExpiredStatus(): StatusError {

@@ -63,7 +63,7 @@ describe('fault injection', () => {
       [429, status(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }), { 'retry-after': '1' }],
       [500, status(500, 'InternalError', 'Internal error occurred: injected fault', { causes: [{ message: 'injected fault' }] })],
       [503, status(503, 'ServiceUnavailable', 'the server is currently unable to handle the request')],
-      [504, status(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded')],
+      [504, status(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {})],
     ];
     for (const [code, body, headers] of cases) {
       const h = s.faults.add({ verb: 'get', resource: 'configmaps', name: 'a', count: 1, action: { type: 'error', code: code as 409 } });

@@ -86,6 +86,14 @@ export function rewriteOptionalSyntax(src: string): string {
   let prevSignificant = '';
   while (i < src.length) {
     const c = src[i];
+    // comments run to the end of the line
+    if (c === '/' && src[i + 1] === '/') {
+      const end = src.indexOf('\n', i);
+      const stop = end < 0 ? src.length : end;
+      out += src.slice(i, stop);
+      i = stop;
+      continue;
+    }
     // string literals (with r/b prefixes and triple quotes) are copied verbatim
     if (c === '"' || c === "'") {
       const triple = src.startsWith(c.repeat(3), i);

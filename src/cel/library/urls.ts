@@ -43,6 +43,17 @@ export class URLValue extends OpaqueValue {
 
 const absolute = /^([A-Za-z][A-Za-z0-9+.-]*):(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#.*)?$/;
 
+/** Go's url.ParseRequestURI error text for a string it refuses, or undefined when it accepts it. */
+export function requestURIError(s: string): string | undefined {
+  if (s.startsWith('/')) return undefined;
+  const m = absolute.exec(s);
+  if (!m || /[\u0000-\u001f\u007f ]/.test(s)) return `parse ${JSON.stringify(s)}: invalid URI for request`;
+  const host = m[2] ?? '';
+  const port = host.startsWith('[') ? host.slice(host.indexOf(']') + 1) : host.slice(host.lastIndexOf(':'));
+  if (port.startsWith(':') && !/^:\d*$/.test(port)) return `parse ${JSON.stringify(s)}: invalid port ${JSON.stringify(port)} after host`;
+  return undefined;
+}
+
 /** Go's url.ParseRequestURI, far enough for the accessors; throws with Go's error text. */
 export function parseURL(s: string): URLValue {
   if (s.startsWith('/')) {
@@ -50,11 +61,11 @@ export function parseURL(s: string): URLValue {
     return new URLValue(s, '', '', q < 0 ? s : s.slice(0, q), q < 0 ? '' : s.slice(q + 1));
   }
   const m = absolute.exec(s);
-  if (!m || /[\u0000-\u001f\u007f ]/.test(s)) throw new Error(`URL parse error during conversion from string: parse "${s}": invalid URI for request`);
+  if (!m || /[\u0000-\u001f\u007f ]/.test(s)) throw new Error(`URL parse error during conversion from string: ${requestURIError(s)}`);
   const [, scheme, host = '', path, query = ''] = m;
   const port = host.startsWith('[') ? host.slice(host.indexOf(']') + 1) : host.slice(host.lastIndexOf(':'));
   if (port.startsWith(':') && !/^:\d*$/.test(port)) {
-    throw new Error(`URL parse error during conversion from string: parse "${s}": invalid port "${port}" after host`);
+    throw new Error(`URL parse error during conversion from string: ${requestURIError(s)}`);
   }
   return new URLValue(s, scheme.toLowerCase(), host, path, query);
 }

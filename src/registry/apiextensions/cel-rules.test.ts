@@ -313,3 +313,31 @@ test('malformed rules and values never throw', () => {
   const typed = compile(withSpec({ type: 'object', properties: { n: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.n > 0' }] }));
   assert.deepEqual(typed.validate(cr({ n: 'x' }), undefined).map(fieldErrorString), [`spec: Invalid value: "object": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self.n > 0`]);
 });
+
+test('set and map lists compare as kube compares them: order does not matter', () => {
+  const schema = withSpec({
+    type: 'object',
+    properties: {
+      set: { type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 10 }, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'set is immutable' }] },
+      map: {
+        type: 'array',
+        maxItems: 10,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['k'],
+        items: { type: 'object', required: ['k'], properties: { k: { type: 'string', maxLength: 10 }, v: { type: 'integer' } } },
+        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'map is immutable' }],
+      },
+      atomic: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 10 }, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'atomic is immutable' }] },
+    },
+  });
+  const old = cr({ set: ['a', 'b'], map: [{ k: 'x', v: 1 }, { k: 'y', v: 2 }], atomic: ['a', 'b'] });
+  assert.deepEqual(validate(schema, cr({ set: ['b', 'a'], map: [{ k: 'y', v: 2 }, { k: 'x', v: 1 }], atomic: ['b', 'a'] }), old), ['spec.atomic: Invalid value: "array": atomic is immutable']);
+  assert.deepEqual(validate(schema, cr({ set: ['a', 'c'], map: [{ k: 'y', v: 3 }, { k: 'x', v: 1 }], atomic: ['a', 'b'] }), old), ['spec.set: Invalid value: "array": set is immutable', 'spec.map: Invalid value: "array": map is immutable']);
+});
+
+test('a rule whose result is an int-or-string value is not a bool', () => {
+  const errors = compileErrors(withSpec({ type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true } }, 'x-kubernetes-validations': [{ rule: 'self.port' }, { rule: 'self.port == 80' }] }));
+  assert.deepEqual(errors, [
+    `${ROOT}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.port", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool`,
+  ]);
+});

@@ -67,7 +67,8 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
   switch (s.type) {
     case 'array': {
       const items = s.items && !Array.isArray(s.items) ? schemaDeclType(s.items, s.items['x-kubernetes-embedded-resource'] === true) : DYN;
-      return { kind: 'list', elem: items, maxItems: s.maxItems };
+      const mapKeys = Array.isArray(s['x-kubernetes-list-map-keys']) ? s['x-kubernetes-list-map-keys'] : undefined;
+      return { kind: 'list', elem: items, maxItems: s.maxItems, listType: s['x-kubernetes-list-type'], mapKeys };
     }
     case 'object': {
       if (s.additionalProperties && typeof s.additionalProperties === 'object') {
@@ -335,7 +336,8 @@ function compileRule(
   const compiled = compileExpression(text, vars);
   let expr: CompiledExpression | undefined;
   if (!compiled.ok) errors.push(fieldErrors.invalid(`${rulePath}.rule`, renderRule(rule), `compilation failed: ${compiled.error}`));
-  else if (compiled.expression.info.resultType.kind !== 'bool' && compiled.expression.info.resultType.kind !== 'dyn') {
+  // a result the checker could not infer passes; a declared dyn (int-or-string) is not a bool, as in cel-go
+  else if (compiled.expression.info.resultType.kind !== 'bool' && (compiled.expression.info.resultType.kind !== 'dyn' || compiled.expression.info.resultType === DYN)) {
     errors.push(fieldErrors.invalid(`${rulePath}.rule`, renderRule(rule), 'cel expression must evaluate to a bool'));
   } else expr = compiled.expression;
 

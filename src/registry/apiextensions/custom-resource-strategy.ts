@@ -31,8 +31,6 @@ export interface CrdRuntime {
 }
 
 const MAX_INT32 = 2147483647;
-/** kube's celconfig.RuntimeCELCostBudget: the total cost all rules of one object may spend. */
-export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
 
 function nested(obj: unknown, path: string): { found: boolean; value: unknown } {
   let v: unknown = obj;
@@ -96,7 +94,7 @@ function schemaAndRuleErrors(v: VersionRuntime, obj: KubeObject, old: KubeObject
   const errs = [...schemaErrs, ...scaleErrors(obj, v.scale, checkStatus)];
   if (v.rules && !v.rules.empty) {
     if (errs.some((e) => e.type === 'FieldValueTypeInvalid')) errs.push(BLOCKED_RULES);
-    else errs.push(...v.rules.validate(obj, old, { costBudget: RUNTIME_CEL_COST_BUDGET }));
+    else errs.push(...v.rules.validate(obj, old));
   }
   return errs;
 }

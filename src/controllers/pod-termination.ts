@@ -1,0 +1,60 @@
+// What the kubelet does at the end of a pod's graceful deletion, for a server without kubelets: a pod marked for
+// deletion with a grace period is deleted for good (gracePeriodSeconds 0) once that period has passed since it was
+// seen marked (the kubelet counts from there too: deletionTimestamp has only second precision), so
+// `kubectl delete pod` returns after the period as on a cluster. Pods deleted without a grace period go at once
+// already (the pod strategy's CheckGracefulDelete).
+
+import { isStatusError } from '../apis/errors.ts';
+import { loopbackContext } from '../registry/registry.ts';
+import type { KubeObject, Registry } from '../registry/types.ts';
+import { createKeyedQueue, followWatch } from './work-queue.ts';
+
+export interface PodTermination {
+  stop(): Promise<void>;
+}
+
+export function startPodTermination(registry: Registry, options: { retryMs?: number } = {}): PodTermination {
+  const retryMs = options.retryMs ?? 1000;
+  /** "namespace/name" -> the uid being finished. */
+  const pending = new Map<string, string>();
+  const pods = () => {
+    const def = registry.lookup('', 'v1', 'pods');
+    return def ? registry.store(def) : undefined;
+  };
+
+  const queue = createKeyedQueue(async (key) => {
+    const uid = pending.get(key);
+    const store = pods();
+    if (!uid || !store) return;
+    const [namespace, name] = key.split('/');
+    try {
+      await store.delete(loopbackContext(namespace), name, { gracePeriodSeconds: 0, preconditions: { uid } });
+    } catch (e) {
+      if (!(isStatusError(e) && (e.code === 404 || e.code === 409))) throw e;
+    }
+    pending.delete(key);
+  }, retryMs);
+
+  const stopWatch = followWatch(
+    pods,
+    loopbackContext(),
+    (ev) => {
+      const pod = ev.object as KubeObject;
+      const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+      if (ev.type === 'DELETED') return void pending.delete(key);
+      const grace = pod.metadata.deletionGracePeriodSeconds ?? 0;
+      if (!pod.metadata.deletionTimestamp || !pod.metadata.uid || grace <= 0 || pending.get(key) === pod.metadata.uid) return;
+      pending.set(key, pod.metadata.uid);
+      queue.enqueue(key, grace * 1000);
+    },
+    queue,
+    retryMs,
+  );
+
+  return {
+    async stop() {
+      stopWatch();
+      await queue.stop();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// /metrics: the apiserver_* series kube-apiserver publishes for requests and storage, and the process_* /
+// nodejs_* series, in Prometheus text format through prom-client. One registry per server (tests run several in a
+// process); request metrics are recorded once a response is done, with kube's label sets and buckets.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RequestInfo } from '../endpoints/request-info.ts';
+import type { HttpRequest, HttpResponse } from './types.ts';
+
+const COMPONENT = 'apiserver';
+// k8s.io/apiserver/pkg/endpoints/metrics: requestLatencies and responseSizes buckets.
+const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+const SIZE_BUCKETS = [1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000];
+const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+
+export interface StorageObjectCount {
+  /** "configmaps", "deployments.apps". */
+  readonly resource: string;
+  readonly objects: number;
+}
+
+export interface ServerMetrics {
+  readonly contentType: string;
+  /** The exposition text (collects the storage object counts first). */
+  render(): Promise<string>;
+  /** Called when a request starts; returns the function to call when its response is done. */
+  begin(req: HttpRequest, info: RequestInfo, longRunning: boolean): (res: HttpResponse, seconds: number) => void;
+}
+
+/** metrics.CleanVerb: kube's verb label (LIST for collection GETs, WATCH, APPLY for apply patches). */
+export function metricVerb(req: HttpRequest, info: RequestInfo): string {
+  const method = (req.method ?? 'GET').toUpperCase();
+  if (!info.isResourceRequest) return method;
+  if (info.verb === 'watch') return 'WATCH';
+  if (info.verb === 'list') return 'LIST';
+  if (method === 'PATCH' && String(req.headers['content-type'] ?? '').startsWith('application/apply-patch')) return 'APPLY';
+  return method === 'HEAD' ? 'GET' : method;
+}
+
+function scopeOf(info: RequestInfo): string {
+  if (!info.isResourceRequest) return '';
+  if (info.name) return 'resource';
+  return info.namespace ? 'namespace' : 'cluster';
+}
+
+function dryRunOf(req: HttpRequest): string {
+  const q = req.url?.indexOf('?') ?? -1;
+  if (q < 0) return '';
+  return new URLSearchParams(req.url!.slice(q + 1)).getAll('dryRun').sort().join(',');
+}
+
+export function createServerMetrics(storageObjects: () => readonly StorageObjectCount[]): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...REQUEST_LABELS, 'code'], registers: [registry] });
+  const durations = new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames: [...REQUEST_LABELS], buckets: DURATION_BUCKETS, registers: [registry] });
+  const sizes = new Histogram({ name: 'apiserver_response_sizes', help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], buckets: SIZE_BUCKETS, registers: [registry] });
+  const inflight = new Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers: [registry] });
+  const longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry] });
+  const stored = new Gauge({
+    name: 'apiserver_storage_objects',
+    help: 'Number of stored objects at the time of last check split by kind.',
+    labelNames: ['resource'],
+    registers: [registry],
+  });
+  inflight.set({ request_kind: 'readOnly' }, 0);
+  inflight.set({ request_kind: 'mutating' }, 0);
+
+  return {
+    contentType: registry.contentType,
+    async render() {
+      stored.reset();
+      for (const c of storageObjects()) stored.set({ resource: c.resource }, c.objects);
+      return registry.metrics();
+    },
+    begin(req, info, isLongRunning) {
+      const verb = metricVerb(req, info);
+      const labels = {
+        verb,
+        group: info.apiGroup,
+        version: info.apiVersion,
+        resource: info.resource,
+        subresource: info.subresource,
+        scope: scopeOf(info),
+        component: COMPONENT,
+      };
+      const kind = verb === 'GET' || verb === 'LIST' || verb === 'WATCH' ? 'readOnly' : 'mutating';
+      if (isLongRunning) longRunning.inc(labels);
+      else inflight.inc({ request_kind: kind });
+      return (res, seconds) => {
+        if (isLongRunning) longRunning.dec(labels);
+        else inflight.dec({ request_kind: kind });
+        const withDryRun = { ...labels, dry_run: dryRunOf(req) };
+        requests.inc({ ...withDryRun, code: String(res.statusCode) });
+        if (!isLongRunning) durations.observe(withDryRun, seconds);
+        const length = Number(res.getHeader('content-length'));
+        if (Number.isFinite(length) && length > 0) sizes.observe(labels, length);
+      };
+    },
+  };
+}

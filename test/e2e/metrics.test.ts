@@ -1,0 +1,50 @@
+// /metrics in Prometheus text format: every line parses as the exposition format, requests are counted with
+// kube's labels (LIST for collections, APPLY for server-side apply, dry_run), storage objects are gauged.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+/** A minimal Prometheus text-format parser: sample name, labels and value per line; throws on a malformed line. */
+function parseExposition(text: string): { name: string; labels: Record<string, string>; value: number }[] {
+  const samples: { name: string; labels: Record<string, string>; value: number }[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (-?[0-9.e+-]+|NaN|\+Inf|-Inf)$/.exec(line);
+    if (!m) throw new Error(`not an exposition line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const l of (m[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2];
+    samples.push({ name: m[1], labels, value: Number(m[4]) });
+  }
+  return samples;
+}
+
+describe('/metrics', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => s.close());
+
+  test('requests and storage objects are counted with kube\'s metric names and labels', async () => {
+    await s.kubectlOk(['create', 'configmap', 'm1']);
+    await s.kubectlOk(['create', 'configmap', 'm2', '--dry-run=server']);
+    await s.kubectlOk(['get', 'configmaps']);
+    await s.kubectlOk(['apply', '--server-side', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m3\n' });
+    const r = await s.adminRequest('/metrics');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+    const samples = parseExposition(r.body);
+    const count = (labels: Record<string, string>) =>
+      samples.filter((x) => x.name === 'apiserver_request_total' && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((n, x) => n + x.value, 0);
+    assert.equal(count({ verb: 'POST', resource: 'configmaps', code: '201', dry_run: '' }), 1);
+    assert.equal(count({ verb: 'POST', resource: 'configmaps', code: '201', dry_run: 'All' }), 1);
+    assert.ok(count({ verb: 'LIST', resource: 'configmaps', scope: 'namespace', code: '200' }) >= 1);
+    assert.equal(count({ verb: 'APPLY', resource: 'configmaps', scope: 'resource', code: '201' }), 1);
+    const stored = samples.find((x) => x.name === 'apiserver_storage_objects' && x.labels.resource === 'configmaps');
+    assert.equal(stored?.value, 2);
+    assert.ok(samples.some((x) => x.name === 'apiserver_request_duration_seconds_bucket' && x.labels.le === '0.005'));
+    assert.ok(samples.some((x) => x.name === 'process_resident_memory_bytes'));
+    assert.ok(samples.some((x) => x.name === 'nodejs_eventloop_lag_seconds'));
+  });
+});
