@@ -58,6 +58,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
   { name: 'simulate-workloads', type: 'bool', help: 'Run simulated nodes, kubelets, a scheduler and the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, Service endpoints), so applied apps settle as on a small cluster.' },
   { name: 'simulated-nodes', type: 'int', valueName: 'int', default: 1, help: 'How many nodes --simulate-workloads runs.' },
+  { name: 'enable-test-controls', type: 'bool', default: false, help: 'Serve the test controls over HTTP under /capstan/v1/ (snapshots, restore, reset, fork, fault injection, the clock, request recording, logical clusters under /clusters/<name>), for members of system:masters only. For test environments: never turn it on for a shared server.' },
+  { name: 'envtest', type: 'bool', help: "Run as controller-runtime's envtest expects kube-apiserver to: accept its flags (etcd ones ignored), memory storage and a temporary data dir unless given, test controls on. See 'capstan --envtest --help'." },
   { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
   { name: 'version', type: 'bool', help: 'Print version information and quit.' },
   { name: 'help', short: 'h', type: 'bool', help: 'Help for capstan.' },
@@ -92,7 +94,11 @@ function durationSeconds(v: ParsedFlags['values'], flag: string): number {
 }
 
 export function parseCommandLine(argv: readonly string[]): CliCommand {
-  const parsed: ParsedFlags = parseFlags(FLAGS, argv);
+  return commandFromFlags(parseFlags(FLAGS, argv));
+}
+
+/** The command parsed flags ask for (shared with the envtest command line, which parses more flags). */
+export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   const v = parsed.values;
   if (v.help === true) return { kind: 'help' };
   if (v.version === true) return { kind: 'version' };
@@ -174,6 +180,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     enableBootstrapTokenAuth: v['enable-bootstrap-token-auth'] === true ? true : undefined,
     namespaceDefaults: true,
     ...(v['simulate-workloads'] === true ? { simulateWorkloads: { nodes: v['simulated-nodes'] as number } } : {}),
+    enableTestControls: v['enable-test-controls'] === true,
   };
   if (parsed.given.has('enable-admission-plugins')) options.enableAdmissionPlugins = v['enable-admission-plugins'] as string[];
   if (parsed.given.has('disable-admission-plugins')) options.disableAdmissionPlugins = v['disable-admission-plugins'] as string[];

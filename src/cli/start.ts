@@ -30,6 +30,11 @@ import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
+import { createTestControls, type ForkedServer, type LogicalCluster, type TestControls } from '../testing/controls.ts';
+import type { RequestQuery, RequestRecord } from '../testing/recorder.ts';
+import { testControlHooks } from '../testing/request-hooks.ts';
+import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
+import type { StorageSnapshot } from '../storage/types.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import { createIdleRelease } from '../server/idle-release.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
@@ -163,6 +168,11 @@ export interface CapstanOptions {
   simulateWorkloads?: boolean | SimulationOptions;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
   watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
+  /**
+   * The test controls (snapshots, faults, clock, recording, logical clusters): the handle's methods and the HTTP
+   * door under /capstan/v1/ (system:masters only). Library default true; the command line's --enable-test-controls.
+   */
+  enableTestControls?: boolean;
 }
 
 export interface Capstan {
@@ -183,6 +193,18 @@ export interface Capstan {
    * resolves once every one is Established and served (envtest's CRDInstallOptions).
    */
   installCRDs(sources: CrdSource | readonly CrdSource[], options?: InstallCrdsOptions): Promise<CustomResourceDefinition[]>;
+  /** The test controls (src/testing/controls.ts); undefined when enableTestControls is false. */
+  readonly controls: TestControls | undefined;
+  snapshot(): Promise<string>;
+  restore(id: string): Promise<void>;
+  reset(): Promise<void>;
+  fork(id?: string): Promise<ForkedServer>;
+  readonly faults: TestControls['faults'];
+  readonly clock: TestControls['clock'];
+  requests(query?: RequestQuery): RequestRecord[];
+  readonly recording: TestControls['recording'];
+  createCluster(name: string): Promise<LogicalCluster>;
+  deleteCluster(name: string): Promise<boolean>;
   /** Graceful stop: listeners, API, storage; removes the data dir when it was a temp dir made by startCapstan. */
   close(): Promise<void>;
 }
@@ -356,6 +378,36 @@ function pkiFor(options: EnsurePkiOptions, temporary: boolean): Promise<EnsurePk
   return fresh;
 }
 
+function need(controls: TestControls | undefined): TestControls {
+  if (!controls) throw new Error('the test controls are off (enableTestControls: false)');
+  return controls;
+}
+
+/** Stands in for a group of controls when they are off: every method throws. */
+function controlsOff<T extends object>(): T {
+  return new Proxy({} as T, { get: (_t, name) => (typeof name === 'string' ? () => need(undefined) : undefined) });
+}
+
+/** A second server on memory storage holding the snapshot's objects (its own temp dir, port and PKI reuse). */
+async function startFork(parent: CapstanOptions, snapshot: StorageSnapshot, log: Logger): Promise<ForkedServer> {
+  const child = await startCapstan({
+    ...parent,
+    logger: log,
+    storageBackend: 'memory',
+    dataDir: undefined,
+    port: 0,
+    plainHttpPort: undefined,
+    tlsCertFile: undefined,
+    tlsPrivateKeyFile: undefined,
+    openStorage: async () => {
+      const storage = createMemoryStorage();
+      await storage.restore(snapshot);
+      return storage;
+    },
+  });
+  return { url: child.url, kubeconfig: child.kubeconfig, kubeconfigPath: child.kubeconfigPath, close: () => child.close() };
+}
+
 export async function startCapstan(options: CapstanOptions = {}): Promise<Capstan> {
   const startedAt = performance.now();
   const log = options.logger ?? createLogger({ verbosity: options.logLevel ?? -1 });
@@ -527,13 +579,52 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     });
     cleanups.push(() => api.close());
 
+    // The test controls; their url and kubeconfigs are known once the listener is up (before any request).
+    let servedUrl = '';
+    let kubeconfigFor: (server: string) => string = () => '';
+    const controls =
+      options.enableTestControls === false
+        ? undefined
+        : createTestControls({
+            storage,
+            registry,
+            controlPlane,
+            log,
+            url: () => servedUrl,
+            kubeconfigFor: (server) => kubeconfigFor(server),
+            fork: (snapshot) => startFork(options, snapshot, log),
+            buildCluster: async () => {
+              const clusterStorage = createMemoryStorage();
+              const clusterRegistry = await createRegistry({
+                storage: clusterStorage,
+                runtimeConfig: cfg.runtimeConfig,
+                featureGates: cfg.featureGates,
+                watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
+                reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
+              });
+              const clusterPlane = await startControlPlane(clusterRegistry, { bootstrap: { advertiseAddress: advertiseAddressFor(cfg.bindAddress), onError: () => {} } });
+              const clusterApi = await createApi({ registry: clusterRegistry, featureGates: cfg.featureGates, minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds, logger: log, dataDir });
+              return {
+                api: clusterApi,
+                async close() {
+                  await clusterPlane.stop();
+                  await clusterApi.close();
+                  await clusterRegistry.close();
+                  await clusterStorage.close();
+                },
+              };
+            },
+          });
+    if (controls) cleanups.push(() => controls.internals.close());
+    const hooks = controls ? testControlHooks(controls, controls.internals, { httpDoor: true }) : undefined;
+
     let shuttingDown = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
     // Memory grown under load goes back to the system once requests have stopped for a few seconds.
     const idleRelease = createIdleRelease({ idleMs: IDLE_RELEASE_MS, onRelease: (ms) => log.v(4, 'released memory after a busy period', { gcMs: Math.round(ms) }) });
     cleanups.push(async () => idleRelease.close());
     const metrics = createServerMetrics(() => registry.storedObjectCounts());
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease });
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
@@ -564,6 +655,10 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const kubeconfig = renderKubeconfig({ server: url, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
     await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
+    servedUrl = url;
+    kubeconfigFor = (server) => renderKubeconfig({ server, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
+    // reset() returns here: everything start-up made (system namespaces, bootstrap objects, stored CRDs).
+    await controls?.internals.markBaseline();
 
     log.info('Capstan serving', {
       url,
@@ -589,6 +684,17 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       clientKey: pki.admin.keyPem,
       dataDir,
       installCRDs: (sources, installOptions) => installCrds(registry, sources, installOptions),
+      controls,
+      snapshot: async () => need(controls).snapshot(),
+      restore: async (id) => need(controls).restore(id),
+      reset: async () => need(controls).reset(),
+      fork: async (id) => need(controls).fork(id),
+      faults: controls?.faults ?? controlsOff<TestControls['faults']>(),
+      clock: controls?.clock ?? controlsOff<TestControls['clock']>(),
+      requests: (query) => need(controls).requests(query),
+      recording: controls?.recording ?? controlsOff<TestControls['recording']>(),
+      createCluster: async (name) => need(controls).createCluster(name),
+      deleteCluster: async (name) => need(controls).deleteCluster(name),
       close: () =>
         (closing ??= (async () => {
           shuttingDown = true;
