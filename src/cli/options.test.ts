@@ -67,6 +67,17 @@ test('--help and --version', () => {
   assert.deepEqual(parseCommandLine(['--version']), { kind: 'version' });
 });
 
+test('etcd3 flags: servers, prefix, TLS files and the compaction interval', () => {
+  const cmd = parseCommandLine(['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:1,http://127.0.0.1:2', '--etcd-prefix=/kube', '--etcd-cafile=/ca', '--etcd-certfile=/c', '--etcd-keyfile=/k', '--etcd-compaction-interval=1m30s']);
+  assert.equal(cmd.kind, 'run');
+  if (cmd.kind !== 'run') return;
+  assert.equal(cmd.options.storageBackend, 'etcd3');
+  assert.deepEqual(cmd.options.etcd, { servers: ['http://127.0.0.1:1', 'http://127.0.0.1:2'], prefix: '/kube', caFile: '/ca', certFile: '/c', keyFile: '/k', compactionIntervalMs: 90_000 });
+  const defaults = parseCommandLine(['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:1']);
+  assert.equal(defaults.kind === 'run' && defaults.options.etcd?.prefix, '/registry');
+  assert.equal(defaults.kind === 'run' && defaults.options.etcd?.compactionIntervalMs, 300_000);
+});
+
 test('bad values are FlagErrors with kube\'s messages', () => {
   const cases: Array<[string[], string]> = [
     [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
@@ -74,7 +85,10 @@ test('bad values are FlagErrors with kube\'s messages', () => {
     [['--feature-gates=WatchList'], 'invalid argument "WatchList" for "--feature-gates" flag: missing bool value for WatchList'],
     [['--feature-gates=WatchList=yes'], 'invalid argument "WatchList=yes" for "--feature-gates" flag: invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'],
     [['--feature-gates=ServerSideApply=false'], 'invalid argument "ServerSideApply=false" for "--feature-gates" flag: cannot set feature gate ServerSideApply to false, feature is locked to true'],
-    [['--storage-backend=etcd3'], "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
+    [['--storage-backend=etcd2'], "--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'"],
+    [['--storage-backend=etcd3'], '--etcd-servers must be specified'],
+    [['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379', '--etcd-compaction-interval=5x'], 'invalid argument "5x" for "--etcd-compaction-interval" flag: time: unknown unit "x" in duration "5x"'],
+    [['--storage-media-type=text/plain'], '--storage-media-type "text/plain" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml'],
     [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
   ];
   for (const [argv, message] of cases) assert.throws(() => parseCommandLine(argv), (e: unknown) => e instanceof FlagError && e.message === message, argv.join(' '));

@@ -23,7 +23,15 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'min-request-timeout', type: 'int', valueName: 'int', default: 1800, help: 'The minimum number of seconds a watch is held open; each watch gets a random timeout between this and twice it.' },
   { name: 'request-timeout', type: 'string', valueName: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
   { name: 'http2-max-streams-per-connection', type: 'int', valueName: 'int', default: 0, help: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default." },
-  { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir) or memory (lost on exit).' },
+  { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir), memory (lost on exit) or etcd3 (the etcd cluster of --etcd-servers; several Capstan instances may share it).' },
+  { name: 'etcd-servers', type: 'stringList', valueName: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.' },
+  { name: 'etcd-prefix', type: 'string', valueName: 'string', default: '/registry', help: 'The prefix to prepend to all resource paths in etcd.' },
+  { name: 'etcd-cafile', type: 'string', valueName: 'string', help: 'SSL Certificate Authority file used to secure etcd communication.' },
+  { name: 'etcd-certfile', type: 'string', valueName: 'string', help: 'SSL certification file used to secure etcd communication.' },
+  { name: 'etcd-keyfile', type: 'string', valueName: 'string', help: 'SSL key file used to secure etcd communication.' },
+  { name: 'etcd-compaction-interval', type: 'string', valueName: 'duration', default: '5m0s', help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
+  { name: 'etcd-count-metric-poll-period', type: 'string', valueName: 'duration', default: '1m0s', help: 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.' },
+  { name: 'storage-media-type', type: 'string', valueName: 'string', default: 'application/json', help: 'The media type to use to store objects in storage. Supported: application/json.' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
   { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
@@ -59,9 +67,27 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   }
 
   const backend = v['storage-backend'] as string;
-  if (backend !== 'sqlite' && backend !== 'memory') {
-    throw new FlagError(`--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'`);
+  if (backend !== 'sqlite' && backend !== 'memory' && backend !== 'etcd3') {
+    throw new FlagError(`--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'`);
   }
+  const durationFlag = (name: string): number => {
+    const raw = v[name] as string;
+    try {
+      return parseGoDuration(raw);
+    } catch (e) {
+      throw invalid(raw, `--${name}`, (e as Error).message);
+    }
+  };
+  const etcdServers = ((v['etcd-servers'] as string[] | undefined) ?? []).filter((s) => s !== '');
+  // kube's EtcdOptions.Validate messages.
+  if (backend === 'etcd3' && etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
+  const compactionIntervalMs = durationFlag('etcd-compaction-interval');
+  durationFlag('etcd-count-metric-poll-period');
+  const mediaType = v['storage-media-type'] as string;
+  if (!['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'].includes(mediaType)) {
+    throw new FlagError(`--storage-media-type "${mediaType}" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml`);
+  }
+  if (mediaType !== 'application/json') throw new FlagError(`--storage-media-type "${mediaType}" is not supported by Capstan yet (objects are stored as application/json)`);
   const rawTimeout = v['request-timeout'] as string;
   let requestTimeoutMs: number;
   try {
@@ -88,6 +114,18 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     requestTimeoutSeconds: requestTimeoutMs / 1000,
     http2MaxStreamsPerConnection: v['http2-max-streams-per-connection'] as number,
     storageBackend: backend,
+    ...(backend === 'etcd3'
+      ? {
+          etcd: {
+            servers: etcdServers,
+            prefix: v['etcd-prefix'] as string,
+            caFile: (v['etcd-cafile'] as string | undefined) || undefined,
+            certFile: (v['etcd-certfile'] as string | undefined) || undefined,
+            keyFile: (v['etcd-keyfile'] as string | undefined) || undefined,
+            compactionIntervalMs,
+          },
+        }
+      : {}),
     dataDir: v['data-dir'] as string,
     plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,
     logLevel: verbosity,

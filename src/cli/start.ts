@@ -27,14 +27,16 @@ import { ensurePki, splitPemCertificates } from '../server/pki.ts';
 import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
-import type { OpenStorageOptions } from '../storage/open.ts';
+import type { EtcdOpenOptions, OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
 import { resolveFeatureGates } from './feature-gates.ts';
 import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 
 export interface CapstanOptions {
-  /** 'memory' (library default) or 'sqlite' (command-line default). */
-  storageBackend?: 'memory' | 'sqlite';
+  /** 'memory' (library default), 'sqlite' (command-line default) or 'etcd3' (with `etcd`). */
+  storageBackend?: 'memory' | 'sqlite' | 'etcd3';
+  /** The etcd3 backend: --etcd-servers, --etcd-prefix, TLS files, --etcd-compaction-interval. */
+  etcd?: EtcdOpenOptions;
   /** Where certificates, the kubeconfig and the sqlite database live. Library default: a new temp dir, removed by close(). */
   dataDir?: string;
   /** HTTPS port; 0 picks a free one (library default). */
@@ -132,7 +134,8 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   if (plain !== undefined && (!Number.isInteger(plain) || plain < 0 || plain > 65535)) throw new ConfigError(`--plain-http-port ${plain} must be between 0 and 65535, inclusive (0 picks a free port)`);
   if (!!options.tlsCertFile !== !!options.tlsPrivateKeyFile) throw new ConfigError('--tls-cert-file and --tls-private-key-file must be given together');
   const backend = options.storageBackend ?? 'memory';
-  if (backend !== 'memory' && backend !== 'sqlite') throw new ConfigError(`--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'`);
+  if (backend !== 'memory' && backend !== 'sqlite' && backend !== 'etcd3') throw new ConfigError(`--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'`);
+  if (backend === 'etcd3' && !(options.etcd && options.etcd.servers.length > 0)) throw new ConfigError('--etcd-servers must be specified');
   const historyWindowSeconds = options.historyWindowSeconds ?? 300;
   if (!(historyWindowSeconds >= 0)) throw new ConfigError('--history-window can not be negative value');
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800;
@@ -272,7 +275,12 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       options.tlsCertFile && options.tlsPrivateKeyFile
         ? Promise.all([readRequired(options.tlsCertFile, 'TLS certificate file'), readRequired(options.tlsPrivateKeyFile, 'TLS private key file')])
         : Promise.resolve(undefined),
-      (options.openStorage ?? defaultOpenStorage)({ backend: cfg.backend, dataDir, historyWindowSeconds: cfg.historyWindowSeconds }).then((s) => {
+      (options.openStorage ?? defaultOpenStorage)({
+        backend: cfg.backend === 'etcd3' ? 'etcd' : cfg.backend,
+        dataDir,
+        historyWindowSeconds: cfg.historyWindowSeconds,
+        etcd: options.etcd && { onCompactionError: (error) => log.error('etcd compaction failed', { error }), ...options.etcd },
+      }).then((s) => {
         cleanups.push(() => s.close());
         return s;
       }),
