@@ -23,6 +23,10 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     requestTimeoutSeconds: 60,
     http2MaxStreamsPerConnection: 0,
     storageBackend: 'sqlite',
+    leaderElect: undefined,
+    leaderElection: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+    shutdownDelaySeconds: 0,
+    shutdownSendRetryAfter: false,
     dataDir: './.capstan',
     plainHttpPort: undefined,
     logLevel: 0,
@@ -35,6 +39,8 @@ test('every flag maps to its option', () => {
     '--token-auth-file=t.csv', '--anonymous-auth=false', '--authorization-mode=AlwaysDeny,AlwaysAllow', '--runtime-config=api/all=true',
     '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
     '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
+    '--leader-elect=true', '--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s', '--leader-elect-retry-period=3s',
+    '--shutdown-delay-duration=2s', '--shutdown-send-retry-after',
   ]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -54,6 +60,10 @@ test('every flag maps to its option', () => {
     requestTimeoutSeconds: 60,
     http2MaxStreamsPerConnection: 0,
     storageBackend: 'memory',
+    leaderElect: true,
+    leaderElection: { leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 3_000 },
+    shutdownDelaySeconds: 2,
+    shutdownSendRetryAfter: true,
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
     logLevel: 4,
@@ -89,6 +99,7 @@ test('bad values are FlagErrors with kube\'s messages', () => {
     [['--storage-backend=etcd3'], '--etcd-servers must be specified'],
     [['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379', '--etcd-compaction-interval=5x'], 'invalid argument "5x" for "--etcd-compaction-interval" flag: time: unknown unit "x" in duration "5x"'],
     [['--storage-media-type=text/plain'], '--storage-media-type "text/plain" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml'],
+    [['--leader-elect-lease-duration=5s'], 'leaseDuration must be greater than renewDeadline'],
     [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
   ];
   for (const [argv, message] of cases) assert.throws(() => parseCommandLine(argv), (e: unknown) => e instanceof FlagError && e.message === message, argv.join(' '));

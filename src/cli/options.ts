@@ -31,6 +31,12 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'etcd-keyfile', type: 'string', valueName: 'string', help: 'SSL key file used to secure etcd communication.' },
   { name: 'etcd-compaction-interval', type: 'string', valueName: 'duration', default: '5m0s', help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
   { name: 'etcd-count-metric-poll-period', type: 'string', valueName: 'duration', default: '1m0s', help: 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.' },
+  { name: 'leader-elect', type: 'bool', help: 'Start a leader election client and gain leadership before running the controllers (namespace lifecycle, ClusterRole aggregation). Default: true with --storage-backend=etcd3, false otherwise.' },
+  { name: 'leader-elect-lease-duration', type: 'string', valueName: 'duration', default: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.' },
+  { name: 'leader-elect-renew-deadline', type: 'string', valueName: 'duration', default: '10s', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.' },
+  { name: 'leader-elect-retry-period', type: 'string', valueName: 'duration', default: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
+  { name: 'shutdown-delay-duration', type: 'string', valueName: 'duration', default: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.' },
+  { name: 'shutdown-send-retry-after', type: 'bool', default: false, help: 'If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a \'Retry-After\' response header.' },
   { name: 'storage-media-type', type: 'string', valueName: 'string', default: 'application/json', help: 'The media type to use to store objects in storage. Supported: application/json.' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
@@ -87,6 +93,14 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   if (!['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'].includes(mediaType)) {
     throw new FlagError(`--storage-media-type "${mediaType}" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml`);
   }
+  const leaseDurationMs = durationFlag('leader-elect-lease-duration');
+  const renewDeadlineMs = durationFlag('leader-elect-renew-deadline');
+  const retryPeriodMs = durationFlag('leader-elect-retry-period');
+  // client-go's NewLeaderElector checks.
+  if (!(leaseDurationMs > renewDeadlineMs)) throw new FlagError('leaseDuration must be greater than renewDeadline');
+  if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
+  const shutdownDelayMs = durationFlag('shutdown-delay-duration');
+  if (shutdownDelayMs < 0) throw new FlagError('--shutdown-delay-duration can not be negative value');
   if (mediaType !== 'application/json') throw new FlagError(`--storage-media-type "${mediaType}" is not supported by Capstan yet (objects are stored as application/json)`);
   const rawTimeout = v['request-timeout'] as string;
   let requestTimeoutMs: number;
@@ -114,6 +128,10 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     requestTimeoutSeconds: requestTimeoutMs / 1000,
     http2MaxStreamsPerConnection: v['http2-max-streams-per-connection'] as number,
     storageBackend: backend,
+    leaderElect: parsed.given.has('leader-elect') ? (v['leader-elect'] as boolean) : undefined,
+    leaderElection: { leaseDurationMs, renewDeadlineMs, retryPeriodMs },
+    shutdownDelaySeconds: shutdownDelayMs / 1000,
+    shutdownSendRetryAfter: v['shutdown-send-retry-after'] as boolean,
     ...(backend === 'etcd3'
       ? {
           etcd: {

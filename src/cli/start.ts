@@ -37,6 +37,13 @@ export interface CapstanOptions {
   storageBackend?: 'memory' | 'sqlite' | 'etcd3';
   /** The etcd3 backend: --etcd-servers, --etcd-prefix, TLS files, --etcd-compaction-interval. */
   etcd?: EtcdOpenOptions;
+  /**
+   * --leader-elect: run the controllers only while holding the kube-system/kube-controller-manager Lease. Default:
+   * on with etcd3 (where several instances may share storage), off with memory and sqlite (one process owns them).
+   */
+  leaderElect?: boolean;
+  /** --leader-elect-lease-duration / -renew-deadline / -retry-period (ms; kube's 15 s, 10 s, 2 s). */
+  leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   /** Where certificates, the kubeconfig and the sqlite database live. Library default: a new temp dir, removed by close(). */
   dataDir?: string;
   /** HTTPS port; 0 picks a free one (library default). */
@@ -68,6 +75,10 @@ export interface CapstanOptions {
   logger?: Logger;
   /** Seconds in-flight requests get to finish at close (default 5). */
   shutdownGraceSeconds?: number;
+  /** --shutdown-delay-duration: at close, /readyz fails at once and requests are still served this long (default 0). */
+  shutdownDelaySeconds?: number;
+  /** --shutdown-send-retry-after: after the delay, new requests get 429 + Retry-After while in-flight ones drain. */
+  shutdownSendRetryAfter?: boolean;
   /** Replace the API (tests). Default: createApiServer from src/endpoints/api-server.ts. */
   createApi?: (options: ApiServerOptions) => ApiServer | Promise<ApiServer>;
   /** Replace the storage opener (tests). Default: openStorage from src/storage/open.ts. */
@@ -321,6 +332,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         onError: (error) => log.error('bootstrap objects could not be reconciled', { error }),
       },
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
+      ...((options.leaderElect ?? cfg.backend === 'etcd3')
+        ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }
+        : {}),
     });
     cleanups.push(() => controlPlane.stop());
     // RBAC's informers start after the defaults are in place, so the first request already sees them.
@@ -341,8 +355,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     cleanups.push(() => api.close());
 
     let shuttingDown = false;
+    let draining = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs });
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, draining: () => draining });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
@@ -399,7 +414,16 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       installCRDs: (sources, installOptions) => installCrds(registry, sources, installOptions),
       close: () =>
         (closing ??= (async () => {
+          // kube's graceful termination: readyz fails first, requests are served through the delay, then
+          // (with --shutdown-send-retry-after) new ones are turned away while those in flight finish.
           shuttingDown = true;
+          const delayMs = (options.shutdownDelaySeconds ?? 0) * 1000;
+          if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+          if (options.shutdownSendRetryAfter) {
+            draining = true;
+            const deadline = Date.now() + graceMs;
+            while (handler.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          }
           await cleanup();
         })()),
     };

@@ -10,6 +10,7 @@ import { startCrdController, type CrdController } from './crd.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
+import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
 export interface ControlPlaneOptions {
   /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
@@ -20,12 +21,21 @@ export interface ControlPlaneOptions {
   readonly crdRetryMs?: number;
   /** Create and reconcile the default RBAC policy at start (kube-apiserver does when RBAC is an authorization mode). */
   readonly rbacBootstrapPolicy?: boolean;
+  /**
+   * Run kube-controller-manager's controllers (namespace lifecycle, ClusterRole aggregation) only while this
+   * instance holds the kube-system/kube-controller-manager Lease (--leader-elect). Absent: they always run (one
+   * process owns its storage). The apiserver's own loops (system namespaces, bootstrap objects, the RBAC default
+   * policy, CRD naming and establishing) run on every instance, as in kube-apiserver.
+   */
+  readonly leaderElection?: LeaderElectionConfig;
 }
 
 export interface ControlPlane {
   /** True once the system namespaces exist. */
   ready(): boolean;
   readonly crds: CrdController;
+  /** The elector when leader election is on. */
+  readonly elector?: LeaderElector;
   stop(): Promise<void>;
 }
 
@@ -34,19 +44,38 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   const crds: CrdController = startCrdController(registry, { retryMs: options.crdRetryMs });
   await crds.synced();
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
-  const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
-  const aggregation = startClusterRoleAggregation(registry);
-  // The default admin, edit and view roles are aggregated before the server answers anyone.
-  if (options.rbacBootstrapPolicy) await aggregation?.idle();
+  // kube-controller-manager's controllers: while leading (or always, without leader election).
+  let namespaces: NamespaceController | undefined;
+  let aggregation: ReturnType<typeof startClusterRoleAggregation>;
+  const startLeading = async () => {
+    namespaces = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
+    aggregation = startClusterRoleAggregation(registry);
+    // The default admin, edit and view roles are aggregated before the server answers anyone.
+    if (options.rbacBootstrapPolicy) await aggregation?.idle();
+  };
+  const stopLeading = async () => {
+    aggregation?.stop();
+    aggregation = undefined;
+    await namespaces?.stop();
+    namespaces = undefined;
+  };
+  let elector: LeaderElector | undefined;
+  if (options.leaderElection) {
+    elector = startLeaderElection(registry, options.leaderElection, { onStartedLeading: startLeading, onStoppedLeading: stopLeading });
+    await elector.firstAttempt();
+  } else {
+    await startLeading();
+  }
   return {
     ready: () => true,
     crds,
+    elector,
     async stop() {
       await crds.stop();
-      aggregation?.stop();
+      if (elector) await elector.stop();
+      else await stopLeading();
       await bootstrap?.stop();
-      await namespaces.stop();
     },
   };
 }

@@ -2,7 +2,7 @@
 // then health, /version, or the API.
 
 import { randomUUID } from 'node:crypto';
-import { badRequest, internalError, isStatusError, StatusError, unauthorized } from '../apis/errors.ts';
+import { badRequest, internalError, isStatusError, StatusError, tooManyRequests, unauthorized } from '../apis/errors.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
@@ -25,7 +25,14 @@ export interface PipelineOptions {
   readonly log: Logger;
   /** --request-timeout: how long a non-long-running request may take before it is answered 504 (default 60 s). */
   readonly requestTimeoutMs?: number;
+  /**
+   * --shutdown-send-retry-after: true while the server drains at shutdown; new requests (but health checks) are
+   * then answered 429 with Retry-After, as kube's WithRetryAfter filter does.
+   */
+  readonly draining?: () => boolean;
 }
+
+const HEALTH_PATHS = /^\/(healthz|livez|readyz)(\/|$)/;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -83,6 +90,11 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const { rawPath, query } = splitUrl(req.url ?? '/');
     const path = decodePath(rawPath || '/');
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
+    if (options.draining?.() && !HEALTH_PATHS.test(path)) {
+      // k8s.io/apiserver/pkg/server/filters/with_retry_after.go
+      writeStatus(res, tooManyRequests('The apiserver is shutting down, please try again later.', 5), { 'Retry-After': '5', Connection: 'close' });
+      return { info };
+    }
     const longRunning = isLongRunning(info);
     if (!longRunning) {
       inFlight++;

@@ -11,8 +11,10 @@ let b: TestServer;
 before(async () => {
   etcd = await startEtcdCluster(1);
   const etcdOptions = { servers: etcd.clientUrls, prefix: '/registry', compactionIntervalMs: 0 };
-  a = await startTestServer({ storageBackend: 'etcd3', etcd: etcdOptions });
-  b = await startTestServer({ storageBackend: 'etcd3', etcd: etcdOptions });
+  // Leader election timings scaled down from kube's 15 s / 10 s / 2 s so the takeover test stays short.
+  const leaderElection = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
+  a = await startTestServer({ storageBackend: 'etcd3', etcd: etcdOptions, leaderElection });
+  b = await startTestServer({ storageBackend: 'etcd3', etcd: etcdOptions, leaderElection });
 });
 
 after(async () => {
@@ -54,4 +56,50 @@ test('two instances never hand out the same cluster IP or node port, even to con
   });
   assert.equal(new Set(specs.map((s) => s.clusterIP)).size, 10);
   assert.equal(new Set(specs.map((s) => s.ports[0].nodePort)).size, 10);
+});
+
+interface Lease {
+  metadata: { resourceVersion: string };
+  spec: { holderIdentity?: string; leaseDurationSeconds?: number; leaseTransitions?: number };
+}
+
+async function leaseHolder(server: TestServer): Promise<string> {
+  const r = await server.adminRequest('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager');
+  assert.equal(r.status, 200, r.body);
+  return (JSON.parse(r.body) as Lease).spec.holderIdentity ?? '';
+}
+
+async function namespaceGone(server: TestServer, name: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const r = await server.adminRequest(`/api/v1/namespaces/${name}`);
+    if (r.status === 404) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.fail(`namespace ${name} was not deleted`);
+}
+
+test('controllers run on the Lease holder only; when it shuts down the other instance takes over', async () => {
+  const holder = await leaseHolder(a);
+  assert.match(holder, /_[0-9a-f-]{36}$/, 'holderIdentity is <hostname>_<uuid>');
+  assert.equal(await leaseHolder(b), holder, 'both instances see one holder');
+  // The namespace lifecycle controller (leader only) finishes a deletion asked of either instance.
+  for (const [server, name] of [[a, 'gone-a'], [b, 'gone-b']] as const) {
+    assert.equal((await server.adminRequest('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name } }) })).status, 201);
+    await server.adminRequest('/api/v1/namespaces/default/configmaps', { method: 'POST', body: JSON.stringify({ metadata: { name: 'x', namespace: name } }) });
+    assert.equal((await server.adminRequest(`/api/v1/namespaces/${name}`, { method: 'DELETE' })).status, 200);
+    await namespaceGone(server, name);
+  }
+  // The leader stops: it releases the Lease and the other instance acquires it at its next retry.
+  const [leader, other] = [a, b];
+  const leaderId = holder;
+  await leader.close();
+  let next = '';
+  for (let i = 0; i < 100 && (next === '' || next === leaderId); i++) {
+    next = await leaseHolder(other);
+    if (next === '' || next === leaderId) await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.ok(next !== '' && next !== leaderId, `the other instance took the Lease (holder ${next})`);
+  assert.equal((await other.adminRequest('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: 'gone-c' } }) })).status, 201);
+  assert.equal((await other.adminRequest('/api/v1/namespaces/gone-c', { method: 'DELETE' })).status, 200);
+  await namespaceGone(other, 'gone-c');
 });
