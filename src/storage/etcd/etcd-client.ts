@@ -34,6 +34,14 @@ export function connectEtcd(options: EtcdConnectionOptions): EtcdConnection {
   const hosts = options.servers.map((s) => (tls && s.startsWith('http://') ? `https://${s.slice('http://'.length)}` : s));
   const client = new etcd3.Etcd3({
     hosts,
+    // Reconnect within a second once a member is back (gRPC's default backoff grows to two minutes), and notice a
+    // member that stopped answering (kube's etcd client: keepalive 30 s, timeout 10 s).
+    grpcOptions: {
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 1000,
+      'grpc.keepalive_time_ms': 30_000,
+      'grpc.keepalive_timeout_ms': 10_000,
+    },
     ...(tls
       ? {
           credentials: {
