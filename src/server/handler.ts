@@ -2,7 +2,7 @@
 // then health, /version, or the API.
 
 import { randomUUID } from 'node:crypto';
-import { badRequest, internalError, isStatusError, StatusError, unauthorized } from '../apis/errors.ts';
+import { badRequest, internalError, isStatusError, StatusError, tooManyRequests, unauthorized } from '../apis/errors.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
@@ -35,6 +35,11 @@ export interface PipelineOptions {
   readonly metrics?: ServerMetrics;
   /** The test controls' seams (src/testing/request-hooks.ts); absent when they are off. */
   readonly hooks?: RequestHooks;
+  /**
+   * --shutdown-send-retry-after: true while the server drains at shutdown; new requests (but health checks) are
+   * then answered 429 with Retry-After, as kube's WithRetryAfter filter does.
+   */
+  readonly draining?: () => boolean;
 }
 
 /** What the filter chain notes about one request for the hooks (filled in as the request goes). */
@@ -61,6 +66,8 @@ export interface RequestHooks {
   /** Every request, once answered (or failed). */
   finished?(req: HttpRequest, res: HttpResponse, note: RequestNote, durationMs: number): void;
 }
+
+const HEALTH_PATHS = /^\/(healthz|livez|readyz)(\/|$)/;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -123,6 +130,11 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       note.cluster = routed.cluster;
     }
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
+    if (options.draining?.() && !HEALTH_PATHS.test(path)) {
+      // k8s.io/apiserver/pkg/server/filters/with_retry_after.go
+      writeStatus(res, tooManyRequests('The apiserver is shutting down, please try again later.', 5), { 'Retry-After': '5', Connection: 'close' });
+      return { info };
+    }
     note.info = info;
     const longRunning = isLongRunning(info);
     const recorded = metrics?.begin(req, info, longRunning);
