@@ -1,7 +1,7 @@
 // `npm run bench`: Capstan's figures, each as a ratio to the raw limit measured in the same run (direct calls of the
 // same storage backend; a bare Node HTTPS server), with absolute numbers for context.
 //
-//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,crd,admission,protobuf,auth]
+//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,crd,builtin,admission,protobuf,auth,memory,testing]
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -15,6 +15,7 @@ import { createMemoryStorage } from '../src/storage/memory/memory-storage.ts';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
 import type { Storage } from '../src/storage/types.ts';
 import { benchApply } from './apply.ts';
+import { benchBuiltinCreates } from './builtin-validation.ts';
 import { benchCrd } from './crd.ts';
 import { benchAdmission } from './admission.ts';
 import { benchStorage } from './storage.ts';
@@ -24,7 +25,7 @@ import type { LoadResult, TlsClientOptions } from './load.ts';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'admission', 'protobuf', 'auth']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -283,6 +284,22 @@ async function benchCrdSection(): Promise<void> {
   }
 }
 
+async function benchBuiltinSection(): Promise<void> {
+  process.stdout.write('Pods and Services (kube defaulting and validation) vs ConfigMaps of about the same size (memory, 32 concurrent clients)\n');
+  const { child, info } = await spawnJsonChild('bench/serve.ts', ['memory']);
+  try {
+    const tls: TlsClientOptions = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
+    const f = await benchBuiltinCreates(child, info.port as number, tls, quick ? 1000 : 4000);
+    const cm = `ConfigMap create ${fmt(f.configMap.perSecond)}/s, ${fmt(f.configMap.cpuMsPerRequest, 2)} ms CPU`;
+    for (const [what, figure] of [['Pod create', f.pod], ['Service create (cluster IP allocated)', f.service]] as const) {
+      const ratio = figure.cpuMsPerRequest / f.configMap.cpuMsPerRequest;
+      row(what, `${fmt(figure.perSecond)}/s, ${fmt(figure.cpuMsPerRequest, 2)} ms CPU`, cm, `${fmt(ratio, 2)}x ConfigMap CPU (target <= 1.2x: ${ratio <= 1.2 ? 'met' : 'MISSED'})`);
+    }
+  } finally {
+    await stop(child);
+  }
+}
+
 async function benchAdmissionSection(): Promise<void> {
   process.stdout.write('admission: ConfigMap create with one no-op validating webhook, and with 10 ValidatingAdmissionPolicies, vs without (memory, 16 concurrent clients)\n');
   const { child, info } = await spawnJsonChild('bench/serve.ts', ['memory']);
@@ -307,7 +324,13 @@ if (only.has('http')) await benchHttp();
 if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });
 if (only.has('apply')) await benchApplySection();
 if (only.has('crd')) await benchCrdSection();
+if (only.has('builtin')) await benchBuiltinSection();
 if (only.has('admission')) await benchAdmissionSection();
+if (only.has('memory')) for (const r of await (await import('./memory.ts')).benchMemory({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
+if (only.has('testing')) {
+  process.stdout.write('test controls: reset, fork, logical clusters (in-process library servers)\n');
+  for (const r of await (await import('./testing.ts')).benchTesting({ quick })) row(r.what, r.capstan, r.raw, r.ratio);
+}
 if (only.has('protobuf')) for (const r of await (await import('./protobuf.ts')).benchProtobuf({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
 if (only.has('auth')) {
   process.stdout.write(`authorization and token authentication on the get path (memory, ${32} concurrent keep-alive clients)\n`);

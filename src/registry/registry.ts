@@ -7,7 +7,7 @@ import { isStatusError } from '../apis/errors.ts';
 import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
 import type { ResourceFacts } from '../apis/model-types.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
-import { resourcePrefix } from '../storage/keys.ts';
+import { builtinResourcePrefix } from '../storage/keys.ts';
 import type { Storage } from '../storage/types.ts';
 import { conversionFacts } from './builtin/conversion/index.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
@@ -44,6 +44,11 @@ export interface RegistryHandle extends Registry {
   register(defs: readonly ResourceDefinition[]): void;
   /** Remove definitions (by group/version/resource); their stored objects stay in storage. */
   unregister(defs: readonly Pick<ResourceDefinition, 'group' | 'version' | 'resource'>[]): void;
+  /**
+   * Resolves true once every watch cache is ready (after a restore of the test controls they relist), false when
+   * one is not within timeoutMs.
+   */
+  cachesReady(timeoutMs: number): Promise<boolean>;
   /** Objects held by each resource's watch cache ("configmaps", "deployments.apps"), for apiserver_storage_objects. */
   storedObjectCounts(): { resource: string; objects: number }[];
   close(): Promise<void>;
@@ -71,7 +76,7 @@ export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
     shortNames: r.shortNames ?? [],
     categories: r.categories ?? [],
     subresources: r.subresources ?? [],
-    storagePrefix: conversion?.storagePrefix ?? resourcePrefix(r.group, r.resource),
+    storagePrefix: conversion?.storagePrefix ?? builtinResourcePrefix(r.group, r.resource),
     ...(conversion ? { storageVersion: conversion.storageVersion, convert: conversion.convert } : {}),
     schema: schemaByName(r.schema) ?? { type: 'object' },
     resolveRef: schemaByName,
@@ -207,6 +212,10 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
         stores.delete(key);
       }
       notify();
+    },
+    async cachesReady(timeoutMs) {
+      const waits = [...stores.values()].map((store) => store.core.cache?.waitReady(timeoutMs) ?? Promise.resolve(true));
+      return (await Promise.all(waits)).every((ok) => ok);
     },
     storedObjectCounts() {
       const out: { resource: string; objects: number }[] = [];

@@ -28,6 +28,10 @@ export interface WebhookTarget {
   readonly url: URL;
   readonly serverName: string;
   readonly ca: string | undefined;
+  /** Client credentials (token and authorization webhooks' kubeconfig users). */
+  readonly clientCert?: string;
+  readonly clientKey?: string;
+  readonly bearerToken?: string;
 }
 
 export class WebhookCallError extends Error {}
@@ -83,13 +87,20 @@ export async function webhookTarget(config: WebhookClientConfig, registry: Regis
   return { url: await resolveService(registry, ref), serverName: `${ref.name}.${ref.namespace}.svc`, ca };
 }
 
-// Kept-alive connections per trusted CA bundle: a webhook called on every write pays the TLS handshake once.
+// Kept-alive connections per trusted CA bundle and client certificate: a webhook called on every write pays the
+// TLS handshake once.
 const agents = new Map<string, Agent>();
-function agentFor(ca: string | undefined): Agent {
-  const key = ca ?? '';
+function agentFor(target: WebhookTarget): Agent {
+  const key = `${target.ca ?? ''}\0${target.clientCert ?? ''}\0${target.clientKey ?? ''}`;
   let a = agents.get(key);
   if (!a) {
-    a = new Agent({ keepAlive: true, maxSockets: 64, timeout: 4000, ...(ca ? { ca } : {}) });
+    a = new Agent({
+      keepAlive: true,
+      maxSockets: 64,
+      timeout: 4000,
+      ...(target.ca ? { ca: target.ca } : {}),
+      ...(target.clientCert ? { cert: target.clientCert, key: target.clientKey } : {}),
+    });
     agents.set(key, a);
   }
   return a;
@@ -159,8 +170,13 @@ function postOnce(target: WebhookTarget, payload: Buffer, timeoutMs: number, opt
       {
         method: 'POST',
         servername: isIP(target.serverName) ? undefined : target.serverName,
-        headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length },
-        agent: agentFor(target.ca),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, */*',
+          'content-length': payload.length,
+          ...(target.bearerToken ? { authorization: `Bearer ${target.bearerToken}` } : {}),
+        },
+        agent: agentFor(target),
       },
       (res) => {
         const chunks: Buffer[] = [];

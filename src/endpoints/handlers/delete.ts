@@ -2,14 +2,15 @@
 
 import { StatusError } from '../../apis/errors.ts';
 import { scanJson, JsonSyntaxError } from '../../encoding/json.ts';
-import { parseYaml, YamlSyntaxError } from '../../encoding/yaml.ts';
-import { bodyFormat, readBody } from '../body.ts';
+import { YamlSyntaxError } from '../../encoding/yaml.ts';
+import { readYaml } from '../../encoding/yaml-offthread.ts';
+import { bodyFormat, prepareBody, readBody } from '../body.ts';
 import { decodeDeleteOptionsQuery, deleteOptionsFromBody, validateDeleteOptions, type ParsedDeleteOptions } from '../options.ts';
 import { requestHeader } from '../respond.ts';
 import { admissionInfo, requestContext, type Scope } from '../scope.ts';
 import { admitDelete } from '../../admission/request.ts';
 import type { DeleteOptions, KubeObject } from '../../registry/types.ts';
-import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
+import { negotiateResourceOutput, writeResult } from './common.ts';
 import { decodeProtobufObject } from '../../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../../encoding/protobuf/messages.ts';
 import { listOptionsFor } from './read.ts';
@@ -21,12 +22,13 @@ function unknownError(message: string): StatusError {
 
 const DELETE_OPTIONS_API_VERSIONS = new Set(['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1']);
 
+/** DeleteOptions are read with the meta.k8s.io codecs (protobuf included), whatever the resource. */
 function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), true);
   let value: unknown;
   try {
     if (format === 'protobuf') value = decodeProtobufObject(data);
-    else if (format === 'yaml') value = parseYaml(data.toString('utf8')).value;
+    else if (format === 'yaml') value = readYaml(data.toString('utf8')).value;
     else {
       const text = data.toString('utf8');
       scanJson(text);
@@ -52,6 +54,7 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
 /** DeleteOptions from a non-empty body, else from the query; validated (422). */
 async function deleteOptionsFor(scope: Scope): Promise<ParsedDeleteOptions> {
   const data = await readBody(scope.r.req);
+  if (data.length > 0) await prepareBody(data, bodyFormat(requestHeader(scope.r.req, 'content-type'), true));
   const opts = data.length > 0 ? decodeDeleteBody(scope, data) : decodeDeleteOptionsQuery(scope.r.query);
   validateDeleteOptions(opts);
   return opts;

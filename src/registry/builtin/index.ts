@@ -19,6 +19,7 @@ import { buildStrategy } from './generic.ts';
 import { typeKey, typeRules } from './type-rules.ts';
 import { crdFacts } from '../apiextensions/crd-strategy.ts';
 import { mutatingWebhookConfigurationFacts, validatingAdmissionPolicyBindingFacts, validatingAdmissionPolicyFacts, validatingWebhookConfigurationFacts } from './admissionregistration/printer-columns.ts';
+import { apiServiceFacts } from './apiregistration/api-services.ts';
 import { controllerRevisionFacts } from './apps/controller-revisions.ts';
 import { daemonSetFacts, deploymentFacts, replicaSetFacts, statefulSetFacts } from './apps/workloads.ts';
 import { horizontalPodAutoscalerFacts } from './autoscaling/horizontal-pod-autoscalers.ts';
@@ -66,6 +67,7 @@ export type { BuiltinStrategy } from './generic.ts';
 export { typeRules } from './type-rules.ts';
 
 const FACTS: Readonly<Record<string, FactsMaker>> = {
+  'apiregistration.k8s.io/apiservices': apiServiceFacts,
   'apiextensions.k8s.io/customresourcedefinitions': crdFacts,
   '/namespaces': namespaceFacts,
   '/configmaps': configMapFacts,
