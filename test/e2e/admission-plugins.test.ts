@@ -154,3 +154,44 @@ describe('admission plugins turned off', () => {
     await s.kubectlOk(['create', 'configmap', 'allowed']);
   });
 });
+
+describe('--admission-control-config-file', () => {
+  let s: TestServer;
+  let dir: string;
+  before(async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    dir = await mkdtemp(join(tmpdir(), 'capstan-admission-config-'));
+    await writeFile(
+      join(dir, 'admission.yaml'),
+      [
+        'apiVersion: apiserver.config.k8s.io/v1',
+        'kind: AdmissionConfiguration',
+        'plugins:',
+        '- name: PodSecurity',
+        '  configuration:',
+        '    apiVersion: pod-security.admission.config.k8s.io/v1',
+        '    kind: PodSecurityConfiguration',
+        '    defaults:',
+        '      enforce: baseline',
+        '    exemptions:',
+        '      namespaces: [kube-system]',
+        '',
+      ].join('\n'),
+    );
+    s = await startTestServer({ admissionControlConfigFile: join(dir, 'admission.yaml') });
+  });
+  after(async () => {
+    await s?.close();
+    const { rm } = await import('node:fs/promises');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('PodSecurity defaults from the configuration apply to unlabelled namespaces; exemptions are honoured', async () => {
+    const privileged = (name: string) => json({ ...pod(name), spec: { containers: [{ name: 'app', image: 'nginx', securityContext: { privileged: true } }] } });
+    const refused = await s.kubectl(['create', '-f', '-'], { input: privileged('priv') });
+    assert.equal(refused.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "priv" is forbidden: violates PodSecurity "baseline:latest": privileged (container "app" must not set securityContext.privileged=true)');
+    await s.kubectlOk(['create', '-n', 'kube-system', '-f', '-'], { input: privileged('priv') });
+  });
+});

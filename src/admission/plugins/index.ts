@@ -5,7 +5,7 @@ import type { PluginFactory } from '../plugin-set.ts';
 import { namespaceLifecycle, namespaceReader } from './namespace-lifecycle.ts';
 import { validatingAdmissionPolicyPlugin } from '../policy/plugin.ts';
 import { limitRanger } from './limit-ranger.ts';
-import { podSecurity } from './pod-security.ts';
+import { podSecurity, type PodSecurityConfiguration } from './pod-security.ts';
 import { defaultIngressClass, defaultStorageClass, defaultTolerationSeconds, priority } from './defaults.ts';
 import { resourceQuotaPlugin } from '../quota/plugin.ts';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugins.ts';
@@ -13,7 +13,7 @@ import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugi
 export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
   NamespaceLifecycle: ({ registry }) => namespaceLifecycle(registry),
   LimitRanger: ({ registry }) => limitRanger(registry),
-  PodSecurity: ({ registry }) => podSecurity(namespaceReader(registry)),
+  PodSecurity: ({ registry, config }) => podSecurity(namespaceReader(registry), (config ?? {}) as PodSecurityConfiguration),
   Priority: ({ registry }) => priority(registry),
   DefaultTolerationSeconds: () => defaultTolerationSeconds(),
   DefaultStorageClass: ({ registry }) => defaultStorageClass(registry),

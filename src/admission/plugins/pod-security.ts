@@ -1,5 +1,5 @@
 // PodSecurity (k8s.io/pod-security-admission): the namespace's pod-security.kubernetes.io/enforce|warn|audit
-// labels (and their -version) pick a level, privileged, baseline or restricted; a pod create or update that
+// labels (and their -version; else the PodSecurityConfiguration defaults of --admission-control-config-file) pick a level, privileged, baseline or restricted; a pod create or update that
 // violates the enforced level is refused, one that violates the warn level gets a Warning header. The checks
 // are the commonly hit ones of the baseline and restricted levels, reported in kube's check order and wording.
 
@@ -148,13 +148,21 @@ export function podSecurityViolations(spec: Obj, level: Level): string[] {
     .filter((x): x is string => x !== undefined);
 }
 
-function levelOf(labels: Record<string, string>, mode: string): { level: Level; version: string } | undefined {
-  const level = labels[`pod-security.kubernetes.io/${mode}`] as Level | undefined;
-  if (!level || !LEVELS.includes(level)) return undefined;
-  return { level, version: labels[`pod-security.kubernetes.io/${mode}-version`] || 'latest' };
+/** A PodSecurityConfiguration (pod-security.admission.config.k8s.io/v1) from --admission-control-config-file. */
+export interface PodSecurityConfiguration {
+  defaults?: Record<string, string>;
+  exemptions?: { usernames?: string[]; namespaces?: string[]; runtimeClasses?: string[] };
 }
 
-export function podSecurity(getNamespace: (name: string) => Promise<KubeObject | undefined>): AdmissionPlugin {
+function levelOf(labels: Record<string, string>, defaults: Record<string, string>, mode: string): { level: Level; version: string } | undefined {
+  const level = (labels[`pod-security.kubernetes.io/${mode}`] ?? defaults[mode]) as Level | undefined;
+  if (!level || !LEVELS.includes(level)) return undefined;
+  return { level, version: labels[`pod-security.kubernetes.io/${mode}-version`] || defaults[`${mode}-version`] || 'latest' };
+}
+
+export function podSecurity(getNamespace: (name: string) => Promise<KubeObject | undefined>, config: PodSecurityConfiguration = {}): AdmissionPlugin {
+  const defaults = config.defaults ?? {};
+  const exempt = config.exemptions ?? {};
   return {
     name: 'PodSecurity',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
@@ -162,12 +170,14 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
       if (a.resource.group !== '' || a.resource.resource !== 'pods' || !a.object) return;
       if (a.subResource && a.subResource !== 'ephemeralcontainers') return;
       if (!a.namespace) return;
+      if (exempt.namespaces?.includes(a.namespace) || exempt.usernames?.includes(a.userInfo.name)) return;
+      if (exempt.runtimeClasses?.includes(String((a.object.spec as Obj | undefined)?.runtimeClassName ?? ''))) return;
       const ns = await getNamespace(a.namespace);
       const labels = ns?.metadata.labels ?? {};
       const spec = (a.object.spec ?? {}) as Obj;
       // An update that changes nothing the checks read is not re-evaluated (kube ignores metadata-only updates).
       if (a.operation === 'UPDATE' && a.oldObject && JSON.stringify(a.oldObject.spec) === JSON.stringify(a.object.spec)) return;
-      const enforce = levelOf(labels, 'enforce');
+      const enforce = levelOf(labels, defaults, 'enforce');
       if (enforce) {
         const v = podSecurityViolations(spec, enforce.level);
         if (v.length) {
@@ -175,12 +185,12 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
           throw forbiddenError({ group: '', resource: 'pods' }, m.name || m.generateName || a.name, `violates PodSecurity "${enforce.level}:${enforce.version}": ${v.join(', ')}`);
         }
       }
-      const warn = levelOf(labels, 'warn');
+      const warn = levelOf(labels, defaults, 'warn');
       if (warn) {
         const v = podSecurityViolations(spec, warn.level);
         if (v.length) a.warnings.push(`would violate PodSecurity "${warn.level}:${warn.version}": ${v.join(', ')}`);
       }
-      const audit = levelOf(labels, 'audit');
+      const audit = levelOf(labels, defaults, 'audit');
       if (audit) {
         const v = podSecurityViolations(spec, audit.level);
         if (v.length) a.auditAnnotations['pod-security.kubernetes.io/audit-violations'] = `would violate PodSecurity "${audit.level}:${audit.version}": ${v.join(', ')}`;
