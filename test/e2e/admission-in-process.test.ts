@@ -10,6 +10,7 @@ describe('in-process admission', () => {
   let s: TestServer;
   let core: k8s.CoreV1Api;
   const seen: { phase: string; operation: string; name: string; dryRun: boolean }[] = [];
+  const connects: unknown[] = [];
 
   before(async () => {
     s = await startTestServer({
@@ -23,6 +24,10 @@ describe('in-process admission', () => {
         },
         validate(req) {
           seen.push({ phase: 'validate', operation: req.operation as string, name: (req.name as string) ?? '', dryRun: req.dryRun as boolean });
+          if (req.operation === 'CONNECT') {
+            connects.push(req.object);
+            return { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'no exec here' } };
+          }
           const obj = req.object as { data?: Record<string, string> } | null;
           if (obj?.data?.deny) return { allowed: false, status: { code: 422, reason: 'Invalid', message: `value ${obj.data.deny} refused` } };
           if (obj?.data?.throw) throw new Error('hook crashed');
@@ -60,6 +65,14 @@ describe('in-process admission', () => {
     assert.equal(thrown.stderr.trim(), 'Warning: in-process warning\nerror: failed to create configmap: Internal error occurred: failed calling webhook "in-process.validate.capstan.dev": failed to call webhook: hook crashed');
     assert.equal((await s.kubectl(['get', 'configmap', 'cm3'])).code, 1);
     assert.equal((await s.kubectl(['get', 'configmap', 'cm4'])).code, 1);
+  });
+
+  test('CONNECT (pods/exec) is admitted with the exec options as the object', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'shell' }, spec: { containers: [{ name: 'sh', image: 'busybox' }] } }) });
+    const r = await s.adminRequest('/api/v1/namespaces/default/pods/shell/exec?command=ls&command=-l&stdout=true&container=sh', { method: 'POST' });
+    assert.equal(r.status, 403);
+    assert.equal(JSON.parse(r.body).message, 'admission webhook "in-process.validate.capstan.dev" denied the request: no exec here');
+    assert.deepEqual(connects.at(-1), { kind: 'PodExecOptions', apiVersion: 'v1', stdout: true, container: 'sh', command: ['ls', '-l'] });
   });
 
   test('updates and deletes reach the hooks; dry run is flagged and stores nothing', async () => {

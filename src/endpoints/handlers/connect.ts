@@ -4,7 +4,8 @@
 import { badRequest, notFound } from '../../apis/errors.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { writeBody } from '../respond.ts';
-import { requestContext, type Scope } from '../scope.ts';
+import { admissionInfo, requestContext, type Scope } from '../scope.ts';
+import { admissionAttributes } from '../../admission/request.ts';
 
 function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' | 'ephemeralContainers'): string[] {
   const spec = pod.spec as Record<string, unknown> | undefined;
@@ -30,7 +31,28 @@ function validateContainer(scope: Scope, pod: KubeObject): void {
   if (!all.includes(container)) throw badRequest(`container ${container} is not valid for pod ${scope.name}`);
 }
 
+const CONNECT_OPTIONS: Record<string, string> = { exec: 'PodExecOptions', attach: 'PodAttachOptions', portforward: 'PodPortForwardOptions', proxy: 'PodProxyOptions' };
+
+/** The connect options object admission sees for a CONNECT (kube decodes them from the query). */
+function connectOptions(scope: Scope): Record<string, unknown> {
+  const q = scope.r.query;
+  const out: Record<string, unknown> = { kind: CONNECT_OPTIONS[scope.subresource], apiVersion: 'v1' };
+  for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (q.has(flag)) out[flag] = q.get(flag) === 'true' || q.get(flag) === '1';
+  if (q.has('container')) out.container = q.get('container');
+  if (q.has('command')) out.command = q.getAll('command');
+  if (q.has('ports')) out.ports = q.getAll('ports').map(Number);
+  if (q.has('path')) out.path = q.get('path');
+  return out;
+}
+
 export async function connectResource(scope: Scope): Promise<void> {
+  const chain = scope.deps.admission;
+  if (chain && CONNECT_OPTIONS[scope.subresource]) {
+    // kube admits a CONNECT (both phases) with the options as the object, before it reaches the pod.
+    const attrs = admissionAttributes(admissionInfo(scope, {}), 'CONNECT', scope.name, connectOptions(scope) as KubeObject, undefined);
+    await chain.admit(attrs);
+    await chain.validate(attrs);
+  }
   const pod = await scope.store.get(requestContext(scope), scope.name);
   if (scope.subresource === 'log' || scope.subresource === 'exec' || scope.subresource === 'attach') validateContainer(scope, pod);
   const nodeName = String((pod.spec as Record<string, unknown> | undefined)?.nodeName ?? '');
