@@ -195,3 +195,29 @@ describe('--admission-control-config-file', () => {
     await s.kubectlOk(['create', '-n', 'kube-system', '-f', '-'], { input: privileged('priv') });
   });
 });
+
+describe('opt-in plugins and node/runtime defaults', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ enableAdmissionPlugins: ['AlwaysPullImages', 'NamespaceAutoProvision', 'DenyServiceExternalIPs'] });
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('AlwaysPullImages, NamespaceAutoProvision, DenyServiceExternalIPs', async () => {
+    await s.kubectlOk(['create', '-n', 'made-on-demand', '-f', '-'], { input: json({ ...pod('pull'), spec: { containers: [{ name: 'app', image: 'nginx', imagePullPolicy: 'IfNotPresent' }] } }) });
+    await s.kubectlOk(['get', 'namespace', 'made-on-demand']);
+    const p = JSON.parse(await s.kubectlOk(['get', 'pod', 'pull', '-n', 'made-on-demand', '-o', 'json']));
+    assert.equal(p.spec.containers[0].imagePullPolicy, 'Always');
+    const svc = await s.kubectl(['create', '-f', '-'], { input: json({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext' }, spec: { ports: [{ port: 80 }], externalIPs: ['192.0.2.10'] } }) });
+    assert.equal(svc.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": services "ext" is forbidden: spec.externalIPs: Forbidden: use of external IPs is denied by admission control');
+  });
+
+  test('TaintNodesByCondition taints new nodes not-ready; RuntimeClass refuses an unknown class', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }) });
+    assert.deepEqual(JSON.parse(await s.kubectlOk(['get', 'node', 'n1', '-o', 'json'])).spec.taints, [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
+    const r = await s.kubectl(['create', '-f', '-'], { input: json({ ...pod('rc'), spec: { runtimeClassName: 'gvisor', containers: [{ name: 'app', image: 'nginx' }] } }) });
+    assert.equal(r.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "rc" is forbidden: pod rejected: RuntimeClass "gvisor" not found');
+  });
+});

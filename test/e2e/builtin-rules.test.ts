@@ -91,7 +91,8 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     );
     await ok(['create', '-f', '-'], node('NoSchedule'));
     await ok(['taint', 'node', 'n1', 'gpu=yes:NoExecute']);
-    assert.deepEqual((await ok(['get', 'node', 'n1', '-o', 'jsonpath={.spec.taints[*].key}'])).split(' ').sort(), ['dedicated', 'gpu']);
+    // TaintNodesByCondition (default-on admission) adds the not-ready taint to every new node, as in kube.
+    assert.deepEqual((await ok(['get', 'node', 'n1', '-o', 'jsonpath={.spec.taints[*].key}'])).split(' ').sort(), ['dedicated', 'gpu', 'node.kubernetes.io/not-ready']);
   });
 
   test('endpoint slice: addressType fixed; limit range: min above max refused', async () => {

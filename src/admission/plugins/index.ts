@@ -5,21 +5,30 @@ import type { PluginFactory } from '../plugin-set.ts';
 import { namespaceLifecycle, namespaceReader } from './namespace-lifecycle.ts';
 import { validatingAdmissionPolicyPlugin } from '../policy/plugin.ts';
 import { limitRanger } from './limit-ranger.ts';
+import { alwaysAdmit, alwaysDeny, alwaysPullImages, denyServiceExternalIPs, namespaceAutoProvision, namespaceExists, runtimeClass, taintNodesByCondition } from './opt-in.ts';
 import { podSecurity, type PodSecurityConfiguration } from './pod-security.ts';
 import { defaultIngressClass, defaultStorageClass, defaultTolerationSeconds, priority } from './defaults.ts';
 import { resourceQuotaPlugin } from '../quota/plugin.ts';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugins.ts';
 
 export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
+  AlwaysAdmit: () => alwaysAdmit(),
+  NamespaceAutoProvision: ({ registry }) => namespaceAutoProvision(registry, namespaceReader(registry)),
   NamespaceLifecycle: ({ registry }) => namespaceLifecycle(registry),
+  NamespaceExists: ({ registry }) => namespaceExists(namespaceReader(registry)),
+  TaintNodesByCondition: () => taintNodesByCondition(),
+  AlwaysPullImages: () => alwaysPullImages(),
   LimitRanger: ({ registry }) => limitRanger(registry),
   PodSecurity: ({ registry, config }) => podSecurity(namespaceReader(registry), (config ?? {}) as PodSecurityConfiguration),
   Priority: ({ registry }) => priority(registry),
   DefaultTolerationSeconds: () => defaultTolerationSeconds(),
   DefaultStorageClass: ({ registry }) => defaultStorageClass(registry),
+  RuntimeClass: ({ registry }) => runtimeClass(registry),
   DefaultIngressClass: ({ registry }) => defaultIngressClass(registry),
+  DenyServiceExternalIPs: () => denyServiceExternalIPs(),
   MutatingAdmissionWebhook: mutatingWebhookPlugin,
   ValidatingAdmissionPolicy: ({ registry, authorizer }) => validatingAdmissionPolicyPlugin({ registry, authorizer, getNamespace: namespaceReader(registry) }),
   ValidatingAdmissionWebhook: validatingWebhookPlugin,
   ResourceQuota: ({ registry }) => resourceQuotaPlugin(registry),
+  AlwaysDeny: () => alwaysDeny(),
 };
