@@ -26,6 +26,14 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir) or memory (lost on exit).' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
+  { name: 'audit-policy-file', type: 'string', valueName: 'string', help: 'Path to the file that defines the audit policy configuration.' },
+  { name: 'audit-log-path', type: 'string', valueName: 'string', help: "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out." },
+  { name: 'audit-log-maxage', type: 'int', valueName: 'int', default: 0, help: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.' },
+  { name: 'audit-log-maxbackup', type: 'int', valueName: 'int', default: 0, help: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files." },
+  { name: 'audit-log-maxsize', type: 'int', valueName: 'int', default: 0, help: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
+  { name: 'audit-webhook-config-file', type: 'string', valueName: 'string', help: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.' },
+  { name: 'audit-webhook-batch-max-size', type: 'int', valueName: 'int', default: 400, help: 'The maximum size of a batch. Only used in batch mode.' },
+  { name: 'audit-webhook-batch-max-wait', type: 'string', valueName: 'duration', default: '30s', help: "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode." },
   { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
   { name: 'version', type: 'bool', help: 'Print version information and quit.' },
   { name: 'help', short: 'h', type: 'bool', help: 'Help for capstan.' },
@@ -69,6 +77,13 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   } catch (e) {
     throw invalid(rawTimeout, '--request-timeout', (e as Error).message);
   }
+  const rawBatchWait = v['audit-webhook-batch-max-wait'] as string;
+  let batchWaitMs: number;
+  try {
+    batchWaitMs = parseGoDuration(rawBatchWait);
+  } catch (e) {
+    throw invalid(rawBatchWait, '--audit-webhook-batch-max-wait', (e as Error).message);
+  }
   const verbosity = v.v as number;
   if (verbosity < 0) throw invalid(String(verbosity), '-v, --v', 'must be a non-negative number');
 
@@ -91,6 +106,16 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     dataDir: v['data-dir'] as string,
     plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,
     logLevel: verbosity,
+    audit: {
+      policyFile: (v['audit-policy-file'] as string | undefined) || undefined,
+      logPath: (v['audit-log-path'] as string | undefined) || undefined,
+      logMaxAgeDays: v['audit-log-maxage'] as number,
+      logMaxBackups: v['audit-log-maxbackup'] as number,
+      logMaxSizeMB: v['audit-log-maxsize'] as number,
+      webhookConfigFile: (v['audit-webhook-config-file'] as string | undefined) || undefined,
+      webhookBatchMaxSize: v['audit-webhook-batch-max-size'] as number,
+      webhookBatchMaxWaitMs: batchWaitMs,
+    },
   };
   return { kind: 'run', options, verbosity };
 }

@@ -19,6 +19,7 @@ import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
+import { buildAuditor, validateAuditOptions, type AuditOptions } from '../server/audit/options.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
@@ -73,6 +74,8 @@ export interface CapstanOptions {
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** --audit-policy-file, --audit-log-*, --audit-webhook-*. */
+  audit?: AuditOptions;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
   watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
 }
@@ -141,6 +144,8 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const requestTimeoutSeconds = options.requestTimeoutSeconds ?? 60;
   // ServerRunOptions.Validate's messages.
   if (!(requestTimeoutSeconds >= 0)) throw new ConfigError('--request-timeout can not be negative value');
+  const auditErrors = validateAuditOptions(options.audit ?? {});
+  if (auditErrors.length > 0) throw new ConfigError(auditErrors.length === 1 ? auditErrors[0]! : `[${auditErrors.join(', ')}]`);
   const http2MaxStreamsPerConnection = options.http2MaxStreamsPerConnection ?? 0;
   if (!(http2MaxStreamsPerConnection >= 0)) throw new ConfigError('--http2-max-streams-per-connection can not be negative value');
   return {
@@ -336,7 +341,17 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     let shuttingDown = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
     const metrics = createServerMetrics(() => registry.storedObjectCounts());
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics });
+    let audit;
+    try {
+      audit = await buildAuditor(options.audit, log);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+    if (audit) {
+      const a = audit;
+      cleanups.push(() => a.shutdown());
+    }
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, audit });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;

@@ -8,6 +8,7 @@ import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
 import { YamlSyntaxError, parseYaml, yamlDuplicateError } from '../encoding/yaml.ts';
+import { noteRequestBody } from '../server/audit/request-notes.ts';
 import type { HttpRequest } from '../server/types.ts';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -47,7 +48,9 @@ export function readBody(req: HttpRequest, limit = MAX_REQUEST_BODY_BYTES): Prom
     };
     const onEnd = (): void => {
       done();
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      noteRequestBody(req, body);
+      resolve(body);
     };
     const onError = (err: Error): void => {
       done();

@@ -4,6 +4,7 @@
 // namespaces, bootstrap objects, controllers) starts from src/controllers/index.ts.
 
 import { isStatusError } from '../apis/errors.ts';
+import { deprecatedKind, deprecationWarning } from '../apis/deprecated-versions.ts';
 import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
 import type { ResourceFacts } from '../apis/model-types.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
@@ -59,6 +60,7 @@ export function loopbackContext(namespace = ''): RequestContext {
 export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
   const facts = builtinTypeFacts(r.group, r.resource);
   const conversion = conversionFacts(r.group, r.resource);
+  const deprecated = deprecatedKind(r.group, r.version, r.kind);
   return {
     group: r.group,
     version: r.version,
@@ -79,6 +81,7 @@ export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
     printerColumns: facts.printerColumns,
     selectableFields: facts.selectableFields,
     custom: false,
+    ...(deprecated ? { deprecationWarning: deprecationWarning(r.group, r.version, r.kind, deprecated), removedRelease: deprecated.removed } : {}),
   };
 }
 

@@ -12,6 +12,8 @@ import { parseRequestInfo } from '../endpoints/request-info.ts';
 import { clientCertificateOf } from './client-cert.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
+import type { Auditor } from './audit/auditor.ts';
+import { addAuditAnnotation, beginRequestNotes, Capture } from './audit/request-notes.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
@@ -28,6 +30,8 @@ export interface PipelineOptions {
   readonly requestTimeoutMs?: number;
   /** Request metrics and the /metrics endpoint. */
   readonly metrics?: ServerMetrics;
+  /** The audit filter (--audit-policy-file with a log or webhook backend). */
+  readonly audit?: Auditor;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -67,7 +71,7 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log, metrics } = options;
+  const { authenticator, authorizer, health, api, log, metrics, audit } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
 
@@ -82,7 +86,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     writeStatus(res, requestTimeoutError());
   }
 
-  async function serve(req: HttpRequest, res: HttpResponse, stopTimer: () => void, started: number): Promise<{ info?: RequestInfo; user?: string }> {
+  async function serve(req: HttpRequest, res: HttpResponse, stopTimer: () => void, started: number, auditId: string, audited: { panic?: (e: unknown) => void }): Promise<{ info?: RequestInfo; user?: string }> {
     const { rawPath, query } = splitUrl(req.url ?? '/');
     const path = decodePath(rawPath || '/');
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
@@ -105,7 +109,14 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     delete req.headers.authorization;
 
     const attrs = attributesFor(user, info);
+    const auditing = audit?.begin(req, res, attrs, auditId, performance.timeOrigin + started, longRunning);
+    if (auditing) audited.panic = auditing.panic;
+    else if (metrics) beginRequestNotes(req, Capture.None);
     const decision = await authorizer.authorize(attrs);
+    if (auditing) {
+      addAuditAnnotation(req, 'authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
+      addAuditAnnotation(req, 'authorization.k8s.io/reason', decision.reason);
+    }
     if (decision.decision !== 'allow') {
       if (decision.error) {
         log.error('authorization error', { path, error: decision.error });
@@ -147,7 +158,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       stopTimer();
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });
-    Promise.resolve().then(() => serve(req, res, stopTimer, started)).then(
+    const audited: { panic?: (e: unknown) => void } = {};
+    Promise.resolve().then(() => serve(req, res, stopTimer, started, auditId, audited)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });
@@ -156,6 +168,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       (err: unknown) => {
         // Panic recovery: the request gets a 500 Status (or the StatusError thrown), the server stays up.
         if (!isStatusError(err) || err.code >= 500) log.error('request failed', { method: req.method, error: err instanceof Error ? (err.stack ?? err.message) : String(err), auditId });
+        if (!isStatusError(err)) audited.panic?.(err);
         try {
           if (res.headersSent) res.end();
           else writeStatus(res, isStatusError(err) ? err : internalError(err));
