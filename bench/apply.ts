@@ -11,7 +11,8 @@ import type { TlsClientOptions } from './load.ts';
 
 const CLK_TCK = 100;
 
-async function cpuMs(pid: number): Promise<number> {
+/** User + system CPU time of a process so far, in ms (Linux /proc). */
+export async function cpuMs(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;

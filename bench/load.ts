@@ -25,6 +25,8 @@ export interface LoadOptions {
   request(i: number): LoadRequest;
   /** Status codes counted as success. */
   okStatus?: number[];
+  /** Called with each response body (only when given: bodies are otherwise discarded unread). */
+  onBody?(body: string): void;
 }
 
 export interface LoadResult {
@@ -57,8 +59,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         headers['content-length'] = String(Buffer.byteLength(req.body));
       }
       const r = https.request({ host: target.hostname, port: target.port, method: req.method, path: req.path, agent, headers }, (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        const chunks: Buffer[] = [];
+        res.on('data', options.onBody ? (c: Buffer) => void chunks.push(c) : () => {});
+        res.on('end', () => {
+          options.onBody?.(Buffer.concat(chunks).toString());
+          resolve(res.statusCode ?? 0);
+        });
         res.on('error', () => resolve(0));
       });
       r.on('error', () => resolve(0));

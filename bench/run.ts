@@ -1,7 +1,7 @@
 // `npm run bench`: Capstan's figures, each as a ratio to the raw limit measured in the same run (direct calls of the
 // same storage backend; a bare Node HTTPS server), with absolute numbers for context.
 //
-//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,protobuf]
+//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,protobuf,auth]
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -23,7 +23,7 @@ import type { LoadResult, TlsClientOptions } from './load.ts';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'protobuf']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'protobuf', 'auth']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -290,5 +290,9 @@ if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch
 if (only.has('apply')) await benchApplySection();
 if (only.has('crd')) await benchCrdSection();
 if (only.has('protobuf')) for (const r of await (await import('./protobuf.ts')).benchProtobuf({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
+if (only.has('auth')) {
+  process.stdout.write(`authorization and token authentication on the get path (memory, ${32} concurrent keep-alive clients)\n`);
+  for (const r of await (await import('./auth.ts')).benchAuth({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
+}
 process.stdout.write('\n| measured | Capstan | raw limit | ratio |\n|---|---|---|---|\n');
 for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);

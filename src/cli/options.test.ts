@@ -16,6 +16,11 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     tokenAuthFile: undefined,
     anonymousAuth: undefined,
     authorizationMode: ['Node', 'RBAC'],
+    serviceAccountIssuers: undefined,
+    serviceAccountSigningKeyFile: undefined,
+    serviceAccountKeyFiles: undefined,
+    apiAudiences: undefined,
+    serviceAccountMaxTokenExpirationSeconds: undefined,
     runtimeConfig: '',
     featureGates: {},
     historyWindowSeconds: 300,
@@ -26,6 +31,13 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     dataDir: './.capstan',
     plainHttpPort: undefined,
     logLevel: 0,
+    requestheaderClientCaFile: undefined,
+    requestheaderAllowedNames: undefined,
+    requestheaderUsernameHeaders: undefined,
+    requestheaderGroupHeaders: undefined,
+    requestheaderExtraHeadersPrefix: undefined,
+    enableBootstrapTokenAuth: undefined,
+    namespaceDefaults: true,
   });
 });
 
@@ -35,6 +47,10 @@ test('every flag maps to its option', () => {
     '--token-auth-file=t.csv', '--anonymous-auth=false', '--authorization-mode=AlwaysDeny,AlwaysAllow', '--runtime-config=api/all=true',
     '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
     '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
+    '--service-account-issuer=https://a', '--service-account-issuer', 'https://b', '--service-account-signing-key-file=sa.key',
+    '--service-account-key-file=a.pub', '--service-account-key-file=b.pub', '--api-audiences=x,y', '--service-account-max-token-expiration=7200', '--enable-bootstrap-token-auth',
+    '--requestheader-client-ca-file=proxy-ca.pem', '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
   ]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -47,6 +63,11 @@ test('every flag maps to its option', () => {
     tokenAuthFile: 't.csv',
     anonymousAuth: false,
     authorizationMode: ['AlwaysDeny', 'AlwaysAllow'],
+    serviceAccountIssuers: ['https://a', 'https://b'],
+    serviceAccountSigningKeyFile: 'sa.key',
+    serviceAccountKeyFiles: ['a.pub', 'b.pub'],
+    apiAudiences: ['x', 'y'],
+    serviceAccountMaxTokenExpirationSeconds: 7200,
     runtimeConfig: 'api/all=true',
     featureGates: { WatchList: true, AllAlpha: false },
     historyWindowSeconds: 60,
@@ -57,6 +78,13 @@ test('every flag maps to its option', () => {
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
     logLevel: 4,
+    requestheaderClientCaFile: 'proxy-ca.pem',
+    requestheaderAllowedNames: ['front-proxy-client'],
+    requestheaderUsernameHeaders: ['X-Remote-User'],
+    requestheaderGroupHeaders: ['X-Remote-Group'],
+    requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
+    enableBootstrapTokenAuth: true,
+    namespaceDefaults: true,
   });
   assert.equal(c.verbosity, 4);
 });

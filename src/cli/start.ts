@@ -12,6 +12,12 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
+import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
+import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
+import type { Authenticator } from '../auth/authn/types.ts';
+import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
+import { tokenRequestWrapper } from '../auth/serviceaccount/token-request.ts';
+import { createTokenIssuer, DEFAULT_ISSUER } from '../auth/serviceaccount/tokens.ts';
 import type { CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
 import { installCrds, type CrdSource, type InstallCrdsOptions } from '../testing/install-crds.ts';
 import { rbacRuleResolver } from '../auth/authz/rbac/authorizer.ts';
@@ -29,6 +35,7 @@ import { ensurePki, splitPemCertificates } from '../server/pki.ts';
 import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
+import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
 import type { OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
 import { resolveFeatureGates } from './feature-gates.ts';
@@ -76,6 +83,33 @@ export interface CapstanOptions {
   authorizers?: Record<string, AuthorizerFactory>;
   /** --audit-policy-file, --audit-log-*, --audit-webhook-*. */
   audit?: AuditOptions;
+  /** --service-account-issuer: the first issues tokens, all are accepted. Default https://kubernetes.default.svc.cluster.local. */
+  serviceAccountIssuers?: string[];
+  /** --service-account-signing-key-file. Default: sa.key in the data dir, generated (ECDSA P-256) when missing. */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-key-file (verification keys). Default: the TLS private key when tlsPrivateKeyFile is given. */
+  serviceAccountKeyFiles?: string[];
+  /** --api-audiences. Default: the issuer. */
+  apiAudiences?: string[];
+  /** --service-account-max-token-expiration, seconds. */
+  serviceAccountMaxTokenExpirationSeconds?: number;
+  /** --requestheader-client-ca-file: the CA of the authenticating proxy's client certificates (enables it). */
+  requestheaderClientCaFile?: string;
+  /** --requestheader-allowed-names: the proxy certificate common names accepted (empty: any). */
+  requestheaderAllowedNames?: string[];
+  /** --requestheader-username-headers, e.g. X-Remote-User. */
+  requestheaderUsernameHeaders?: string[];
+  /** --requestheader-group-headers, e.g. X-Remote-Group. */
+  requestheaderGroupHeaders?: string[];
+  /** --requestheader-extra-headers-prefix, e.g. X-Remote-Extra-. */
+  requestheaderExtraHeadersPrefix?: string[];
+  /** --enable-bootstrap-token-auth: bootstrap tokens authenticate; their cleaner and the cluster-info signer run. */
+  enableBootstrapTokenAuth?: boolean;
+  /**
+   * Run what kube-controller-manager puts in every namespace: the `default` ServiceAccount and the `kube-root-ca.crt`
+   * ConfigMap. The command line does; the library does not unless asked (as envtest, which runs no controller manager).
+   */
+  namespaceDefaults?: boolean;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
   watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
 }
@@ -271,7 +305,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -282,21 +316,38 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         cleanups.push(() => s.close());
         return s;
       }),
+      loadServiceAccountKeys({
+        dataDir,
+        signingKeyFile: options.serviceAccountSigningKeyFile,
+        keyFiles: options.serviceAccountKeyFiles,
+        tlsPrivateKeyFile: options.tlsPrivateKeyFile,
+      }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
+      options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
     ] as const);
+    const tokenIssuer = createTokenIssuer(saKeys, options.serviceAccountIssuers ?? [DEFAULT_ISSUER], options.apiAudiences ?? []);
     const { pki, generated } = pkiResult;
     for (const w of tokenFile?.warnings ?? []) log.warn(w);
     if (options.clientCaFile && splitPemCertificates(extraClientCa).length === 0) throw new ConfigError(`client CA file ${JSON.stringify(options.clientCaFile)} holds no PEM certificate`);
+    if (options.requestheaderClientCaFile && splitPemCertificates(requestHeaderCa).length === 0) {
+      throw new ConfigError(`request header client CA file ${JSON.stringify(options.requestheaderClientCaFile)} holds no PEM certificate`);
+    }
+    const userClientCaPems = [pki.ca.certPem, ...splitPemCertificates(extraClientCa)];
+    const requestHeader = options.requestheaderClientCaFile
+      ? {
+          caPems: splitPemCertificates(requestHeaderCa),
+          allowedNames: options.requestheaderAllowedNames ?? [],
+          usernameHeaders: options.requestheaderUsernameHeaders ?? [],
+          groupHeaders: options.requestheaderGroupHeaders ?? [],
+          extraHeaderPrefixes: options.requestheaderExtraHeadersPrefix ?? [],
+        }
+      : undefined;
 
-    const authenticator = buildAuthenticator({ clientCertificates: true, tokenFile, anonymous: cfg.anonymous });
-    // TokenReview's: the bearer token authenticators only. Like kube's, which always has one (service account
-    // tokens), it refuses an unknown token even when no token file was given.
-    const tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile: tokenFile ?? { entries: [], warnings: [] }, anonymous: false });
-
-    // storage -> registry (with its watch caches) -> authorizers reading through it -> control plane -> endpoints.
-    // The review kinds live in the registry and evaluate with the authorizer built after it: they reach it through
-    // a forwarding authorizer, bound before any request can arrive.
+    // storage -> registry (with its watch caches) -> authenticators and authorizers reading through it -> control
+    // plane -> endpoints. The review kinds and the RBAC and service account stores live in the registry and use the
+    // authenticators and authorizer built after it: they reach them through forwarders, bound before any request.
     // RBAC's policy informers are shared by the RBAC authorizer and the escalation checks of the RBAC stores.
     let authorizer: Authorizer | undefined;
+    let tokenAuthenticator: Authenticator | undefined;
     let policy: RbacPolicy | undefined;
     const rbacPolicy = (): RbacPolicy => (policy ??= startRbacPolicy(registry));
     cleanups.push(async () => policy?.stop());
@@ -306,12 +357,28 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       runtimeConfig: cfg.runtimeConfig,
       featureGates: cfg.featureGates,
       watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
-      reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
-      storeWrappers: rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
+      reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator: { authenticate: (req) => tokenAuthenticator!.authenticate(req) }, apiAudiences: tokenIssuer.apiAudiences },
+      storeWrappers: new Map([
+        ...rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
+        ['/serviceaccounts', tokenRequestWrapper(() => ({ issuer: tokenIssuer, registry, maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds }))],
+      ]),
     });
     cleanups.push(() => registry.close());
+
+    const tokenAuthenticators = [
+      ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
+      serviceAccountAuthenticator({ issuer: tokenIssuer, registry }),
+    ];
+    const authenticator = buildAuthenticator({ clientCertificates: true, requestHeader, clientCaPems: userClientCaPems, tokenFile, tokenAuthenticators, anonymous: cfg.anonymous });
+    // TokenReview's: the bearer token authenticators only (client certificates play no part).
+    tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators, anonymous: false });
     authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
 
+    // What clients trust (kubeconfigs, kube-root-ca.crt, cluster-info): the CA and, with a certificate of the
+    // caller's, its chain too (Go accepts a leaf found among the roots).
+    const trustedCa = customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem;
+    // The URL the server ends up listening on (issuer discovery, cluster-info), known once it listens.
+    let publicUrl = '';
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
         securePort: cfg.port !== 0 ? cfg.port : undefined,
@@ -319,6 +386,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         onError: (error) => log.error('bootstrap objects could not be reconciled', { error }),
       },
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
+      namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
+      bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
     });
     cleanups.push(() => controlPlane.stop());
     // RBAC's informers start after the defaults are in place, so the first request already sees them.
@@ -327,12 +396,23 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       if (!controlPlane.ready()) throw new Error('system namespaces are not created yet');
     });
 
+
     const createApi = options.createApi ?? defaultCreateApi;
     const api = await createApi({
       registry,
       featureGates: cfg.featureGates,
       minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,
       postStartChecks: [namespacesReady],
+      openIdMetadata: () => ({
+        configuration: {
+          issuer: tokenIssuer.issuer,
+          jwks_uri: `${publicUrl}${JWKS_PATH}`,
+          response_types_supported: ['id_token'],
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: [...new Set(tokenIssuer.keys.jwks.map((k) => k.alg!))],
+        },
+        jwks: { keys: tokenIssuer.keys.jwks },
+      }),
       logger: log,
       dataDir,
     });
@@ -355,7 +435,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
-    const clientCaPems = [pki.ca.certPem, ...splitPemCertificates(extraClientCa)];
+    // The listener asks for certificates of the user CAs and of the authenticating proxy's CA.
+    const clientCaPems = [...userClientCaPems, ...(requestHeader?.caPems ?? [])];
     const graceMs = (options.shutdownGraceSeconds ?? 5) * 1000;
     let secure: Listener;
     try {
@@ -376,9 +457,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     }
 
     const url = serverUrl(cfg.bindAddress, secure.port);
-    // With a certificate of the caller's, trust its chain too (Go accepts a leaf found among the roots).
-    const trusted = customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem;
-    const kubeconfig = renderKubeconfig({ server: url, caPem: trusted, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
+    publicUrl = url;
+    await controlPlane.bootstrapTokens?.sync();
+    const kubeconfig = renderKubeconfig({ server: url, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
     await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
 

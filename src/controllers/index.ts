@@ -1,18 +1,20 @@
 // The in-process control plane kube-apiserver (and the part of kube-controller-manager users expect) runs beside
 // its API: the system namespaces, the objects it makes for itself (bootstrap), the CRD controllers, the namespace
-// lifecycle controller, the garbage collector, the default RBAC policy and ClusterRole aggregation. Everything
-// writes through the registry's stores.
+// lifecycle controller, the garbage collector, the default RBAC policy and ClusterRole aggregation, the
+// default ServiceAccount and kube-root-ca.crt of every namespace. Everything writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
 import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
 import type { Registry } from '../registry/types.ts';
 import { startBootstrapController, type BootstrapController, type BootstrapOptions } from './bootstrap.ts';
+import { startBootstrapTokenControllers, type BootstrapTokenControllers, type BootstrapTokenOptions } from './bootstrap-tokens.ts';
 import { startCrdController, type CrdController } from './crd.ts';
 import { startClusterRoleAggregation } from './clusterrole-aggregation.ts';
 import { startGarbageCollector, type GarbageCollector } from './garbage-collector.ts';
 import { startNamespaceController, type NamespaceController } from './namespace.ts';
 import { startPodTermination } from './pod-termination.ts';
+import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 
 export interface ControlPlaneOptions {
@@ -24,6 +26,10 @@ export interface ControlPlaneOptions {
   readonly crdRetryMs?: number;
   /** Create and reconcile the default RBAC policy at start (kube-apiserver does when RBAC is an authorization mode). */
   readonly rbacBootstrapPolicy?: boolean;
+  /** The `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap (with this CA bundle) in every namespace; false: none. */
+  readonly namespaceDefaults?: NamespaceDefaultsOptions | false;
+  /** The bootstrap token cleaner and signer (--enable-bootstrap-token-auth); absent: not run. */
+  readonly bootstrapTokens?: BootstrapTokenOptions;
 }
 
 export interface ControlPlane {
@@ -31,6 +37,7 @@ export interface ControlPlane {
   ready(): boolean;
   readonly crds: CrdController;
   readonly garbageCollector: GarbageCollector;
+  readonly bootstrapTokens?: BootstrapTokenControllers;
   stop(): Promise<void>;
 }
 
@@ -46,12 +53,18 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   const aggregation = startClusterRoleAggregation(registry);
   // The default admin, edit and view roles are aggregated before the server answers anyone.
   if (options.rbacBootstrapPolicy) await aggregation?.idle();
+  const namespaceDefaults = options.namespaceDefaults === false ? undefined : startNamespaceDefaults(registry, options.namespaceDefaults ?? {});
+  await namespaceDefaults?.idle();
+  const bootstrapTokens = options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined;
   return {
     ready: () => true,
     crds,
     garbageCollector,
+    bootstrapTokens,
     async stop() {
       await podTermination.stop();
+      bootstrapTokens?.stop();
+      namespaceDefaults?.stop();
       await garbageCollector.stop();
       await crds.stop();
       aggregation?.stop();

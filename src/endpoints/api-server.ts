@@ -6,6 +6,7 @@ import { checkAgainstSchema } from '../registry/validation/schema-check.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import { createDiscoveryHandler } from './discovery.ts';
 import { createRequestHandler, type PathHandler } from './handler.ts';
+import { openIdMetadataHandler } from './openid-metadata.ts';
 import type { EndpointDeps } from './scope.ts';
 
 const DEFAULT_MAX_WATCH_BUFFER_BYTES = 32 * 1024 * 1024;
@@ -34,7 +35,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     responseCompression: options.featureGates.APIResponseCompression !== false,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
   };
-  const handle = createRequestHandler(deps, [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)]);
+  const pathHandlers = [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)];
+  if (options.openIdMetadata) pathHandlers.push(openIdMetadataHandler(options.openIdMetadata));
+  const handle = createRequestHandler(deps, pathHandlers);
   return {
     handle,
     readyChecks: [...(options.postStartChecks ?? [])],

@@ -300,6 +300,8 @@ export interface ResourceStore {
   delete(ctx: RequestContext, name: string, options?: DeleteOptions): Promise<DeleteResult>;
   deleteCollection(ctx: RequestContext, listOptions: ListOptions, deleteOptions: DeleteOptions): Promise<KubeList>;
   watch(ctx: RequestContext, options: ListOptions): Promise<WatchStream>;
+  /** POST to a subresource that makes something from the object (serviceaccounts/token); absent: not served. */
+  createSubresource?(ctx: RequestContext, name: string, subresource: string, obj: KubeObject): Promise<KubeObject>;
 }
 
 /** All served definitions; CRDs add and remove definitions at run time. */

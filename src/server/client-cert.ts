@@ -33,6 +33,7 @@ export function clientCertificateOf(req: HttpRequest): ClientCertificate | undef
       verifyError: authError ? String(authError instanceof Error ? authError.message : authError) : undefined,
       commonName: asList(subject.CN)[0] ?? '',
       organizations: asList(subject.O),
+      raw: peer.raw,
     };
   }
   cache.set(sock, result);

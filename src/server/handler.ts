@@ -7,6 +7,7 @@ import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { attributesFor } from '../auth/authz/types.ts';
+import { dropImpersonationHeaders, impersonatedUser } from '../auth/impersonation.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { parseRequestInfo } from '../endpoints/request-info.ts';
 import { clientCertificateOf } from './client-cert.ts';
@@ -98,18 +99,23 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       res.once('close', () => inFlight--);
     } else stopTimer();
 
-    const authn = await authenticator.authenticate({ headers: req.headers, clientCertificate: clientCertificateOf(req) });
+    const authn = await authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, clientCertificate: clientCertificateOf(req) });
     if (authn.kind !== 'authenticated') {
       if (authn.kind === 'error') log.v(2, 'unable to authenticate the request', { path, error: authn.error });
       writeStatus(res, unauthorized());
       return { info };
     }
-    const user = authn.user;
     // The credential stays here: nothing downstream (proxies, logs) gets to see it.
     delete req.headers.authorization;
+    const user = (await impersonatedUser(authn.user, req.rawHeaders, authorizer)) ?? authn.user;
+    if (user !== authn.user) {
+      log.v(4, 'impersonating', { requestor: authn.user.name, user: user.name });
+      dropImpersonationHeaders(req.headers);
+    }
 
     const attrs = attributesFor(user, info);
-    const auditing = audit?.begin(req, res, attrs, auditId, performance.timeOrigin + started, longRunning);
+    // The policy sees the requestor, as kube's audit filter (outside impersonation) does; the event names both.
+    const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
     if (auditing) audited.panic = auditing.panic;
     else if (metrics) beginRequestNotes(req, Capture.None);
     const decision = await authorizer.authorize(attrs);

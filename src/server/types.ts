@@ -5,6 +5,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { UserInfo } from '../auth/user.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import type { Registry } from '../registry/types.ts';
+import type { OpenIdMetadata } from '../endpoints/openid-metadata.ts';
 import type { Logger } from './log.ts';
 
 export type HttpRequest = IncomingMessage | Http2ServerRequest;
@@ -26,6 +27,8 @@ export interface ApiServerOptions {
   readonly minRequestTimeoutSeconds: number;
   /** A watcher whose unsent bytes exceed this is dropped (default 32 MiB). */
   readonly maxWatchBufferBytes?: number;
+  /** The service account issuer discovery documents, when the server issues tokens. */
+  readonly openIdMetadata?: () => OpenIdMetadata;
   /** Post-start hooks' /readyz checks (the control plane's), served among the API's own. */
   readonly postStartChecks?: readonly HealthCheck[];
   /** Structured logger (JSON lines on stderr); never log credentials. */

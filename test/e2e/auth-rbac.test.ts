@@ -183,6 +183,36 @@ describe('RBAC (Node,RBAC)', () => {
     await until('carol may bind cluster-admin in team', async () => (await post(bindings, roleBinding('team', 'granted', 'cluster-admin', { kind: 'User', name: 'alice' }))).status === 201);
   });
 
+  test('impersonation: kubectl --as and --as-group, checked with the impersonate verb', async () => {
+    // Impersonating bob without his groups is bob alone: the RoleBinding to group dev does not apply.
+    assert.equal((await server.kubectl(['get', 'configmaps', '-n', 'team', '--as=bob'])).code, 1);
+    assert.match(await server.kubectlOk(['get', 'configmaps', '-n', 'team', '--as=bob', '--as-group=dev']), /^NAME/);
+    const asBob = await server.kubectl(['get', 'pods', '-n', 'other', '--as=bob']);
+    assert.equal(asBob.stderr.trim(), 'Error from server (Forbidden): pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "other"');
+    const who = JSON.parse(await server.kubectlOk(['auth', 'whoami', '-o', 'json', '--as=dave', '--as-group=dev', '--as-group=ops', '--as-uid=u-dave'])) as { status: { userInfo: unknown } };
+    assert.deepEqual(who.status.userInfo, { username: 'dave', uid: 'u-dave', groups: ['dev', 'ops', 'system:authenticated'] });
+    const sa = JSON.parse(await server.kubectlOk(['auth', 'whoami', '-o', 'json', '--as=system:serviceaccount:team:robot'])) as { status: { userInfo: unknown } };
+    assert.deepEqual(sa.status.userInfo, { username: 'system:serviceaccount:team:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated'] });
+    // Alice may not impersonate, until a role lets her impersonate bob (and only bob).
+    const denied = await server.kubectl(['get', 'pods', '-n', 'team', '--as=bob'], { kubeconfig: kc.alice });
+    assert.equal(denied.stderr.trim(), 'Error from server (Forbidden): users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
+    await server.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'impersonate-bob' }, rules: [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['bob'] }] }),
+    });
+    await server.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRoleBinding', metadata: { name: 'alice-impersonates-bob' }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'impersonate-bob' }, subjects: [{ apiGroup: RBAC, kind: 'User', name: 'alice' }] }),
+    });
+    await until('alice acts as bob', async () => (await server.kubectl(['auth', 'whoami', '--as=bob'], { kubeconfig: kc.alice })).code === 0);
+    assert.match(await server.kubectlOk(['auth', 'whoami', '--as=bob'], { kubeconfig: kc.alice }), /Username\s+bob/);
+    const group = await server.kubectl(['get', 'pods', '-n', 'team', '--as=bob', '--as-group=dev'], { kubeconfig: kc.alice });
+    assert.equal(group.stderr.trim(), 'Error from server (Forbidden): groups "dev" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope');
+    const extra = await server.request('/api/v1/namespaces/team/pods', { token: TOKENS.alice, headers: { 'Impersonate-User': 'bob', 'Impersonate-Extra-Scopes': 'view' } });
+    assert.equal(JSON.parse(extra.body).message, 'userextras.authentication.k8s.io "view" is forbidden: User "alice" cannot impersonate resource "userextras/scopes" in API group "authentication.k8s.io" at the cluster scope');
+    const noUser = await server.adminRequest('/api', { headers: { 'Impersonate-Group': 'dev' } });
+    assert.equal(noUser.status, 500);
+    assert.equal(JSON.parse(noUser.body).message, 'Internal error occurred: requested [{Group  dev    }] without impersonating a user');
+  });
+
   test('a binding\'s roleRef cannot change', async () => {
     const rb = JSON.parse(await server.kubectlOk(['get', 'rolebinding', 'dev-edit', '-n', 'team', '-o', 'json'])) as Record<string, unknown>;
     rb.roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' };
@@ -212,5 +242,40 @@ describe('RBAC (Node,RBAC)', () => {
       const r = await server.request('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { method: 'POST', token: TOKENS.bob, body: JSON.stringify(ssar), headers: { 'content-type': 'application/json' } });
       return (JSON.parse(r.body) as { status: { allowed: boolean } }).status.allowed;
     });
+  });
+});
+
+describe('RBAC defaults reconciled at every start (sqlite, same data dir)', () => {
+  test('a deleted default comes back, a trimmed one regains its rules, autoupdate "false" is left alone', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'capstan-rbac-restart-'));
+    try {
+      let server = await startTestServer({ authorizationMode: ['RBAC'], storageBackend: 'sqlite', dataDir });
+      try {
+        await server.kubectlOk(['delete', 'clusterrole', 'system:discovery']);
+        await server.kubectlOk(['patch', 'clusterrole', 'system:basic-user', '--type=json', '-p', '[{"op":"replace","path":"/rules","value":[]}]']);
+        await server.kubectlOk(['patch', 'clusterrole', 'system:monitoring', '--type=json', '-p',
+          '[{"op":"replace","path":"/rules","value":[]},{"op":"add","path":"/metadata/annotations/rbac.authorization.kubernetes.io~1autoupdate","value":"false"}]']);
+        await server.kubectlOk(['patch', 'clusterrolebinding', 'system:basic-user', '--type=json', '-p', '[{"op":"add","path":"/subjects/-","value":{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"extra"}}]']);
+      } finally {
+        await server.close();
+      }
+      server = await startTestServer({ authorizationMode: ['RBAC'], storageBackend: 'sqlite', dataDir });
+      try {
+        const get = async (what: string) => JSON.parse(await server.kubectlOk(['get', what, '-o', 'json'])) as { rules?: unknown[]; subjects?: { name: string }[] };
+        assert.ok(((await get('clusterrole/system:discovery')).rules ?? []).length > 0);
+        assert.deepEqual((await get('clusterrole/system:basic-user')).rules, [
+          { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews'], verbs: ['create'] },
+          { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectrulesreviews'], verbs: ['create'] },
+          { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
+        ]);
+        assert.deepEqual((await get('clusterrole/system:monitoring')).rules ?? [], []);
+        // Reconciliation adds; it does not take away what an administrator added.
+        assert.deepEqual((await get('clusterrolebinding/system:basic-user')).subjects?.map((s) => s.name), ['system:authenticated', 'extra']);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -439,6 +439,61 @@ describe('custom resource validation, pruning, defaulting and CEL rules', () => 
     assert.equal(r.stderr, 'The Database "ratchet" is invalid: spec.version: Too long: may not be longer than 4\n');
   });
 
+  test('selectable fields filter lists; a CR whose rule runs out of its cost budget is refused; a body over 3 MiB is 413', async () => {
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'paints.example.com' },
+        spec: {
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'paints', kind: 'Paint' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              selectableFields: [{ jsonPath: '.spec.color' }],
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: {
+                    spec: {
+                      type: 'object',
+                      properties: {
+                        color: { type: 'string' },
+                        items: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 4 }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x != y || true))' }] },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          ],
+        },
+      }),
+    });
+    await s.kubectlOk(['wait', '--for=condition=established', 'crd/paints.example.com', '--timeout=10s']);
+    const paint = (name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Paint', metadata: { name }, spec });
+    await s.kubectlOk(['create', '-f', '-'], { input: paint('red', { color: 'red' }) });
+    await s.kubectlOk(['create', '-f', '-'], { input: paint('blue', { color: 'blue' }) });
+    assert.equal(await s.kubectlOk(['get', 'paints', '--field-selector', 'spec.color=red', '-o', 'name']), 'paint.example.com/red\n');
+    const unknown = await s.kubectl(['get', 'paints', '--field-selector', 'spec.size=1']);
+    assert.match(unknown.stderr, /field label not supported: spec.size/);
+
+    const items = Array.from({ length: 1000 }, (_, i) => String(i));
+    const costly = await s.kubectl(['create', '-f', '-'], { input: paint('costly', { items }) });
+    assert.equal(
+      costly.stderr,
+      `The Paint "costly" is invalid: spec.items: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, x != y || true))\n`,
+    );
+    const huge = await s.adminRequest('/apis/example.com/v1/namespaces/default/paints', { method: 'POST', headers: { 'content-type': 'application/json' }, body: paint('huge', { color: 'x'.repeat(3 * 1024 * 1024) }) });
+    assert.equal(huge.status, 413);
+    assert.equal(JSON.parse(huge.body).message, 'Request entity too large: limit is 3145728');
+    assert.equal(await s.kubectlOk(['get', 'paints', '-o', 'name']), 'paint.example.com/blue\npaint.example.com/red\n');
+  });
+
   test('a CRD whose rule does not compile or whose schema is not structural is refused; the server stays up', async () => {
     const bad = structuredClone(DATABASE_CRD) as typeof DATABASE_CRD & { metadata: { name: string } };
     bad.metadata.name = 'broken.db.example.com';

@@ -11,6 +11,8 @@ export interface ClientCertificate {
   readonly verifyError?: string;
   readonly commonName: string;
   readonly organizations: readonly string[];
+  /** The certificate (DER), for authenticators that verify it against their own CAs (the authenticating proxy). */
+  readonly raw?: Buffer;
 }
 
 /** What authenticators may look at: transport-independent. */
@@ -18,10 +20,15 @@ export interface AuthnRequest {
   /** Request headers, names lowercased. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly clientCertificate?: ClientCertificate;
+  /** The raw header list (name, value, ...), where repeated headers must stay apart. */
+  readonly rawHeaders?: readonly string[];
+  /** The audiences a token must name (TokenReview's spec.audiences); absent: the server's --api-audiences. */
+  readonly audiences?: readonly string[];
 }
 
 export type AuthnResult =
-  | { readonly kind: 'authenticated'; readonly user: UserInfo }
+  /** `audiences`: the token's audiences among those asked for, from authenticators that know them (service accounts). */
+  | { readonly kind: 'authenticated'; readonly user: UserInfo; readonly audiences?: readonly string[] }
   /** This authenticator found no credential of its kind. */
   | { readonly kind: 'none' }
   /** A credential was presented and is not valid. `error` is for logs and never contains the credential. */
@@ -33,8 +40,8 @@ export interface Authenticator {
 
 export const NO_OPINION: AuthnResult = { kind: 'none' };
 
-export function authenticated(user: UserInfo): AuthnResult {
-  return { kind: 'authenticated', user };
+export function authenticated(user: UserInfo, audiences?: readonly string[]): AuthnResult {
+  return audiences ? { kind: 'authenticated', user, audiences } : { kind: 'authenticated', user };
 }
 
 export function failed(error: string): AuthnResult {

@@ -2,7 +2,7 @@
 
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER } from '../user.ts';
 import type { AuthnResult, Authenticator } from './types.ts';
-import { NO_OPINION, authenticated, failed } from './types.ts';
+import { NO_OPINION, failed } from './types.ts';
 
 /**
  * Tries each authenticator in order; the first success wins. Errors are collected and returned only when no
@@ -36,7 +36,7 @@ export function withAuthenticatedGroup(inner: Authenticator): Authenticator {
       const u = r.user;
       if (u.name === ANONYMOUS_USER) return r;
       if (u.groups.includes(ALL_AUTHENTICATED) || u.groups.includes(ALL_UNAUTHENTICATED)) return r;
-      return authenticated({ ...u, groups: [...u.groups, ALL_AUTHENTICATED] });
+      return { ...r, user: { ...u, groups: [...u.groups, ALL_AUTHENTICATED] } };
     },
   };
 }

@@ -100,7 +100,8 @@ export function decodeObjectForWrite(scope: Scope, data: Buffer, format: BodyFor
   if (object.metadata === undefined || object.metadata === null) object.metadata = {};
   const obj = object as KubeObject;
   let unknownFields: string[] = [];
-  if (scope.subresource !== 'scale') {
+  // A subresource of another kind (Scale, TokenRequest) is not checked against the resource's schema.
+  if (scope.subresource === '' || scope.kind.kind === scope.def.kind) {
     const check = scope.deps.checkSchema(obj, scope.def);
     if (check.fatal) throw check.fatal;
     unknownFields = check.unknownFields;

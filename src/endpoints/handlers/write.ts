@@ -9,6 +9,7 @@ import { writeContext, type Scope } from '../scope.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { checkName, decodeObjectForWrite, dedupOwnerReferences, ensureNamespace, negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
 import { cloneJson } from '../../apis/json-clone.ts';
+import { notFoundPath } from '../../apis/errors.ts';
 
 export async function createResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
@@ -19,6 +20,12 @@ export async function createResource(scope: Scope): Promise<void> {
   ensureNamespace(scope, obj);
   dedupOwnerReferences(scope, obj, false);
   const ctx = await writeContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
+  if (scope.subresource) {
+    // A subresource that makes a new object from the body (TokenRequest); the stores that serve one say so.
+    if (!scope.store.createSubresource) throw notFoundPath();
+    writeResult(scope, 201, await scope.store.createSubresource(ctx, scope.name, scope.subresource, obj), media);
+    return;
+  }
   const created = await scope.store.create(ctx, obj);
   writeResult(scope, 201, created, media);
 }

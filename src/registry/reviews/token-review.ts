@@ -40,13 +40,16 @@ export function tokenReview(authenticator: Authenticator | undefined, apiAudienc
     let error = str(prior.error);
     let tokenAudiences: string[] | undefined = stringList(prior.audiences);
 
-    const result = audiences.length > 0 && granted.length === 0 ? { kind: 'error' as const, error: INVALID_TOKEN } : await authenticator.authenticate({ headers: { authorization: `Bearer ${token}` } });
+    let result = await authenticator.authenticate({ headers: { authorization: `Bearer ${token}` }, audiences });
+    // Audience-agnostic authenticators (the token file) stand for --api-audiences (kube's WrapAudienceAgnosticToken).
+    if (result.kind === 'authenticated' && !result.audiences && audiences.length > 0 && granted.length === 0) result = { kind: 'error', error: INVALID_TOKEN };
     if (result.kind === 'authenticated') {
       // Anonymous is the only identity that comes without audiences; kube then refuses to vouch for any.
       if (audiences.length > 0 && result.user.name === ANONYMOUS_USER) throw internalError(new Error('error validating audiences'));
       status.authenticated = true;
       user = userInfoJson(result.user);
-      tokenAudiences = granted.length > 0 ? granted : undefined;
+      const resultAudiences = result.audiences ?? granted;
+      tokenAudiences = resultAudiences.length > 0 ? [...resultAudiences] : undefined;
     } else if (result.kind === 'error') {
       error = result.error;
     } else {

@@ -11,7 +11,7 @@ import { levelAtLeast, microTime, type AuditBackend, type AuditEvent, type Audit
 
 export interface Auditor {
   /** Starts auditing one authenticated request; undefined when the policy's level for it is None. */
-  begin(req: HttpRequest, res: HttpResponse, attrs: AuthzAttributes, auditId: string, receivedAtMs: number, longRunning: boolean): AuditedRequest | undefined;
+  begin(req: HttpRequest, res: HttpResponse, attrs: AuthzAttributes, auditId: string, receivedAtMs: number, longRunning: boolean, impersonated?: UserInfo): AuditedRequest | undefined;
   shutdown(): Promise<void>;
 }
 
@@ -105,7 +105,7 @@ export function createAuditor(policy: AuditPolicy, backends: readonly AuditBacke
   };
 
   return {
-    begin(req, res, attrs, auditId, receivedAtMs, longRunning) {
+    begin(req, res, attrs, auditId, receivedAtMs, longRunning, impersonated) {
       const config: RequestAuditConfig = evaluatePolicy(policy, attrs);
       if (config.level === 'None') return undefined;
       const notes = beginRequestNotes(req, CAPTURE_FOR[config.level]);
@@ -122,6 +122,7 @@ export function createAuditor(policy: AuditPolicy, backends: readonly AuditBacke
           requestURI: req.url ?? '/',
           verb: attrs.verb,
           user: auditUser(attrs.user),
+          ...(impersonated ? { impersonatedUser: auditUser(impersonated) } : {}),
           sourceIPs: sourceIPs(req),
           requestReceivedTimestamp: received,
           stageTimestamp: stage === 'RequestReceived' ? received : microTime(performance.timeOrigin + performance.now()),

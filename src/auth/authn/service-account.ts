@@ -1,0 +1,151 @@
+// Service account token authentication (pkg/serviceaccount/jwt.go, claims.go): a bearer JWT from one of the
+// accepted issuers, signed by a verification key, not expired (a minute of leeway), naming one of the request's
+// audiences, whose service account (and bound pod, secret or node) still exists with the same uid. Successes are
+// cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token.
+
+import { createHash } from 'node:crypto';
+import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { isStatusError } from '../../apis/errors.ts';
+import { loopbackContext } from '../../registry/registry.ts';
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import type { KubernetesClaim, ObjectRef, TokenIssuer } from '../serviceaccount/tokens.ts';
+import type { UserInfo } from '../user.ts';
+import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
+
+export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+const SUCCESS_TTL_MS = 10_000;
+const CACHE_LIMIT = 10_000;
+const LEEWAY_SECONDS = 60;
+
+export function serviceAccountGroups(namespace: string): string[] {
+  return [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`];
+}
+
+async function lookup(registry: Registry, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  const def = registry.lookup('', 'v1', resource);
+  if (!def) return undefined;
+  try {
+    return await registry.store(def).get(loopbackContext(namespace), name, { resourceVersion: '0' });
+  } catch (e) {
+    if (isStatusError(e) && e.code === 404) return undefined;
+    throw e;
+  }
+}
+
+function isRef(v: unknown): v is ObjectRef {
+  return typeof v === 'object' && v !== null && typeof (v as ObjectRef).name === 'string' && typeof (v as ObjectRef).uid === 'string';
+}
+
+function claimOf(payload: JWTPayload): KubernetesClaim | undefined {
+  const k = payload['kubernetes.io'] as Record<string, unknown> | undefined;
+  if (!k || typeof k.namespace !== 'string' || !isRef(k.serviceaccount)) return undefined;
+  return {
+    namespace: k.namespace,
+    serviceaccount: k.serviceaccount,
+    ...(isRef(k.pod) ? { pod: k.pod } : {}),
+    ...(isRef(k.secret) ? { secret: k.secret } : {}),
+    ...(isRef(k.node) ? { node: k.node } : {}),
+  };
+}
+
+/** The bound object still exists, with the token's uid, and is not being deleted (pods, secrets). */
+async function checkBound(registry: Registry, kind: string, resource: string, namespace: string, ref: ObjectRef): Promise<string | undefined> {
+  const obj = await lookup(registry, resource, namespace, ref.name);
+  const what = namespace ? `${namespace}/${ref.name}` : ref.name;
+  if (!obj) return `${kind} ${JSON.stringify(what)} is not found`;
+  if (obj.metadata.uid !== ref.uid) return `${kind} UID (${obj.metadata.uid ?? ''}) does not match claim (${ref.uid})`;
+  const deletion = obj.metadata.deletionTimestamp;
+  if (deletion && Date.parse(deletion) <= Date.now()) return `${kind} ${JSON.stringify(what)} is marked for deletion`;
+  return undefined;
+}
+
+export interface ServiceAccountAuthenticatorOptions {
+  readonly issuer: TokenIssuer;
+  readonly registry: Registry;
+  /** Clock (tests). */
+  readonly now?: () => number;
+}
+
+export function serviceAccountAuthenticator(options: ServiceAccountAuthenticatorOptions): Authenticator {
+  const { issuer, registry } = options;
+  const now = options.now ?? Date.now;
+  const keySet = createLocalJWKSet({ keys: [...issuer.keys.jwks] });
+  const accepted = new Set(issuer.acceptedIssuers);
+  const algorithms = [...new Set(issuer.keys.jwks.map((k) => k.alg!))];
+  const cache = new Map<string, { user: UserInfo; audiences: readonly string[]; granted: readonly string[]; until: number }>();
+
+  /** The user and the token's expiry, or why the token is refused. */
+  async function verify(token: string, audiences: readonly string[]): Promise<{ user: UserInfo; granted: string[]; expiresAt: number } | string> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keySet, { algorithms, clockTolerance: LEEWAY_SECONDS, currentDate: new Date(now()) }));
+    } catch (e) {
+      if (e instanceof joseErrors.JWTExpired) return 'service account token has expired';
+      return `invalid service account token: ${e instanceof joseErrors.JOSEError ? e.code : 'malformed'}`;
+    }
+    const tokenAudiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
+    const granted = tokenAudiences.filter((a) => audiences.includes(a));
+    if (granted.length === 0) return `token audiences ${JSON.stringify(tokenAudiences)} is invalid for the target audiences ${JSON.stringify(audiences)}`;
+    const claim = claimOf(payload);
+    if (!claim) return 'service account token has no kubernetes.io claim';
+    const sa = await lookup(registry, 'serviceaccounts', claim.namespace, claim.serviceaccount.name);
+    if (!sa) return `service account ${claim.namespace}/${claim.serviceaccount.name} not found`;
+    if (sa.metadata.uid !== claim.serviceaccount.uid) return `service account UID (${sa.metadata.uid ?? ''}) does not match claim (${claim.serviceaccount.uid})`;
+    if (sa.metadata.deletionTimestamp) return `service account ${claim.namespace}/${claim.serviceaccount.name} has been deleted`;
+    const extra: Record<string, string[]> = {};
+    if (claim.pod) {
+      const err = await checkBound(registry, 'pod', 'pods', claim.namespace, claim.pod);
+      if (err) return err;
+      extra['authentication.kubernetes.io/pod-name'] = [claim.pod.name];
+      extra['authentication.kubernetes.io/pod-uid'] = [claim.pod.uid];
+    }
+    if (claim.secret) {
+      const err = await checkBound(registry, 'secret', 'secrets', claim.namespace, claim.secret);
+      if (err) return err;
+    }
+    if (claim.node) {
+      // A node named through a pod binding is informational; a token bound to the node itself needs it alive.
+      if (!claim.pod) {
+        const err = await checkBound(registry, 'node', 'nodes', '', claim.node);
+        if (err) return err;
+      }
+      extra['authentication.kubernetes.io/node-name'] = [claim.node.name];
+      extra['authentication.kubernetes.io/node-uid'] = [claim.node.uid];
+    }
+    if (typeof payload.jti === 'string') extra['authentication.kubernetes.io/credential-id'] = [`JTI=${payload.jti}`];
+    const user: UserInfo = {
+      name: `system:serviceaccount:${claim.namespace}:${claim.serviceaccount.name}`,
+      uid: claim.serviceaccount.uid,
+      groups: serviceAccountGroups(claim.namespace),
+      ...(Object.keys(extra).length > 0 ? { extra } : {}),
+    };
+    return { user, granted, expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity };
+  }
+
+  return {
+    async authenticate(req) {
+      const header = headerValue(req, 'authorization');
+      if (!header || !/^bearer /i.test(header)) return NO_OPINION;
+      const token = header.slice(7).trim();
+      // Only JWTs of an accepted issuer are ours; other bearer tokens are left to the other authenticators.
+      if (token.split('.').length !== 3) return NO_OPINION;
+      let iss: string | undefined;
+      try {
+        iss = decodeJwt(token).iss;
+      } catch {
+        return NO_OPINION;
+      }
+      if (iss === undefined || !accepted.has(iss)) return NO_OPINION;
+      const audiences = req.audiences && req.audiences.length > 0 ? req.audiences : issuer.apiAudiences;
+      const key = createHash('sha256').update(token).digest('base64url');
+      const hit = cache.get(key);
+      const t = now();
+      if (hit && hit.until > t && hit.audiences === audiences) return authenticated(hit.user, hit.granted);
+      const result = await verify(token, audiences);
+      if (typeof result === 'string') return failed(result);
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(key, { user: result.user, audiences, granted: result.granted, until: Math.min(t + SUCCESS_TTL_MS, result.expiresAt) });
+      return authenticated(result.user, result.granted);
+    },
+  };
+}
