@@ -38,7 +38,7 @@ import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
 import type { OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
-import { resolveFeatureGates } from './feature-gates.ts';
+import { featureGateWarnings, resolveFeatureGates } from './feature-gates.ts';
 import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 
 export interface CapstanOptions {
@@ -156,6 +156,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
+  for (const w of featureGateWarnings(options.featureGates ?? {})) log.warn(w);
   let anonymous = options.anonymousAuth ?? true;
   if (anonymous && modes.includes('AlwaysAllow')) {
     // kube-apiserver's rule. It warns even for its own default; here only an explicit request is worth a warning.
