@@ -11,6 +11,8 @@ import type { AuthorizerFactory } from '../auth/authz/modes.ts';
 import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes } from '../auth/authz/modes.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
+import { startIdentityLease } from '../controllers/apiserver-identity.ts';
+import { hostname } from 'node:os';
 import { createRegistry } from '../registry/registry.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
@@ -457,6 +459,16 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       log.warn('serving plain HTTP: requests and credentials on this port are not encrypted; use it for local debugging only', { port: plain.port });
     }
 
+    if (cfg.featureGates.APIServerIdentity) {
+      const identity = startIdentityLease(registry, {
+        identitySource: `${hostname()}:${cfg.bindAddress}:${secure.port}`,
+        onError: (error) => log.error('the apiserver identity lease could not be renewed', { error }),
+      });
+      if (identity) {
+        cleanups.push(() => identity.stop());
+        await identity.ready;
+      }
+    }
     const url = serverUrl(cfg.bindAddress, secure.port);
     publicUrl = url;
     await controlPlane.bootstrapTokens?.sync();
