@@ -85,9 +85,25 @@ export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
   };
 }
 
-export function builtinDefinitions(runtimeConfig: string): ResourceDefinition[] {
+// Resources whose REST storage kube 1.31 installs only with a feature gate, even when their version is enabled
+// (pkg/registry/resource/rest/storage_resource.go). A version left without resources is not served.
+const GATED_RESOURCES: Readonly<Record<string, readonly string[]>> = {
+  'resource.k8s.io/deviceclasses': ['DynamicResourceAllocation'],
+  'resource.k8s.io/resourceclaims': ['DynamicResourceAllocation'],
+  'resource.k8s.io/resourceclaimtemplates': ['DynamicResourceAllocation'],
+  'resource.k8s.io/resourceslices': ['DynamicResourceAllocation'],
+  'resource.k8s.io/podschedulingcontexts': ['DynamicResourceAllocation', 'DRAControlPlaneController'],
+};
+
+export function builtinDefinitions(runtimeConfig: string, featureGates: Readonly<Record<string, boolean>> = {}): ResourceDefinition[] {
   const defs: ResourceDefinition[] = [];
-  for (const gv of enabledGroupVersions(runtimeConfig)) for (const r of gv.resources) defs.push(builtinDefinition(r));
+  for (const gv of enabledGroupVersions(runtimeConfig)) {
+    for (const r of gv.resources) {
+      const gates = GATED_RESOURCES[`${r.group}/${r.resource}`];
+      if (gates && !gates.every((g) => featureGates[g] === true)) continue;
+      defs.push(builtinDefinition(r));
+    }
+  }
   return defs;
 }
 
@@ -226,6 +242,6 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     },
   };
 
-  handle.register(builtinDefinitions(options.runtimeConfig));
+  handle.register(builtinDefinitions(options.runtimeConfig, options.featureGates));
   return handle;
 }
