@@ -38,6 +38,9 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     requestheaderExtraHeadersPrefix: undefined,
     enableBootstrapTokenAuth: undefined,
     namespaceDefaults: true,
+    enablePriorityAndFairness: true,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
     audit: { policyFile: undefined, logPath: undefined, logMaxAgeDays: 0, logMaxBackups: 0, logMaxSizeMB: 0, webhookConfigFile: undefined, webhookBatchMaxSize: 400, webhookBatchMaxWaitMs: 30_000 },
   });
 });
@@ -52,6 +55,7 @@ test('every flag maps to its option', () => {
     '--service-account-key-file=a.pub', '--service-account-key-file=b.pub', '--api-audiences=x,y', '--service-account-max-token-expiration=7200', '--enable-bootstrap-token-auth',
     '--requestheader-client-ca-file=proxy-ca.pem', '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User',
     '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    '--enable-priority-and-fairness=false', '--max-requests-inflight=10', '--max-mutating-requests-inflight=5',
     '--audit-policy-file=policy.yaml', '--audit-log-path=-', '--audit-log-maxage=7', '--audit-log-maxbackup=3', '--audit-log-maxsize=50',
     '--audit-webhook-config-file=hook.kubeconfig', '--audit-webhook-batch-max-size=10', '--audit-webhook-batch-max-wait=1s',
   ]);
@@ -88,6 +92,9 @@ test('every flag maps to its option', () => {
     requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
     enableBootstrapTokenAuth: true,
     namespaceDefaults: true,
+    enablePriorityAndFairness: false,
+    maxRequestsInflight: 10,
+    maxMutatingRequestsInflight: 5,
     audit: { policyFile: 'policy.yaml', logPath: '-', logMaxAgeDays: 7, logMaxBackups: 3, logMaxSizeMB: 50, webhookConfigFile: 'hook.kubeconfig', webhookBatchMaxSize: 10, webhookBatchMaxWaitMs: 1000 },
   });
   assert.equal(c.verbosity, 4);

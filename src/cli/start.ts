@@ -12,6 +12,8 @@ import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
 import { startIdentityLease } from '../controllers/apiserver-identity.ts';
+import { startFlowControlConfig } from '../controllers/flowcontrol-config.ts';
+import { createFlowControl, type FlowControl } from '../server/flowcontrol/dispatcher.ts';
 import { hostname } from 'node:os';
 import { createRegistry } from '../registry/registry.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
@@ -83,6 +85,12 @@ export interface CapstanOptions {
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** --enable-priority-and-fairness (default true). */
+  enablePriorityAndFairness?: boolean;
+  /** --max-requests-inflight (default 400). */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight (default 200). */
+  maxMutatingRequestsInflight?: number;
   /** --audit-policy-file, --audit-log-*, --audit-webhook-*. */
   audit?: AuditOptions;
   /** --service-account-issuer: the first issues tokens, all are accepted. Default https://kubernetes.default.svc.cluster.local. */
@@ -181,6 +189,15 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const requestTimeoutSeconds = options.requestTimeoutSeconds ?? 60;
   // ServerRunOptions.Validate's messages.
   if (!(requestTimeoutSeconds >= 0)) throw new ConfigError('--request-timeout can not be negative value');
+  const maxRequestsInflight = options.maxRequestsInflight ?? 400;
+  const maxMutatingRequestsInflight = options.maxMutatingRequestsInflight ?? 200;
+  const enablePriorityAndFairness = options.enablePriorityAndFairness ?? true;
+  // ServerRunOptions.Validate's messages.
+  if (maxRequestsInflight < 0) throw new ConfigError('--max-requests-inflight can not be negative value');
+  if (maxMutatingRequestsInflight < 0) throw new ConfigError('--max-mutating-requests-inflight can not be negative value');
+  if (enablePriorityAndFairness && maxRequestsInflight + maxMutatingRequestsInflight <= 0) {
+    throw new ConfigError('--max-requests-inflight plus --max-mutating-requests-inflight must be positive when --enable-priority-and-fairness is true');
+  }
   const auditErrors = validateAuditOptions(options.audit ?? {});
   if (auditErrors.length > 0) throw new ConfigError(auditErrors.length === 1 ? auditErrors[0]! : `[${auditErrors.join(', ')}]`);
   const http2MaxStreamsPerConnection = options.http2MaxStreamsPerConnection ?? 0;
@@ -196,6 +213,9 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     historyWindowSeconds,
     minRequestTimeoutSeconds,
     requestTimeoutMs: requestTimeoutSeconds * 1000,
+    maxRequestsInflight,
+    maxMutatingRequestsInflight,
+    enablePriorityAndFairness,
     http2MaxStreamsPerConnection,
     bindAddress: options.bindAddress ?? '127.0.0.1',
     runtimeConfig: options.runtimeConfig ?? '',
@@ -434,7 +454,18 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       const a = audit;
       cleanups.push(() => a.shutdown());
     }
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, audit });
+    let flowControl: FlowControl | undefined;
+    if (cfg.enablePriorityAndFairness) {
+      const config = await startFlowControlConfig(registry);
+      if (config) {
+        cleanups.push(async () => config.stop());
+        await config.synced();
+        // The queue wait limit: a quarter of the request timeout (kube's APF request wait limit).
+        flowControl = createFlowControl({ config, serverConcurrencyLimit: cfg.maxRequestsInflight + cfg.maxMutatingRequestsInflight, queueWaitMs: (cfg.requestTimeoutMs || 60_000) / 4 });
+      }
+    }
+    const maxInFlight = cfg.enablePriorityAndFairness ? undefined : { readOnly: cfg.maxRequestsInflight, mutating: cfg.maxMutatingRequestsInflight };
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, audit, flowControl, maxInFlight });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;

@@ -15,6 +15,8 @@ import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
 import type { Auditor } from './audit/auditor.ts';
 import { addAuditAnnotation, beginRequestNotes, Capture } from './audit/request-notes.ts';
+import type { FlowControl } from './flowcontrol/dispatcher.ts';
+import { createAdmissionFilter } from './flowcontrol/filter.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
@@ -33,6 +35,10 @@ export interface PipelineOptions {
   readonly metrics?: ServerMetrics;
   /** The audit filter (--audit-policy-file with a log or webhook backend). */
   readonly audit?: Auditor;
+  /** API Priority and Fairness (default), or undefined with the plain max-in-flight limits below. */
+  readonly flowControl?: FlowControl;
+  /** --max-requests-inflight / --max-mutating-requests-inflight without APF (0: no limit). */
+  readonly maxInFlight?: { readonly readOnly: number; readonly mutating: number };
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -72,7 +78,8 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log, metrics, audit } = options;
+  const { authenticator, authorizer, health, api, log, metrics, audit, flowControl, maxInFlight } = options;
+  const admitRequest = createAdmissionFilter(flowControl, maxInFlight);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
 
@@ -118,6 +125,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
     if (auditing) audited.panic = auditing.panic;
     else if (metrics) beginRequestNotes(req, Capture.None);
+    if (!(await admitRequest(res, user, info, longRunning))) return { info, user: user.name };
     const decision = await authorizer.authorize(attrs);
     if (auditing) {
       addAuditAnnotation(req, 'authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
