@@ -59,6 +59,10 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     enableBootstrapTokenAuth: undefined,
     namespaceDefaults: true,
     enableTestControls: false,
+    enablePriorityAndFairness: true,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    audit: { policyFile: undefined, logPath: undefined, logMaxAgeDays: 0, logMaxBackups: 0, logMaxSizeMB: 0, webhookConfigFile: undefined, webhookBatchMaxSize: 400, webhookBatchMaxWaitMs: 30_000 },
   });
 });
 
@@ -80,6 +84,9 @@ test('every flag maps to its option', () => {
     '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
     '--leader-elect=true', '--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s', '--leader-elect-retry-period=3s',
     '--shutdown-delay-duration=2s', '--shutdown-send-retry-after',
+    '--enable-priority-and-fairness=false', '--max-requests-inflight=10', '--max-mutating-requests-inflight=5',
+    '--audit-policy-file=policy.yaml', '--audit-log-path=-', '--audit-log-maxage=7', '--audit-log-maxbackup=3', '--audit-log-maxsize=50',
+    '--audit-webhook-config-file=hook.kubeconfig', '--audit-webhook-batch-max-size=10', '--audit-webhook-batch-max-wait=1s',
   ]);
   assert.equal(c.kind, 'run');
   if (c.kind !== 'run') return;
@@ -135,6 +142,10 @@ test('every flag maps to its option', () => {
     enableBootstrapTokenAuth: true,
     namespaceDefaults: true,
     enableTestControls: true,
+    enablePriorityAndFairness: false,
+    maxRequestsInflight: 10,
+    maxMutatingRequestsInflight: 5,
+    audit: { policyFile: 'policy.yaml', logPath: '-', logMaxAgeDays: 7, logMaxBackups: 3, logMaxSizeMB: 50, webhookConfigFile: 'hook.kubeconfig', webhookBatchMaxSize: 10, webhookBatchMaxWaitMs: 1000 },
   });
   assert.equal(c.verbosity, 4);
 });
@@ -204,7 +215,7 @@ test('--envtest takes the flags controller-runtime envtest passes, ignores the e
     assert.equal(c.options.dataDir, undefined);
     assert.equal(c.options.enableTestControls, true);
     assert.throws(() => parseEnvtestCommandLine(['--envtest', '--etcd-bogus=1']), (e: Error) => e instanceof FlagError && e.message === 'unknown flag: --etcd-bogus');
-    assert.throws(() => parseCommandLine(['--etcd-servers=http://x']), FlagError);
+    assert.throws(() => parseCommandLine(['--insecure-port=0']), FlagError);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

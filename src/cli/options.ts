@@ -74,6 +74,17 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'simulated-nodes', type: 'int', valueName: 'int', default: 1, help: 'How many nodes --simulate-workloads runs.' },
   { name: 'enable-test-controls', type: 'bool', default: false, help: 'Serve the test controls over HTTP under /capstan/v1/ (snapshots, restore, reset, fork, fault injection, the clock, request recording, logical clusters under /clusters/<name>), for members of system:masters only. For test environments: never turn it on for a shared server.' },
   { name: 'envtest', type: 'bool', help: "Run as controller-runtime's envtest expects kube-apiserver to: accept its flags (etcd ones ignored), memory storage and a temporary data dir unless given, test controls on. See 'capstan --envtest --help'." },
+  { name: 'enable-priority-and-fairness', type: 'bool', default: true, help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness' },
+  { name: 'max-requests-inflight', type: 'int', valueName: 'int', default: 400, help: "This and --max-mutating-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely." },
+  { name: 'max-mutating-requests-inflight', type: 'int', valueName: 'int', default: 200, help: "This and --max-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely." },
+  { name: 'audit-policy-file', type: 'string', valueName: 'string', help: 'Path to the file that defines the audit policy configuration.' },
+  { name: 'audit-log-path', type: 'string', valueName: 'string', help: "If set, all requests coming to the apiserver will be logged to this file.  '-' means standard out." },
+  { name: 'audit-log-maxage', type: 'int', valueName: 'int', default: 0, help: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.' },
+  { name: 'audit-log-maxbackup', type: 'int', valueName: 'int', default: 0, help: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files." },
+  { name: 'audit-log-maxsize', type: 'int', valueName: 'int', default: 0, help: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
+  { name: 'audit-webhook-config-file', type: 'string', valueName: 'string', help: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.' },
+  { name: 'audit-webhook-batch-max-size', type: 'int', valueName: 'int', default: 400, help: 'The maximum size of a batch. Only used in batch mode.' },
+  { name: 'audit-webhook-batch-max-wait', type: 'string', valueName: 'duration', default: '30s', help: "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode." },
   { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
   { name: 'version', type: 'bool', help: 'Print version information and quit.' },
   { name: 'help', short: 'h', type: 'bool', help: 'Help for capstan.' },
@@ -169,6 +180,13 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   } catch (e) {
     throw invalid(rawTimeout, '--request-timeout', (e as Error).message);
   }
+  const rawBatchWait = v['audit-webhook-batch-max-wait'] as string;
+  let batchWaitMs: number;
+  try {
+    batchWaitMs = parseGoDuration(rawBatchWait);
+  } catch (e) {
+    throw invalid(rawBatchWait, '--audit-webhook-batch-max-wait', (e as Error).message);
+  }
   const verbosity = v.v as number;
   if (verbosity < 0) throw invalid(String(verbosity), '-v, --v', 'must be a non-negative number');
 
@@ -212,6 +230,19 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
     dataDir: v['data-dir'] as string,
     plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,
     logLevel: verbosity,
+    enablePriorityAndFairness: v['enable-priority-and-fairness'] as boolean,
+    maxRequestsInflight: v['max-requests-inflight'] as number,
+    maxMutatingRequestsInflight: v['max-mutating-requests-inflight'] as number,
+    audit: {
+      policyFile: (v['audit-policy-file'] as string | undefined) || undefined,
+      logPath: (v['audit-log-path'] as string | undefined) || undefined,
+      logMaxAgeDays: v['audit-log-maxage'] as number,
+      logMaxBackups: v['audit-log-maxbackup'] as number,
+      logMaxSizeMB: v['audit-log-maxsize'] as number,
+      webhookConfigFile: (v['audit-webhook-config-file'] as string | undefined) || undefined,
+      webhookBatchMaxSize: v['audit-webhook-batch-max-size'] as number,
+      webhookBatchMaxWaitMs: batchWaitMs,
+    },
     requestheaderClientCaFile: (v['requestheader-client-ca-file'] as string | undefined) || undefined,
     requestheaderAllowedNames: v['requestheader-allowed-names'] as string[] | undefined,
     requestheaderUsernameHeaders: v['requestheader-username-headers'] as string[] | undefined,

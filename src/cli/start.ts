@@ -11,6 +11,10 @@ import type { AuthorizerFactory } from '../auth/authz/modes.ts';
 import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes } from '../auth/authz/modes.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
+import { startIdentityLease } from '../controllers/apiserver-identity.ts';
+import { startFlowControlConfig } from '../controllers/flowcontrol-config.ts';
+import { createFlowControl, type FlowControl } from '../server/flowcontrol/dispatcher.ts';
+import { hostname } from 'node:os';
 import { createRegistry } from '../registry/registry.ts';
 import type { SimulationOptions } from '../controllers/simulation/index.ts';
 import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
@@ -35,6 +39,7 @@ import type { RequestQuery, RequestRecord } from '../testing/recorder.ts';
 import { testControlHooks } from '../testing/request-hooks.ts';
 import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
 import type { StorageSnapshot } from '../storage/types.ts';
+import { buildAuditor, validateAuditOptions, type AuditOptions } from '../server/audit/options.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import { createIdleRelease } from '../server/idle-release.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
@@ -48,7 +53,7 @@ import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
 import type { EtcdOpenOptions, OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
-import { resolveFeatureGates } from './feature-gates.ts';
+import { featureGateWarnings, resolveFeatureGates } from './feature-gates.ts';
 import { buildChain, enabledPlugins, readAdmissionConfigFile, validatePluginFlags } from '../admission/plugin-set.ts';
 import { PLUGIN_FACTORIES } from '../admission/plugins/index.ts';
 import { closeWebhookConnections } from '../webhook/client.ts';
@@ -122,6 +127,14 @@ export interface CapstanOptions {
    * (`mutate` runs after the mutating webhooks, `validate` with the validating webhooks).
    */
   admission?: InProcessAdmission;
+  /** --enable-priority-and-fairness (default true). */
+  enablePriorityAndFairness?: boolean;
+  /** --max-requests-inflight (default 400). */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight (default 200). */
+  maxMutatingRequestsInflight?: number;
+  /** --audit-policy-file, --audit-log-*, --audit-webhook-*. */
+  audit?: AuditOptions;
   /** --service-account-issuer: the first issues tokens, all are accepted. Default https://kubernetes.default.svc.cluster.local. */
   serviceAccountIssuers?: string[];
   /** --service-account-signing-key-file. Default: sa.key in the data dir, generated (ECDSA P-256) when missing. */
@@ -257,6 +270,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
+  for (const w of featureGateWarnings(options.featureGates ?? {})) log.warn(w);
   let anonymous = options.anonymousAuth ?? true;
   if (anonymous && modes.includes('AlwaysAllow')) {
     // kube-apiserver's rule. It warns even for its own default; here only an explicit request is worth a warning.
@@ -280,6 +294,17 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const requestTimeoutSeconds = options.requestTimeoutSeconds ?? 60;
   // ServerRunOptions.Validate's messages.
   if (!(requestTimeoutSeconds >= 0)) throw new ConfigError('--request-timeout can not be negative value');
+  const maxRequestsInflight = options.maxRequestsInflight ?? 400;
+  const maxMutatingRequestsInflight = options.maxMutatingRequestsInflight ?? 200;
+  const enablePriorityAndFairness = options.enablePriorityAndFairness ?? true;
+  // ServerRunOptions.Validate's messages.
+  if (maxRequestsInflight < 0) throw new ConfigError('--max-requests-inflight can not be negative value');
+  if (maxMutatingRequestsInflight < 0) throw new ConfigError('--max-mutating-requests-inflight can not be negative value');
+  if (enablePriorityAndFairness && maxRequestsInflight + maxMutatingRequestsInflight <= 0) {
+    throw new ConfigError('--max-requests-inflight plus --max-mutating-requests-inflight must be positive when --enable-priority-and-fairness is true');
+  }
+  const auditErrors = validateAuditOptions(options.audit ?? {});
+  if (auditErrors.length > 0) throw new ConfigError(auditErrors.length === 1 ? auditErrors[0]! : `[${auditErrors.join(', ')}]`);
   const http2MaxStreamsPerConnection = options.http2MaxStreamsPerConnection ?? 0;
   if (!(http2MaxStreamsPerConnection >= 0)) throw new ConfigError('--http2-max-streams-per-connection can not be negative value');
   return {
@@ -294,6 +319,9 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     historyWindowSeconds,
     minRequestTimeoutSeconds,
     requestTimeoutMs: requestTimeoutSeconds * 1000,
+    maxRequestsInflight,
+    maxMutatingRequestsInflight,
+    enablePriorityAndFairness,
     http2MaxStreamsPerConnection,
     bindAddress: options.bindAddress ?? '127.0.0.1',
     runtimeConfig: options.runtimeConfig ?? '',
@@ -647,7 +675,28 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const idleRelease = createIdleRelease({ idleMs: IDLE_RELEASE_MS, onRelease: (ms) => log.v(4, 'released memory after a busy period', { gcMs: Math.round(ms) }) });
     cleanups.push(async () => idleRelease.close());
     const metrics = createServerMetrics(() => registry.storedObjectCounts());
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks, draining: () => draining });
+    let audit;
+    try {
+      audit = await buildAuditor(options.audit, log);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+    if (audit) {
+      const a = audit;
+      cleanups.push(() => a.shutdown());
+    }
+    let flowControl: FlowControl | undefined;
+    if (cfg.enablePriorityAndFairness) {
+      const config = await startFlowControlConfig(registry);
+      if (config) {
+        cleanups.push(async () => config.stop());
+        await config.synced();
+        // The queue wait limit: a quarter of the request timeout (kube's APF request wait limit).
+        flowControl = createFlowControl({ config, serverConcurrencyLimit: cfg.maxRequestsInflight + cfg.maxMutatingRequestsInflight, queueWaitMs: (cfg.requestTimeoutMs || 60_000) / 4 });
+      }
+    }
+    const maxInFlight = cfg.enablePriorityAndFairness ? undefined : { readOnly: cfg.maxRequestsInflight, mutating: cfg.maxMutatingRequestsInflight };
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks, draining: () => draining, audit, flowControl, maxInFlight });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
@@ -672,6 +721,16 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       log.warn('serving plain HTTP: requests and credentials on this port are not encrypted; use it for local debugging only', { port: plain.port });
     }
 
+    if (cfg.featureGates.APIServerIdentity) {
+      const identity = startIdentityLease(registry, {
+        identitySource: `${hostname()}:${cfg.bindAddress}:${secure.port}`,
+        onError: (error) => log.error('the apiserver identity lease could not be renewed', { error }),
+      });
+      if (identity) {
+        cleanups.push(() => identity.stop());
+        await identity.ready;
+      }
+    }
     const url = serverUrl(cfg.bindAddress, secure.port);
     publicUrl = url;
     await controlPlane.bootstrapTokens()?.sync();

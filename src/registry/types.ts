@@ -218,6 +218,8 @@ export interface ResourceDefinition {
   readonly scale?: ScalePaths;
   /** Sent as a Warning header on every request to this version (a deprecated CRD version). */
   readonly deprecationWarning?: string;
+  /** A deprecated built-in version's planned removal ("1.32"): the removed_release label and audit annotation. */
+  readonly removedRelease?: string;
 }
 
 /** JSON paths (".spec.replicas") of a scale subresource. */

@@ -14,6 +14,10 @@ import { parseRequestInfo } from '../endpoints/request-info.ts';
 import { clientCertificateOf } from './client-cert.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
+import type { Auditor } from './audit/auditor.ts';
+import { addAuditAnnotation, beginRequestNotes, Capture } from './audit/request-notes.ts';
+import type { FlowControl } from './flowcontrol/dispatcher.ts';
+import { createAdmissionFilter } from './flowcontrol/filter.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
@@ -40,6 +44,12 @@ export interface PipelineOptions {
    * then answered 429 with Retry-After, as kube's WithRetryAfter filter does.
    */
   readonly draining?: () => boolean;
+  /** The audit filter (--audit-policy-file with a log or webhook backend). */
+  readonly audit?: Auditor;
+  /** API Priority and Fairness (default), or undefined with the plain max-in-flight limits below. */
+  readonly flowControl?: FlowControl;
+  /** --max-requests-inflight / --max-mutating-requests-inflight without APF (0: no limit). */
+  readonly maxInFlight?: { readonly readOnly: number; readonly mutating: number };
 }
 
 /** What the filter chain notes about one request for the hooks (filled in as the request goes). */
@@ -106,7 +116,8 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log, metrics, hooks } = options;
+  const { authenticator, authorizer, health, api, log, metrics, hooks, audit, flowControl, maxInFlight } = options;
+  const admitRequest = createAdmissionFilter(flowControl, maxInFlight);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
 
@@ -121,7 +132,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     writeStatus(res, requestTimeoutError());
   }
 
-  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void, started: number): Promise<{ info?: RequestInfo; user?: string }> {
+  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void, started: number, audited: { panic?: (e: unknown) => void }): Promise<{ info?: RequestInfo; user?: string }> {
+    const auditId = note.auditId;
     const { rawPath, query } = splitUrl(req.url ?? '/');
     let path = decodePath(rawPath || '/');
     const routed = hooks?.route?.(path);
@@ -160,7 +172,16 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     note.user = user;
 
     const attrs = attributesFor(user, info);
+    // The policy sees the requestor, as kube's audit filter (outside impersonation) does; the event names both.
+    const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
+    if (auditing) audited.panic = auditing.panic;
+    else if (metrics) beginRequestNotes(req, Capture.None);
+    if (!(await admitRequest(res, user, info, longRunning))) return { info, user: user.name };
     const decision = await authorizer.authorize(attrs);
+    if (auditing) {
+      addAuditAnnotation(req, 'authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
+      addAuditAnnotation(req, 'authorization.k8s.io/reason', decision.reason);
+    }
     if (decision.decision !== 'allow') {
       if (decision.error) {
         log.error('authorization error', { path, error: decision.error });
@@ -209,7 +230,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       stopTimer();
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });
-    Promise.resolve().then(() => serve(req, res, note, stopTimer, started)).then(
+    const audited: { panic?: (e: unknown) => void } = {};
+    Promise.resolve().then(() => serve(req, res, note, stopTimer, started, audited)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });
@@ -218,6 +240,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       (err: unknown) => {
         // Panic recovery: the request gets a 500 Status (or the StatusError thrown), the server stays up.
         if (!isStatusError(err) || err.code >= 500) log.error('request failed', { method: req.method, error: err instanceof Error ? (err.stack ?? err.message) : String(err), auditId });
+        if (!isStatusError(err)) audited.panic?.(err);
         try {
           if (res.headersSent) res.end();
           else writeStatus(res, isStatusError(err) ? err : internalError(err));
