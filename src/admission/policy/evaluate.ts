@@ -51,8 +51,11 @@ function run(c: Compiled, activation: Record<string, unknown>): { ok: true; valu
   return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error, compile: false };
 }
 
+const NO_VARIABLES = jsonToCel({}, DYN);
+
 export function evaluatePolicy(policy: CompiledPolicy, vars: Record<string, unknown>): PolicyOutcome {
-  const activation: Record<string, unknown> = { ...vars };
+  // Without variables the caller's activation serves as it is (no copy per policy on the hot path).
+  const activation: Record<string, unknown> = policy.variables.length > 0 ? { ...vars } : vars;
   if (policy.variables.length > 0) {
     // Variables become a CEL map whose entries are computed on demand.
     const lazy = new LazyVariables(policy.variables, activation);
@@ -65,8 +68,8 @@ export function evaluatePolicy(policy: CompiledPolicy, vars: Record<string, unkn
         return Reflect.get(target, prop, receiver);
       },
     });
-  } else {
-    activation.variables = jsonToCel({}, DYN);
+  } else if (activation.variables !== NO_VARIABLES) {
+    activation.variables = NO_VARIABLES;
   }
 
   for (const mc of policy.matchConditions) {

@@ -118,6 +118,8 @@ async function paramsFor(policy: CompiledPolicy, binding: Obj, a: AdmissionAttri
   return { params: found };
 }
 
+const NULL_PARAMS = toCel(null);
+
 const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
 
 /** admission.NewForbidden with the validation's reason and code (kube's policy denial). */
@@ -171,7 +173,9 @@ export function validatingAdmissionPolicyPlugin(deps: PolicyDeps): AdmissionPlug
           if (namespaceObject === null) namespaceObject = a.namespace ? await deps.getNamespace(a.namespace) : undefined;
           vars ??= { ...baseVars(), namespaceObject: toCel(namespaceObject ?? null) };
           for (const p of params.params) {
-            const outcome = evaluatePolicy(policy, { ...vars, params: toCel(p) });
+            // The shared activation, with this binding's param (null without paramKind).
+            vars.params = p === null ? NULL_PARAMS : toCel(p);
+            const outcome = evaluatePolicy(policy, vars);
             Object.assign(a.auditAnnotations, outcome.auditAnnotations);
             decisions.push(...outcome.decisions);
           }
