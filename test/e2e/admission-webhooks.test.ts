@@ -215,6 +215,41 @@ describe('admission webhooks', () => {
     assert.equal(hooks.received.length, 0);
   });
 
+  test('matchPolicy Equivalent: a rule naming autoscaling/v1 sees an autoscaling/v2 create, converted; Exact does not', async () => {
+    const config = (matchPolicy: string) =>
+      json({
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'hpa' },
+        webhooks: [{ name: 'hpa.example.com', sideEffects: 'None', admissionReviewVersions: ['v1'], matchPolicy, clientConfig: { url: hooks.url('/hpa'), caBundle: hooks.caBundle }, rules: [{ apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'], operations: ['CREATE'] }] }],
+      });
+    const hpa = (name: string) =>
+      json({
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name },
+        spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] },
+      });
+    await s.kubectlOk(['create', '-f', '-'], { input: config('Equivalent') });
+    await s.kubectlOk(['create', '-f', '-'], { input: hpa('h1') });
+    const req = hooks.received.find((r) => r.path === '/hpa')!.review.request;
+    assert.deepEqual(
+      { kind: req.kind, resource: req.resource, requestKind: req.requestKind, requestResource: req.requestResource, apiVersion: req.object.apiVersion, target: req.object.spec.targetCPUUtilizationPercentage },
+      {
+        kind: { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' },
+        resource: { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' },
+        requestKind: { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' },
+        requestResource: { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' },
+        apiVersion: 'autoscaling/v1',
+        target: 50,
+      },
+    );
+    hooks.received.length = 0;
+    await s.kubectlOk(['apply', '-f', '-'], { input: config('Exact') });
+    await s.kubectlOk(['create', '-f', '-'], { input: hpa('h2') });
+    assert.equal(hooks.received.length, 0);
+  });
+
   test('a webhook that times out: Fail refuses, Ignore lets the request through', async () => {
     hooks.handle('/slow', () => ({ response: { allowed: true }, delayMs: 3000 }));
     const config = (policy: string) =>
