@@ -15,7 +15,6 @@ import { createRegistry } from '../registry/registry.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
 import { oidcAuthenticator } from '../auth/authn/oidc.ts';
 import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
-import { webhookTargetFromKubeconfig } from '../webhook/kubeconfig.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
@@ -275,6 +274,11 @@ async function readRequired(path: string, what: string): Promise<string> {
 /** kube's --advertise-address for the `kubernetes` endpoints: a specific IPv4 bind address, else loopback. */
 function advertiseAddressFor(bindAddress: string): string {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(bindAddress) && bindAddress !== '0.0.0.0' ? bindAddress : '127.0.0.1';
+}
+
+/** A webhook's kubeconfig (the YAML reader loads only when one is configured). */
+async function webhookTargetFromKubeconfig(path: string) {
+  return (await import('../webhook/kubeconfig.ts')).webhookTargetFromKubeconfig(path);
 }
 
 async function defaultOpenStorage(options: OpenStorageOptions): Promise<Storage> {

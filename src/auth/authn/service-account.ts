@@ -4,7 +4,8 @@
 // cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token.
 
 import { createHash } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import { loadJose } from '../jose.ts';
 import { isStatusError } from '../../apis/errors.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
@@ -69,13 +70,15 @@ export interface ServiceAccountAuthenticatorOptions {
 export function serviceAccountAuthenticator(options: ServiceAccountAuthenticatorOptions): Authenticator {
   const { issuer, registry } = options;
   const now = options.now ?? Date.now;
-  const keySet = createLocalJWKSet({ keys: [...issuer.keys.jwks] });
+  let keySet: ReturnType<Awaited<ReturnType<typeof loadJose>>['createLocalJWKSet']> | undefined;
   const accepted = new Set(issuer.acceptedIssuers);
   const algorithms = [...new Set(issuer.keys.jwks.map((k) => k.alg!))];
   const cache = new Map<string, { user: UserInfo; audiences: readonly string[]; granted: readonly string[]; until: number }>();
 
   /** The user and the token's expiry, or why the token is refused. */
   async function verify(token: string, audiences: readonly string[]): Promise<{ user: UserInfo; granted: string[]; expiresAt: number } | string> {
+    const { createLocalJWKSet, errors: joseErrors, jwtVerify } = await loadJose();
+    keySet ??= createLocalJWKSet({ keys: [...issuer.keys.jwks] });
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keySet, { algorithms, clockTolerance: LEEWAY_SECONDS, currentDate: new Date(now()) }));
@@ -131,7 +134,7 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
       if (token.split('.').length !== 3) return NO_OPINION;
       let iss: string | undefined;
       try {
-        iss = decodeJwt(token).iss;
+        iss = (await loadJose()).decodeJwt(token).iss;
       } catch {
         return NO_OPINION;
       }

@@ -4,7 +4,7 @@
 // object the token is bound to.
 
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { loadJose } from '../jose.ts';
 import type { ServiceAccountKeys } from './keys.ts';
 
 /** kube-apiserver requires --service-account-issuer; kubeadm and kind use this one, and so does Capstan by default. */
@@ -47,6 +47,7 @@ export function createTokenIssuer(keys: ServiceAccountKeys, issuers: readonly st
     async issue(claim, audiences, expirationSeconds, now = new Date()) {
       const iat = Math.floor(now.getTime() / 1000);
       const exp = iat + expirationSeconds;
+      const { SignJWT } = await loadJose();
       const token = await new SignJWT({ 'kubernetes.io': claim })
         .setProtectedHeader({ alg: keys.signing.alg, kid: keys.signing.kid })
         .setIssuer(issuer)
@@ -56,7 +57,7 @@ export function createTokenIssuer(keys: ServiceAccountKeys, issuers: readonly st
         .setNotBefore(iat)
         .setExpirationTime(exp)
         .setJti(randomUUID())
-        .sign(keys.signing.key);
+        .sign(await keys.signing.key());
       return { token, expiresAt: new Date(exp * 1000) };
     },
   };
