@@ -14,6 +14,7 @@ import { startControlPlane } from '../controllers/index.ts';
 import { createRegistry } from '../registry/registry.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
 import { oidcAuthenticator } from '../auth/authn/oidc.ts';
+import { parseAbacPolicies } from '../auth/authz/abac.ts';
 import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
@@ -123,6 +124,8 @@ export interface CapstanOptions {
   authenticationTokenWebhookVersion?: string;
   /** --authentication-token-webhook-cache-ttl, seconds (default 120). */
   authenticationTokenWebhookCacheTtlSeconds?: number;
+  /** --authorization-policy-file: the ABAC mode's policies, one JSON object per line. */
+  authorizationPolicyFile?: string;
   /** --authorization-webhook-config-file: a kubeconfig naming the Webhook mode's SubjectAccessReview webhook. */
   authorizationWebhookConfigFile?: string;
   /** --authorization-webhook-version: v1beta1 (default) or v1. */
@@ -182,6 +185,8 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     else if (!/^https:\/\//.test(options.oidcIssuerUrl)) modeErrors.push(`oidc-issuer-url (${options.oidcIssuerUrl}) must use https scheme`);
   }
   // kube-apiserver's BuiltInAuthorizationOptions.Validate.
+  if (modes.includes('ABAC') && !options.authorizationPolicyFile) modeErrors.push("authorization-mode ABAC's authorization policy file not passed");
+  if (!modes.includes('ABAC') && options.authorizationPolicyFile) modeErrors.push('cannot specify --authorization-policy-file without mode ABAC');
   if (modes.includes('Webhook') && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
   if (!modes.includes('Webhook') && options.authorizationWebhookConfigFile) modeErrors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
   for (const [flag, v] of [['--authentication-token-webhook-version', options.authenticationTokenWebhookVersion], ['--authorization-webhook-version', options.authorizationWebhookVersion]] as const) {
@@ -346,7 +351,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, abacPolicies, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -365,6 +370,15 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
       options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
       options.oidcCaFile ? readRequired(options.oidcCaFile, 'OIDC CA file') : Promise.resolve(undefined),
+      options.authorizationPolicyFile
+        ? readRequired(options.authorizationPolicyFile, 'authorization policy file').then((text) => {
+            try {
+              return parseAbacPolicies(text, options.authorizationPolicyFile!);
+            } catch (e) {
+              throw new ConfigError((e as Error).message);
+            }
+          })
+        : Promise.resolve(undefined),
       options.authenticationTokenWebhookConfigFile ? webhookTargetFromKubeconfig(options.authenticationTokenWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
       options.authorizationWebhookConfigFile ? webhookTargetFromKubeconfig(options.authorizationWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
     ] as const);
@@ -442,7 +456,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
           unauthorizedTtlMs: (options.authorizationWebhookCacheUnauthorizedTtlSeconds ?? 30) * 1000,
         }
       : undefined;
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook });
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook, abacPolicies });
 
     // What clients trust (kubeconfigs, kube-root-ca.crt, cluster-info): the CA and, with a certificate of the
     // caller's, its chain too (Go accepts a leaf found among the roots).
