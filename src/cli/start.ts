@@ -189,7 +189,7 @@ export interface CapstanOptions {
   enableBootstrapTokenAuth?: boolean;
   /**
    * Run what kube-controller-manager puts in every namespace: the `default` ServiceAccount and the `kube-root-ca.crt`
-   * ConfigMap. The command line does; the library does not unless asked (as envtest, which runs no controller manager).
+   * ConfigMap, and its tokens controller (legacy service account token Secrets). The command line does; the library does not unless asked (as envtest, which runs no controller manager).
    */
   namespaceDefaults?: boolean;
   /** Simulated nodes, kubelets, scheduler and workload controllers (--simulate-workloads); true: one node, kube-like delays. */
@@ -607,6 +607,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       },
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
+      serviceAccountTokens: options.namespaceDefaults ? { caPem: trustedCa, issueLegacy: (ns, sa, secret) => tokenIssuer.issueLegacy(ns, sa, secret) } : undefined,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
       ...((options.leaderElect ?? cfg.backend === 'etcd3')
         ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }

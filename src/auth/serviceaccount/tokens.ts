@@ -35,7 +35,17 @@ export interface TokenIssuer {
   readonly apiAudiences: readonly string[];
   readonly keys: ServiceAccountKeys;
   issue(claim: KubernetesClaim, audiences: readonly string[], expirationSeconds: number, now?: Date): Promise<{ token: string; expiresAt: Date }>;
+  /** A legacy token for a kubernetes.io/service-account-token Secret: no expiry, no audience (kube's LegacyClaims). */
+  issueLegacy(namespace: string, serviceAccount: ObjectRef, secretName: string): Promise<string>;
 }
+
+/** The claims of a legacy token. */
+export const LEGACY_CLAIMS = {
+  namespace: 'kubernetes.io/serviceaccount/namespace',
+  secretName: 'kubernetes.io/serviceaccount/secret.name',
+  serviceAccountName: 'kubernetes.io/serviceaccount/service-account.name',
+  serviceAccountUid: 'kubernetes.io/serviceaccount/service-account.uid',
+} as const;
 
 export function createTokenIssuer(keys: ServiceAccountKeys, issuers: readonly string[], apiAudiences: readonly string[]): TokenIssuer {
   const issuer = issuers[0] ?? DEFAULT_ISSUER;
@@ -59,6 +69,19 @@ export function createTokenIssuer(keys: ServiceAccountKeys, issuers: readonly st
         .setJti(randomUUID())
         .sign(await keys.signing.key());
       return { token, expiresAt: new Date(exp * 1000) };
+    },
+    async issueLegacy(namespace, serviceAccount, secretName) {
+      const { SignJWT } = await loadJose();
+      return new SignJWT({
+        [LEGACY_CLAIMS.namespace]: namespace,
+        [LEGACY_CLAIMS.secretName]: secretName,
+        [LEGACY_CLAIMS.serviceAccountName]: serviceAccount.name,
+        [LEGACY_CLAIMS.serviceAccountUid]: serviceAccount.uid,
+      })
+        .setProtectedHeader({ alg: keys.signing.alg, kid: keys.signing.kid })
+        .setIssuer(LEGACY_ISSUER)
+        .setSubject(`system:serviceaccount:${namespace}:${serviceAccount.name}`)
+        .sign(await keys.signing.key());
     },
   };
 }
