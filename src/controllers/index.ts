@@ -16,6 +16,7 @@ import { startNamespaceController, type NamespaceController } from './namespace.
 import { startPodTermination } from './pod-termination.ts';
 import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
+import { startServiceAccountTokens, type ServiceAccountTokenOptions } from './service-account-tokens.ts';
 import { startQuotaController } from './resource-quota.ts';
 import { startPolicyStatusController } from './admission-policy-status.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
@@ -31,6 +32,8 @@ export interface ControlPlaneOptions {
   readonly rbacBootstrapPolicy?: boolean;
   /** The `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap (with this CA bundle) in every namespace; false: none. */
   readonly namespaceDefaults?: NamespaceDefaultsOptions | false;
+  /** The tokens controller of legacy service account token Secrets; absent: not run. */
+  readonly serviceAccountTokens?: ServiceAccountTokenOptions;
   /** The bootstrap token cleaner and signer (--enable-bootstrap-token-auth); absent: not run. */
   readonly bootstrapTokens?: BootstrapTokenOptions;
   /**
@@ -71,6 +74,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     policyStatus: ReturnType<typeof startPolicyStatusController>;
     namespaceDefaults: ReturnType<typeof startNamespaceDefaults> | undefined;
     bootstrapTokens: BootstrapTokenControllers | undefined;
+    serviceAccountTokens: ReturnType<typeof startServiceAccountTokens>;
   }
   let leading: Leading | undefined;
   const startLeading = async () => {
@@ -85,6 +89,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       policyStatus: startPolicyStatusController(registry),
       namespaceDefaults,
       bootstrapTokens: options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined,
+      serviceAccountTokens: options.serviceAccountTokens ? startServiceAccountTokens(registry, options.serviceAccountTokens) : undefined,
     };
     // The default admin, edit and view roles are aggregated, and every namespace has its default service
     // account, before the server answers anyone.
@@ -99,6 +104,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     l.quotas.stop();
     l.policyStatus.stop();
     l.bootstrapTokens?.stop();
+    l.serviceAccountTokens?.stop();
     l.namespaceDefaults?.stop();
     await l.podTermination.stop();
     await l.garbageCollector.stop();
