@@ -22,45 +22,41 @@ export function typeCheckingOf(policy: KubeObject): { expressionWarnings?: { fie
   return warnings.length ? { expressionWarnings: warnings } : {};
 }
 
-export function startPolicyStatusController(registry: Registry): { stop(): void } {
+export function startPolicyStatusController(registry: Registry, options: { resyncMs?: number } = {}): { stop(): void } {
   const def = registry.lookup('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies');
-  let stopped = false;
-  let watch: { stop(): void } | undefined;
   if (!def) return { stop() {} };
   const store = registry.store(def);
-  const update = (p: KubeObject) => {
-    const generation = p.metadata.generation ?? 0;
-    if ((p.status as { observedGeneration?: number } | undefined)?.observedGeneration === generation) return;
-    void store
-      .update(
-        loopbackContext(),
-        p.metadata.name ?? '',
-        (cur) => {
-          const c = structuredClone(cur!);
-          c.status = { ...((c.status as Obj) ?? {}), observedGeneration: c.metadata.generation ?? 0, typeChecking: typeCheckingOf(c) };
-          return c;
-        },
-        { subresource: 'status' },
-      )
-      .catch(() => undefined);
+  let busy = false;
+  // Polls the watch cache (no watcher of its own); writes only policies whose generation it has not recorded.
+  const sync = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const items = (await store.list(loopbackContext(), { resourceVersion: '0' })).items;
+      for (const p of items) {
+        const generation = p.metadata.generation ?? 0;
+        if ((p.status as { observedGeneration?: number } | undefined)?.observedGeneration === generation) continue;
+        await store
+          .update(
+            loopbackContext(),
+            p.metadata.name ?? '',
+            (cur) => {
+              const c = structuredClone(cur!);
+              c.status = { ...((c.status as Obj) ?? {}), observedGeneration: c.metadata.generation ?? 0, typeChecking: typeCheckingOf(c) };
+              return c;
+            },
+            { subresource: 'status' },
+          )
+          .catch(() => undefined);
+      }
+    } catch {
+      // The next round tries again.
+    } finally {
+      busy = false;
+    }
   };
-  void store
-    .watch(loopbackContext(), { resourceVersion: '0' })
-    .then((w) => {
-      if (stopped) return w.stop();
-      watch = w;
-      w.start(
-        (ev) => {
-          if (ev.type === 'ADDED' || ev.type === 'MODIFIED') update(ev.object as KubeObject);
-        },
-        () => undefined,
-      );
-    })
-    .catch(() => undefined);
-  return {
-    stop() {
-      stopped = true;
-      watch?.stop();
-    },
-  };
+  const timer = setInterval(() => void sync(), options.resyncMs ?? 500);
+  timer.unref();
+  void sync();
+  return { stop: () => clearInterval(timer) };
 }

@@ -1,5 +1,5 @@
 // The resource quota controller: keeps every ResourceQuota's status current (status.hard from spec.hard,
-// status.used recounted from the namespace's objects) when a quota changes and on a short resync, so usage freed
+// status.used recounted from the namespace's objects) on a short resync, so usage freed
 // by deletes comes back (kube's replenishment). Admission raises status.used at once on creates between recounts.
 
 import { loopbackContext } from '../registry/registry.ts';
@@ -74,36 +74,16 @@ export function startQuotaController(registry: Registry, options: { resyncMs?: n
     })().finally(() => (running = undefined));
     return running;
   };
-  const timer = setInterval(() => void sync(), options.resyncMs ?? 1000);
+  // A short resync, no watch: a new quota gets its status within a resync (kube's controller takes a moment too),
+  // and the controller holds no watcher of its own.
+  const timer = setInterval(() => void sync(), options.resyncMs ?? 500);
   timer.unref();
-  // A new or changed quota gets its status without waiting for the resync.
-  let watch: { stop(): void } | undefined;
-  const def = registry.lookup('', 'v1', 'resourcequotas');
-  if (def) {
-    void registry
-      .store(def)
-      .watch(loopbackContext(), { resourceVersion: '0' })
-      .then((w) => {
-        if (stopped) return w.stop();
-        watch = w;
-        w.start(
-          (ev) => {
-            if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') return;
-            const q = ev.object as KubeObject;
-            const hard = ((q.spec as { hard?: Obj } | undefined)?.hard ?? {}) as Obj;
-            if (!same((q.status as { hard?: Obj } | undefined)?.hard, hard)) void sync();
-          },
-          () => undefined,
-        );
-      })
-      .catch(() => undefined);
-  }
+  void sync();
   return {
     sync,
     stop() {
       stopped = true;
       clearInterval(timer);
-      watch?.stop();
     },
   };
 }

@@ -22,8 +22,14 @@ describe('watch clients', () => {
   });
 
   test('disconnected watchers are freed: the open watcher count returns to where it was', async () => {
-    // In-process watchers (the namespace controller's) stay; the earlier tests' streams are all gone.
-    const baseline = cacherStats().watchers;
+    // In-process watchers (the namespace controller's, the admission informers') stay; the earlier tests' streams
+    // are all gone. The baseline is taken once the count has held still for a moment.
+    let baseline = cacherStats().watchers;
+    for (let still = 0; still < 15; await new Promise((r) => setTimeout(r, 20))) {
+      const now = cacherStats().watchers;
+      still = now === baseline ? still + 1 : 0;
+      baseline = now;
+    }
     const ws = await Promise.all(Array.from({ length: 5 }, () => openWatch(s, '/api/v1/configmaps?watch=true&timeoutSeconds=60')));
     await until(() => cacherStats().watchers === baseline + 5, 10000, 'five more watchers');
     for (const w of ws) w.close();

@@ -136,9 +136,11 @@ function policyDenied(a: AdmissionAttributes, message: string, reason: string): 
   return new StatusError(REASON_CODES[reason] ?? 422, reason, `${subject} is forbidden: ${message}`, details);
 }
 
-export function validatingAdmissionPolicyPlugin(deps: PolicyDeps): AdmissionPlugin {
+export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise<AdmissionPlugin> {
   const policies = cachedList(deps.registry, 'validatingadmissionpolicies', (o) => compilePolicy(o));
   const bindings = cachedList(deps.registry, 'validatingadmissionpolicybindings', (o) => o);
+  // The informers are up before the server serves.
+  await Promise.all([policies.read(), bindings.read()]);
   return {
     name: 'ValidatingAdmissionPolicy',
     close() {

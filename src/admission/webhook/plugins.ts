@@ -12,8 +12,10 @@ function dispatchDeps(deps: PluginDeps): DispatchDeps {
   return { registry: deps.registry, authorizer: deps.authorizer, getNamespace: namespaceReader(deps.registry) };
 }
 
-export function mutatingWebhookPlugin(deps: PluginDeps): AdmissionPlugin {
+export async function mutatingWebhookPlugin(deps: PluginDeps): Promise<AdmissionPlugin> {
   const source = webhookSource(deps.registry, 'mutatingwebhookconfigurations');
+  // The informer is up before the server serves (its watch is there from the start, not from the first write).
+  await source.current();
   const extra = deps.inProcess?.mutate ? [inProcessWebhook('in-process.mutate.capstan.dev', deps.inProcess.mutate, deps.inProcess.sideEffects)] : [];
   const d = dispatchDeps(deps);
   return {
@@ -26,8 +28,9 @@ export function mutatingWebhookPlugin(deps: PluginDeps): AdmissionPlugin {
   };
 }
 
-export function validatingWebhookPlugin(deps: PluginDeps): AdmissionPlugin {
+export async function validatingWebhookPlugin(deps: PluginDeps): Promise<AdmissionPlugin> {
   const source = webhookSource(deps.registry, 'validatingwebhookconfigurations');
+  await source.current();
   const extra = deps.inProcess?.validate ? [inProcessWebhook('in-process.validate.capstan.dev', deps.inProcess.validate, deps.inProcess.sideEffects)] : [];
   const d = dispatchDeps(deps);
   return {
