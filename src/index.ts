@@ -18,3 +18,4 @@ export type { TestControls, ForkedServer, LogicalCluster } from './testing/contr
 export type { FaultRule, FaultAction } from './testing/faults.ts';
 export type { RequestQuery, RequestRecord } from './testing/recorder.ts';
 export type { CustomResourceDefinition } from './registry/apiextensions/crd-types.ts';
+export type { InProcessAdmission, InProcessHook, InProcessResponse } from './admission/webhook/in-process.ts';

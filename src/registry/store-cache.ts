@@ -20,8 +20,11 @@ export interface StoreAttrs {
   readonly fields: Readonly<Record<string, string | undefined>> | undefined;
   /** Where the stored JSON takes metadata.resourceVersion, so lists splice instead of re-encoding (when no item). */
   readonly layout: JsonLayout | undefined;
-  /** Built-in kinds: the object's list item bytes (lists from the cache are then a concatenation). */
-  readonly item: Uint8Array | undefined;
+  /**
+   * Built-in kinds: the object's list item bytes (lists from the cache are then a concatenation). Dropped once the
+   * object is superseded: lists serve current objects only, and the event window need not hold a second copy.
+   */
+  item: Uint8Array | undefined;
 }
 
 export type StoreCacher = Cacher<StoreAttrs>;
@@ -111,6 +114,9 @@ export function createStoreCacher(storage: Storage, prefix: string, def: Resourc
     storage,
     prefix: namespacePrefix(prefix, ''),
     attributes: storeAttributes(def),
+    superseded: (attrs) => {
+      if (attrs.item !== undefined && attrs !== NOTHING) attrs.item = undefined;
+    },
     rebase: rebaseStoreAttributes(def),
     // 0 ("keep all", as storage reads it): bounded by the ring's size cap only.
     historyWindowMs: options.historyWindowSeconds === 0 ? Number.POSITIVE_INFINITY : (options.historyWindowSeconds ?? 300) * 1000,

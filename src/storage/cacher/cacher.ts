@@ -161,12 +161,14 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         const obj = cached(se.kv);
         objects.set(key, obj);
         if (prev === undefined) keys.add(key);
+        else options.superseded?.(prev.attrs);
         ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time, memo: undefined };
       } else {
         const last = prev ?? cached(se.prevKv ?? se.kv);
         if (prev !== undefined) {
           objects.delete(key);
           keys.delete(key);
+          options.superseded?.(prev.attrs);
         }
         ev = { type: 'delete', revision: rev, object: last, prev: undefined, time, memo: undefined };
       }
