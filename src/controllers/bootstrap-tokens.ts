@@ -3,6 +3,7 @@
 // HS256 JWS of its kubeconfig per signing token, jws-kubeconfig-<id>). As kubeadm does, cluster-info is created with
 // the CA and the server URL, and anonymous users may read it.
 
+import { clockDate } from '../apis/clock.ts';
 import { CompactSign } from 'jose';
 import { stringify } from 'yaml';
 import { isStatusError } from '../apis/errors.ts';
@@ -75,7 +76,7 @@ export function startBootstrapTokenControllers(registry: Registry, options: Boot
   const secrets = storeOf(registry, '', 'secrets');
   const configMaps = storeOf(registry, '', 'configmaps');
   if (!secrets || !configMaps) return undefined;
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? clockDate;
   const informer = startInformer(secrets);
   let timer: NodeJS.Timeout | undefined;
   let work: Promise<void> = Promise.resolve();

@@ -3,6 +3,7 @@
 // audiences, whose service account (and bound pod, secret or node) still exists with the same uid. Successes are
 // cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token.
 
+import { clockNow } from '../../apis/clock.ts';
 import { createHash } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { isStatusError } from '../../apis/errors.ts';
@@ -55,7 +56,7 @@ async function checkBound(registry: Registry, kind: string, resource: string, na
   if (!obj) return `${kind} ${JSON.stringify(what)} is not found`;
   if (obj.metadata.uid !== ref.uid) return `${kind} UID (${obj.metadata.uid ?? ''}) does not match claim (${ref.uid})`;
   const deletion = obj.metadata.deletionTimestamp;
-  if (deletion && Date.parse(deletion) <= Date.now()) return `${kind} ${JSON.stringify(what)} is marked for deletion`;
+  if (deletion && Date.parse(deletion) <= clockNow()) return `${kind} ${JSON.stringify(what)} is marked for deletion`;
   return undefined;
 }
 
@@ -68,7 +69,7 @@ export interface ServiceAccountAuthenticatorOptions {
 
 export function serviceAccountAuthenticator(options: ServiceAccountAuthenticatorOptions): Authenticator {
   const { issuer, registry } = options;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? clockNow;
   const keySet = createLocalJWKSet({ keys: [...issuer.keys.jwks] });
   const accepted = new Set(issuer.acceptedIssuers);
   const algorithms = [...new Set(issuer.keys.jwks.map((k) => k.alg!))];
