@@ -10,22 +10,19 @@ import type { FlagSpec } from './flags.ts';
 import { parseFlags } from './flags.ts';
 import { commandFromFlags, FLAGS, type CliCommand } from './options.ts';
 
-const IGNORED_HELP = 'Ignored with --envtest (envtest runs its own etcd; Capstan keeps its own storage, see --storage-backend).';
-
-/** Names of the flags envtest (or a kube-apiserver command line) may pass that --envtest accepts and ignores. */
-const IGNORED_NAMES = [
-  'etcd-servers', 'etcd-prefix', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'etcd-servers-overrides', 'etcd-compaction-interval',
-  'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'etcd-healthcheck-timeout', 'etcd-readycheck-timeout', 'storage-media-type',
-  'service-cluster-ip-range', 'allow-privileged', 'disable-admission-plugins', 'enable-admission-plugins', 'advertise-address', 'insecure-port',
-  'insecure-bind-address',
+/** Flags envtest (or a kube-apiserver command line) may pass that Capstan accepts and ignores. */
+export const ENVTEST_IGNORED_FLAGS: readonly FlagSpec[] = [
+  ...['etcd-servers', 'etcd-prefix', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'etcd-servers-overrides', 'etcd-compaction-interval', 'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'etcd-healthcheck-timeout', 'etcd-readycheck-timeout', 'storage-media-type'].map(
+    (name): FlagSpec => ({ name, type: 'string', valueName: 'string', help: 'Ignored: Capstan keeps its own storage (--storage-backend).' }),
+  ),
+  { name: 'service-cluster-ip-range', type: 'string', valueName: 'string', help: 'Ignored: Services get addresses from 10.96.0.0/12.' },
+  { name: 'allow-privileged', type: 'bool', help: 'Ignored: privileged containers are always allowed.' },
+  { name: 'disable-admission-plugins', type: 'stringList', valueName: 'strings', help: 'Ignored.' },
+  { name: 'enable-admission-plugins', type: 'stringList', valueName: 'strings', help: 'Ignored.' },
+  { name: 'advertise-address', type: 'string', valueName: 'ip', help: 'Ignored: the kubernetes Service endpoint is the bind address.' },
+  { name: 'insecure-port', type: 'int', valueName: 'int', help: 'Ignored (removed in kube-apiserver 1.24; envtest passes 0 to older servers).' },
+  { name: 'insecure-bind-address', type: 'string', valueName: 'ip', help: 'Ignored.' },
 ];
-
-/** Their specs: the command line's own where it has the flag (same value syntax), else a string (allow-privileged: a bool). */
-export const ENVTEST_IGNORED_FLAGS: readonly FlagSpec[] = IGNORED_NAMES.map((name): FlagSpec => {
-  const own = FLAGS.find((f) => f.name === name);
-  const type = own?.type ?? (name === 'allow-privileged' ? 'bool' : name === 'insecure-port' ? 'int' : name.endsWith('-plugins') ? 'stringList' : 'string');
-  return { name, type, valueName: own?.valueName ?? (type === 'bool' ? undefined : type === 'int' ? 'int' : type === 'stringList' ? 'strings' : 'string'), help: IGNORED_HELP };
-});
 
 const CERT_DIR: FlagSpec = {
   name: 'cert-dir',
@@ -34,7 +31,9 @@ const CERT_DIR: FlagSpec = {
   help: 'The directory where the TLS certs are located: apiserver.crt and apiserver.key there serve HTTPS when --tls-cert-file is not given.',
 };
 
-export const ENVTEST_FLAGS: readonly FlagSpec[] = [...FLAGS.filter((f) => !IGNORED_NAMES.includes(f.name)), CERT_DIR, ...ENVTEST_IGNORED_FLAGS];
+// Flags Capstan has for real (the etcd ones, the admission plugin lists) keep their meaning; the rest are ignored.
+const known = new Set(FLAGS.map((f) => f.name));
+export const ENVTEST_FLAGS: readonly FlagSpec[] = [...FLAGS, CERT_DIR, ...ENVTEST_IGNORED_FLAGS.filter((f) => !known.has(f.name))];
 
 /** True when the command line asks for envtest mode. */
 export function wantsEnvtest(argv: readonly string[]): boolean {
@@ -46,13 +45,7 @@ export function wantsEnvtest(argv: readonly string[]): boolean {
 }
 
 export function parseEnvtestCommandLine(argv: readonly string[]): CliCommand {
-  const all = parseFlags(ENVTEST_FLAGS, argv);
-  // The ignored flags' values never reach the options (their defaults neither: the command line's own apply).
-  const values = { ...all.values };
-  for (const name of IGNORED_NAMES) delete values[name];
-  const own = parseFlags(FLAGS, []).values;
-  for (const name of IGNORED_NAMES) if (name in own) values[name] = own[name];
-  const parsed = { values, given: new Set([...all.given].filter((n) => !IGNORED_NAMES.includes(n))), positional: all.positional };
+  const parsed = parseFlags(ENVTEST_FLAGS, argv);
   const command = commandFromFlags(parsed);
   if (command.kind !== 'run') return command;
   const v = parsed.values;

@@ -215,11 +215,7 @@ test('--envtest takes the flags controller-runtime envtest passes, ignores the e
     assert.equal(c.options.dataDir, undefined);
     assert.equal(c.options.enableTestControls, true);
     assert.throws(() => parseEnvtestCommandLine(['--envtest', '--etcd-bogus=1']), (e: Error) => e instanceof FlagError && e.message === 'unknown flag: --etcd-bogus');
-    assert.equal(c.options.etcd, undefined);
-    // Without --envtest the etcd flags keep their meaning.
-    const plain = parseCommandLine(['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379']);
-    assert.deepEqual(plain.kind === 'run' && plain.options.etcd?.servers, ['http://127.0.0.1:2379']);
-    assert.throws(() => parseEnvtestCommandLine(['--envtest', '--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379']), /--etcd-servers must be specified/);
+    assert.throws(() => parseCommandLine(['--insecure-port=0']), FlagError);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
