@@ -226,3 +226,16 @@ test('--envtest takes the flags controller-runtime envtest passes, ignores the e
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('--authentication-config and --authorization-config: the defaults of the flags they exclude are not taken as given', () => {
+  const c = parseCommandLine(['--authentication-config=/etc/authn.yaml', '--authorization-config=/etc/authz.yaml']);
+  assert.equal(c.kind, 'run');
+  if (c.kind !== 'run') return;
+  assert.equal(c.options.authenticationConfigFile, '/etc/authn.yaml');
+  assert.equal(c.options.authorizationConfigFile, '/etc/authz.yaml');
+  for (const key of ['authorizationMode', 'authorizationWebhookVersion', 'authorizationWebhookCacheAuthorizedTtlSeconds', 'authorizationWebhookCacheUnauthorizedTtlSeconds', 'oidcUsernameClaim', 'oidcSigningAlgs'] as const) {
+    assert.equal(c.options[key], undefined, key);
+  }
+  const both = parseCommandLine(['--authorization-config=/etc/authz.yaml', '--authorization-mode=RBAC']);
+  assert.deepEqual(both.kind === 'run' && both.options.authorizationMode, ['RBAC']);
+});

@@ -46,6 +46,27 @@ jwt:
     message: no system-like users
 `;
 
+const authorizationConfig = (kubeconfig: string, namespace: string) => `apiVersion: apiserver.config.k8s.io/v1beta1
+kind: AuthorizationConfiguration
+authorizers:
+- type: Webhook
+  name: team-hook
+  webhook:
+    timeout: 3s
+    subjectAccessReviewVersion: v1
+    matchConditionSubjectAccessReviewVersion: v1
+    failurePolicy: Deny
+    authorizedTTL: 1m
+    unauthorizedTTL: 10s
+    connectionInfo:
+      type: KubeConfigFile
+      kubeConfigFile: ${kubeconfig}
+    matchConditions:
+    - expression: "has(request.resourceAttributes) && request.resourceAttributes.namespace == '${namespace}'"
+- type: RBAC
+  name: rbac
+`;
+
 describe('--authentication-config and --authorization-config', () => {
   let server: TestServer;
   let issuerServer: Server;
@@ -75,9 +96,9 @@ describe('--authentication-config and --authorization-config', () => {
     });
     return { status: r.status, userInfo: r.status === 201 ? JSON.parse(r.body).status.userInfo : undefined };
   };
-  const reloads = async (status: string): Promise<number> => {
+  const reloads = async (status: string, config = 'authentication'): Promise<number> => {
     const text = (await server.adminRequest('/metrics')).body;
-    const m = new RegExp(`^apiserver_authentication_config_controller_automatic_reloads_total\\{status="${status}",apiserver_id_hash="sha256:[0-9a-f]{64}"\\} (\\d+)$`, 'm').exec(text);
+    const m = new RegExp(`^apiserver_${config}_config_controller_automatic_reloads_total\\{status="${status}",apiserver_id_hash="sha256:[0-9a-f]{64}"\\} (\\d+)$`, 'm').exec(text);
     return m ? Number(m[1]) : 0;
   };
   const until = async (what: string, cond: () => Promise<boolean>) => {
@@ -134,29 +155,7 @@ describe('--authentication-config and --authorization-config', () => {
       }),
     );
     await writeFile(join(dir, 'authn.yaml'), authenticationConfig(issuer, caPem, "'oidc:' + claims.preferred_username"));
-    await writeFile(
-      join(dir, 'authz.yaml'),
-      `apiVersion: apiserver.config.k8s.io/v1beta1
-kind: AuthorizationConfiguration
-authorizers:
-- type: Webhook
-  name: team-hook
-  webhook:
-    timeout: 3s
-    subjectAccessReviewVersion: v1
-    matchConditionSubjectAccessReviewVersion: v1
-    failurePolicy: Deny
-    authorizedTTL: 1m
-    unauthorizedTTL: 10s
-    connectionInfo:
-      type: KubeConfigFile
-      kubeConfigFile: ${join(dir, 'authz.kubeconfig')}
-    matchConditions:
-    - expression: "has(request.resourceAttributes) && request.resourceAttributes.namespace == 'hooked'"
-- type: RBAC
-  name: rbac
-`,
-    );
+    await writeFile(join(dir, 'authz.yaml'), authorizationConfig(join(dir, 'authz.kubeconfig'), 'hooked'));
     server = await startTestServer({
       authenticationConfigFile: join(dir, 'authn.yaml'),
       authorizationConfigFile: join(dir, 'authz.yaml'),
@@ -214,6 +213,14 @@ authorizers:
     assert.equal(elsewhere.status, 403);
     assert.equal(JSON.parse(elsewhere.body).message, 'configmaps is forbidden: User "oidc:alice" cannot list resource "configmaps" in API group "" in the namespace "default"');
     assert.equal(sars.length, before + 1, 'the webhook was not asked');
+  });
+
+  test('authorization reload: the matchCondition now names another namespace', async () => {
+    const token = await sign(alice);
+    await writeFile(join(dir, 'authz.yaml'), authorizationConfig(join(dir, 'authz.kubeconfig'), 'hooked-too'));
+    await until('the new condition is in force', async () => (await server.request('/api/v1/namespaces/hooked-too/configmaps', { token })).status === 200);
+    assert.equal((await server.request('/api/v1/namespaces/hooked/configmaps', { token })).status, 403);
+    assert.equal(await reloads('success', 'authorization'), 1);
   });
 
   test('reload: a new username prefix takes over while the server runs; an invalid file keeps it, is logged and counted', async () => {

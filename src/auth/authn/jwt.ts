@@ -37,7 +37,7 @@ function run(expr: CompiledExpression, vars: Record<string, unknown>): unknown {
   return r.value;
 }
 
-class TokenRefused extends Error {}
+export class TokenRefused extends Error {}
 
 function claimValue(source: ClaimSource, claims: JWTPayload, celClaims: unknown, what: string): string[] | undefined {
   if ('claim' in source) {
@@ -58,7 +58,8 @@ function claimValue(source: ClaimSource, claims: JWTPayload, celClaims: unknown,
   return values;
 }
 
-function userOf(config: JwtAuthenticatorConfig, claims: JWTPayload): UserInfo {
+/** The user a verified token's claims map to; throws TokenRefused (its message is the 401's log line). */
+export function userFromClaims(config: JwtAuthenticatorConfig, claims: JWTPayload): UserInfo {
   const celClaims = jsonToCel(claims, CLAIMS_TYPE);
   for (const rule of config.claimValidationRules) {
     if ('claim' in rule) {
@@ -151,7 +152,7 @@ export function jwtAuthenticators(configuration: AuthenticationConfiguration): A
       }
       let user: UserInfo;
       try {
-        user = userOf(issuer.config, payload);
+        user = userFromClaims(issuer.config, payload);
       } catch (e) {
         if (e instanceof TokenRefused) return failed(e.message);
         throw e;
