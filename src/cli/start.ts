@@ -282,7 +282,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   if (options.authenticationConfigFile && oidcFlagsSet) modeErrors.push('authentication-config file and oidc-* flags are mutually exclusive');
   else if (options.authenticationConfigFile) {
     try {
-      parseAuthenticationConfiguration(readFileSync(options.authenticationConfigFile, 'utf8'));
+      parseAuthenticationConfiguration(readFileSync(options.authenticationConfigFile, 'utf8'), options.serviceAccountIssuers ?? [DEFAULT_ISSUER]);
     } catch (e) {
       modeErrors.push((e as Error).message);
     }
@@ -600,7 +600,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const authnConfig = options.authenticationConfigFile
       ? await watchConfigFile({
           path: options.authenticationConfigFile,
-          load: (text) => jwtAuthenticators(parseAuthenticationConfiguration(text)),
+          load: (text) => jwtAuthenticators(parseAuthenticationConfiguration(text, tokenIssuer.acceptedIssuers)),
           onReload: reloadReporter('authentication', options.authenticationConfigFile),
           intervalMs: checkIntervalMs,
         }).catch((e: Error) => Promise.reject(new ConfigError(e.message)))

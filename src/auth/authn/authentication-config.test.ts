@@ -60,5 +60,14 @@ test("validation with kube's field errors", () => {
     '[jwt[0].claimMappings.username: Invalid value: "": claim and expression can\'t both be set, jwt[1].issuer.url: Duplicate value: "https://issuer.example", jwt[1].claimMappings.username.prefix: Invalid value: "x:": may not be specified when expression is set]',
   );
   assert.equal(errorOf(file('- issuer: {url: "https://x.example"}\n  claimMappings: {}\n')), '[jwt[0].issuer.audiences: Required value: at least one issuer.audiences is required, jwt[0].claimMappings.username: Required value: claim or expression is required]');
+  assert.equal(
+    errorOf(file(`${issuer}  claimMappings: {username: {expression: "claims.email"}}\n`)),
+    'jwt[0].claimMappings.username.expression: Invalid value: "claims.email": claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claimMappings.username.expression uses claims.email',
+  );
+  assert.equal(errorOf(file(`${issuer}  claimValidationRules: [{expression: "claims.?email_verified.orValue(true)"}]\n  claimMappings: {username: {expression: "claims.email"}}\n`)), 'valid');
+  const sa = 'https://kubernetes.default.svc.cluster.local';
+  assert.throws(() => parseAuthenticationConfiguration(file(`- issuer: {url: "${sa}", audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: ""}}\n`), [sa]), {
+    message: `jwt[0].issuer.url: Invalid value: "${sa}": URL must not overlap with disallowed issuers: [${sa}]`,
+  });
   assert.equal(errorOf('apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthorizationConfiguration\n'), 'no kind "AuthorizationConfiguration" is registered for version "apiserver.config.k8s.io/v1beta1" in scheme "pkg/apis/apiserver"');
 });

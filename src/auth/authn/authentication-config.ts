@@ -46,14 +46,17 @@ const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** Parses and validates a file's content; throws an Error with kube's aggregated field errors. */
-export function parseAuthenticationConfiguration(text: string): AuthenticationConfiguration {
+/**
+ * Parses and validates a file's content; throws an Error with kube's aggregated field errors. `disallowedIssuers`:
+ * the service account issuers, which no JWT authenticator may claim.
+ */
+export function parseAuthenticationConfiguration(text: string, disallowedIssuers: readonly string[] = []): AuthenticationConfiguration {
   const doc = decodeConfigDocument(text, 'AuthenticationConfiguration', ['v1alpha1', 'v1beta1', 'v1']);
   const errors: FieldError[] = [];
   const jwts = arr(doc.jwt);
   if (jwts.length > MAX_JWT_AUTHENTICATORS) errors.push(fieldErrors.tooMany('jwt', jwts.length, MAX_JWT_AUTHENTICATORS));
   const seenIssuers = new Set<string>();
-  const jwt = jwts.map((raw, i) => jwtAuthenticatorConfig(obj(raw), `jwt[${i}]`, seenIssuers, errors));
+  const jwt = jwts.map((raw, i) => jwtAuthenticatorConfig(obj(raw), `jwt[${i}]`, seenIssuers, disallowedIssuers, errors));
   if (errors.length > 0) throw new Error(aggregateFieldErrors(errors));
   return { jwt };
 }
@@ -65,7 +68,7 @@ function compile(source: string, variable: 'claims' | 'user', path: string, erro
   return undefined;
 }
 
-function jwtAuthenticatorConfig(raw: Obj, path: string, seenIssuers: Set<string>, errors: FieldError[]): JwtAuthenticatorConfig {
+function jwtAuthenticatorConfig(raw: Obj, path: string, seenIssuers: Set<string>, disallowedIssuers: readonly string[], errors: FieldError[]): JwtAuthenticatorConfig {
   const issuer = obj(raw.issuer);
   const url = str(issuer.url);
   if (!url) errors.push(fieldErrors.required(`${path}.issuer.url`));
@@ -77,6 +80,7 @@ function jwtAuthenticatorConfig(raw: Obj, path: string, seenIssuers: Set<string>
       errors.push(fieldErrors.invalid(`${path}.issuer.url`, url, 'must be a valid URL'));
     }
     if (parsed && parsed.protocol !== 'https:') errors.push(fieldErrors.invalid(`${path}.issuer.url`, url, 'URL scheme must be https'));
+    if (disallowedIssuers.includes(url)) errors.push(fieldErrors.invalid(`${path}.issuer.url`, url, `URL must not overlap with disallowed issuers: [${[...disallowedIssuers].sort().join(' ')}]`));
     if (seenIssuers.has(url)) errors.push(fieldErrors.duplicate(`${path}.issuer.url`, url));
     seenIssuers.add(url);
   }
@@ -164,6 +168,19 @@ function jwtAuthenticatorConfig(raw: Obj, path: string, seenIssuers: Set<string>
       if (compiled && key) extra.push({ key, valueExpression: compiled });
     }
   });
+  // kube's rule for usernames built from the email claim by CEL: email_verified must be checked somewhere.
+  if (username && 'expression' in username && /\bclaims\.\??email\b/.test(username.expression.source)) {
+    const sources = [username.expression.source, ...extra.map((e) => e.valueExpression.source), ...claimValidationRules.flatMap((r) => ('expression' in r ? [r.expression.source] : []))];
+    if (!sources.some((src) => /\bclaims\.\??email_verified\b/.test(src))) {
+      errors.push(
+        fieldErrors.invalid(
+          `${path}.claimMappings.username.expression`,
+          username.expression.source,
+          'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claimMappings.username.expression uses claims.email',
+        ),
+      );
+    }
+  }
   const userValidationRules: { expression: CompiledExpression; message: string }[] = [];
   arr(raw.userValidationRules).forEach((r, j) => {
     const rule = obj(r);
