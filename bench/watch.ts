@@ -474,7 +474,7 @@ export async function benchWatch(options: WatchBenchOptions = {}): Promise<void>
 
 async function childServe(backend: 'memory' | 'sqlite', dataDir: string): Promise<void> {
   const { startCapstan } = await import('../src/index.ts');
-  const capstan = await startCapstan({ storageBackend: backend, dataDir, port: 0, bindAddress: '127.0.0.1', historyWindowSeconds: 300 });
+  const capstan = await startCapstan({ storageBackend: backend, dataDir, port: 0, bindAddress: '127.0.0.1', historyWindowSeconds: 300, enableTestControls: false });
   process.stdout.write(JSON.stringify({ port: capstan.port, caCert: capstan.caCert, clientCert: capstan.clientCert, clientKey: capstan.clientKey }) + '\n');
   process.on('SIGTERM', async () => {
     await capstan.close();

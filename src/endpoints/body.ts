@@ -7,7 +7,8 @@ import { JsonSyntaxError, scanJson } from '../encoding/json.ts';
 import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
-import { YamlSyntaxError, parseYaml, yamlDuplicateError } from '../encoding/yaml.ts';
+import { YamlSyntaxError, yamlDuplicateError } from '../encoding/yaml.ts';
+import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
 import type { HttpRequest } from '../server/types.ts';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -129,12 +130,17 @@ function unrecognized(kind: string, reason: string, data: Buffer): StatusError {
   return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${reason} (${summarizeData(data)})`);
 }
 
+/** Readies a body for parseBody: YAML is parsed now, off the event loop when large. */
+export async function prepareBody(data: Buffer, format: BodyFormat): Promise<void> {
+  if (format === 'yaml') await prepareYaml(data.toString('utf8'));
+}
+
 /** Parses the body per its format; syntax errors are 400 worded as kube's decoder words them. */
 export function parseBody(data: Buffer, format: BodyFormat, expectedKind: string): RawBody {
   const text = data.toString('utf8');
   if (format === 'yaml') {
     try {
-      const parsed = parseYaml(text);
+      const parsed = readYaml(text);
       return { value: parsed.value, format, duplicateErrors: [], yamlDuplicates: parsed.duplicates };
     } catch (e) {
       if (e instanceof YamlSyntaxError) throw unrecognized(expectedKind, e.message, data);

@@ -1,7 +1,7 @@
 // POST (create) and PUT (update, including status and scale) as kube-apiserver's createHandler and
 // UpdateResource run them: negotiate, read, decode options, decode and check the body, store, answer.
 
-import { bodyFormat, readBody } from '../body.ts';
+import { bodyFormat, prepareBody, readBody } from '../body.ts';
 import { managerOrUserAgent } from '../field-manager.ts';
 import { decodeWriteOptions } from '../options.ts';
 import { requestHeader } from '../respond.ts';
@@ -16,6 +16,7 @@ export async function createResource(scope: Scope): Promise<void> {
   const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), readsProtobuf(scope));
   const data = await readBody(scope.r.req);
   const options = decodeWriteOptions(scope.r.query, 'CreateOptions');
+  await prepareBody(data, format);
   const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
   ensureNamespace(scope, obj);
   dedupOwnerReferences(scope, obj, false);
@@ -35,6 +36,7 @@ export async function updateResource(scope: Scope): Promise<void> {
   const data = await readBody(scope.r.req);
   const options = decodeWriteOptions(scope.r.query, 'UpdateOptions');
   const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), readsProtobuf(scope));
+  await prepareBody(data, format);
   const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
   ensureNamespace(scope, obj);
   checkName(scope, obj);
