@@ -9,6 +9,7 @@ import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelop
 import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
 import { YamlSyntaxError, yamlDuplicateError } from '../encoding/yaml.ts';
 import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
+import { noteRequestBody } from '../server/audit/request-notes.ts';
 import type { HttpRequest } from '../server/types.ts';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -48,7 +49,9 @@ export function readBody(req: HttpRequest, limit = MAX_REQUEST_BODY_BYTES): Prom
     };
     const onEnd = (): void => {
       done();
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      noteRequestBody(req, body);
+      resolve(body);
     };
     const onError = (err: Error): void => {
       done();

@@ -50,6 +50,7 @@ import { ingressFacts } from './networking/ingresses.ts';
 import { networkPolicyFacts } from './networking/network-policies.ts';
 import { ipAddressFacts, serviceCIDRFacts } from './networking/service-cidrs.ts';
 import { runtimeClassFacts } from './node/runtime-classes.ts';
+import { resourceSliceFacts } from './resource/resource-slices.ts';
 import { podDisruptionBudgetFacts } from './policy/pod-disruption-budgets.ts';
 import { clusterRoleBindingFacts, roleBindingFacts } from './rbac/bindings.ts';
 import { priorityClassFacts } from './scheduling/priority-classes.ts';
@@ -120,6 +121,7 @@ const FACTS: Readonly<Record<string, FactsMaker>> = {
   'flowcontrol.apiserver.k8s.io/flowschemas': flowSchemaFacts,
   'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': priorityLevelConfigurationFacts,
   'internal.apiserver.k8s.io/storageversions': storageVersionFacts,
+  'resource.k8s.io/resourceslices': resourceSliceFacts,
 };
 
 /** The strategy, printer columns and selectable fields of a built-in group/resource. */

@@ -38,6 +38,7 @@ const WITH_GENERATION = new Set([
   'flowcontrol.apiserver.k8s.io/flowschemas',
   'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
   'networking.k8s.io/ingressclasses',
+  'resource.k8s.io/resourceslices',
   'networking.k8s.io/ingresses',
   'networking.k8s.io/networkpolicies',
   'policy/poddisruptionbudgets',
