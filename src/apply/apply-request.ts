@@ -2,6 +2,7 @@
 // object, then apply it with the request's field manager at the current time. Shaped to serve as the
 // endpoints' ServerSideApply dependency.
 
+import { clockDate } from '../apis/clock.ts';
 import { badRequest } from '../apis/errors.ts';
 import { parseJson } from '../encoding/json.ts';
 import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
@@ -73,6 +74,6 @@ export function serverSideApply(request: ApplyRequest): KubeObject {
     apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
     subresource: request.subresource || undefined,
     def,
-    now: new Date().toISOString(),
+    now: clockDate().toISOString(),
   });
 }

@@ -104,3 +104,14 @@ export function resolveFeatureGates(explicit: Readonly<Record<string, boolean>>)
   }
   return out;
 }
+
+/** The warnings component-base logs for explicit settings of GA and deprecated gates (featuregate.Set). */
+export function featureGateWarnings(explicit: Readonly<Record<string, boolean>>): string[] {
+  const warnings: string[] = [];
+  for (const [k, v] of Object.entries(explicit)) {
+    const spec = KNOWN_FEATURE_GATES.get(k);
+    if (spec?.stage === 'GA') warnings.push(`Setting GA feature gate ${k}=${v}. It will be removed in a future release.`);
+    else if (spec?.stage === 'DEPRECATED') warnings.push(`Setting deprecated feature gate ${k}=${v}. It will be removed in a future release.`);
+  }
+  return warnings;
+}

@@ -11,9 +11,17 @@ import type { AuthorizerFactory } from '../auth/authz/modes.ts';
 import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes } from '../auth/authz/modes.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
+import { startIdentityLease } from '../controllers/apiserver-identity.ts';
+import { startFlowControlConfig } from '../controllers/flowcontrol-config.ts';
+import { createFlowControl, type FlowControl } from '../server/flowcontrol/dispatcher.ts';
+import { hostname } from 'node:os';
 import { createRegistry } from '../registry/registry.ts';
+import type { SimulationOptions } from '../controllers/simulation/index.ts';
 import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
+import { oidcAuthenticator } from '../auth/authn/oidc.ts';
+import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
+import { webhookTargetFromKubeconfig } from '../webhook/kubeconfig.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
@@ -26,6 +34,12 @@ import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
+import { createTestControls, type ForkedServer, type LogicalCluster, type TestControls } from '../testing/controls.ts';
+import type { RequestQuery, RequestRecord } from '../testing/recorder.ts';
+import { testControlHooks } from '../testing/request-hooks.ts';
+import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
+import type { StorageSnapshot } from '../storage/types.ts';
+import { buildAuditor, validateAuditOptions, type AuditOptions } from '../server/audit/options.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import { createIdleRelease } from '../server/idle-release.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
@@ -37,17 +51,30 @@ import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
-import type { OpenStorageOptions } from '../storage/open.ts';
+import type { EtcdOpenOptions, OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
-import { resolveFeatureGates } from './feature-gates.ts';
+import { featureGateWarnings, resolveFeatureGates } from './feature-gates.ts';
+import { buildChain, enabledPlugins, readAdmissionConfigFile, validatePluginFlags } from '../admission/plugin-set.ts';
+import { PLUGIN_FACTORIES } from '../admission/plugins/index.ts';
+import { closeWebhookConnections } from '../webhook/client.ts';
+import type { InProcessAdmission } from '../admission/webhook/in-process.ts';
 import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 
 /** Quiet time after a busy period before memory is handed back. */
 const IDLE_RELEASE_MS = 5000;
 
 export interface CapstanOptions {
-  /** 'memory' (library default) or 'sqlite' (command-line default). */
-  storageBackend?: 'memory' | 'sqlite';
+  /** 'memory' (library default), 'sqlite' (command-line default) or 'etcd3' (with `etcd`). */
+  storageBackend?: 'memory' | 'sqlite' | 'etcd3';
+  /** The etcd3 backend: --etcd-servers, --etcd-prefix, TLS files, --etcd-compaction-interval. */
+  etcd?: EtcdOpenOptions;
+  /**
+   * --leader-elect: run the controllers only while holding the kube-system/kube-controller-manager Lease. Default:
+   * on with etcd3 (where several instances may share storage), off with memory and sqlite (one process owns them).
+   */
+  leaderElect?: boolean;
+  /** --leader-elect-lease-duration / -renew-deadline / -retry-period (ms; kube's 15 s, 10 s, 2 s). */
+  leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   /** Where certificates, the kubeconfig and the sqlite database live. Library default: a new temp dir, removed by close(). */
   dataDir?: string;
   /** HTTPS port; 0 picks a free one (library default). */
@@ -79,12 +106,35 @@ export interface CapstanOptions {
   logger?: Logger;
   /** Seconds in-flight requests get to finish at close (default 5). */
   shutdownGraceSeconds?: number;
+  /** --shutdown-delay-duration: at close, /readyz fails at once and requests are still served this long (default 0). */
+  shutdownDelaySeconds?: number;
+  /** --shutdown-send-retry-after: after the delay, new requests get 429 + Retry-After while in-flight ones drain. */
+  shutdownSendRetryAfter?: boolean;
   /** Replace the API (tests). Default: createApiServer from src/endpoints/api-server.ts. */
   createApi?: (options: ApiServerOptions) => ApiServer | Promise<ApiServer>;
   /** Replace the storage opener (tests). Default: openStorage from src/storage/open.ts. */
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** --enable-admission-plugins: plugins on besides kube's default set (names as kube-apiserver 1.31). */
+  enableAdmissionPlugins?: string[];
+  /** --disable-admission-plugins: plugins of the default set to turn off. */
+  disableAdmissionPlugins?: string[];
+  /** --admission-control-config-file: an AdmissionConfiguration with per-plugin configuration. */
+  admissionControlConfigFile?: string;
+  /**
+   * In-process admission for tests: functions that receive the AdmissionRequest and answer as a webhook would
+   * (`mutate` runs after the mutating webhooks, `validate` with the validating webhooks).
+   */
+  admission?: InProcessAdmission;
+  /** --enable-priority-and-fairness (default true). */
+  enablePriorityAndFairness?: boolean;
+  /** --max-requests-inflight (default 400). */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight (default 200). */
+  maxMutatingRequestsInflight?: number;
+  /** --audit-policy-file, --audit-log-*, --audit-webhook-*. */
+  audit?: AuditOptions;
   /** --service-account-issuer: the first issues tokens, all are accepted. Default https://kubernetes.default.svc.cluster.local. */
   serviceAccountIssuers?: string[];
   /** --service-account-signing-key-file. Default: sa.key in the data dir, generated (ECDSA P-256) when missing. */
@@ -105,6 +155,34 @@ export interface CapstanOptions {
   requestheaderGroupHeaders?: string[];
   /** --requestheader-extra-headers-prefix, e.g. X-Remote-Extra-. */
   requestheaderExtraHeadersPrefix?: string[];
+  /** --oidc-issuer-url (https): enables OpenID Connect tokens, with the --oidc-* settings below. */
+  oidcIssuerUrl?: string;
+  /** --oidc-client-id: the audience tokens must name (required with the issuer). */
+  oidcClientId?: string;
+  /** --oidc-ca-file: the CA bundle of the issuer's TLS; default the system roots. */
+  oidcCaFile?: string;
+  /** --oidc-username-claim (default sub), --oidc-username-prefix, --oidc-groups-claim, --oidc-groups-prefix. */
+  oidcUsernameClaim?: string;
+  oidcUsernamePrefix?: string;
+  oidcGroupsClaim?: string;
+  oidcGroupsPrefix?: string;
+  /** --oidc-required-claim key=value pairs. */
+  oidcRequiredClaims?: Record<string, string>;
+  /** --oidc-signing-algs (default RS256). */
+  oidcSigningAlgs?: string[];
+  /** --authentication-token-webhook-config-file: a kubeconfig naming a TokenReview webhook. */
+  authenticationTokenWebhookConfigFile?: string;
+  /** --authentication-token-webhook-version: v1beta1 (default) or v1. */
+  authenticationTokenWebhookVersion?: string;
+  /** --authentication-token-webhook-cache-ttl, seconds (default 120). */
+  authenticationTokenWebhookCacheTtlSeconds?: number;
+  /** --authorization-webhook-config-file: a kubeconfig naming the Webhook mode's SubjectAccessReview webhook. */
+  authorizationWebhookConfigFile?: string;
+  /** --authorization-webhook-version: v1beta1 (default) or v1. */
+  authorizationWebhookVersion?: string;
+  /** --authorization-webhook-cache-authorized-ttl / -unauthorized-ttl, seconds (defaults 300 and 30). */
+  authorizationWebhookCacheAuthorizedTtlSeconds?: number;
+  authorizationWebhookCacheUnauthorizedTtlSeconds?: number;
   /** --enable-bootstrap-token-auth: bootstrap tokens authenticate; their cleaner and the cluster-info signer run. */
   enableBootstrapTokenAuth?: boolean;
   /**
@@ -112,8 +190,15 @@ export interface CapstanOptions {
    * ConfigMap. The command line does; the library does not unless asked (as envtest, which runs no controller manager).
    */
   namespaceDefaults?: boolean;
+  /** Simulated nodes, kubelets, scheduler and workload controllers (--simulate-workloads); true: one node, kube-like delays. */
+  simulateWorkloads?: boolean | SimulationOptions;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
   watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
+  /**
+   * The test controls (snapshots, faults, clock, recording, logical clusters): the handle's methods and the HTTP
+   * door under /capstan/v1/ (system:masters only). Library default true; the command line's --enable-test-controls.
+   */
+  enableTestControls?: boolean;
 }
 
 export interface Capstan {
@@ -134,6 +219,18 @@ export interface Capstan {
    * resolves once every one is Established and served (envtest's CRDInstallOptions).
    */
   installCRDs(sources: CrdSource | readonly CrdSource[], options?: InstallCrdsOptions): Promise<CustomResourceDefinition[]>;
+  /** The test controls (src/testing/controls.ts); undefined when enableTestControls is false. */
+  readonly controls: TestControls | undefined;
+  snapshot(): Promise<string>;
+  restore(id: string): Promise<void>;
+  reset(): Promise<void>;
+  fork(id?: string): Promise<ForkedServer>;
+  readonly faults: TestControls['faults'];
+  readonly clock: TestControls['clock'];
+  requests(query?: RequestQuery): RequestRecord[];
+  readonly recording: TestControls['recording'];
+  createCluster(name: string): Promise<LogicalCluster>;
+  deleteCluster(name: string): Promise<boolean>;
   /** Graceful stop: listeners, API, storage; removes the data dir when it was a temp dir made by startCapstan. */
   close(): Promise<void>;
 }
@@ -151,13 +248,29 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const modes = options.authorizationMode && options.authorizationMode.length > 0 ? options.authorizationMode : ['AlwaysAllow'];
   const factories = { ...builtinAuthorizerFactories, ...options.authorizers };
   const modeErrors = validateAuthorizationModes(modes, Object.keys(factories));
+  // kube-apiserver's OIDC flag validation.
+  if (options.oidcIssuerUrl !== undefined || options.oidcClientId !== undefined) {
+    if (!options.oidcIssuerUrl || !options.oidcClientId) modeErrors.push('oidc-issuer-url and oidc-client-id must be specified together');
+    else if (!/^https:\/\//.test(options.oidcIssuerUrl)) modeErrors.push(`oidc-issuer-url (${options.oidcIssuerUrl}) must use https scheme`);
+  }
+  // kube-apiserver's BuiltInAuthorizationOptions.Validate.
+  if (modes.includes('Webhook') && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
+  if (!modes.includes('Webhook') && options.authorizationWebhookConfigFile) modeErrors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
+  for (const [flag, v] of [['--authentication-token-webhook-version', options.authenticationTokenWebhookVersion], ['--authorization-webhook-version', options.authorizationWebhookVersion]] as const) {
+    if (v !== undefined && v !== 'v1' && v !== 'v1beta1') modeErrors.push(`invalid ${flag.slice(2)} ${JSON.stringify(v)}, only v1 and v1beta1 are supported`);
+  }
   if (modeErrors.length > 0) throw new ConfigError(modeErrors.length === 1 ? modeErrors[0] : `[${modeErrors.join(', ')}]`);
+  const enablePlugins = options.enableAdmissionPlugins ?? [];
+  const disablePlugins = options.disableAdmissionPlugins ?? [];
+  const pluginErrors = validatePluginFlags(enablePlugins, disablePlugins);
+  if (pluginErrors.length > 0) throw new ConfigError(pluginErrors.length === 1 ? pluginErrors[0] : `[${pluginErrors.join(', ')}]`);
   let featureGates: Record<string, boolean>;
   try {
     featureGates = resolveFeatureGates(options.featureGates ?? {});
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
+  for (const w of featureGateWarnings(options.featureGates ?? {})) log.warn(w);
   let anonymous = options.anonymousAuth ?? true;
   if (anonymous && modes.includes('AlwaysAllow')) {
     // kube-apiserver's rule. It warns even for its own default; here only an explicit request is worth a warning.
@@ -172,7 +285,8 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   if (plain !== undefined && (!Number.isInteger(plain) || plain < 0 || plain > 65535)) throw new ConfigError(`--plain-http-port ${plain} must be between 0 and 65535, inclusive (0 picks a free port)`);
   if (!!options.tlsCertFile !== !!options.tlsPrivateKeyFile) throw new ConfigError('--tls-cert-file and --tls-private-key-file must be given together');
   const backend = options.storageBackend ?? 'memory';
-  if (backend !== 'memory' && backend !== 'sqlite') throw new ConfigError(`--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'`);
+  if (backend !== 'memory' && backend !== 'sqlite' && backend !== 'etcd3') throw new ConfigError(`--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'`);
+  if (backend === 'etcd3' && !(options.etcd && options.etcd.servers.length > 0)) throw new ConfigError('--etcd-servers must be specified');
   const historyWindowSeconds = options.historyWindowSeconds ?? 300;
   if (!(historyWindowSeconds >= 0)) throw new ConfigError('--history-window can not be negative value');
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800;
@@ -180,11 +294,23 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const requestTimeoutSeconds = options.requestTimeoutSeconds ?? 60;
   // ServerRunOptions.Validate's messages.
   if (!(requestTimeoutSeconds >= 0)) throw new ConfigError('--request-timeout can not be negative value');
+  const maxRequestsInflight = options.maxRequestsInflight ?? 400;
+  const maxMutatingRequestsInflight = options.maxMutatingRequestsInflight ?? 200;
+  const enablePriorityAndFairness = options.enablePriorityAndFairness ?? true;
+  // ServerRunOptions.Validate's messages.
+  if (maxRequestsInflight < 0) throw new ConfigError('--max-requests-inflight can not be negative value');
+  if (maxMutatingRequestsInflight < 0) throw new ConfigError('--max-mutating-requests-inflight can not be negative value');
+  if (enablePriorityAndFairness && maxRequestsInflight + maxMutatingRequestsInflight <= 0) {
+    throw new ConfigError('--max-requests-inflight plus --max-mutating-requests-inflight must be positive when --enable-priority-and-fairness is true');
+  }
+  const auditErrors = validateAuditOptions(options.audit ?? {});
+  if (auditErrors.length > 0) throw new ConfigError(auditErrors.length === 1 ? auditErrors[0]! : `[${auditErrors.join(', ')}]`);
   const http2MaxStreamsPerConnection = options.http2MaxStreamsPerConnection ?? 0;
   if (!(http2MaxStreamsPerConnection >= 0)) throw new ConfigError('--http2-max-streams-per-connection can not be negative value');
   return {
     modes,
     factories,
+    admissionPlugins: enabledPlugins(enablePlugins, disablePlugins),
     featureGates,
     anonymous,
     port,
@@ -193,6 +319,9 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     historyWindowSeconds,
     minRequestTimeoutSeconds,
     requestTimeoutMs: requestTimeoutSeconds * 1000,
+    maxRequestsInflight,
+    maxMutatingRequestsInflight,
+    enablePriorityAndFairness,
     http2MaxStreamsPerConnection,
     bindAddress: options.bindAddress ?? '127.0.0.1',
     runtimeConfig: options.runtimeConfig ?? '',
@@ -291,6 +420,36 @@ function pkiFor(options: EnsurePkiOptions, temporary: boolean): Promise<EnsurePk
   return fresh;
 }
 
+function need(controls: TestControls | undefined): TestControls {
+  if (!controls) throw new Error('the test controls are off (enableTestControls: false)');
+  return controls;
+}
+
+/** Stands in for a group of controls when they are off: every method throws. */
+function controlsOff<T extends object>(): T {
+  return new Proxy({} as T, { get: (_t, name) => (typeof name === 'string' ? () => need(undefined) : undefined) });
+}
+
+/** A second server on memory storage holding the snapshot's objects (its own temp dir, port and PKI reuse). */
+async function startFork(parent: CapstanOptions, snapshot: StorageSnapshot, log: Logger): Promise<ForkedServer> {
+  const child = await startCapstan({
+    ...parent,
+    logger: log,
+    storageBackend: 'memory',
+    dataDir: undefined,
+    port: 0,
+    plainHttpPort: undefined,
+    tlsCertFile: undefined,
+    tlsPrivateKeyFile: undefined,
+    openStorage: async () => {
+      const storage = createMemoryStorage();
+      await storage.restore(snapshot);
+      return storage;
+    },
+  });
+  return { url: child.url, kubeconfig: child.kubeconfig, kubeconfigPath: child.kubeconfigPath, close: () => child.close() };
+}
+
 export async function startCapstan(options: CapstanOptions = {}): Promise<Capstan> {
   const startedAt = performance.now();
   const log = options.logger ?? createLogger({ verbosity: options.logLevel ?? -1 });
@@ -305,14 +464,19 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
       options.tlsCertFile && options.tlsPrivateKeyFile
         ? Promise.all([readRequired(options.tlsCertFile, 'TLS certificate file'), readRequired(options.tlsPrivateKeyFile, 'TLS private key file')])
         : Promise.resolve(undefined),
-      (options.openStorage ?? defaultOpenStorage)({ backend: cfg.backend, dataDir, historyWindowSeconds: cfg.historyWindowSeconds }).then((s) => {
+      (options.openStorage ?? defaultOpenStorage)({
+        backend: cfg.backend === 'etcd3' ? 'etcd' : cfg.backend,
+        dataDir,
+        historyWindowSeconds: cfg.historyWindowSeconds,
+        etcd: options.etcd && { onCompactionError: (error) => log.error('etcd compaction failed', { error }), ...options.etcd },
+      }).then((s) => {
         cleanups.push(() => s.close());
         return s;
       }),
@@ -323,6 +487,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         tlsPrivateKeyFile: options.tlsPrivateKeyFile,
       }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
       options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
+      options.oidcCaFile ? readRequired(options.oidcCaFile, 'OIDC CA file') : Promise.resolve(undefined),
+      options.authenticationTokenWebhookConfigFile ? webhookTargetFromKubeconfig(options.authenticationTokenWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
+      options.authorizationWebhookConfigFile ? webhookTargetFromKubeconfig(options.authorizationWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
     ] as const);
     const tokenIssuer = createTokenIssuer(saKeys, options.serviceAccountIssuers ?? [DEFAULT_ISSUER], options.apiAudiences ?? []);
     const { pki, generated } = pkiResult;
@@ -369,11 +536,45 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const tokenAuthenticators = [
       ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
       serviceAccountAuthenticator({ issuer: tokenIssuer, registry }),
+      ...(options.oidcIssuerUrl && options.oidcClientId
+        ? [
+            oidcAuthenticator({
+              issuerUrl: options.oidcIssuerUrl,
+              clientId: options.oidcClientId,
+              caPem: oidcCa,
+              usernameClaim: options.oidcUsernameClaim,
+              usernamePrefix: options.oidcUsernamePrefix,
+              groupsClaim: options.oidcGroupsClaim,
+              groupsPrefix: options.oidcGroupsPrefix,
+              requiredClaims: options.oidcRequiredClaims,
+              signingAlgs: options.oidcSigningAlgs,
+            }),
+          ]
+        : []),
+      ...(tokenWebhookTarget
+        ? [tokenWebhookAuthenticator({ target: tokenWebhookTarget, version: options.authenticationTokenWebhookVersion ?? 'v1beta1', cacheTtlMs: (options.authenticationTokenWebhookCacheTtlSeconds ?? 120) * 1000 })]
+        : []),
     ];
     const authenticator = buildAuthenticator({ clientCertificates: true, requestHeader, clientCaPems: userClientCaPems, tokenFile, tokenAuthenticators, anonymous: cfg.anonymous });
     // TokenReview's: the bearer token authenticators only (client certificates play no part).
     tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators, anonymous: false });
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
+    const webhook = authzWebhookTarget
+      ? {
+          target: authzWebhookTarget,
+          version: options.authorizationWebhookVersion ?? 'v1beta1',
+          authorizedTtlMs: (options.authorizationWebhookCacheAuthorizedTtlSeconds ?? 300) * 1000,
+          unauthorizedTtlMs: (options.authorizationWebhookCacheUnauthorizedTtlSeconds ?? 30) * 1000,
+        }
+      : undefined;
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook });
+    const admissionConfigs = options.admissionControlConfigFile
+      ? await readAdmissionConfigFile(options.admissionControlConfigFile).catch((e: Error) => Promise.reject(new ConfigError(`failed to read plugin config: ${e.message}`)))
+      : undefined;
+    const admission = await buildChain(cfg.admissionPlugins, PLUGIN_FACTORIES, { registry, authorizer, inProcess: options.admission }, admissionConfigs);
+    cleanups.push(async () => {
+      admission.close();
+      closeWebhookConnections();
+    });
 
     // What clients trust (kubeconfigs, kube-root-ca.crt, cluster-info): the CA and, with a certificate of the
     // caller's, its chain too (Go accepts a leaf found among the roots).
@@ -389,8 +590,16 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
+      ...((options.leaderElect ?? cfg.backend === 'etcd3')
+        ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }
+        : {}),
     });
     cleanups.push(() => controlPlane.stop());
+    if (options.simulateWorkloads) {
+      const { startSimulation } = await import('../controllers/simulation/index.ts');
+      const simulation = await startSimulation(registry, options.simulateWorkloads === true ? {} : options.simulateWorkloads);
+      cleanups.push(() => simulation.stop());
+    }
     // RBAC's informers start after the defaults are in place, so the first request already sees them.
     if (cfg.modes.includes('RBAC')) await rbacPolicy().synced();
     const namespacesReady = namedCheck('poststarthook/start-system-namespaces-controller', () => {
@@ -416,16 +625,78 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       }),
       logger: log,
       dataDir,
+      admission,
     });
     cleanups.push(() => api.close());
 
+    // The test controls; their url and kubeconfigs are known once the listener is up (before any request).
+    let servedUrl = '';
+    let kubeconfigFor: (server: string) => string = () => '';
+    const controls =
+      options.enableTestControls === false
+        ? undefined
+        : createTestControls({
+            storage,
+            registry,
+            controlPlane,
+            log,
+            url: () => servedUrl,
+            kubeconfigFor: (server) => kubeconfigFor(server),
+            fork: (snapshot) => startFork(options, snapshot, log),
+            buildCluster: async () => {
+              const clusterStorage = createMemoryStorage();
+              const clusterRegistry = await createRegistry({
+                storage: clusterStorage,
+                runtimeConfig: cfg.runtimeConfig,
+                featureGates: cfg.featureGates,
+                watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
+                reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
+              });
+              const clusterPlane = await startControlPlane(clusterRegistry, { bootstrap: { advertiseAddress: advertiseAddressFor(cfg.bindAddress), onError: () => {} } });
+              const clusterApi = await createApi({ registry: clusterRegistry, featureGates: cfg.featureGates, minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds, logger: log, dataDir });
+              return {
+                api: clusterApi,
+                async close() {
+                  await clusterPlane.stop();
+                  await clusterApi.close();
+                  await clusterRegistry.close();
+                  await clusterStorage.close();
+                },
+              };
+            },
+          });
+    if (controls) cleanups.push(() => controls.internals.close());
+    const hooks = controls ? testControlHooks(controls, controls.internals, { httpDoor: true }) : undefined;
+
     let shuttingDown = false;
+    let draining = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
     // Memory grown under load goes back to the system once requests have stopped for a few seconds.
     const idleRelease = createIdleRelease({ idleMs: IDLE_RELEASE_MS, onRelease: (ms) => log.v(4, 'released memory after a busy period', { gcMs: Math.round(ms) }) });
     cleanups.push(async () => idleRelease.close());
     const metrics = createServerMetrics(() => registry.storedObjectCounts());
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease });
+    let audit;
+    try {
+      audit = await buildAuditor(options.audit, log);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+    if (audit) {
+      const a = audit;
+      cleanups.push(() => a.shutdown());
+    }
+    let flowControl: FlowControl | undefined;
+    if (cfg.enablePriorityAndFairness) {
+      const config = await startFlowControlConfig(registry);
+      if (config) {
+        cleanups.push(async () => config.stop());
+        await config.synced();
+        // The queue wait limit: a quarter of the request timeout (kube's APF request wait limit).
+        flowControl = createFlowControl({ config, serverConcurrencyLimit: cfg.maxRequestsInflight + cfg.maxMutatingRequestsInflight, queueWaitMs: (cfg.requestTimeoutMs || 60_000) / 4 });
+      }
+    }
+    const maxInFlight = cfg.enablePriorityAndFairness ? undefined : { readOnly: cfg.maxRequestsInflight, mutating: cfg.maxMutatingRequestsInflight };
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks, draining: () => draining, audit, flowControl, maxInFlight });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
@@ -450,12 +721,26 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       log.warn('serving plain HTTP: requests and credentials on this port are not encrypted; use it for local debugging only', { port: plain.port });
     }
 
+    if (cfg.featureGates.APIServerIdentity) {
+      const identity = startIdentityLease(registry, {
+        identitySource: `${hostname()}:${cfg.bindAddress}:${secure.port}`,
+        onError: (error) => log.error('the apiserver identity lease could not be renewed', { error }),
+      });
+      if (identity) {
+        cleanups.push(() => identity.stop());
+        await identity.ready;
+      }
+    }
     const url = serverUrl(cfg.bindAddress, secure.port);
     publicUrl = url;
-    await controlPlane.bootstrapTokens?.sync();
+    await controlPlane.bootstrapTokens()?.sync();
     const kubeconfig = renderKubeconfig({ server: url, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
     await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
+    servedUrl = url;
+    kubeconfigFor = (server) => renderKubeconfig({ server, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
+    // reset() returns here: everything start-up made (system namespaces, bootstrap objects, stored CRDs).
+    await controls?.internals.markBaseline();
 
     log.info('Capstan serving', {
       url,
@@ -481,9 +766,29 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       clientKey: pki.admin.keyPem,
       dataDir,
       installCRDs: (sources, installOptions) => installCrds(registry, sources, installOptions),
+      controls,
+      snapshot: async () => need(controls).snapshot(),
+      restore: async (id) => need(controls).restore(id),
+      reset: async () => need(controls).reset(),
+      fork: async (id) => need(controls).fork(id),
+      faults: controls?.faults ?? controlsOff<TestControls['faults']>(),
+      clock: controls?.clock ?? controlsOff<TestControls['clock']>(),
+      requests: (query) => need(controls).requests(query),
+      recording: controls?.recording ?? controlsOff<TestControls['recording']>(),
+      createCluster: async (name) => need(controls).createCluster(name),
+      deleteCluster: async (name) => need(controls).deleteCluster(name),
       close: () =>
         (closing ??= (async () => {
+          // kube's graceful termination: readyz fails first, requests are served through the delay, then
+          // (with --shutdown-send-retry-after) new ones are turned away while those in flight finish.
           shuttingDown = true;
+          const delayMs = (options.shutdownDelaySeconds ?? 0) * 1000;
+          if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+          if (options.shutdownSendRetryAfter) {
+            draining = true;
+            const deadline = Date.now() + graceMs;
+            while (handler.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          }
           await cleanup();
         })()),
     };

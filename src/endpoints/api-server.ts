@@ -38,8 +38,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     watchListEnabled: options.featureGates.WatchList === true,
     responseCompression: options.featureGates.APIResponseCompression !== false,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
+    admission: options.admission,
   };
-  const pathHandlers = [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)];
+  const pathHandlers = [createDiscoveryHandler(registry, { compress: deps.responseCompression }), lazyOpenApiHandler(registry)];
   if (options.openIdMetadata) pathHandlers.push(openIdMetadataHandler(options.openIdMetadata));
   const handle = createRequestHandler(deps, pathHandlers);
   return {

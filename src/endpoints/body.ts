@@ -9,6 +9,7 @@ import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelop
 import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
 import { YamlSyntaxError, yamlDuplicateError } from '../encoding/yaml.ts';
 import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
+import { noteRequestBody } from '../server/audit/request-notes.ts';
 import type { HttpRequest } from '../server/types.ts';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -48,7 +49,9 @@ export function readBody(req: HttpRequest, limit = MAX_REQUEST_BODY_BYTES): Prom
     };
     const onEnd = (): void => {
       done();
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      noteRequestBody(req, body);
+      resolve(body);
     };
     const onError = (err: Error): void => {
       done();
@@ -173,9 +176,10 @@ function envelopeKind(env: Envelope, expected: GroupVersionKind): GroupVersionKi
 /**
  * protobuf.Serializer.Decode: the envelope (kube's errors for an empty body, a wrong magic, truncated bytes),
  * then the object's message when its kind has one. A kind without a message decodes to its type meta only,
- * for the kind checks to refuse it as kube's scheme does.
+ * for the kind checks to refuse it as kube's scheme does. Custom resources (unstructured) cannot be read from
+ * protobuf at all: kube's decoder refuses them once the envelope is read.
  */
-export function parseProtobufBody(data: Buffer, expected: GroupVersionKind): RawBody {
+export function parseProtobufBody(data: Buffer, expected: GroupVersionKind, custom = false): RawBody {
   let env: Envelope;
   try {
     env = decodeEnvelope(data);
@@ -184,6 +188,10 @@ export function parseProtobufBody(data: Buffer, expected: GroupVersionKind): Raw
     throw e;
   }
   const gvk = envelopeKind(env, expected);
+  if (custom) {
+    // errNotMarshalable of k8s.io/apimachinery/pkg/runtime/serializer/protobuf, through transformDecodeError.
+    throw badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${expected.kind}: object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded`);
+  }
   const definition = protobufDefinition(gvString(gvk.group, gvk.version), gvk.kind);
   let value: Record<string, unknown> = {};
   if (env.kind !== '') value.kind = env.kind;

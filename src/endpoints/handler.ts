@@ -2,6 +2,7 @@
 // their verb handler; every failure is written as a Status.
 
 import type { UserInfo } from '../auth/user.ts';
+import { noteDeprecatedApi } from '../server/audit/request-notes.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
 import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
 import { notFoundPath } from '../apis/errors.ts';
@@ -113,8 +114,12 @@ export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly 
         return;
       }
       restfulChecks(route, method, req);
-      // A deprecated custom resource version warns on every request (apiextensions' crdHandler).
-      if (route.def.deprecationWarning) r.warnings.push(route.def.deprecationWarning);
+      // A deprecated version warns on every request (apiextensions' crdHandler; kube's installer for built-in
+      // versions, which also counts them in apiserver_requested_deprecated_apis and annotates the audit event).
+      if (route.def.deprecationWarning) {
+        r.warnings.push(route.def.deprecationWarning);
+        if (!route.def.custom) noteDeprecatedApi(req, route.def.removedRelease ?? '');
+      }
       const scope: Scope = {
         deps,
         info,

@@ -7,6 +7,7 @@ import { encodeJson } from '../encoding/json.ts';
 import { acceptsGzip, JSON_MEDIA_TYPE, negotiateOutput, prettyRequested, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE, type NegotiatedMediaType } from '../encoding/negotiate.ts';
 import { encodeProtobufObject } from '../encoding/protobuf/envelope.ts';
 import { encodeYaml } from '../encoding/yaml.ts';
+import { noteResponseBody } from '../server/audit/request-notes.ts';
 import type { Logger } from '../server/log.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
 
@@ -81,6 +82,7 @@ export function writeBody(r: Responder, code: number, contentType: string, body:
     return;
   }
   applyWarnings(r);
+  noteResponseBody(r.res, body, contentType);
   let payload: Uint8Array = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   if (shouldGzip(r, payload.length)) {
     payload = gzipSync(payload, { level: 1 });

@@ -4,10 +4,11 @@
 // namespaces, bootstrap objects, controllers) starts from src/controllers/index.ts.
 
 import { isStatusError } from '../apis/errors.ts';
+import { deprecatedKind, deprecationWarning } from '../apis/deprecated-versions.ts';
 import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
 import type { ResourceFacts } from '../apis/model-types.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
-import { resourcePrefix } from '../storage/keys.ts';
+import { builtinResourcePrefix } from '../storage/keys.ts';
 import type { Storage } from '../storage/types.ts';
 import { conversionFacts } from './builtin/conversion/index.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
@@ -44,6 +45,11 @@ export interface RegistryHandle extends Registry {
   register(defs: readonly ResourceDefinition[]): void;
   /** Remove definitions (by group/version/resource); their stored objects stay in storage. */
   unregister(defs: readonly Pick<ResourceDefinition, 'group' | 'version' | 'resource'>[]): void;
+  /**
+   * Resolves true once every watch cache is ready (after a restore of the test controls they relist), false when
+   * one is not within timeoutMs.
+   */
+  cachesReady(timeoutMs: number): Promise<boolean>;
   /** Objects held by each resource's watch cache ("configmaps", "deployments.apps"), for apiserver_storage_objects. */
   storedObjectCounts(): { resource: string; objects: number }[];
   close(): Promise<void>;
@@ -59,6 +65,7 @@ export function loopbackContext(namespace = ''): RequestContext {
 export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
   const facts = builtinTypeFacts(r.group, r.resource);
   const conversion = conversionFacts(r.group, r.resource);
+  const deprecated = deprecatedKind(r.group, r.version, r.kind);
   return {
     group: r.group,
     version: r.version,
@@ -71,7 +78,7 @@ export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
     shortNames: r.shortNames ?? [],
     categories: r.categories ?? [],
     subresources: r.subresources ?? [],
-    storagePrefix: conversion?.storagePrefix ?? resourcePrefix(r.group, r.resource),
+    storagePrefix: conversion?.storagePrefix ?? builtinResourcePrefix(r.group, r.resource),
     ...(conversion ? { storageVersion: conversion.storageVersion, convert: conversion.convert } : {}),
     schema: schemaByName(r.schema) ?? { type: 'object' },
     resolveRef: schemaByName,
@@ -79,12 +86,29 @@ export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
     printerColumns: facts.printerColumns,
     selectableFields: facts.selectableFields,
     custom: false,
+    ...(deprecated ? { deprecationWarning: deprecationWarning(r.group, r.version, r.kind, deprecated), removedRelease: deprecated.removed } : {}),
   };
 }
 
-export function builtinDefinitions(runtimeConfig: string): ResourceDefinition[] {
+// Resources whose REST storage kube 1.31 installs only with a feature gate, even when their version is enabled
+// (pkg/registry/resource/rest/storage_resource.go). A version left without resources is not served.
+const GATED_RESOURCES: Readonly<Record<string, readonly string[]>> = {
+  'resource.k8s.io/deviceclasses': ['DynamicResourceAllocation'],
+  'resource.k8s.io/resourceclaims': ['DynamicResourceAllocation'],
+  'resource.k8s.io/resourceclaimtemplates': ['DynamicResourceAllocation'],
+  'resource.k8s.io/resourceslices': ['DynamicResourceAllocation'],
+  'resource.k8s.io/podschedulingcontexts': ['DynamicResourceAllocation', 'DRAControlPlaneController'],
+};
+
+export function builtinDefinitions(runtimeConfig: string, featureGates: Readonly<Record<string, boolean>> = {}): ResourceDefinition[] {
   const defs: ResourceDefinition[] = [];
-  for (const gv of enabledGroupVersions(runtimeConfig)) for (const r of gv.resources) defs.push(builtinDefinition(r));
+  for (const gv of enabledGroupVersions(runtimeConfig)) {
+    for (const r of gv.resources) {
+      const gates = GATED_RESOURCES[`${r.group}/${r.resource}`];
+      if (gates && !gates.every((g) => featureGates[g] === true)) continue;
+      defs.push(builtinDefinition(r));
+    }
+  }
   return defs;
 }
 
@@ -208,6 +232,10 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       }
       notify();
     },
+    async cachesReady(timeoutMs) {
+      const waits = [...stores.values()].map((store) => store.core.cache?.waitReady(timeoutMs) ?? Promise.resolve(true));
+      return (await Promise.all(waits)).every((ok) => ok);
+    },
     storedObjectCounts() {
       const out: { resource: string; objects: number }[] = [];
       for (const store of stores.values()) {
@@ -223,6 +251,6 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     },
   };
 
-  handle.register(builtinDefinitions(options.runtimeConfig));
+  handle.register(builtinDefinitions(options.runtimeConfig, options.featureGates));
   return handle;
 }

@@ -103,7 +103,7 @@ test('HPAs are stored as autoscaling/v2 and read through autoscaling/v1', async 
     const v2 = registry.store(registry.lookup('autoscaling', 'v2', 'horizontalpodautoscalers')!);
     const ctx = loopbackContext('default');
     await v1.create(ctx, { metadata: { name: 'web' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 60 } });
-    const { kv } = await storage.get('/registry/autoscaling/horizontalpodautoscalers/default/web');
+    const { kv } = await storage.get('/registry/horizontalpodautoscalers/default/web');
     assert.equal((JSON.parse(kv!.value) as KubeObject).apiVersion, 'autoscaling/v2');
 
     const asV2 = await v2.get(ctx, 'web');
@@ -118,7 +118,11 @@ test('HPAs are stored as autoscaling/v2 and read through autoscaling/v1', async 
     await v1.update(ctx, 'web', (cur) => ({ ...cur!, spec: { ...(cur!.spec as object), maxReplicas: 7, targetCPUUtilizationPercentage: 75 } }));
     const after = await v2.get(ctx, 'web');
     assert.equal((after.spec as { maxReplicas: number }).maxReplicas, 7);
-    assert.deepEqual((after.spec as { behavior: unknown }).behavior, behavior);
+    // The behavior written through v2 came back with kube's v2 defaults filled in (SetDefaults_HorizontalPodAutoscalerBehavior).
+    assert.deepEqual((after.spec as { behavior: unknown }).behavior, {
+      scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+      scaleDown: { stabilizationWindowSeconds: 300, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+    });
     assert.equal(after.metadata.annotations, undefined);
     const list = await v1.list(ctx, {});
     assert.deepEqual(list.items.map((h) => (h.spec as { targetCPUUtilizationPercentage: number }).targetCPUUtilizationPercentage), [75]);

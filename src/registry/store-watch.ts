@@ -4,6 +4,7 @@
 // with the old content, starts matching -> ADDED), an ERROR event with 410 Expired when the start revision is too
 // old, BOOKMARK events when asked for. Decoded objects and events are shared by the watchers of one event.
 
+import { clockNow } from '../apis/clock.ts';
 import { isDNS1123Label } from '../apis/labels.ts';
 import { requiresExactMatch } from '../apis/fields.ts';
 import { StorageError, type KeyValue, type StorageEvent, type WatchHandle } from '../storage/types.ts';
@@ -121,7 +122,7 @@ export async function openWatch(core: StoreCore, def: ResourceDefinition, ctx: R
     start,
     initialEventsEnd: sendInitialEvents === true && options.allowWatchBookmarks === true,
     bookmarks: options.allowWatchBookmarks === true,
-    deadline: options.timeoutSeconds && options.timeoutSeconds > 0 ? Date.now() + options.timeoutSeconds * 1000 : undefined,
+    deadline: options.timeoutSeconds && options.timeoutSeconds > 0 ? clockNow() + options.timeoutSeconds * 1000 : undefined,
   });
 }
 
@@ -239,8 +240,12 @@ function cacheStream(cache: StoreCacher, def: ResourceDefinition, ctx: RequestCo
           bookmarks: plan.bookmarks,
           deadline: plan.deadline,
           onEvent: (ev) => (stopped || ended ? false : onEvent(cacheWatchEvent(def, ev))),
-          // Dropped as too slow, or the cache reset: the stream ends and the client watches again.
-          onEnd: () => end(),
+          // Dropped as too slow, or the cache reset: the stream ends and the client watches again. After a restore
+          // of the test controls the client learns its revision is gone at once (as a re-watch would tell it).
+          onEnd: (_reason, expired) => {
+            if (expired && !stopped && !ended) onEvent({ type: 'ERROR', object: watchTooOld(expired.requested, expired.compacted).toStatus() });
+            end();
+          },
         });
       } catch (e) {
         if (e instanceof CacheTooOldError) {

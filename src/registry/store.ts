@@ -15,6 +15,7 @@ import { applyScale, scaleOf } from './store-scale.ts';
 import { genericSubresourceStrategy } from './store-subresources.ts';
 import { getObject, listObjects } from './store-read.ts';
 import { openWatch } from './store-watch.ts';
+import { storageClaims } from './value-claims.ts';
 import type {
   DeleteOptions,
   KubeList,
@@ -25,6 +26,7 @@ import type {
   ResourceStore,
   TryUpdate,
   UpdateOptions,
+  ValueClaims,
 } from './types.ts';
 import { cloneJson } from '../apis/json-clone.ts';
 
@@ -111,6 +113,11 @@ interface HeldWrite {
   release?: () => void;
 }
 
+/** Claims in the store's storage (Strategy.beginWrite's). */
+function claimsOf(core: StoreCore): ValueClaims {
+  return storageClaims(core.storage, core.now);
+}
+
 /** Every stored object of the resource (Strategy.beginWrite's peers). */
 function peersOf(core: StoreCore, def: ResourceDefinition, ctx: RequestContext): () => Promise<readonly KubeObject[]> {
   return async () => (await listObjects(core, def, { ...ctx, namespace: '', warnings: [] })).items;
@@ -125,23 +132,33 @@ async function createOnce(core: StoreCore, def: ResourceDefinition, ctx: Request
   }
 }
 
-async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, obj: KubeObject, held: HeldWrite): Promise<KubeObject> {
-  const meta = metaOf(obj);
+async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, input: KubeObject, held: HeldWrite): Promise<KubeObject> {
+  let obj = input;
   if (!obj.apiVersion) obj.apiVersion = apiVersionOf(def);
   if (!obj.kind) obj.kind = def.kind;
-  await checkNamespaceForCreate(core, ctx, obj);
+  if (!ctx.admit) await checkNamespaceForCreate(core, ctx, obj);
+  settleNamespace(core, ctx, obj);
+  const strategy = core.strategy;
+  strategy.defaults?.(obj);
+  if (ctx.admit) {
+    // Mutating admission sees the decoded, defaulted object (no uid or creationTimestamp yet, as in kube).
+    const admitted = await ctx.admit(obj, undefined);
+    if (admitted !== obj) {
+      obj = admitted;
+      settleNamespace(core, ctx, obj);
+      strategy.defaults?.(obj);
+    }
+  }
 
+  const meta = metaOf(obj);
   meta.creationTimestamp = rfc3339(core.now());
   meta.uid = randomUUID();
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-  settleNamespace(core, ctx, obj);
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   if (trackGeneration(core)) meta.generation = 1;
 
-  const strategy = core.strategy;
-  strategy.defaults?.(obj);
-  held.release = await strategy.beginWrite?.(obj, undefined, ctx, peersOf(core, def, ctx));
+  held.release = await strategy.beginWrite?.(obj, undefined, ctx, peersOf(core, def, ctx), claimsOf(core));
   trackManagedFields(ctx, undefined, obj, '');
   strategy.prepareForCreate?.(obj, ctx);
   const name = obj.metadata.name ?? '';
@@ -305,9 +322,16 @@ async function updateAttempts(
 ): Promise<{ object: KubeObject; created: boolean }> {
   const subresource = options.subresource ?? '';
   if (subresource === 'scale') {
-    const res = await updateObject(core, def, ctx, name, async (current) => {
+    // Admission sees the Scale (kind autoscaling/v1 Scale on <resource>/scale), not the parent it is written to.
+    const parentCtx: RequestContext = { ...ctx, admit: undefined, validate: undefined };
+    const res = await updateObject(core, def, parentCtx, name, async (current) => {
       if (!current) throw notFound(core.gr, name);
-      return applyScale(core, current, await tryUpdate(scaleOf(core, current, def.scale)), def.scale);
+      const oldScale = scaleOf(core, current, def.scale);
+      let scale = await tryUpdate(cloneJson(oldScale));
+      if (ctx.admit) scale = await ctx.admit(scale, oldScale);
+      const parent = applyScale(core, current, scale, def.scale);
+      await ctx.validate?.(scale, oldScale);
+      return parent;
     });
     return { object: scaleOf(core, res.object, def.scale), created: false };
   }
@@ -344,11 +368,16 @@ async function updateAttempts(
     if (meta.uid && meta.uid !== old.metadata.uid) {
       throw conflict(core.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
     }
+    let input = obj;
+    if (ctx.admit) {
+      if (!subresource) core.strategy.defaults?.(input);
+      input = await ctx.admit(input, convertToVersion(old, def));
+    }
     if (!subresource && core.strategy.beginWrite) {
       held.release?.();
-      held.release = await core.strategy.beginWrite(obj, old, ctx, peersOf(core, def, ctx));
+      held.release = await core.strategy.beginWrite(input, old, ctx, peersOf(core, def, ctx), claimsOf(core));
     }
-    const next = prepareUpdate(core, def, ctx, obj, old, subresource);
+    const next = prepareUpdate(core, def, ctx, input, old, subresource);
     await ctx.validate?.(next, convertToVersion(old, def));
 
     if (shouldDeleteDuringUpdate(core, next, old)) {

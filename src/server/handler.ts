@@ -2,10 +2,11 @@
 // then health, /version, or the API.
 
 import { randomUUID } from 'node:crypto';
-import { badRequest, internalError, isStatusError, StatusError, unauthorized } from '../apis/errors.ts';
+import { badRequest, internalError, isStatusError, StatusError, tooManyRequests, unauthorized } from '../apis/errors.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
+import type { UserInfo } from '../auth/user.ts';
 import { attributesFor } from '../auth/authz/types.ts';
 import { dropImpersonationHeaders, impersonatedUser } from '../auth/impersonation.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
@@ -13,6 +14,10 @@ import { parseRequestInfo } from '../endpoints/request-info.ts';
 import { clientCertificateOf } from './client-cert.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
+import type { Auditor } from './audit/auditor.ts';
+import { addAuditAnnotation, beginRequestNotes, Capture } from './audit/request-notes.ts';
+import type { FlowControl } from './flowcontrol/dispatcher.ts';
+import { createAdmissionFilter } from './flowcontrol/filter.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead, onResponseWritten } from './unread-body.ts';
@@ -32,7 +37,47 @@ export interface PipelineOptions {
   readonly idleRelease?: IdleRelease;
   /** Request metrics and the /metrics endpoint. */
   readonly metrics?: ServerMetrics;
+  /** The test controls' seams (src/testing/request-hooks.ts); absent when they are off. */
+  readonly hooks?: RequestHooks;
+  /**
+   * --shutdown-send-retry-after: true while the server drains at shutdown; new requests (but health checks) are
+   * then answered 429 with Retry-After, as kube's WithRetryAfter filter does.
+   */
+  readonly draining?: () => boolean;
+  /** The audit filter (--audit-policy-file with a log or webhook backend). */
+  readonly audit?: Auditor;
+  /** API Priority and Fairness (default), or undefined with the plain max-in-flight limits below. */
+  readonly flowControl?: FlowControl;
+  /** --max-requests-inflight / --max-mutating-requests-inflight without APF (0: no limit). */
+  readonly maxInFlight?: { readonly readOnly: number; readonly mutating: number };
 }
+
+/** What the filter chain notes about one request for the hooks (filled in as the request goes). */
+export interface RequestNote {
+  readonly auditId: string;
+  readonly receivedMs: number;
+  /** The logical cluster ('' for the default). */
+  cluster: string;
+  info?: RequestInfo;
+  user?: UserInfo;
+  /** The fault injected into it. */
+  fault?: string;
+  requestBody?: Buffer;
+  responseBody?: Buffer;
+}
+
+export interface RequestHooks {
+  /** The API of the logical cluster a path addresses, with the path inside it; undefined for the default cluster. */
+  route?(path: string): { readonly cluster: string; readonly path: string; readonly api: ApiServer } | undefined;
+  /** Serves the hooks' own non-resource paths after authorization; true when it answered. */
+  serve?(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, user: UserInfo): Promise<boolean>;
+  /** Runs the API call (next); may delay it, answer instead of it, or tamper with its response. */
+  around?(req: HttpRequest, res: HttpResponse, query: URLSearchParams, note: RequestNote, next: () => Promise<void>): Promise<void>;
+  /** Every request, once answered (or failed). */
+  finished?(req: HttpRequest, res: HttpResponse, note: RequestNote, durationMs: number): void;
+}
+
+const HEALTH_PATHS = /^\/(healthz|livez|readyz)(\/|$)/;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -71,7 +116,8 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log, metrics } = options;
+  const { authenticator, authorizer, health, api, log, metrics, hooks, audit, flowControl, maxInFlight } = options;
+  const admitRequest = createAdmissionFilter(flowControl, maxInFlight);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
 
@@ -86,10 +132,22 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     writeStatus(res, requestTimeoutError());
   }
 
-  async function serve(req: HttpRequest, res: HttpResponse, stopTimer: () => void, started: number): Promise<{ info?: RequestInfo; user?: string }> {
+  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void, started: number, audited: { panic?: (e: unknown) => void }): Promise<{ info?: RequestInfo; user?: string }> {
+    const auditId = note.auditId;
     const { rawPath, query } = splitUrl(req.url ?? '/');
-    const path = decodePath(rawPath || '/');
+    let path = decodePath(rawPath || '/');
+    const routed = hooks?.route?.(path);
+    if (routed) {
+      path = routed.path;
+      note.cluster = routed.cluster;
+    }
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
+    if (options.draining?.() && !HEALTH_PATHS.test(path)) {
+      // k8s.io/apiserver/pkg/server/filters/with_retry_after.go
+      writeStatus(res, tooManyRequests('The apiserver is shutting down, please try again later.', 5), { 'Retry-After': '5', Connection: 'close' });
+      return { info };
+    }
+    note.info = info;
     const longRunning = isLongRunning(info);
     const recorded = metrics?.begin(req, info, longRunning);
     if (recorded) res.once('close', () => recorded(res, (performance.now() - started) / 1000));
@@ -111,9 +169,19 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       log.v(4, 'impersonating', { requestor: authn.user.name, user: user.name });
       dropImpersonationHeaders(req.headers);
     }
+    note.user = user;
 
     const attrs = attributesFor(user, info);
+    // The policy sees the requestor, as kube's audit filter (outside impersonation) does; the event names both.
+    const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
+    if (auditing) audited.panic = auditing.panic;
+    else if (metrics) beginRequestNotes(req, Capture.None);
+    if (!(await admitRequest(res, user, info, longRunning))) return { info, user: user.name };
     const decision = await authorizer.authorize(attrs);
+    if (auditing) {
+      addAuditAnnotation(req, 'authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
+      addAuditAnnotation(req, 'authorization.k8s.io/reason', decision.reason);
+    }
     if (decision.decision !== 'allow') {
       if (decision.error) {
         log.error('authorization error', { path, error: decision.error });
@@ -126,6 +194,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     }
 
     if (!info.isResourceRequest) {
+      if (hooks?.serve && (await hooks.serve(req, res, path, query, user))) return { info, user: user.name };
       if (await health.serve(path, query, res)) return { info, user: user.name };
       if (path === '/version') {
         writeJson(res, 200, versionInfo(), true);
@@ -136,7 +205,9 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
         return { info, user: user.name };
       }
     }
-    await api.handle(req, res, info, user);
+    const target = routed?.api ?? api;
+    if (hooks?.around) await hooks.around(req, res, query, note, () => target.handle(req, res, info, user));
+    else await target.handle(req, res, info, user);
     return { info, user: user.name };
   }
 
@@ -149,6 +220,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const auditId = typeof given === 'string' && AUDIT_ID.test(given) ? given : randomUUID();
     res.setHeader('Audit-Id', auditId);
     res.setHeader('Cache-Control', 'no-cache, private');
+    const note: RequestNote = { auditId, receivedMs: Date.now(), cluster: '' };
+    if (hooks?.finished) res.once('close', () => hooks.finished!(req, res, note, performance.now() - started));
     const timer = requestTimeoutMs > 0 ? setTimeout(() => timeOut(req, res), requestTimeoutMs) : undefined;
     const stopTimer = (): void => clearTimeout(timer);
     res.once('close', stopTimer);
@@ -157,7 +230,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       stopTimer();
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });
-    Promise.resolve().then(() => serve(req, res, stopTimer, started)).then(
+    const audited: { panic?: (e: unknown) => void } = {};
+    Promise.resolve().then(() => serve(req, res, note, stopTimer, started, audited)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });
@@ -166,6 +240,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       (err: unknown) => {
         // Panic recovery: the request gets a 500 Status (or the StatusError thrown), the server stays up.
         if (!isStatusError(err) || err.code >= 500) log.error('request failed', { method: req.method, error: err instanceof Error ? (err.stack ?? err.message) : String(err), auditId });
+        if (!isStatusError(err)) audited.panic?.(err);
         try {
           if (res.headersSent) res.end();
           else writeStatus(res, isStatusError(err) ? err : internalError(err));

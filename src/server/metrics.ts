@@ -4,6 +4,7 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestInfo } from '../endpoints/request-info.ts';
+import { requestNotesOf } from './audit/request-notes.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
 const COMPONENT = 'apiserver';
@@ -62,6 +63,7 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
     labelNames: ['resource'],
     registers: [registry],
   });
+  const deprecatedApis = new Gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'], registers: [registry] });
   inflight.set({ request_kind: 'readOnly' }, 0);
   inflight.set({ request_kind: 'mutating' }, 0);
 
@@ -89,6 +91,8 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
       return (res, seconds) => {
         if (isLongRunning) longRunning.dec(labels);
         else inflight.dec({ request_kind: kind });
+        const removedRelease = requestNotesOf(req)?.deprecatedRemovedRelease;
+        if (removedRelease !== undefined) deprecatedApis.set({ group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removedRelease }, 1);
         const withDryRun = { ...labels, dry_run: dryRunOf(req) };
         requests.inc({ ...withDryRun, code: String(res.statusCode) });
         if (!isLongRunning) durations.observe(withDryRun, seconds);

@@ -1,6 +1,7 @@
 // Writing the few responses the server layer produces itself: Status errors, JSON and plain text.
 
 import type { StatusError } from '../apis/errors.ts';
+import { noteResponseBody } from './audit/request-notes.ts';
 import type { HttpResponse } from './types.ts';
 
 /** A Status object in kube's field order; details kept when present, even empty (kube sends "details":{}). */
@@ -23,6 +24,7 @@ export function send(res: HttpResponse, code: number, contentType: string, body:
   res.setHeader('Content-Type', contentType);
   if (extra) for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
   res.setHeader('Content-Length', Buffer.byteLength(body));
+  noteResponseBody(res, body, contentType);
   res.end(body);
 }
 

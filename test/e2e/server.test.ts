@@ -503,6 +503,13 @@ describe('command line', () => {
     const gate = await runCli(['--feature-gates=Nope=true']);
     assert.equal(gate.code, 2);
     assert.match(gate.stderr, /^Error: invalid argument "Nope=true" for "--feature-gates" flag: unrecognized feature gate: Nope\n/);
+    // A GA gate locked to its default, and a gate 1.31 no longer has (CSIMigration was removed in 1.27).
+    const locked = await runCli(['--feature-gates=ServerSideApply=false']);
+    assert.equal(locked.code, 2);
+    assert.match(locked.stderr, /^Error: invalid argument "ServerSideApply=false" for "--feature-gates" flag: cannot set feature gate ServerSideApply to false, feature is locked to true\n/);
+    const removed = await runCli(['--feature-gates=CSIMigration=true']);
+    assert.equal(removed.code, 2);
+    assert.match(removed.stderr, /^Error: invalid argument "CSIMigration=true" for "--feature-gates" flag: unrecognized feature gate: CSIMigration\n/);
     const mode = await runCli(['--authorization-mode=RBAC,Bogus', '--storage-backend=memory']);
     assert.equal(mode.code, 2);
     assert.match(mode.stderr, /authorization-mode "Bogus" is not a valid mode/);
@@ -513,7 +520,8 @@ describe('command line', () => {
     assert.equal(r.code, 0);
     for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--tls-private-key-file', '--client-ca-file', '--token-auth-file',
       '--anonymous-auth', '--authorization-mode', '--runtime-config', '--feature-gates', '--history-window', '--min-request-timeout',
-      '--storage-backend', '--data-dir', '--plain-http-port', '--v', '--help']) {
+      '--storage-backend', '--data-dir', '--plain-http-port', '--v', '--help', '--audit-policy-file', '--audit-log-path', '--audit-log-maxage',
+      '--audit-log-maxbackup', '--audit-log-maxsize', '--audit-webhook-config-file', '--audit-webhook-batch-max-size', '--audit-webhook-batch-max-wait']) {
       assert.match(r.stdout, new RegExp(`\\s${flag}[\\s=]`), flag);
     }
   });

@@ -38,6 +38,7 @@ const WITH_GENERATION = new Set([
   'flowcontrol.apiserver.k8s.io/flowschemas',
   'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
   'networking.k8s.io/ingressclasses',
+  'resource.k8s.io/resourceslices',
   'networking.k8s.io/ingresses',
   'networking.k8s.io/networkpolicies',
   'policy/poddisruptionbudgets',
@@ -66,6 +67,8 @@ const NAME_RULES: Record<string, NameValidator> = {
   'rbac.authorization.k8s.io/rolebindings': nameIsPathSegment,
   'rbac.authorization.k8s.io/roles': nameIsPathSegment,
   'certificates.k8s.io/certificatesigningrequests': nameIsPathSegment,
+  // Path segments; the aggregator also requires version.group (checked by the type's validation).
+  'apiregistration.k8s.io/apiservices': nameIsPathSegment,
 };
 
 // Groups whose validation uses apimachinery's ObjectMeta checks (no core-group finalizer rule).

@@ -1,0 +1,120 @@
+// API Priority and Fairness configuration in the control plane (kube's apf_controller and its bootstrap
+// configuration maintenance): the mandatory objects are created and kept as they are, the suggested ones created
+// when missing and updated while they carry apf.kubernetes.io/autoupdate-spec "true"; FlowSchemas get their
+// Dangling condition; informers feed the request filter's classification.
+
+import { isStatusError } from '../apis/errors.ts';
+import { startInformer, type Informer } from '../registry/informer.ts';
+import { loopbackContext } from '../registry/registry.ts';
+import type { KubeObject, Registry } from '../registry/types.ts';
+import { semanticEqual } from '../registry/builtin/object.ts';
+import { AUTO_UPDATE_ANNOTATION, MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../server/flowcontrol/bootstrap.ts';
+import type { FlowControlConfig } from '../server/flowcontrol/dispatcher.ts';
+import type { FlowSchema, PriorityLevelConfiguration } from '../server/flowcontrol/types.ts';
+
+const GROUP = 'flowcontrol.apiserver.k8s.io';
+const API_VERSION = `${GROUP}/v1`;
+
+export interface FlowControlConfigController extends FlowControlConfig {
+  synced(): Promise<void>;
+  stop(): void;
+}
+
+async function ensure(registry: Registry, resource: string, kind: string, name: string, spec: unknown, mandatory: boolean): Promise<void> {
+  const def = registry.lookup(GROUP, 'v1', resource);
+  if (!def) return;
+  const store = registry.store(def);
+  const ctx = loopbackContext();
+  try {
+    await store.update(ctx, name, (current) => {
+      if (!current) return { apiVersion: API_VERSION, kind, metadata: { name, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } }, spec };
+      const annotations = (current.metadata?.annotations ?? {}) as Record<string, string>;
+      const autoUpdate = mandatory || annotations[AUTO_UPDATE_ANNOTATION] === 'true';
+      if (!autoUpdate || semanticEqual(current.spec, spec)) return current;
+      return { ...current, metadata: { ...current.metadata, annotations: { ...annotations, [AUTO_UPDATE_ANNOTATION]: 'true' } }, spec };
+    }, { forceAllowCreate: true });
+  } catch (e) {
+    if (!(isStatusError(e) && (e.code === 409 || e.reason === 'AlreadyExists'))) throw e;
+  }
+}
+
+function danglingCondition(plName: string, exists: boolean, previous: Record<string, unknown> | undefined): Record<string, unknown> {
+  const status = exists ? 'False' : 'True';
+  return {
+    type: 'Dangling',
+    status,
+    lastTransitionTime: previous?.status === status && previous.lastTransitionTime ? previous.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    reason: exists ? 'Found' : 'NotFound',
+    message: exists
+      ? `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(plName)} and it exists`
+      : `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(plName)} but there is no such object`,
+  };
+}
+
+export async function startFlowControlConfig(registry: Registry): Promise<FlowControlConfigController | undefined> {
+  const fsDef = registry.lookup(GROUP, 'v1', 'flowschemas');
+  const plDef = registry.lookup(GROUP, 'v1', 'prioritylevelconfigurations');
+  if (!fsDef || !plDef) return undefined;
+  for (const [name, spec] of Object.entries(MANDATORY_PRIORITY_LEVELS)) await ensure(registry, 'prioritylevelconfigurations', 'PriorityLevelConfiguration', name, spec, true);
+  for (const [name, spec] of Object.entries(SUGGESTED_PRIORITY_LEVELS)) await ensure(registry, 'prioritylevelconfigurations', 'PriorityLevelConfiguration', name, spec, false);
+  for (const [name, spec] of Object.entries(MANDATORY_FLOW_SCHEMAS)) await ensure(registry, 'flowschemas', 'FlowSchema', name, spec, true);
+  for (const [name, spec] of Object.entries(SUGGESTED_FLOW_SCHEMAS)) await ensure(registry, 'flowschemas', 'FlowSchema', name, spec, false);
+
+  const fsStore = registry.store(fsDef);
+  const schemas: Informer = startInformer(fsStore);
+  const levels: Informer = startInformer(registry.store(plDef));
+  let version = 0;
+  let fsCache: FlowSchema[] | undefined;
+  let plCache: PriorityLevelConfiguration[] | undefined;
+  let conditionsPending = false;
+  let stopped = false;
+
+  const syncConditions = async (): Promise<void> => {
+    conditionsPending = false;
+    if (stopped) return;
+    const plNames = new Set([...levels.items()].map((p) => p.metadata?.name));
+    for (const fs of [...schemas.items()]) {
+      const plName = ((fs.spec as { priorityLevelConfiguration?: { name?: string } })?.priorityLevelConfiguration?.name) ?? '';
+      const conditions = ((fs.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions ?? []);
+      const previous = conditions.find((c) => c.type === 'Dangling');
+      const wanted = danglingCondition(plName, plNames.has(plName), previous);
+      if (previous && previous.status === wanted.status && previous.message === wanted.message) continue;
+      await fsStore
+        .update(loopbackContext(), fs.metadata!.name!, (current: KubeObject | undefined) => {
+          if (!current) throw new Error('gone');
+          const others = ((current.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions ?? []).filter((c) => c.type !== 'Dangling');
+          return { ...current, status: { ...(current.status as object), conditions: [...others, wanted] } };
+        }, { subresource: 'status' })
+        .catch(() => undefined);
+    }
+  };
+  const changed = (): void => {
+    version++;
+    fsCache = undefined;
+    plCache = undefined;
+    if (!conditionsPending) {
+      conditionsPending = true;
+      setTimeout(() => void syncConditions(), 50).unref();
+    }
+  };
+  const offFs = schemas.onEvent(changed);
+  const offPl = levels.onEvent(changed);
+
+  return {
+    version: () => version,
+    flowSchemas: () => (fsCache ??= [...schemas.items()] as unknown as FlowSchema[]),
+    priorityLevels: () => (plCache ??= [...levels.items()] as unknown as PriorityLevelConfiguration[]),
+    async synced() {
+      await Promise.all([schemas.synced(), levels.synced()]);
+      version++;
+      await syncConditions();
+    },
+    stop() {
+      stopped = true;
+      offFs();
+      offPl();
+      schemas.stop();
+      levels.stop();
+    },
+  };
+}

@@ -1,0 +1,185 @@
+// The audit filter (k8s.io/apiserver/pkg/endpoints/filters/audit.go): the policy decides a level per request;
+// events are made at the stages kube makes them (RequestReceived, ResponseStarted for long-running requests,
+// ResponseComplete, Panic) and handed to every backend. Bodies are decoded only at the levels that log them.
+
+import type { AuthzAttributes } from '../../auth/authz/types.ts';
+import type { UserInfo } from '../../auth/user.ts';
+import type { HttpRequest, HttpResponse } from '../types.ts';
+import { evaluatePolicy } from './policy.ts';
+import { beginRequestNotes, Capture, type RequestNotes } from './request-notes.ts';
+import { levelAtLeast, microTime, type AuditBackend, type AuditEvent, type AuditPolicy, type AuditStage, type AuditUser, type ObjectReference, type RequestAuditConfig, type ResponseStatus } from './types.ts';
+
+export interface Auditor {
+  /** Starts auditing one authenticated request; undefined when the policy's level for it is None. */
+  begin(req: HttpRequest, res: HttpResponse, attrs: AuthzAttributes, auditId: string, receivedAtMs: number, longRunning: boolean, impersonated?: UserInfo): AuditedRequest | undefined;
+  shutdown(): Promise<void>;
+}
+
+export interface AuditedRequest {
+  /** The handler failed unexpectedly: the Panic stage (kube's WithPanicRecovery + audit). */
+  panic(error: unknown): void;
+}
+
+const CAPTURE_FOR = { None: Capture.None, Metadata: Capture.Metadata, Request: Capture.Request, RequestResponse: Capture.RequestResponse } as const;
+
+function auditUser(user: UserInfo): AuditUser {
+  const u: AuditUser = { username: user.name };
+  if (user.uid) u.uid = user.uid;
+  if (user.groups.length > 0) u.groups = [...user.groups];
+  if (user.extra && Object.keys(user.extra).length > 0) u.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
+  return u;
+}
+
+/** utilnet.SourceIPs: X-Forwarded-For entries, X-Real-Ip, then the peer address, without repeats. */
+export function sourceIPs(req: HttpRequest): string[] {
+  const ips: string[] = [];
+  const add = (ip: string | undefined): void => {
+    const t = ip?.trim();
+    if (t && !ips.includes(t)) ips.push(t);
+  };
+  const xff = req.headers['x-forwarded-for'];
+  for (const part of (Array.isArray(xff) ? xff.join(',') : (xff ?? '')).split(',')) add(part);
+  const real = req.headers['x-real-ip'];
+  add(Array.isArray(real) ? real[0] : real);
+  add(req.socket?.remoteAddress?.replace(/^::ffff:/, ''));
+  return ips;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  // JSON bodies and patches; apply patches are YAML or JSON (a YAML one is not logged).
+  return !!contentType && (contentType.includes('json') || contentType.startsWith('application/apply-patch'));
+}
+
+function parseJson(body: string | Uint8Array | undefined): unknown {
+  if (body === undefined) return undefined;
+  try {
+    return JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutManagedFields(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  const o = value as Record<string, unknown>;
+  const meta = o.metadata as Record<string, unknown> | undefined;
+  let out = o;
+  if (meta && 'managedFields' in meta) {
+    const { managedFields: _, ...rest } = meta;
+    out = { ...o, metadata: rest };
+  }
+  if (Array.isArray(out.items)) out = { ...out, items: out.items.map(withoutManagedFields) };
+  return out;
+}
+
+function objectRefOf(attrs: AuthzAttributes): ObjectReference | undefined {
+  if (!attrs.isResourceRequest) return undefined;
+  const ref: ObjectReference = { resource: attrs.resource };
+  if (attrs.namespace) ref.namespace = attrs.namespace;
+  if (attrs.name) ref.name = attrs.name;
+  if (attrs.apiGroup) ref.apiGroup = attrs.apiGroup;
+  if (attrs.apiVersion) ref.apiVersion = attrs.apiVersion;
+  if (attrs.subresource) ref.subresource = attrs.subresource;
+  return ref;
+}
+
+/** The Status fields kube copies into responseStatus (LogResponseObject), or just the code. */
+function responseStatusOf(code: number, notes: RequestNotes): ResponseStatus {
+  if (code >= 300 && isJson(notes.responseContentType)) {
+    const s = parseJson(notes.responseBody) as Record<string, unknown> | undefined;
+    if (s?.kind === 'Status') {
+      const out: ResponseStatus = { metadata: {}, code };
+      if (s.status) out.status = s.status as string;
+      if (s.message) out.message = s.message as string;
+      if (s.reason) out.reason = s.reason as string;
+      if (s.details) out.details = s.details;
+      return out;
+    }
+  }
+  return { metadata: {}, code };
+}
+
+export function createAuditor(policy: AuditPolicy, backends: readonly AuditBackend[]): Auditor {
+  const emit = (event: AuditEvent): void => {
+    for (const b of backends) b.processEvents([event]);
+  };
+
+  return {
+    begin(req, res, attrs, auditId, receivedAtMs, longRunning, impersonated) {
+      const config: RequestAuditConfig = evaluatePolicy(policy, attrs);
+      if (config.level === 'None') return undefined;
+      const notes = beginRequestNotes(req, CAPTURE_FOR[config.level]);
+      const omitted = (stage: AuditStage): boolean => config.omitStages.includes(stage);
+      const received = microTime(receivedAtMs);
+      const userAgent = req.headers['user-agent'];
+      const base = (stage: AuditStage): AuditEvent => {
+        const e: AuditEvent = {
+          kind: 'Event',
+          apiVersion: 'audit.k8s.io/v1',
+          level: config.level,
+          auditID: auditId,
+          stage,
+          requestURI: req.url ?? '/',
+          verb: attrs.verb,
+          user: auditUser(attrs.user),
+          ...(impersonated ? { impersonatedUser: auditUser(impersonated) } : {}),
+          sourceIPs: sourceIPs(req),
+          requestReceivedTimestamp: received,
+          stageTimestamp: stage === 'RequestReceived' ? received : microTime(performance.timeOrigin + performance.now()),
+        };
+        if (typeof userAgent === 'string') e.userAgent = userAgent;
+        const ref = objectRefOf(attrs);
+        if (ref) e.objectRef = ref;
+        return e;
+      };
+      const complete = (e: AuditEvent, code: number): AuditEvent => {
+        e.responseStatus = responseStatusOf(code, notes);
+        const contentType = notes.requestContentType ?? '';
+        const requestObject = notes.requestBody && isJson(contentType) ? parseJson(notes.requestBody) : undefined;
+        if (e.objectRef && !e.objectRef.name && attrs.verb === 'create' && requestObject && typeof requestObject === 'object') {
+          const meta = (requestObject as { metadata?: { name?: string; namespace?: string } }).metadata;
+          if (meta?.name) e.objectRef.name = meta.name;
+        }
+        if (levelAtLeast(config.level, 'Request') && requestObject !== undefined) e.requestObject = config.omitManagedFields ? withoutManagedFields(requestObject) : requestObject;
+        if (levelAtLeast(config.level, 'RequestResponse') && !longRunning && isJson(notes.responseContentType)) {
+          const responseObject = parseJson(notes.responseBody);
+          if (responseObject !== undefined) e.responseObject = config.omitManagedFields ? withoutManagedFields(responseObject) : responseObject;
+        }
+        if (notes.annotations) e.annotations = { ...notes.annotations };
+        return e;
+      };
+
+      if (!omitted('RequestReceived')) emit(base('RequestReceived'));
+      let done = false;
+      if (longRunning && !omitted('ResponseStarted')) {
+        const r = res as unknown as { writeHead: (...args: unknown[]) => unknown };
+        const writeHead = r.writeHead;
+        r.writeHead = function (this: unknown, ...args: unknown[]) {
+          r.writeHead = writeHead;
+          const result = writeHead.apply(this, args);
+          if (!done) emit(complete(base('ResponseStarted'), typeof args[0] === 'number' ? args[0] : res.statusCode));
+          return result;
+        };
+      }
+      res.once('close', () => {
+        if (done) return;
+        done = true;
+        if (!omitted('ResponseComplete')) emit(complete(base('ResponseComplete'), res.statusCode));
+      });
+      return {
+        panic(error) {
+          if (done) return;
+          done = true;
+          if (omitted('Panic')) return;
+          const e = base('Panic');
+          e.responseStatus = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${error instanceof Error ? error.message : String(error)}`, reason: 'InternalError', code: 500 };
+          if (notes.annotations) e.annotations = { ...notes.annotations };
+          emit(e);
+        },
+      };
+    },
+    async shutdown() {
+      for (const b of backends) await b.shutdown();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// What the layers below the filter chain tell the audit filter and the metrics about one request: audit
+// annotations, the request and response bodies (kept only when the audit level asks for them), and the deprecated
+// API it addressed. Keyed by the request object; a request without notes costs its notes' callers one lookup.
+
+import type { HttpRequest, HttpResponse } from '../types.ts';
+
+/** How much of the bodies to keep: none, Metadata (creates' names, error Statuses), Request, RequestResponse. */
+export const Capture = { None: 0, Metadata: 1, Request: 2, RequestResponse: 3 } as const;
+export type Capture = (typeof Capture)[keyof typeof Capture];
+
+export interface RequestNotes {
+  capture: Capture;
+  annotations?: Record<string, string>;
+  requestBody?: Buffer;
+  requestContentType?: string;
+  responseBody?: string | Uint8Array;
+  responseContentType?: string;
+  /** Set when the request addressed a deprecated built-in version ('' when no removal release is planned). */
+  deprecatedRemovedRelease?: string;
+}
+
+const notes = new WeakMap<object, RequestNotes>();
+
+export function beginRequestNotes(req: HttpRequest, capture: Capture): RequestNotes {
+  const n: RequestNotes = { capture };
+  notes.set(req, n);
+  return n;
+}
+
+export function requestNotesOf(req: HttpRequest): RequestNotes | undefined {
+  return notes.get(req);
+}
+
+/** audit.AddAuditAnnotation: the first value given for a key is kept. */
+export function addAuditAnnotation(req: HttpRequest, key: string, value: string): void {
+  const n = notes.get(req);
+  if (!n) return;
+  n.annotations ??= {};
+  if (!(key in n.annotations)) n.annotations[key] = value;
+}
+
+export function noteRequestBody(req: HttpRequest, body: Buffer): void {
+  const n = notes.get(req);
+  if (!n || n.capture === Capture.None) return;
+  n.requestBody = body;
+  n.requestContentType = String(req.headers['content-type'] ?? '');
+}
+
+export function noteResponseBody(res: HttpResponse, body: string | Uint8Array, contentType: string): void {
+  const req = (res as { req?: HttpRequest }).req;
+  const n = req && notes.get(req);
+  if (!n || n.capture === Capture.None) return;
+  n.responseBody = body;
+  n.responseContentType = contentType;
+}
+
+/** kube's installer for deprecated built-in versions: the audit annotations; the metric reads the note. */
+export function noteDeprecatedApi(req: HttpRequest, removedRelease: string): void {
+  const n = notes.get(req);
+  if (!n) return;
+  n.deprecatedRemovedRelease = removedRelease;
+  addAuditAnnotation(req, 'k8s.io/deprecated', 'true');
+  if (removedRelease) addAuditAnnotation(req, 'k8s.io/removed-release', removedRelease);
+}
