@@ -5,15 +5,19 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { importPKCS8, type JWK } from 'jose';
+import type { JWK } from 'jose';
+import { loadJose } from '../jose.ts';
 
 export const GENERATED_KEY_FILE = 'sa.key';
+
+/** What jose's importPKCS8 gives. */
+type SigningCryptoKey = Awaited<ReturnType<Awaited<ReturnType<typeof loadJose>>['importPKCS8']>>;
 
 export interface SigningKey {
   readonly alg: string;
   readonly kid: string;
-  /** For jose's SignJWT. */
-  readonly key: Awaited<ReturnType<typeof importPKCS8>>;
+  /** The key for jose's SignJWT (imported on first use). */
+  key(): Promise<SigningCryptoKey>;
 }
 
 export interface ServiceAccountKeys {
@@ -95,7 +99,9 @@ export async function loadServiceAccountKeys(options: KeyOptions): Promise<Servi
   }
   const publicKey = createPublicKey(privateKey);
   const alg = algorithmOf(privateKey);
-  const key = await importPKCS8(privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, alg);
+  const pkcs8 = privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+  let imported: Promise<SigningCryptoKey> | undefined;
+  const key = () => (imported ??= loadJose().then((jose) => jose.importPKCS8(pkcs8, alg)));
   const verifyFiles = options.keyFiles && options.keyFiles.length > 0 ? options.keyFiles : options.tlsPrivateKeyFile ? [options.tlsPrivateKeyFile] : [];
   const publicKeys = [publicKey];
   for (const file of verifyFiles) {
