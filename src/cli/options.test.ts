@@ -43,12 +43,14 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     oidcIssuerUrl: undefined,
     oidcClientId: undefined,
     oidcCaFile: undefined,
-    oidcUsernameClaim: 'sub',
+    oidcUsernameClaim: undefined,
     oidcUsernamePrefix: undefined,
     oidcGroupsClaim: undefined,
     oidcGroupsPrefix: undefined,
     oidcRequiredClaims: undefined,
-    oidcSigningAlgs: ['RS256'],
+    oidcSigningAlgs: undefined,
+    authenticationConfigFile: undefined,
+    authorizationConfigFile: undefined,
     authenticationTokenWebhookConfigFile: undefined,
     authenticationTokenWebhookVersion: 'v1beta1',
     authenticationTokenWebhookCacheTtlSeconds: 120,
@@ -133,6 +135,8 @@ test('every flag maps to its option', () => {
     oidcGroupsPrefix: 'oidc:',
     oidcRequiredClaims: { hd: 'example.com', tier: 'gold' },
     oidcSigningAlgs: ['RS256', 'ES256'],
+    authenticationConfigFile: undefined,
+    authorizationConfigFile: undefined,
     authenticationTokenWebhookConfigFile: 'tw.kubeconfig',
     authenticationTokenWebhookVersion: 'v1',
     authenticationTokenWebhookCacheTtlSeconds: 10,
@@ -221,4 +225,17 @@ test('--envtest takes the flags controller-runtime envtest passes, ignores the e
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('--authentication-config and --authorization-config: the defaults of the flags they exclude are not taken as given', () => {
+  const c = parseCommandLine(['--authentication-config=/etc/authn.yaml', '--authorization-config=/etc/authz.yaml']);
+  assert.equal(c.kind, 'run');
+  if (c.kind !== 'run') return;
+  assert.equal(c.options.authenticationConfigFile, '/etc/authn.yaml');
+  assert.equal(c.options.authorizationConfigFile, '/etc/authz.yaml');
+  for (const key of ['authorizationMode', 'authorizationWebhookVersion', 'authorizationWebhookCacheAuthorizedTtlSeconds', 'authorizationWebhookCacheUnauthorizedTtlSeconds', 'oidcUsernameClaim', 'oidcSigningAlgs'] as const) {
+    assert.equal(c.options[key], undefined, key);
+  }
+  const both = parseCommandLine(['--authorization-config=/etc/authz.yaml', '--authorization-mode=RBAC']);
+  assert.deepEqual(both.kind === 'run' && both.options.authorizationMode, ['RBAC']);
 });

@@ -2,6 +2,7 @@
 // the admin kubeconfig. Shared by the command line (src/cli/main.ts) and the library (src/index.ts).
 
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile, rename } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TokenFile } from '../auth/authn/token-file.ts';
@@ -11,7 +12,7 @@ import type { AuthorizerFactory } from '../auth/authz/modes.ts';
 import { buildAuthorizer, builtinAuthorizerFactories, validateAuthorizationModes } from '../auth/authz/modes.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startControlPlane } from '../controllers/index.ts';
-import { startIdentityLease } from '../controllers/apiserver-identity.ts';
+import { identityLeaseName, startIdentityLease } from '../controllers/apiserver-identity.ts';
 import { startFlowControlConfig } from '../controllers/flowcontrol-config.ts';
 import { createFlowControl, type FlowControl } from '../server/flowcontrol/dispatcher.ts';
 import { hostname } from 'node:os';
@@ -20,10 +21,14 @@ import type { SimulationOptions } from '../controllers/simulation/index.ts';
 import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
 import { oidcAuthenticator } from '../auth/authn/oidc.ts';
+import { parseAuthenticationConfiguration } from '../auth/authn/authentication-config.ts';
+import { jwtAuthenticators } from '../auth/authn/jwt.ts';
+import { buildConfiguredAuthorizer, configuredModes, parseAuthorizationConfiguration, type AuthorizationConfiguration } from '../auth/authz/authorization-config.ts';
+import { watchConfigFile } from '../auth/config-file.ts';
 import { parseAbacPolicies } from '../auth/authz/abac.ts';
 import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
-import type { Authenticator } from '../auth/authn/types.ts';
+import type { AuthnRequest, Authenticator } from '../auth/authn/types.ts';
 import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
 import { tokenRequestWrapper } from '../auth/serviceaccount/token-request.ts';
 import { createTokenIssuer, DEFAULT_ISSUER } from '../auth/serviceaccount/tokens.ts';
@@ -176,6 +181,12 @@ export interface CapstanOptions {
   authenticationTokenWebhookVersion?: string;
   /** --authentication-token-webhook-cache-ttl, seconds (default 120). */
   authenticationTokenWebhookCacheTtlSeconds?: number;
+  /** --authentication-config: an AuthenticationConfiguration file (JWT authenticators); exclusive with --oidc-*. */
+  authenticationConfigFile?: string;
+  /** --authorization-config: an AuthorizationConfiguration file; exclusive with --authorization-mode and the webhook flags. */
+  authorizationConfigFile?: string;
+  /** How often the two configuration files are checked for changes (ms, default 1000); a test hook, not a flag. */
+  authConfigCheckIntervalMs?: number;
   /** --authorization-policy-file: the ABAC mode's policies, one JSON object per line. */
   authorizationPolicyFile?: string;
   /** --authorization-webhook-config-file: a kubeconfig naming the Webhook mode's SubjectAccessReview webhook. */
@@ -245,11 +256,37 @@ export class ConfigError extends Error {
   }
 }
 
+/** --authorization-config read and validated at start (kube's BuiltInAuthorizationOptions.Validate). */
+function structuredAuthorizationConfig(options: CapstanOptions): AuthorizationConfiguration {
+  const legacy = [options.authorizationMode, options.authorizationWebhookConfigFile, options.authorizationWebhookVersion, options.authorizationWebhookCacheAuthorizedTtlSeconds, options.authorizationWebhookCacheUnauthorizedTtlSeconds];
+  if (legacy.some((v) => v !== undefined)) throw new ConfigError('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+  try {
+    return parseAuthorizationConfiguration(readFileSync(options.authorizationConfigFile!, 'utf8'));
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
 /** Validates and completes options; throws ConfigError. Exposed for the command line and tests. */
 export function completeOptions(options: CapstanOptions, log: Logger) {
-  const modes = options.authorizationMode && options.authorizationMode.length > 0 ? options.authorizationMode : ['AlwaysAllow'];
+  const authorizationConfig = options.authorizationConfigFile ? structuredAuthorizationConfig(options) : undefined;
+  const modes = authorizationConfig
+    ? configuredModes(authorizationConfig)
+    : options.authorizationMode && options.authorizationMode.length > 0
+      ? options.authorizationMode
+      : ['AlwaysAllow'];
   const factories = { ...builtinAuthorizerFactories, ...options.authorizers };
   const modeErrors = validateAuthorizationModes(modes, Object.keys(factories));
+  const oidcFlagsSet = [options.oidcIssuerUrl, options.oidcClientId, options.oidcCaFile, options.oidcUsernameClaim, options.oidcUsernamePrefix, options.oidcGroupsClaim, options.oidcGroupsPrefix, options.oidcSigningAlgs].some((v) => v !== undefined) || Object.keys(options.oidcRequiredClaims ?? {}).length > 0;
+  // kube-apiserver's BuiltInAuthenticationOptions.Validate.
+  if (options.authenticationConfigFile && oidcFlagsSet) modeErrors.push('authentication-config file and oidc-* flags are mutually exclusive');
+  else if (options.authenticationConfigFile) {
+    try {
+      parseAuthenticationConfiguration(readFileSync(options.authenticationConfigFile, 'utf8'), options.serviceAccountIssuers ?? [DEFAULT_ISSUER]);
+    } catch (e) {
+      modeErrors.push((e as Error).message);
+    }
+  }
   // kube-apiserver's OIDC flag validation.
   if (options.oidcIssuerUrl !== undefined || options.oidcClientId !== undefined) {
     if (!options.oidcIssuerUrl || !options.oidcClientId) modeErrors.push('oidc-issuer-url and oidc-client-id must be specified together');
@@ -258,7 +295,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   // kube-apiserver's BuiltInAuthorizationOptions.Validate.
   if (modes.includes('ABAC') && !options.authorizationPolicyFile) modeErrors.push("authorization-mode ABAC's authorization policy file not passed");
   if (!modes.includes('ABAC') && options.authorizationPolicyFile) modeErrors.push('cannot specify --authorization-policy-file without mode ABAC');
-  if (modes.includes('Webhook') && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
+  if (modes.includes('Webhook') && !authorizationConfig && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
   if (!modes.includes('Webhook') && options.authorizationWebhookConfigFile) modeErrors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
   for (const [flag, v] of [['--authentication-token-webhook-version', options.authenticationTokenWebhookVersion], ['--authorization-webhook-version', options.authorizationWebhookVersion]] as const) {
     if (v !== undefined && v !== 'v1' && v !== 'v1beta1') modeErrors.push(`invalid ${flag.slice(2)} ${JSON.stringify(v)}, only v1 and v1beta1 are supported`);
@@ -314,6 +351,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   return {
     modes,
     factories,
+    authorizationConfig,
     admissionPlugins: enabledPlugins(enablePlugins, disablePlugins),
     featureGates,
     anonymous,
@@ -550,6 +588,24 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       ]),
     });
     cleanups.push(() => registry.close());
+    const metrics = createServerMetrics(() => registry.storedObjectCounts());
+    // The apiserver identity (its lease name), known once the server listens; the reload metrics carry its hash.
+    let apiServerId = '';
+    const reloadReporter = (config: 'authentication' | 'authorization', path: string) => (status: 'success' | 'failure', error?: string) => {
+      metrics.recordConfigReload(config, status, apiServerId);
+      if (status === 'success') log.info(`reloaded the ${config} configuration`, { path });
+      else log.error(`the ${config} configuration could not be reloaded; the previous one stays in force`, { path, error });
+    };
+    const checkIntervalMs = options.authConfigCheckIntervalMs;
+    const authnConfig = options.authenticationConfigFile
+      ? await watchConfigFile({
+          path: options.authenticationConfigFile,
+          load: (text) => jwtAuthenticators(parseAuthenticationConfiguration(text, tokenIssuer.acceptedIssuers)),
+          onReload: reloadReporter('authentication', options.authenticationConfigFile),
+          intervalMs: checkIntervalMs,
+        }).catch((e: Error) => Promise.reject(new ConfigError(e.message)))
+      : undefined;
+    if (authnConfig) cleanups.push(async () => authnConfig.stop());
 
     const tokenAuthenticators = [
       ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
@@ -569,6 +625,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
             }),
           ]
         : []),
+      ...(authnConfig ? [{ authenticate: (req: AuthnRequest) => authnConfig.current().authenticate(req) }] : []),
       ...(tokenWebhookTarget
         ? [tokenWebhookAuthenticator({ target: tokenWebhookTarget, version: options.authenticationTokenWebhookVersion ?? 'v1beta1', cacheTtlMs: (options.authenticationTokenWebhookCacheTtlSeconds ?? 120) * 1000 })]
         : []),
@@ -584,7 +641,17 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
           unauthorizedTtlMs: (options.authorizationWebhookCacheUnauthorizedTtlSeconds ?? 30) * 1000,
         }
       : undefined;
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook, abacPolicies });
+    if (options.authorizationConfigFile) {
+      const ctx = { registry, rbacPolicy, abacPolicies };
+      const authzConfig = await watchConfigFile({
+        path: options.authorizationConfigFile,
+        load: (text) => buildConfiguredAuthorizer(parseAuthorizationConfiguration(text), cfg.factories, ctx, webhookTargetFromKubeconfig),
+        onReload: reloadReporter('authorization', options.authorizationConfigFile),
+        intervalMs: checkIntervalMs,
+      }).catch((e: Error) => Promise.reject(new ConfigError(e.message)));
+      cleanups.push(async () => authzConfig.stop());
+      authorizer = forwardingAuthorizer(() => authzConfig.current());
+    } else authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook, abacPolicies });
     const admissionConfigs = options.admissionControlConfigFile
       ? await readAdmissionConfigFile(options.admissionControlConfigFile).catch((e: Error) => Promise.reject(new ConfigError(`failed to read plugin config: ${e.message}`)))
       : undefined;
@@ -693,7 +760,6 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     // Memory grown under load goes back to the system once requests have stopped for a few seconds.
     const idleRelease = createIdleRelease({ idleMs: IDLE_RELEASE_MS, onRelease: (ms) => log.v(4, 'released memory after a busy period', { gcMs: Math.round(ms) }) });
     cleanups.push(async () => idleRelease.close());
-    const metrics = createServerMetrics(() => registry.storedObjectCounts());
     let audit;
     try {
       audit = await buildAuditor(options.audit, log);
@@ -740,6 +806,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       log.warn('serving plain HTTP: requests and credentials on this port are not encrypted; use it for local debugging only', { port: plain.port });
     }
 
+    apiServerId = identityLeaseName(`${hostname()}:${cfg.bindAddress}:${secure.port}`);
     if (cfg.featureGates.APIServerIdentity) {
       const identity = startIdentityLease(registry, {
         identitySource: `${hostname()}:${cfg.bindAddress}:${secure.port}`,

@@ -2,6 +2,7 @@
 // nodejs_* series, in Prometheus text format through prom-client. One registry per server (tests run several in a
 // process); request metrics are recorded once a response is done, with kube's label sets and buckets.
 
+import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { requestNotesOf } from './audit/request-notes.ts';
@@ -25,6 +26,8 @@ export interface ServerMetrics {
   render(): Promise<string>;
   /** Called when a request starts; returns the function to call when its response is done. */
   begin(req: HttpRequest, info: RequestInfo, longRunning: boolean): (res: HttpResponse, seconds: number) => void;
+  /** An automatic reload of --authentication-config or --authorization-config, by the server of `apiServerId`. */
+  recordConfigReload(config: 'authentication' | 'authorization', status: 'success' | 'failure', apiServerId: string): void;
 }
 
 /** metrics.CleanVerb: kube's verb label (LIST for collection GETs, WATCH, APPLY for apply patches). */
@@ -64,6 +67,12 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
     registers: [registry],
   });
   const deprecatedApis = new Gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'], registers: [registry] });
+  // k8s.io/apiserver/pkg/server/options/{authentication,authorization}config/metrics.
+  const reloadSeries = (config: 'authentication' | 'authorization') => ({
+    total: new Counter({ name: `apiserver_${config}_config_controller_automatic_reloads_total`, help: `Total number of automatic reloads of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
+    last: new Gauge({ name: `apiserver_${config}_config_controller_automatic_reload_last_timestamp_seconds`, help: `Timestamp of the last automatic reload of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
+  });
+  const reloads = { authentication: reloadSeries('authentication'), authorization: reloadSeries('authorization') };
   inflight.set({ request_kind: 'readOnly' }, 0);
   inflight.set({ request_kind: 'mutating' }, 0);
 
@@ -73,6 +82,11 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
       stored.reset();
       for (const c of storageObjects()) stored.set({ resource: c.resource }, c.objects);
       return registry.metrics();
+    },
+    recordConfigReload(config, status, apiServerId) {
+      const labels = { status, apiserver_id_hash: `sha256:${createHash('sha256').update(apiServerId).digest('hex')}` };
+      reloads[config].total.inc(labels);
+      reloads[config].last.set(labels, Date.now() / 1000);
     },
     begin(req, info, isLongRunning) {
       const verb = metricVerb(req, info);

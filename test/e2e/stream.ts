@@ -127,6 +127,23 @@ export async function namespace(s: TestServer, name: string): Promise<string> {
   return name;
 }
 
+/**
+ * The process's open cache watcher count once it has held still for half a second: in-process controllers open
+ * and re-open their own watches, so a test counting its watchers starts from a settled number.
+ */
+export async function settledWatcherCount(read: () => number, ms = 10000): Promise<number> {
+  const end = Date.now() + ms;
+  let last = read();
+  let still = 0;
+  while (still < 10 && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = read();
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
 export async function until(cond: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {

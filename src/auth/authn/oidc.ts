@@ -45,29 +45,39 @@ function fetcher(caPem: string | undefined): FetchImplementation {
     });
 }
 
-export function oidcAuthenticator(options: OidcOptions): Authenticator {
-  const fetchImpl = fetcher(options.caPem);
-  const usernameClaim = options.usernameClaim ?? 'sub';
-  // kube's default: claims other than email are prefixed with the issuer URL and "#"; "-" turns prefixing off.
-  const usernamePrefix = options.usernamePrefix === '-' ? '' : (options.usernamePrefix ?? (usernameClaim === 'email' ? '' : `${options.issuerUrl}#`));
-  const algorithms = options.signingAlgs && options.signingAlgs.length > 0 ? [...options.signingAlgs] : ['RS256'];
-  let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
-  const cache = new Map<string, { user: UserInfo; until: number }>();
+export type IssuerKeySet = ReturnType<typeof createRemoteJWKSet>;
 
-  const keySet = () =>
+/**
+ * The issuer's signing keys: its discovery document (at `discoveryUrl`, default `<issuer>/.well-known/openid-configuration`)
+ * must name `issuerUrl` as its issuer; its jwks_uri is then fetched (and refetched for unknown key ids) by jose.
+ * A failed discovery is tried again on the next call.
+ */
+export function issuerKeySet(issuerUrl: string, discoveryUrl: string | undefined, caPem: string | undefined): () => Promise<IssuerKeySet> {
+  const fetchImpl = fetcher(caPem);
+  let keys: Promise<IssuerKeySet> | undefined;
+  return () =>
     (keys ??= (async () => {
-      const discovery = `${options.issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
+      const discovery = discoveryUrl ?? `${issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
       const res = await fetchImpl(discovery, { headers: new Headers({ accept: 'application/json' }), method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(10_000) });
       if (res.status !== 200) throw new Error(`oidc: discovery ${discovery}: ${res.status}`);
       const doc = (await res.json()) as { issuer?: string; jwks_uri?: string };
-      if (doc.issuer !== options.issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(options.issuerUrl)} got ${JSON.stringify(doc.issuer)}`);
+      if (doc.issuer !== issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(issuerUrl)} got ${JSON.stringify(doc.issuer)}`);
       if (!doc.jwks_uri) throw new Error('oidc: the discovery document has no jwks_uri');
       const { createRemoteJWKSet, customFetch } = await loadJose();
       return createRemoteJWKSet(new URL(doc.jwks_uri), { [customFetch]: fetchImpl });
     })().catch((e: unknown) => {
-      keys = undefined; // try discovery again on the next token
+      keys = undefined;
       throw e;
     }));
+}
+
+export function oidcAuthenticator(options: OidcOptions): Authenticator {
+  const usernameClaim = options.usernameClaim ?? 'sub';
+  // kube's default: claims other than email are prefixed with the issuer URL and "#"; "-" turns prefixing off.
+  const usernamePrefix = options.usernamePrefix === '-' ? '' : (options.usernamePrefix ?? (usernameClaim === 'email' ? '' : `${options.issuerUrl}#`));
+  const algorithms = options.signingAlgs && options.signingAlgs.length > 0 ? [...options.signingAlgs] : ['RS256'];
+  const keySet = issuerKeySet(options.issuerUrl, undefined, options.caPem);
+  const cache = new Map<string, { user: UserInfo; until: number }>();
 
   function userOf(claims: JWTPayload): UserInfo | string {
     for (const [k, v] of Object.entries(options.requiredClaims ?? {})) {

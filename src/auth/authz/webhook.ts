@@ -3,6 +3,7 @@
 // the groups `group`); allowed allows, denied denies, anything else is no opinion. Allowed answers are cached for
 // --authorization-webhook-cache-authorized-ttl (5 minutes), the others for -unauthorized-ttl (30 seconds).
 
+import { evaluate, jsonToCel, DYN, PER_CALL_LIMIT, type CompiledExpression } from '../../cel/index.ts';
 import { postJson, type WebhookTarget } from '../../webhook/client.ts';
 import type { Authorizer, AuthzAttributes, AuthzResult } from './types.ts';
 
@@ -12,6 +13,22 @@ export interface AuthorizationWebhookOptions {
   readonly authorizedTtlMs: number;
   readonly unauthorizedTtlMs: number;
   readonly timeoutMs?: number;
+  /** failurePolicy of --authorization-config: the decision when the webhook cannot be asked (default no opinion). */
+  readonly decisionOnError?: 'noopinion' | 'deny';
+  /** matchConditions of --authorization-config (CEL on `request`, a v1 SubjectAccessReviewSpec): all must be true
+   * for the webhook to be asked; otherwise no opinion. */
+  readonly matchConditions?: readonly CompiledExpression[];
+}
+
+/** Whether the request matches every condition; throws when one cannot be evaluated. */
+function matches(conditions: readonly CompiledExpression[], attrs: AuthzAttributes): boolean {
+  const request = jsonToCel(subjectAccessReviewFor(attrs, 'v1').spec, DYN);
+  for (const c of conditions) {
+    const r = evaluate(c, { request }, PER_CALL_LIMIT);
+    if (!r.ok) throw new Error(`authorization match condition evaluation error: ${r.error}`);
+    if (r.value !== true) return false;
+  }
+  return true;
 }
 
 type Obj = Record<string, unknown>;
@@ -32,6 +49,14 @@ export function webhookAuthorizer(options: AuthorizationWebhookOptions): Authori
   const cache = new Map<string, { result: AuthzResult; until: number }>();
   return {
     async authorize(attrs) {
+      const onError = options.decisionOnError ?? 'noopinion';
+      if (options.matchConditions && options.matchConditions.length > 0) {
+        try {
+          if (!matches(options.matchConditions, attrs)) return { decision: 'noopinion', reason: '' };
+        } catch (e) {
+          return { decision: onError, reason: '', error: (e as Error).message };
+        }
+      }
       const review = subjectAccessReviewFor(attrs, options.version);
       const key = JSON.stringify(review.spec);
       const hit = cache.get(key);
@@ -40,7 +65,7 @@ export function webhookAuthorizer(options: AuthorizationWebhookOptions): Authori
       try {
         status = obj(obj(await postJson(options.target, review, options.timeoutMs ?? 30_000)).status);
       } catch (e) {
-        return { decision: 'noopinion', reason: '', error: (e as Error).message };
+        return { decision: onError, reason: '', error: (e as Error).message };
       }
       const reason = typeof status.reason === 'string' ? status.reason : '';
       const result: AuthzResult = status.allowed === true ? { decision: 'allow', reason } : status.denied === true ? { decision: 'deny', reason } : { decision: 'noopinion', reason };
