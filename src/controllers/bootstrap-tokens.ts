@@ -4,6 +4,7 @@
 // the CA and the server URL, and anonymous users may read it.
 
 import { loadJose } from '../auth/jose.ts';
+import { clockDate } from '../apis/clock.ts';
 import { isStatusError } from '../apis/errors.ts';
 import {
   BOOTSTRAP_NAMESPACE,
@@ -76,7 +77,7 @@ export function startBootstrapTokenControllers(registry: Registry, options: Boot
   const secrets = storeOf(registry, '', 'secrets');
   const configMaps = storeOf(registry, '', 'configmaps');
   if (!secrets || !configMaps) return undefined;
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? clockDate;
   const informer = startInformer(secrets);
   let timer: NodeJS.Timeout | undefined;
   let work: Promise<void> = Promise.resolve();

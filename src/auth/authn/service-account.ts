@@ -3,6 +3,7 @@
 // audiences, whose service account (and bound pod, secret or node) still exists with the same uid. Successes are
 // cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token.
 
+import { clockNow } from '../../apis/clock.ts';
 import { createHash } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import { loadJose } from '../jose.ts';
@@ -56,7 +57,7 @@ async function checkBound(registry: Registry, kind: string, resource: string, na
   if (!obj) return `${kind} ${JSON.stringify(what)} is not found`;
   if (obj.metadata.uid !== ref.uid) return `${kind} UID (${obj.metadata.uid ?? ''}) does not match claim (${ref.uid})`;
   const deletion = obj.metadata.deletionTimestamp;
-  if (deletion && Date.parse(deletion) <= Date.now()) return `${kind} ${JSON.stringify(what)} is marked for deletion`;
+  if (deletion && Date.parse(deletion) <= clockNow()) return `${kind} ${JSON.stringify(what)} is marked for deletion`;
   return undefined;
 }
 
@@ -69,7 +70,7 @@ export interface ServiceAccountAuthenticatorOptions {
 
 export function serviceAccountAuthenticator(options: ServiceAccountAuthenticatorOptions): Authenticator {
   const { issuer, registry } = options;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? clockNow;
   let keySet: ReturnType<Awaited<ReturnType<typeof loadJose>>['createLocalJWKSet']> | undefined;
   const accepted = new Set([...issuer.acceptedIssuers, LEGACY_ISSUER]);
   const algorithms = [...new Set(issuer.keys.jwks.map((k) => k.alg!))];

@@ -2,7 +2,7 @@
 // directory) and the verification keys (--service-account-key-file, repeatable; without it the TLS private key, as
 // kube-apiserver falls back to it), published as a JWK set with kube's key ids.
 
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
@@ -47,12 +47,19 @@ function publicJwk(publicKey: KeyObject): JWK {
   return { ...(publicKey.export({ format: 'jwk' }) as JWK), use: 'sig', kid: keyId(publicKey), alg: algorithmOf(publicKey) };
 }
 
-/** Every PEM key in a file: private keys give their public half; certificates are skipped. */
+/**
+ * Every PEM key in a file: private keys give their public half, certificates their public key (keyutil's
+ * parseRSAPublicKey / parseECPublicKey fall back to x509.ParseCertificate; envtest passes a CA certificate).
+ */
 function publicKeysIn(pem: string, path: string): KeyObject[] {
   const blocks = pem.match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
   const keys: KeyObject[] = [];
   for (const block of blocks) {
-    if (block.includes('CERTIFICATE')) continue;
+    if (block.includes('CERTIFICATE')) {
+      // Other non-key blocks are tolerated, as keyutil does.
+      if (/-----BEGIN CERTIFICATE-----/.test(block)) keys.push(new X509Certificate(block).publicKey);
+      continue;
+    }
     keys.push(block.includes('PRIVATE') ? createPublicKey(createPrivateKey(block)) : createPublicKey(block));
   }
   if (keys.length === 0) throw new Error(`no public or private key found in ${JSON.stringify(path)}`);

@@ -3,6 +3,7 @@
 // --api-audiences), with the private "kubernetes.io" claim naming the namespace, the service account and the
 // object the token is bound to.
 
+import { clockDate } from '../../apis/clock.ts';
 import { randomUUID } from 'node:crypto';
 import { loadJose } from '../jose.ts';
 import type { ServiceAccountKeys } from './keys.ts';
@@ -54,7 +55,7 @@ export function createTokenIssuer(keys: ServiceAccountKeys, issuers: readonly st
     acceptedIssuers: issuers.length > 0 ? issuers : [issuer],
     apiAudiences: apiAudiences.length > 0 ? apiAudiences : [issuer],
     keys,
-    async issue(claim, audiences, expirationSeconds, now = new Date()) {
+    async issue(claim, audiences, expirationSeconds, now = clockDate()) {
       const iat = Math.floor(now.getTime() / 1000);
       const exp = iat + expirationSeconds;
       const { SignJWT } = await loadJose();
