@@ -202,7 +202,7 @@ async function timeList(port: number, tls: TlsClientOptions, path: string): Prom
 }
 
 async function benchHttp(): Promise<void> {
-  process.stdout.write(`HTTPS, ${CONCURRENCY} concurrent keep-alive HTTP/1.1 clients, 1 KiB ConfigMaps\n`);
+  process.stdout.write(`HTTPS, ${CONCURRENCY} keep-alive HTTP/1.1 connections of a lean client in its own process (bench/lean-client.ts), 1 KiB ConfigMaps\n`);
   for (const backend of ['memory', 'sqlite'] as const) {
     const scratch = await mkdtemp(join(tmpdir(), 'capstan-bench-raw-'));
     const storage = backend === 'memory' ? createMemoryStorage() : openSqliteStorage(join(scratch, 'raw.db'));
@@ -219,6 +219,12 @@ async function benchHttp(): Promise<void> {
       await load(b.info.port as number, { ca: tls.ca }, N_GET / 4, () => ({ method: 'GET', path: '/' }));
       const bare = await load(b.info.port as number, { ca: tls.ca }, N_GET, () => ({ method: 'GET', path: '/' }));
       await stop(b.child);
+      row(
+        `bare HTTPS get (raw limit), ${backend}`,
+        `${fmt(bare.perSecond)}/s (p99 ${fmt(bare.p99Ms, 1)} ms)`,
+        `lean HTTP/1.1 client in its own process: ${CONCURRENCY} keep-alive TLS connections, 1 request in flight each`,
+        `client CPU ${fmt((bare.clientCpuMs ?? 0) / bare.requests, 3)} ms per request (${fmt((bare.clientCpuMs ?? 0) / 10 / bare.seconds)}% of a core)`,
+      );
       for (const ns of ['bench', 'big']) {
         await load(port, tls, 1, () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) }));
       }

@@ -75,3 +75,25 @@ test('nesting past 10000 levels is a syntax error worded as Go words it', () => 
   assert.throws(() => scanJson('{"a":' + '['.repeat(10000) + ']'.repeat(10000) + '}'), { message: "invalid character '[' exceeded max depth" });
   assert.throws(() => scanJson('['.repeat(9999) + '{"a":{}}' + ']'.repeat(9999)), { message: "invalid character '{' exceeded max depth" });
 });
+
+test('parseJson finds duplicates however the text hides them, and words errors and deep nesting as the scan does', () => {
+  const cases = [
+    '{"a":{"b":1,"c":2},"d":[{"e":1},{"e":2}]}',
+    '{"a":":x","b":"\\":","a":1}',
+    '{"a\\\\":"v","a\\\\" :2}',
+    '{"x":"\\"", "x":"y"}',
+    '{"a":"b\\":","c":{}}',
+    '[{"op":"add","op":"remove"}]',
+    '{"a":1,"\\u0061":2}',
+    '{"a" \n : 1, "b":{"a":1}}',
+    '"top:"',
+    '12',
+    'null',
+  ];
+  for (const text of cases) {
+    const scan = scanJson(text);
+    assert.deepEqual(parseJson(text), { value: JSON.parse(text), duplicates: scan.duplicates, topLevel: scan.topLevel }, text);
+  }
+  assert.throws(() => parseJson('{"a":1,}'), { message: "invalid character '}' looking for beginning of object key string" });
+  assert.throws(() => parseJson('{"a":' + '['.repeat(10000) + ']'.repeat(10000) + '}'), { message: "invalid character '[' exceeded max depth" });
+});

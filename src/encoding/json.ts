@@ -271,10 +271,72 @@ export interface ParsedJson {
   topLevel: ScanResult['topLevel'];
 }
 
-/** Parses JSON text, reporting Go-worded syntax errors (JsonSyntaxError) and duplicate keys. */
+/** The end of an object key: an unescaped quote followed by ':' (the opening quote of a value like ":x" also matches). */
+const KEY_END = /(?<!\\)(?:\\\\)*"[ \t\r\n]*:/g;
+/** Nesting past which the fast path leaves the depth check to scanJson. */
+const FAST_DEPTH = 256;
+
+/** Object keys in a parsed value, or -1 when it nests deeper than FAST_DEPTH. */
+function countKeys(v: unknown, depth: number): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  if (depth > FAST_DEPTH) return -1;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const k = countKeys(x, depth + 1);
+      if (k < 0) return -1;
+      n += k;
+    }
+    return n;
+  }
+  for (const key in v) {
+    n++;
+    const k = countKeys((v as Record<string, unknown>)[key], depth + 1);
+    if (k < 0) return -1;
+    n += k;
+  }
+  return n;
+}
+
+function topLevelOf(v: unknown): ScanResult['topLevel'] {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'object':
+      return 'object';
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'number';
+  }
+}
+
+/**
+ * Parses JSON text, reporting Go-worded syntax errors (JsonSyntaxError) and duplicate keys. The common case costs
+ * one JSON.parse and one native regex count: when the text's key ends number exactly the parsed value's keys, no key
+ * was repeated (a repeat would make the parsed count smaller, a false match the text count larger). Anything else
+ * (a syntax error, a possible duplicate, deep nesting) takes the full scan for Go's messages and duplicate paths.
+ */
 export function parseJson(text: string): ParsedJson {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (value !== undefined) {
+    const keys = countKeys(value, 0);
+    if (keys >= 0) {
+      let ends = 0;
+      KEY_END.lastIndex = 0;
+      while (KEY_END.exec(text) !== null) ends++;
+      if (ends === keys) return { value, duplicates: [], topLevel: topLevelOf(value) };
+    }
+  }
   const scan = scanJson(text);
-  return { value: JSON.parse(text), duplicates: scan.duplicates, topLevel: scan.topLevel };
+  return { value: value === undefined ? JSON.parse(text) : value, duplicates: scan.duplicates, topLevel: scan.topLevel };
 }
 
 const htmlUnsafe = /[<>&\u2028\u2029]/;

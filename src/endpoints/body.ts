@@ -3,7 +3,7 @@
 // field errors (duplicate and unknown fields) that fieldValidation turns into warnings or a 400.
 
 import { StatusError, badRequest, unsupportedMediaType } from '../apis/errors.ts';
-import { JsonSyntaxError, scanJson } from '../encoding/json.ts';
+import { JsonSyntaxError, parseJson } from '../encoding/json.ts';
 import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
@@ -151,8 +151,8 @@ export function parseBody(data: Buffer, format: BodyFormat, expectedKind: string
     }
   }
   try {
-    const scan = scanJson(text);
-    return { value: JSON.parse(text), format, duplicateErrors: scan.duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`), yamlDuplicates: [] };
+    const parsed = parseJson(text);
+    return { value: parsed.value, format, duplicateErrors: parsed.duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`), yamlDuplicates: [] };
   } catch (e) {
     if (e instanceof JsonSyntaxError) throw unrecognized(expectedKind, `couldn't get version/kind; json parse error: ${e.message}`, data);
     throw e;

@@ -9,7 +9,7 @@ import type { KeyValue, Storage } from '../storage/types.ts';
 import { namespacePrefix } from '../storage/keys.ts';
 import { jsonLayout, listItemBytes, type JsonLayout } from './list-json.ts';
 import type { Predicate } from './store-selection.ts';
-import type { KubeObject, ListOptions, ResourceDefinition } from './types.ts';
+import type { KubeObject, ListOptions, ResourceDefinition, Strategy } from './types.ts';
 
 /** What selection needs of a cached object: its labels and field values. The stored JSON is kept by the cacher. */
 export interface StoreAttrs {
@@ -25,6 +25,8 @@ export interface StoreAttrs {
    * object is superseded: lists serve current objects only, and the event window need not hold a second copy.
    */
   item: Uint8Array | undefined;
+  /** Values the object holds uniquely (Strategy.heldValues, e.g. a Service's cluster IPs), indexed by the cache. */
+  readonly held: readonly (string | number)[] | undefined;
 }
 
 export type StoreCacher = Cacher<StoreAttrs>;
@@ -38,10 +40,13 @@ export interface WatchCacheOptions {
   readonly maxQueuedEvents?: number;
 }
 
-const NOTHING: StoreAttrs = { labels: undefined, name: '', namespace: '', fields: undefined, layout: undefined, item: undefined };
+const NOTHING: StoreAttrs = { labels: undefined, name: '', namespace: '', fields: undefined, layout: undefined, item: undefined, held: undefined };
 
-export function storeAttributes(def: Pick<ResourceDefinition, 'selectableFields' | 'custom'>): (kv: KeyValue) => StoreAttrs {
+type AttrsSource = Pick<ResourceDefinition, 'selectableFields' | 'custom'> & { readonly strategy?: Pick<Strategy, 'heldValues'> };
+
+export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs {
   const extra = Object.keys(def.selectableFields);
+  const heldValues = def.strategy?.heldValues;
   return (kv) => {
     let obj: KubeObject;
     try {
@@ -72,6 +77,7 @@ export function storeAttributes(def: Pick<ResourceDefinition, 'selectableFields'
       fields,
       layout: item ? undefined : layout,
       item,
+      held: heldValues?.(obj),
     };
     return attrs;
   };
@@ -84,7 +90,7 @@ const RV_KEY = Buffer.from('"resourceVersion":"', 'latin1');
  * metadata (the first key of an item) holds the first "resourceVersion" key of the text, so the new bytes are the
  * old ones with that value replaced.
  */
-export function rebaseStoreAttributes(def: Pick<ResourceDefinition, 'selectableFields' | 'custom'>): (previous: StoreAttrs, kv: KeyValue) => StoreAttrs {
+export function rebaseStoreAttributes(def: AttrsSource): (previous: StoreAttrs, kv: KeyValue) => StoreAttrs {
   const fresh = storeAttributes(def);
   return (previous, kv) => {
     const old = previous.item;
@@ -118,6 +124,7 @@ export function createStoreCacher(storage: Storage, prefix: string, def: Resourc
       if (attrs.item !== undefined && attrs !== NOTHING) attrs.item = undefined;
     },
     rebase: rebaseStoreAttributes(def),
+    indexed: def.strategy.heldValues ? (attrs) => attrs.held : undefined,
     // 0 ("keep all", as storage reads it): bounded by the ring's size cap only.
     historyWindowMs: options.historyWindowSeconds === 0 ? Number.POSITIVE_INFINITY : (options.historyWindowSeconds ?? 300) * 1000,
     bookmarkIntervalMs: options.bookmarkIntervalMs,

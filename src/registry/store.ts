@@ -16,8 +16,10 @@ import { genericSubresourceStrategy } from './store-subresources.ts';
 import { getObject, listObjects } from './store-read.ts';
 import { openWatch } from './store-watch.ts';
 import { storageClaims } from './value-claims.ts';
+import { cachedHolders, holdersAmong } from './held-values.ts';
 import type {
   DeleteOptions,
+  Holders,
   KubeList,
   KubeObject,
   ListOptions,
@@ -118,9 +120,14 @@ function claimsOf(core: StoreCore): ValueClaims {
   return storageClaims(core.storage, core.now);
 }
 
-/** Every stored object of the resource (Strategy.beginWrite's peers). */
-function peersOf(core: StoreCore, def: ResourceDefinition, ctx: RequestContext): () => Promise<readonly KubeObject[]> {
-  return async () => (await listObjects(core, def, { ...ctx, namespace: '', warnings: [] })).items;
+/** Which stored objects hold a value (Strategy.beginWrite's holders): the cache's index, else a scan of a list. */
+function holdersOf(core: StoreCore, def: ResourceDefinition, ctx: RequestContext): () => Promise<Holders> {
+  return async () => {
+    const heldValues = core.strategy.heldValues;
+    if (heldValues === undefined) return () => [];
+    const cached = await cachedHolders(core, core.options.futureRevisionWaitMs ?? 3000, ctx.signal);
+    return cached ?? holdersAmong((await listObjects(core, def, { ...ctx, namespace: '', warnings: [] })).items, heldValues);
+  };
 }
 
 async function createOnce(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
@@ -158,7 +165,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   delete meta.deletionGracePeriodSeconds;
   if (trackGeneration(core)) meta.generation = 1;
 
-  held.release = await strategy.beginWrite?.(obj, undefined, ctx, peersOf(core, def, ctx), claimsOf(core));
+  held.release = await strategy.beginWrite?.(obj, undefined, ctx, holdersOf(core, def, ctx), claimsOf(core));
   trackManagedFields(ctx, undefined, obj, '');
   strategy.prepareForCreate?.(obj, ctx);
   const name = obj.metadata.name ?? '';
@@ -375,7 +382,7 @@ async function updateAttempts(
     }
     if (!subresource && core.strategy.beginWrite) {
       held.release?.();
-      held.release = await core.strategy.beginWrite(input, old, ctx, peersOf(core, def, ctx), claimsOf(core));
+      held.release = await core.strategy.beginWrite(input, old, ctx, holdersOf(core, def, ctx), claimsOf(core));
     }
     const next = prepareUpdate(core, def, ctx, input, old, subresource);
     await ctx.validate?.(next, convertToVersion(old, def));

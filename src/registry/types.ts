@@ -119,17 +119,26 @@ export interface ValueClaims {
   release(key: string): void;
 }
 
+/** The stored objects holding a value (Strategy.heldValues), as "namespace/name" ("/name" when cluster-scoped). */
+export type Holders = (value: string | number) => readonly string[];
+
 export interface Strategy {
   /** Server-side defaulting of a decoded object, before validation (create and update). */
   defaults?(obj: KubeObject): void;
   /**
+   * Values an object holds that no other object of the resource may hold (a Service's cluster IPs and node ports):
+   * the store keeps them indexed for beginWrite's `holders`.
+   */
+  heldValues?(obj: KubeObject): readonly (string | number)[];
+  /**
    * kube's BeginCreate/BeginUpdate (the Service allocators): async work that needs the resource's other objects,
    * run on create after defaults (before prepareForCreate) and on a main-resource update before
-   * prepareForUpdate (so before defaults). `peers` lists every stored object of the resource. It may set values
+   * prepareForUpdate (so before defaults). `holders` reads (consistently: every object stored before the call
+   * counts) which stored objects hold each of heldValues' values. It may set values
    * (e.g. spec.clusterIP) or throw a StatusError; the function it returns, if any, is called once the write is
    * over (stored, refused or failed) to release what it reserved.
    */
-  beginWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, peers: () => Promise<readonly KubeObject[]>, claims: ValueClaims): Promise<(() => void) | undefined>;
+  beginWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, holders: () => Promise<Holders>, claims: ValueClaims): Promise<(() => void) | undefined>;
   /** Clear or set fields before create (e.g. drop status, set generation 1). */
   prepareForCreate?(obj: KubeObject, ctx: RequestContext): void;
   /** Before an update of the main resource: typically restore status from old, bump generation on spec changes. */

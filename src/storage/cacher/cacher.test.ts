@@ -237,3 +237,31 @@ test('a storage compacted past the cache (a restore) relists at once and tells w
   assert.deepEqual(c.list(P).objects.map((o) => [o.kv.key, o.kv.modRevision]), [[`${P}ns/a`, rev]]);
   c.stop();
 });
+
+test('the value index follows loads, puts, replacements, deletions and a relist after a restore', async () => {
+  const s = createMemoryStorage();
+  await s.create(`${P}ns/a`, val('red'));
+  const c = createCacher({ storage: s, prefix: P, attributes, indexed: (a) => (a.color ? [a.color] : undefined) });
+  await ready(c);
+  assert.deepEqual(c.holders('red'), [`${P}ns/a`]);
+  const snap = await s.snapshot();
+  await s.create(`${P}ns/b`, val('red'));
+  const kv = await s.create(`${P}ns/c`, val('blue'));
+  await until(() => c.revision() === 3);
+  assert.deepEqual([...c.holders('red')].sort(), [`${P}ns/a`, `${P}ns/b`]);
+  await s.update(`${P}ns/c`, val('green'), kv.modRevision);
+  await s.delete(`${P}ns/a`);
+  await until(() => c.revision() === 5);
+  assert.deepEqual(c.holders('red'), [`${P}ns/b`]);
+  assert.deepEqual(c.holders('blue'), []);
+  assert.deepEqual(c.holders('green'), [`${P}ns/c`]);
+  await s.restore(snap);
+  await until(() => c.holders('green').length === 0);
+  await ready(c);
+  assert.deepEqual(c.holders('red'), [`${P}ns/a`]);
+  c.stop();
+  const plain = createCacher({ storage: s, prefix: P, attributes });
+  await ready(plain);
+  assert.deepEqual(plain.holders('red'), []);
+  plain.stop();
+});

@@ -109,6 +109,28 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
   let freshWaiters: FreshWaiter[] = [];
   let readyWaiters: Array<(ok: boolean) => void> = [];
 
+  // ---- the value index (CacherOptions.indexed), changed together with `objects` ----
+
+  const indexed = options.indexed;
+  let index = new Map<string | number, Set<string>>();
+
+  function indexAdd(into: Map<string | number, Set<string>>, key: string, obj: CachedObject<A>): void {
+    for (const v of indexed?.(obj.attrs) ?? []) {
+      let holders = into.get(v);
+      if (holders === undefined) into.set(v, (holders = new Set()));
+      holders.add(key);
+    }
+  }
+
+  function indexRemove(key: string, obj: CachedObject<A>): void {
+    for (const v of indexed?.(obj.attrs) ?? []) {
+      const holders = index.get(v);
+      if (holders === undefined) continue;
+      holders.delete(key);
+      if (holders.size === 0) index.delete(v);
+    }
+  }
+
   function attrsOf(kv: KeyValue): A {
     return options.attributes(kv);
   }
@@ -160,6 +182,10 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
       if (se.type === 'put') {
         const obj = cached(se.kv);
         objects.set(key, obj);
+        if (indexed) {
+          if (prev !== undefined) indexRemove(key, prev);
+          indexAdd(index, key, obj);
+        }
         if (prev === undefined) keys.add(key);
         else options.superseded?.(prev.attrs);
         ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time, memo: undefined };
@@ -168,6 +194,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         if (prev !== undefined) {
           objects.delete(key);
           keys.delete(key);
+          if (indexed) indexRemove(key, prev);
           options.superseded?.(prev.attrs);
         }
         ev = { type: 'delete', revision: rev, object: last, prev: undefined, time, memo: undefined };
@@ -227,13 +254,16 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     try {
       const fresh = new Map<string, CachedObject<A>>();
       const freshKeys = new SortedKeys();
+      const freshIndex = new Map<string | number, Set<string>>();
       const previous = objects;
       let res = await storage.range(prefix, { limit: INIT_PAGE });
       const at = res.revision;
       for (;;) {
         for (const kv of res.kvs) {
-          fresh.set(kv.key, relisted(kv, previous.get(kv.key)));
+          const obj = relisted(kv, previous.get(kv.key));
+          fresh.set(kv.key, obj);
           freshKeys.add(kv.key);
+          if (indexed) indexAdd(freshIndex, kv.key, obj);
         }
         if (!res.more || res.kvs.length === 0) break;
         res = await storage.range(prefix, { revision: at, startKey: `${res.kvs[res.kvs.length - 1].key}\u0000`, limit: INIT_PAGE });
@@ -241,6 +271,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
       if (gen !== generation || stopped) return;
       objects = fresh;
       keys = freshKeys;
+      index = freshIndex;
       ring.clear();
       removedSinceList = false;
       listRevision = at;
@@ -400,6 +431,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
       return { revision, objects: out };
     },
     get: (key) => objects.get(key),
+    holders: (value) => [...(index.get(value) ?? [])],
     watch(request: CacheWatchRequest<A>) {
       if (!isReady) throw new CacheNotReadyError();
       let snapshot: CachedObject<A>[] | undefined;

@@ -105,6 +105,11 @@ export interface CacherOptions<A> {
    * a restore brings back mostly unchanged values at new revisions). Absent: attributes(kv).
    */
   rebase?(previous: A, kv: KeyValue): A;
+  /**
+   * Values an object holds that must be unique among the current objects (e.g. a Service's cluster IPs and node
+   * ports): the cache keeps an index from each value to the keys holding it, current with the objects (holders()).
+   */
+  indexed?(attrs: A): readonly (string | number)[] | undefined;
   /** How long events stay in the ring (ms). Default 300 s. */
   readonly historyWindowMs?: number;
   /** Upper bound on ring events regardless of age. Default 100 000. */
@@ -136,6 +141,8 @@ export interface Cacher<A> {
   list(prefix: string, filter?: CacheFilter<A>): CacheListResult<A>;
   /** The current object of key, if cached. */
   get(key: string): CachedObject<A> | undefined;
+  /** Keys of the current objects holding `value` (CacherOptions.indexed); empty without that option. */
+  holders(value: string | number): readonly string[];
   /** Opens a watcher; throws CacheTooOldError when start is older than the window, CacheNotReadyError before ready. */
   watch(request: CacheWatchRequest<A>): CacheWatcherHandle;
   /** Open watchers. */

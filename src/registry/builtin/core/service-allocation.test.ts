@@ -5,10 +5,11 @@ import type { KubeObject, RequestContext } from '../../types.ts';
 import { testContext } from '../test-context.ts';
 import { createMemoryStorage } from '../../../storage/memory/memory-storage.ts';
 import { CLAIM_TTL_MS, storageClaims } from '../../value-claims.ts';
-import { allocateClusterIP, allocateNodePort, beginServiceWrite, KUBERNETES_SERVICE_IP } from './service-allocation.ts';
+import { holdersAmong } from '../../held-values.ts';
+import { allocateClusterIP, allocateNodePort, beginServiceWrite, KUBERNETES_SERVICE_IP, serviceHeldValues } from './service-allocation.ts';
 
 const svc = (name: string, spec: Record<string, unknown>): KubeObject => ({ metadata: { name, namespace: 'default' }, spec });
-const peers = (...objs: KubeObject[]) => async () => objs;
+const peers = (...objs: KubeObject[]) => async () => holdersAmong(objs, serviceHeldValues);
 const claims = storageClaims(createMemoryStorage(), () => new Date());
 const dryRun: RequestContext = { ...testContext, dryRun: true };
 

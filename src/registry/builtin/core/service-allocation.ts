@@ -4,13 +4,15 @@
 // claimed it; explicitly requested values that are taken are refused with kube's 422.
 //
 // Claims live in storage (ValueClaims), so every instance sharing it respects them: a write claims its values,
-// then reads the other Services again (a consistent read); a value held by none of them is then safely its own,
-// since any Service that took it earlier is stored by now and any later taker finds the claim.
+// then asks again who holds them (a consistent read); a value held by no other Service is then safely its own,
+// since any Service that took it earlier is stored by now and any later taker finds the claim. Who holds a value
+// comes from the store's index of the values Services hold (serviceHeldValues), so a write costs O(1) in the
+// number of Services.
 
 import { randomInt } from 'node:crypto';
 import { invalid, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { goQuote } from '../../../encoding/go-format.ts';
-import type { KubeObject, RequestContext, ValueClaims } from '../../types.ts';
+import type { Holders, KubeObject, RequestContext, ValueClaims } from '../../types.ts';
 import { NODE_PORT_RANGE_KEY, SERVICE_IP_RANGE_KEY } from '../../../storage/keys.ts';
 import { arrAt, ensureObj, objAt, objsAt, strAt, type Obj } from '../object.ts';
 
@@ -46,7 +48,7 @@ export function inServiceCIDR(ip: string): boolean {
  * A free cluster IP: random in the dynamic band (above the static band), then the first free address anywhere.
  * `random(n)` picks in [0, n) (tests pass their own).
  */
-export function allocateClusterIP(used: ReadonlySet<string> = new Set(), random: (n: number) => number = randomInt): string {
+export function allocateClusterIP(used: { has(ip: string): boolean } = new Set<string>(), random: (n: number) => number = randomInt): string {
   const free = (ip: string) => ip !== KUBERNETES_SERVICE_IP && !used.has(ip);
   const dynamicSize = CIDR_SIZE - STATIC_BAND - 3;
   for (let i = 0; i < 1000; i++) {
@@ -57,7 +59,7 @@ export function allocateClusterIP(used: ReadonlySet<string> = new Set(), random:
   throw new Error(`range is full: ${SERVICE_CIDR}`);
 }
 
-export function allocateNodePort(used: ReadonlySet<number> = new Set(), random: (n: number) => number = randomInt): number {
+export function allocateNodePort(used: { has(port: number): boolean } = new Set<number>(), random: (n: number) => number = randomInt): number {
   for (let i = 0; i < 1000; i++) {
     const port = NODE_PORT_RANGE.base + random(NODE_PORT_RANGE.size);
     if (!used.has(port)) return port;
@@ -130,34 +132,36 @@ const ipClaimKey = (ip: string) => `${SERVICE_IP_RANGE_KEY}/${ip}`;
 const portClaimKey = (port: number) => `${NODE_PORT_RANGE_KEY}/${port}`;
 const ATTEMPTS = 8;
 
-function valuesHeld(services: readonly KubeObject[]): Set<string | number> {
-  return new Set<string | number>([...services.flatMap(clusterIPsOf), ...services.flatMap(nodePortsOf)]);
+/** The values a stored Service holds (Strategy.heldValues): its cluster IPs and node ports. */
+export function serviceHeldValues(svc: KubeObject): (string | number)[] {
+  return [...clusterIPsOf(svc), ...nodePortsOf(svc)];
 }
 
 /**
  * kube's BeginCreate/BeginUpdate for Services: picks the cluster IP and node ports a write needs from the values
- * no other Service holds (`peers`: every stored Service) or claims, or refuses explicitly requested ones that are
+ * no other Service holds (`holders`: who holds a value among the stored Services) or claims, or refuses explicitly requested ones that are
  * taken. Runs before the strategy's defaults on update, so an absent type means ClusterIP. Returns the release of
  * the claims, which the store calls when the write is over.
  */
-export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, peers: () => Promise<readonly KubeObject[]>, claims?: ValueClaims): Promise<(() => void) | undefined> {
+export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, holders: () => Promise<Holders>, claims?: ValueClaims): Promise<(() => void) | undefined> {
   const hadIP = old !== undefined && needsClusterIP(old) && clusterIPsOf(old).length > 0;
   const wantsIP = needsClusterIP(obj) && !hadIP;
   const wantsPorts = needsNodePorts(obj) || needsHealthCheckPort(obj);
   if (!wantsIP && !wantsPorts) return undefined;
 
-  const self = (p: KubeObject) => (p.metadata.namespace ?? '') === (obj.metadata.namespace ?? ctx.namespace) && p.metadata.name === obj.metadata.name;
   const holder = `${obj.metadata.namespace ?? ctx.namespace}/${obj.metadata.name ?? ''}`;
+  /** Held by a stored Service other than the one written. */
+  const heldByOthers = (lookup: Holders) => (value: string | number) => lookup(value).some((h) => h !== holder);
   const originalSpec = structuredClone(obj.spec);
   const blocked: Blocked = { ips: new Set(), ports: new Set() };
   const refuse = (fieldError: FieldError) => invalid({ group: '', kind: 'Service' }, obj.metadata.name ?? '', [fieldError]);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) obj.spec = structuredClone(originalSpec);
-    const others = (await peers()).filter((p) => !self(p));
+    const taken = heldByOthers(await holders());
     const picks: Pick[] = [];
     try {
-      if (wantsIP) allocateIPs(obj, others, blocked, (p) => picks.push(p));
-      if (wantsPorts) allocatePorts(obj, old, others, blocked, (p) => picks.push(p));
+      if (wantsIP) allocateIPs(obj, taken, blocked, (p) => picks.push(p));
+      if (wantsPorts) allocatePorts(obj, old, taken, blocked, (p) => picks.push(p));
     } catch (e) {
       if (e instanceof AllocationRefused) throw refuse(e.fieldError);
       throw e;
@@ -177,8 +181,8 @@ export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undef
       }
       if (lost === undefined) {
         // Claimed: a Service stored before the claims shows in this read; none can take them after.
-        const held = valuesHeld((await peers()).filter((p) => !self(p)));
-        lost = picks.find((p) => held.has(p.value));
+        const held = heldByOthers(await holders());
+        lost = picks.find((p) => held(p.value));
       }
     } catch (e) {
       releaseAll();
@@ -197,10 +201,10 @@ function ipTaken(ip: string, requested: readonly string[]): FieldError {
   return { type: 'FieldValueInvalid', field: 'spec.clusterIPs', badValue: goStrings(requested), detail: `failed to allocate IP ${ip}: provided IP is already allocated` };
 }
 
-function allocateIPs(obj: KubeObject, others: readonly KubeObject[], blocked: Blocked, hold: Hold): void {
+function allocateIPs(obj: KubeObject, heldElsewhere: (value: string | number) => boolean, blocked: Blocked, hold: Hold): void {
   const spec = ensureObj(obj, 'spec');
   const requested = clusterIPsOf(obj);
-  const used = new Set<string>([...others.flatMap(clusterIPsOf), ...blocked.ips]);
+  const used = { has: (ip: string) => blocked.ips.has(ip) || heldElsewhere(ip) };
   if (requested.length === 0) {
     const ip = allocateClusterIP(used);
     spec.clusterIP = ip;
@@ -215,10 +219,11 @@ function allocateIPs(obj: KubeObject, others: readonly KubeObject[], blocked: Bl
   hold({ key: ipClaimKey(ip), value: ip, requested: true, refusal: ipTaken(ip, requested) });
 }
 
-function allocatePorts(obj: KubeObject, old: KubeObject | undefined, others: readonly KubeObject[], blocked: Blocked, hold: Hold): void {
+function allocatePorts(obj: KubeObject, old: KubeObject | undefined, heldElsewhere: (value: string | number) => boolean, blocked: Blocked, hold: Hold): void {
   const spec = ensureObj(obj, 'spec');
   const mine = new Set(old ? nodePortsOf(old) : []);
-  const used = new Set<number>([...others.flatMap(nodePortsOf), ...blocked.ports]);
+  const chosen = new Set<number>(blocked.ports);
+  const used = { has: (port: number) => chosen.has(port) || heldElsewhere(port), add: (port: number) => void chosen.add(port) };
   const taken = (port: number, field: string): FieldError => ({ type: 'FieldValueInvalid', field, badValue: port, detail: 'provided port is already allocated' });
   const picked = (port: number, field: string, requested: boolean) => hold({ key: portClaimKey(port), value: port, requested, refusal: taken(port, field) });
   const take = (port: number, field: string): void => {

@@ -15,7 +15,7 @@ import { ageColumn, column, formatLabels } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { protocolErrors } from './pod-validation.ts';
-import { allocateClusterIP, allocateNodePort, beginServiceWrite, inServiceCIDR, ipToInt, SERVICE_CIDR } from './service-allocation.ts';
+import { allocateClusterIP, allocateNodePort, beginServiceWrite, serviceHeldValues, inServiceCIDR, ipToInt, SERVICE_CIDR } from './service-allocation.ts';
 
 export { allocateClusterIP, allocateNodePort, inServiceCIDR, KUBERNETES_SERVICE_IP, NODE_PORT_RANGE, SERVICE_CIDR } from './service-allocation.ts';
 
@@ -320,7 +320,7 @@ export function serviceStrategy(rules: TypeRules): BuiltinStrategy {
     validate: (obj) => [...validateServiceSpec(obj), ...clusterIPRangeErrors(obj)],
     validateUpdate: (obj, old, _ctx, validateNew) => [...validateServiceUpdate(obj, old), ...validateNew().filter((e) => !e.detail?.startsWith('failed to allocate IP'))],
   });
-  return { ...strategy, beginWrite: beginServiceWrite };
+  return { ...strategy, beginWrite: beginServiceWrite, heldValues: serviceHeldValues };
 }
 
 // ---- printing (printService) ----
