@@ -9,7 +9,7 @@ import type { TlsClientOptions } from './load.ts';
 
 const CLK_TCK = 100;
 
-async function cpuMs(pid: number): Promise<number> {
+export async function cpuMs(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;

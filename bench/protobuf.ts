@@ -12,6 +12,7 @@ import { runLoad, type LoadResult, type TlsClientOptions } from './load.ts';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CONCURRENCY = 32;
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const ROUNDS = 3;
 
 function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -66,18 +67,28 @@ interface Pair {
   protobuf: LoadResult;
 }
 
+/** The median run by throughput. */
+function medianRun(runs: LoadResult[]): LoadResult {
+  return [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(runs.length / 2)]!;
+}
+
+/** JSON and protobuf runs interleaved (the machine's load moves under both alike); the median of each. */
 async function both(port: number, tls: TlsClientOptions, requests: number, path: (i: number) => string): Promise<Pair> {
   const run = async (accept: string) => {
     const r = await runLoad({ url: `https://127.0.0.1:${port}`, tls, concurrency: CONCURRENCY, requests, request: (i) => ({ method: 'GET', path: path(i), headers: { accept } }) });
     if (r.errors > 0) throw new Error(`${r.errors} of ${r.requests} requests to ${path(0)} failed`);
     return r;
   };
-  // Warm both paths, then measure them back to back.
+  // Warm both paths, then measure them in alternation.
   await run('application/json');
   await run(PROTOBUF);
-  const json = await run('application/json');
-  const protobuf = await run(PROTOBUF);
-  return { json, protobuf };
+  const json: LoadResult[] = [];
+  const protobuf: LoadResult[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    json.push(await run('application/json'));
+    protobuf.push(await run(PROTOBUF));
+  }
+  return { json: medianRun(json), protobuf: medianRun(protobuf) };
 }
 
 export interface ProtobufRow {
@@ -89,8 +100,8 @@ export interface ProtobufRow {
 
 export async function benchProtobuf(opts: { quick: boolean }): Promise<ProtobufRow[]> {
   const objects = opts.quick ? 200 : 1000;
-  const gets = opts.quick ? 3000 : 15000;
-  const lists = opts.quick ? 200 : 1000;
+  const gets = opts.quick ? 2000 : 8000;
+  const lists = opts.quick ? 100 : 500;
   process.stdout.write(`protobuf vs JSON (memory, ${CONCURRENCY} concurrent keep-alive HTTPS clients, ${objects} objects of each kind)\n`);
   const rows: ProtobufRow[] = [];
   const { child, info } = await spawnJson('bench/serve.ts', ['memory']);

@@ -1,7 +1,7 @@
 // `npm run bench`: Capstan's figures, each as a ratio to the raw limit measured in the same run (direct calls of the
 // same storage backend; a bare Node HTTPS server), with absolute numbers for context.
 //
-//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,protobuf,auth]
+//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,crd,builtin,admission,protobuf,auth,memory,testing]
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -15,7 +15,9 @@ import { createMemoryStorage } from '../src/storage/memory/memory-storage.ts';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
 import type { Storage } from '../src/storage/types.ts';
 import { benchApply } from './apply.ts';
+import { benchBuiltinCreates } from './builtin-validation.ts';
 import { benchCrd } from './crd.ts';
+import { benchAdmission } from './admission.ts';
 import { benchStorage } from './storage.ts';
 import { runLoad } from './load.ts';
 import type { LoadResult, TlsClientOptions } from './load.ts';
@@ -23,7 +25,7 @@ import type { LoadResult, TlsClientOptions } from './load.ts';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'protobuf', 'auth']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -282,6 +284,39 @@ async function benchCrdSection(): Promise<void> {
   }
 }
 
+async function benchBuiltinSection(): Promise<void> {
+  process.stdout.write('Pods and Services (kube defaulting and validation) vs ConfigMaps of about the same size (memory, 32 concurrent clients)\n');
+  const { child, info } = await spawnJsonChild('bench/serve.ts', ['memory']);
+  try {
+    const tls: TlsClientOptions = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
+    const f = await benchBuiltinCreates(child, info.port as number, tls, quick ? 1000 : 4000);
+    const cm = `ConfigMap create ${fmt(f.configMap.perSecond)}/s, ${fmt(f.configMap.cpuMsPerRequest, 2)} ms CPU`;
+    for (const [what, figure] of [['Pod create', f.pod], ['Service create (cluster IP allocated)', f.service]] as const) {
+      const ratio = figure.cpuMsPerRequest / f.configMap.cpuMsPerRequest;
+      row(what, `${fmt(figure.perSecond)}/s, ${fmt(figure.cpuMsPerRequest, 2)} ms CPU`, cm, `${fmt(ratio, 2)}x ConfigMap CPU (target <= 1.2x: ${ratio <= 1.2 ? 'met' : 'MISSED'})`);
+    }
+  } finally {
+    await stop(child);
+  }
+}
+
+async function benchAdmissionSection(): Promise<void> {
+  process.stdout.write('admission: ConfigMap create with one no-op validating webhook, and with 10 ValidatingAdmissionPolicies, vs without (memory, 16 concurrent clients)\n');
+  const { child, info } = await spawnJsonChild('bench/serve.ts', ['memory']);
+  try {
+    const tls: TlsClientOptions = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
+    const f = await benchAdmission(child, info.port as number, tls, quick ? 1000 : 4000);
+    const plain = `create ${fmt(f.plain.perSecond)}/s, p50 ${fmt(f.plain.p50Ms, 1)} ms, ${fmt(f.plain.cpuMsPerRequest, 2)} ms CPU`;
+    const show = (x: typeof f.plain) => `${fmt(x.perSecond)}/s, p50 ${fmt(x.p50Ms, 1)} ms, ${fmt(x.cpuMsPerRequest, 2)} ms CPU`;
+    const wh = f.plain.perSecond / f.webhook.perSecond;
+    row('create with 1 no-op validating webhook', show(f.webhook), plain, `${fmt(wh, 2)}x the time per create (target <= 2x: ${wh <= 2 ? 'met' : 'MISSED'}); ${fmt(f.webhook.cpuMsPerRequest / f.plain.cpuMsPerRequest, 2)}x server CPU`);
+    const vap = f.plainBeforePolicies.perSecond / f.policies.perSecond;
+    row('create with 10 ValidatingAdmissionPolicies', show(f.policies), `create ${show(f.plainBeforePolicies)}`, `${fmt(vap, 2)}x the time per create (target <= 1.3x: ${vap <= 1.3 ? 'met' : 'MISSED'}); ${fmt(f.policies.cpuMsPerRequest / f.plainBeforePolicies.cpuMsPerRequest, 2)}x server CPU`);
+  } finally {
+    await stop(child);
+  }
+}
+
 process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ' (quick)' : ''}\n`);
 if (only.has('startup')) await benchStartup();
 if (only.has('storage')) await benchStorageOnly();
@@ -289,6 +324,13 @@ if (only.has('http')) await benchHttp();
 if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });
 if (only.has('apply')) await benchApplySection();
 if (only.has('crd')) await benchCrdSection();
+if (only.has('builtin')) await benchBuiltinSection();
+if (only.has('admission')) await benchAdmissionSection();
+if (only.has('memory')) for (const r of await (await import('./memory.ts')).benchMemory({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
+if (only.has('testing')) {
+  process.stdout.write('test controls: reset, fork, logical clusters (in-process library servers)\n');
+  for (const r of await (await import('./testing.ts')).benchTesting({ quick })) row(r.what, r.capstan, r.raw, r.ratio);
+}
 if (only.has('protobuf')) for (const r of await (await import('./protobuf.ts')).benchProtobuf({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
 if (only.has('auth')) {
   process.stdout.write(`authorization and token authentication on the get path (memory, ${32} concurrent keep-alive clients)\n`);

@@ -1,6 +1,7 @@
 // Watch and list benchmarks (run by `npm run bench`, or alone: node bench/watch.ts [--quick]).
 //
-//   fan-out   1,000 concurrent watchers on one resource receiving 2,000 paced writes: events delivered per second,
+//   fan-out   1,000 concurrent watchers (JSON, and protobuf over HTTP/1.1) on one resource receiving 2,000 paced
+//             writes: events delivered per second,
 //             delay from write acknowledgement to delivery (p50/p99), server memory. Raw limit: a bare Node HTTPS
 //             server (same listener kind and certificates) writing the same lines to as many open responses.
 //   lists     10,000 and 50,000 1 KiB objects (sqlite) served from the watch cache and from storage, unpaged and
@@ -117,8 +118,12 @@ interface FanOut {
   rssAfter: number;
 }
 
-/** Opens `watchers` streams, then makes `writes` paced creates; measures ack-to-delivery delays. */
-async function fanOut(target: Served, path: string, writes: number, watchers: number, ratePerSecond: number, h2Sessions = 0): Promise<FanOut> {
+/**
+ * Opens `watchers` streams, then makes `writes` paced creates; measures ack-to-delivery delays. `protobuf`: the
+ * watchers ask for application/vnd.kubernetes.protobuf;stream=watch and read length-prefixed frames.
+ */
+async function fanOut(target: Served, path: string, writes: number, watchers: number, ratePerSecond: number, h2Sessions = 0, protobuf = false): Promise<FanOut> {
+  const accept = protobuf ? 'application/vnd.kubernetes.protobuf;stream=watch' : 'application/json';
   const watchAgent = agentFor(target.tls, watchers + 10);
   const writeAgent = agentFor(target.tls, 4);
   const rssIdle = await rssMiB(target.child.pid!);
@@ -139,7 +144,21 @@ async function fanOut(target: Served, path: string, writes: number, watchers: nu
   };
   const requests: ClientRequest[] = [];
   const sessions: http2.ClientHttp2Session[] = [];
-  const onData = (chunk: string, tail: string): string => {
+  // Protobuf frames: a 4-byte big-endian length (read from the latin1 text, one char per byte), then the event.
+  const onFrames = (chunk: string, tail: string): string => {
+    const at = performance.now();
+    const text = tail + chunk;
+    let pos = 0;
+    while (text.length - pos >= 4) {
+      const len = ((text.charCodeAt(pos) << 24) | (text.charCodeAt(pos + 1) << 16) | (text.charCodeAt(pos + 2) << 8) | text.charCodeAt(pos + 3)) >>> 0;
+      if (text.length - pos - 4 < len) break;
+      const m = /(w-\d+)/.exec(text.slice(pos + 4, Math.min(pos + 4 + len, pos + 404)));
+      if (m) note(m[1], at);
+      pos += 4 + len;
+    }
+    return text.slice(pos);
+  };
+  const onLines = (chunk: string, tail: string): string => {
     const at = performance.now();
     const text = tail + chunk;
     let start = 0;
@@ -150,11 +169,12 @@ async function fanOut(target: Served, path: string, writes: number, watchers: nu
     }
     return text.slice(start);
   };
+  const onData = protobuf ? onFrames : onLines;
   // HTTP/2: the watchers share a few connections, as the informers of one client process do.
   const openH2 = (i: number) =>
     new Promise<void>((resolve, reject) => {
       const session = sessions[i % sessions.length];
-      const stream = session.request({ ':path': `${path}?watch=true&timeoutSeconds=600` });
+      const stream = session.request({ ':path': `${path}?watch=true&timeoutSeconds=600`, accept });
       let tail = '';
       stream.setEncoding('latin1');
       stream.on('response', (h) => (h[':status'] === 200 ? resolve() : reject(new Error(`watch ${i}: ${h[':status']}`))));
@@ -164,7 +184,7 @@ async function fanOut(target: Served, path: string, writes: number, watchers: nu
     });
   const open = (i: number) =>
     new Promise<void>((resolve, reject) => {
-      const req = https.request({ host: '127.0.0.1', port: target.port, path: `${path}?watch=true&timeoutSeconds=600`, agent: watchAgent }, (res) => {
+      const req = https.request({ host: '127.0.0.1', port: target.port, path: `${path}?watch=true&timeoutSeconds=600`, agent: watchAgent, headers: { accept } }, (res) => {
         if (res.statusCode !== 200) reject(new Error(`watch ${i}: ${res.statusCode}`));
         let tail = '';
         res.setEncoding('latin1');
@@ -378,6 +398,21 @@ export async function benchWatch(options: WatchBenchOptions = {}): Promise<void>
       line('delay write ack -> delivery, p50', `${fmt(ours.p50, 1)} ms`, `${fmt(raw.p50, 1)} ms`, `${fmt(ours.p50 / Math.max(0.1, raw.p50), 2)}x`);
       line('delay write ack -> delivery, p99', `${fmt(ours.p99, 1)} ms`, `${fmt(raw.p99, 1)} ms`, `${fmt(ours.p99 / Math.max(0.1, raw.p99), 2)}x (target p99 < 100 ms: ${verdict(ours.p99 < 100)})`);
       line('server RSS idle / watching / after the writes', `${fmt(ours.rssIdle, 1)} / ${fmt(ours.rssWatching, 1)} / ${fmt(ours.rssAfter, 1)} MiB`, `${fmt(raw.rssIdle, 1)} / ${fmt(raw.rssWatching, 1)} / ${fmt(raw.rssAfter, 1)} MiB`, `${fmt(((ours.rssWatching - ours.rssIdle) / WATCHERS) * 1024, 1)} KiB per watcher (bare ${fmt(((raw.rssWatching - raw.rssIdle) / WATCHERS) * 1024, 1)})`);
+      if (h2 === 0 && process.env.BENCH_WATCH_PROTOBUF !== '0') {
+        // The same fan-out in protobuf: each event is encoded once for all the protobuf watchers.
+        const pbServer = await serve('memory', join(scratch, 'fan-protobuf'));
+        const pbAgent = agentFor(pbServer.tls, 2);
+        let pb: FanOut;
+        try {
+          await request(pbServer.port, pbAgent, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: 'fan' } }));
+          pb = await fanOut(pbServer, '/api/v1/namespaces/fan/configmaps', WRITES, WATCHERS, RATE, 0, true);
+        } finally {
+          pbAgent.destroy();
+          await stop(pbServer.child);
+        }
+        line('protobuf watchers: events delivered', `${fmt(pb.delivered)} (${fmt(pb.perSecond)}/s, dropped ${fmt(pb.dropped)})`, `${fmt(raw.delivered)} (${fmt(raw.perSecond)}/s) bare fan-out`, `${fmt(pb.perSecond / raw.perSecond, 2)}x the bare rate`);
+        line('protobuf watchers: delay write ack -> delivery, p99', `${fmt(pb.p99, 1)} ms (JSON ${fmt(ours.p99, 1)} ms)`, `${fmt(raw.p99, 1)} ms`, `${fmt(pb.p99 / Math.max(0.1, raw.p99), 2)}x bare; ${fmt(pb.p99 / Math.max(0.1, ours.p99), 2)}x JSON (target same p99 as JSON, < 100 ms: ${verdict(pb.p99 < 100)})`);
+      }
     }
 
     if (process.env.BENCH_WATCH_ONLY === 'fanout') return;
@@ -439,7 +474,7 @@ export async function benchWatch(options: WatchBenchOptions = {}): Promise<void>
 
 async function childServe(backend: 'memory' | 'sqlite', dataDir: string): Promise<void> {
   const { startCapstan } = await import('../src/index.ts');
-  const capstan = await startCapstan({ storageBackend: backend, dataDir, port: 0, bindAddress: '127.0.0.1', historyWindowSeconds: 300 });
+  const capstan = await startCapstan({ storageBackend: backend, dataDir, port: 0, bindAddress: '127.0.0.1', historyWindowSeconds: 300, enableTestControls: false });
   process.stdout.write(JSON.stringify({ port: capstan.port, caCert: capstan.caCert, clientCert: capstan.clientCert, clientKey: capstan.clientKey }) + '\n');
   process.on('SIGTERM', async () => {
     await capstan.close();

@@ -435,8 +435,8 @@ function coveredBy(messages: Map<string, RawProtoMessage>, name: string, node: S
 function buildProtobufFacts(messages: Map<string, RawProtoMessage>, schemas: Record<string, SchemaNode>, all: Record<string, SchemaNode>): Record<string, ProtoMessageFacts> {
   const out: Record<string, ProtoMessageFacts> = {};
   const queue = Object.keys(schemas).filter((n) => messages.has(n));
-  // The envelope and the types the codec and the watch stream use, reached from no schema.
-  for (const extra of ['io.k8s.apimachinery.pkg.runtime.Unknown', 'io.k8s.apimachinery.pkg.runtime.TypeMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent', 'io.k8s.apimachinery.pkg.apis.meta.v1.Status', 'io.k8s.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList']) queue.push(extra);
+  // The envelope and the types the codec, the watch stream and aggregated discovery use, reached from no schema.
+  for (const extra of ['io.k8s.apimachinery.pkg.runtime.Unknown', 'io.k8s.apimachinery.pkg.runtime.TypeMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent', 'io.k8s.apimachinery.pkg.apis.meta.v1.Status', 'io.k8s.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList', 'io.k8s.api.apidiscovery.v2.APIGroupDiscoveryList', 'io.k8s.api.apidiscovery.v2beta1.APIGroupDiscoveryList']) queue.push(extra);
   const seen = new Set<string>(queue);
   while (queue.length > 0) {
     const name = queue.shift()!;

@@ -14,4 +14,8 @@ export type { UserInfo } from './auth/user.ts';
 export type { Authorizer, AuthzAttributes, AuthzResult } from './auth/authz/types.ts';
 export type { AuthorizerFactory } from './auth/authz/modes.ts';
 export type { CrdSource, InstallCrdsOptions } from './testing/install-crds.ts';
+export type { TestControls, ForkedServer, LogicalCluster } from './testing/controls.ts';
+export type { FaultRule, FaultAction } from './testing/faults.ts';
+export type { RequestQuery, RequestRecord } from './testing/recorder.ts';
 export type { CustomResourceDefinition } from './registry/apiextensions/crd-types.ts';
+export type { InProcessAdmission, InProcessHook, InProcessResponse } from './admission/webhook/in-process.ts';

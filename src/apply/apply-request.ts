@@ -2,9 +2,10 @@
 // object, then apply it with the request's field manager at the current time. Shaped to serve as the
 // endpoints' ServerSideApply dependency.
 
+import { clockDate } from '../apis/clock.ts';
 import { badRequest } from '../apis/errors.ts';
 import { parseJson } from '../encoding/json.ts';
-import { parseYaml } from '../encoding/yaml.ts';
+import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
 import { applyServerSide } from './field-manager.ts';
 
@@ -40,13 +41,19 @@ function plainJsonObject(text: string): unknown {
   }
 }
 
+/** Readies an apply body for decodeApplyBody: one that is not plain JSON is parsed now, off the event loop when large. */
+export async function prepareApplyBody(patch: Uint8Array): Promise<void> {
+  const text = Buffer.from(patch).toString('utf8');
+  if (plainJsonObject(text) === undefined) await prepareYaml(text);
+}
+
 /** yaml.Unmarshal of the body into map[string]interface{}, with kube's "error decoding YAML" messages. */
 export function decodeApplyBody(patch: Uint8Array): KubeObject {
   const text = Buffer.from(patch).toString('utf8');
   let value: unknown = plainJsonObject(text);
   if (value === undefined) {
     try {
-      value = parseYaml(text).value;
+      value = readYaml(text).value;
     } catch (e) {
       throw badRequest(`error decoding YAML: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -67,6 +74,6 @@ export function serverSideApply(request: ApplyRequest): KubeObject {
     apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
     subresource: request.subresource || undefined,
     def,
-    now: new Date().toISOString(),
+    now: clockDate().toISOString(),
   });
 }

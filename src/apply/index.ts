@@ -4,7 +4,7 @@
 export { applyServerSide, updateManagedFields } from './field-manager.ts';
 export type { ApplyOptions, UpdateManagedFieldsOptions } from './field-manager.ts';
 export { revertManagedFieldsTimestamps } from './revert-timestamps.ts';
-export { decodeApplyBody, serverSideApply } from './apply-request.ts';
+export { decodeApplyBody, prepareApplyBody, serverSideApply } from './apply-request.ts';
 export type { ApplyRequest } from './apply-request.ts';
 export { FieldSet } from './field-set.ts';
 export { LAST_APPLIED_ANNOTATION } from './last-applied.ts';

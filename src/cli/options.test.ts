@@ -36,12 +36,29 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     requestheaderUsernameHeaders: undefined,
     requestheaderGroupHeaders: undefined,
     requestheaderExtraHeadersPrefix: undefined,
+    oidcIssuerUrl: undefined,
+    oidcClientId: undefined,
+    oidcCaFile: undefined,
+    oidcUsernameClaim: 'sub',
+    oidcUsernamePrefix: undefined,
+    oidcGroupsClaim: undefined,
+    oidcGroupsPrefix: undefined,
+    oidcRequiredClaims: undefined,
+    oidcSigningAlgs: ['RS256'],
+    authenticationTokenWebhookConfigFile: undefined,
+    authenticationTokenWebhookVersion: 'v1beta1',
+    authenticationTokenWebhookCacheTtlSeconds: 120,
+    authorizationWebhookConfigFile: undefined,
+    authorizationWebhookVersion: 'v1beta1',
+    authorizationWebhookCacheAuthorizedTtlSeconds: 300,
+    authorizationWebhookCacheUnauthorizedTtlSeconds: 30,
     enableBootstrapTokenAuth: undefined,
     namespaceDefaults: true,
     enablePriorityAndFairness: true,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
     audit: { policyFile: undefined, logPath: undefined, logMaxAgeDays: 0, logMaxBackups: 0, logMaxSizeMB: 0, webhookConfigFile: undefined, webhookBatchMaxSize: 400, webhookBatchMaxWaitMs: 30_000 },
+    enableTestControls: false,
   });
 });
 
@@ -50,9 +67,15 @@ test('every flag maps to its option', () => {
     '--secure-port=0', '--bind-address', '::1', '--tls-cert-file=c.pem', '--tls-private-key-file=k.pem', '--client-ca-file=ca.pem',
     '--token-auth-file=t.csv', '--anonymous-auth=false', '--authorization-mode=AlwaysDeny,AlwaysAllow', '--runtime-config=api/all=true',
     '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
-    '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4',
+    '--request-timeout=2m30s', '--http2-max-streams-per-connection=250',
+    '--storage-backend=memory', '--data-dir=/tmp/x', '--plain-http-port=8080', '-v', '4', '--enable-test-controls',
     '--service-account-issuer=https://a', '--service-account-issuer', 'https://b', '--service-account-signing-key-file=sa.key',
     '--service-account-key-file=a.pub', '--service-account-key-file=b.pub', '--api-audiences=x,y', '--service-account-max-token-expiration=7200', '--enable-bootstrap-token-auth',
+    '--authentication-token-webhook-config-file=tw.kubeconfig', '--authentication-token-webhook-version=v1', '--authentication-token-webhook-cache-ttl=10s',
+    '--authorization-webhook-config-file=aw.kubeconfig', '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=1m',
+    '--authorization-webhook-cache-unauthorized-ttl=1500ms',
+    '--oidc-issuer-url=https://issuer', '--oidc-client-id=capstan', '--oidc-ca-file=oidc-ca.pem', '--oidc-username-claim=email', '--oidc-username-prefix=-',
+    '--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=hd=example.com', '--oidc-required-claim=tier=gold', '--oidc-signing-algs=RS256,ES256',
     '--requestheader-client-ca-file=proxy-ca.pem', '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User',
     '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
     '--enable-priority-and-fairness=false', '--max-requests-inflight=10', '--max-mutating-requests-inflight=5',
@@ -79,8 +102,8 @@ test('every flag maps to its option', () => {
     featureGates: { WatchList: true, AllAlpha: false },
     historyWindowSeconds: 60,
     minRequestTimeoutSeconds: 10,
-    requestTimeoutSeconds: 60,
-    http2MaxStreamsPerConnection: 0,
+    requestTimeoutSeconds: 150,
+    http2MaxStreamsPerConnection: 250,
     storageBackend: 'memory',
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
@@ -90,12 +113,29 @@ test('every flag maps to its option', () => {
     requestheaderUsernameHeaders: ['X-Remote-User'],
     requestheaderGroupHeaders: ['X-Remote-Group'],
     requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
+    oidcIssuerUrl: 'https://issuer',
+    oidcClientId: 'capstan',
+    oidcCaFile: 'oidc-ca.pem',
+    oidcUsernameClaim: 'email',
+    oidcUsernamePrefix: '-',
+    oidcGroupsClaim: 'groups',
+    oidcGroupsPrefix: 'oidc:',
+    oidcRequiredClaims: { hd: 'example.com', tier: 'gold' },
+    oidcSigningAlgs: ['RS256', 'ES256'],
+    authenticationTokenWebhookConfigFile: 'tw.kubeconfig',
+    authenticationTokenWebhookVersion: 'v1',
+    authenticationTokenWebhookCacheTtlSeconds: 10,
+    authorizationWebhookConfigFile: 'aw.kubeconfig',
+    authorizationWebhookVersion: 'v1',
+    authorizationWebhookCacheAuthorizedTtlSeconds: 60,
+    authorizationWebhookCacheUnauthorizedTtlSeconds: 1.5,
     enableBootstrapTokenAuth: true,
     namespaceDefaults: true,
     enablePriorityAndFairness: false,
     maxRequestsInflight: 10,
     maxMutatingRequestsInflight: 5,
     audit: { policyFile: 'policy.yaml', logPath: '-', logMaxAgeDays: 7, logMaxBackups: 3, logMaxSizeMB: 50, webhookConfigFile: 'hook.kubeconfig', webhookBatchMaxSize: 10, webhookBatchMaxWaitMs: 1000 },
+    enableTestControls: true,
   });
   assert.equal(c.verbosity, 4);
 });
@@ -115,6 +155,43 @@ test('bad values are FlagErrors with kube\'s messages', () => {
     [['--feature-gates=ServerSideApply=false'], 'invalid argument "ServerSideApply=false" for "--feature-gates" flag: cannot set feature gate ServerSideApply to false, feature is locked to true'],
     [['--storage-backend=etcd3'], "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
     [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
+    [['--request-timeout=60'], 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"'],
   ];
   for (const [argv, message] of cases) assert.throws(() => parseCommandLine(argv), (e: unknown) => e instanceof FlagError && e.message === message, argv.join(' '));
+});
+
+test('--envtest takes the flags controller-runtime envtest passes, ignores the etcd ones, defaults to memory with test controls', async () => {
+  const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { parseEnvtestCommandLine, wantsEnvtest } = await import('./envtest.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'capstan-envtest-'));
+  try {
+    await writeFile(join(dir, 'apiserver.crt'), 'cert');
+    await writeFile(join(dir, 'apiserver.key'), 'key');
+    const argv = [
+      '--envtest', '--advertise-address=127.0.0.1', '--etcd-servers=http://127.0.0.1:2379', `--cert-dir=${dir}`, '--insecure-port=0',
+      '--secure-port=40001', '--disable-admission-plugins=ServiceAccount', '--service-cluster-ip-range=10.0.0.0/24', '--allow-privileged=true',
+      '--authorization-mode=RBAC', '--bind-address=127.0.0.1', '--service-account-issuer=https://127.0.0.1:40001/',
+      `--service-account-key-file=${dir}/sa-signer.crt`, `--service-account-signing-key-file=${dir}/sa-signer.key`, `--client-ca-file=${dir}/client-cert-auth-ca.crt`,
+    ];
+    assert.equal(wantsEnvtest(argv), true);
+    assert.equal(wantsEnvtest(['--', '--envtest']), false);
+    const c = parseEnvtestCommandLine(argv);
+    assert.equal(c.kind, 'run');
+    if (c.kind !== 'run') return;
+    assert.equal(c.options.port, 40001);
+    assert.equal(c.options.bindAddress, '127.0.0.1');
+    assert.deepEqual(c.options.authorizationMode, ['RBAC']);
+    assert.equal(c.options.clientCaFile, `${dir}/client-cert-auth-ca.crt`);
+    assert.equal(c.options.tlsCertFile, join(dir, 'apiserver.crt'));
+    assert.equal(c.options.tlsPrivateKeyFile, join(dir, 'apiserver.key'));
+    assert.equal(c.options.storageBackend, 'memory');
+    assert.equal(c.options.dataDir, undefined);
+    assert.equal(c.options.enableTestControls, true);
+    assert.throws(() => parseEnvtestCommandLine(['--envtest', '--etcd-bogus=1']), (e: Error) => e instanceof FlagError && e.message === 'unknown flag: --etcd-bogus');
+    assert.throws(() => parseCommandLine(['--etcd-servers=http://x']), FlagError);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -16,12 +16,28 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'client-ca-file', type: 'string', valueName: 'string', help: 'A bundle of CA certificates accepted, besides the generated CA, to verify client certificates (CN = user, O = groups).' },
   { name: 'token-auth-file', type: 'string', valueName: 'string', help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated). Turned off when AlwaysAllow is an authorization mode.' },
-  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['Node', 'RBAC'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny, Node, RBAC. The admin kubeconfig (group system:masters) is always allowed.' },
+  { name: 'authorization-mode', type: 'stringList', valueName: 'strings', default: ['Node', 'RBAC'], help: 'Ordered list of authorization modes: AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook. The admin kubeconfig (group system:masters) is always allowed.' },
   { name: 'requestheader-client-ca-file', type: 'string', valueName: 'string', help: 'CA bundle verifying the client certificates of an authenticating proxy; enables the --requestheader-* headers.' },
   { name: 'requestheader-allowed-names', type: 'stringList', valueName: 'strings', help: 'Client certificate common names of the proxy; empty: any certificate of the CA.' },
   { name: 'requestheader-username-headers', type: 'stringList', valueName: 'strings', help: 'Headers naming the user (the first non-empty one wins), e.g. X-Remote-User.' },
   { name: 'requestheader-group-headers', type: 'stringList', valueName: 'strings', help: 'Headers naming the groups, e.g. X-Remote-Group.' },
   { name: 'requestheader-extra-headers-prefix', type: 'stringList', valueName: 'strings', help: 'Header prefixes of extra user information, e.g. X-Remote-Extra-.' },
+  { name: 'oidc-issuer-url', type: 'string', valueName: 'string', help: 'The https URL of the OpenID issuer; with --oidc-client-id, its ID tokens authenticate.' },
+  { name: 'oidc-client-id', type: 'string', valueName: 'string', help: 'The client ID (audience) OpenID tokens must be issued for.' },
+  { name: 'oidc-ca-file', type: 'string', valueName: 'string', help: "The CA bundle of the OpenID issuer's TLS certificate (default: the system roots)." },
+  { name: 'oidc-username-claim', type: 'string', valueName: 'string', default: 'sub', help: 'The claim naming the user.' },
+  { name: 'oidc-username-prefix', type: 'string', valueName: 'string', help: 'Prefix of usernames; default "<issuer>#" for claims other than email; "-" for none.' },
+  { name: 'oidc-groups-claim', type: 'string', valueName: 'string', help: 'The claim naming the groups (a string or a list of strings).' },
+  { name: 'oidc-groups-prefix', type: 'string', valueName: 'string', help: 'Prefix of group names.' },
+  { name: 'oidc-required-claim', type: 'map', valueName: 'mapStringString', help: 'key=value pairs every token must carry.' },
+  { name: 'oidc-signing-algs', type: 'stringList', valueName: 'strings', default: ['RS256'], help: 'The JOSE algorithms tokens may be signed with.' },
+  { name: 'authentication-token-webhook-config-file', type: 'string', valueName: 'string', help: 'A kubeconfig naming a webhook that authenticates bearer tokens with TokenReviews.' },
+  { name: 'authentication-token-webhook-version', type: 'string', valueName: 'string', default: 'v1beta1', help: 'The TokenReview version sent to the token webhook: v1beta1 or v1.' },
+  { name: 'authentication-token-webhook-cache-ttl', type: 'string', valueName: 'duration', default: '2m0s', help: 'How long the token webhook\'s answers are cached.' },
+  { name: 'authorization-webhook-config-file', type: 'string', valueName: 'string', help: 'A kubeconfig naming the webhook of the Webhook authorization mode (SubjectAccessReviews).' },
+  { name: 'authorization-webhook-version', type: 'string', valueName: 'string', default: 'v1beta1', help: 'The SubjectAccessReview version sent to the authorization webhook: v1beta1 or v1.' },
+  { name: 'authorization-webhook-cache-authorized-ttl', type: 'string', valueName: 'duration', default: '5m0s', help: 'How long allowed answers of the authorization webhook are cached.' },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'string', valueName: 'duration', default: '30s', help: 'How long other answers of the authorization webhook are cached.' },
   { name: 'enable-bootstrap-token-auth', type: 'bool', help: 'Allow bootstrap tokens (Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) to authenticate; runs their cleaner and the cluster-info signer.' },
   { name: 'service-account-issuer', type: 'stringList', valueName: 'strings', help: 'Issuer of service account tokens (repeatable: the first issues, all are accepted). Default https://kubernetes.default.svc.cluster.local.' },
   { name: 'service-account-signing-key-file', type: 'string', valueName: 'string', help: 'PEM private key (RSA or ECDSA) signing service account tokens. Default: sa.key in --data-dir, generated on first start.' },
@@ -30,6 +46,9 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'service-account-max-token-expiration', type: 'int', valueName: 'seconds', help: 'The longest lifetime a TokenRequest gets, in seconds (0: no limit).' },
   { name: 'runtime-config', type: 'map', valueName: 'mapStringString', help: 'A set of key=value pairs enabling or disabling API group versions, e.g. api/all=true,batch/v1beta1=false.' },
   { name: 'feature-gates', type: 'map', valueName: 'mapStringBool', help: "A set of key=value pairs that describe feature gates (kube-apiserver 1.31's gates, e.g. WatchList=true); unknown gates are rejected." },
+  { name: 'enable-admission-plugins', type: 'stringList', valueName: 'strings', help: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, RuntimeClass, CertificateApproval, CertificateSigning, ClusterTrustBundleAttest, CertificateSubjectRestriction, DefaultIngressClass, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota). The order of plugins in this flag does not matter.' },
+  { name: 'disable-admission-plugins', type: 'stringList', valueName: 'strings', help: 'admission plugins that should be disabled although they are in the default enabled plugins list. The order of plugins in this flag does not matter.' },
+  { name: 'admission-control-config-file', type: 'string', valueName: 'string', help: 'File with admission control configuration (an AdmissionConfiguration).' },
   { name: 'history-window', type: 'int', valueName: 'seconds', default: 300, help: 'How much change history storage keeps for watches and resourceVersion reads, in seconds. 0 keeps all.' },
   { name: 'min-request-timeout', type: 'int', valueName: 'int', default: 1800, help: 'The minimum number of seconds a watch is held open; each watch gets a random timeout between this and twice it.' },
   { name: 'request-timeout', type: 'string', valueName: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
@@ -48,6 +67,10 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'audit-webhook-config-file', type: 'string', valueName: 'string', help: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.' },
   { name: 'audit-webhook-batch-max-size', type: 'int', valueName: 'int', default: 400, help: 'The maximum size of a batch. Only used in batch mode.' },
   { name: 'audit-webhook-batch-max-wait', type: 'string', valueName: 'duration', default: '30s', help: "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode." },
+  { name: 'simulate-workloads', type: 'bool', help: 'Run simulated nodes, kubelets, a scheduler and the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, Service endpoints), so applied apps settle as on a small cluster.' },
+  { name: 'simulated-nodes', type: 'int', valueName: 'int', default: 1, help: 'How many nodes --simulate-workloads runs.' },
+  { name: 'enable-test-controls', type: 'bool', default: false, help: 'Serve the test controls over HTTP under /capstan/v1/ (snapshots, restore, reset, fork, fault injection, the clock, request recording, logical clusters under /clusters/<name>), for members of system:masters only. For test environments: never turn it on for a shared server.' },
+  { name: 'envtest', type: 'bool', help: "Run as controller-runtime's envtest expects kube-apiserver to: accept its flags (etcd ones ignored), memory storage and a temporary data dir unless given, test controls on. See 'capstan --envtest --help'." },
   { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
   { name: 'version', type: 'bool', help: 'Print version information and quit.' },
   { name: 'help', short: 'h', type: 'bool', help: 'Help for capstan.' },
@@ -59,8 +82,34 @@ function invalid(raw: string, flag: string, problem: string): FlagError {
   return new FlagError(`invalid argument ${JSON.stringify(raw)} for "${flag}" flag: ${problem}`);
 }
 
+/** A map flag's "k=v,k2=v2" as a record (undefined when not given). */
+function keyValuePairs(raw: string | undefined): Record<string, string> | undefined {
+  if (!raw) return undefined;
+  const out: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq < 0) throw new FlagError(`invalid argument ${JSON.stringify(raw)} for "--oidc-required-claim" flag: ${pair} must be formatted as key=value`);
+    out[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+/** A Go duration flag's value in seconds (FlagError with pflag's wording when it does not parse). */
+function durationSeconds(v: ParsedFlags['values'], flag: string): number {
+  const raw = v[flag] as string;
+  try {
+    return parseGoDuration(raw) / 1000;
+  } catch (e) {
+    throw invalid(raw, `--${flag}`, (e as Error).message);
+  }
+}
+
 export function parseCommandLine(argv: readonly string[]): CliCommand {
-  const parsed: ParsedFlags = parseFlags(FLAGS, argv);
+  return commandFromFlags(parseFlags(FLAGS, argv));
+}
+
+/** The command parsed flags ask for (shared with the envtest command line, which parses more flags). */
+export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   const v = parsed.values;
   if (v.help === true) return { kind: 'help' };
   if (v.version === true) return { kind: 'version' };
@@ -143,8 +192,29 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     requestheaderUsernameHeaders: v['requestheader-username-headers'] as string[] | undefined,
     requestheaderGroupHeaders: v['requestheader-group-headers'] as string[] | undefined,
     requestheaderExtraHeadersPrefix: v['requestheader-extra-headers-prefix'] as string[] | undefined,
+    oidcIssuerUrl: (v['oidc-issuer-url'] as string | undefined) || undefined,
+    oidcClientId: (v['oidc-client-id'] as string | undefined) || undefined,
+    oidcCaFile: (v['oidc-ca-file'] as string | undefined) || undefined,
+    oidcUsernameClaim: v['oidc-username-claim'] as string,
+    oidcUsernamePrefix: parsed.given.has('oidc-username-prefix') ? (v['oidc-username-prefix'] as string) : undefined,
+    oidcGroupsClaim: (v['oidc-groups-claim'] as string | undefined) || undefined,
+    oidcGroupsPrefix: (v['oidc-groups-prefix'] as string | undefined) || undefined,
+    oidcRequiredClaims: keyValuePairs(v['oidc-required-claim'] as string | undefined),
+    oidcSigningAlgs: v['oidc-signing-algs'] as string[],
+    authenticationTokenWebhookConfigFile: (v['authentication-token-webhook-config-file'] as string | undefined) || undefined,
+    authenticationTokenWebhookVersion: v['authentication-token-webhook-version'] as string,
+    authenticationTokenWebhookCacheTtlSeconds: durationSeconds(v, 'authentication-token-webhook-cache-ttl'),
+    authorizationWebhookConfigFile: (v['authorization-webhook-config-file'] as string | undefined) || undefined,
+    authorizationWebhookVersion: v['authorization-webhook-version'] as string,
+    authorizationWebhookCacheAuthorizedTtlSeconds: durationSeconds(v, 'authorization-webhook-cache-authorized-ttl'),
+    authorizationWebhookCacheUnauthorizedTtlSeconds: durationSeconds(v, 'authorization-webhook-cache-unauthorized-ttl'),
     enableBootstrapTokenAuth: v['enable-bootstrap-token-auth'] === true ? true : undefined,
     namespaceDefaults: true,
+    ...(v['simulate-workloads'] === true ? { simulateWorkloads: { nodes: v['simulated-nodes'] as number } } : {}),
+    enableTestControls: v['enable-test-controls'] === true,
   };
+  if (parsed.given.has('enable-admission-plugins')) options.enableAdmissionPlugins = v['enable-admission-plugins'] as string[];
+  if (parsed.given.has('disable-admission-plugins')) options.disableAdmissionPlugins = v['disable-admission-plugins'] as string[];
+  if (parsed.given.has('admission-control-config-file')) options.admissionControlConfigFile = v['admission-control-config-file'] as string;
   return { kind: 'run', options, verbosity };
 }

@@ -1,6 +1,7 @@
 // The command line proper: parse flags, start the server, print how to reach it, stop cleanly on SIGINT/SIGTERM.
 
 import { FlagError, formatFlagUsage } from './flags.ts';
+import { ENVTEST_FLAGS, parseEnvtestCommandLine, wantsEnvtest } from './envtest.ts';
 import { FLAGS, parseCommandLine } from './options.ts';
 import type { CliCommand } from './options.ts';
 import { ConfigError, startCapstan } from './start.ts';
@@ -13,6 +14,15 @@ Usage:
 Flags:
 `;
 
+const ENVTEST_USAGE = `Capstan in envtest mode: controller-runtime's envtest can run it as its kube-apiserver binary.
+Memory storage, a temporary data dir and the test controls (/capstan/v1/) unless flags say otherwise.
+
+Usage:
+  capstan --envtest [flags]
+
+Flags:
+`;
+
 function fail(message: string, code: number): never {
   process.stderr.write(`Error: ${message}\n`);
   if (code === 2) process.stderr.write(`Run 'capstan --help' for usage.\n`);
@@ -21,14 +31,16 @@ function fail(message: string, code: number): never {
 
 export async function main(argv: readonly string[]): Promise<void> {
   let command: CliCommand;
+  const envtest = wantsEnvtest(argv);
   try {
-    command = parseCommandLine(argv);
+    command = envtest ? parseEnvtestCommandLine(argv) : parseCommandLine(argv);
   } catch (e) {
     if (e instanceof FlagError) fail(e.message, 2);
     throw e;
   }
   if (command.kind === 'help') {
-    process.stdout.write(USAGE + formatFlagUsage(FLAGS) + '\n');
+    // envtest reads this help to discover flags; with --envtest it lists what that mode accepts.
+    process.stdout.write((envtest ? ENVTEST_USAGE + formatFlagUsage(ENVTEST_FLAGS) : USAGE + formatFlagUsage(FLAGS)) + '\n');
     return;
   }
   if (command.kind === 'version') {

@@ -44,7 +44,7 @@ test('invalid options are ConfigErrors', () => {
     [{ requestTimeoutSeconds: -1 }, "--request-timeout can not be negative value"],
     [{ http2MaxStreamsPerConnection: -1 }, "--http2-max-streams-per-connection can not be negative value"],
     [{ authorizationMode: ['AlwaysAllow', 'Nope'] }, 'authorization-mode "Nope" is not a valid mode'],
-    [{ authorizationMode: ['Webhook', 'Nope'] }, '[authorization-mode "Webhook" is not supported by Capstan yet, authorization-mode "Nope" is not a valid mode]'],
+    [{ authorizationMode: ['ABAC', 'Nope'] }, '[authorization-mode "ABAC" is not supported by Capstan yet, authorization-mode "Nope" is not a valid mode]'],
     [{ storageBackend: 'etcd' as 'memory' }, "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
   ];
   for (const [options, message] of bad) assert.throws(() => completeOptions(options, log), (e: unknown) => e instanceof ConfigError && e.message === message, message);

@@ -16,7 +16,12 @@ import { startFlowControlConfig } from '../controllers/flowcontrol-config.ts';
 import { createFlowControl, type FlowControl } from '../server/flowcontrol/dispatcher.ts';
 import { hostname } from 'node:os';
 import { createRegistry } from '../registry/registry.ts';
+import type { SimulationOptions } from '../controllers/simulation/index.ts';
+import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
+import { oidcAuthenticator } from '../auth/authn/oidc.ts';
+import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
+import { webhookTargetFromKubeconfig } from '../webhook/kubeconfig.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
@@ -30,7 +35,13 @@ import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
 import { buildAuditor, validateAuditOptions, type AuditOptions } from '../server/audit/options.ts';
+import { createTestControls, type ForkedServer, type LogicalCluster, type TestControls } from '../testing/controls.ts';
+import type { RequestQuery, RequestRecord } from '../testing/recorder.ts';
+import { testControlHooks } from '../testing/request-hooks.ts';
+import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
+import type { StorageSnapshot } from '../storage/types.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
+import { createIdleRelease } from '../server/idle-release.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
@@ -43,7 +54,14 @@ import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
 import type { OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
 import { featureGateWarnings, resolveFeatureGates } from './feature-gates.ts';
+import { buildChain, enabledPlugins, readAdmissionConfigFile, validatePluginFlags } from '../admission/plugin-set.ts';
+import { PLUGIN_FACTORIES } from '../admission/plugins/index.ts';
+import { closeWebhookConnections } from '../webhook/client.ts';
+import type { InProcessAdmission } from '../admission/webhook/in-process.ts';
 import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
+
+/** Quiet time after a busy period before memory is handed back. */
+const IDLE_RELEASE_MS = 5000;
 
 export interface CapstanOptions {
   /** 'memory' (library default) or 'sqlite' (command-line default). */
@@ -93,6 +111,17 @@ export interface CapstanOptions {
   maxMutatingRequestsInflight?: number;
   /** --audit-policy-file, --audit-log-*, --audit-webhook-*. */
   audit?: AuditOptions;
+  /** --enable-admission-plugins: plugins on besides kube's default set (names as kube-apiserver 1.31). */
+  enableAdmissionPlugins?: string[];
+  /** --disable-admission-plugins: plugins of the default set to turn off. */
+  disableAdmissionPlugins?: string[];
+  /** --admission-control-config-file: an AdmissionConfiguration with per-plugin configuration. */
+  admissionControlConfigFile?: string;
+  /**
+   * In-process admission for tests: functions that receive the AdmissionRequest and answer as a webhook would
+   * (`mutate` runs after the mutating webhooks, `validate` with the validating webhooks).
+   */
+  admission?: InProcessAdmission;
   /** --service-account-issuer: the first issues tokens, all are accepted. Default https://kubernetes.default.svc.cluster.local. */
   serviceAccountIssuers?: string[];
   /** --service-account-signing-key-file. Default: sa.key in the data dir, generated (ECDSA P-256) when missing. */
@@ -113,6 +142,34 @@ export interface CapstanOptions {
   requestheaderGroupHeaders?: string[];
   /** --requestheader-extra-headers-prefix, e.g. X-Remote-Extra-. */
   requestheaderExtraHeadersPrefix?: string[];
+  /** --oidc-issuer-url (https): enables OpenID Connect tokens, with the --oidc-* settings below. */
+  oidcIssuerUrl?: string;
+  /** --oidc-client-id: the audience tokens must name (required with the issuer). */
+  oidcClientId?: string;
+  /** --oidc-ca-file: the CA bundle of the issuer's TLS; default the system roots. */
+  oidcCaFile?: string;
+  /** --oidc-username-claim (default sub), --oidc-username-prefix, --oidc-groups-claim, --oidc-groups-prefix. */
+  oidcUsernameClaim?: string;
+  oidcUsernamePrefix?: string;
+  oidcGroupsClaim?: string;
+  oidcGroupsPrefix?: string;
+  /** --oidc-required-claim key=value pairs. */
+  oidcRequiredClaims?: Record<string, string>;
+  /** --oidc-signing-algs (default RS256). */
+  oidcSigningAlgs?: string[];
+  /** --authentication-token-webhook-config-file: a kubeconfig naming a TokenReview webhook. */
+  authenticationTokenWebhookConfigFile?: string;
+  /** --authentication-token-webhook-version: v1beta1 (default) or v1. */
+  authenticationTokenWebhookVersion?: string;
+  /** --authentication-token-webhook-cache-ttl, seconds (default 120). */
+  authenticationTokenWebhookCacheTtlSeconds?: number;
+  /** --authorization-webhook-config-file: a kubeconfig naming the Webhook mode's SubjectAccessReview webhook. */
+  authorizationWebhookConfigFile?: string;
+  /** --authorization-webhook-version: v1beta1 (default) or v1. */
+  authorizationWebhookVersion?: string;
+  /** --authorization-webhook-cache-authorized-ttl / -unauthorized-ttl, seconds (defaults 300 and 30). */
+  authorizationWebhookCacheAuthorizedTtlSeconds?: number;
+  authorizationWebhookCacheUnauthorizedTtlSeconds?: number;
   /** --enable-bootstrap-token-auth: bootstrap tokens authenticate; their cleaner and the cluster-info signer run. */
   enableBootstrapTokenAuth?: boolean;
   /**
@@ -120,8 +177,15 @@ export interface CapstanOptions {
    * ConfigMap. The command line does; the library does not unless asked (as envtest, which runs no controller manager).
    */
   namespaceDefaults?: boolean;
+  /** Simulated nodes, kubelets, scheduler and workload controllers (--simulate-workloads); true: one node, kube-like delays. */
+  simulateWorkloads?: boolean | SimulationOptions;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
   watchCacheTuning?: { bookmarkIntervalMs?: number; maxQueuedEvents?: number };
+  /**
+   * The test controls (snapshots, faults, clock, recording, logical clusters): the handle's methods and the HTTP
+   * door under /capstan/v1/ (system:masters only). Library default true; the command line's --enable-test-controls.
+   */
+  enableTestControls?: boolean;
 }
 
 export interface Capstan {
@@ -142,6 +206,18 @@ export interface Capstan {
    * resolves once every one is Established and served (envtest's CRDInstallOptions).
    */
   installCRDs(sources: CrdSource | readonly CrdSource[], options?: InstallCrdsOptions): Promise<CustomResourceDefinition[]>;
+  /** The test controls (src/testing/controls.ts); undefined when enableTestControls is false. */
+  readonly controls: TestControls | undefined;
+  snapshot(): Promise<string>;
+  restore(id: string): Promise<void>;
+  reset(): Promise<void>;
+  fork(id?: string): Promise<ForkedServer>;
+  readonly faults: TestControls['faults'];
+  readonly clock: TestControls['clock'];
+  requests(query?: RequestQuery): RequestRecord[];
+  readonly recording: TestControls['recording'];
+  createCluster(name: string): Promise<LogicalCluster>;
+  deleteCluster(name: string): Promise<boolean>;
   /** Graceful stop: listeners, API, storage; removes the data dir when it was a temp dir made by startCapstan. */
   close(): Promise<void>;
 }
@@ -159,7 +235,22 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   const modes = options.authorizationMode && options.authorizationMode.length > 0 ? options.authorizationMode : ['AlwaysAllow'];
   const factories = { ...builtinAuthorizerFactories, ...options.authorizers };
   const modeErrors = validateAuthorizationModes(modes, Object.keys(factories));
+  // kube-apiserver's OIDC flag validation.
+  if (options.oidcIssuerUrl !== undefined || options.oidcClientId !== undefined) {
+    if (!options.oidcIssuerUrl || !options.oidcClientId) modeErrors.push('oidc-issuer-url and oidc-client-id must be specified together');
+    else if (!/^https:\/\//.test(options.oidcIssuerUrl)) modeErrors.push(`oidc-issuer-url (${options.oidcIssuerUrl}) must use https scheme`);
+  }
+  // kube-apiserver's BuiltInAuthorizationOptions.Validate.
+  if (modes.includes('Webhook') && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
+  if (!modes.includes('Webhook') && options.authorizationWebhookConfigFile) modeErrors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
+  for (const [flag, v] of [['--authentication-token-webhook-version', options.authenticationTokenWebhookVersion], ['--authorization-webhook-version', options.authorizationWebhookVersion]] as const) {
+    if (v !== undefined && v !== 'v1' && v !== 'v1beta1') modeErrors.push(`invalid ${flag.slice(2)} ${JSON.stringify(v)}, only v1 and v1beta1 are supported`);
+  }
   if (modeErrors.length > 0) throw new ConfigError(modeErrors.length === 1 ? modeErrors[0] : `[${modeErrors.join(', ')}]`);
+  const enablePlugins = options.enableAdmissionPlugins ?? [];
+  const disablePlugins = options.disableAdmissionPlugins ?? [];
+  const pluginErrors = validatePluginFlags(enablePlugins, disablePlugins);
+  if (pluginErrors.length > 0) throw new ConfigError(pluginErrors.length === 1 ? pluginErrors[0] : `[${pluginErrors.join(', ')}]`);
   let featureGates: Record<string, boolean>;
   try {
     featureGates = resolveFeatureGates(options.featureGates ?? {});
@@ -205,6 +296,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   return {
     modes,
     factories,
+    admissionPlugins: enabledPlugins(enablePlugins, disablePlugins),
     featureGates,
     anonymous,
     port,
@@ -314,6 +406,36 @@ function pkiFor(options: EnsurePkiOptions, temporary: boolean): Promise<EnsurePk
   return fresh;
 }
 
+function need(controls: TestControls | undefined): TestControls {
+  if (!controls) throw new Error('the test controls are off (enableTestControls: false)');
+  return controls;
+}
+
+/** Stands in for a group of controls when they are off: every method throws. */
+function controlsOff<T extends object>(): T {
+  return new Proxy({} as T, { get: (_t, name) => (typeof name === 'string' ? () => need(undefined) : undefined) });
+}
+
+/** A second server on memory storage holding the snapshot's objects (its own temp dir, port and PKI reuse). */
+async function startFork(parent: CapstanOptions, snapshot: StorageSnapshot, log: Logger): Promise<ForkedServer> {
+  const child = await startCapstan({
+    ...parent,
+    logger: log,
+    storageBackend: 'memory',
+    dataDir: undefined,
+    port: 0,
+    plainHttpPort: undefined,
+    tlsCertFile: undefined,
+    tlsPrivateKeyFile: undefined,
+    openStorage: async () => {
+      const storage = createMemoryStorage();
+      await storage.restore(snapshot);
+      return storage;
+    },
+  });
+  return { url: child.url, kubeconfig: child.kubeconfig, kubeconfigPath: child.kubeconfigPath, close: () => child.close() };
+}
+
 export async function startCapstan(options: CapstanOptions = {}): Promise<Capstan> {
   const startedAt = performance.now();
   const log = options.logger ?? createLogger({ verbosity: options.logLevel ?? -1 });
@@ -328,7 +450,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -346,6 +468,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         tlsPrivateKeyFile: options.tlsPrivateKeyFile,
       }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
       options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
+      options.oidcCaFile ? readRequired(options.oidcCaFile, 'OIDC CA file') : Promise.resolve(undefined),
+      options.authenticationTokenWebhookConfigFile ? webhookTargetFromKubeconfig(options.authenticationTokenWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
+      options.authorizationWebhookConfigFile ? webhookTargetFromKubeconfig(options.authorizationWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
     ] as const);
     const tokenIssuer = createTokenIssuer(saKeys, options.serviceAccountIssuers ?? [DEFAULT_ISSUER], options.apiAudiences ?? []);
     const { pki, generated } = pkiResult;
@@ -383,6 +508,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator: { authenticate: (req) => tokenAuthenticator!.authenticate(req) }, apiAudiences: tokenIssuer.apiAudiences },
       storeWrappers: new Map([
         ...rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
+        ['/pods', podSubresourcesWrapper(() => registry)],
         ['/serviceaccounts', tokenRequestWrapper(() => ({ issuer: tokenIssuer, registry, maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds }))],
       ]),
     });
@@ -391,11 +517,45 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const tokenAuthenticators = [
       ...(options.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator(registry)] : []),
       serviceAccountAuthenticator({ issuer: tokenIssuer, registry }),
+      ...(options.oidcIssuerUrl && options.oidcClientId
+        ? [
+            oidcAuthenticator({
+              issuerUrl: options.oidcIssuerUrl,
+              clientId: options.oidcClientId,
+              caPem: oidcCa,
+              usernameClaim: options.oidcUsernameClaim,
+              usernamePrefix: options.oidcUsernamePrefix,
+              groupsClaim: options.oidcGroupsClaim,
+              groupsPrefix: options.oidcGroupsPrefix,
+              requiredClaims: options.oidcRequiredClaims,
+              signingAlgs: options.oidcSigningAlgs,
+            }),
+          ]
+        : []),
+      ...(tokenWebhookTarget
+        ? [tokenWebhookAuthenticator({ target: tokenWebhookTarget, version: options.authenticationTokenWebhookVersion ?? 'v1beta1', cacheTtlMs: (options.authenticationTokenWebhookCacheTtlSeconds ?? 120) * 1000 })]
+        : []),
     ];
     const authenticator = buildAuthenticator({ clientCertificates: true, requestHeader, clientCaPems: userClientCaPems, tokenFile, tokenAuthenticators, anonymous: cfg.anonymous });
     // TokenReview's: the bearer token authenticators only (client certificates play no part).
     tokenAuthenticator = buildAuthenticator({ clientCertificates: false, tokenFile, tokenAuthenticators, anonymous: false });
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy });
+    const webhook = authzWebhookTarget
+      ? {
+          target: authzWebhookTarget,
+          version: options.authorizationWebhookVersion ?? 'v1beta1',
+          authorizedTtlMs: (options.authorizationWebhookCacheAuthorizedTtlSeconds ?? 300) * 1000,
+          unauthorizedTtlMs: (options.authorizationWebhookCacheUnauthorizedTtlSeconds ?? 30) * 1000,
+        }
+      : undefined;
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook });
+    const admissionConfigs = options.admissionControlConfigFile
+      ? await readAdmissionConfigFile(options.admissionControlConfigFile).catch((e: Error) => Promise.reject(new ConfigError(`failed to read plugin config: ${e.message}`)))
+      : undefined;
+    const admission = await buildChain(cfg.admissionPlugins, PLUGIN_FACTORIES, { registry, authorizer, inProcess: options.admission }, admissionConfigs);
+    cleanups.push(async () => {
+      admission.close();
+      closeWebhookConnections();
+    });
 
     // What clients trust (kubeconfigs, kube-root-ca.crt, cluster-info): the CA and, with a certificate of the
     // caller's, its chain too (Go accepts a leaf found among the roots).
@@ -413,6 +573,11 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
     });
     cleanups.push(() => controlPlane.stop());
+    if (options.simulateWorkloads) {
+      const { startSimulation } = await import('../controllers/simulation/index.ts');
+      const simulation = await startSimulation(registry, options.simulateWorkloads === true ? {} : options.simulateWorkloads);
+      cleanups.push(() => simulation.stop());
+    }
     // RBAC's informers start after the defaults are in place, so the first request already sees them.
     if (cfg.modes.includes('RBAC')) await rbacPolicy().synced();
     const namespacesReady = namedCheck('poststarthook/start-system-namespaces-controller', () => {
@@ -438,11 +603,54 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       }),
       logger: log,
       dataDir,
+      admission,
     });
     cleanups.push(() => api.close());
 
+    // The test controls; their url and kubeconfigs are known once the listener is up (before any request).
+    let servedUrl = '';
+    let kubeconfigFor: (server: string) => string = () => '';
+    const controls =
+      options.enableTestControls === false
+        ? undefined
+        : createTestControls({
+            storage,
+            registry,
+            controlPlane,
+            log,
+            url: () => servedUrl,
+            kubeconfigFor: (server) => kubeconfigFor(server),
+            fork: (snapshot) => startFork(options, snapshot, log),
+            buildCluster: async () => {
+              const clusterStorage = createMemoryStorage();
+              const clusterRegistry = await createRegistry({
+                storage: clusterStorage,
+                runtimeConfig: cfg.runtimeConfig,
+                featureGates: cfg.featureGates,
+                watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
+                reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
+              });
+              const clusterPlane = await startControlPlane(clusterRegistry, { bootstrap: { advertiseAddress: advertiseAddressFor(cfg.bindAddress), onError: () => {} } });
+              const clusterApi = await createApi({ registry: clusterRegistry, featureGates: cfg.featureGates, minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds, logger: log, dataDir });
+              return {
+                api: clusterApi,
+                async close() {
+                  await clusterPlane.stop();
+                  await clusterApi.close();
+                  await clusterRegistry.close();
+                  await clusterStorage.close();
+                },
+              };
+            },
+          });
+    if (controls) cleanups.push(() => controls.internals.close());
+    const hooks = controls ? testControlHooks(controls, controls.internals, { httpDoor: true }) : undefined;
+
     let shuttingDown = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
+    // Memory grown under load goes back to the system once requests have stopped for a few seconds.
+    const idleRelease = createIdleRelease({ idleMs: IDLE_RELEASE_MS, onRelease: (ms) => log.v(4, 'released memory after a busy period', { gcMs: Math.round(ms) }) });
+    cleanups.push(async () => idleRelease.close());
     const metrics = createServerMetrics(() => registry.storedObjectCounts());
     let audit;
     try {
@@ -465,7 +673,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       }
     }
     const maxInFlight = cfg.enablePriorityAndFairness ? undefined : { readOnly: cfg.maxRequestsInflight, mutating: cfg.maxMutatingRequestsInflight };
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, audit, flowControl, maxInFlight });
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks, audit, flowControl, maxInFlight });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
@@ -506,6 +714,10 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const kubeconfig = renderKubeconfig({ server: url, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
     await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
+    servedUrl = url;
+    kubeconfigFor = (server) => renderKubeconfig({ server, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
+    // reset() returns here: everything start-up made (system namespaces, bootstrap objects, stored CRDs).
+    await controls?.internals.markBaseline();
 
     log.info('Capstan serving', {
       url,
@@ -531,6 +743,17 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       clientKey: pki.admin.keyPem,
       dataDir,
       installCRDs: (sources, installOptions) => installCrds(registry, sources, installOptions),
+      controls,
+      snapshot: async () => need(controls).snapshot(),
+      restore: async (id) => need(controls).restore(id),
+      reset: async () => need(controls).reset(),
+      fork: async (id) => need(controls).fork(id),
+      faults: controls?.faults ?? controlsOff<TestControls['faults']>(),
+      clock: controls?.clock ?? controlsOff<TestControls['clock']>(),
+      requests: (query) => need(controls).requests(query),
+      recording: controls?.recording ?? controlsOff<TestControls['recording']>(),
+      createCluster: async (name) => need(controls).createCluster(name),
+      deleteCluster: async (name) => need(controls).deleteCluster(name),
       close: () =>
         (closing ??= (async () => {
           shuttingDown = true;

@@ -23,6 +23,8 @@ export interface CrdController {
   synced(): Promise<void>;
   /** Resolves once every CRD event seen so far is processed (tests; installCRDs waits on conditions instead). */
   idle(): Promise<void>;
+  /** Checks every stored and every served CRD again (after a restore of the test controls); resolves when done. */
+  resync(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -290,6 +292,12 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
       await initial;
     },
     idle: () => queue.idle(),
+    async resync() {
+      const names = new Set(served.keys());
+      for (const item of (await crdStore()?.list(ctx, {}))?.items ?? []) names.add(item.metadata.name ?? '');
+      for (const name of names) queue.enqueue(name);
+      await queue.idle();
+    },
     async stop() {
       await queue.stop();
     },

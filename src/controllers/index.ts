@@ -16,6 +16,7 @@ import { startNamespaceController, type NamespaceController } from './namespace.
 import { startPodTermination } from './pod-termination.ts';
 import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
+import { startQuotaController } from './resource-quota.ts';
 
 export interface ControlPlaneOptions {
   /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
@@ -51,6 +52,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   const podTermination = startPodTermination(registry);
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
   const aggregation = startClusterRoleAggregation(registry);
+  const quotas = startQuotaController(registry);
   // The default admin, edit and view roles are aggregated before the server answers anyone.
   if (options.rbacBootstrapPolicy) await aggregation?.idle();
   const namespaceDefaults = options.namespaceDefaults === false ? undefined : startNamespaceDefaults(registry, options.namespaceDefaults ?? {});
@@ -70,6 +72,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       aggregation?.stop();
       await bootstrap?.stop();
       await namespaces.stop();
+      quotas.stop();
     },
   };
 }

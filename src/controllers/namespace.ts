@@ -3,6 +3,7 @@
 // stores, reports progress in status.conditions as kube does, and when nothing is left removes the "kubernetes"
 // finalizer through the finalize subresource, which deletes the namespace.
 
+import { clockDate } from '../apis/clock.ts';
 import { isStatusError } from '../apis/errors.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
 import type { KubeObject, Registry, RequestContext, ResourceStore } from '../registry/types.ts';
@@ -58,7 +59,7 @@ interface ContentReport {
 }
 
 function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return clockDate().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** The conditions for this pass: failures where something is wrong, kube's "ok" variant otherwise. */

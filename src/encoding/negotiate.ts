@@ -88,6 +88,11 @@ export interface NegotiatedMediaType {
 export interface NegotiationRestrictions {
   /** Whether the endpoint serves Table/PartialObjectMetadata transforms (false for errors and non-resource responses). */
   allowTransform: boolean;
+  /**
+   * The media types an untransformed object may be served in, when fewer than all (kube's StandardSerializers:
+   * custom resources have no protobuf of their own but serve PartialObjectMetadata in protobuf).
+   */
+  untransformed?: readonly string[];
 }
 
 const META_GROUP = 'meta.k8s.io';
@@ -138,6 +143,7 @@ function acceptOptions(params: Record<string, string>, mediaType: string, restri
     }
   }
   if (!transformAllowed(mediaType, convert, restrictions)) return undefined;
+  if (!convert && restrictions.untransformed && !restrictions.untransformed.includes(mediaType)) return undefined;
   return { mediaType, pretty, convert, stream };
 }
 

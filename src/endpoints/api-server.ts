@@ -28,14 +28,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     checkSchema: (obj: KubeObject, def: ResourceDefinition) => checkAgainstSchema(obj, def),
     // The patch and apply engines load on first use (start-up time).
     applyPatch: async (patchType, current, patch, def, patchOptions) => (await import('../patch/index.ts')).applyPatch(patchType, current, patch, def, patchOptions),
-    applyServerSide: async (request) => (await import('../apply/index.ts')).serverSideApply(request),
+    applyServerSide: async (request) => {
+      const apply = await import('../apply/index.ts');
+      await apply.prepareApplyBody(request.patch);
+      return apply.serverSideApply(request);
+    },
     logger,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     watchListEnabled: options.featureGates.WatchList === true,
     responseCompression: options.featureGates.APIResponseCompression !== false,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
+    admission: options.admission,
   };
-  const pathHandlers = [createDiscoveryHandler(registry), lazyOpenApiHandler(registry)];
+  const pathHandlers = [createDiscoveryHandler(registry, { compress: deps.responseCompression }), lazyOpenApiHandler(registry)];
   if (options.openIdMetadata) pathHandlers.push(openIdMetadataHandler(options.openIdMetadata));
   const handle = createRequestHandler(deps, pathHandlers);
   return {

@@ -7,7 +7,8 @@ import { JsonSyntaxError, scanJson } from '../encoding/json.ts';
 import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
-import { YamlSyntaxError, parseYaml, yamlDuplicateError } from '../encoding/yaml.ts';
+import { YamlSyntaxError, yamlDuplicateError } from '../encoding/yaml.ts';
+import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
 import { noteRequestBody } from '../server/audit/request-notes.ts';
 import type { HttpRequest } from '../server/types.ts';
 
@@ -132,12 +133,17 @@ function unrecognized(kind: string, reason: string, data: Buffer): StatusError {
   return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${reason} (${summarizeData(data)})`);
 }
 
+/** Readies a body for parseBody: YAML is parsed now, off the event loop when large. */
+export async function prepareBody(data: Buffer, format: BodyFormat): Promise<void> {
+  if (format === 'yaml') await prepareYaml(data.toString('utf8'));
+}
+
 /** Parses the body per its format; syntax errors are 400 worded as kube's decoder words them. */
 export function parseBody(data: Buffer, format: BodyFormat, expectedKind: string): RawBody {
   const text = data.toString('utf8');
   if (format === 'yaml') {
     try {
-      const parsed = parseYaml(text);
+      const parsed = readYaml(text);
       return { value: parsed.value, format, duplicateErrors: [], yamlDuplicates: parsed.duplicates };
     } catch (e) {
       if (e instanceof YamlSyntaxError) throw unrecognized(expectedKind, e.message, data);
@@ -170,9 +176,10 @@ function envelopeKind(env: Envelope, expected: GroupVersionKind): GroupVersionKi
 /**
  * protobuf.Serializer.Decode: the envelope (kube's errors for an empty body, a wrong magic, truncated bytes),
  * then the object's message when its kind has one. A kind without a message decodes to its type meta only,
- * for the kind checks to refuse it as kube's scheme does.
+ * for the kind checks to refuse it as kube's scheme does. Custom resources (unstructured) cannot be read from
+ * protobuf at all: kube's decoder refuses them once the envelope is read.
  */
-export function parseProtobufBody(data: Buffer, expected: GroupVersionKind): RawBody {
+export function parseProtobufBody(data: Buffer, expected: GroupVersionKind, custom = false): RawBody {
   let env: Envelope;
   try {
     env = decodeEnvelope(data);
@@ -181,6 +188,10 @@ export function parseProtobufBody(data: Buffer, expected: GroupVersionKind): Raw
     throw e;
   }
   const gvk = envelopeKind(env, expected);
+  if (custom) {
+    // errNotMarshalable of k8s.io/apimachinery/pkg/runtime/serializer/protobuf, through transformDecodeError.
+    throw badRequest(`${gvk.kind} in version ${JSON.stringify(gvk.version)} cannot be handled as a ${expected.kind}: object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded`);
+  }
   const definition = protobufDefinition(gvString(gvk.group, gvk.version), gvk.kind);
   let value: Record<string, unknown> = {};
   if (env.kind !== '') value.kind = env.kind;

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { decodeProtobufObject } from '../encoding/protobuf/envelope.ts';
 import { gunzipSync } from 'node:zlib';
 import { createDiscoveryHandler, negotiateDiscovery } from './discovery.ts';
 import {
@@ -283,24 +284,26 @@ test('custom resources: listed as apiextensions lists them (status before scale,
 });
 
 test('negotiation: aggregated only for an APIGroupDiscoveryList clause ranked before plain JSON', () => {
-  assert.deepEqual(negotiateDiscovery(KUBECTL_ACCEPT, true), { aggregated: 'v2', pretty: false });
+  assert.deepEqual(negotiateDiscovery(KUBECTL_ACCEPT, true), { aggregated: 'v2', mediaType: 'application/json', pretty: false });
   assert.deepEqual(negotiateDiscovery(KUBECTL_ACCEPT, false), { legacy: 'application/json', pretty: false });
   assert.deepEqual(negotiateDiscovery(`application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList`, true), {
     aggregated: 'v2beta1',
+    mediaType: 'application/json',
     pretty: false,
   });
   assert.deepEqual(negotiateDiscovery(`application/json, ${AGGREGATED_V2}`, true), { legacy: 'application/json', pretty: false });
-  // Protobuf is not served: its aggregated clause is skipped for the JSON one.
+  // Aggregated discovery in protobuf when asked for first.
   assert.deepEqual(
     negotiateDiscovery(`application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,${AGGREGATED_V2}`, true),
-    { aggregated: 'v2', pretty: false },
+    { aggregated: 'v2', mediaType: 'application/vnd.kubernetes.protobuf', pretty: false },
   );
   assert.deepEqual(negotiateDiscovery('application/json;as=Table;g=meta.k8s.io;v=v1, application/yaml', true), {
     legacy: 'application/yaml',
     pretty: false,
   });
   assert.deepEqual(negotiateDiscovery(undefined, true), { legacy: 'application/json', pretty: false });
-  assert.equal(negotiateDiscovery('application/vnd.kubernetes.protobuf', true), undefined);
+  assert.deepEqual(negotiateDiscovery('application/vnd.kubernetes.protobuf', true), { legacy: 'application/vnd.kubernetes.protobuf', pretty: false });
+  assert.equal(negotiateDiscovery('text/html', true), undefined);
   assert.equal(negotiateDiscovery(`application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList`, true), undefined);
 });
 
@@ -384,17 +387,37 @@ test('HTTP: legacy group, version and YAML documents; unknown paths and other me
 test('HTTP: 406 Status when no acceptable media type is asked for', async () => {
   const server = await serve(createDiscoveryHandler(smallRegistry()));
   try {
-    const r = await server.get('/apis/apps/v1', { Accept: 'application/vnd.kubernetes.protobuf' });
+    const r = await server.get('/apis/apps/v1', { Accept: 'text/html' });
     assert.equal(r.status, 406);
     assert.deepEqual(JSON.parse(r.text), {
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: 'only the following media types are accepted: application/json, application/yaml',
+      message: 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
       reason: 'NotAcceptable',
       code: 406,
     });
+  } finally {
+    await server.close();
+  }
+});
+
+test('HTTP: legacy and aggregated documents in protobuf decode to the JSON ones', async () => {
+  const server = await serve(createDiscoveryHandler(smallRegistry()));
+  try {
+    const pb = 'application/vnd.kubernetes.protobuf';
+    for (const path of ['/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1']) {
+      const r = await server.get(path, { Accept: pb });
+      assert.equal(r.status, 200, path);
+      assert.equal(r.headers['content-type'], pb, path);
+      assert.deepEqual(decodeProtobufObject(r.body), JSON.parse((await server.get(path, { Accept: 'application/json' })).text), path);
+    }
+    const aggregated = await server.get('/apis', { Accept: `${pb};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList` });
+    assert.equal(aggregated.headers['content-type'], `${pb};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`);
+    const json = JSON.parse((await server.get('/apis', { Accept: AGGREGATED_V2 })).text) as Record<string, unknown>;
+    // Go's APIGroupDiscoveryList holds ListMeta as a value: {} in JSON, an empty message here.
+    assert.deepEqual(decodeProtobufObject(aggregated.body), json);
   } finally {
     await server.close();
   }
@@ -416,6 +439,15 @@ test('HTTP: documents above 128 KiB are gzipped for clients that accept it', asy
     assert.equal(small.headers['content-encoding'], undefined);
   } finally {
     await server.close();
+  }
+  // --feature-gates=APIResponseCompression=false
+  const uncompressed = await serve(createDiscoveryHandler(fixtureRegistry(many), { compress: false }));
+  try {
+    const r = await uncompressed.get('/apis', { Accept: AGGREGATED_V2, 'Accept-Encoding': 'gzip' });
+    assert.ok(r.body.length > 128 * 1024);
+    assert.equal(r.headers['content-encoding'], undefined);
+  } finally {
+    await uncompressed.close();
   }
 });
 

@@ -4,7 +4,8 @@
 
 import { notAcceptable } from '../apis/errors.ts';
 import { encodeJson } from '../encoding/json.ts';
-import { negotiateOutput, parseAccept, prettyRequested, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
+import { JSON_MEDIA_TYPE, negotiateOutput, parseAccept, prettyRequested, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
+import { encodeProtobufObject } from '../encoding/protobuf/envelope.ts';
 import { encodeYaml } from '../encoding/yaml.ts';
 import type { Registry, ResourceDefinition } from '../registry/types.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
@@ -22,17 +23,17 @@ import { API_GZIP_THRESHOLD, encodedDocument, queryOf, serveDocument, serveStatu
 /** Answers the request and resolves true when it is one of this handler's paths; false leaves it to others. */
 export type ApiPathHandler = (req: HttpRequest, res: HttpResponse, info: RequestInfo) => Promise<boolean>;
 
-/** How a document is written: JSON (compact or indented) or YAML. */
-type Encoding = 'json' | 'pretty' | 'yaml';
-type Negotiated = { aggregated: AggregatedVersion; pretty: boolean } | { legacy: string; pretty: boolean };
+/** How a document is written: JSON (compact or indented), YAML or protobuf. */
+type Encoding = 'json' | 'pretty' | 'yaml' | 'protobuf';
+type Negotiated = { aggregated: AggregatedVersion; mediaType: string; pretty: boolean } | { legacy: string; pretty: boolean };
 
 const AGGREGATED_GROUP = 'apidiscovery.k8s.io';
 const AGGREGATED_KIND = 'APIGroupDiscoveryList';
 
 /**
  * Picks the response format as kube's discovery wrapper does: a clause asking for APIGroupDiscoveryList
- * (v2 or v2beta1, JSON) selects aggregated discovery where it is served (/api and /apis); otherwise the legacy
- * documents are negotiated like any non-resource response (JSON or YAML, no conversions).
+ * (v2 or v2beta1, JSON or protobuf) selects aggregated discovery where it is served (/api and /apis); otherwise
+ * the legacy documents are negotiated like any non-resource response (JSON, YAML or protobuf, no conversions).
  */
 export function negotiateDiscovery(accept: string | undefined, aggregatedAllowed: boolean): Negotiated | undefined {
   if (aggregatedAllowed && accept) {
@@ -40,25 +41,27 @@ export function negotiateDiscovery(accept: string | undefined, aggregatedAllowed
       const { g, v, as } = clause.params;
       if (g === undefined && v === undefined && as === undefined) {
         // An acceptable plain clause ranked first wins over a later aggregated one.
-        if (negotiateOutput(`${clause.type}/${clause.subType}`, { allowTransform: false })) break;
+        if (negotiateOutput(`${clause.type}/${clause.subType}`, { allowTransform: false }, PROTOBUF_SERVED_MEDIA_TYPES)) break;
         continue;
       }
-      const json = (clause.type === 'application' || clause.type === '*') && (clause.subType === 'json' || clause.subType === '*');
-      if (json && g === AGGREGATED_GROUP && as === AGGREGATED_KIND && (v === 'v2' || v === 'v2beta1')) {
-        return { aggregated: v, pretty: clause.params.pretty === '1' };
+      const application = clause.type === 'application' || clause.type === '*';
+      const mediaType = clause.subType === 'vnd.kubernetes.protobuf' ? PROTOBUF_MEDIA_TYPE : clause.subType === 'json' || clause.subType === '*' ? JSON_MEDIA_TYPE : undefined;
+      if (application && mediaType && g === AGGREGATED_GROUP && as === AGGREGATED_KIND && (v === 'v2' || v === 'v2beta1')) {
+        return { aggregated: v, mediaType, pretty: clause.params.pretty === '1' };
       }
     }
   }
-  const media = negotiateOutput(accept, { allowTransform: false }, SERVED_MEDIA_TYPES);
+  const media = negotiateOutput(accept, { allowTransform: false }, PROTOBUF_SERVED_MEDIA_TYPES);
   return media ? { legacy: media.mediaType, pretty: media.pretty } : undefined;
 }
 
 function encode(value: unknown, encoding: Encoding): EncodedDocument {
+  if (encoding === 'protobuf') return encodedDocument(Buffer.from(encodeProtobufObject(value)));
   return encodedDocument(encoding === 'yaml' ? encodeYaml(value) : encodeJson(value, encoding === 'pretty'));
 }
 
-function aggregatedContentType(version: AggregatedVersion): string {
-  return `application/json;g=${AGGREGATED_GROUP};v=${version};as=${AGGREGATED_KIND}`;
+function aggregatedContentType(mediaType: string, version: AggregatedVersion): string {
+  return `${mediaType};g=${AGGREGATED_GROUP};v=${version};as=${AGGREGATED_KIND}`;
 }
 
 /** host:port the client reached us on, as net.JoinHostPort writes it (kube uses its advertise address). */
@@ -97,7 +100,9 @@ function targetOf(info: RequestInfo): Target | undefined {
   return undefined;
 }
 
-export function createDiscoveryHandler(registry: Registry): ApiPathHandler {
+/** `compress`: the APIResponseCompression feature gate (kube writes discovery through the same response writers). */
+export function createDiscoveryHandler(registry: Registry, options: { compress?: boolean } = {}): ApiPathHandler {
+  const gzipAbove = options.compress === false ? undefined : API_GZIP_THRESHOLD;
   // Encoded documents of the current registry state; null marks "no such document" (404) so misses are cached too.
   let cache = new Map<DocumentKey, EncodedDocument | null>();
   let defsSnapshot: readonly ResourceDefinition[] | undefined;
@@ -134,7 +139,7 @@ export function createDiscoveryHandler(registry: Registry): ApiPathHandler {
     if (target.kind === 'resourceList' && !defs().some((d) => d.group === target.group && d.version === target.version)) return false;
 
     if (!negotiated) {
-      serveStatus(res, notAcceptable([...SERVED_MEDIA_TYPES]));
+      serveStatus(res, notAcceptable([...PROTOBUF_SERVED_MEDIA_TYPES]));
       return true;
     }
     const query = queryOf(req);
@@ -144,19 +149,20 @@ export function createDiscoveryHandler(registry: Registry): ApiPathHandler {
     if ('aggregated' in negotiated) {
       const scope = target.kind === 'apiVersions' ? 'api' : 'apis';
       const version = negotiated.aggregated;
-      const doc = cached(`aggregated:${scope}:${version}`, () => aggregatedDiscoveryDocument(defs(), scope, version), pretty ? 'pretty' : 'json');
+      const encoding: Encoding = negotiated.mediaType === PROTOBUF_MEDIA_TYPE ? 'protobuf' : pretty ? 'pretty' : 'json';
+      const doc = cached(`aggregated:${scope}:${version}`, () => aggregatedDiscoveryDocument(defs(), scope, version), encoding);
       if (!doc) return false;
       serveDocument(req, res, doc, {
-        contentType: aggregatedContentType(version),
+        contentType: aggregatedContentType(negotiated.mediaType, version),
         headers: { Vary: 'Accept', 'Cache-Control': 'public' },
         etag: true,
-        gzipAbove: API_GZIP_THRESHOLD,
+        gzipAbove,
       });
       return true;
     }
 
     const mediaType = negotiated.legacy;
-    const format: Encoding = mediaType === YAML_MEDIA_TYPE ? 'yaml' : pretty ? 'pretty' : 'json';
+    const format: Encoding = mediaType === YAML_MEDIA_TYPE ? 'yaml' : mediaType === PROTOBUF_MEDIA_TYPE ? 'protobuf' : pretty ? 'pretty' : 'json';
     let doc: EncodedDocument | null;
     switch (target.kind) {
       case 'apiVersions': {
@@ -179,7 +185,7 @@ export function createDiscoveryHandler(registry: Registry): ApiPathHandler {
         break;
     }
     if (!doc) return false;
-    serveDocument(req, res, doc, { contentType: mediaType, gzipAbove: API_GZIP_THRESHOLD });
+    serveDocument(req, res, doc, { contentType: mediaType, gzipAbove });
     return true;
   };
 }

@@ -1,6 +1,7 @@
 // The field manager of non-apply writes: records each create, update and patch in metadata.managedFields under the
 // request's manager, as kube-apiserver's handlers do around every write.
 
+import { clockDate } from '../apis/clock.ts';
 import type { KubeObject, RequestContext, ResourceDefinition } from '../registry/types.ts';
 
 type ApplyEngine = typeof import('../apply/index.ts');
@@ -12,7 +13,7 @@ export async function loadManagedFieldsEngine(): Promise<void> {
 }
 
 function nowRfc3339(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return clockDate().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 export function managedFieldsTracker(def: ResourceDefinition, manager: string): NonNullable<RequestContext['trackManagedFields']> {

@@ -28,7 +28,9 @@ export interface ResolvedRoute {
 export type RouteResult = ResolvedRoute | { kind: 'error'; error: StatusError } | { kind: 'plain-not-found' };
 
 /** Subresources served here; others that a definition lists are answered as kube answers without nodes. */
-const SERVED_SUBRESOURCES = new Set(['status', 'scale', 'token']);
+// approval: CertificateSigningRequests' (its strategy is the type's); binding and eviction: pods' (created through
+// the store's createSubresource).
+const SERVED_SUBRESOURCES = new Set(['status', 'scale', 'token', 'approval', 'binding', 'eviction']);
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
 function hasLegacyWatchSegment(info: RequestInfo): boolean {

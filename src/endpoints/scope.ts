@@ -9,6 +9,8 @@ import type { KubeObject, Registry, RequestContext, ResourceDefinition, Resource
 import type { RequestInfo } from './request-info.ts';
 import type { Responder } from './respond.ts';
 import type { GroupVersionKind } from './body.ts';
+import type { AdmissionChain } from '../admission/types.ts';
+import { admissionHooks, type AdmissionRequestInfo } from '../admission/request.ts';
 
 /** checkAgainstSchema: type errors (fatal) and the paths of fields the schema does not know. */
 export type SchemaCheck = (obj: KubeObject, def: ResourceDefinition) => { fatal?: StatusError; unknownFields: string[] };
@@ -53,6 +55,8 @@ export interface EndpointDeps {
   readonly watchListEnabled: boolean;
   /** A watcher whose unsent bytes exceed this is dropped (slow client). */
   readonly maxWatchBufferBytes: number;
+  /** The admission chain writes run through (absent: no admission). */
+  readonly admission?: AdmissionChain;
   /** The APIResponseCompression feature gate (gzip of large responses). */
   readonly responseCompression: boolean;
 }
@@ -81,8 +85,14 @@ export function groupResource(def: ResourceDefinition): { group: string; resourc
 
 /** The per-request context the store, strategies and admission see. */
 /** The store's view of a request. `trackManagedFields`: record a non-apply write under fieldManager. */
-export function requestContext(scope: Scope, extra: { dryRun?: boolean; fieldManager?: string; trackManagedFields?: boolean } = {}): RequestContext {
+export function requestContext(
+  scope: Scope,
+  extra: { dryRun?: boolean; fieldManager?: string; trackManagedFields?: boolean; admission?: boolean; deleteOptions?: Record<string, unknown> } = {},
+): RequestContext {
+  const hooks = extra.admission && scope.deps.admission ? admissionHooks(scope.deps.admission, admissionInfo(scope, extra)) : undefined;
   const ctx: RequestContext = {
+    admit: hooks?.admit,
+    validate: hooks?.validate,
     user: scope.user,
     namespace: scope.def.namespaced ? scope.namespace : '',
     dryRun: extra.dryRun ?? false,
@@ -95,10 +105,26 @@ export function requestContext(scope: Scope, extra: { dryRun?: boolean; fieldMan
   return ctx;
 }
 
+/** What admission is told about the request of a scope. */
+export function admissionInfo(scope: Scope, extra: { dryRun?: boolean; fieldManager?: string; deleteOptions?: Record<string, unknown> }): AdmissionRequestInfo {
+  return {
+    def: scope.def,
+    subresource: scope.subresource,
+    kind: scope.kind,
+    user: scope.user,
+    namespace: scope.def.namespaced ? scope.namespace : '',
+    dryRun: extra.dryRun ?? false,
+    fieldManager: extra.fieldManager,
+    warnings: scope.r.warnings,
+    signal: scope.signal,
+    deleteOptions: extra.deleteOptions,
+  };
+}
+
 /** The context of a write that records itself in managedFields (loads the apply engine on first use). */
 export async function writeContext(scope: Scope, extra: { dryRun?: boolean; fieldManager?: string }): Promise<RequestContext> {
   await loadManagedFieldsEngine();
-  return requestContext(scope, { ...extra, trackManagedFields: true });
+  return requestContext(scope, { ...extra, trackManagedFields: true, admission: true });
 }
 
 /** Errors kube's go-restful router answers itself, rendered through kube's generic server response. */

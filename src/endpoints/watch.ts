@@ -1,6 +1,6 @@
 // Serving a watch: a chunked (HTTP/1.1) or data-framed (HTTP/2) stream of newline-terminated JSON
-// WatchEvents or length-prefixed protobuf ones, each event encoded once per representation and shared by
-// every watcher that sends it.
+// WatchEvents or length-prefixed protobuf ones, or one WebSocket message per event (Upgrade: websocket), each
+// event encoded once per representation and shared by every watcher that sends it.
 // The stream ends at the timeout, when the client goes away, when the store ends it, or when the
 // client reads too slowly.
 
@@ -9,6 +9,8 @@ import { encodeJson } from '../encoding/json.ts';
 import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_STREAM_MEDIA_TYPES, SERVED_STREAM_MEDIA_TYPES, type NegotiatedMediaType } from '../encoding/negotiate.ts';
 import { encodeWatchFrame } from '../encoding/protobuf/watch-frames.ts';
 import { servesProtobuf } from './handlers/common.ts';
+import { acceptWebSocket, isWebSocketRequest, NORMAL_CLOSE_FRAME, readClientFrames, webSocketMessage } from './websocket.ts';
+import type { Duplex } from 'node:stream';
 import type { KubeObject, WatchEvent } from '../registry/types.ts';
 import type { HttpResponse } from '../server/types.ts';
 import type { ParsedListOptions } from './options.ts';
@@ -83,6 +85,22 @@ export function encodeWatchChunk(scope: Pick<Scope, 'def'>, event: WatchEvent, e
 
 const CRLF = Buffer.from('\r\n', 'latin1');
 
+/** The event's bytes without the stream framing: JSON text, or the WatchEvent message without its length prefix. */
+function unframed(bytes: Uint8Array, encoding: WatchEncoding): Uint8Array {
+  return encoding.mediaType === PROTOBUF_MEDIA_TYPE ? bytes.subarray(4) : bytes;
+}
+
+/** The event as one WebSocket message (text for JSON, binary for protobuf), memoized next to its bytes. */
+export function encodeWatchWebSocketMessage(scope: Pick<Scope, 'def'>, event: WatchEvent, encoding: WatchEncoding, noHeaders: boolean, keys = watchMemoKeys(encoding, noHeaders)): Uint8Array {
+  const key = `${keys.event};websocket`;
+  const memo = event.encoded?.get(key);
+  if (memo) return memo;
+  const bytes = encodeWatchEvent(scope, event, encoding, noHeaders, keys.event);
+  const message = webSocketMessage(unframed(bytes, encoding), encoding.mediaType === PROTOBUF_MEDIA_TYPE);
+  event.encoded!.set(key, message);
+  return message;
+}
+
 /** The memo keys of one watcher's encoding (computed once per stream, not once per event). */
 export function watchMemoKeys(encoding: WatchEncoding, noHeaders: boolean): { event: string; chunk: string } {
   const event = memoKey(encoding, noHeaders);
@@ -105,8 +123,9 @@ function errorEvent(err: unknown): WatchEvent {
 
 /** Streams a watch until it ends; resolves when the response is finished. Errors before the first byte throw. */
 export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: NegotiatedMediaType): Promise<void> {
-  // NegotiateOutputMediaTypeStream: JSON, and protobuf for kinds with a protobuf message.
-  const protobuf = servesProtobuf(scope);
+  // NegotiateOutputMediaTypeStream: JSON, and protobuf for kinds with a protobuf message (for custom resources,
+  // negotiation let protobuf through for PartialObjectMetadata only).
+  const protobuf = servesProtobuf(scope) || scope.def.custom;
   if (media.mediaType !== JSON_MEDIA_TYPE && !(protobuf && media.mediaType === PROTOBUF_MEDIA_TYPE)) {
     throw notAcceptable([...(protobuf ? PROTOBUF_SERVED_STREAM_MEDIA_TYPES : SERVED_STREAM_MEDIA_TYPES)]);
   }
@@ -117,6 +136,12 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
   if (timeoutMs > 0) listOptions.timeoutSeconds = timeoutMs / 1000;
   const stream = await scope.store.watch(requestContext(scope), listOptions);
   const res = writable(scope.r.res);
+  // A WebSocket watch (HTTP/1.1 only): the handshake on the raw socket, which this watch then owns.
+  const ws = !isHttp2(res) && isWebSocketRequest(scope.r.req) ? ((res as unknown as { socket?: Duplex | null }).socket ?? undefined) : undefined;
+  if (ws && !acceptWebSocket(scope.r.req, ws)) {
+    stream.stop();
+    return;
+  }
 
   await new Promise<void>((resolve) => {
     let finished = false;
@@ -131,7 +156,10 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
       } catch (e) {
         scope.deps.logger?.warn('stopping a watch failed', { error: e });
       }
-      if (destroy) {
+      if (ws) {
+        if (destroy) ws.destroy();
+        else if (!ws.writableEnded) ws.end(NORMAL_CLOSE_FRAME);
+      } else if (destroy) {
         const r = res as unknown as { destroy?: (err?: Error) => void; stream?: { destroy?: () => void } };
         if (isHttp2(res)) r.stream?.destroy?.();
         else r.destroy?.();
@@ -140,21 +168,32 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
       }
       resolve();
     };
+    // One-off events (errors) in the stream's framing.
+    const sendOnce = (event: WatchEvent) => {
+      const bytes = encodeWatchEvent(scope, event, { mediaType: encoding.mediaType, kind: 'object', version: '', table: undefined }, true);
+      if (ws) ws.write(webSocketMessage(unframed(bytes, encoding), encoding.mediaType === PROTOBUF_MEDIA_TYPE));
+      else res.write(bytes);
+    };
 
-    if (scope.r.warnings.length > 0) {
-      const values = warningHeaderValues(scope.r.warnings);
-      if (values.length > 0) res.setHeader('Warning', values);
+    if (ws) {
+      ws.on('close', () => finish(false));
+      readClientFrames(ws, () => finish(false));
+    } else {
+      if (scope.r.warnings.length > 0) {
+        const values = warningHeaderValues(scope.r.warnings);
+        if (values.length > 0) res.setHeader('Warning', values);
+      }
+      // kube's WatchServer: JSON stays "application/json", other media types get ";stream=watch".
+      res.setHeader('Content-Type', encoding.mediaType === JSON_MEDIA_TYPE ? JSON_MEDIA_TYPE : `${encoding.mediaType};stream=watch`);
+      if (!isHttp2(res)) res.setHeader('Transfer-Encoding', 'chunked');
+      res.writeHead(200);
+      res.flushHeaders?.();
+      res.on('close', () => finish(false));
     }
-    // kube's WatchServer: JSON stays "application/json", other media types get ";stream=watch".
-    res.setHeader('Content-Type', encoding.mediaType === JSON_MEDIA_TYPE ? JSON_MEDIA_TYPE : `${encoding.mediaType};stream=watch`);
-    if (!isHttp2(res)) res.setHeader('Transfer-Encoding', 'chunked');
-    res.writeHead(200);
-    res.flushHeaders?.();
     sentHeaders = true;
 
-    res.on('close', () => finish(false));
     // HTTP/1.1: events go to the socket as ready-made chunks (framed once per event, not once per watcher).
-    const socket = isHttp2(res) ? undefined : ((res as unknown as { socket?: { write(b: Uint8Array): boolean; once(e: 'drain', f: () => void): void } | null }).socket ?? undefined);
+    const socket = ws || isHttp2(res) ? undefined : ((res as unknown as { socket?: { write(b: Uint8Array): boolean; once(e: 'drain', f: () => void): void } | null }).socket ?? undefined);
     if (timeoutMs > 0) timer = setTimeout(() => finish(false), timeoutMs);
     else if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds < 0) setImmediate(() => finish(false));
 
@@ -168,9 +207,10 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
     };
     const write = (event: WatchEvent, noHeaders: boolean): boolean => {
       const keys = noHeaders ? keysNoHeaders : keysWithHeaders;
-      if (socket) socket.write(encodeWatchChunk(scope, event, encoding, noHeaders, keys));
+      if (ws) ws.write(encodeWatchWebSocketMessage(scope, event, encoding, noHeaders, keys));
+      else if (socket) socket.write(encodeWatchChunk(scope, event, encoding, noHeaders, keys));
       else res.write(encodeWatchEvent(scope, event, encoding, noHeaders, keys.event));
-      const unsent = unsentBytes(res);
+      const unsent = ws ? ws.writableLength : unsentBytes(res);
       if (unsent > scope.deps.maxWatchBufferBytes) {
         scope.deps.logger?.warn('dropping a watcher that reads too slowly', { resource: scope.def.resource, unsentBytes: unsent });
         finish(true);
@@ -180,7 +220,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
         if (!waitingForDrain) {
           waitingForDrain = true;
           // Events written straight to the socket drain there (the response only signals its own writes).
-          ((socket ?? res) as unknown as { once(e: 'drain', f: () => void): void }).once('drain', onDrain);
+          ((ws ?? socket ?? res) as unknown as { once(e: 'drain', f: () => void): void }).once('drain', onDrain);
         }
         return false;
       }
@@ -207,7 +247,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
           if (finished) return;
           if (err && sentHeaders) {
             try {
-              res.write(encodeWatchEvent(scope, errorEvent(err), { mediaType: encoding.mediaType, kind: 'object', version: '', table: undefined }, true));
+              sendOnce(errorEvent(err));
             } catch {
               // the client is gone
             }
@@ -217,7 +257,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
       );
     } catch (e) {
       if (!finished) {
-        res.write(encodeWatchEvent(scope, errorEvent(e instanceof StatusError ? e : internalError(e)), { mediaType: encoding.mediaType, kind: 'object', version: '', table: undefined }, true));
+        sendOnce(errorEvent(e instanceof StatusError ? e : internalError(e)));
         finish(false);
       }
     }

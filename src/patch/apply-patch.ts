@@ -78,8 +78,8 @@ export function applyPatch(
         return applyStrategicMergePatch(doc, patch, def, strict, options.strictErrors);
     }
   } catch (e) {
-    // Documents nested some thousands deep exhaust the JS stack (kube, in Go, would go on up to its decoder's
-    // depth limit of 10000); answer with an error rather than let the RangeError escape.
+    // A safety net: the engines walk deep documents with explicit stacks up to the decoders' limit of 10000, so a
+    // RangeError here is a defect; it is still answered as an error rather than let escape.
     if (e instanceof RangeError) throw internalError(e);
     throw e;
   }

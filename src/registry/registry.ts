@@ -45,6 +45,11 @@ export interface RegistryHandle extends Registry {
   register(defs: readonly ResourceDefinition[]): void;
   /** Remove definitions (by group/version/resource); their stored objects stay in storage. */
   unregister(defs: readonly Pick<ResourceDefinition, 'group' | 'version' | 'resource'>[]): void;
+  /**
+   * Resolves true once every watch cache is ready (after a restore of the test controls they relist), false when
+   * one is not within timeoutMs.
+   */
+  cachesReady(timeoutMs: number): Promise<boolean>;
   /** Objects held by each resource's watch cache ("configmaps", "deployments.apps"), for apiserver_storage_objects. */
   storedObjectCounts(): { resource: string; objects: number }[];
   close(): Promise<void>;
@@ -226,6 +231,10 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
         stores.delete(key);
       }
       notify();
+    },
+    async cachesReady(timeoutMs) {
+      const waits = [...stores.values()].map((store) => store.core.cache?.waitReady(timeoutMs) ?? Promise.resolve(true));
+      return (await Promise.all(waits)).every((ok) => ok);
     },
     storedObjectCounts() {
       const out: { resource: string; objects: number }[] = [];

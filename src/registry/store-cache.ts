@@ -20,8 +20,11 @@ export interface StoreAttrs {
   readonly fields: Readonly<Record<string, string | undefined>> | undefined;
   /** Where the stored JSON takes metadata.resourceVersion, so lists splice instead of re-encoding (when no item). */
   readonly layout: JsonLayout | undefined;
-  /** Built-in kinds: the object's list item bytes (lists from the cache are then a concatenation). */
-  readonly item: Uint8Array | undefined;
+  /**
+   * Built-in kinds: the object's list item bytes (lists from the cache are then a concatenation). Dropped once the
+   * object is superseded: lists serve current objects only, and the event window need not hold a second copy.
+   */
+  item: Uint8Array | undefined;
 }
 
 export type StoreCacher = Cacher<StoreAttrs>;
@@ -62,7 +65,7 @@ export function storeAttributes(def: Pick<ResourceDefinition, 'selectableFields'
     const layout = jsonLayout(kv.value);
     // Custom resources are served in the requested version's apiVersion: their items are spliced per list.
     const item = layout && !def.custom ? listItemBytes(kv.value, layout, kv.modRevision) : undefined;
-    return {
+    const attrs: StoreAttrs = {
       labels,
       name: typeof meta.name === 'string' ? meta.name : '',
       namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
@@ -70,6 +73,28 @@ export function storeAttributes(def: Pick<ResourceDefinition, 'selectableFields'
       layout: item ? undefined : layout,
       item,
     };
+    return attrs;
+  };
+}
+
+const RV_KEY = Buffer.from('"resourceVersion":"', 'latin1');
+
+/**
+ * Attributes of an unchanged stored value at a new revision: only the list item bytes carry the revision, and
+ * metadata (the first key of an item) holds the first "resourceVersion" key of the text, so the new bytes are the
+ * old ones with that value replaced.
+ */
+export function rebaseStoreAttributes(def: Pick<ResourceDefinition, 'selectableFields' | 'custom'>): (previous: StoreAttrs, kv: KeyValue) => StoreAttrs {
+  const fresh = storeAttributes(def);
+  return (previous, kv) => {
+    const old = previous.item;
+    if (old === undefined) return previous;
+    const at = Buffer.from(old.buffer, old.byteOffset, old.byteLength).indexOf(RV_KEY);
+    const valueStart = at + RV_KEY.length;
+    const valueEnd = at < 0 ? -1 : old.indexOf(0x22, valueStart);
+    if (valueEnd < 0) return fresh(kv);
+    const item = Buffer.concat([old.subarray(0, valueStart), Buffer.from(String(kv.modRevision), 'latin1'), old.subarray(valueEnd)]);
+    return { ...previous, item };
   };
 }
 
@@ -89,6 +114,10 @@ export function createStoreCacher(storage: Storage, prefix: string, def: Resourc
     storage,
     prefix: namespacePrefix(prefix, ''),
     attributes: storeAttributes(def),
+    superseded: (attrs) => {
+      if (attrs.item !== undefined && attrs !== NOTHING) attrs.item = undefined;
+    },
+    rebase: rebaseStoreAttributes(def),
     // 0 ("keep all", as storage reads it): bounded by the ring's size cap only.
     historyWindowMs: options.historyWindowSeconds === 0 ? Number.POSITIVE_INFINITY : (options.historyWindowSeconds ?? 300) * 1000,
     bookmarkIntervalMs: options.bookmarkIntervalMs,

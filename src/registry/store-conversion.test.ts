@@ -118,7 +118,11 @@ test('HPAs are stored as autoscaling/v2 and read through autoscaling/v1', async 
     await v1.update(ctx, 'web', (cur) => ({ ...cur!, spec: { ...(cur!.spec as object), maxReplicas: 7, targetCPUUtilizationPercentage: 75 } }));
     const after = await v2.get(ctx, 'web');
     assert.equal((after.spec as { maxReplicas: number }).maxReplicas, 7);
-    assert.deepEqual((after.spec as { behavior: unknown }).behavior, behavior);
+    // The behavior written through v2 came back with kube's v2 defaults filled in (SetDefaults_HorizontalPodAutoscalerBehavior).
+    assert.deepEqual((after.spec as { behavior: unknown }).behavior, {
+      scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+      scaleDown: { stabilizationWindowSeconds: 300, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+    });
     assert.equal(after.metadata.annotations, undefined);
     const list = await v1.list(ctx, {});
     assert.deepEqual(list.items.map((h) => (h.spec as { targetCPUUtilizationPercentage: number }).targetCPUUtilizationPercentage), [75]);

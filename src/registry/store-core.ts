@@ -2,6 +2,7 @@
 // small primitives the verbs are built from: keys, reads, waiting for a future revision, and a guaranteed
 // read-modify-write that retries on storage conflicts.
 
+import { clockDate } from '../apis/clock.ts';
 import { badRequest, conflict, notFound, type GroupKind, type GroupResource } from '../apis/errors.ts';
 import { namespacePrefix, objectKey } from '../storage/keys.ts';
 import { StorageError, type KeyValue, type Storage } from '../storage/types.ts';
@@ -57,7 +58,7 @@ export function createCore(options: StoreOptions): StoreCore {
     definition: def,
     options,
     cache: options.watchCache === false ? undefined : createStoreCacher(options.storage, prefix, def, options.watchCache ?? {}),
-    now: options.now ?? (() => new Date()),
+    now: options.now ?? clockDate,
   };
 }
 

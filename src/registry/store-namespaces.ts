@@ -57,7 +57,8 @@ function shouldHaveForeground(options: DeleteOptions, has: boolean): boolean {
 }
 
 export async function deleteNamespace(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: DeleteOptions = {}): Promise<DeleteResult> {
-  if (IMMORTAL_NAMESPACES.includes(name)) throw forbiddenError(NAMESPACES, name, 'this namespace may not be deleted');
+  // With admission, the NamespaceLifecycle plugin refuses this (src/admission/plugins/namespace-lifecycle.ts).
+  if (!ctx.admit && IMMORTAL_NAMESPACES.includes(name)) throw forbiddenError(NAMESPACES, name, 'this namespace may not be deleted');
   validateDeleteOptions(options);
   const key = keyFor(core, '', name);
   const current = await readCurrent(core, key);

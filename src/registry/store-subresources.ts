@@ -35,8 +35,20 @@ export const genericFinalizeStrategy: SubresourceStrategy = {
   },
 };
 
+/** pods/binding: the node assignment, the annotations and conditions a binding sets, nothing else. */
+export const podBindingStrategy: SubresourceStrategy = {
+  prepareForUpdate(obj, old) {
+    return keepOldExcept(obj, old, (next) => {
+      next.spec = { ...((next.spec as Record<string, unknown> | undefined) ?? {}), nodeName: (obj.spec as Record<string, unknown> | undefined)?.nodeName };
+      if (obj.metadata?.annotations !== undefined) next.metadata.annotations = deepClone(obj.metadata.annotations);
+      next.status = { ...((next.status as Record<string, unknown> | undefined) ?? {}), conditions: deepClone((obj.status as Record<string, unknown> | undefined)?.conditions) };
+    });
+  },
+};
+
 export function genericSubresourceStrategy(name: string): SubresourceStrategy | undefined {
   if (name === 'status') return genericStatusStrategy;
+  if (name === 'binding') return podBindingStrategy;
   if (name === 'finalize') return genericFinalizeStrategy;
   return undefined;
 }

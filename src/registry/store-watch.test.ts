@@ -149,3 +149,17 @@ test('from the cache: watchers of one event share its WatchEvent (encoded once),
   c2.stop();
   assert.equal(core.cache!.watcherCount(), 0);
 });
+
+test('from the cache: watchers starting together share the initial ADDED events (one decode and encoding per object)', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  await s.create(ctx(), { metadata: { name: 'big' }, spec: { payload: 'x'.repeat(4096) } } as KubeObject);
+  await s.create(ctx(), { metadata: { name: 'small' } });
+  const watchers = await Promise.all(Array.from({ length: 3 }, async () => collector(await s.watch(ctx(), { resourceVersion: '0' }))));
+  for (const w of watchers) assert.deepEqual(await w.until(2), ['ADDED big', 'ADDED small']);
+  for (const i of [0, 1]) {
+    assert.equal(watchers[1].events[i], watchers[0].events[i]);
+    assert.equal(watchers[2].events[i], watchers[0].events[i]);
+  }
+  for (const w of watchers) w.stop();
+});

@@ -125,22 +125,32 @@ async function createOnce(core: StoreCore, def: ResourceDefinition, ctx: Request
   }
 }
 
-async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, obj: KubeObject, held: HeldWrite): Promise<KubeObject> {
-  const meta = metaOf(obj);
+async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, input: KubeObject, held: HeldWrite): Promise<KubeObject> {
+  let obj = input;
   if (!obj.apiVersion) obj.apiVersion = apiVersionOf(def);
   if (!obj.kind) obj.kind = def.kind;
-  await checkNamespaceForCreate(core, ctx, obj);
+  if (!ctx.admit) await checkNamespaceForCreate(core, ctx, obj);
+  settleNamespace(core, ctx, obj);
+  const strategy = core.strategy;
+  strategy.defaults?.(obj);
+  if (ctx.admit) {
+    // Mutating admission sees the decoded, defaulted object (no uid or creationTimestamp yet, as in kube).
+    const admitted = await ctx.admit(obj, undefined);
+    if (admitted !== obj) {
+      obj = admitted;
+      settleNamespace(core, ctx, obj);
+      strategy.defaults?.(obj);
+    }
+  }
 
+  const meta = metaOf(obj);
   meta.creationTimestamp = rfc3339(core.now());
   meta.uid = randomUUID();
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-  settleNamespace(core, ctx, obj);
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   if (trackGeneration(core)) meta.generation = 1;
 
-  const strategy = core.strategy;
-  strategy.defaults?.(obj);
   held.release = await strategy.beginWrite?.(obj, undefined, ctx, peersOf(core, def, ctx));
   trackManagedFields(ctx, undefined, obj, '');
   strategy.prepareForCreate?.(obj, ctx);
@@ -305,9 +315,16 @@ async function updateAttempts(
 ): Promise<{ object: KubeObject; created: boolean }> {
   const subresource = options.subresource ?? '';
   if (subresource === 'scale') {
-    const res = await updateObject(core, def, ctx, name, async (current) => {
+    // Admission sees the Scale (kind autoscaling/v1 Scale on <resource>/scale), not the parent it is written to.
+    const parentCtx: RequestContext = { ...ctx, admit: undefined, validate: undefined };
+    const res = await updateObject(core, def, parentCtx, name, async (current) => {
       if (!current) throw notFound(core.gr, name);
-      return applyScale(core, current, await tryUpdate(scaleOf(core, current, def.scale)), def.scale);
+      const oldScale = scaleOf(core, current, def.scale);
+      let scale = await tryUpdate(cloneJson(oldScale));
+      if (ctx.admit) scale = await ctx.admit(scale, oldScale);
+      const parent = applyScale(core, current, scale, def.scale);
+      await ctx.validate?.(scale, oldScale);
+      return parent;
     });
     return { object: scaleOf(core, res.object, def.scale), created: false };
   }
@@ -344,11 +361,16 @@ async function updateAttempts(
     if (meta.uid && meta.uid !== old.metadata.uid) {
       throw conflict(core.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
     }
+    let input = obj;
+    if (ctx.admit) {
+      if (!subresource) core.strategy.defaults?.(input);
+      input = await ctx.admit(input, convertToVersion(old, def));
+    }
     if (!subresource && core.strategy.beginWrite) {
       held.release?.();
-      held.release = await core.strategy.beginWrite(obj, old, ctx, peersOf(core, def, ctx));
+      held.release = await core.strategy.beginWrite(input, old, ctx, peersOf(core, def, ctx));
     }
-    const next = prepareUpdate(core, def, ctx, obj, old, subresource);
+    const next = prepareUpdate(core, def, ctx, input, old, subresource);
     await ctx.validate?.(next, convertToVersion(old, def));
 
     if (shouldDeleteDuringUpdate(core, next, old)) {

@@ -94,6 +94,12 @@ export interface RequestContext {
    */
   readonly trackManagedFields?: (old: KubeObject | undefined, next: KubeObject, subresource: string) => KubeObject;
   /**
+   * Mutating admission of this request (kube's admit): the store calls it after decoding and defaulting, before
+   * the strategy's preparation and validation, with the new object and the current one (undefined on create).
+   * It answers the object to go on with (the same one changed in place, or a new one). Throw a StatusError to refuse.
+   */
+  readonly admit?: (obj: KubeObject, old: KubeObject | undefined) => Promise<KubeObject>;
+  /**
    * Validating admission of this request (kube's createValidation/updateValidation/deleteValidation): the store
    * calls it with the fully prepared object (create, update) and the current one (update, delete), right before
    * the write. Throw a StatusError to refuse.

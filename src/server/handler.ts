@@ -6,6 +6,7 @@ import { badRequest, internalError, isStatusError, StatusError, unauthorized } f
 import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
+import type { UserInfo } from '../auth/user.ts';
 import { attributesFor } from '../auth/authz/types.ts';
 import { dropImpersonationHeaders, impersonatedUser } from '../auth/impersonation.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
@@ -20,6 +21,7 @@ import { createAdmissionFilter } from './flowcontrol/filter.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
+import type { IdleRelease } from './idle-release.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
 
@@ -31,6 +33,8 @@ export interface PipelineOptions {
   readonly log: Logger;
   /** --request-timeout: how long a non-long-running request may take before it is answered 504 (default 60 s). */
   readonly requestTimeoutMs?: number;
+  /** Told of every request, to hand memory back when a busy period ends. */
+  readonly idleRelease?: IdleRelease;
   /** Request metrics and the /metrics endpoint. */
   readonly metrics?: ServerMetrics;
   /** The audit filter (--audit-policy-file with a log or webhook backend). */
@@ -39,6 +43,33 @@ export interface PipelineOptions {
   readonly flowControl?: FlowControl;
   /** --max-requests-inflight / --max-mutating-requests-inflight without APF (0: no limit). */
   readonly maxInFlight?: { readonly readOnly: number; readonly mutating: number };
+  /** The test controls' seams (src/testing/request-hooks.ts); absent when they are off. */
+  readonly hooks?: RequestHooks;
+}
+
+/** What the filter chain notes about one request for the hooks (filled in as the request goes). */
+export interface RequestNote {
+  readonly auditId: string;
+  readonly receivedMs: number;
+  /** The logical cluster ('' for the default). */
+  cluster: string;
+  info?: RequestInfo;
+  user?: UserInfo;
+  /** The fault injected into it. */
+  fault?: string;
+  requestBody?: Buffer;
+  responseBody?: Buffer;
+}
+
+export interface RequestHooks {
+  /** The API of the logical cluster a path addresses, with the path inside it; undefined for the default cluster. */
+  route?(path: string): { readonly cluster: string; readonly path: string; readonly api: ApiServer } | undefined;
+  /** Serves the hooks' own non-resource paths after authorization; true when it answered. */
+  serve?(req: HttpRequest, res: HttpResponse, path: string, query: URLSearchParams, user: UserInfo): Promise<boolean>;
+  /** Runs the API call (next); may delay it, answer instead of it, or tamper with its response. */
+  around?(req: HttpRequest, res: HttpResponse, query: URLSearchParams, note: RequestNote, next: () => Promise<void>): Promise<void>;
+  /** Every request, once answered (or failed). */
+  finished?(req: HttpRequest, res: HttpResponse, note: RequestNote, durationMs: number): void;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -78,7 +109,7 @@ function decodePath(rawPath: string): string {
 }
 
 export function createRequestHandler(options: PipelineOptions): RequestHandler {
-  const { authenticator, authorizer, health, api, log, metrics, audit, flowControl, maxInFlight } = options;
+  const { authenticator, authorizer, health, api, log, metrics, hooks, audit, flowControl, maxInFlight } = options;
   const admitRequest = createAdmissionFilter(flowControl, maxInFlight);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
@@ -94,10 +125,16 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     writeStatus(res, requestTimeoutError());
   }
 
-  async function serve(req: HttpRequest, res: HttpResponse, stopTimer: () => void, started: number, auditId: string, audited: { panic?: (e: unknown) => void }): Promise<{ info?: RequestInfo; user?: string }> {
+  async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void, started: number, audited: { panic?: (e: unknown) => void }): Promise<{ info?: RequestInfo; user?: string }> {
     const { rawPath, query } = splitUrl(req.url ?? '/');
-    const path = decodePath(rawPath || '/');
+    let path = decodePath(rawPath || '/');
+    const routed = hooks?.route?.(path);
+    if (routed) {
+      path = routed.path;
+      note.cluster = routed.cluster;
+    }
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
+    note.info = info;
     const longRunning = isLongRunning(info);
     const recorded = metrics?.begin(req, info, longRunning);
     if (recorded) res.once('close', () => recorded(res, (performance.now() - started) / 1000));
@@ -119,10 +156,11 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       log.v(4, 'impersonating', { requestor: authn.user.name, user: user.name });
       dropImpersonationHeaders(req.headers);
     }
+    note.user = user;
 
     const attrs = attributesFor(user, info);
     // The policy sees the requestor, as kube's audit filter (outside impersonation) does; the event names both.
-    const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
+    const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), note.auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
     if (auditing) audited.panic = auditing.panic;
     else if (metrics) beginRequestNotes(req, Capture.None);
     if (!(await admitRequest(res, user, info, longRunning))) return { info, user: user.name };
@@ -143,6 +181,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     }
 
     if (!info.isResourceRequest) {
+      if (hooks?.serve && (await hooks.serve(req, res, path, query, user))) return { info, user: user.name };
       if (await health.serve(path, query, res)) return { info, user: user.name };
       if (path === '/version') {
         writeJson(res, 200, versionInfo(), true);
@@ -153,17 +192,23 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
         return { info, user: user.name };
       }
     }
-    await api.handle(req, res, info, user);
+    const target = routed?.api ?? api;
+    if (hooks?.around) await hooks.around(req, res, query, note, () => target.handle(req, res, info, user));
+    else await target.handle(req, res, info, user);
     return { info, user: user.name };
   }
 
   const handler = ((req: HttpRequest, res: HttpResponse): void => {
     const started = performance.now();
+    options.idleRelease?.touch();
+    res.once('close', () => options.idleRelease?.touch());
     // A client-chosen Audit-ID is kept when it is a plain token (it is echoed in a response header).
     const given = req.headers['audit-id'];
     const auditId = typeof given === 'string' && AUDIT_ID.test(given) ? given : randomUUID();
     res.setHeader('Audit-Id', auditId);
     res.setHeader('Cache-Control', 'no-cache, private');
+    const note: RequestNote = { auditId, receivedMs: Date.now(), cluster: '' };
+    if (hooks?.finished) res.once('close', () => hooks.finished!(req, res, note, performance.now() - started));
     const timer = requestTimeoutMs > 0 ? setTimeout(() => timeOut(req, res), requestTimeoutMs) : undefined;
     const stopTimer = (): void => clearTimeout(timer);
     res.once('close', stopTimer);
@@ -173,7 +218,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });
     const audited: { panic?: (e: unknown) => void } = {};
-    Promise.resolve().then(() => serve(req, res, stopTimer, started, auditId, audited)).then(
+    Promise.resolve().then(() => serve(req, res, note, stopTimer, started, audited)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });

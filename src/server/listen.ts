@@ -4,7 +4,8 @@
 // Connections are held to the limits kube-apiserver's Go server sets (secure_serving.go), so idle or slow
 // peers are closed before they authenticate.
 
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createSecureServer } from 'node:http2';
 import type { Http2SecureServer, Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
@@ -64,6 +65,25 @@ function trackConnections(server: HttpServer | Http2SecureServer): { sockets: Se
     session.once('close', () => sessions.delete(session));
   });
   return { sockets, sessions };
+}
+
+/**
+ * HTTP/1.1 Upgrade requests (WebSocket watches) go through the same handler and filters as any request, with a
+ * response bound to the raw socket (Node hands such sockets over detached from its HTTP parser). An endpoint that
+ * accepts the upgrade takes the socket over; any other answer is a normal response, after which the socket closes.
+ */
+function serveUpgrades(server: HttpServer | Http2SecureServer, handler: RequestHandler): void {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (head.length > 0) socket.unshift(head);
+    void import('node:http').then(({ ServerResponse }) => {
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket as import('node:net').Socket);
+      res.on('finish', () => socket.end());
+      handler(req, res);
+    });
+  });
 }
 
 function listenOn(server: HttpServer | Http2SecureServer, port: number, host: string): Promise<{ port: number; address: string }> {
@@ -192,6 +212,7 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
   server.on('tlsClientError', () => {});
   server.on('sessionError', () => {});
   server.on('streamError', () => {});
+  serveUpgrades(server, handler);
   const conns = trackConnections(server);
   const bound = await listenOn(server, port, host);
   return { ...bound, close: closer(server, handler, conns) };
@@ -204,6 +225,7 @@ export async function listenPlain(port: number, host: string, handler: RequestHa
   const server = createServer(handler);
   limitHttp1(server, limits, false);
   server.on('clientError', (_err, socket) => socket.destroy());
+  serveUpgrades(server, handler);
   const conns = trackConnections(server);
   const bound = await listenOn(server, port, host);
   return { ...bound, close: closer(server, handler, conns) };

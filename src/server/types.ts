@@ -7,6 +7,7 @@ import type { RequestInfo } from '../endpoints/request-info.ts';
 import type { Registry } from '../registry/types.ts';
 import type { OpenIdMetadata } from '../endpoints/openid-metadata.ts';
 import type { Logger } from './log.ts';
+import type { AdmissionChain } from '../admission/types.ts';
 
 export type HttpRequest = IncomingMessage | Http2ServerRequest;
 export type HttpResponse = ServerResponse | Http2ServerResponse;
@@ -35,6 +36,8 @@ export interface ApiServerOptions {
   readonly logger?: Logger;
   /** The data directory (certificates, sqlite database, admin.kubeconfig). */
   readonly dataDir?: string;
+  /** The admission chain every write runs through (src/admission); absent: none. */
+  readonly admission?: AdmissionChain;
 }
 
 /** What createApiServer (src/endpoints/api-server.ts) returns: the handler the filter chain calls after authn/authz. */

@@ -51,3 +51,24 @@ test('compaction interval follows the window within bounds', () => {
   assert.equal(compactionIntervalMs(3600), 60_000);
   assert.equal(compactionIntervalMs(0.1), 100);
 });
+
+test('on the controllable clock, moving time past the window compacts at once (no interval tick needed)', async () => {
+  const { clock } = await import('../apis/clock.ts');
+  const s = createMemoryStorage();
+  await s.create('/a', '1');
+  await s.create('/b', '1');
+  clock.freeze();
+  const stop = startCompactor(s, { windowSeconds: 300, intervalMs: 3_600_000 });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the first tick observes revision 2
+    await s.create('/c', '1');
+    assert.equal(s.compactedRevision(), 0);
+    clock.advance(301_000);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(s.compactedRevision(), 3, 'every revision written before the clock moved is older than the window now');
+  } finally {
+    stop();
+    clock.reset();
+    await s.close();
+  }
+});

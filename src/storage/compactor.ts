@@ -4,6 +4,7 @@
 // Revisions are timed by sampling: at each tick the compactor notes (now, current revision). A sample (t, r) says
 // every revision <= r existed at time t, so compacting to the newest sample older than the window never drops a
 // revision younger than the window. History is kept for between windowSeconds and windowSeconds + one interval.
+import { clockNow, onClockChange } from '../apis/clock.ts';
 import type { Storage } from './types.ts';
 
 export interface CompactorOptions {
@@ -42,17 +43,19 @@ export function createCompactionPlan(windowMs: number): CompactionPlan {
 
 /** Starts the loop; returns the function that stops it. The timer does not keep the process alive. */
 export function startCompactor(storage: Storage, options: CompactorOptions): () => void {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? clockNow;
   const onError = options.onError ?? ((err: unknown) => process.emitWarning(`storage compaction failed: ${err instanceof Error ? err.message : String(err)}`));
   const plan = createCompactionPlan(options.windowSeconds * 1000);
   let stopped = false;
   let running = false;
 
-  async function tick(): Promise<void> {
+  /** sampledAt: when the current revision is known to have existed (default: now). */
+  async function tick(sampledAt?: number): Promise<void> {
     if (stopped || running) return;
     running = true;
     try {
-      plan.observe(now(), await storage.currentRevision());
+      const revision = await storage.currentRevision();
+      plan.observe(Math.min(sampledAt ?? now(), now()), revision);
       const target = plan.target(now());
       if (!stopped && target !== undefined && target > storage.compactedRevision()) await storage.compact(target);
     } catch (err) {
@@ -65,9 +68,14 @@ export function startCompactor(storage: Storage, options: CompactorOptions): () 
   void tick();
   const timer = setInterval(() => void tick(), options.intervalMs);
   timer.unref();
+  // On the test controls' clock, moving time past the window compacts at once (continue tokens and old
+  // resourceVersions expire as they would after that much real time).
+  // Every revision written so far existed at the time the clock showed before it moved.
+  const off = options.now ? undefined : onClockChange((before) => void tick(before));
   return () => {
     stopped = true;
     clearInterval(timer);
+    off?.();
   };
 }
 

@@ -87,6 +87,13 @@ export class StorageError extends Error {
   }
 }
 
+/** Every live key at one revision (test controls' snapshot/restore). KeyValues are immutable and may be shared. */
+export interface StorageSnapshot {
+  readonly revision: number;
+  /** Ascending by key. */
+  readonly kvs: readonly KeyValue[];
+}
+
 export interface Storage {
   /** Backend name for logs and health checks: "memory", "sqlite", "etcd". */
   readonly name: string;
@@ -119,6 +126,14 @@ export interface Storage {
    * (so it only works while nothing is compacted); to see only new changes, pass the current revision.
    */
   watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle;
+  /** The live keys now (test controls). Optional: a backend without it cannot be snapshot. */
+  snapshot?(): Promise<StorageSnapshot>;
+  /**
+   * Makes the snapshot's keys the only live ones (test controls). Revisions move forward: each restored key is
+   * written at a new revision (ascending by key) and all history up to the last one is compacted away, so every
+   * open watch ends with 'Compacted', as after a compaction. Returns the new current revision.
+   */
+  restore?(snapshot: StorageSnapshot): Promise<number>;
   /** Readiness of the backend (for /readyz). Throws or resolves false when not ready. */
   ready(): Promise<boolean>;
   close(): Promise<void>;

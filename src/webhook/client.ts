@@ -4,7 +4,7 @@
 // names the host (kube's cluster-IP resolver; a test points one at localhost), any other Service leads to the
 // first ready address of its Endpoints (kube's endpoint routing); the TLS server name is <service>.<namespace>.svc.
 
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
@@ -28,6 +28,10 @@ export interface WebhookTarget {
   readonly url: URL;
   readonly serverName: string;
   readonly ca: string | undefined;
+  /** Client credentials (token and authorization webhooks' kubeconfig users). */
+  readonly clientCert?: string;
+  readonly clientKey?: string;
+  readonly bearerToken?: string;
 }
 
 export class WebhookCallError extends Error {}
@@ -83,40 +87,140 @@ export async function webhookTarget(config: WebhookClientConfig, registry: Regis
   return { url: await resolveService(registry, ref), serverName: `${ref.name}.${ref.namespace}.svc`, ca };
 }
 
+// Kept-alive connections per trusted CA bundle and client certificate: a webhook called on every write pays the
+// TLS handshake once.
+const agents = new Map<string, Agent>();
+function agentFor(target: WebhookTarget): Agent {
+  const key = `${target.ca ?? ''}\0${target.clientCert ?? ''}\0${target.clientKey ?? ''}`;
+  let a = agents.get(key);
+  if (!a) {
+    a = new Agent({
+      keepAlive: true,
+      maxSockets: 64,
+      timeout: 4000,
+      ...(target.ca ? { ca: target.ca } : {}),
+      ...(target.clientCert ? { cert: target.clientCert, key: target.clientKey } : {}),
+    });
+    agents.set(key, a);
+  }
+  return a;
+}
+
+/** Drops the kept-alive connections (server shutdown). */
+export function closeWebhookConnections(): void {
+  for (const a of agents.values()) a.destroy();
+  agents.clear();
+}
+
+/** Go's net/http and crypto/tls wording of a transport failure. */
+function goTransportError(e: NodeJS.ErrnoException, url: URL, serverName: string): string {
+  const port = url.port || '443';
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return `dial tcp ${url.hostname}:${port}: connect: connection refused`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `dial tcp: lookup ${url.hostname}: no such host`;
+    case 'ECONNRESET':
+      return 'EOF';
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `tls: failed to verify certificate: x509: certificate is not valid for ${serverName}`;
+    case 'CERT_HAS_EXPIRED':
+      return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
+    default:
+      return e.message;
+  }
+}
+
+/** Go's encoding/json error for a body that is not JSON, as the REST client's decoder reports it. */
+function goDecodeError(text: string): string {
+  const t = text.trimStart();
+  if (t === '') return 'unexpected end of JSON input';
+  return `couldn't get version/kind; json parse error: invalid character '${t[0]}' looking for beginning of value`;
+}
+
+export interface PostOptions {
+  /** Aborts the call (the client went away). */
+  readonly signal?: AbortSignal;
+}
+
 /** POSTs a JSON body and parses the JSON answer; rejects with a WebhookCallError worded as Go's client words it. */
-export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number): Promise<unknown> {
-  const payload = Buffer.from(JSON.stringify(body));
+export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number, options: PostOptions = {}): Promise<unknown> {
+  return postOnce(target, Buffer.from(JSON.stringify(body)), timeoutMs, options, true);
+}
+
+function postOnce(target: WebhookTarget, payload: Buffer, timeoutMs: number, options: PostOptions, mayRetry: boolean): Promise<unknown> {
+  const shown = `Post ${JSON.stringify(target.url.href)}`;
   return new Promise((resolve, reject) => {
+    const resolveRetry = (p: Promise<unknown>) => p.then(resolve, reject);
+    let settled = false;
+    const settle = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      f();
+    };
     const req = request(
       target.url,
       {
         method: 'POST',
-        ca: target.ca,
         servername: isIP(target.serverName) ? undefined : target.serverName,
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length },
-        timeout: timeoutMs,
-        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, */*',
+          'content-length': payload.length,
+          ...(target.bearerToken ? { authorization: `Bearer ${target.bearerToken}` } : {}),
+        },
+        agent: agentFor(target),
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) {
-            reject(new WebhookCallError(`the server responded with the status code ${res.statusCode} but did not return more information`));
-            return;
-          }
-          try {
-            resolve(JSON.parse(text));
-          } catch (e) {
-            reject(new WebhookCallError(`unable to decode the response: ${(e as Error).message}`));
-          }
-        });
-        res.on('error', (e) => reject(new WebhookCallError(e.message)));
+        res.on('end', () =>
+          settle(() => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) {
+              reject(new WebhookCallError(`the server responded with the status code ${res.statusCode} but did not return more information`));
+              return;
+            }
+            try {
+              resolve(JSON.parse(text));
+            } catch {
+              reject(new WebhookCallError(goDecodeError(text)));
+            }
+          }),
+        );
+        res.on('error', (e) => settle(() => reject(new WebhookCallError(e.message))));
       },
     );
-    req.on('timeout', () => req.destroy(new WebhookCallError(`Post "${target.url.href}": context deadline exceeded`)));
-    req.on('error', (e) => reject(e instanceof WebhookCallError ? e : new WebhookCallError(`Post "${target.url.href}": ${e.message}`)));
+    const timer = setTimeout(() => {
+      settle(() => reject(new WebhookCallError(`${shown}: context deadline exceeded`)));
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (e) => {
+      // A kept-alive connection the server closed meanwhile: Go's transport retries on a new one; so do we.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (mayRetry && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE') && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolveRetry(postOnce(target, payload, timeoutMs, options, false));
+        return;
+      }
+      settle(() => reject(new WebhookCallError(`${shown}: ${goTransportError(e as NodeJS.ErrnoException, target.url, target.serverName)}`)));
+    });
+    options.signal?.addEventListener(
+      'abort',
+      () => {
+        settle(() => reject(new WebhookCallError(`${shown}: context canceled`)));
+        req.destroy();
+      },
+      { once: true },
+    );
     req.end(payload);
   });
 }

@@ -106,4 +106,52 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     const lr = JSON.stringify({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'lr', namespace: 'default' }, spec: { limits: [{ type: 'Container', min: { cpu: '2' }, max: { cpu: '1' } }] } });
     assert.equal(await refused(['create', '-f', '-'], lr), 'The LimitRange "lr" is invalid: spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1');
   });
+
+  test('storage class: reclaimPolicy and volumeBindingMode defaulted, provisioner may not change (pkg/apis/storage/validation)', async () => {
+    await ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'csi.example.com' }));
+    assert.equal(await ok(['get', 'storageclass', 'fast', '-o', 'jsonpath={.reclaimPolicy} {.volumeBindingMode}']), 'Delete Immediate');
+    assert.equal(
+      await refused(['patch', 'storageclass', 'fast', '--type=merge', '-p', '{"provisioner":"other.example.com"}']),
+      'The StorageClass "fast" is invalid: provisioner: Forbidden: updates to provisioner are forbidden.',
+    );
+  });
+
+  test('pod disruption budget: minAvailable and maxUnavailable together are refused (pkg/apis/policy/validation)', async () => {
+    await ok(['create', 'pdb', 'web2', '--selector=app=web', '--max-unavailable=50%']);
+    const both = await refused(['patch', 'pdb', 'web2', '--type=merge', '-p', '{"spec":{"minAvailable":1}}']);
+    assert.match(both, /^The PodDisruptionBudget "web2" is invalid: spec: Invalid value: .*: minAvailable and maxUnavailable cannot be both set$/);
+  });
+
+  test('HPA: kubectl autoscale gets kube\'s v2 defaults; behavior policies are checked (pkg/apis/autoscaling)', async () => {
+    await ok(['create', 'deployment', 'web', '--image=nginx']);
+    await ok(['autoscale', 'deployment', 'web', '--max=5', '--cpu-percent=60']);
+    assert.equal(await ok(['get', 'hpa.v2.autoscaling', 'web', '-o', 'jsonpath={.spec.minReplicas} {.spec.metrics[0].resource.target.averageUtilization}']), '1 60');
+    const bad = await refused(['patch', 'hpa', 'web', '--type=merge', '-p', '{"spec":{"maxReplicas":0}}']);
+    assert.equal(bad, 'The HorizontalPodAutoscaler "web" is invalid: \n* spec.maxReplicas: Invalid value: 0: must be greater than 0\n* spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`');
+  });
+
+  test('CSR: the requester is stamped; approval through kubectl certificate approve (pkg/registry/certificates)', async () => {
+    const request = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nMIIBAA==\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
+    const csr = { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'alice' }, spec: { request, signerName: 'example.com/signer', usages: ['client auth'], username: 'mallory' } };
+    await ok(['create', '-f', '-'], JSON.stringify(csr));
+    assert.equal(await ok(['get', 'csr', 'alice', '-o', 'jsonpath={.spec.username}']), 'capstan-admin');
+    assert.match(await ok(['get', 'csr', 'alice']), /^NAME\s+AGE\s+SIGNERNAME\s+REQUESTOR\s+REQUESTEDDURATION\s+CONDITION\nalice\s+\d+s\s+example\.com\/signer\s+capstan-admin\s+<none>\s+Pending\n$/);
+    await ok(['certificate', 'approve', 'alice']);
+    assert.equal(await ok(['get', 'csr', 'alice', '-o', 'jsonpath={.status.conditions[0].type} {.status.conditions[0].status}']), 'Approved True');
+    const bad = await refused(['create', '-f', '-'], JSON.stringify({ ...csr, metadata: { name: 'bob' }, spec: { ...csr.spec, usages: [] } }));
+    assert.equal(bad, 'The CertificateSigningRequest "bob" is invalid: spec.usages: Required value');
+  });
+
+  test('events: core/v1 keeps the legacy rules; events.k8s.io/v1 creation is strict and its facts are fixed (pkg/apis/core/validation/events.go)', async () => {
+    const involved = { kind: 'Pod', name: 'web', namespace: 'default' };
+    await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'legacy.1', namespace: 'default' }, involvedObject: involved, reason: 'Pulled', type: 'Normal', count: 2 }));
+    const v1 = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'web.1', namespace: 'default' }, regarding: involved, reason: 'Started', note: 'started', type: 'Normal', action: 'Start', reportingController: 'example.com/ctl', reportingInstance: 'ctl-1' };
+    assert.equal(await refused(['create', '-f', '-'], JSON.stringify(v1)), 'The Event "web.1" is invalid: eventTime: Required value');
+    await ok(['create', '-f', '-'], JSON.stringify({ ...v1, eventTime: '2026-01-02T03:04:05.000000Z' }));
+    assert.equal(
+      await refused(['patch', 'events.v1.events.k8s.io', 'web.1', '--type=merge', '-p', '{"reason":"Stopped"}']),
+      'The Event "web.1" is invalid: reason: Invalid value: "Stopped": field is immutable',
+    );
+  });
 });
+

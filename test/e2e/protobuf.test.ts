@@ -54,6 +54,9 @@ test('kubectl create rolebinding sends protobuf; the stored object is the one a 
   const out = await s.kubectl(['create', 'rolebinding', 'x', '--clusterrole=view', '--user=u', '-n', 'default', '-v=8']);
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stderr, /Request Headers:[\s\S]*Content-Type: application\/vnd\.kubernetes\.protobuf/);
+  // kubectl (client-go) read the 201 answer in protobuf too: its "created" line comes from the decoded object.
+  assert.match(out.stderr, /Response Headers:[\s\S]*Content-Type: application\/vnd\.kubernetes\.protobuf/);
+  assert.equal(out.stdout, 'rolebinding.rbac.authorization.k8s.io/x created\n');
   const rb = await getJson('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/x');
   assert.deepEqual(rb.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' });
   assert.deepEqual(rb.subjects, [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'u' }]);
@@ -148,22 +151,23 @@ test('bad protobuf bodies: kube errors, nothing stored, server stays up', async 
   assert.equal((await s.adminRequest('/livez')).status, 200);
 });
 
-test('a protobuf watch: length-prefixed WatchEvent frames, bookmarks included', async () => {
-  const rv = ((await getJson('/api/v1/namespaces/default/configmaps')).metadata as { resourceVersion: string }).resourceVersion;
+interface ProtobufWatch {
+  contentType(): string;
+  events: DecodedWatchEvent[];
+  ended: Promise<void>;
+  waitFor(pred: () => boolean): Promise<void>;
+  close(): void;
+}
+
+/** A protobuf watch read frame by frame (frames may span or share TCP reads). */
+function protobufWatch(server: TestServer, path: string): ProtobufWatch {
   const events: DecodedWatchEvent[] = [];
   let contentType = '';
   let pending: Uint8Array = new Uint8Array();
   let waiter: (() => void) | undefined;
-  const req = httpsRequest({
-    host: '127.0.0.1',
-    port: s.port,
-    path: `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=30`,
-    ca: s.caCert,
-    cert: s.clientCert,
-    key: s.clientKey,
-    headers: { Accept: `${PROTOBUF};stream=watch` },
-    agent: false,
-  });
+  let resolveEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+  const req = httpsRequest({ host: '127.0.0.1', port: server.port, path, ca: server.caCert, cert: server.clientCert, key: server.clientKey, headers: { Accept: `${PROTOBUF};stream=watch` }, agent: false });
   req.on('response', (res) => {
     contentType = String(res.headers['content-type']);
     res.on('data', (d: Buffer) => {
@@ -172,34 +176,88 @@ test('a protobuf watch: length-prefixed WatchEvent frames, bookmarks included', 
       for (const f of frames) events.push(decodeWatchEvent(f));
       waiter?.();
     });
+    res.on('end', () => {
+      assert.equal(pending.length, 0, 'a partial frame at the end of the stream');
+      resolveEnded();
+    });
   });
+  req.on('error', () => resolveEnded());
   req.end();
-  const waitFor = async (pred: () => boolean) => {
-    const deadline = Date.now() + 10_000;
-    while (!pred()) {
-      if (Date.now() > deadline) assert.fail(`watch events so far: ${events.map((e) => e.type).join(' ')}`);
-      await new Promise<void>((resolve) => {
-        waiter = resolve;
-        setTimeout(resolve, 500);
-      });
-    }
+  return {
+    contentType: () => contentType,
+    events,
+    ended,
+    async waitFor(pred) {
+      const deadline = Date.now() + 10_000;
+      while (!pred()) {
+        if (Date.now() > deadline) assert.fail(`watch events so far: ${events.map((e) => e.type).join(' ')}`);
+        await new Promise<void>((resolve) => {
+          waiter = resolve;
+          setTimeout(resolve, 500);
+        });
+      }
+    },
+    close: () => req.destroy(),
   };
+}
+
+const nameOf = (e: DecodedWatchEvent) => (e.object.metadata as { name?: string } | undefined)?.name;
+
+test('a protobuf watch: length-prefixed WatchEvent frames, bookmarks included', async () => {
+  const rv = ((await getJson('/api/v1/namespaces/default/configmaps')).metadata as { resourceVersion: string }).resourceVersion;
+  const w = protobufWatch(s, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=30`);
   try {
     await s.kubectlOk(['create', 'configmap', 'pb-watch', '-n', 'default', '--from-literal=a=1']);
     await s.kubectlOk(['label', 'configmap', 'pb-watch', '-n', 'default', 'x=y']);
     await s.kubectlOk(['delete', 'configmap', 'pb-watch', '-n', 'default']);
     // A write elsewhere moves the revision past the last event: the next bookmark reports it.
     await s.kubectlOk(['create', 'secret', 'generic', 'pb-watch-elsewhere', '-n', 'default']);
-    await waitFor(() => events.some((e) => e.type === 'DELETED') && events.some((e) => e.type === 'BOOKMARK'));
-    assert.equal(contentType, `${PROTOBUF};stream=watch`);
-    const mine = events.filter((e) => e.type !== 'BOOKMARK');
-    assert.deepEqual(mine.map((e) => `${e.type} ${(e.object.metadata as { name: string }).name}`), ['ADDED pb-watch', 'MODIFIED pb-watch', 'DELETED pb-watch']);
+    await w.waitFor(() => w.events.some((e) => e.type === 'DELETED') && w.events.some((e) => e.type === 'BOOKMARK'));
+    assert.equal(w.contentType(), `${PROTOBUF};stream=watch`);
+    const mine = w.events.filter((e) => e.type !== 'BOOKMARK');
+    assert.deepEqual(mine.map((e) => `${e.type} ${nameOf(e)}`), ['ADDED pb-watch', 'MODIFIED pb-watch', 'DELETED pb-watch']);
     assert.deepEqual((mine[1]!.object.metadata as { labels: unknown }).labels, { x: 'y' });
-    const bookmark = events.find((e) => e.type === 'BOOKMARK')!;
+    const bookmark = w.events.find((e) => e.type === 'BOOKMARK')!;
     assert.equal(bookmark.object.kind, 'ConfigMap');
     assert.match((bookmark.object.metadata as { resourceVersion: string }).resourceVersion, /^\d+$/);
   } finally {
-    req.destroy();
+    w.close();
+  }
+});
+
+test('a protobuf watch through a resync: 410 Expired as an ERROR frame, re-list in protobuf, watch again from the list', async () => {
+  const small = await startTestServer({ historyWindowSeconds: 1 });
+  try {
+    const cm = (name: string) => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    const create = async (name: string) => {
+      const r = await binaryRequest(small, '/api/v1/namespaces/default/configmaps', { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: cm(name) });
+      assert.equal(r.status, 201);
+      return (decodeProtobufObject(r.body).metadata as { resourceVersion: string }).resourceVersion;
+    };
+    const first = await create('r-a');
+    await create('r-gap');
+    await new Promise((r) => setTimeout(r, 1200));
+    await create('r-b');
+    const expired = protobufWatch(small, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first}`);
+    await expired.ended;
+    assert.equal(expired.events.length, 1);
+    assert.equal(expired.events[0]!.type, 'ERROR');
+    assert.deepEqual({ ...expired.events[0]!.object, message: undefined }, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: undefined, reason: 'Expired', code: 410 });
+
+    // The informer's answer: list (protobuf), then watch from the list's resourceVersion.
+    const listed = await binaryRequest(small, '/api/v1/namespaces/default/configmaps', { headers: { Accept: PROTOBUF } });
+    const list = decodeProtobufObject(listed.body) as { metadata: { resourceVersion: string }; items: { metadata: { name: string } }[] };
+    assert.deepEqual(list.items.map((i) => i.metadata.name).filter((n) => n.startsWith('r-')), ['r-a', 'r-b', 'r-gap']);
+    const resumed = protobufWatch(small, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=10`);
+    try {
+      await create('r-c');
+      await resumed.waitFor(() => resumed.events.length > 0);
+      assert.deepEqual(resumed.events.map((e) => `${e.type} ${nameOf(e)}`), ['ADDED r-c']);
+    } finally {
+      resumed.close();
+    }
+  } finally {
+    await small.close();
   }
 });
 
@@ -253,18 +311,19 @@ spec:
         x-kubernetes-preserve-unknown-fields: true
 `;
 
-test('custom resources have no protobuf: 406 when only protobuf is accepted, the JSON fallback otherwise, 415 for protobuf bodies', async () => {
+test('custom resources: protobuf only for PartialObjectMetadata, 406 otherwise, the JSON fallback, protobuf bodies refused', async () => {
   await s.kubectlOk(['apply', '-f', '-'], { input: WIDGET_CRD });
   await s.kubectlOk(['wait', '--for=condition=established', 'crd/widgets.pb.example.com', '--timeout=10s']);
   const path = '/apis/pb.example.com/v1/namespaces/default/widgets';
   const created = await s.adminRequest(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ apiVersion: 'pb.example.com/v1', kind: 'Widget', metadata: { name: 'w' } }) });
   assert.equal(created.status, 201, created.body);
 
-  // The 406 is a Status, itself in protobuf (kube's error writer serves Status in every media type).
+  // kube's custom resource serializer lists protobuf (for the metadata-only transforms), so the 406 names it; the
+  // Status itself is served in protobuf.
   const only = await binaryRequest(s, `${path}/w`, { headers: { Accept: PROTOBUF } });
   assert.equal(only.status, 406);
   assert.equal(only.headers['content-type'], PROTOBUF);
-  assert.equal(decodeProtobufObject(only.body).message, 'only the following media types are accepted: application/json, application/yaml');
+  assert.equal(decodeProtobufObject(only.body).message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
   const watchOnly = await binaryRequest(s, `${path}?watch=1`, { headers: { Accept: `${PROTOBUF};stream=watch` } });
   assert.equal(watchOnly.status, 406);
 
@@ -273,7 +332,19 @@ test('custom resources have no protobuf: 406 when only protobuf is accepted, the
   assert.equal(fallback.headers['content-type'], 'application/json');
   assert.equal(JSON.parse(fallback.body.toString()).kind, 'Widget');
 
+  // What client-go's metadata informers ask for (the garbage collector, the namespace controller).
+  const metadataAccept = `${PROTOBUF};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json`;
+  const partial = await binaryRequest(s, path, { headers: { Accept: metadataAccept } });
+  assert.equal(partial.status, 200);
+  assert.equal(partial.headers['content-type'], PROTOBUF);
+  const list = decodeProtobufObject(partial.body) as { kind: string; items: { metadata: { name: string } }[] };
+  assert.equal(list.kind, 'PartialObjectMetadataList');
+  assert.deepEqual(list.items.map((i) => i.metadata.name), ['w']);
+
   const body = await binaryRequest(s, path, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: 'application/json' }, body: encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }) });
-  assert.equal(body.status, 415);
-  assert.equal(JSON.parse(body.body.toString()).message, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+  assert.equal(body.status, 400);
+  assert.equal(JSON.parse(body.body.toString()).message, 'ConfigMap in version "v1" cannot be handled as a Widget: object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded');
+  const wrongMagic = await binaryRequest(s, path, { method: 'POST', headers: { 'Content-Type': PROTOBUF }, body: Buffer.from('nope') });
+  assert.equal(wrongMagic.status, 400);
+  assert.match(JSON.parse(wrongMagic.body.toString()).message, /^the object provided is unrecognized \(must be of type Widget\): provided data does not appear to be a protobuf message/);
 });

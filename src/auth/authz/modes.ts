@@ -3,6 +3,7 @@
 import { SYSTEM_MASTERS } from '../user.ts';
 import type { Registry } from '../../registry/types.ts';
 import { nodeAuthorizer } from './node.ts';
+import { webhookAuthorizer, type AuthorizationWebhookOptions } from './webhook.ts';
 import { rbacAuthorizer } from './rbac/authorizer.ts';
 import type { RbacPolicy } from './rbac/policy.ts';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroupsAuthorizer } from './builtin.ts';
@@ -17,6 +18,8 @@ export interface AuthorizerFactoryContext {
   readonly registry: Registry;
   /** The RBAC policy informers, shared with the escalation checks; started on first call. */
   readonly rbacPolicy: () => RbacPolicy;
+  /** The Webhook mode's webhook (--authorization-webhook-config-file and its settings). */
+  readonly webhook?: AuthorizationWebhookOptions;
 }
 
 export type AuthorizerFactory = (ctx: AuthorizerFactoryContext) => Authorizer | Promise<Authorizer>;
@@ -27,6 +30,10 @@ export const builtinAuthorizerFactories: Readonly<Record<string, AuthorizerFacto
   AlwaysDeny: () => alwaysDenyAuthorizer(),
   RBAC: (ctx) => rbacAuthorizer(ctx.rbacPolicy),
   Node: () => nodeAuthorizer(),
+  Webhook: (ctx) => {
+    if (!ctx.webhook) throw new Error("authorization-mode Webhook's authorization config file not passed");
+    return webhookAuthorizer(ctx.webhook);
+  },
 };
 
 /** Go's %q of a []string: ["A" "B"]. */

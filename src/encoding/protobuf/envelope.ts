@@ -37,6 +37,10 @@ function lookUpDefinition(apiVersion: string, kind: string): string | undefined 
   const { group, version } = splitApiVersion(apiVersion);
   // meta.k8s.io/v1beta1's list has a message of its own (items and metadata numbered the other way round).
   if (group === 'meta.k8s.io' && version === 'v1beta1' && kind === 'PartialObjectMetadataList') return 'io.k8s.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList';
+  // Aggregated discovery has no OpenAPI definition.
+  if (group === 'apidiscovery.k8s.io' && kind === 'APIGroupDiscoveryList') return hasProtobufMessage(`io.k8s.api.apidiscovery.${version}.${kind}`) ? `io.k8s.api.apidiscovery.${version}.${kind}` : undefined;
+  // Unversioned meta.k8s.io types (APIVersions, the core APIResourceList) carry a kind only.
+  if (group === '' && version === '') return lookUpDefinition('v1', kind);
   const def = schemaNameForKind(group, version, kind);
   return def !== undefined && hasProtobufMessage(def) ? def : undefined;
 }

@@ -25,16 +25,40 @@ const VALUE_FIELDS: Record<string, readonly string[]> = {
   [`${META}APIResource`]: ['name', 'singularName', 'namespaced', 'kind'],
   [`${META}GroupVersionForDiscovery`]: ['groupVersion', 'version'],
   [`${META}ServerAddressByClientCIDR`]: ['clientCIDR', 'serverAddress'],
+  [`${META}GroupVersionKind`]: ['group', 'version', 'kind'],
   'io.k8s.apimachinery.pkg.runtime.TypeMeta': ['apiVersion', 'kind'],
   'io.k8s.apimachinery.pkg.runtime.Unknown': ['typeMeta', 'contentEncoding', 'contentType'],
 };
 
-/** Non-pointer numbers and bools with omitempty there: Go's JSON leaves their zero out. */
+const CORE = 'io.k8s.api.core.v1.';
+const APPS = 'io.k8s.api.apps.v1.';
+
+/**
+ * Non-pointer numbers and bools with omitempty: Go writes them in protobuf even when zero, and its JSON leaves
+ * their zero out (k8s.io/api types.go; the often-sent ones of workloads, beside meta.k8s.io's).
+ */
 const OMITTED_WHEN_ZERO: Record<string, readonly string[]> = {
   [`${META}ObjectMeta`]: ['generation'],
   [`${META}Status`]: ['code'],
   [`${META}StatusDetails`]: ['retryAfterSeconds'],
   [`${META}Condition`]: ['observedGeneration'],
+  [`${CORE}PodSpec`]: ['hostNetwork', 'hostPID', 'hostIPC'],
+  [`${CORE}Container`]: ['stdin', 'stdinOnce', 'tty'],
+  [`${CORE}EphemeralContainerCommon`]: ['stdin', 'stdinOnce', 'tty'],
+  [`${CORE}ContainerPort`]: ['hostPort'],
+  [`${CORE}VolumeMount`]: ['readOnly'],
+  [`${CORE}Probe`]: ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'],
+  [`${CORE}ServicePort`]: ['nodePort'],
+  [`${APPS}DeploymentSpec`]: ['minReadySeconds', 'paused'],
+  [`${APPS}DeploymentStatus`]: ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'],
+  [`${APPS}ReplicaSetSpec`]: ['minReadySeconds'],
+  [`${APPS}ReplicaSetStatus`]: ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
+  'io.k8s.api.batch.v1.JobStatus': ['active', 'succeeded', 'failed'],
+};
+
+/** Strings without omitempty in messages the OpenAPI document does not define (no `required` list to tell). */
+const KEPT_WHEN_EMPTY: Record<string, readonly string[]> = {
+  [`${META}GroupVersionKind`]: ['group', 'version', 'kind'],
 };
 
 const TOP_LEVEL_STRUCTS = new Set(['metadata', 'spec', 'status']);
@@ -42,12 +66,17 @@ const SCALARS = new Set(['string', 'int32', 'int64', 'bool', 'double', 'bytes'])
 
 /** The fields of message `name` that Go writes even when zero. */
 export function alwaysWritten(name: string, facts: ProtoMessageFacts): Set<string> {
-  const fields = new Set(VALUE_FIELDS[name] ?? []);
+  const fields = new Set([...(VALUE_FIELDS[name] ?? []), ...(OMITTED_WHEN_ZERO[name] ?? [])]);
   // Kinds and lists hold ObjectMeta/ListMeta, spec and status as values.
   if (schemaByName(name)?.gvk) {
     for (const f of facts.fields) if (TOP_LEVEL_STRUCTS.has(f.name) && !SCALARS.has(f.type) && !f.repeated && !f.mapKey) fields.add(f.name);
   }
   return fields;
+}
+
+/** The fields of message `name` whose empty string Go's JSON keeps (no omitempty): the schema's required ones and these. */
+export function keptWhenEmpty(name: string): Set<string> {
+  return new Set([...(schemaByName(name)?.required ?? []), ...(KEPT_WHEN_EMPTY[name] ?? [])]);
 }
 
 /** The numeric and boolean fields of message `name` whose zero Go's JSON omits. */

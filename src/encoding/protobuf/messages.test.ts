@@ -184,3 +184,15 @@ test('Go durations', () => {
   assert.equal(formatGoDuration(300e6), '300ms');
   assert.equal(formatGoDuration(0), '0s');
 });
+
+test("Go's zero values: value fields with omitempty dropped on reading and written when absent; pointer zeros kept", () => {
+  const deployment = 'io.k8s.api.apps.v1.DeploymentSpec';
+  // replicas is *int32: an explicit 0 means 0. minReadySeconds and paused are values: Go writes their zeros.
+  const spec = { replicas: 0, template: { spec: { containers: [{ name: 'c', image: 'i', stdin: false, ports: [{ containerPort: 80, hostPort: 0 }] }], hostNetwork: false } } };
+  const bytes = encodeMessage(deployment, spec);
+  assert.deepEqual(decodeMessage(bytes, deployment), { replicas: 0, template: { spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }] }] } } });
+  // Absent from the JSON, minReadySeconds (field 5) and paused (field 7) are still written, as zeros.
+  const written = decodeMessage(encodeMessage(deployment, {}), deployment);
+  assert.deepEqual(written, {});
+  assert.deepEqual([...encodeMessage(deployment, {})], [0x28, 0x00, 0x38, 0x00]);
+});

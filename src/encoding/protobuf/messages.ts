@@ -5,10 +5,10 @@
 // forms here.
 
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { loadModel, schemaByName } from '../../apis/model.ts';
+import { loadModel } from '../../apis/model.ts';
 import type { ProtoFieldFacts, ProtoMessageFacts } from '../../apis/model-types.ts';
 import { formatGoDuration, parseGoDuration } from './duration.ts';
-import { alwaysWritten, droppedWhenZero } from './go-value-fields.ts';
+import { alwaysWritten, droppedWhenZero, keptWhenEmpty } from './go-value-fields.ts';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const TIME = `${META}Time`;
@@ -49,7 +49,7 @@ function messageIndex(name: string): MessageIndex | undefined {
       ? {
           facts,
           byNumber: new Map(facts.fields.map((f) => [f.number, f])),
-          required: new Set(schemaByName(name)?.required ?? []),
+          required: keptWhenEmpty(name),
           alwaysWritten: alwaysWritten(name, facts),
           droppedWhenZero: droppedWhenZero(name),
         }
@@ -254,9 +254,8 @@ function goFieldName(f: ProtoFieldFacts): string {
   return f.name.charAt(0).toUpperCase() + f.name.slice(1);
 }
 
-function expectWire(actual: WireType, expected: WireType, f: ProtoFieldFacts, message: string): void {
+function expectWire(actual: WireType, expected: WireType, f: ProtoFieldFacts): void {
   if (actual !== expected) throw new ProtobufDecodeError(`proto: wrong wireType = ${actual} for field ${goFieldName(f)}`);
-  void message;
 }
 
 function wireTypeOf(type: string): WireType {
@@ -291,7 +290,7 @@ function readScalar(r: BinaryReader, type: string): unknown {
 }
 
 function readValue(r: BinaryReader, wire: WireType, f: ProtoFieldFacts, type: string, raw: RawDecoder): unknown {
-  expectWire(wire, wireTypeOf(type), f, type);
+  expectWire(wire, wireTypeOf(type), f);
   if (isScalar(type)) return readScalar(r, type);
   return decodeMessageBody(r.bytes(), type, raw);
 }
@@ -319,7 +318,7 @@ function readMapEntry(bytes: Uint8Array, f: ProtoFieldFacts, raw: RawDecoder): [
   while (r.pos < r.len) {
     const [no, wire] = r.tag();
     if (no === 1) {
-      expectWire(wire, WireType.LengthDelimited, f, 'key');
+      expectWire(wire, WireType.LengthDelimited, f);
       key = r.string();
     } else if (no === 2) {
       value = readValue(r, wire, f, f.type, raw);
@@ -343,12 +342,12 @@ function readFields(bytes: Uint8Array, name: string, obj: Record<string, unknown
       continue;
     }
     if (f.inline) {
-      expectWire(wire, WireType.LengthDelimited, f, name);
+      expectWire(wire, WireType.LengthDelimited, f);
       readFields(r.bytes(), f.type, obj, raw);
       continue;
     }
     if (f.mapKey) {
-      expectWire(wire, WireType.LengthDelimited, f, name);
+      expectWire(wire, WireType.LengthDelimited, f);
       const [key, value] = readMapEntry(r.bytes(), f, raw);
       let map = obj[f.name] as Record<string, unknown> | undefined;
       if (!map) {

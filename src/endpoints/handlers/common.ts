@@ -2,7 +2,7 @@
 // the namespace/name checks, owner reference de-duplication.
 
 import { badRequest, notAcceptable, type StatusError } from '../../apis/errors.ts';
-import { negotiateOutput, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { negotiateOutput, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
 import { protobufDefinition } from '../../encoding/protobuf/envelope.ts';
 import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
 import { checkBodyKind, gvString, interpretBody, parseBody, parseProtobufBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
@@ -17,15 +17,24 @@ export function servesProtobuf(scope: Pick<Scope, 'def' | 'kind'>): boolean {
   return !scope.def.custom && protobufDefinition(gvString(scope.kind.group, scope.kind.version), scope.kind.kind) !== undefined;
 }
 
-/** The media types the endpoint serializes, in kube's order. */
+/** Whether protobuf bodies are taken (and refused past the envelope for custom resources, as kube does). */
+export function readsProtobuf(scope: Pick<Scope, 'def' | 'kind'>): boolean {
+  return servedMediaTypes(scope) === PROTOBUF_SERVED_MEDIA_TYPES;
+}
+
+/**
+ * The media types the endpoint's serializer lists, in kube's order: protobuf for built-in kinds with a message,
+ * and for custom resources (whose serializer has it for PartialObjectMetadata, never for the objects themselves).
+ */
 export function servedMediaTypes(scope: Pick<Scope, 'def' | 'kind'>): readonly string[] {
-  return servesProtobuf(scope) ? PROTOBUF_SERVED_MEDIA_TYPES : SERVED_MEDIA_TYPES;
+  return scope.def.custom || servesProtobuf(scope) ? PROTOBUF_SERVED_MEDIA_TYPES : SERVED_MEDIA_TYPES;
 }
 
 /** NegotiateOutputMediaType for a resource endpoint (Table and PartialObjectMetadata allowed); 406 otherwise. */
 export function negotiateResourceOutput(scope: Scope): NegotiatedMediaType {
   const served = servedMediaTypes(scope);
-  const media = negotiateOutput(requestHeader(scope.r.req, 'accept'), { allowTransform: true }, served);
+  const restrictions = { allowTransform: true, untransformed: scope.def.custom ? SERVED_MEDIA_TYPES : undefined };
+  const media = negotiateOutput(requestHeader(scope.r.req, 'accept'), restrictions, served);
   if (!media) throw notAcceptable([...served]);
   return media;
 }
@@ -55,6 +64,8 @@ export function transformResult(scope: Scope, result: KubeObject | KubeList, med
     }
   }
   if (isList(result)) {
+    // Items go out without their kind and apiVersion (protobuf messages have no place for them anyway).
+    if (media.mediaType === PROTOBUF_MEDIA_TYPE) return result;
     const items = scope.def.custom ? result.items : result.items.map(withoutTypeMeta);
     return { ...result, items };
   }
@@ -88,7 +99,7 @@ function knownKind(scope: Scope) {
  * version, the schema's type errors, strict field errors per fieldValidation; unknown fields are dropped.
  */
 export function decodeObjectForWrite(scope: Scope, data: Buffer, format: BodyFormat, directive: FieldValidation): KubeObject {
-  const raw = format === 'protobuf' ? parseProtobufBody(data, scope.kind) : parseBody(data, format, scope.kind.kind);
+  const raw = format === 'protobuf' ? parseProtobufBody(data, scope.kind, scope.def.custom) : parseBody(data, format, scope.kind.kind);
   const { object, gvk } = interpretBody(raw, data, scope.kind, scope.def.custom);
   checkBodyKind(gvk, scope.kind, scope.def.custom, knownGroupVersion(scope), knownKind(scope));
   const yamlErrors = yamlStrictErrors(raw);

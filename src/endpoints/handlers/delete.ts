@@ -2,13 +2,15 @@
 
 import { StatusError } from '../../apis/errors.ts';
 import { scanJson, JsonSyntaxError } from '../../encoding/json.ts';
-import { parseYaml, YamlSyntaxError } from '../../encoding/yaml.ts';
-import { bodyFormat, readBody } from '../body.ts';
+import { YamlSyntaxError } from '../../encoding/yaml.ts';
+import { readYaml } from '../../encoding/yaml-offthread.ts';
+import { bodyFormat, prepareBody, readBody } from '../body.ts';
 import { decodeDeleteOptionsQuery, deleteOptionsFromBody, validateDeleteOptions, type ParsedDeleteOptions } from '../options.ts';
 import { requestHeader } from '../respond.ts';
-import { requestContext, type Scope } from '../scope.ts';
+import { admissionInfo, requestContext, type Scope } from '../scope.ts';
+import { admitDelete } from '../../admission/request.ts';
 import type { DeleteOptions, KubeObject } from '../../registry/types.ts';
-import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
+import { negotiateResourceOutput, writeResult } from './common.ts';
 import { decodeProtobufObject } from '../../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../../encoding/protobuf/messages.ts';
 import { listOptionsFor } from './read.ts';
@@ -20,12 +22,13 @@ function unknownError(message: string): StatusError {
 
 const DELETE_OPTIONS_API_VERSIONS = new Set(['v1', 'meta.k8s.io/v1', 'meta.k8s.io/v1beta1']);
 
+/** DeleteOptions are read with the meta.k8s.io codecs (protobuf included), whatever the resource. */
 function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), true);
   let value: unknown;
   try {
     if (format === 'protobuf') value = decodeProtobufObject(data);
-    else if (format === 'yaml') value = parseYaml(data.toString('utf8')).value;
+    else if (format === 'yaml') value = readYaml(data.toString('utf8')).value;
     else {
       const text = data.toString('utf8');
       scanJson(text);
@@ -51,6 +54,7 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
 /** DeleteOptions from a non-empty body, else from the query; validated (422). */
 async function deleteOptionsFor(scope: Scope): Promise<ParsedDeleteOptions> {
   const data = await readBody(scope.r.req);
+  if (data.length > 0) await prepareBody(data, bodyFormat(requestHeader(scope.r.req, 'content-type'), true));
   const opts = data.length > 0 ? decodeDeleteBody(scope, data) : decodeDeleteOptionsQuery(scope.r.query);
   validateDeleteOptions(opts);
   return opts;
@@ -68,7 +72,11 @@ function storeOptions(opts: ParsedDeleteOptions): DeleteOptions {
 export async function deleteResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
   const opts = await deleteOptionsFor(scope);
-  const result = await scope.store.delete(requestContext(scope, { dryRun: opts.dryRun }), scope.name, storeOptions(opts));
+  const options = storeOptions(opts);
+  const extra = { dryRun: opts.dryRun, admission: true, deleteOptions: { ...options } };
+  // kube's delete handler runs the mutating phase itself, without objects; the store runs the validating one.
+  if (scope.deps.admission) await admitDelete(scope.deps.admission, admissionInfo(scope, extra), scope.name);
+  const result = await scope.store.delete(requestContext(scope, extra), scope.name, options);
   // kube answers 202 only when the object lingers and the client explicitly asked orphanDependents=false.
   const code = !result.deletedImmediately && opts.orphanDependents === false ? 202 : 200;
   writeResult(scope, code, (result.status as KubeObject | undefined) ?? result.object, media);
@@ -79,6 +87,9 @@ export async function deleteCollection(scope: Scope): Promise<void> {
   const listOptions = listOptionsFor(scope);
   const opts = await deleteOptionsFor(scope);
   const { watch: _watch, sendInitialEventsSet: _sie, ...storeListOptions } = listOptions;
-  const list = await scope.store.deleteCollection(requestContext(scope, { dryRun: opts.dryRun }), storeListOptions, storeOptions(opts));
+  const options = storeOptions(opts);
+  const extra = { dryRun: opts.dryRun, admission: true, deleteOptions: { ...options } };
+  if (scope.deps.admission) await admitDelete(scope.deps.admission, admissionInfo(scope, extra), '');
+  const list = await scope.store.deleteCollection(requestContext(scope, extra), storeListOptions, options);
   writeResult(scope, 200, list, media);
 }

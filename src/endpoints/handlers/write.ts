@@ -1,21 +1,22 @@
 // POST (create) and PUT (update, including status and scale) as kube-apiserver's createHandler and
 // UpdateResource run them: negotiate, read, decode options, decode and check the body, store, answer.
 
-import { bodyFormat, readBody } from '../body.ts';
+import { bodyFormat, prepareBody, readBody } from '../body.ts';
 import { managerOrUserAgent } from '../field-manager.ts';
 import { decodeWriteOptions } from '../options.ts';
 import { requestHeader } from '../respond.ts';
 import { writeContext, type Scope } from '../scope.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import { checkName, decodeObjectForWrite, dedupOwnerReferences, ensureNamespace, negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
+import { checkName, decodeObjectForWrite, dedupOwnerReferences, ensureNamespace, negotiateResourceOutput, readsProtobuf, writeResult } from './common.ts';
 import { cloneJson } from '../../apis/json-clone.ts';
 import { notFoundPath } from '../../apis/errors.ts';
 
 export async function createResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), readsProtobuf(scope));
   const data = await readBody(scope.r.req);
   const options = decodeWriteOptions(scope.r.query, 'CreateOptions');
+  await prepareBody(data, format);
   const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
   ensureNamespace(scope, obj);
   dedupOwnerReferences(scope, obj, false);
@@ -34,7 +35,8 @@ export async function updateResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
   const data = await readBody(scope.r.req);
   const options = decodeWriteOptions(scope.r.query, 'UpdateOptions');
-  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), servesProtobuf(scope));
+  const format = bodyFormat(requestHeader(scope.r.req, 'content-type'), readsProtobuf(scope));
+  await prepareBody(data, format);
   const obj = decodeObjectForWrite(scope, data, format, options.fieldValidation);
   ensureNamespace(scope, obj);
   checkName(scope, obj);

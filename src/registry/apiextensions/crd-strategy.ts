@@ -2,6 +2,7 @@
 // defaulting, create/update preparation (status reset, generation, storedVersions), validation, the status
 // subresource, and deletion that first adds the instance-cleanup finalizer and the Terminating condition.
 
+import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../store-codec.ts';
 import type { TypeFacts } from '../builtin/facts.ts';
 import { carrySystemMeta, metaOf } from '../builtin/generic.ts';
@@ -39,7 +40,7 @@ function emptyStatus(): CrdStatus {
 }
 
 /** SetCRDCondition: replace the condition of that type, keeping lastTransitionTime when the status is unchanged. */
-export function setCrdCondition(crd: CustomResourceDefinition, condition: CrdCondition, now: Date = new Date()): void {
+export function setCrdCondition(crd: CustomResourceDefinition, condition: CrdCondition, now: Date = clockDate()): void {
   const status = (crd.status ??= emptyStatus());
   const conditions = (status.conditions ??= []);
   const i = conditions.findIndex((c) => c.type === condition.type);

@@ -19,6 +19,7 @@ import { buildStrategy } from './generic.ts';
 import { typeKey, typeRules } from './type-rules.ts';
 import { crdFacts } from '../apiextensions/crd-strategy.ts';
 import { mutatingWebhookConfigurationFacts, validatingAdmissionPolicyBindingFacts, validatingAdmissionPolicyFacts, validatingWebhookConfigurationFacts } from './admissionregistration/printer-columns.ts';
+import { apiServiceFacts } from './apiregistration/api-services.ts';
 import { controllerRevisionFacts } from './apps/controller-revisions.ts';
 import { daemonSetFacts, deploymentFacts, replicaSetFacts, statefulSetFacts } from './apps/workloads.ts';
 import { horizontalPodAutoscalerFacts } from './autoscaling/horizontal-pod-autoscalers.ts';
@@ -59,12 +60,15 @@ import { csiStorageCapacityFacts } from './storage/csi-storage-capacities.ts';
 import { storageClassFacts } from './storage/storage-classes.ts';
 import { volumeAttachmentFacts } from './storage/volume-attachments.ts';
 import { volumeAttributesClassFacts } from './storage/volume-attributes-classes.ts';
+import { webhookConfigurationFacts } from './admissionregistration/webhook-configurations.ts';
+import { validatingAdmissionPolicyBindingStrategyFacts, validatingAdmissionPolicyStrategyFacts } from './admissionregistration/policies.ts';
 
 export type { TypeFacts } from './facts.ts';
 export type { BuiltinStrategy } from './generic.ts';
 export { typeRules } from './type-rules.ts';
 
 const FACTS: Readonly<Record<string, FactsMaker>> = {
+  'apiregistration.k8s.io/apiservices': apiServiceFacts,
   'apiextensions.k8s.io/customresourcedefinitions': crdFacts,
   '/namespaces': namespaceFacts,
   '/configmaps': configMapFacts,
@@ -108,10 +112,10 @@ const FACTS: Readonly<Record<string, FactsMaker>> = {
   'policy/poddisruptionbudgets': podDisruptionBudgetFacts,
   'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalerFacts,
   'discovery.k8s.io/endpointslices': endpointSliceFacts,
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations': mutatingWebhookConfigurationFacts,
-  'admissionregistration.k8s.io/validatingwebhookconfigurations': validatingWebhookConfigurationFacts,
-  'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicyFacts,
-  'admissionregistration.k8s.io/validatingadmissionpolicybindings': validatingAdmissionPolicyBindingFacts,
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': webhookConfigurationFacts(true, mutatingWebhookConfigurationFacts),
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': webhookConfigurationFacts(false, validatingWebhookConfigurationFacts),
+  'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicyStrategyFacts(validatingAdmissionPolicyFacts),
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings': validatingAdmissionPolicyBindingStrategyFacts(validatingAdmissionPolicyBindingFacts),
   'certificates.k8s.io/certificatesigningrequests': certificateSigningRequestFacts,
   'certificates.k8s.io/clustertrustbundles': clusterTrustBundleFacts,
   'flowcontrol.apiserver.k8s.io/flowschemas': flowSchemaFacts,

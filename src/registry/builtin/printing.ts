@@ -1,13 +1,14 @@
 // Shared pieces of kube's table printers (pkg/printers/internalversion): the Age column, label and selector
 // formatting, and container lists.
 
+import { clockDate } from '../../apis/clock.ts';
 import { formatLabelSelector as selectorString } from '../../apis/labels.ts';
 import type { KubeObject, PrinterColumn } from '../types.ts';
 import { humanDuration } from './duration.ts';
 import { isObj, objsAt, strAt } from './object.ts';
 
 /** translateTimestampSince: "<unknown>" for a missing time, else HumanDuration(now - t). */
-export function translateTimestampSince(timestamp: unknown, now: Date = new Date()): string {
+export function translateTimestampSince(timestamp: unknown, now: Date = clockDate()): string {
   if (typeof timestamp !== 'string' || timestamp === '') return '<unknown>';
   const t = Date.parse(timestamp);
   if (Number.isNaN(t)) return '<unknown>';

@@ -67,6 +67,8 @@ const NAME_RULES: Record<string, NameValidator> = {
   'rbac.authorization.k8s.io/rolebindings': nameIsPathSegment,
   'rbac.authorization.k8s.io/roles': nameIsPathSegment,
   'certificates.k8s.io/certificatesigningrequests': nameIsPathSegment,
+  // Path segments; the aggregator also requires version.group (checked by the type's validation).
+  'apiregistration.k8s.io/apiservices': nameIsPathSegment,
 };
 
 // Groups whose validation uses apimachinery's ObjectMeta checks (no core-group finalizer rule).

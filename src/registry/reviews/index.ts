@@ -3,6 +3,7 @@
 // (authentication.k8s.io) against its authenticators. Keyed by "group/resource" for the registry's
 // virtual-store hook; every served version of a group/resource gets the same evaluation.
 
+import { clockDate } from '../../apis/clock.ts';
 import type { Authenticator } from '../../auth/authn/types.ts';
 import { alwaysAllowAuthorizer } from '../../auth/authz/builtin.ts';
 import type { Authorizer } from '../../auth/authz/types.ts';
@@ -37,7 +38,7 @@ export type StoreFactory = (def: ResourceDefinition) => ResourceStore;
 export function reviewStores(options: ReviewOptions = {}): ReadonlyMap<string, StoreFactory> {
   const authorizer = options.authorizer ?? alwaysAllowAuthorizer();
   const gates = options.featureGates ?? {};
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? clockDate;
   const audiences = options.apiAudiences ?? DEFAULT_API_AUDIENCES;
   return new Map<string, StoreFactory>([
     ['authorization.k8s.io/subjectaccessreviews', (def) => createOnlyStore(def, subjectAccessReview(authorizer, gates))],

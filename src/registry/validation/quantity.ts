@@ -12,8 +12,22 @@ const decimalSuffixes: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k:
 
 export type QuantityResult = { ok: true; nanos: bigint } | { ok: false; error: string };
 
+// The same few quantity strings come back on every write (requests, limits, capacities): parses are kept.
+const PARSED_LIMIT = 4096;
+const parsed = new Map<string, QuantityResult>();
+
 /** Parse a quantity string; nanos is the value times 10^9, rounded up as kube rounds sub-nano precision. */
 export function parseQuantity(input: string): QuantityResult {
+  let result = parsed.get(input);
+  if (result === undefined) {
+    result = parseQuantityText(input);
+    if (parsed.size >= PARSED_LIMIT) parsed.clear();
+    parsed.set(input, result);
+  }
+  return result;
+}
+
+function parseQuantityText(input: string): QuantityResult {
   const s = input.trim();
   if (s === '') return { ok: false, error: ERR_FORMAT_WRONG };
   const m = splitRe.exec(s);

@@ -179,7 +179,7 @@ test('a failed storage watch resets the cache: watchers end, the state is re-rea
   await ready(c);
   const w = collect(c, { start: 0 });
   await s.create(`${P}ns/a`, val('red'));
-  failWatch!(new StorageError('Compacted', P, 'compacted', undefined, 1));
+  failWatch!(new StorageError('Unavailable', P, 'gone away'));
   assert.deepEqual(w.ends, ['reset']);
   assert.equal(c.ready(), false);
   await ready(c);
@@ -217,5 +217,23 @@ test('a watch from a future revision waits: events up to it are skipped, later o
   for (let i = 0; i < 5; i++) await s.create(`${P}ns/o${i}`, val('red'));
   await until(() => w.events.length === 2);
   assert.deepEqual(w.events, ['ADDED ns/o3 4', 'ADDED ns/o4 5']);
+  c.stop();
+});
+
+test('a storage compacted past the cache (a restore) relists at once and tells watchers their revision expired', async () => {
+  const s = createMemoryStorage();
+  const c = createCacher({ storage: s, prefix: P, attributes, onError: () => assert.fail('a restore is not a failure') });
+  await ready(c);
+  await s.create(`${P}ns/a`, val('red'));
+  const snap = await s.snapshot();
+  await s.create(`${P}ns/b`, val('red'));
+  await until(() => c.list(P).objects.length === 2);
+  const ends: Array<{ reason: string; expired?: { requested: number; compacted: number } }> = [];
+  c.watch({ prefix: P, filter: undefined, start: 0, bookmarks: false, onEvent: () => true, onEnd: (reason, expired) => ends.push({ reason, expired }) });
+  const rev = await s.restore(snap);
+  await until(() => ends.length === 1);
+  assert.deepEqual(ends, [{ reason: 'expired', expired: { requested: 2, compacted: rev } }]);
+  await ready(c);
+  assert.deepEqual(c.list(P).objects.map((o) => [o.kv.key, o.kv.modRevision]), [[`${P}ns/a`, rev]]);
   c.stop();
 });

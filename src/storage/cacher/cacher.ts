@@ -6,8 +6,9 @@
 // a progress notification (WatchHandle.requestProgress), so a consistent read can wait until the cache has caught
 // up with storage's current revision even when the last writes went to other resources.
 
+import { clockNow } from '../../apis/clock.ts';
 import { SortedKeys } from '../memory/sorted-keys.ts';
-import type { KeyValue, StorageEvent, WatchHandle } from '../types.ts';
+import { StorageError, type KeyValue, type StorageEvent, type WatchHandle } from '../types.ts';
 import { createRing } from './ring.ts';
 import { noteWatcherClosed, noteWatcherOpened, registerCacher, unregisterCacher } from './stats.ts';
 import {
@@ -83,7 +84,7 @@ function translate<A>(ev: CacheEvent<A>, filter: CacheFilter<A> | undefined, mem
 
 export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
   const { storage, prefix } = options;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? clockNow;
   const windowMs = options.historyWindowMs ?? DEFAULT_WINDOW_MS;
   const bookmarkMs = Math.max(1, options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS);
   const maxQueued = options.maxQueuedEvents ?? DEFAULT_MAX_QUEUED;
@@ -114,6 +115,13 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
 
   function cached(kv: KeyValue): CachedObject<A> {
     return { kv, attrs: attrsOf(kv) };
+  }
+
+  /** A relisted object: an unchanged stored value keeps (or rebases) the attributes computed before. */
+  function relisted(kv: KeyValue, old: CachedObject<A> | undefined): CachedObject<A> {
+    if (old === undefined || old.kv.value !== kv.value) return cached(kv);
+    if (old.kv.modRevision === kv.modRevision) return { kv, attrs: old.attrs };
+    return { kv, attrs: options.rebase ? options.rebase(old.attrs, kv) : attrsOf(kv) };
   }
 
   // ---- freshness ----
@@ -153,12 +161,14 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         const obj = cached(se.kv);
         objects.set(key, obj);
         if (prev === undefined) keys.add(key);
+        else options.superseded?.(prev.attrs);
         ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time, memo: undefined };
       } else {
         const last = prev ?? cached(se.prevKv ?? se.kv);
         if (prev !== undefined) {
           objects.delete(key);
           keys.delete(key);
+          options.superseded?.(prev.attrs);
         }
         ev = { type: 'delete', revision: rev, object: last, prev: undefined, time, memo: undefined };
       }
@@ -185,19 +195,26 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
 
   // ---- lifecycle ----
 
-  function endAll(reason: 'reset' | 'closed'): void {
-    for (const w of [...watchers]) w.end(reason);
+  function endAll(reason: 'reset' | 'expired' | 'closed', compacted?: number): void {
+    for (const w of [...watchers]) w.end(reason, compacted);
     for (const f of freshWaiters) f.reject(new CacheNotReadyError('watch cache is re-initializing'));
     freshWaiters = [];
   }
 
   function fail(err: unknown, gen: number): void {
     if (gen !== generation || stopped) return;
-    options.onError?.(err);
     generation++;
     isReady = false;
     handle?.stop();
     handle = undefined;
+    // Storage compacted past the cache's position (a restore of the test controls): the cache relists at once and
+    // its watchers learn that their revision is gone, as a re-watch from it would.
+    if (err instanceof StorageError && err.code === 'Compacted') {
+      endAll('expired', err.revision);
+      void init();
+      return;
+    }
+    options.onError?.(err);
     endAll('reset');
     retryTimer = setTimeout(() => void init(), retryDelay);
     retryTimer.unref();
@@ -210,11 +227,12 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     try {
       const fresh = new Map<string, CachedObject<A>>();
       const freshKeys = new SortedKeys();
+      const previous = objects;
       let res = await storage.range(prefix, { limit: INIT_PAGE });
       const at = res.revision;
       for (;;) {
         for (const kv of res.kvs) {
-          fresh.set(kv.key, cached(kv));
+          fresh.set(kv.key, relisted(kv, previous.get(kv.key)));
           freshKeys.add(kv.key);
         }
         if (!res.more || res.kvs.length === 0) break;

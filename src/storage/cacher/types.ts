@@ -72,8 +72,12 @@ export interface CacheWatchRequest<A> {
    * per-watcher limit, past which the watcher is ended) until resume() is called.
    */
   onEvent(event: CacheWatchEvent<A>): boolean | void;
-  /** The watcher ended (dropped as too slow, cache reset or stopped); no more events follow. Not called after stop(). */
-  onEnd(reason: 'overflow' | 'reset' | 'closed'): void;
+  /**
+   * The watcher ended (dropped as too slow, cache reset or stopped); no more events follow. Not called after stop().
+   * 'expired': storage compacted past the cache (a restore): `expired` holds the newest revision the watcher had
+   * and the revision storage is compacted to.
+   */
+  onEnd(reason: 'overflow' | 'reset' | 'expired' | 'closed', expired?: { readonly requested: number; readonly compacted: number }): void;
 }
 
 export interface CacheWatcherHandle {
@@ -94,6 +98,13 @@ export interface CacherOptions<A> {
   readonly prefix: string;
   /** Attributes of a stored object; throwing marks the object as matching nothing but keeps it cached. */
   attributes(kv: KeyValue): A;
+  /** Told when an object leaves the current state (replaced or deleted) and lives on only in the event window. */
+  superseded?(attrs: A): void;
+  /**
+   * Attributes of kv when the cache held the same stored value at another revision with `previous` (a relist after
+   * a restore brings back mostly unchanged values at new revisions). Absent: attributes(kv).
+   */
+  rebase?(previous: A, kv: KeyValue): A;
   /** How long events stay in the ring (ms). Default 300 s. */
   readonly historyWindowMs?: number;
   /** Upper bound on ring events regardless of age. Default 100 000. */

@@ -24,7 +24,7 @@ export interface CacheWatcher<A> {
   offer(event: CacheWatchEvent<A>): void;
   resume(): void;
   /** Ends the watcher; calls onEnd unless stopped by its consumer. */
-  end(reason: 'overflow' | 'reset' | 'closed' | 'stopped'): void;
+  end(reason: 'overflow' | 'reset' | 'expired' | 'closed' | 'stopped', compacted?: number): void;
   readonly ended: boolean;
 }
 
@@ -119,14 +119,14 @@ export function createCacheWatcher<A>(
       paused = false;
       pump();
     },
-    end(reason) {
+    end(reason, compacted) {
       if (ended) return;
       ended = true;
       initial = undefined;
       queue = [];
       queueHead = 0;
       hooks.ended(w as CacheWatcher<unknown>);
-      if (reason !== 'stopped') request.onEnd(reason);
+      if (reason !== 'stopped') request.onEnd(reason, reason === 'expired' ? { requested: w.lastRevision, compacted: compacted ?? 0 } : undefined);
     },
   };
   for (const ev of replay) if (ev.revision > w.lastRevision) w.lastRevision = ev.revision;

@@ -4,9 +4,9 @@
 // its own history (the same event objects, ascending), so reads at an old revision binary-search one short array.
 // Two ordered key sets serve ranges: `live` (keys alive now, with ranks for exact counts) and `known` (keys with any
 // retained history, for reads at an older revision).
-import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent } from '../types.ts';
+import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent, StorageSnapshot } from '../types.ts';
 import { compactionNeeded, openState } from '../backend-state.ts';
-import { keyExists, keyNotFound, readRevision, revisionConflict } from '../storage-errors.ts';
+import { compactedError, keyExists, keyNotFound, readRevision, revisionConflict } from '../storage-errors.ts';
 import { prefixEnd, rangeStart } from '../key-range.ts';
 import { createWatchHub } from '../watch-hub.ts';
 import { SortedKeys } from './sorted-keys.ts';
@@ -19,6 +19,8 @@ export interface MemoryStorageOptions {
 export interface MemoryStorage extends Storage {
   /** Open watches (for tests and metrics). */
   watcherCount(): number;
+  snapshot(): Promise<StorageSnapshot>;
+  restore(snapshot: StorageSnapshot): Promise<number>;
 }
 
 /** The newest event of history at or below revision, or undefined. */
@@ -37,8 +39,8 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryS
   let revision = 0;
   let compacted = 0;
   const histories = new Map<string, StorageEvent[]>();
-  const live = new SortedKeys();
-  const known = new SortedKeys();
+  let live = new SortedKeys();
+  let known = new SortedKeys();
   /** log[i] is the event of revision logBase + i. */
   let log: StorageEvent[] = [];
   let logBase = 1;
@@ -206,6 +208,39 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryS
     },
 
     watch: state.watch,
+
+    async snapshot(): Promise<StorageSnapshot> {
+      checkOpen();
+      const kvs: KeyValue[] = [];
+      live.forEachFrom('', (key) => {
+        kvs.push(currentKv(key)!);
+        return true;
+      });
+      return { revision, kvs };
+    },
+
+    async restore(snap) {
+      checkOpen();
+      histories.clear();
+      live = new SortedKeys();
+      known = new SortedKeys();
+      let rev = revision;
+      for (const old of snap.kvs) {
+        rev++;
+        const kv: KeyValue = { key: old.key, value: old.value, createRevision: rev, modRevision: rev };
+        histories.set(kv.key, [{ type: 'put', kv }]);
+        live.add(kv.key);
+        known.add(kv.key);
+      }
+      // An empty snapshot still moves the revision, so every watcher's position is older than the new state.
+      if (rev === revision) rev++;
+      log = [];
+      logBase = rev + 1;
+      revision = rev;
+      compacted = rev;
+      hub.closeAll(compactedError('', rev, rev));
+      return rev;
+    },
 
     async ready() {
       return !state.closed;

@@ -11,9 +11,9 @@
 import { closeSync, openSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
-import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent } from '../types.ts';
+import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent, StorageSnapshot } from '../types.ts';
 import { compactionNeeded, openState } from '../backend-state.ts';
-import { keyExists, keyNotFound, readRevision, revisionConflict, unavailable } from '../storage-errors.ts';
+import { compactedError, keyExists, keyNotFound, readRevision, revisionConflict, unavailable } from '../storage-errors.ts';
 import { prefixEnd, prefixEndUtf8, rangeStart } from '../key-range.ts';
 import { createWatchHub } from '../watch-hub.ts';
 import { SortedKeys } from '../memory/sorted-keys.ts';
@@ -27,6 +27,8 @@ export interface SqliteStorageOptions {
 export interface SqliteStorage extends Storage {
   /** Open watches (for tests and metrics). */
   watcherCount(): number;
+  snapshot(): Promise<StorageSnapshot>;
+  restore(snapshot: StorageSnapshot): Promise<number>;
   /** The database file. */
   readonly path: string;
 }
@@ -105,12 +107,13 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
   const selectHistory = stmt(sql.SELECT_HISTORY);
   const compactRows = stmt(sql.COMPACT);
   const upsertMeta = stmt(sql.UPSERT_META);
+  const deleteAll = stmt('DELETE FROM kv');
   const selectMeta = stmt(sql.SELECT_META);
 
   let compacted = Number((selectMeta.get('compact_revision') as { value: number } | undefined)?.value ?? 0);
   // Compaction may have removed the newest rows (tombstones), so the revision never falls below the compacted one.
   let revision = Math.max(Number((stmt(sql.SELECT_MAX_ID).get() as { id: number | null }).id ?? 0), compacted);
-  const live = new SortedKeys();
+  let live = new SortedKeys();
   for (const row of stmt(sql.SELECT_LIVE_NAMES).iterate()) live.add((row as { name: string }).name);
 
   const hub = createWatchHub(
@@ -262,6 +265,34 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
     },
 
     watch: state.watch,
+
+    async snapshot(): Promise<StorageSnapshot> {
+      checkOpen();
+      const rows = selectRange.all('', '\u{10ffff}', revision, -1) as unknown as RangeRow[];
+      return { revision, kvs: rows.map((r) => ({ key: r.name, value: r.value, createRevision: r.create_revision, modRevision: r.id })) };
+    },
+
+    async restore(snap) {
+      checkOpen();
+      const first = revision + 1;
+      const last = Math.max(first, revision + snap.kvs.length);
+      transaction(() => {
+        deleteAll.run();
+        let rev = revision;
+        for (const kv of snap.kvs) {
+          rev++;
+          insertRow.run(rev, kv.key, 1, 0, rev, 0, kv.value);
+        }
+        upsertMeta.run('compact_revision', last);
+      });
+      const fresh = new SortedKeys();
+      for (const kv of snap.kvs) fresh.add(kv.key);
+      live = fresh;
+      revision = last;
+      compacted = last;
+      hub.closeAll(compactedError('', last, last));
+      return last;
+    },
 
     async ready() {
       if (state.closed) return false;

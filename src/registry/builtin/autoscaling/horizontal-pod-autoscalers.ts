@@ -1,7 +1,11 @@
-// HorizontalPodAutoscalers: kube's printer.
+// HorizontalPodAutoscalers of both versions (defaults and validation in hpa-defaults.ts and hpa-validation.ts;
+// the strategy's status reset; printHorizontalPodAutoscaler).
 
 import type { KubeObject } from '../../types.ts';
-import { printedFacts } from '../facts.ts';
+import type { FactsMaker } from '../facts.ts';
+import { buildStrategy } from '../generic.ts';
+import { defaultHorizontalPodAutoscaler, isV1Shape } from './hpa-defaults.ts';
+import { hpaMinReplicas, validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatus } from './hpa-validation.ts';
 import { getPath, numAt, objAt, objsAt, strAt } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
 
@@ -44,11 +48,22 @@ function hpaTargets(obj: KubeObject): string {
   return list.join(', ');
 }
 
-export const horizontalPodAutoscalerFacts = printedFacts(() => [
+export const horizontalPodAutoscalerFacts: FactsMaker = (rules) => ({
+  strategy: buildStrategy(rules, {
+    defaults: defaultHorizontalPodAutoscaler,
+    // Go writes the non-omitempty counters of an empty status.
+    initialStatus: (hpa) => (isV1Shape(hpa) ? { currentReplicas: 0, desiredReplicas: 0 } : { desiredReplicas: 0 }),
+    validate: (hpa) => validateHorizontalPodAutoscaler(hpa),
+    validateUpdate: (hpa, old) => validateHorizontalPodAutoscaler(hpa, hpaMinReplicas(old) === 0 ? 0 : 1),
+    validateStatusUpdate: validateHorizontalPodAutoscalerStatus,
+  }),
+  printerColumns: [
   column('Reference', 'string', 'The scaled object.', (o) => `${strAt(o, 'spec', 'scaleTargetRef', 'kind')}/${strAt(o, 'spec', 'scaleTargetRef', 'name')}`),
   column('Targets', 'string', 'Current and target metric values.', hpaTargets),
   column('MinPods', 'string', 'The lower replica bound.', (o) => (typeof getPath(o, 'spec', 'minReplicas') === 'number' ? String(getPath(o, 'spec', 'minReplicas')) : '<unset>')),
   column('MaxPods', 'string', 'The upper replica bound.', (o) => numAt(o, 'spec', 'maxReplicas')),
   column('Replicas', 'string', 'Current replicas.', (o) => numAt(o, 'status', 'currentReplicas')),
   ageColumn,
-]);
+],
+  selectableFields: {},
+});

@@ -2,6 +2,7 @@
 // printJob/printCronJob): generated selectors and job labels, completions/parallelism/backoff defaults, the
 // restart policy a job template needs, cron schedule checks, and the Jobs' STATUS/COMPLETIONS/DURATION cells.
 
+import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
@@ -196,7 +197,7 @@ function completionsCell(obj: KubeObject): string {
   return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
 }
 
-function durationCell(obj: KubeObject, now: Date = new Date()): string {
+function durationCell(obj: KubeObject, now: Date = clockDate()): string {
   const start = Date.parse(strAt(obj, 'status', 'startTime'));
   if (Number.isNaN(start)) return '';
   const completion = Date.parse(strAt(obj, 'status', 'completionTime'));

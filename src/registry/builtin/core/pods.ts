@@ -2,6 +2,7 @@
 // pod field label conversion): status Pending with its QoS class on create, the spec nearly immutable on
 // update, graceful deletion, kubectl's READY/STATUS/RESTARTS cells and the selectable fields.
 
+import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE, validateObjectMeta } from '../../validation/meta.ts';
@@ -213,7 +214,7 @@ interface PodSummary {
   restarts: string;
 }
 
-export function summarizePod(pod: KubeObject, now: Date = new Date()): PodSummary {
+export function summarizePod(pod: KubeObject, now: Date = clockDate()): PodSummary {
   const spec = isObj(pod.spec) ? pod.spec : {};
   const status = isObj(pod.status) ? pod.status : {};
   let restarts = 0;

@@ -87,3 +87,11 @@ test('volume attachments: one source, a fixed spec, status reset and checked; Na
   assert.equal((merged.status as Record<string, unknown>).attached, true);
   assert.deepEqual(attachments.printerColumns.map((c) => c.name), ['Name', 'Attacher', 'PV', 'Node', 'Attached', 'Age']);
 });
+
+// Source: pkg/apis/storage/validation/validation.go ValidateVolumeAttributesClass/Update.
+test('volume attributes classes: parameters required, driver and parameters fixed', () => {
+  const classes = builtinTypeFacts('storage.k8s.io', 'volumeattributesclasses');
+  assert.deepEqual(createErrors(classes, { metadata: { name: 'gold' }, driverName: 'csi.example.com' }), ['parameters: Required value: must contain at least one key/value pair']);
+  const old: KubeObject = { metadata: { name: 'gold', resourceVersion: '2' }, driverName: 'csi.example.com', parameters: { iops: '100' } };
+  assert.deepEqual(updateErrors(classes, { metadata: { name: 'gold' }, driverName: 'csi.example.com', parameters: { iops: '200' } }, old), ['parameters: Forbidden: updates to parameters are forbidden.']);
+});

@@ -1,0 +1,109 @@
+// The small defaulting plugins: DefaultStorageClass (PVCs without a class get the default StorageClass),
+// DefaultIngressClass (Ingresses without a class get the default IngressClass), DefaultTolerationSeconds (pods
+// tolerate not-ready and unreachable nodes for 300 s), and Priority (a pod's priority from its PriorityClass, or
+// the global default).
+
+import { forbiddenError } from '../../registry/store-errors.ts';
+import { loopbackContext } from '../../registry/registry.ts';
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
+
+type Obj = Record<string, any>;
+
+async function listAll(registry: Registry, group: string, version: string, resource: string): Promise<KubeObject[]> {
+  const def = registry.lookup(group, version, resource);
+  if (!def) return [];
+  return (await registry.store(def).list(loopbackContext(), { resourceVersion: '0' })).items;
+}
+
+/** The default of a class list: the newest marked by the annotation (kube picks the most recent), by name on ties. */
+function defaultClass(items: KubeObject[], annotation: string): KubeObject | undefined {
+  const marked = items.filter((i) => i.metadata.annotations?.[annotation] === 'true');
+  marked.sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  return marked[0];
+}
+
+const is = (a: AdmissionAttributes, group: string, resource: string) => a.resource.group === group && a.resource.resource === resource && a.subResource === '' && a.operation === 'CREATE' && !!a.object;
+
+export function defaultStorageClass(registry: Registry): AdmissionPlugin {
+  return {
+    name: 'DefaultStorageClass',
+    handles: (op) => op === 'CREATE',
+    async admit(a) {
+      if (!is(a, '', 'persistentvolumeclaims')) return;
+      const spec = (a.object!.spec ??= {}) as Obj;
+      if (spec.storageClassName !== undefined && spec.storageClassName !== null) return;
+      if (a.object!.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] !== undefined) return;
+      const def = defaultClass(await listAll(registry, 'storage.k8s.io', 'v1', 'storageclasses'), 'storageclass.kubernetes.io/is-default-class');
+      if (def) spec.storageClassName = def.metadata.name;
+    },
+  };
+}
+
+export function defaultIngressClass(registry: Registry): AdmissionPlugin {
+  return {
+    name: 'DefaultIngressClass',
+    handles: (op) => op === 'CREATE',
+    async admit(a) {
+      if (!is(a, 'networking.k8s.io', 'ingresses')) return;
+      const spec = (a.object!.spec ??= {}) as Obj;
+      if (spec.ingressClassName !== undefined && spec.ingressClassName !== null) return;
+      if (a.object!.metadata.annotations?.['kubernetes.io/ingress.class'] !== undefined) return;
+      const def = defaultClass(await listAll(registry, 'networking.k8s.io', 'v1', 'ingressclasses'), 'ingressclass.kubernetes.io/is-default-class');
+      if (def) spec.ingressClassName = def.metadata.name;
+    },
+  };
+}
+
+const TOLERATED = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
+
+export function defaultTolerationSeconds(): AdmissionPlugin {
+  return {
+    name: 'DefaultTolerationSeconds',
+    handles: (op) => op === 'CREATE',
+    admit(a) {
+      if (!is(a, '', 'pods')) return;
+      const spec = (a.object!.spec ??= {}) as Obj;
+      const tolerations: Obj[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+      const covers = (key: string) => tolerations.some((t) => (t.effect === 'NoExecute' || !t.effect) && (t.key === key || (t.operator === 'Exists' && !t.key)));
+      const added = TOLERATED.filter((k) => !covers(k)).map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }));
+      if (added.length) spec.tolerations = [...tolerations, ...added];
+    },
+  };
+}
+
+export function priority(registry: Registry): AdmissionPlugin {
+  return {
+    name: 'Priority',
+    handles: (op) => op === 'CREATE',
+    async admit(a) {
+      if (!is(a, '', 'pods')) return;
+      const spec = (a.object!.spec ??= {}) as Obj;
+      const classes = await listAll(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses');
+      const name: string | undefined = spec.priorityClassName || undefined;
+      const m = a.object!.metadata;
+      const podName = m.name || m.generateName || a.name;
+      let value = 0;
+      let preemption: string | undefined;
+      if (name) {
+        const pc = classes.find((c) => c.metadata.name === name);
+        if (!pc) throw forbiddenError({ group: '', resource: 'pods' }, podName, `no PriorityClass with name ${name} was found`);
+        value = Number(pc.value ?? 0);
+        preemption = pc.preemptionPolicy as string | undefined;
+      } else {
+        const global = classes.filter((c) => c.globalDefault === true).sort((x, y) => Number(x.value ?? 0) - Number(y.value ?? 0))[0];
+        if (global) {
+          spec.priorityClassName = global.metadata.name;
+          value = Number(global.value ?? 0);
+          preemption = global.preemptionPolicy as string | undefined;
+        }
+      }
+      if (spec.priority !== undefined && spec.priority !== null && spec.priority !== value) {
+        throw forbiddenError({ group: '', resource: 'pods' }, podName, `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${value} from the given PriorityClass name`);
+      }
+      spec.priority = value;
+      if (preemption) spec.preemptionPolicy = preemption;
+      else spec.preemptionPolicy ??= 'PreemptLowerPriority';
+    },
+  };
+}

@@ -1,0 +1,190 @@
+// Calling the webhooks that match a request (k8s.io/apiserver/pkg/admission/plugin/webhook/{mutating,validating}):
+// rules (with matchPolicy), namespaceSelector, objectSelector, matchConditions, the dry-run rule, then the call
+// with its timeout and failurePolicy. Mutating webhooks run one after another, their JSON patches applied (and the
+// result checked against the schema); IfNeeded webhooks run once more when a later one changed the object.
+// Validating webhooks run in parallel; the first refusal (in configuration order) is the answer.
+
+import { randomUUID } from 'node:crypto';
+import { badRequest, internalError, isStatusError, StatusError } from '../../apis/errors.ts';
+import { evaluate } from '../../cel/environment.ts';
+import { PER_CALL_LIMIT } from '../../cel/cost.ts';
+import { jsonEqual, jsonPatch } from '../../patch/json-patch.ts';
+import type { JsonValue } from '../../patch/go-json.ts';
+import { pruneFields } from '../../endpoints/prune.ts';
+import { checkAgainstSchema } from '../../registry/validation/schema-check.ts';
+import { selectorMatches } from '../../registry/validation/label-selector.ts';
+import type { Authorizer } from '../../auth/authz/types.ts';
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import { celAuthorizer, requestOf, toCel } from '../cel-context.ts';
+import type { AdmissionAttributes } from '../types.ts';
+import { WebhookCallError } from './client.ts';
+import { matchInvocation, type Invocation } from './equivalent.ts';
+import { buildReview, deniedError, reviewVersion, verifyResponse, type AdmissionResponse } from './review.ts';
+import type { Webhook } from './webhook.ts';
+
+export interface DispatchDeps {
+  readonly registry: Registry;
+  readonly authorizer?: Authorizer;
+  readonly getNamespace: (name: string) => Promise<KubeObject | undefined>;
+}
+
+/** ErrCallingWebhook as the client sees it when the failure policy is Fail. */
+function callingError(w: Webhook, reason: string): StatusError {
+  return internalError(new Error(`failed calling webhook ${JSON.stringify(w.name)}: ${reason}`));
+}
+
+const labelsOf = (o: KubeObject | undefined) => o?.metadata?.labels;
+
+async function namespaceLabels(a: AdmissionAttributes, deps: DispatchDeps): Promise<Record<string, string> | undefined | 'cluster'> {
+  if (a.resource.group === '' && a.resource.resource === 'namespaces') return labelsOf(a.object ?? a.oldObject) ?? {};
+  if (!a.namespace) return 'cluster';
+  return labelsOf(await deps.getNamespace(a.namespace)) ?? {};
+}
+
+function isEmptySelector(sel: unknown): boolean {
+  if (!sel || typeof sel !== 'object') return true;
+  const s = sel as { matchLabels?: object; matchExpressions?: unknown[] };
+  return Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0;
+}
+
+/** Does the webhook apply, and as which invocation? Match condition errors are ErrCallingWebhook (failure policy). */
+async function shouldCall(w: Webhook, a: AdmissionAttributes, deps: DispatchDeps): Promise<Invocation | undefined> {
+  const inv = matchInvocation(deps.registry, w.rules, w.matchPolicy, a);
+  if (!inv) return undefined;
+  if (!isEmptySelector(w.namespaceSelector)) {
+    const labels = await namespaceLabels(a, deps);
+    if (labels !== 'cluster' && !selectorMatches(w.namespaceSelector, labels)) return undefined;
+  }
+  if (!isEmptySelector(w.objectSelector)) {
+    const matches = (o: KubeObject | undefined) => o !== undefined && selectorMatches(w.objectSelector, labelsOf(o) ?? {});
+    if (!matches(a.object) && !matches(a.oldObject)) return undefined;
+  }
+  if (w.matchConditions.length > 0) {
+    const vars = {
+      object: toCel(a.object ? inv.convert(a.object) : null),
+      oldObject: toCel(a.oldObject ? inv.convert(a.oldObject) : null),
+      request: toCel(requestOf(a, inv)),
+      authorizer: celAuthorizer(deps.authorizer, a.userInfo),
+    };
+    const errors: string[] = [];
+    for (const c of w.matchConditions) {
+      if (!c.compiled) {
+        errors.push(`compilation failed for matchCondition '${c.name}': ${c.error ?? ''}`);
+        continue;
+      }
+      const r = evaluate(c.compiled, vars, PER_CALL_LIMIT);
+      if (!r.ok) errors.push(`matchCondition '${c.name}' failed to evaluate: ${r.error}`);
+      else if (r.value === false) return undefined;
+      else if (r.value !== true) errors.push(`matchCondition '${c.name}' does not evaluate to a bool: ${String(r.value)}`);
+    }
+    if (errors.length > 0) throw new WebhookCallError(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
+  }
+  return inv;
+}
+
+/** The dry-run rule: a dry-run request may only reach webhooks without side effects. */
+function checkDryRun(w: Webhook, a: AdmissionAttributes): void {
+  if (a.dryRun && w.sideEffects !== 'None' && w.sideEffects !== 'NoneOnDryRun') {
+    throw badRequest(`admission webhook ${JSON.stringify(w.name)} does not support dry run`);
+  }
+}
+
+async function call(w: Webhook, a: AdmissionAttributes, inv: Invocation, mutating: boolean): Promise<AdmissionResponse> {
+  const version = reviewVersion(w.admissionReviewVersions);
+  if (!version) throw new WebhookCallError('webhook does not accept v1 or v1beta1 AdmissionReview');
+  const uid = randomUUID();
+  const review = buildReview(version, uid, a, inv, a.object ? inv.convert(a.object) : undefined, a.oldObject ? inv.convert(a.oldObject) : undefined);
+  const timeout = Math.min(Math.max(w.timeoutSeconds, 1), 30);
+  const body = await w.transport(review, timeout, a.signal);
+  return verifyResponse(body, version, uid, mutating);
+}
+
+function recordResponse(w: Webhook, a: AdmissionAttributes, r: AdmissionResponse): void {
+  for (const warning of r.warnings ?? []) a.warnings.push(warning);
+  for (const [k, v] of Object.entries(r.auditAnnotations ?? {})) a.auditAnnotations[`${w.name}/${k}`] = v;
+}
+
+/** One webhook's answer with the failure policy applied: the response, or undefined when ignored. */
+async function callWithPolicy(w: Webhook, a: AdmissionAttributes, deps: DispatchDeps, mutating: boolean): Promise<{ inv: Invocation; response: AdmissionResponse } | undefined> {
+  let inv: Invocation | undefined;
+  try {
+    inv = await shouldCall(w, a, deps);
+    if (!inv) return undefined;
+    checkDryRun(w, a);
+    return { inv, response: await call(w, a, inv, mutating) };
+  } catch (e) {
+    if (e instanceof WebhookCallError) {
+      if (w.failurePolicy === 'Ignore') {
+        a.auditAnnotations[`failed-open.${mutating ? 'mutating' : 'validating'}.webhook.admission.k8s.io/round_0_index_0`] = w.name;
+        return undefined;
+      }
+      throw callingError(w, e.message);
+    }
+    throw e;
+  }
+}
+
+function decodePatch(w: Webhook, patch: string): unknown[] {
+  try {
+    const ops = JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as unknown;
+    if (!Array.isArray(ops)) throw new Error(`json: cannot unmarshal ${typeof ops} into Go value of type jsonpatch.Patch`);
+    return ops;
+  } catch (e) {
+    throw internalError(e);
+  }
+}
+
+/** Applies a mutating webhook's patch to the object; true when it changed. */
+function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: string, deps: DispatchDeps): boolean {
+  const ops = decodePatch(w, patch);
+  if (ops.length === 0) return false;
+  if (!a.object) throw internalError(new Error(`admission webhook ${JSON.stringify(w.name)} attempted to modify the object, which is not supported for this operation`));
+  const versioned = inv.convert(a.object);
+  let patched: KubeObject;
+  try {
+    patched = jsonPatch(versioned as unknown as JsonValue, ops) as unknown as KubeObject;
+  } catch (e) {
+    throw internalError(e);
+  }
+  const def = deps.registry.lookup(inv.resource.group, inv.resource.version, inv.resource.resource);
+  if (def && a.subResource !== 'scale') {
+    const check = checkAgainstSchema(patched, def);
+    // The serializer's own error, without the REST handler's "<Kind> in version ... cannot be handled as" prefix.
+    if (check.fatal) throw internalError(new Error(check.fatal.message.replace(/^.*? cannot be handled as a [^:]+: /, '')));
+    if (check.unknownFields.length > 0) pruneFields(patched, check.unknownFields);
+  }
+  if (!patched || typeof patched !== 'object' || !patched.metadata) throw internalError(new Error('Object \'metadata\' is missing'));
+  if (jsonEqual(versioned as unknown as JsonValue, patched as unknown as JsonValue)) return false;
+  a.object = inv.convertBack(patched);
+  return true;
+}
+
+export async function dispatchMutating(webhooks: readonly Webhook[], a: AdmissionAttributes, deps: DispatchDeps): Promise<void> {
+  if (webhooks.length === 0) return;
+  // The object after each IfNeeded webhook ran: a later change means it is called again (once).
+  const seenBy = new Map<Webhook, KubeObject | undefined>();
+  const runOne = async (w: Webhook): Promise<void> => {
+    const result = await callWithPolicy(w, a, deps, true);
+    if (!result) return;
+    const { inv, response } = result;
+    if (!response.allowed) throw deniedError(w.name, response.status);
+    recordResponse(w, a, response);
+    if (response.patch) applyPatch(w, a, inv, response.patch, deps);
+    if (w.reinvocationPolicy === 'IfNeeded') seenBy.set(w, a.object);
+  };
+  for (const w of webhooks) await runOne(w);
+  const again = webhooks.filter((w) => seenBy.has(w) && seenBy.get(w) !== a.object);
+  for (const w of again) await runOne(w);
+}
+
+export async function dispatchValidating(webhooks: readonly Webhook[], a: AdmissionAttributes, deps: DispatchDeps): Promise<void> {
+  if (webhooks.length === 0) return;
+  const results = await Promise.allSettled(webhooks.map((w) => callWithPolicy(w, a, deps, false)));
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i];
+    if (r.status === 'rejected') throw isStatusError(r.reason) ? r.reason : internalError(r.reason);
+    if (!r.value) continue;
+    if (!r.value.response.allowed) throw deniedError(webhooks[i].name, r.value.response.status);
+    recordResponse(webhooks[i], a, r.value.response);
+  }
+}

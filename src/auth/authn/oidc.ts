@@ -1,0 +1,116 @@
+// OpenID Connect token authentication (the --oidc-* flags of kube-apiserver): a bearer JWT whose issuer is
+// --oidc-issuer-url, signed by a key of the issuer's JWKS (found through its discovery document, fetched over
+// HTTPS trusting --oidc-ca-file), for the audience --oidc-client-id, unexpired, with every --oidc-required-claim.
+// The user is the --oidc-username-claim (prefixed with "<issuer>#" unless the claim is email or a prefix is given;
+// "-" means none), an email username needs email_verified to be true when present, and the groups come from
+// --oidc-groups-claim with --oidc-groups-prefix. Successes are cached for 10 s.
+
+import { createHash } from 'node:crypto';
+import { request } from 'node:https';
+import { createRemoteJWKSet, customFetch, decodeJwt, errors as joseErrors, jwtVerify, type FetchImplementation, type JWTPayload } from 'jose';
+import type { UserInfo } from '../user.ts';
+import { bearerToken } from './token-file.ts';
+import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
+
+export interface OidcOptions {
+  readonly issuerUrl: string;
+  readonly clientId: string;
+  /** PEM bundle trusted for the issuer's TLS (--oidc-ca-file); absent: the system roots. */
+  readonly caPem?: string;
+  readonly usernameClaim?: string;
+  readonly usernamePrefix?: string;
+  readonly groupsClaim?: string;
+  readonly groupsPrefix?: string;
+  readonly requiredClaims?: Readonly<Record<string, string>>;
+  readonly signingAlgs?: readonly string[];
+}
+
+const SUCCESS_TTL_MS = 10_000;
+
+/** GET over HTTPS with the issuer's CA, as a fetch Response (what jose's remote JWK set expects). */
+function fetcher(caPem: string | undefined): FetchImplementation {
+  return (url, options) =>
+    new Promise((resolve, reject) => {
+      const req = request(url, { method: 'GET', ca: caPem, headers: Object.fromEntries(options.headers.entries()), timeout: 10_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: { 'content-type': String(res.headers['content-type'] ?? 'application/json') } })));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`GET ${url}: timeout`)));
+      req.on('error', reject);
+      options.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
+      req.end();
+    });
+}
+
+export function oidcAuthenticator(options: OidcOptions): Authenticator {
+  const fetchImpl = fetcher(options.caPem);
+  const usernameClaim = options.usernameClaim ?? 'sub';
+  // kube's default: claims other than email are prefixed with the issuer URL and "#"; "-" turns prefixing off.
+  const usernamePrefix = options.usernamePrefix === '-' ? '' : (options.usernamePrefix ?? (usernameClaim === 'email' ? '' : `${options.issuerUrl}#`));
+  const algorithms = options.signingAlgs && options.signingAlgs.length > 0 ? [...options.signingAlgs] : ['RS256'];
+  let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  const cache = new Map<string, { user: UserInfo; until: number }>();
+
+  const keySet = () =>
+    (keys ??= (async () => {
+      const discovery = `${options.issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
+      const res = await fetchImpl(discovery, { headers: new Headers({ accept: 'application/json' }), method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+      if (res.status !== 200) throw new Error(`oidc: discovery ${discovery}: ${res.status}`);
+      const doc = (await res.json()) as { issuer?: string; jwks_uri?: string };
+      if (doc.issuer !== options.issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(options.issuerUrl)} got ${JSON.stringify(doc.issuer)}`);
+      if (!doc.jwks_uri) throw new Error('oidc: the discovery document has no jwks_uri');
+      return createRemoteJWKSet(new URL(doc.jwks_uri), { [customFetch]: fetchImpl });
+    })().catch((e: unknown) => {
+      keys = undefined; // try discovery again on the next token
+      throw e;
+    }));
+
+  function userOf(claims: JWTPayload): UserInfo | string {
+    for (const [k, v] of Object.entries(options.requiredClaims ?? {})) {
+      if (claims[k] !== v) return `oidc: required claim ${k} not present or not ${JSON.stringify(v)}`;
+    }
+    const name = claims[usernameClaim];
+    if (typeof name !== 'string' || name === '') return `oidc: parse username claims ${JSON.stringify(usernameClaim)}: claim not present`;
+    if (usernameClaim === 'email' && claims.email_verified !== undefined && claims.email_verified !== true) return 'oidc: email not verified';
+    let groups: string[] = [];
+    if (options.groupsClaim) {
+      const g = claims[options.groupsClaim];
+      if (typeof g === 'string') groups = [g];
+      else if (Array.isArray(g)) groups = g.filter((x): x is string => typeof x === 'string');
+      else if (g !== undefined) return `oidc: parse groups claim ${JSON.stringify(options.groupsClaim)}: not a string or a list of strings`;
+      groups = groups.map((x) => (options.groupsPrefix ?? '') + x);
+    }
+    return { name: usernamePrefix + name, groups };
+  }
+
+  return {
+    async authenticate(req) {
+      const token = bearerToken(headerValue(req, 'authorization'));
+      if (token === undefined || token.split('.').length !== 3) return NO_OPINION;
+      let iss: string | undefined;
+      try {
+        iss = decodeJwt(token).iss;
+      } catch {
+        return NO_OPINION;
+      }
+      if (iss !== options.issuerUrl) return NO_OPINION;
+      const key = createHash('sha256').update(token).digest('base64url');
+      const hit = cache.get(key);
+      if (hit && hit.until > Date.now()) return authenticated(hit.user);
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, await keySet(), { issuer: options.issuerUrl, audience: options.clientId, algorithms }));
+      } catch (e) {
+        if (e instanceof joseErrors.JWTExpired) return failed('oidc: verify token: token is expired');
+        return failed(`oidc: verify token: ${e instanceof joseErrors.JOSEError ? e.code : (e as Error).message}`);
+      }
+      const user = userOf(payload);
+      if (typeof user === 'string') return failed(user);
+      if (cache.size >= 10_000) cache.clear();
+      cache.set(key, { user, until: Math.min(Date.now() + SUCCESS_TTL_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity) });
+      return authenticated(user);
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// Webhook token authentication (--authentication-token-webhook-config-file): the bearer token is sent in a
+// TokenReview (authentication.k8s.io v1beta1 by default, --authentication-token-webhook-version) to the webhook
+// the kubeconfig names; its status says who it is. Answers are cached for --authentication-token-webhook-cache-ttl
+// (default 2 minutes), keyed by a hash of the token and the audiences.
+
+import { createHash } from 'node:crypto';
+import { postJson, type WebhookTarget } from '../../webhook/client.ts';
+import type { UserInfo } from '../user.ts';
+import { bearerToken } from './token-file.ts';
+import { NO_OPINION, authenticated, failed, headerValue, type Authenticator, type AuthnResult } from './types.ts';
+
+export interface TokenWebhookOptions {
+  readonly target: WebhookTarget;
+  /** 'v1' or 'v1beta1' (kube's default). */
+  readonly version: string;
+  readonly cacheTtlMs: number;
+  readonly timeoutMs?: number;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+export function tokenWebhookAuthenticator(options: TokenWebhookOptions): Authenticator {
+  const cache = new Map<string, { result: AuthnResult; until: number }>();
+  return {
+    async authenticate(req) {
+      const token = bearerToken(headerValue(req, 'authorization'));
+      if (token === undefined) return NO_OPINION;
+      const audiences = req.audiences ?? [];
+      const key = createHash('sha256').update(token).update('\0').update(audiences.join(',')).digest('base64url');
+      const hit = cache.get(key);
+      if (hit && hit.until > Date.now()) return hit.result;
+      let answer: Obj;
+      try {
+        answer = obj(
+          await postJson(
+            options.target,
+            { apiVersion: `authentication.k8s.io/${options.version}`, kind: 'TokenReview', spec: { token, ...(audiences.length > 0 ? { audiences } : {}) } },
+            options.timeoutMs ?? 30_000,
+          ),
+        );
+      } catch (e) {
+        return failed(`token webhook: ${(e as Error).message}`);
+      }
+      const status = obj(answer.status);
+      let result: AuthnResult;
+      if (status.authenticated === true) {
+        const u = obj(status.user);
+        const extra: Record<string, string[]> = {};
+        for (const [k, v] of Object.entries(obj(u.extra))) extra[k] = strings(v);
+        const user: UserInfo = {
+          name: typeof u.username === 'string' ? u.username : '',
+          ...(typeof u.uid === 'string' && u.uid ? { uid: u.uid } : {}),
+          groups: strings(u.groups),
+          ...(Object.keys(extra).length > 0 ? { extra } : {}),
+        };
+        result = authenticated(user, strings(status.audiences).length > 0 ? strings(status.audiences) : undefined);
+      } else {
+        result = typeof status.error === 'string' && status.error ? failed(status.error) : NO_OPINION;
+      }
+      if (cache.size >= 10_000) cache.clear();
+      cache.set(key, { result, until: Date.now() + options.cacheTtlMs });
+      return result;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+// The Webhook authorization mode (--authorization-webhook-config-file): each request's attributes go to the webhook
+// in a SubjectAccessReview (authorization.k8s.io v1beta1 by default, --authorization-webhook-version; v1beta1 names
+// the groups `group`); allowed allows, denied denies, anything else is no opinion. Allowed answers are cached for
+// --authorization-webhook-cache-authorized-ttl (5 minutes), the others for -unauthorized-ttl (30 seconds).
+
+import { postJson, type WebhookTarget } from '../../webhook/client.ts';
+import type { Authorizer, AuthzAttributes, AuthzResult } from './types.ts';
+
+export interface AuthorizationWebhookOptions {
+  readonly target: WebhookTarget;
+  readonly version: string;
+  readonly authorizedTtlMs: number;
+  readonly unauthorizedTtlMs: number;
+  readonly timeoutMs?: number;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+
+export function subjectAccessReviewFor(a: AuthzAttributes, version: string): Obj {
+  const spec: Obj = a.isResourceRequest
+    ? { resourceAttributes: { namespace: a.namespace, verb: a.verb, group: a.apiGroup, version: a.apiVersion, resource: a.resource, subresource: a.subresource, name: a.name } }
+    : { nonResourceAttributes: { path: a.path, verb: a.verb } };
+  spec.user = a.user.name;
+  if (a.user.uid) spec.uid = a.user.uid;
+  spec[version === 'v1' ? 'groups' : 'group'] = [...a.user.groups];
+  if (a.user.extra) spec.extra = a.user.extra;
+  return { apiVersion: `authorization.k8s.io/${version}`, kind: 'SubjectAccessReview', spec };
+}
+
+export function webhookAuthorizer(options: AuthorizationWebhookOptions): Authorizer {
+  const cache = new Map<string, { result: AuthzResult; until: number }>();
+  return {
+    async authorize(attrs) {
+      const review = subjectAccessReviewFor(attrs, options.version);
+      const key = JSON.stringify(review.spec);
+      const hit = cache.get(key);
+      if (hit && hit.until > Date.now()) return hit.result;
+      let status: Obj;
+      try {
+        status = obj(obj(await postJson(options.target, review, options.timeoutMs ?? 30_000)).status);
+      } catch (e) {
+        return { decision: 'noopinion', reason: '', error: (e as Error).message };
+      }
+      const reason = typeof status.reason === 'string' ? status.reason : '';
+      const result: AuthzResult = status.allowed === true ? { decision: 'allow', reason } : status.denied === true ? { decision: 'deny', reason } : { decision: 'noopinion', reason };
+      if (cache.size >= 10_000) cache.clear();
+      cache.set(key, { result, until: Date.now() + (result.decision === 'allow' ? options.authorizedTtlMs : options.unauthorizedTtlMs) });
+      return result;
+    },
+  };
+}

@@ -1,0 +1,109 @@
+// The resource quota controller: keeps every ResourceQuota's status current (status.hard from spec.hard,
+// status.used recounted from the namespace's objects) when a quota changes and on a short resync, so usage freed
+// by deletes comes back (kube's replenishment). Admission raises status.used at once on creates between recounts.
+
+import { loopbackContext } from '../registry/registry.ts';
+import type { KubeObject, Registry } from '../registry/types.ts';
+import { amountText, countedResources, usageOf, type Amount } from '../admission/quota/usage.ts';
+
+export interface QuotaController {
+  /** Recount now (tests, and after a quota event). */
+  sync(): Promise<void>;
+  stop(): void;
+}
+
+type Obj = Record<string, string>;
+
+async function recount(registry: Registry, quota: KubeObject): Promise<Obj> {
+  const hard = ((quota.spec as { hard?: Obj } | undefined)?.hard ?? {}) as Obj;
+  const names = Object.keys(hard);
+  const namespace = quota.metadata.namespace ?? '';
+  const totals = new Map<string, Amount>();
+  for (const gr of countedResources(names)) {
+    const def = registry.all().find((d) => d.group === gr.group && d.resource === gr.resource);
+    if (!def) continue;
+    const items = (await registry.store(def).list(loopbackContext(namespace), {})).items;
+    for (const item of items) {
+      for (const [k, v] of usageOf(gr.group, gr.resource, item)) {
+        const t = totals.get(k);
+        totals.set(k, t ? { nanos: t.nanos + v.nanos, binary: t.binary && v.binary } : { ...v });
+      }
+    }
+  }
+  const used: Obj = {};
+  for (const n of names) used[n] = amountText(totals.get(n));
+  return used;
+}
+
+const same = (a: Obj | undefined, b: Obj): boolean => !!a && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v);
+
+export function startQuotaController(registry: Registry, options: { resyncMs?: number } = {}): QuotaController {
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  const syncOnce = async (): Promise<void> => {
+    const def = registry.lookup('', 'v1', 'resourcequotas');
+    if (!def) return;
+    const store = registry.store(def);
+    const quotas = (await store.list(loopbackContext(), {})).items;
+    for (const q of quotas) {
+      const hard = ((q.spec as { hard?: Obj } | undefined)?.hard ?? {}) as Obj;
+      const used = await recount(registry, q);
+      const status = (q.status ?? {}) as { hard?: Obj; used?: Obj };
+      if (same(status.hard, hard) && same(status.used, used)) continue;
+      await store
+        .update(
+          loopbackContext(q.metadata.namespace ?? ''),
+          q.metadata.name ?? '',
+          (cur) => ({ ...structuredClone(cur!), status: { hard: { ...hard }, used } }),
+          { subresource: 'status' },
+        )
+        .catch(() => undefined);
+    }
+  };
+  const sync = async (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await syncOnce().catch(() => undefined);
+      } while (again && !stopped);
+    })().finally(() => (running = undefined));
+    return running;
+  };
+  const timer = setInterval(() => void sync(), options.resyncMs ?? 1000);
+  timer.unref();
+  // A new or changed quota gets its status without waiting for the resync.
+  let watch: { stop(): void } | undefined;
+  const def = registry.lookup('', 'v1', 'resourcequotas');
+  if (def) {
+    void registry
+      .store(def)
+      .watch(loopbackContext(), { resourceVersion: '0' })
+      .then((w) => {
+        if (stopped) return w.stop();
+        watch = w;
+        w.start(
+          (ev) => {
+            if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') return;
+            const q = ev.object as KubeObject;
+            const hard = ((q.spec as { hard?: Obj } | undefined)?.hard ?? {}) as Obj;
+            if (!same((q.status as { hard?: Obj } | undefined)?.hard, hard)) void sync();
+          },
+          () => undefined,
+        );
+      })
+      .catch(() => undefined);
+  }
+  return {
+    sync,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+      watch?.stop();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// The DaemonSet controller: one pod per simulated node that matches the template's nodeSelector and whose taints
+// it tolerates (placed on the node directly, as kube's controller pins them), replaced when the template changes,
+// with the status counts `kubectl rollout status` reads.
+
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import { templateHash } from './deployments.ts';
+import { podFromTemplate } from './replicasets.ts';
+import { asObj, controlled, ctxFor, isConflictOrGone, isNotFound, podReady, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+
+const REVISION_LABEL = 'controller-revision-hash';
+
+function eligible(template: Obj, node: KubeObject): boolean {
+  const selector = asObj(asObj(template.spec).nodeSelector);
+  if (!Object.entries(selector).every(([k, v]) => node.metadata.labels?.[k] === v)) return false;
+  const tolerations = ((asObj(template.spec).tolerations as unknown[]) ?? []).map(asObj);
+  return ((asObj(node.spec).taints as unknown[]) ?? []).map(asObj).every(
+    (t) => t.effect === 'PreferNoSchedule' || tolerations.some((x) => (x.operator === 'Exists' && (!x.key || x.key === t.key)) || (x.key === t.key && (x.value ?? '') === (t.value ?? ''))),
+  );
+}
+
+export function startDaemonSetController(registry: Registry): Loop {
+  return startLoop(
+    registry,
+    { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet' },
+    async (namespace, name) => {
+      const store = storeFor(registry, 'apps', 'v1', 'daemonsets');
+      const podStore = storeFor(registry, '', 'v1', 'pods');
+      const nodeStore = storeFor(registry, '', 'v1', 'nodes');
+      if (!store || !podStore || !nodeStore) return;
+      let ds: KubeObject;
+      try {
+        ds = await store.get(ctxFor(namespace), name);
+      } catch (e) {
+        if (isNotFound(e)) return;
+        throw e;
+      }
+      if (ds.metadata.deletionTimestamp) return;
+      const template = asObj(asObj(ds.spec).template);
+      const revision = templateHash(template);
+      const nodes = (await nodeStore.list(ctxFor(), {})).items.filter((n) => eligible(template, n));
+      const pods = (await controlled(podStore, namespace, ds)).filter((p) => !p.metadata.deletionTimestamp);
+      for (const node of nodes) {
+        const onNode = pods.filter((p) => asObj(p.spec).nodeName === node.metadata.name);
+        const current = onNode.find((p) => p.metadata.labels?.[REVISION_LABEL] === revision);
+        for (const stale of onNode.filter((p) => p !== current)) {
+          await podStore.delete(ctxFor(namespace), stale.metadata.name ?? '', { preconditions: { uid: stale.metadata.uid } }).catch((e) => {
+            if (!isConflictOrGone(e)) throw e;
+          });
+        }
+        if (!current) {
+          const pod = podFromTemplate(ds, 'apps/v1', 'DaemonSet', template, { nodeName: node.metadata.name });
+          pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision };
+          await podStore.create(ctxFor(namespace), pod);
+        }
+      }
+      const scheduled = pods.filter((p) => nodes.some((n) => n.metadata.name === asObj(p.spec).nodeName));
+      const ready = scheduled.filter((p) => podReady(p) && p.metadata.labels?.[REVISION_LABEL] === revision).length;
+      const status: Obj = {
+        currentNumberScheduled: scheduled.length,
+        numberMisscheduled: pods.length - scheduled.length,
+        desiredNumberScheduled: nodes.length,
+        numberReady: ready,
+        observedGeneration: ds.metadata.generation ?? 0,
+        updatedNumberScheduled: scheduled.filter((p) => p.metadata.labels?.[REVISION_LABEL] === revision).length,
+        numberAvailable: ready,
+      };
+      if (nodes.length - ready > 0) status.numberUnavailable = nodes.length - ready;
+      if (status.numberAvailable === 0) delete status.numberAvailable;
+      if (status.updatedNumberScheduled === 0) delete status.updatedNumberScheduled;
+      await writeStatus(store, ds, status);
+    },
+    { owned: [{ group: '', version: 'v1', resource: 'pods' }] },
+  );
+}

@@ -1,0 +1,187 @@
+// The Deployment controller: a ReplicaSet per pod template (named <deployment>-<pod-template-hash>, revisions in
+// deployment.kubernetes.io/revision so `kubectl rollout undo` finds them), rolling updates within maxSurge and
+// maxUnavailable or Recreate, paused deployments left as they are, old ReplicaSets beyond revisionHistoryLimit
+// removed, and status with kube's Available and Progressing conditions (what `kubectl rollout status` and
+// `kubectl wait --for=condition=Available` read).
+
+import { jsonEqual } from '../../registry/store-codec.ts';
+import type { KubeObject, Registry, ResourceStore } from '../../registry/types.ts';
+import { asObj, controlled, controllerRef, ctxFor, isConflictOrGone, isNotFound, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+import { now } from './replicasets.ts';
+
+const HASH_LABEL = 'pod-template-hash';
+const REVISION = 'deployment.kubernetes.io/revision';
+const SAFE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** FNV-32a of the template, encoded as rand.SafeEncodeString does (kube hashes its Go printout; this its JSON). */
+export function templateHash(template: unknown): string {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(JSON.stringify(template ?? {}))) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return [...String(h)].map((c) => SAFE_CHARS[c.charCodeAt(0) % SAFE_CHARS.length]).join('');
+}
+
+/** intstr.GetScaledValueFromIntOrPercent. */
+function scaled(value: unknown, total: number, roundUp: boolean, fallback: string): number {
+  const v = value ?? fallback;
+  if (typeof v === 'number') return v;
+  const pct = Number(String(v).replace('%', ''));
+  const x = (pct * total) / 100;
+  return roundUp ? Math.ceil(x) : Math.floor(x);
+}
+
+const revisionOf = (rs: KubeObject) => Number(rs.metadata.annotations?.[REVISION] ?? 0);
+const specReplicas = (rs: KubeObject) => Number(asObj(rs.spec).replicas ?? 0);
+const stat = (rs: KubeObject, k: string) => Number(asObj(rs.status)[k] ?? 0);
+
+function templateWithoutHash(rs: KubeObject): Obj {
+  const template = structuredClone(asObj(asObj(rs.spec).template));
+  const labels = { ...(asObj(asObj(template.metadata).labels) as Record<string, string>) };
+  delete labels[HASH_LABEL];
+  template.metadata = { ...asObj(template.metadata), labels };
+  return template;
+}
+
+async function setReplicas(store: ResourceStore, rs: KubeObject, replicas: number, annotations: Record<string, string> = {}): Promise<void> {
+  if (specReplicas(rs) === replicas && Object.entries(annotations).every(([k, v]) => rs.metadata.annotations?.[k] === v)) return;
+  await store
+    .update(ctxFor(rs.metadata.namespace ?? ''), rs.metadata.name ?? '', (cur) => ({
+      ...cur!,
+      metadata: { ...cur!.metadata, annotations: { ...(cur!.metadata.annotations ?? {}), ...annotations } },
+      spec: { ...asObj(cur!.spec), replicas },
+    }))
+    .catch((e) => {
+      if (!isConflictOrGone(e)) throw e;
+    });
+}
+
+function condition(type: string, status: string, reason: string, message: string, previous: Obj[] | undefined): Obj {
+  const at = now();
+  const old = previous?.find((c) => c.type === type);
+  const same = old && old.status === status && old.reason === reason && old.message === message;
+  return { type, status, lastUpdateTime: same ? old.lastUpdateTime : at, lastTransitionTime: old && old.status === status ? old.lastTransitionTime : at, reason, message };
+}
+
+export function startDeploymentController(registry: Registry): Loop {
+  return startLoop(
+    registry,
+    { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment' },
+    async (namespace, name) => {
+      const dStore = storeFor(registry, 'apps', 'v1', 'deployments');
+      const rsStore = storeFor(registry, 'apps', 'v1', 'replicasets');
+      if (!dStore || !rsStore) return;
+      let d: KubeObject;
+      try {
+        d = await dStore.get(ctxFor(namespace), name);
+      } catch (e) {
+        if (isNotFound(e)) return;
+        throw e;
+      }
+      if (d.metadata.deletionTimestamp) return;
+      const spec = asObj(d.spec);
+      const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
+      const template = asObj(spec.template);
+      const hash = templateHash(template);
+      let all = await controlled(rsStore, namespace, d);
+      let newRS = all.find((rs) => jsonEqual(templateWithoutHash(rs), template));
+      const maxRevision = Math.max(0, ...all.map(revisionOf));
+      let created = false;
+      if (!newRS) {
+        const podHash = hash;
+        const labels = { ...(asObj(asObj(template.metadata).labels) as Record<string, string>), [HASH_LABEL]: podHash };
+        const selector = asObj(spec.selector);
+        const rs: KubeObject = {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name: `${name}-${podHash}`,
+            namespace,
+            labels,
+            annotations: { [REVISION]: String(maxRevision + 1), 'deployment.kubernetes.io/desired-replicas': String(desired) },
+            ownerReferences: [controllerRef(d, 'apps/v1', 'Deployment')],
+          },
+          spec: {
+            replicas: 0,
+            ...(spec.minReadySeconds !== undefined ? { minReadySeconds: spec.minReadySeconds } : {}),
+            selector: { ...selector, matchLabels: { ...(asObj(selector.matchLabels) as Record<string, string>), [HASH_LABEL]: podHash } },
+            template: { ...template, metadata: { ...asObj(template.metadata), labels } },
+          },
+        };
+        newRS = await rsStore.create(ctxFor(namespace), rs).catch(async (e) => {
+          if (!isConflictOrGone(e)) throw e;
+          return rsStore.get(ctxFor(namespace), rs.metadata.name ?? '');
+        });
+        created = true;
+        all = [...all.filter((x) => x.metadata.uid !== newRS!.metadata.uid), newRS];
+      } else if (revisionOf(newRS) < maxRevision) {
+        // A rollback to an older template: that ReplicaSet becomes the newest revision again.
+        await setReplicas(rsStore, newRS, specReplicas(newRS), { [REVISION]: String(maxRevision + 1) });
+      }
+      const olds = all.filter((rs) => rs.metadata.uid !== newRS!.metadata.uid).sort((a, b) => revisionOf(a) - revisionOf(b));
+      const maxSurge = scaled(asObj(asObj(spec.strategy).rollingUpdate).maxSurge, desired, true, '25%');
+      let maxUnavailable = scaled(asObj(asObj(spec.strategy).rollingUpdate).maxUnavailable, desired, false, '25%');
+      if (maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
+
+      if (!spec.paused) {
+        if (asObj(spec.strategy).type === 'Recreate') {
+          for (const rs of olds) await setReplicas(rsStore, rs, 0);
+          if (olds.every((rs) => stat(rs, 'replicas') === 0)) await setReplicas(rsStore, newRS, desired);
+        } else {
+          const allSpec = all.reduce((n, rs) => n + specReplicas(rs), 0);
+          const newSpec = specReplicas(newRS);
+          if (newSpec > desired) await setReplicas(rsStore, newRS, desired);
+          else if (newSpec < desired) {
+            const up = Math.min(desired + maxSurge - allSpec, desired - newSpec);
+            if (up > 0) await setReplicas(rsStore, newRS, newSpec + up);
+          }
+          const minAvailable = desired - maxUnavailable;
+          const newUnavailable = Math.max(0, specReplicas(newRS) - stat(newRS, 'availableReplicas'));
+          let down = allSpec - minAvailable - newUnavailable;
+          for (const rs of olds) {
+            if (down <= 0) break;
+            const cut = Math.min(specReplicas(rs), down);
+            if (cut > 0) await setReplicas(rsStore, rs, specReplicas(rs) - cut);
+            down -= cut;
+          }
+        }
+        const limit = typeof spec.revisionHistoryLimit === 'number' ? spec.revisionHistoryLimit : 10;
+        const idle = olds.filter((rs) => specReplicas(rs) === 0 && stat(rs, 'replicas') === 0);
+        for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) {
+          await rsStore.delete(ctxFor(namespace), rs.metadata.name ?? '', { preconditions: { uid: rs.metadata.uid } }).catch((e) => {
+            if (!isConflictOrGone(e)) throw e;
+          });
+        }
+      }
+
+      const fresh = await controlled(rsStore, namespace, d);
+      const current = fresh.find((rs) => rs.metadata.uid === newRS!.metadata.uid) ?? newRS;
+      const sum = (k: string) => fresh.reduce((n, rs) => n + stat(rs, k), 0);
+      const replicas = sum('replicas');
+      const available = sum('availableReplicas');
+      const updated = stat(current, 'replicas');
+      const previous = asObj(d.status).conditions as Obj[] | undefined;
+      const availableCondition =
+        available >= desired - maxUnavailable
+          ? condition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', previous)
+          : condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.', previous);
+      const rsName = current.metadata.name ?? '';
+      const complete = updated === desired && replicas === desired && available === desired && specReplicas(current) === desired;
+      const progressing = complete
+        ? condition('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${rsName}" has successfully progressed.`, previous)
+        : created
+          ? condition('Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${rsName}"`, previous)
+          : condition('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rsName}" is progressing.`, previous);
+      const status: Obj = {
+        observedGeneration: d.metadata.generation ?? 0,
+        replicas,
+        updatedReplicas: updated,
+        readyReplicas: sum('readyReplicas'),
+        availableReplicas: available,
+        unavailableReplicas: Math.max(0, replicas - available),
+        conditions: [availableCondition, progressing],
+      };
+      for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) if (status[k] === 0) delete status[k];
+      await writeStatus(dStore, d, status);
+    },
+    { owned: [{ group: 'apps', version: 'v1', resource: 'replicasets' }] },
+  );
+}

@@ -1,0 +1,48 @@
+// Simulated workloads (opt-in: --simulate-workloads / startCapstan({ simulateWorkloads: true })): simulated nodes
+// and kubelets, a scheduler, and the workload controllers of kube-controller-manager, all in process and through
+// the stores like any client, so applied apps settle as on a small real cluster.
+
+import type { Registry } from '../../registry/types.ts';
+import { startDaemonSetController } from './daemonsets.ts';
+import { startDeploymentController } from './deployments.ts';
+import { startEndpointsController } from './endpoints.ts';
+import { startJobController } from './jobs.ts';
+import { startKubelets } from './kubelet.ts';
+import { nodeName, startSimulatedNodes } from './nodes.ts';
+import { startReplicaSetController } from './replicasets.ts';
+import { startScheduler } from './scheduler.ts';
+import { startStatefulSetController } from './statefulsets.ts';
+
+export interface SimulationOptions {
+  /** How many nodes (default 1). */
+  readonly nodes?: number;
+  /** Delay from a pod's binding to Running and Ready (default 100 ms). */
+  readonly podStartupMs?: number;
+  /** How long a Job's pod runs before it succeeds (default 300 ms). */
+  readonly jobPodRunMs?: number;
+}
+
+export interface Simulation {
+  stop(): Promise<void>;
+}
+
+export async function startSimulation(registry: Registry, options: SimulationOptions = {}): Promise<Simulation> {
+  const count = Math.max(1, options.nodes ?? 1);
+  const nodes = await startSimulatedNodes(registry, count);
+  const parts = [
+    startKubelets(registry, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs }),
+    startScheduler(registry),
+    startReplicaSetController(registry),
+    startDeploymentController(registry),
+    startStatefulSetController(registry),
+    startDaemonSetController(registry),
+    startJobController(registry),
+    startEndpointsController(registry),
+    nodes,
+  ];
+  return {
+    async stop() {
+      for (const p of parts) await p.stop();
+    },
+  };
+}

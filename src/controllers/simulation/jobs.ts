@@ -1,0 +1,59 @@
+// The Job controller: parallelism pods at a time until completions succeed (or, without completions, until one
+// succeeds and none is active), then the Complete condition and completionTime; failures beyond backoffLimit end
+// it Failed (BackoffLimitExceeded), as kube's controller does.
+
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import { podFromTemplate, now } from './replicasets.ts';
+import { asObj, controlled, ctxFor, isNotFound, podReady, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+
+const finished = (job: KubeObject) => ((asObj(job.status).conditions as Obj[] | undefined) ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+
+export function startJobController(registry: Registry): Loop {
+  return startLoop(
+    registry,
+    { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job' },
+    async (namespace, name) => {
+      const jobStore = storeFor(registry, 'batch', 'v1', 'jobs');
+      const podStore = storeFor(registry, '', 'v1', 'pods');
+      if (!jobStore || !podStore) return;
+      let job: KubeObject;
+      try {
+        job = await jobStore.get(ctxFor(namespace), name);
+      } catch (e) {
+        if (isNotFound(e)) return;
+        throw e;
+      }
+      if (job.metadata.deletionTimestamp || finished(job) || asObj(job.spec).suspend === true) return;
+      const spec = asObj(job.spec);
+      const pods = await controlled(podStore, namespace, job);
+      const phase = (p: KubeObject) => asObj(p.status).phase;
+      const succeeded = pods.filter((p) => phase(p) === 'Succeeded').length;
+      const failed = pods.filter((p) => phase(p) === 'Failed').length;
+      const active = pods.filter((p) => !p.metadata.deletionTimestamp && phase(p) !== 'Succeeded' && phase(p) !== 'Failed');
+      const parallelism = typeof spec.parallelism === 'number' ? spec.parallelism : 1;
+      const completions = typeof spec.completions === 'number' ? spec.completions : undefined;
+      const backoffLimit = typeof spec.backoffLimit === 'number' ? spec.backoffLimit : 6;
+      const status: Obj = { ...asObj(job.status), startTime: asObj(job.status).startTime ?? now(), uncountedTerminatedPods: {} };
+      const done = completions !== undefined ? succeeded >= completions : succeeded > 0 && active.length === 0;
+      if (failed > backoffLimit) {
+        status.conditions = [{ type: 'Failed', status: 'True', lastProbeTime: now(), lastTransitionTime: now(), reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }];
+      } else if (done) {
+        status.conditions = [{ type: 'Complete', status: 'True', lastProbeTime: now(), lastTransitionTime: now() }];
+        status.completionTime = now();
+      } else {
+        const want = completions !== undefined ? Math.min(parallelism, completions - succeeded) : succeeded > 0 ? 0 : parallelism;
+        for (let i = active.length; i < want; i++) await podStore.create(ctxFor(namespace), podFromTemplate(job, 'batch/v1', 'Job', asObj(spec.template)));
+      }
+      status.active = active.length;
+      status.ready = active.filter(podReady).length;
+      status.terminating = 0;
+      if (succeeded) status.succeeded = succeeded;
+      else delete status.succeeded;
+      if (failed) status.failed = failed;
+      else delete status.failed;
+      if (status.active === 0) delete status.active;
+      await writeStatus(jobStore, job, status);
+    },
+    { owned: [{ group: '', version: 'v1', resource: 'pods' }] },
+  );
+}

@@ -1,0 +1,134 @@
+// Simulated kubelets (kwok-style pod stages): a pod bound to a simulated node starts after a delay (Running,
+// Ready, an IP from its node's pod CIDR, running container statuses); a pod a Job controls then completes
+// (Succeeded, containers terminated with exit code 0). Deleting pods is pod-termination.ts's part.
+
+import { rfc3339 } from '../../registry/store-codec.ts';
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import { createKeyedQueue, followWatch } from '../work-queue.ts';
+import { asObj, controllerOf, ctxFor, isConflictOrGone, key, splitKey, storeFor, type Obj } from './shared.ts';
+
+export interface KubeletOptions {
+  /** The simulated nodes' names (pods bound elsewhere are left alone). */
+  readonly nodes: readonly string[];
+  /** Delay from binding to Running and Ready (default 100 ms). */
+  readonly podStartupMs?: number;
+  /** How long a Job's pod runs before it succeeds (default 300 ms). */
+  readonly jobPodRunMs?: number;
+}
+
+function condition(type: string, status: string, at: string, reason?: string) {
+  return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}) };
+}
+
+function containers(pod: KubeObject): Obj[] {
+  return ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj);
+}
+
+export function startKubelets(registry: Registry, options: KubeletOptions): { stop(): Promise<void> } {
+  const nodes = new Map(options.nodes.map((n, i) => [n, { index: i, next: 2 }]));
+  const pods = () => storeFor(registry, '', 'v1', 'pods');
+  const addresses = new Map<string, string>();
+
+  function podIP(pod: KubeObject, node: string): string {
+    const known = addresses.get(pod.metadata.uid ?? '');
+    if (known) return known;
+    const n = nodes.get(node)!;
+    const ip = `10.244.${n.index}.${n.next++ % 250 + 2}`;
+    addresses.set(pod.metadata.uid ?? '', ip);
+    return ip;
+  }
+
+  function running(pod: KubeObject, node: string, at: string): Obj {
+    const status = asObj(pod.status);
+    const ip = podIP(pod, node);
+    const hostIP = `10.0.0.${nodes.get(node)!.index + 10}`;
+    return {
+      ...status,
+      phase: 'Running',
+      conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((t) => condition(t, 'True', at)),
+      hostIP,
+      hostIPs: [{ ip: hostIP }],
+      podIP: ip,
+      podIPs: [{ ip }],
+      startTime: at,
+      containerStatuses: containers(pod).map((c) => ({
+        name: c.name,
+        state: { running: { startedAt: at } },
+        lastState: {},
+        ready: true,
+        restartCount: 0,
+        image: c.image,
+        imageID: `capstan-simulated://${String(c.image)}`,
+        containerID: `capstan://${pod.metadata.uid}-${String(c.name)}`,
+        started: true,
+      })),
+    };
+  }
+
+  function succeeded(pod: KubeObject, at: string): Obj {
+    const status = asObj(pod.status);
+    const started = String(status.startTime ?? at);
+    return {
+      ...status,
+      phase: 'Succeeded',
+      conditions: [
+        condition('PodReadyToStartContainers', 'False', at),
+        condition('Initialized', 'True', started, 'PodCompleted'),
+        condition('Ready', 'False', at, 'PodCompleted'),
+        condition('ContainersReady', 'False', at, 'PodCompleted'),
+        condition('PodScheduled', 'True', started),
+      ],
+      containerStatuses: containers(pod).map((c) => ({
+        name: c.name,
+        state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: started, finishedAt: at, containerID: `capstan://${pod.metadata.uid}-${String(c.name)}` } },
+        lastState: {},
+        ready: false,
+        restartCount: 0,
+        image: c.image,
+        imageID: `capstan-simulated://${String(c.image)}`,
+        containerID: `capstan://${pod.metadata.uid}-${String(c.name)}`,
+        started: false,
+      })),
+    };
+  }
+
+  const queue = createKeyedQueue(async (k) => {
+    const store = pods();
+    if (!store) return;
+    const { namespace, name } = splitKey(k);
+    const pod = await store.get(ctxFor(namespace), name).catch(() => undefined);
+    const node = String(asObj(pod?.spec).nodeName ?? '');
+    if (!pod || !nodes.has(node) || pod.metadata.deletionTimestamp) return;
+    const phase = asObj(pod.status).phase;
+    const at = rfc3339(new Date());
+    let status: Obj | undefined;
+    if (phase === 'Pending' || phase === undefined) status = running(pod, node, at);
+    else if (phase === 'Running' && controllerOf(pod)?.kind === 'Job') status = succeeded(pod, at);
+    if (!status) return;
+    await store.update(ctxFor(namespace), name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch((e) => {
+      if (!isConflictOrGone(e)) throw e;
+    });
+  }, 500);
+
+  const stopWatch = followWatch(
+    pods,
+    ctxFor(),
+    (ev) => {
+      const pod = ev.object as KubeObject;
+      if (ev.type === 'DELETED') return void addresses.delete(pod.metadata.uid ?? '');
+      const node = String(asObj(pod.spec).nodeName ?? '');
+      if (!nodes.has(node) || pod.metadata.deletionTimestamp) return;
+      const phase = asObj(pod.status).phase;
+      if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
+      else if (phase === 'Running' && controllerOf(pod)?.kind === 'Job') queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
+    },
+    queue,
+    500,
+  );
+  return {
+    async stop() {
+      stopWatch();
+      await queue.stop();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// The StatefulSet controller: pods <name>-0..N-1 created in order (OrderedReady: the next once the previous is
+// Ready; Parallel: all at once), removed from the highest ordinal, rolled from the highest ordinal down when the
+// template changes (RollingUpdate, honouring partition), with controller-revision-hash labels and the revision
+// status `kubectl rollout status` compares.
+
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import { templateHash } from './deployments.ts';
+import { podFromTemplate } from './replicasets.ts';
+import { asObj, controlled, ctxFor, isConflictOrGone, isNotFound, podReady, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+
+const REVISION_LABEL = 'controller-revision-hash';
+
+export function startStatefulSetController(registry: Registry): Loop {
+  return startLoop(
+    registry,
+    { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet' },
+    async (namespace, name) => {
+      const store = storeFor(registry, 'apps', 'v1', 'statefulsets');
+      const podStore = storeFor(registry, '', 'v1', 'pods');
+      if (!store || !podStore) return;
+      let sts: KubeObject;
+      try {
+        sts = await store.get(ctxFor(namespace), name);
+      } catch (e) {
+        if (isNotFound(e)) return;
+        throw e;
+      }
+      if (sts.metadata.deletionTimestamp) return;
+      const spec = asObj(sts.spec);
+      const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+      const revision = `${name}-${templateHash(spec.template)}`;
+      const ordered = asObj(spec).podManagementPolicy !== 'Parallel';
+      const pods = (await controlled(podStore, namespace, sts)).filter((p) => !p.metadata.deletionTimestamp);
+      const byOrdinal = new Map(pods.map((p) => [Number(String(p.metadata.name).slice(name.length + 1)), p]));
+      const template = asObj(spec.template);
+      for (let i = 0; i < replicas; i++) {
+        if (byOrdinal.has(i)) {
+          if (ordered && !podReady(byOrdinal.get(i)!)) break;
+          continue;
+        }
+        const pod = podFromTemplate(sts, 'apps/v1', 'StatefulSet', template, { name: `${name}-${i}` });
+        pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision, 'statefulset.kubernetes.io/pod-name': `${name}-${i}`, 'apps.kubernetes.io/pod-index': String(i) };
+        pod.spec = { ...asObj(pod.spec), hostname: `${name}-${i}`, ...(spec.serviceName ? { subdomain: spec.serviceName } : {}) };
+        await podStore.create(ctxFor(namespace), pod).catch((e) => {
+          if (!isConflictOrGone(e)) throw e;
+        });
+        if (ordered) break;
+      }
+      const remove = async (pod: KubeObject) =>
+        podStore.delete(ctxFor(namespace), pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch((e) => {
+          if (!isConflictOrGone(e)) throw e;
+        });
+      const surplus = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a);
+      if (surplus.length) await remove(surplus[0][1]);
+      const rolling = asObj(spec.updateStrategy).type !== 'OnDelete';
+      const partition = Number(asObj(asObj(spec.updateStrategy).rollingUpdate).partition ?? 0);
+      const inRange = [...byOrdinal.entries()].filter(([i]) => i < replicas);
+      if (rolling && surplus.length === 0 && inRange.length === replicas && inRange.every(([, p]) => podReady(p))) {
+        const stale = inRange.filter(([i, p]) => i >= partition && p.metadata.labels?.[REVISION_LABEL] !== revision).sort(([a], [b]) => b - a);
+        if (stale.length) await remove(stale[0][1]);
+      }
+      const current = inRange.map(([, p]) => p);
+      const updated = current.filter((p) => p.metadata.labels?.[REVISION_LABEL] === revision).length;
+      const ready = current.filter(podReady).length;
+      const done = updated === replicas;
+      const status: Obj = {
+        observedGeneration: sts.metadata.generation ?? 0,
+        replicas: current.length,
+        readyReplicas: ready,
+        currentReplicas: done ? updated : current.length - updated,
+        updatedReplicas: updated,
+        currentRevision: done ? revision : (asObj(sts.status).currentRevision ?? revision),
+        updateRevision: revision,
+        collisionCount: 0,
+        availableReplicas: ready,
+      };
+      for (const k of ['readyReplicas', 'currentReplicas', 'updatedReplicas']) if (status[k] === 0) delete status[k];
+      await writeStatus(store, sts, status);
+    },
+    { owned: [{ group: '', version: 'v1', resource: 'pods' }] },
+  );
+}

@@ -1,0 +1,156 @@
+// Built-in admission plugins end to end: LimitRanger defaults and limits, ResourceQuota (status kept by the quota
+// controller, "exceeded quota" refusals), NamespaceLifecycle through the chain, and plugins turned off by flag.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as k8s from '@kubernetes/client-node';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+const json = (o: unknown): string => JSON.stringify(o);
+const pod = (name: string, resources?: object) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'nginx', ...(resources ? { resources } : {}) }] } });
+
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  for (let i = 0; ; i++) {
+    const v = await read();
+    if (ok(v) || i >= 100) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('built-in admission plugins', () => {
+  let s: TestServer;
+  let core: k8s.CoreV1Api;
+  before(async () => {
+    s = await startTestServer();
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(s.kubeconfig);
+    core = kc.makeApiClient(k8s.CoreV1Api);
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('LimitRanger: defaults appear on a pod; a container over the max is refused', async () => {
+    await s.kubectlOk(['create', 'namespace', 'limited']);
+    await s.kubectlOk(['create', '-n', 'limited', '-f', '-'], {
+      input: json({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'defaults' }, spec: { limits: [{ type: 'Container', default: { cpu: '500m', memory: '128Mi' }, defaultRequest: { cpu: '250m' }, max: { cpu: '1' } }] } }),
+    });
+    await s.kubectlOk(['create', '-n', 'limited', '-f', '-'], { input: json(pod('defaulted')) });
+    const p = await core.readNamespacedPod({ name: 'defaulted', namespace: 'limited' });
+    assert.deepEqual(JSON.parse(JSON.stringify(p.spec?.containers[0].resources)), { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '250m', memory: '128Mi' } });
+    assert.equal(p.metadata?.annotations?.['kubernetes.io/limit-ranger'], 'LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app');
+    const big = await s.kubectl(['create', '-n', 'limited', '-f', '-'], { input: json(pod('big', { limits: { cpu: '2' } })) });
+    assert.equal(big.code, 1);
+    assert.equal(big.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2');
+    assert.equal((await s.kubectl(['get', 'pod', 'big', '-n', 'limited'])).code, 1);
+  });
+
+  test('ResourceQuota: status kept by the controller; creates over the quota refused with kube\'s message', async () => {
+    await s.kubectlOk(['create', 'namespace', 'quoted']);
+    await s.kubectlOk(['create', 'quota', 'objects', '-n', 'quoted', '--hard=configmaps=2,count/secrets=1,requests.cpu=1,pods=5']);
+    const status = await eventually(
+      async () => JSON.parse(await s.kubectlOk(['get', 'quota', 'objects', '-n', 'quoted', '-o', 'json'])).status,
+      (st) => st?.used !== undefined,
+    );
+    assert.deepEqual(status, { hard: { configmaps: '2', 'count/secrets': '1', 'requests.cpu': '1', pods: '5' }, used: { configmaps: '0', 'count/secrets': '0', 'requests.cpu': '0', pods: '0' } });
+    await s.kubectlOk(['create', 'configmap', 'a', '-n', 'quoted']);
+    await s.kubectlOk(['create', 'configmap', 'b', '-n', 'quoted']);
+    const over = await s.kubectl(['create', 'configmap', 'c', '-n', 'quoted']);
+    assert.equal(over.code, 1);
+    assert.equal(over.stderr.trim(), 'error: failed to create configmap: configmaps "c" is forbidden: exceeded quota: objects, requested: configmaps=1, used: configmaps=2, limited: configmaps=2');
+    await s.kubectlOk(['create', 'secret', 'generic', 's1', '-n', 'quoted']);
+    const secret = await s.kubectl(['create', 'secret', 'generic', 's2', '-n', 'quoted']);
+    assert.equal(secret.stderr.trim(), 'error: failed to create secret secrets "s2" is forbidden: exceeded quota: objects, requested: count/secrets=1, used: count/secrets=1, limited: count/secrets=1');
+    // Pods must name what the quota tracks; then their requests count.
+    const unspecified = await s.kubectl(['create', '-n', 'quoted', '-f', '-'], { input: json(pod('p0')) });
+    assert.equal(unspecified.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "p0" is forbidden: failed quota: objects: must specify requests.cpu for: app');
+    await s.kubectlOk(['create', '-n', 'quoted', '-f', '-'], { input: json(pod('p1', { requests: { cpu: '600m' } })) });
+    const cpu = await s.kubectl(['create', '-n', 'quoted', '-f', '-'], { input: json(pod('p2', { requests: { cpu: '600m' } })) });
+    assert.equal(cpu.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "p2" is forbidden: exceeded quota: objects, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1');
+    // A delete frees its share once the controller recounts.
+    await s.kubectlOk(['delete', 'configmap', 'a', '-n', 'quoted']);
+    const freed = await eventually(
+      async () => JSON.parse(await s.kubectlOk(['get', 'quota', 'objects', '-n', 'quoted', '-o', 'json'])).status.used,
+      (u) => u.configmaps === '1',
+    );
+    assert.deepEqual(freed, { configmaps: '1', 'count/secrets': '1', 'requests.cpu': '600m', pods: '1' });
+    await s.kubectlOk(['create', 'configmap', 'c', '-n', 'quoted']);
+  });
+
+  test('PodSecurity: a restricted namespace refuses a privileged pod; warn mode warns', async () => {
+    await s.kubectlOk(['create', 'namespace', 'secure']);
+    await s.kubectlOk(['label', 'namespace', 'secure', 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted']);
+    const privileged = { ...pod('priv'), spec: { containers: [{ name: 'app', image: 'nginx', securityContext: { privileged: true } }] } };
+    const refused = await s.kubectl(['create', '-n', 'secure', '-f', '-'], { input: json(privileged) });
+    assert.equal(refused.code, 1);
+    assert.equal(
+      refused.stderr.trim(),
+      'Error from server (Forbidden): error when creating "STDIN": pods "priv" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "app" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "app" must set securityContext.capabilities.drop=["ALL"]), privileged (container "app" must not set securityContext.privileged=true), runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "app" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
+    );
+    const compliant = {
+      ...pod('ok'),
+      spec: {
+        securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+        containers: [{ name: 'app', image: 'nginx', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }],
+      },
+    };
+    await s.kubectlOk(['create', '-n', 'secure', '-f', '-'], { input: json(compliant) });
+    await s.kubectlOk(['create', 'namespace', 'warned']);
+    await s.kubectlOk(['label', 'namespace', 'warned', 'pod-security.kubernetes.io/warn=baseline', 'pod-security.kubernetes.io/warn-version=v1.31']);
+    const warned = await s.kubectl(['create', '-n', 'warned', '-f', '-'], { input: json({ ...pod('hostnet'), spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } }) });
+    assert.equal(warned.code, 0, warned.stderr);
+    assert.equal(warned.stderr.trim(), 'Warning: would violate PodSecurity "baseline:v1.31": host namespaces (hostNetwork=true)');
+  });
+
+  test('Priority, DefaultTolerationSeconds, DefaultStorageClass, DefaultIngressClass', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 }) });
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ ...pod('prio'), spec: { priorityClassName: 'high', containers: [{ name: 'app', image: 'nginx' }] } }) });
+    const p = JSON.parse(await s.kubectlOk(['get', 'pod', 'prio', '-o', 'json']));
+    assert.equal(p.spec.priority, 1000);
+    assert.equal(p.spec.preemptionPolicy, 'PreemptLowerPriority');
+    assert.deepEqual(p.spec.tolerations, [
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ]);
+    const unknown = await s.kubectl(['create', '-f', '-'], { input: json({ ...pod('noprio'), spec: { priorityClassName: 'nope', containers: [{ name: 'app', image: 'nginx' }] } }) });
+    assert.equal(unknown.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "noprio" is forbidden: no PriorityClass with name nope was found');
+
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: json({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'example.com/disk' }),
+    });
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }) });
+    assert.equal(JSON.parse(await s.kubectlOk(['get', 'pvc', 'data', '-o', 'json'])).spec.storageClassName, 'standard');
+
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: json({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: 'k8s.io/ingress-nginx' } }),
+    });
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web' }, spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } } }) });
+    assert.equal(JSON.parse(await s.kubectlOk(['get', 'ingress', 'web', '-o', 'json'])).spec.ingressClassName, 'nginx');
+  });
+
+  test('NamespaceLifecycle through the chain: missing namespace, immortal namespaces', async () => {
+    const missing = await s.kubectl(['create', 'configmap', 'x', '-n', 'nowhere']);
+    assert.equal(missing.stderr.trim(), 'error: failed to create configmap: namespaces "nowhere" not found');
+    const immortal = await s.kubectl(['delete', 'namespace', 'kube-system']);
+    assert.equal(immortal.stderr.trim(), 'Error from server (Forbidden): namespaces "kube-system" is forbidden: this namespace may not be deleted');
+  });
+});
+
+describe('admission plugins turned off', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ disableAdmissionPlugins: ['LimitRanger', 'ResourceQuota'] });
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('--disable-admission-plugins: no defaults, no quota', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'defaults', namespace: 'default' }, spec: { limits: [{ type: 'Container', default: { cpu: '500m' } }] } }) });
+    await s.kubectlOk(['create', 'quota', 'none', '--hard=configmaps=0']);
+    await s.kubectlOk(['create', '-f', '-'], { input: json(pod('plain')) });
+    const p = JSON.parse(await s.kubectlOk(['get', 'pod', 'plain', '-o', 'json']));
+    assert.deepEqual(p.spec.containers[0].resources, {});
+    await s.kubectlOk(['create', 'configmap', 'allowed']);
+  });
+});

@@ -1,0 +1,124 @@
+// ValidatingAdmissionPolicy end to end: a policy with params (a ConfigMap), variables and messageExpression, bound
+// with Deny in one namespace and Warn in another; parameterNotFoundAction; runtime errors under both failure
+// policies; a policy whose CEL does not compile is refused. kubectl and @kubernetes/client-node are the clients.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as k8s from '@kubernetes/client-node';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+const json = (o: unknown): string => JSON.stringify(o);
+const deployment = (name: string, replicas: number) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+});
+
+describe('ValidatingAdmissionPolicy', () => {
+  let s: TestServer;
+  let apps: k8s.AppsV1Api;
+
+  before(async () => {
+    s = await startTestServer();
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(s.kubeconfig);
+    apps = kc.makeApiClient(k8s.AppsV1Api);
+    for (const [ns, env] of [['prod', 'prod'], ['dev', 'dev']]) {
+      await s.kubectlOk(['create', 'namespace', ns]);
+      await s.kubectlOk(['label', 'namespace', ns, `env=${env}`]);
+    }
+    await s.kubectlOk(['create', 'configmap', 'limits', '-n', 'default', '--from-literal=maxReplicas=3']);
+    const policy = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'replica-limit.example.com' },
+      spec: {
+        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+        matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['deployments'] }] },
+        variables: [{ name: 'replicas', expression: 'object.spec.replicas' }],
+        validations: [{ expression: 'variables.replicas <= int(params.data.maxReplicas)', messageExpression: "'replicas ' + string(variables.replicas) + ' exceeds ' + params.data.maxReplicas" }],
+      },
+    };
+    const binding = (name: string, env: string, actions: string[]) => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name },
+      spec: {
+        policyName: 'replica-limit.example.com',
+        validationActions: actions,
+        paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Deny' },
+        matchResources: { namespaceSelector: { matchLabels: { env } } },
+      },
+    });
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'v1', kind: 'List', items: [policy, binding('replica-limit-prod', 'prod', ['Deny']), binding('replica-limit-dev', 'dev', ['Warn', 'Audit'])] }) });
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('defaults are applied to the stored policy', async () => {
+    const p = JSON.parse(await s.kubectlOk(['get', 'validatingadmissionpolicy', 'replica-limit.example.com', '-o', 'json']));
+    assert.equal(p.spec.failurePolicy, 'Fail');
+    assert.deepEqual({ mp: p.spec.matchConstraints.matchPolicy, ns: p.spec.matchConstraints.namespaceSelector, scope: p.spec.matchConstraints.resourceRules[0].scope }, { mp: 'Equivalent', ns: {}, scope: '*' });
+  });
+
+  test('Deny refuses with the messageExpression; Warn passes with a Warning header', async () => {
+    const denied = await s.kubectl(['create', '-n', 'prod', '-f', '-'], { input: json(deployment('big', 5)) });
+    assert.equal(denied.code, 1);
+    // kubectl renders a 422 from its causes (one, without a field), as it does against kube.
+    assert.equal(denied.stderr.trim(), "The deployments \"big\" is invalid: : ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-prod' denied request: replicas 5 exceeds 3");
+    await assert.rejects(apps.createNamespacedDeployment({ namespace: 'prod', body: deployment('big2', 4) as k8s.V1Deployment }), (e: { code?: number; body?: string }) => {
+      assert.equal(e.code, 422);
+      const status = JSON.parse(e.body!);
+      assert.equal(status.reason, 'Invalid');
+      assert.equal(status.message, "deployments.apps \"big2\" is forbidden: ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-prod' denied request: replicas 4 exceeds 3");
+      assert.deepEqual(status.details, { name: 'big2', group: 'apps', kind: 'deployments', causes: [{ message: "ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-prod' denied request: replicas 4 exceeds 3" }] });
+      return true;
+    });
+    assert.equal((await s.kubectl(['get', 'deployment', 'big', '-n', 'prod'])).code, 1);
+    await s.kubectlOk(['create', '-n', 'prod', '-f', '-'], { input: json(deployment('small', 2)) });
+    const scaled = await s.kubectl(['scale', 'deployment', 'small', '-n', 'prod', '--replicas=9']);
+    assert.equal(scaled.code, 0, 'the scale subresource is not a deployments rule');
+
+    const warned = await s.kubectl(['create', '-n', 'dev', '-f', '-'], { input: json(deployment('big', 5)) });
+    assert.equal(warned.code, 0, warned.stderr);
+    assert.equal(warned.stderr.trim(), "Warning: Validation failed for ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-dev': replicas 5 exceeds 3");
+    await s.kubectlOk(['get', 'deployment', 'big', '-n', 'dev']);
+  });
+
+  test('a missing param with parameterNotFoundAction Deny refuses', async () => {
+    await s.kubectlOk(['delete', 'configmap', 'limits', '-n', 'default']);
+    const r = await s.kubectl(['create', '-n', 'prod', '-f', '-'], { input: json(deployment('one', 1)) });
+    assert.equal(
+      r.stderr.trim(),
+      'The deployments "one" is invalid: : ValidatingAdmissionPolicy \'replica-limit.example.com\' with binding \'replica-limit-prod\' denied request: no params found for policy binding with `Deny` parameterNotFoundAction',
+    );
+    await s.kubectlOk(['create', 'configmap', 'limits', '-n', 'default', '--from-literal=maxReplicas=3']);
+    await s.kubectlOk(['create', '-n', 'prod', '-f', '-'], { input: json(deployment('one', 1)) });
+  });
+
+  test('runtime errors follow failurePolicy; a policy that does not compile is refused', async () => {
+    const policy = (name: string, failurePolicy: string, expression: string) => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name },
+      spec: { failurePolicy, matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['secrets'] }] }, validations: [{ expression, reason: 'Forbidden' }] },
+    });
+    const binding = (name: string) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec: { policyName: name, validationActions: ['Deny'] } });
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'v1', kind: 'List', items: [policy('strict.example.com', 'Fail', 'object.data.missing == "x"'), binding('strict.example.com')] }) });
+    const failed = await s.kubectl(['create', 'secret', 'generic', 's1', '--from-literal=a=b']);
+    assert.equal(
+      failed.stderr.trim(),
+      'error: failed to create secret secrets "s1" is forbidden: ValidatingAdmissionPolicy \'strict.example.com\' with binding \'strict.example.com\' denied request: expression \'object.data.missing == "x"\' resulted in error: no such key: missing',
+    );
+    await s.kubectlOk(['patch', 'validatingadmissionpolicy', 'strict.example.com', '--type=merge', '-p', '{"spec":{"failurePolicy":"Ignore"}}']);
+    await s.kubectlOk(['create', 'secret', 'generic', 's1', '--from-literal=a=b']);
+
+    const bad = await s.kubectl(['create', '-f', '-'], { input: json(policy('broken.example.com', 'Fail', 'object.data.a ==')) });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^The ValidatingAdmissionPolicy "broken\.example\.com" is invalid: spec\.validations\[0\]\.expression: Invalid value: "object\.data\.a ==": compilation failed: ERROR: <input>:1:\d+: Syntax error: /);
+    assert.equal((await s.kubectl(['get', 'validatingadmissionpolicy', 'broken.example.com'])).code, 1);
+    assert.equal((await s.adminRequest('/readyz')).status, 200);
+  });
+});

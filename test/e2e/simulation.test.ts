@@ -1,0 +1,82 @@
+// Simulated workloads with kubectl: nodes that are Ready, a Deployment rolled out, updated and undone
+// (`kubectl rollout status`, `kubectl wait --for=condition=Available`), a StatefulSet scaled in order, a
+// DaemonSet on every node, a Job completed, and a Service's endpoints following ready pods.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+describe('simulated workloads', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ simulateWorkloads: { nodes: 2, podStartupMs: 20, jobPodRunMs: 50 } });
+  });
+  after(async () => s.close());
+
+  test('simulated nodes are Ready', async () => {
+    const out = await s.kubectlOk(['get', 'nodes']);
+    assert.match(out, /^capstan-node-1\s+Ready\s+<none>\s+\d+s\s+v1\.31\.0$/m);
+    assert.match(out, /^capstan-node-2\s+Ready\s+<none>\s+\d+s\s+v1\.31\.0$/m);
+  });
+
+  test('a Deployment rolls out, updates and is undone', async () => {
+    await s.kubectlOk(['create', 'deployment', 'web', '--image=nginx:1.25', '--replicas=3']);
+    assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']), /deployment "web" successfully rolled out/);
+    await s.kubectlOk(['wait', '--for=condition=Available', 'deployment/web', '--timeout=10s']);
+    const pods = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=web', '-o', 'json'])).items;
+    assert.equal(pods.length, 3);
+    for (const p of pods) {
+      assert.equal(p.status.phase, 'Running');
+      assert.match(p.spec.nodeName, /^capstan-node-[12]$/);
+      assert.match(p.status.podIP, /^10\.244\.\d+\.\d+$/);
+    }
+    await s.kubectlOk(['set', 'image', 'deployment/web', 'nginx=nginx:1.27']);
+    assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']), /successfully rolled out/);
+    const images = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=web', '-o', 'json'])).items.filter((p: { metadata: { deletionTimestamp?: string } }) => !p.metadata.deletionTimestamp).map((p: { spec: { containers: { image: string }[] } }) => p.spec.containers[0].image);
+    assert.deepEqual(images, ['nginx:1.27', 'nginx:1.27', 'nginx:1.27']);
+    assert.match(await s.kubectlOk(['rollout', 'history', 'deployment/web']), /^1\s+<none>\n2\s+<none>$/m);
+    await s.kubectlOk(['rollout', 'undo', 'deployment/web']);
+    assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']), /successfully rolled out/);
+    const template = JSON.parse(await s.kubectlOk(['get', 'deployment', 'web', '-o', 'json'])).spec.template;
+    assert.equal(template.spec.containers[0].image, 'nginx:1.25');
+    const rs = JSON.parse(await s.kubectlOk(['get', 'rs', '-l', 'app=web', '-o', 'json'])).items;
+    assert.equal(rs.length, 2);
+  });
+
+  test('a Service gets endpoints of its ready pods', async () => {
+    await s.kubectlOk(['expose', 'deployment', 'web', '--port=80']);
+    for (let i = 0; i < 100; i++) {
+      const r = await s.kubectl(['get', 'endpoints', 'web', '-o', 'json']);
+      if (r.code === 0 && (JSON.parse(r.stdout).subsets?.[0]?.addresses?.length ?? 0) === 3) return;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.fail('the endpoints never listed the three ready pods');
+  });
+
+  test('a StatefulSet scales in order; a DaemonSet runs on every node; a Job completes', async () => {
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'db' },
+        spec: { serviceName: 'db', replicas: 3, selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'postgres' }] } } },
+      }),
+    });
+    assert.match(await s.kubectlOk(['rollout', 'status', 'statefulset/db', '--timeout=30s']), /partitioned roll out complete|roll out complete/);
+    assert.equal(await s.kubectlOk(['get', 'pods', '-l', 'app=db', '-o', 'jsonpath={.items[*].metadata.name}']), 'db-0 db-1 db-2');
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: { name: 'agent' },
+        spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'a', image: 'agent' }] } } },
+      }),
+    });
+    assert.match(await s.kubectlOk(['rollout', 'status', 'daemonset/agent', '--timeout=30s']), /daemon set "agent" successfully rolled out/);
+    await s.kubectlOk(['create', 'job', 'once', '--image=busybox']);
+    await s.kubectlOk(['wait', '--for=condition=complete', 'job/once', '--timeout=30s']);
+    const job = JSON.parse(await s.kubectlOk(['get', 'job', 'once', '-o', 'json']));
+    assert.equal(job.status.succeeded, 1);
+    assert.ok(job.status.completionTime);
+  });
+});
