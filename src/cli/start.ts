@@ -103,6 +103,8 @@ export interface CapstanOptions {
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** Request metrics and /metrics (library only; default on). The observability benchmark turns them off for its baseline. */
+  metrics?: boolean;
   /** --enable-priority-and-fairness (default true). */
   enablePriorityAndFairness?: boolean;
   /** --max-requests-inflight (default 400). */
@@ -651,7 +653,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     // Memory grown under load goes back to the system once requests have stopped for a few seconds.
     const idleRelease = createIdleRelease({ idleMs: IDLE_RELEASE_MS, onRelease: (ms) => log.v(4, 'released memory after a busy period', { gcMs: Math.round(ms) }) });
     cleanups.push(async () => idleRelease.close());
-    const metrics = createServerMetrics(() => registry.storedObjectCounts());
+    const metrics = options.metrics === false ? undefined : createServerMetrics(() => registry.storedObjectCounts());
     let audit;
     try {
       audit = await buildAuditor(options.audit, log);

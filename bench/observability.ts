@@ -1,0 +1,147 @@
+// The cost of observability on the get path: a server recording request metrics (with /metrics scraped every
+// second) and writing an audit log at Metadata level for every request, against the same server with neither,
+// in the same run: alternating rounds of N gets from 32 keep-alive clients, medians compared (target: at most
+// 10% fewer gets per second).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { runLoad, type LoadResult } from './load.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const CONCURRENCY = 32;
+
+export interface BenchRow {
+  what: string;
+  capstan: string;
+  raw: string;
+  ratio: string;
+}
+
+interface Served {
+  child: ChildProcess;
+  port: number;
+  tls: { ca: string; cert: string; key: string };
+}
+
+async function serve(options: Record<string, unknown>): Promise<Served> {
+  const child = spawn(process.execPath, [join(root, 'bench/serve.ts'), 'memory', JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench/serve.ts exited with ${code}`)));
+  });
+  const info = JSON.parse(first) as { port: number; caCert: string; clientCert: string; clientKey: string };
+  return { child, port: info.port, tls: { ca: info.caCert, cert: info.clientCert, key: info.clientKey } };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+function scrape(s: Served): Promise<number> {
+  return new Promise((resolve) => {
+    const req = https.request({ host: '127.0.0.1', port: s.port, path: '/metrics', ...s.tls, agent: false }, (res) => {
+      let n = 0;
+      res.on('data', (c: Buffer) => (n += c.length));
+      res.on('end', () => resolve(n));
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+async function gets(s: Served, n: number, scraping: boolean): Promise<LoadResult> {
+  const timer = scraping ? setInterval(() => void scrape(s), 1000) : undefined;
+  try {
+    return await runLoad({
+      url: `https://127.0.0.1:${s.port}`,
+      tls: s.tls,
+      concurrency: CONCURRENCY,
+      requests: n,
+      request: (i) => ({ method: 'GET', path: `/api/v1/namespaces/default/configmaps/cm-${i % 100}` }),
+    });
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function fill(s: Served): Promise<void> {
+  const r = await runLoad({
+    url: `https://127.0.0.1:${s.port}`,
+    tls: s.tls,
+    concurrency: 8,
+    requests: 100,
+    request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { payload: 'x'.repeat(900) } }) }),
+  });
+  if (r.errors) throw new Error(`${r.errors} creates failed`);
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export async function benchObservability(options: { quick?: boolean } = {}): Promise<BenchRow[]> {
+  const n = options.quick ? 4000 : 15000;
+  const rounds = options.quick ? 3 : 5;
+  const dir = await mkdtemp(join(tmpdir(), 'capstan-bench-audit-'));
+  const policyFile = join(dir, 'policy.yaml');
+  const logPath = join(dir, 'audit.log');
+  await writeFile(policyFile, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+  const bare = await serve({ metrics: false });
+  const observed = await serve({ audit: { policyFile, logPath } });
+  const noApf = await serve({ metrics: false, enablePriorityAndFairness: false });
+  try {
+    await fill(bare);
+    await fill(observed);
+    await fill(noApf);
+    await gets(bare, n / 4, false);
+    await gets(observed, n / 4, true);
+    await gets(noApf, n / 4, false);
+    const without: number[] = [];
+    const withObs: number[] = [];
+    const withoutApf: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      // Alternate, so both see the same drift of a shared machine.
+      const a = await gets(bare, n, false);
+      const b = await gets(observed, n, true);
+      if (a.errors || b.errors) throw new Error(`errors: ${a.errors} without, ${b.errors} with`);
+      const c = await gets(noApf, n, false);
+      if (c.errors) throw new Error(`errors: ${c.errors} without APF`);
+      without.push(a.perSecond);
+      withObs.push(b.perSecond);
+      withoutApf.push(c.perSecond);
+    }
+    const na = median(withoutApf);
+    const w = median(withObs);
+    const wo = median(without);
+    const cost = 1 - w / wo;
+    const logBytes = (await stat(logPath)).size;
+    return [
+      {
+        what: `get with /metrics (scraped 1/s) + audit log at Metadata (memory, ${CONCURRENCY} clients, median of ${rounds} alternating rounds of ${fmt(n)})`,
+        capstan: `${fmt(w)} gets/s (audit log ${fmt(logBytes / 1024 / 1024, 1)} MiB)`,
+        raw: `${fmt(wo)} gets/s without metrics or audit`,
+        ratio: `${(w / wo).toFixed(3)}x: ${(cost * 100).toFixed(1)}% cost (target <= 10%: ${cost <= 0.1 ? 'met' : 'MISSED'})`,
+      },
+      {
+        what: `get through API Priority and Fairness (classification cached; the admin's requests land on the exempt level; same rounds)`,
+        capstan: `${fmt(wo)} gets/s with APF`,
+        raw: `${fmt(na)} gets/s with --enable-priority-and-fairness=false`,
+        ratio: `${(wo / na).toFixed(3)}x`,
+      },
+    ];
+  } finally {
+    await stop(bare.child);
+    await stop(observed.child);
+    await stop(noApf.child);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
