@@ -163,7 +163,9 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), note.auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
     if (auditing) audited.panic = auditing.panic;
     else if (metrics) beginRequestNotes(req, Capture.None);
-    if (!(await admitRequest(res, user, info, longRunning))) return { info, user: user.name };
+    let admitted = admitRequest(res, user, info, longRunning);
+    if (typeof admitted !== 'boolean') admitted = await admitted;
+    if (!admitted) return { info, user: user.name };
     const decision = await authorizer.authorize(attrs);
     if (auditing) {
       addAuditAnnotation(req, 'authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');

@@ -64,14 +64,23 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
     registers: [registry],
   });
   const deprecatedApis = new Gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'], registers: [registry] });
-  inflight.set({ request_kind: 'readOnly' }, 0);
-  inflight.set({ request_kind: 'mutating' }, 0);
+  // The hot path counts in plain maps and numbers; the prom-client series are brought up to date at each scrape
+  // (labels are hashed once per scrape, not several times per request).
+  const requestCounts = new Map<string, { labels: Record<string, string>; n: number }>();
+  const longRunningCounts = new Map<string, { labels: Record<string, string>; n: number }>();
+  const inFlightNow = { readOnly: 0, mutating: 0 };
 
   return {
     contentType: registry.contentType,
     async render() {
       stored.reset();
       for (const c of storageObjects()) stored.set({ resource: c.resource }, c.objects);
+      requests.reset();
+      for (const { labels, n } of requestCounts.values()) requests.inc(labels, n);
+      longRunning.reset();
+      for (const { labels, n } of longRunningCounts.values()) longRunning.set(labels, n);
+      inflight.set({ request_kind: 'readOnly' }, inFlightNow.readOnly);
+      inflight.set({ request_kind: 'mutating' }, inFlightNow.mutating);
       return registry.metrics();
     },
     begin(req, info, isLongRunning) {
@@ -86,15 +95,25 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
         component: COMPONENT,
       };
       const kind = verb === 'GET' || verb === 'LIST' || verb === 'WATCH' ? 'readOnly' : 'mutating';
-      if (isLongRunning) longRunning.inc(labels);
-      else inflight.inc({ request_kind: kind });
+      const key = `${verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}`;
+      let running: { labels: Record<string, string>; n: number } | undefined;
+      if (isLongRunning) {
+        running = longRunningCounts.get(key);
+        if (!running) longRunningCounts.set(key, (running = { labels, n: 0 }));
+        running.n++;
+      } else inFlightNow[kind]++;
       return (res, seconds) => {
-        if (isLongRunning) longRunning.dec(labels);
-        else inflight.dec({ request_kind: kind });
+        if (running) running.n--;
+        else inFlightNow[kind]--;
         const removedRelease = requestNotesOf(req)?.deprecatedRemovedRelease;
         if (removedRelease !== undefined) deprecatedApis.set({ group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removedRelease }, 1);
-        const withDryRun = { ...labels, dry_run: dryRunOf(req) };
-        requests.inc({ ...withDryRun, code: String(res.statusCode) });
+        const dryRun = dryRunOf(req);
+        const withDryRun = { ...labels, dry_run: dryRun };
+        const code = String(res.statusCode);
+        const countKey = `${key}\0${dryRun}\0${code}`;
+        const counted = requestCounts.get(countKey);
+        if (counted) counted.n++;
+        else requestCounts.set(countKey, { labels: { ...withDryRun, code }, n: 1 });
         if (!isLongRunning) durations.observe(withDryRun, seconds);
         const length = Number(res.getHeader('content-length'));
         if (Number.isFinite(length) && length > 0) sizes.observe(labels, length);

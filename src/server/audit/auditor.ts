@@ -112,6 +112,11 @@ export function createAuditor(policy: AuditPolicy, backends: readonly AuditBacke
       const omitted = (stage: AuditStage): boolean => config.omitStages.includes(stage);
       const received = microTime(receivedAtMs);
       const userAgent = req.headers['user-agent'];
+      // What every stage's event shares, made once (backends serialize or keep events, never change them).
+      const user = auditUser(attrs.user);
+      const impersonatedUser = impersonated ? auditUser(impersonated) : undefined;
+      const ips = sourceIPs(req);
+      const objectRef = objectRefOf(attrs);
       const base = (stage: AuditStage): AuditEvent => {
         const e: AuditEvent = {
           kind: 'Event',
@@ -121,15 +126,14 @@ export function createAuditor(policy: AuditPolicy, backends: readonly AuditBacke
           stage,
           requestURI: req.url ?? '/',
           verb: attrs.verb,
-          user: auditUser(attrs.user),
-          ...(impersonated ? { impersonatedUser: auditUser(impersonated) } : {}),
-          sourceIPs: sourceIPs(req),
+          user,
+          ...(impersonatedUser ? { impersonatedUser } : {}),
+          sourceIPs: ips,
           requestReceivedTimestamp: received,
           stageTimestamp: stage === 'RequestReceived' ? received : microTime(performance.timeOrigin + performance.now()),
         };
         if (typeof userAgent === 'string') e.userAgent = userAgent;
-        const ref = objectRefOf(attrs);
-        if (ref) e.objectRef = ref;
+        if (objectRef) e.objectRef = objectRef;
         return e;
       };
       const complete = (e: AuditEvent, code: number): AuditEvent => {
@@ -138,7 +142,7 @@ export function createAuditor(policy: AuditPolicy, backends: readonly AuditBacke
         const requestObject = notes.requestBody && isJson(contentType) ? parseJson(notes.requestBody) : undefined;
         if (e.objectRef && !e.objectRef.name && attrs.verb === 'create' && requestObject && typeof requestObject === 'object') {
           const meta = (requestObject as { metadata?: { name?: string; namespace?: string } }).metadata;
-          if (meta?.name) e.objectRef.name = meta.name;
+          if (meta?.name) e.objectRef = { ...e.objectRef, name: meta.name };
         }
         if (levelAtLeast(config.level, 'Request') && requestObject !== undefined) e.requestObject = config.omitManagedFields ? withoutManagedFields(requestObject) : requestObject;
         if (levelAtLeast(config.level, 'RequestResponse') && !longRunning && isJson(notes.responseContentType)) {
