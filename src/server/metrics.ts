@@ -2,7 +2,8 @@
 // nodejs_* series, in Prometheus text format through prom-client. One registry per server (tests run several in a
 // process); request metrics are recorded once a response is done, with kube's label sets and buckets.
 
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { createKeyedHistogram } from './keyed-histogram.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { requestNotesOf } from './audit/request-notes.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -53,8 +54,8 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...REQUEST_LABELS, 'code'], registers: [registry] });
-  const durations = new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames: [...REQUEST_LABELS], buckets: DURATION_BUCKETS, registers: [registry] });
-  const sizes = new Histogram({ name: 'apiserver_response_sizes', help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], buckets: SIZE_BUCKETS, registers: [registry] });
+  const durations = createKeyedHistogram(registry, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', DURATION_BUCKETS);
+  const sizes = createKeyedHistogram(registry, 'apiserver_response_sizes', 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', SIZE_BUCKETS);
   const inflight = new Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers: [registry] });
   const longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry] });
   const stored = new Gauge({
@@ -108,15 +109,15 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
         const removedRelease = requestNotesOf(req)?.deprecatedRemovedRelease;
         if (removedRelease !== undefined) deprecatedApis.set({ group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removedRelease }, 1);
         const dryRun = dryRunOf(req);
-        const withDryRun = { ...labels, dry_run: dryRun };
+        const withDryRun = (): Record<string, string> => ({ ...labels, dry_run: dryRun });
         const code = String(res.statusCode);
         const countKey = `${key}\0${dryRun}\0${code}`;
         const counted = requestCounts.get(countKey);
         if (counted) counted.n++;
-        else requestCounts.set(countKey, { labels: { ...withDryRun, code }, n: 1 });
-        if (!isLongRunning) durations.observe(withDryRun, seconds);
+        else requestCounts.set(countKey, { labels: { ...withDryRun(), code }, n: 1 });
+        if (!isLongRunning) durations.observe(`${key}\0${dryRun}`, withDryRun, seconds);
         const length = Number(res.getHeader('content-length'));
-        if (Number.isFinite(length) && length > 0) sizes.observe(labels, length);
+        if (Number.isFinite(length) && length > 0) sizes.observe(key, () => labels, length);
       };
     },
   };
