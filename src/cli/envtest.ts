@@ -31,7 +31,9 @@ const CERT_DIR: FlagSpec = {
   help: 'The directory where the TLS certs are located: apiserver.crt and apiserver.key there serve HTTPS when --tls-cert-file is not given.',
 };
 
-export const ENVTEST_FLAGS: readonly FlagSpec[] = [...FLAGS, CERT_DIR, ...ENVTEST_IGNORED_FLAGS];
+// Flags Capstan has for real (the etcd ones, the admission plugin lists) keep their meaning; the rest are ignored.
+const known = new Set(FLAGS.map((f) => f.name));
+export const ENVTEST_FLAGS: readonly FlagSpec[] = [...FLAGS, CERT_DIR, ...ENVTEST_IGNORED_FLAGS.filter((f) => !known.has(f.name))];
 
 /** True when the command line asks for envtest mode. */
 export function wantsEnvtest(argv: readonly string[]): boolean {

@@ -28,6 +28,10 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     requestTimeoutSeconds: 60,
     http2MaxStreamsPerConnection: 0,
     storageBackend: 'sqlite',
+    leaderElect: undefined,
+    leaderElection: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+    shutdownDelaySeconds: 0,
+    shutdownSendRetryAfter: false,
     dataDir: './.capstan',
     plainHttpPort: undefined,
     logLevel: 0,
@@ -54,11 +58,11 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
     authorizationWebhookCacheUnauthorizedTtlSeconds: 30,
     enableBootstrapTokenAuth: undefined,
     namespaceDefaults: true,
+    enableTestControls: false,
     enablePriorityAndFairness: true,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
     audit: { policyFile: undefined, logPath: undefined, logMaxAgeDays: 0, logMaxBackups: 0, logMaxSizeMB: 0, webhookConfigFile: undefined, webhookBatchMaxSize: 400, webhookBatchMaxWaitMs: 30_000 },
-    enableTestControls: false,
   });
 });
 
@@ -78,6 +82,8 @@ test('every flag maps to its option', () => {
     '--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=hd=example.com', '--oidc-required-claim=tier=gold', '--oidc-signing-algs=RS256,ES256',
     '--requestheader-client-ca-file=proxy-ca.pem', '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User',
     '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    '--leader-elect=true', '--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s', '--leader-elect-retry-period=3s',
+    '--shutdown-delay-duration=2s', '--shutdown-send-retry-after',
     '--enable-priority-and-fairness=false', '--max-requests-inflight=10', '--max-mutating-requests-inflight=5',
     '--audit-policy-file=policy.yaml', '--audit-log-path=-', '--audit-log-maxage=7', '--audit-log-maxbackup=3', '--audit-log-maxsize=50',
     '--audit-webhook-config-file=hook.kubeconfig', '--audit-webhook-batch-max-size=10', '--audit-webhook-batch-max-wait=1s',
@@ -105,6 +111,10 @@ test('every flag maps to its option', () => {
     requestTimeoutSeconds: 150,
     http2MaxStreamsPerConnection: 250,
     storageBackend: 'memory',
+    leaderElect: true,
+    leaderElection: { leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 3_000 },
+    shutdownDelaySeconds: 2,
+    shutdownSendRetryAfter: true,
     dataDir: '/tmp/x',
     plainHttpPort: 8080,
     logLevel: 4,
@@ -131,11 +141,11 @@ test('every flag maps to its option', () => {
     authorizationWebhookCacheUnauthorizedTtlSeconds: 1.5,
     enableBootstrapTokenAuth: true,
     namespaceDefaults: true,
+    enableTestControls: true,
     enablePriorityAndFairness: false,
     maxRequestsInflight: 10,
     maxMutatingRequestsInflight: 5,
     audit: { policyFile: 'policy.yaml', logPath: '-', logMaxAgeDays: 7, logMaxBackups: 3, logMaxSizeMB: 50, webhookConfigFile: 'hook.kubeconfig', webhookBatchMaxSize: 10, webhookBatchMaxWaitMs: 1000 },
-    enableTestControls: true,
   });
   assert.equal(c.verbosity, 4);
 });
@@ -146,6 +156,17 @@ test('--help and --version', () => {
   assert.deepEqual(parseCommandLine(['--version']), { kind: 'version' });
 });
 
+test('etcd3 flags: servers, prefix, TLS files and the compaction interval', () => {
+  const cmd = parseCommandLine(['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:1,http://127.0.0.1:2', '--etcd-prefix=/kube', '--etcd-cafile=/ca', '--etcd-certfile=/c', '--etcd-keyfile=/k', '--etcd-compaction-interval=1m30s']);
+  assert.equal(cmd.kind, 'run');
+  if (cmd.kind !== 'run') return;
+  assert.equal(cmd.options.storageBackend, 'etcd3');
+  assert.deepEqual(cmd.options.etcd, { servers: ['http://127.0.0.1:1', 'http://127.0.0.1:2'], prefix: '/kube', caFile: '/ca', certFile: '/c', keyFile: '/k', compactionIntervalMs: 90_000 });
+  const defaults = parseCommandLine(['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:1']);
+  assert.equal(defaults.kind === 'run' && defaults.options.etcd?.prefix, '/registry');
+  assert.equal(defaults.kind === 'run' && defaults.options.etcd?.compactionIntervalMs, 300_000);
+});
+
 test('bad values are FlagErrors with kube\'s messages', () => {
   const cases: Array<[string[], string]> = [
     [['--bind-address=localhost'], 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"'],
@@ -153,7 +174,11 @@ test('bad values are FlagErrors with kube\'s messages', () => {
     [['--feature-gates=WatchList'], 'invalid argument "WatchList" for "--feature-gates" flag: missing bool value for WatchList'],
     [['--feature-gates=WatchList=yes'], 'invalid argument "WatchList=yes" for "--feature-gates" flag: invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'],
     [['--feature-gates=ServerSideApply=false'], 'invalid argument "ServerSideApply=false" for "--feature-gates" flag: cannot set feature gate ServerSideApply to false, feature is locked to true'],
-    [['--storage-backend=etcd3'], "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
+    [['--storage-backend=etcd2'], "--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'"],
+    [['--storage-backend=etcd3'], '--etcd-servers must be specified'],
+    [['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379', '--etcd-compaction-interval=5x'], 'invalid argument "5x" for "--etcd-compaction-interval" flag: time: unknown unit "x" in duration "5x"'],
+    [['--storage-media-type=text/plain'], '--storage-media-type "text/plain" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml'],
+    [['--leader-elect-lease-duration=5s'], 'leaseDuration must be greater than renewDeadline'],
     [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
     [['--request-timeout=60'], 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"'],
   ];
@@ -190,7 +215,7 @@ test('--envtest takes the flags controller-runtime envtest passes, ignores the e
     assert.equal(c.options.dataDir, undefined);
     assert.equal(c.options.enableTestControls, true);
     assert.throws(() => parseEnvtestCommandLine(['--envtest', '--etcd-bogus=1']), (e: Error) => e instanceof FlagError && e.message === 'unknown flag: --etcd-bogus');
-    assert.throws(() => parseCommandLine(['--etcd-servers=http://x']), FlagError);
+    assert.throws(() => parseCommandLine(['--insecure-port=0']), FlagError);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -53,9 +53,27 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'min-request-timeout', type: 'int', valueName: 'int', default: 1800, help: 'The minimum number of seconds a watch is held open; each watch gets a random timeout between this and twice it.' },
   { name: 'request-timeout', type: 'string', valueName: 'duration', default: '1m0s', help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
   { name: 'http2-max-streams-per-connection', type: 'int', valueName: 'int', default: 0, help: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default." },
-  { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir) or memory (lost on exit).' },
+  { name: 'storage-backend', type: 'string', valueName: 'string', default: 'sqlite', help: 'The storage backend: sqlite (a database in --data-dir), memory (lost on exit) or etcd3 (the etcd cluster of --etcd-servers; several Capstan instances may share it).' },
+  { name: 'etcd-servers', type: 'stringList', valueName: 'strings', help: 'List of etcd servers to connect with (scheme://ip:port), comma separated.' },
+  { name: 'etcd-prefix', type: 'string', valueName: 'string', default: '/registry', help: 'The prefix to prepend to all resource paths in etcd.' },
+  { name: 'etcd-cafile', type: 'string', valueName: 'string', help: 'SSL Certificate Authority file used to secure etcd communication.' },
+  { name: 'etcd-certfile', type: 'string', valueName: 'string', help: 'SSL certification file used to secure etcd communication.' },
+  { name: 'etcd-keyfile', type: 'string', valueName: 'string', help: 'SSL key file used to secure etcd communication.' },
+  { name: 'etcd-compaction-interval', type: 'string', valueName: 'duration', default: '5m0s', help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
+  { name: 'etcd-count-metric-poll-period', type: 'string', valueName: 'duration', default: '1m0s', help: 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.' },
+  { name: 'leader-elect', type: 'bool', help: 'Start a leader election client and gain leadership before running the controllers (namespace lifecycle, ClusterRole aggregation). Default: true with --storage-backend=etcd3, false otherwise.' },
+  { name: 'leader-elect-lease-duration', type: 'string', valueName: 'duration', default: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.' },
+  { name: 'leader-elect-renew-deadline', type: 'string', valueName: 'duration', default: '10s', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.' },
+  { name: 'leader-elect-retry-period', type: 'string', valueName: 'duration', default: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
+  { name: 'shutdown-delay-duration', type: 'string', valueName: 'duration', default: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.' },
+  { name: 'shutdown-send-retry-after', type: 'bool', default: false, help: 'If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a \'Retry-After\' response header.' },
+  { name: 'storage-media-type', type: 'string', valueName: 'string', default: 'application/json', help: 'The media type to use to store objects in storage. Supported: application/json.' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
+  { name: 'simulate-workloads', type: 'bool', help: 'Run simulated nodes, kubelets, a scheduler and the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, Service endpoints), so applied apps settle as on a small cluster.' },
+  { name: 'simulated-nodes', type: 'int', valueName: 'int', default: 1, help: 'How many nodes --simulate-workloads runs.' },
+  { name: 'enable-test-controls', type: 'bool', default: false, help: 'Serve the test controls over HTTP under /capstan/v1/ (snapshots, restore, reset, fork, fault injection, the clock, request recording, logical clusters under /clusters/<name>), for members of system:masters only. For test environments: never turn it on for a shared server.' },
+  { name: 'envtest', type: 'bool', help: "Run as controller-runtime's envtest expects kube-apiserver to: accept its flags (etcd ones ignored), memory storage and a temporary data dir unless given, test controls on. See 'capstan --envtest --help'." },
   { name: 'enable-priority-and-fairness', type: 'bool', default: true, help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness' },
   { name: 'max-requests-inflight', type: 'int', valueName: 'int', default: 400, help: "This and --max-mutating-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely." },
   { name: 'max-mutating-requests-inflight', type: 'int', valueName: 'int', default: 200, help: "This and --max-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely." },
@@ -67,10 +85,6 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'audit-webhook-config-file', type: 'string', valueName: 'string', help: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.' },
   { name: 'audit-webhook-batch-max-size', type: 'int', valueName: 'int', default: 400, help: 'The maximum size of a batch. Only used in batch mode.' },
   { name: 'audit-webhook-batch-max-wait', type: 'string', valueName: 'duration', default: '30s', help: "The amount of time to wait before force writing the batch that hadn't reached the max size. Only used in batch mode." },
-  { name: 'simulate-workloads', type: 'bool', help: 'Run simulated nodes, kubelets, a scheduler and the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, Service endpoints), so applied apps settle as on a small cluster.' },
-  { name: 'simulated-nodes', type: 'int', valueName: 'int', default: 1, help: 'How many nodes --simulate-workloads runs.' },
-  { name: 'enable-test-controls', type: 'bool', default: false, help: 'Serve the test controls over HTTP under /capstan/v1/ (snapshots, restore, reset, fork, fault injection, the clock, request recording, logical clusters under /clusters/<name>), for members of system:masters only. For test environments: never turn it on for a shared server.' },
-  { name: 'envtest', type: 'bool', help: "Run as controller-runtime's envtest expects kube-apiserver to: accept its flags (etcd ones ignored), memory storage and a temporary data dir unless given, test controls on. See 'capstan --envtest --help'." },
   { name: 'v', short: 'v', type: 'int', valueName: 'Level', default: 0, help: 'Number for the log level verbosity (logs are JSON lines on stderr).' },
   { name: 'version', type: 'bool', help: 'Print version information and quit.' },
   { name: 'help', short: 'h', type: 'bool', help: 'Help for capstan.' },
@@ -130,9 +144,35 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   }
 
   const backend = v['storage-backend'] as string;
-  if (backend !== 'sqlite' && backend !== 'memory') {
-    throw new FlagError(`--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'`);
+  if (backend !== 'sqlite' && backend !== 'memory' && backend !== 'etcd3') {
+    throw new FlagError(`--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'`);
   }
+  const durationFlag = (name: string): number => {
+    const raw = v[name] as string;
+    try {
+      return parseGoDuration(raw);
+    } catch (e) {
+      throw invalid(raw, `--${name}`, (e as Error).message);
+    }
+  };
+  const etcdServers = ((v['etcd-servers'] as string[] | undefined) ?? []).filter((s) => s !== '');
+  // kube's EtcdOptions.Validate messages.
+  if (backend === 'etcd3' && etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
+  const compactionIntervalMs = durationFlag('etcd-compaction-interval');
+  durationFlag('etcd-count-metric-poll-period');
+  const mediaType = v['storage-media-type'] as string;
+  if (!['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'].includes(mediaType)) {
+    throw new FlagError(`--storage-media-type "${mediaType}" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml`);
+  }
+  const leaseDurationMs = durationFlag('leader-elect-lease-duration');
+  const renewDeadlineMs = durationFlag('leader-elect-renew-deadline');
+  const retryPeriodMs = durationFlag('leader-elect-retry-period');
+  // client-go's NewLeaderElector checks.
+  if (!(leaseDurationMs > renewDeadlineMs)) throw new FlagError('leaseDuration must be greater than renewDeadline');
+  if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
+  const shutdownDelayMs = durationFlag('shutdown-delay-duration');
+  if (shutdownDelayMs < 0) throw new FlagError('--shutdown-delay-duration can not be negative value');
+  if (mediaType !== 'application/json') throw new FlagError(`--storage-media-type "${mediaType}" is not supported by Capstan yet (objects are stored as application/json)`);
   const rawTimeout = v['request-timeout'] as string;
   let requestTimeoutMs: number;
   try {
@@ -171,6 +211,22 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
     requestTimeoutSeconds: requestTimeoutMs / 1000,
     http2MaxStreamsPerConnection: v['http2-max-streams-per-connection'] as number,
     storageBackend: backend,
+    leaderElect: parsed.given.has('leader-elect') ? (v['leader-elect'] as boolean) : undefined,
+    leaderElection: { leaseDurationMs, renewDeadlineMs, retryPeriodMs },
+    shutdownDelaySeconds: shutdownDelayMs / 1000,
+    shutdownSendRetryAfter: v['shutdown-send-retry-after'] as boolean,
+    ...(backend === 'etcd3'
+      ? {
+          etcd: {
+            servers: etcdServers,
+            prefix: v['etcd-prefix'] as string,
+            caFile: (v['etcd-cafile'] as string | undefined) || undefined,
+            certFile: (v['etcd-certfile'] as string | undefined) || undefined,
+            keyFile: (v['etcd-keyfile'] as string | undefined) || undefined,
+            compactionIntervalMs,
+          },
+        }
+      : {}),
     dataDir: v['data-dir'] as string,
     plainHttpPort: parsed.given.has('plain-http-port') ? (v['plain-http-port'] as number) : undefined,
     logLevel: verbosity,

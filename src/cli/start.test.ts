@@ -45,7 +45,8 @@ test('invalid options are ConfigErrors', () => {
     [{ http2MaxStreamsPerConnection: -1 }, "--http2-max-streams-per-connection can not be negative value"],
     [{ authorizationMode: ['AlwaysAllow', 'Nope'] }, 'authorization-mode "Nope" is not a valid mode'],
     [{ authorizationMode: ['ABAC', 'Nope'] }, '[authorization-mode "ABAC" is not supported by Capstan yet, authorization-mode "Nope" is not a valid mode]'],
-    [{ storageBackend: 'etcd' as 'memory' }, "--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'"],
+    [{ storageBackend: 'etcd' as 'memory' }, "--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'"],
+    [{ storageBackend: 'etcd3' }, '--etcd-servers must be specified'],
   ];
   for (const [options, message] of bad) assert.throws(() => completeOptions(options, log), (e: unknown) => e instanceof ConfigError && e.message === message, message);
 });

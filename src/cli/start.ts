@@ -34,12 +34,12 @@ import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
-import { buildAuditor, validateAuditOptions, type AuditOptions } from '../server/audit/options.ts';
 import { createTestControls, type ForkedServer, type LogicalCluster, type TestControls } from '../testing/controls.ts';
 import type { RequestQuery, RequestRecord } from '../testing/recorder.ts';
 import { testControlHooks } from '../testing/request-hooks.ts';
 import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
 import type { StorageSnapshot } from '../storage/types.ts';
+import { buildAuditor, validateAuditOptions, type AuditOptions } from '../server/audit/options.ts';
 import { createHealthEndpoints, namedCheck } from '../server/health.ts';
 import { createIdleRelease } from '../server/idle-release.ts';
 import type { Listener, ServingLimits } from '../server/listen.ts';
@@ -51,7 +51,7 @@ import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
-import type { OpenStorageOptions } from '../storage/open.ts';
+import type { EtcdOpenOptions, OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
 import { featureGateWarnings, resolveFeatureGates } from './feature-gates.ts';
 import { buildChain, enabledPlugins, readAdmissionConfigFile, validatePluginFlags } from '../admission/plugin-set.ts';
@@ -64,8 +64,17 @@ import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 const IDLE_RELEASE_MS = 5000;
 
 export interface CapstanOptions {
-  /** 'memory' (library default) or 'sqlite' (command-line default). */
-  storageBackend?: 'memory' | 'sqlite';
+  /** 'memory' (library default), 'sqlite' (command-line default) or 'etcd3' (with `etcd`). */
+  storageBackend?: 'memory' | 'sqlite' | 'etcd3';
+  /** The etcd3 backend: --etcd-servers, --etcd-prefix, TLS files, --etcd-compaction-interval. */
+  etcd?: EtcdOpenOptions;
+  /**
+   * --leader-elect: run the controllers only while holding the kube-system/kube-controller-manager Lease. Default:
+   * on with etcd3 (where several instances may share storage), off with memory and sqlite (one process owns them).
+   */
+  leaderElect?: boolean;
+  /** --leader-elect-lease-duration / -renew-deadline / -retry-period (ms; kube's 15 s, 10 s, 2 s). */
+  leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   /** Where certificates, the kubeconfig and the sqlite database live. Library default: a new temp dir, removed by close(). */
   dataDir?: string;
   /** HTTPS port; 0 picks a free one (library default). */
@@ -97,6 +106,10 @@ export interface CapstanOptions {
   logger?: Logger;
   /** Seconds in-flight requests get to finish at close (default 5). */
   shutdownGraceSeconds?: number;
+  /** --shutdown-delay-duration: at close, /readyz fails at once and requests are still served this long (default 0). */
+  shutdownDelaySeconds?: number;
+  /** --shutdown-send-retry-after: after the delay, new requests get 429 + Retry-After while in-flight ones drain. */
+  shutdownSendRetryAfter?: boolean;
   /** Replace the API (tests). Default: createApiServer from src/endpoints/api-server.ts. */
   createApi?: (options: ApiServerOptions) => ApiServer | Promise<ApiServer>;
   /** Replace the storage opener (tests). Default: openStorage from src/storage/open.ts. */
@@ -105,14 +118,6 @@ export interface CapstanOptions {
   authorizers?: Record<string, AuthorizerFactory>;
   /** Request metrics and /metrics (library only; default on). The observability benchmark turns them off for its baseline. */
   metrics?: boolean;
-  /** --enable-priority-and-fairness (default true). */
-  enablePriorityAndFairness?: boolean;
-  /** --max-requests-inflight (default 400). */
-  maxRequestsInflight?: number;
-  /** --max-mutating-requests-inflight (default 200). */
-  maxMutatingRequestsInflight?: number;
-  /** --audit-policy-file, --audit-log-*, --audit-webhook-*. */
-  audit?: AuditOptions;
   /** --enable-admission-plugins: plugins on besides kube's default set (names as kube-apiserver 1.31). */
   enableAdmissionPlugins?: string[];
   /** --disable-admission-plugins: plugins of the default set to turn off. */
@@ -124,6 +129,14 @@ export interface CapstanOptions {
    * (`mutate` runs after the mutating webhooks, `validate` with the validating webhooks).
    */
   admission?: InProcessAdmission;
+  /** --enable-priority-and-fairness (default true). */
+  enablePriorityAndFairness?: boolean;
+  /** --max-requests-inflight (default 400). */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight (default 200). */
+  maxMutatingRequestsInflight?: number;
+  /** --audit-policy-file, --audit-log-*, --audit-webhook-*. */
+  audit?: AuditOptions;
   /** --service-account-issuer: the first issues tokens, all are accepted. Default https://kubernetes.default.svc.cluster.local. */
   serviceAccountIssuers?: string[];
   /** --service-account-signing-key-file. Default: sa.key in the data dir, generated (ECDSA P-256) when missing. */
@@ -274,7 +287,8 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
   if (plain !== undefined && (!Number.isInteger(plain) || plain < 0 || plain > 65535)) throw new ConfigError(`--plain-http-port ${plain} must be between 0 and 65535, inclusive (0 picks a free port)`);
   if (!!options.tlsCertFile !== !!options.tlsPrivateKeyFile) throw new ConfigError('--tls-cert-file and --tls-private-key-file must be given together');
   const backend = options.storageBackend ?? 'memory';
-  if (backend !== 'memory' && backend !== 'sqlite') throw new ConfigError(`--storage-backend invalid, allowed values: sqlite, memory. If not specified, it will default to 'sqlite'`);
+  if (backend !== 'memory' && backend !== 'sqlite' && backend !== 'etcd3') throw new ConfigError(`--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'`);
+  if (backend === 'etcd3' && !(options.etcd && options.etcd.servers.length > 0)) throw new ConfigError('--etcd-servers must be specified');
   const historyWindowSeconds = options.historyWindowSeconds ?? 300;
   if (!(historyWindowSeconds >= 0)) throw new ConfigError('--history-window can not be negative value');
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? 1800;
@@ -459,7 +473,12 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       options.tlsCertFile && options.tlsPrivateKeyFile
         ? Promise.all([readRequired(options.tlsCertFile, 'TLS certificate file'), readRequired(options.tlsPrivateKeyFile, 'TLS private key file')])
         : Promise.resolve(undefined),
-      (options.openStorage ?? defaultOpenStorage)({ backend: cfg.backend, dataDir, historyWindowSeconds: cfg.historyWindowSeconds }).then((s) => {
+      (options.openStorage ?? defaultOpenStorage)({
+        backend: cfg.backend === 'etcd3' ? 'etcd' : cfg.backend,
+        dataDir,
+        historyWindowSeconds: cfg.historyWindowSeconds,
+        etcd: options.etcd && { onCompactionError: (error) => log.error('etcd compaction failed', { error }), ...options.etcd },
+      }).then((s) => {
         cleanups.push(() => s.close());
         return s;
       }),
@@ -573,6 +592,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
+      ...((options.leaderElect ?? cfg.backend === 'etcd3')
+        ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }
+        : {}),
     });
     cleanups.push(() => controlPlane.stop());
     if (options.simulateWorkloads) {
@@ -649,6 +671,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const hooks = controls ? testControlHooks(controls, controls.internals, { httpDoor: true }) : undefined;
 
     let shuttingDown = false;
+    let draining = false;
     const health = createHealthEndpoints(serverHealthChecks(storage, api, () => shuttingDown), log);
     // Memory grown under load goes back to the system once requests have stopped for a few seconds.
     const idleRelease = createIdleRelease({ idleMs: IDLE_RELEASE_MS, onRelease: (ms) => log.v(4, 'released memory after a busy period', { gcMs: Math.round(ms) }) });
@@ -675,7 +698,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       }
     }
     const maxInFlight = cfg.enablePriorityAndFairness ? undefined : { readOnly: cfg.maxRequestsInflight, mutating: cfg.maxMutatingRequestsInflight };
-    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks, audit, flowControl, maxInFlight });
+    const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks, draining: () => draining, audit, flowControl, maxInFlight });
 
     const servingCert = customTls ? customTls[0] : pki.serving.certPem;
     const servingKey = customTls ? customTls[1] : pki.serving.keyPem;
@@ -712,7 +735,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     }
     const url = serverUrl(cfg.bindAddress, secure.port);
     publicUrl = url;
-    await controlPlane.bootstrapTokens?.sync();
+    await controlPlane.bootstrapTokens()?.sync();
     const kubeconfig = renderKubeconfig({ server: url, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
     await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
@@ -758,7 +781,16 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       deleteCluster: async (name) => need(controls).deleteCluster(name),
       close: () =>
         (closing ??= (async () => {
+          // kube's graceful termination: readyz fails first, requests are served through the delay, then
+          // (with --shutdown-send-retry-after) new ones are turned away while those in flight finish.
           shuttingDown = true;
+          const delayMs = (options.shutdownDelaySeconds ?? 0) * 1000;
+          if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+          if (options.shutdownSendRetryAfter) {
+            draining = true;
+            const deadline = Date.now() + graceMs;
+            while (handler.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          }
           await cleanup();
         })()),
     };

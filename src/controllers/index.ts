@@ -17,6 +17,7 @@ import { startPodTermination } from './pod-termination.ts';
 import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 import { startQuotaController } from './resource-quota.ts';
+import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
 export interface ControlPlaneOptions {
   /** The `kubernetes` Service, its endpoints and the system PriorityClasses; false: none are made. */
@@ -31,14 +32,24 @@ export interface ControlPlaneOptions {
   readonly namespaceDefaults?: NamespaceDefaultsOptions | false;
   /** The bootstrap token cleaner and signer (--enable-bootstrap-token-auth); absent: not run. */
   readonly bootstrapTokens?: BootstrapTokenOptions;
+  /**
+   * Run kube-controller-manager's controllers (namespace lifecycle, garbage collection, ClusterRole aggregation,
+   * quota, service accounts and root CA, bootstrap tokens, the end of pods' graceful deletion) only while this
+   * instance holds the kube-system/kube-controller-manager Lease (--leader-elect). Absent: they always run (one
+   * process owns its storage). The apiserver's own loops (system namespaces, bootstrap objects, the RBAC default
+   * policy, CRD naming and establishing) run on every instance, as in kube-apiserver.
+   */
+  readonly leaderElection?: LeaderElectionConfig;
 }
 
 export interface ControlPlane {
   /** True once the system namespaces exist. */
   ready(): boolean;
   readonly crds: CrdController;
-  readonly garbageCollector: GarbageCollector;
-  readonly bootstrapTokens?: BootstrapTokenControllers;
+  /** The bootstrap token controllers while this instance leads (or always, without leader election). */
+  readonly bootstrapTokens: () => BootstrapTokenControllers | undefined;
+  /** The elector when leader election is on. */
+  readonly elector?: LeaderElector;
   stop(): Promise<void>;
 }
 
@@ -47,32 +58,65 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
   const crds: CrdController = startCrdController(registry, { retryMs: options.crdRetryMs });
   await crds.synced();
   const bootstrap: BootstrapController | undefined = options.bootstrap === false ? undefined : await startBootstrapController(registry, options.bootstrap);
-  const namespaces: NamespaceController = startNamespaceController(registry, { resyncMs: options.namespaceResyncMs });
-  const garbageCollector: GarbageCollector = startGarbageCollector(registry);
-  const podTermination = startPodTermination(registry);
   if (options.rbacBootstrapPolicy) await reconcileBootstrapPolicy(registry);
-  const aggregation = startClusterRoleAggregation(registry);
-  const quotas = startQuotaController(registry);
-  // The default admin, edit and view roles are aggregated before the server answers anyone.
-  if (options.rbacBootstrapPolicy) await aggregation?.idle();
-  const namespaceDefaults = options.namespaceDefaults === false ? undefined : startNamespaceDefaults(registry, options.namespaceDefaults ?? {});
-  await namespaceDefaults?.idle();
-  const bootstrapTokens = options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined;
+
+  // kube-controller-manager's controllers: while leading (or always, without leader election).
+  interface Leading {
+    namespaces: NamespaceController;
+    garbageCollector: GarbageCollector;
+    podTermination: { stop(): Promise<void> };
+    aggregation: ReturnType<typeof startClusterRoleAggregation>;
+    quotas: ReturnType<typeof startQuotaController>;
+    namespaceDefaults: ReturnType<typeof startNamespaceDefaults> | undefined;
+    bootstrapTokens: BootstrapTokenControllers | undefined;
+  }
+  let leading: Leading | undefined;
+  const startLeading = async () => {
+    const aggregation = startClusterRoleAggregation(registry);
+    const namespaceDefaults = options.namespaceDefaults === false ? undefined : startNamespaceDefaults(registry, options.namespaceDefaults ?? {});
+    leading = {
+      namespaces: startNamespaceController(registry, { resyncMs: options.namespaceResyncMs }),
+      garbageCollector: startGarbageCollector(registry),
+      podTermination: startPodTermination(registry),
+      aggregation,
+      quotas: startQuotaController(registry),
+      namespaceDefaults,
+      bootstrapTokens: options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined,
+    };
+    // The default admin, edit and view roles are aggregated, and every namespace has its default service
+    // account, before the server answers anyone.
+    if (options.rbacBootstrapPolicy) await aggregation?.idle();
+    await namespaceDefaults?.idle();
+  };
+  const stopLeading = async () => {
+    const l = leading;
+    leading = undefined;
+    if (!l) return;
+    l.aggregation?.stop();
+    l.quotas.stop();
+    l.bootstrapTokens?.stop();
+    l.namespaceDefaults?.stop();
+    await l.podTermination.stop();
+    await l.garbageCollector.stop();
+    await l.namespaces.stop();
+  };
+  let elector: LeaderElector | undefined;
+  if (options.leaderElection) {
+    elector = startLeaderElection(registry, options.leaderElection, { onStartedLeading: startLeading, onStoppedLeading: stopLeading });
+    await elector.firstAttempt();
+  } else {
+    await startLeading();
+  }
   return {
     ready: () => true,
     crds,
-    garbageCollector,
-    bootstrapTokens,
+    elector,
+    bootstrapTokens: () => leading?.bootstrapTokens,
     async stop() {
-      await podTermination.stop();
-      bootstrapTokens?.stop();
-      namespaceDefaults?.stop();
-      await garbageCollector.stop();
       await crds.stop();
-      aggregation?.stop();
+      if (elector) await elector.stop();
+      else await stopLeading();
       await bootstrap?.stop();
-      await namespaces.stop();
-      quotas.stop();
     },
   };
 }

@@ -71,21 +71,25 @@ export function followWatch(
 ): () => void {
   let stopWatch: (() => void) | undefined;
   let stopped = false;
+  // A watch that cannot open yet (a cache still filling at start-up) is tried again soon, then at retryMs.
+  let failures = 0;
+  const retry = () => queue.later(() => void start(), failures++ < 10 ? 20 : retryMs);
   async function start() {
     const s = store();
-    if (!s || stopped || queue.stopped) return queue.later(() => void start(), retryMs);
+    if (!s || stopped || queue.stopped) return retry();
     try {
       const w = await s.watch(context, {});
       if (stopped || queue.stopped) return w.stop();
+      failures = 0;
       stopWatch = () => w.stop();
       w.start(
         (ev) => {
           if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') onEvent(ev);
         },
-        () => queue.later(() => void start(), retryMs),
+        retry,
       );
     } catch {
-      queue.later(() => void start(), retryMs);
+      retry();
     }
   }
   void start();

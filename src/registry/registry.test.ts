@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
-import { createRegistry, loopbackContext } from './registry.ts';
+import { builtinDefinitions, createRegistry, loopbackContext } from './registry.ts';
 import { definition } from './store-testing.ts';
 
 test('the registry serves the built-in definitions', async () => {
@@ -12,6 +12,8 @@ test('the registry serves the built-in definitions', async () => {
     assert.equal(cm.storagePrefix, '/registry/configmaps');
     assert.equal(cm.listKind, 'ConfigMapList');
     assert.ok(registry.lookup('apps', 'v1', 'deployments'));
+    assert.equal(registry.lookup('apps', 'v1', 'deployments')!.storagePrefix, '/registry/deployments', 'kube-apiserver etcd layout');
+    assert.equal(registry.lookup('', 'v1', 'nodes')!.storagePrefix, '/registry/minions');
     assert.equal(registry.lookup('batch', 'v1beta1', 'cronjobs'), undefined);
     const ns = registry.store(registry.lookup('', 'v1', 'namespaces')!);
     assert.deepEqual((await ns.list(loopbackContext(), {})).items, []);
@@ -45,4 +47,15 @@ test('definitions can be registered and unregistered at run time', async () => {
   } finally {
     await registry.close();
   }
+});
+
+test('built-in resources never share a storage prefix unless kube stores them together', () => {
+  const owners = new Map<string, Set<string>>();
+  for (const d of builtinDefinitions('api/all=true')) {
+    const set = owners.get(d.storagePrefix) ?? new Set<string>();
+    set.add(`${d.group}/${d.resource}`);
+    owners.set(d.storagePrefix, set);
+  }
+  const shared = [...owners].filter(([, grs]) => grs.size > 1).map(([p, grs]) => `${p}: ${[...grs].sort().join(' ')}`);
+  assert.deepEqual(shared, ['/registry/events: /events events.k8s.io/events']);
 });

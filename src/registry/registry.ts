@@ -8,7 +8,7 @@ import { deprecatedKind, deprecationWarning } from '../apis/deprecated-versions.
 import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
 import type { ResourceFacts } from '../apis/model-types.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
-import { resourcePrefix } from '../storage/keys.ts';
+import { builtinResourcePrefix } from '../storage/keys.ts';
 import type { Storage } from '../storage/types.ts';
 import { conversionFacts } from './builtin/conversion/index.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
@@ -78,7 +78,7 @@ export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
     shortNames: r.shortNames ?? [],
     categories: r.categories ?? [],
     subresources: r.subresources ?? [],
-    storagePrefix: conversion?.storagePrefix ?? resourcePrefix(r.group, r.resource),
+    storagePrefix: conversion?.storagePrefix ?? builtinResourcePrefix(r.group, r.resource),
     ...(conversion ? { storageVersion: conversion.storageVersion, convert: conversion.convert } : {}),
     schema: schemaByName(r.schema) ?? { type: 'object' },
     resolveRef: schemaByName,

@@ -103,7 +103,7 @@ test('HPAs are stored as autoscaling/v2 and read through autoscaling/v1', async 
     const v2 = registry.store(registry.lookup('autoscaling', 'v2', 'horizontalpodautoscalers')!);
     const ctx = loopbackContext('default');
     await v1.create(ctx, { metadata: { name: 'web' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 60 } });
-    const { kv } = await storage.get('/registry/autoscaling/horizontalpodautoscalers/default/web');
+    const { kv } = await storage.get('/registry/horizontalpodautoscalers/default/web');
     assert.equal((JSON.parse(kv!.value) as KubeObject).apiVersion, 'autoscaling/v2');
 
     const asV2 = await v2.get(ctx, 'web');

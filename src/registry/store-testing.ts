@@ -84,7 +84,7 @@ export async function fixture(): Promise<Fixture> {
   return {
     storage,
     namespaces,
-    store: (def, extra = {}) => createGenericStore({ storage, definition: def, getNamespace, futureRevisionWaitMs: 100, ...extra }),
+    store: (def, extra = {}) => createGenericStore({ storage, definition: def, getNamespace, futureRevisionWaitMs: 1000, ...extra }),
   };
 }
 

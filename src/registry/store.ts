@@ -15,6 +15,7 @@ import { applyScale, scaleOf } from './store-scale.ts';
 import { genericSubresourceStrategy } from './store-subresources.ts';
 import { getObject, listObjects } from './store-read.ts';
 import { openWatch } from './store-watch.ts';
+import { storageClaims } from './value-claims.ts';
 import type {
   DeleteOptions,
   KubeList,
@@ -25,6 +26,7 @@ import type {
   ResourceStore,
   TryUpdate,
   UpdateOptions,
+  ValueClaims,
 } from './types.ts';
 import { cloneJson } from '../apis/json-clone.ts';
 
@@ -111,6 +113,11 @@ interface HeldWrite {
   release?: () => void;
 }
 
+/** Claims in the store's storage (Strategy.beginWrite's). */
+function claimsOf(core: StoreCore): ValueClaims {
+  return storageClaims(core.storage, core.now);
+}
+
 /** Every stored object of the resource (Strategy.beginWrite's peers). */
 function peersOf(core: StoreCore, def: ResourceDefinition, ctx: RequestContext): () => Promise<readonly KubeObject[]> {
   return async () => (await listObjects(core, def, { ...ctx, namespace: '', warnings: [] })).items;
@@ -151,7 +158,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   delete meta.deletionGracePeriodSeconds;
   if (trackGeneration(core)) meta.generation = 1;
 
-  held.release = await strategy.beginWrite?.(obj, undefined, ctx, peersOf(core, def, ctx));
+  held.release = await strategy.beginWrite?.(obj, undefined, ctx, peersOf(core, def, ctx), claimsOf(core));
   trackManagedFields(ctx, undefined, obj, '');
   strategy.prepareForCreate?.(obj, ctx);
   const name = obj.metadata.name ?? '';
@@ -368,7 +375,7 @@ async function updateAttempts(
     }
     if (!subresource && core.strategy.beginWrite) {
       held.release?.();
-      held.release = await core.strategy.beginWrite(input, old, ctx, peersOf(core, def, ctx));
+      held.release = await core.strategy.beginWrite(input, old, ctx, peersOf(core, def, ctx), claimsOf(core));
     }
     const next = prepareUpdate(core, def, ctx, input, old, subresource);
     await ctx.validate?.(next, convertToVersion(old, def));

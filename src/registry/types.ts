@@ -108,6 +108,17 @@ export interface RequestContext {
 }
 
 /** Per-type behaviour, modelled on k8s.io/apiserver's RESTCreateStrategy/RESTUpdateStrategy. */
+/**
+ * Short-lived claims on values (a cluster IP, a node port) kept in storage, so that writes on every instance sharing
+ * the storage respect them. A claim left behind by a crashed process expires (CLAIM_TTL_MS in value-claims.ts).
+ */
+export interface ValueClaims {
+  /** Claims `key` for `holder`; false when another write holds it. */
+  claim(key: string, holder: string): Promise<boolean>;
+  /** Drops a claim (in the background; a failure only leaves it to expire). */
+  release(key: string): void;
+}
+
 export interface Strategy {
   /** Server-side defaulting of a decoded object, before validation (create and update). */
   defaults?(obj: KubeObject): void;
@@ -118,7 +129,7 @@ export interface Strategy {
    * (e.g. spec.clusterIP) or throw a StatusError; the function it returns, if any, is called once the write is
    * over (stored, refused or failed) to release what it reserved.
    */
-  beginWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, peers: () => Promise<readonly KubeObject[]>): Promise<(() => void) | undefined>;
+  beginWrite?(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, peers: () => Promise<readonly KubeObject[]>, claims: ValueClaims): Promise<(() => void) | undefined>;
   /** Clear or set fields before create (e.g. drop status, set generation 1). */
   prepareForCreate?(obj: KubeObject, ctx: RequestContext): void;
   /** Before an update of the main resource: typically restore status from old, bump generation on spec changes. */

@@ -2,7 +2,7 @@
 // then health, /version, or the API.
 
 import { randomUUID } from 'node:crypto';
-import { badRequest, internalError, isStatusError, StatusError, unauthorized } from '../apis/errors.ts';
+import { badRequest, internalError, isStatusError, StatusError, tooManyRequests, unauthorized } from '../apis/errors.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { forbiddenError } from '../auth/authz/forbidden.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
@@ -37,14 +37,19 @@ export interface PipelineOptions {
   readonly idleRelease?: IdleRelease;
   /** Request metrics and the /metrics endpoint. */
   readonly metrics?: ServerMetrics;
+  /** The test controls' seams (src/testing/request-hooks.ts); absent when they are off. */
+  readonly hooks?: RequestHooks;
+  /**
+   * --shutdown-send-retry-after: true while the server drains at shutdown; new requests (but health checks) are
+   * then answered 429 with Retry-After, as kube's WithRetryAfter filter does.
+   */
+  readonly draining?: () => boolean;
   /** The audit filter (--audit-policy-file with a log or webhook backend). */
   readonly audit?: Auditor;
   /** API Priority and Fairness (default), or undefined with the plain max-in-flight limits below. */
   readonly flowControl?: FlowControl;
   /** --max-requests-inflight / --max-mutating-requests-inflight without APF (0: no limit). */
   readonly maxInFlight?: { readonly readOnly: number; readonly mutating: number };
-  /** The test controls' seams (src/testing/request-hooks.ts); absent when they are off. */
-  readonly hooks?: RequestHooks;
 }
 
 /** What the filter chain notes about one request for the hooks (filled in as the request goes). */
@@ -71,6 +76,8 @@ export interface RequestHooks {
   /** Every request, once answered (or failed). */
   finished?(req: HttpRequest, res: HttpResponse, note: RequestNote, durationMs: number): void;
 }
+
+const HEALTH_PATHS = /^\/(healthz|livez|readyz)(\/|$)/;
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -134,6 +141,11 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       note.cluster = routed.cluster;
     }
     const info = parseRequestInfo(req.method ?? 'GET', path, query);
+    if (options.draining?.() && !HEALTH_PATHS.test(path)) {
+      // k8s.io/apiserver/pkg/server/filters/with_retry_after.go
+      writeStatus(res, tooManyRequests('The apiserver is shutting down, please try again later.', 5), { 'Retry-After': '5', Connection: 'close' });
+      return { info };
+    }
     note.info = info;
     const longRunning = isLongRunning(info);
     const recorded = metrics?.begin(req, info, longRunning);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { namespacePrefix, objectKey, parseObjectKey, resourcePrefix } from './keys.ts';
+import { builtinResourcePrefix, namespacePrefix, objectKey, parseObjectKey, resourcePrefix } from './keys.ts';
 
 test('resourcePrefix: the core group has no group segment', () => {
   assert.equal(resourcePrefix('', 'configmaps'), '/registry/configmaps');
@@ -27,4 +27,18 @@ test('parseObjectKey inverts objectKey and rejects other shapes', () => {
   assert.equal(parseObjectKey(cm, '/registry/configmaps/default', true), undefined);
   assert.equal(parseObjectKey(cm, '/registry/configmaps/a/b/c', true), undefined);
   assert.equal(parseObjectKey(cm, '/registry/configmaps/default/foo', false), undefined);
+});
+
+test('builtinResourcePrefix: kube-apiserver etcd layout with its historical names', () => {
+  assert.equal(builtinResourcePrefix('', 'configmaps'), '/registry/configmaps');
+  assert.equal(builtinResourcePrefix('apps', 'deployments'), '/registry/deployments');
+  assert.equal(builtinResourcePrefix('rbac.authorization.k8s.io', 'clusterroles'), '/registry/clusterroles');
+  assert.equal(builtinResourcePrefix('', 'nodes'), '/registry/minions');
+  assert.equal(builtinResourcePrefix('', 'services'), '/registry/services/specs');
+  assert.equal(builtinResourcePrefix('', 'endpoints'), '/registry/services/endpoints');
+  assert.equal(builtinResourcePrefix('', 'replicationcontrollers'), '/registry/controllers');
+  assert.equal(builtinResourcePrefix('', 'serviceaccounts'), '/registry/serviceaccounts');
+  assert.equal(builtinResourcePrefix('networking.k8s.io', 'ingresses'), '/registry/ingress');
+  assert.equal(builtinResourcePrefix('apiextensions.k8s.io', 'customresourcedefinitions'), '/registry/apiextensions.k8s.io/customresourcedefinitions');
+  assert.equal(builtinResourcePrefix('apiregistration.k8s.io', 'apiservices'), '/registry/apiregistration.k8s.io/apiservices');
 });

@@ -5,6 +5,7 @@ import type { Storage } from './types.ts';
 import { createMemoryStorage } from './memory/memory-storage.ts';
 import { openSqliteStorage } from './sqlite/sqlite-storage.ts';
 import { compactionIntervalMs, startCompactor } from './compactor.ts';
+import { REGISTRY_ROOT } from './keys.ts';
 
 export type StorageBackend = 'memory' | 'sqlite' | 'etcd';
 
@@ -14,6 +15,21 @@ export interface OpenStorageOptions {
   dataDir: string;
   /** How much history (seconds) compaction keeps; 0 disables automatic compaction. */
   historyWindowSeconds?: number;
+  /** The etcd backend's connection and compaction (kube-apiserver's --etcd-* flags). */
+  etcd?: EtcdOpenOptions;
+}
+
+export interface EtcdOpenOptions {
+  servers: string[];
+  /** --etcd-prefix (default /registry). */
+  prefix?: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  /** --etcd-compaction-interval in ms (default 5 min); 0 disables compaction by this instance. */
+  compactionIntervalMs?: number;
+  /** Compaction failures (default: a process warning). */
+  onCompactionError?: (err: unknown) => void;
 }
 
 export const SQLITE_FILE_NAME = 'capstan.db';
@@ -26,14 +42,41 @@ async function openBackend(options: OpenStorageOptions): Promise<Storage> {
       await fs.mkdir(options.dataDir, { recursive: true });
       return openSqliteStorage(path.join(options.dataDir, SQLITE_FILE_NAME));
     case 'etcd':
-      throw new Error('storage backend "etcd" is not available in this build');
+      return openEtcd(options.etcd);
     default:
       throw new Error(`unknown storage backend "${String(options.backend)}" (want memory, sqlite or etcd)`);
   }
 }
 
+async function openEtcd(etcd: EtcdOpenOptions | undefined): Promise<Storage> {
+  if (etcd === undefined || etcd.servers.length === 0) throw new Error('--etcd-servers must be specified');
+  const { openEtcdStorage } = await import('./etcd/etcd-storage.ts');
+  const { startEtcdCompactor } = await import('./etcd/etcd-compactor.ts');
+  const storage = await openEtcdStorage({
+    servers: etcd.servers,
+    caFile: etcd.caFile,
+    certFile: etcd.certFile,
+    keyFile: etcd.keyFile,
+    localPrefix: REGISTRY_ROOT,
+    remotePrefix: etcd.prefix ?? REGISTRY_ROOT,
+  });
+  const interval = etcd.compactionIntervalMs ?? 5 * 60_000;
+  if (!(interval > 0)) return storage;
+  const onError = etcd.onCompactionError ?? ((err: unknown) => process.emitWarning(`etcd compaction failed: ${err instanceof Error ? err.message : String(err)}`));
+  const stop = startEtcdCompactor(storage, interval, onError);
+  return {
+    ...storage,
+    async close() {
+      stop();
+      await storage.close();
+    },
+  };
+}
+
 export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
   const storage = await openBackend(options);
+  // etcd keeps its history itself and is compacted as kube compacts it (see etcd/etcd-compactor.ts).
+  if (options.backend === 'etcd') return storage;
   const window = options.historyWindowSeconds ?? 0;
   if (!(window > 0)) return storage;
   const stop = startCompactor(storage, { windowSeconds: window, intervalMs: compactionIntervalMs(window) });

@@ -147,7 +147,7 @@ export function echoApi(): ApiServer {
 
 export interface TestServerOptions extends CapstanOptions {
   /** Default 'memory'. */
-  storageBackend?: 'memory' | 'sqlite';
+  storageBackend?: 'memory' | 'sqlite' | 'etcd3';
 }
 
 /** Starts Capstan on 127.0.0.1, port 0, in a fresh temp data dir (removed by close() unless dataDir was given). */

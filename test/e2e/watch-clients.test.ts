@@ -25,9 +25,9 @@ describe('watch clients', () => {
     // In-process watchers (the namespace controller's) stay; the earlier tests' streams are all gone.
     const baseline = cacherStats().watchers;
     const ws = await Promise.all(Array.from({ length: 5 }, () => openWatch(s, '/api/v1/configmaps?watch=true&timeoutSeconds=60')));
-    await until(() => cacherStats().watchers === baseline + 5, 2000, 'five more watchers');
+    await until(() => cacherStats().watchers === baseline + 5, 10000, 'five more watchers');
     for (const w of ws) w.close();
-    await until(() => cacherStats().watchers === baseline, 2000, 'watchers to be freed');
+    await until(() => cacherStats().watchers === baseline, 10000, 'watchers to be freed');
   });
 
   test('a slow watcher is dropped without holding the others back', async () => {
@@ -35,13 +35,13 @@ describe('watch clients', () => {
     const baseline = cacherStats().watchers;
     const fast = await openWatch(s, `${cmPath(ns)}?watch=true&timeoutSeconds=60`);
     const slow = await openWatch(s, `${cmPath(ns)}?watch=true&timeoutSeconds=60`);
-    await until(() => cacherStats().watchers === baseline + 2, 2000, 'both watchers');
+    await until(() => cacherStats().watchers === baseline + 2, 10000, 'both watchers');
     slow.pause();
     const big = 'x'.repeat(400 * 1024);
     const n = 60;
     for (let i = 0; i < n; i++) await createCm(s, ns, `big-${i}`, {}, { big });
     await fast.waitFor(n, 10000);
-    await until(() => cacherStats().watchers === baseline + 1, 3000, 'the slow watcher to be dropped');
+    await until(() => cacherStats().watchers === baseline + 1, 10000, 'the slow watcher to be dropped');
     // Read on: the slow client gets what was already sent, then the end of its stream.
     slow.resume();
     await slow.ended;

@@ -19,7 +19,7 @@ test('events of both APIs share core events\' storage, stored as core v1', () =>
 test('HPAs of both versions are stored as autoscaling/v2', () => {
   for (const version of ['v1', 'v2']) {
     const def = find('autoscaling', version, 'horizontalpodautoscalers');
-    assert.equal(def.storagePrefix, '/registry/autoscaling/horizontalpodautoscalers');
+    assert.equal(def.storagePrefix, '/registry/horizontalpodautoscalers');
     assert.equal(def.storageVersion, 'autoscaling/v2');
     assert.deepEqual(storageKind(def, defs), { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' });
   }

@@ -2,7 +2,7 @@
 // their objects convert (kube's storage versions and cohabitating resources for the cases clients meet).
 
 import type { KubeObject } from '../../types.ts';
-import { resourcePrefix } from '../../../storage/keys.ts';
+import { builtinResourcePrefix } from '../../../storage/keys.ts';
 import { CORE_EVENT_VERSION, convertEvent } from './events.ts';
 import { convertHorizontalPodAutoscaler, HPA_V2 } from './hpa.ts';
 
@@ -19,7 +19,7 @@ const EVENTS: ConversionFacts = { storageVersion: CORE_EVENT_VERSION, convert: c
 const FACTS: Readonly<Record<string, ConversionFacts>> = {
   '/events': EVENTS,
   // kube's cohabitating resources: events.k8s.io events are core events, stored as core/v1.
-  'events.k8s.io/events': { ...EVENTS, storagePrefix: resourcePrefix('', 'events') },
+  'events.k8s.io/events': { ...EVENTS, storagePrefix: builtinResourcePrefix('', 'events') },
   'autoscaling/horizontalpodautoscalers': { storageVersion: HPA_V2, convert: convertHorizontalPodAutoscaler },
 };
 

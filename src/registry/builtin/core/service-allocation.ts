@@ -1,12 +1,17 @@
 // The service allocators (kube's ipallocator and portallocator behind the Service REST's BeginCreate and
 // BeginUpdate): cluster IPs from 10.96.0.0/12, whose first address belongs to the `kubernetes` Service, and node
 // ports from 30000-32767. A value is free when no other stored Service holds it and no write in flight has
-// reserved it; explicitly requested values that are taken are refused with kube's 422.
+// claimed it; explicitly requested values that are taken are refused with kube's 422.
+//
+// Claims live in storage (ValueClaims), so every instance sharing it respects them: a write claims its values,
+// then reads the other Services again (a consistent read); a value held by none of them is then safely its own,
+// since any Service that took it earlier is stored by now and any later taker finds the claim.
 
 import { randomInt } from 'node:crypto';
 import { invalid, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { goQuote } from '../../../encoding/go-format.ts';
-import type { KubeObject, RequestContext } from '../../types.ts';
+import type { KubeObject, RequestContext, ValueClaims } from '../../types.ts';
+import { NODE_PORT_RANGE_KEY, SERVICE_IP_RANGE_KEY } from '../../../storage/keys.ts';
 import { arrAt, ensureObj, objAt, objsAt, strAt, type Obj } from '../object.ts';
 
 export const SERVICE_CIDR = '10.96.0.0/12';
@@ -92,22 +97,24 @@ function nodePortsOf(svc: KubeObject): number[] {
   return [...ports, hc].filter((p): p is number => typeof p === 'number' && p > 0);
 }
 
-// ---- writes in flight ----
+// ---- claims ----
 
-/** Values reserved by creates and updates that have not finished yet (a count per value). */
-const reservedIPs = new Map<string, number>();
-const reservedPorts = new Map<number, number>();
-
-function reserve<K>(table: Map<K, number>, key: K): () => void {
-  table.set(key, (table.get(key) ?? 0) + 1);
-  return () => {
-    const n = (table.get(key) ?? 1) - 1;
-    if (n <= 0) table.delete(key);
-    else table.set(key, n);
-  };
+/** One value a write takes: a cluster IP or a node port, and the refusal if someone else holds it. */
+interface Pick {
+  readonly key: string;
+  readonly value: string | number;
+  /** Asked for by the client (refused when taken) rather than picked at random (picked again). */
+  readonly requested: boolean;
+  readonly refusal: FieldError;
 }
 
-type Hold = <K>(table: Map<K, number>, key: K) => void;
+type Hold = (pick: Pick) => void;
+
+/** Values found taken by claims of other writes, skipped by the next attempt's random picks. */
+interface Blocked {
+  readonly ips: Set<string>;
+  readonly ports: Set<number>;
+}
 
 const goStrings = (values: readonly string[]) => renderedBadValue(`[]string{${values.map(goQuote).join(', ')}}`);
 
@@ -119,74 +126,110 @@ class AllocationRefused extends Error {
   }
 }
 
+const ipClaimKey = (ip: string) => `${SERVICE_IP_RANGE_KEY}/${ip}`;
+const portClaimKey = (port: number) => `${NODE_PORT_RANGE_KEY}/${port}`;
+const ATTEMPTS = 8;
+
+function valuesHeld(services: readonly KubeObject[]): Set<string | number> {
+  return new Set<string | number>([...services.flatMap(clusterIPsOf), ...services.flatMap(nodePortsOf)]);
+}
+
 /**
  * kube's BeginCreate/BeginUpdate for Services: picks the cluster IP and node ports a write needs from the values
- * no other Service holds (`peers`: every stored Service), or refuses explicitly requested ones that are taken.
- * Runs before the strategy's defaults on update, so an absent type means ClusterIP. Returns the release of the
- * reservations, which the store calls when the write is over.
+ * no other Service holds (`peers`: every stored Service) or claims, or refuses explicitly requested ones that are
+ * taken. Runs before the strategy's defaults on update, so an absent type means ClusterIP. Returns the release of
+ * the claims, which the store calls when the write is over.
  */
-export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, peers: () => Promise<readonly KubeObject[]>): Promise<(() => void) | undefined> {
+export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, peers: () => Promise<readonly KubeObject[]>, claims?: ValueClaims): Promise<(() => void) | undefined> {
   const hadIP = old !== undefined && needsClusterIP(old) && clusterIPsOf(old).length > 0;
   const wantsIP = needsClusterIP(obj) && !hadIP;
   const wantsPorts = needsNodePorts(obj) || needsHealthCheckPort(obj);
   if (!wantsIP && !wantsPorts) return undefined;
 
   const self = (p: KubeObject) => (p.metadata.namespace ?? '') === (obj.metadata.namespace ?? ctx.namespace) && p.metadata.name === obj.metadata.name;
-  const others = (await peers()).filter((p) => !self(p));
-  const releases: Array<() => void> = [];
-  // A dry run checks and picks like a real write, but reserves nothing.
-  const hold: Hold = (table, key) => {
-    if (!ctx.dryRun) releases.push(reserve(table, key));
-  };
-  try {
-    if (wantsIP) allocateIPs(obj, others, hold);
-    if (wantsPorts) allocatePorts(obj, old, others, hold);
-  } catch (e) {
-    for (const r of releases) r();
-    if (e instanceof AllocationRefused) throw invalid({ group: '', kind: 'Service' }, obj.metadata.name ?? '', [e.fieldError]);
-    throw e;
+  const holder = `${obj.metadata.namespace ?? ctx.namespace}/${obj.metadata.name ?? ''}`;
+  const originalSpec = structuredClone(obj.spec);
+  const blocked: Blocked = { ips: new Set(), ports: new Set() };
+  const refuse = (fieldError: FieldError) => invalid({ group: '', kind: 'Service' }, obj.metadata.name ?? '', [fieldError]);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (attempt > 0) obj.spec = structuredClone(originalSpec);
+    const others = (await peers()).filter((p) => !self(p));
+    const picks: Pick[] = [];
+    try {
+      if (wantsIP) allocateIPs(obj, others, blocked, (p) => picks.push(p));
+      if (wantsPorts) allocatePorts(obj, old, others, blocked, (p) => picks.push(p));
+    } catch (e) {
+      if (e instanceof AllocationRefused) throw refuse(e.fieldError);
+      throw e;
+    }
+    // A dry run checks and picks like a real write, but claims nothing.
+    if (ctx.dryRun || picks.length === 0 || claims === undefined) return undefined;
+    const claimed: string[] = [];
+    const releaseAll = () => claimed.splice(0).forEach((key) => claims.release(key));
+    let lost: Pick | undefined;
+    try {
+      for (const p of picks) {
+        if (!(await claims.claim(p.key, holder))) {
+          lost = p;
+          break;
+        }
+        claimed.push(p.key);
+      }
+      if (lost === undefined) {
+        // Claimed: a Service stored before the claims shows in this read; none can take them after.
+        const held = valuesHeld((await peers()).filter((p) => !self(p)));
+        lost = picks.find((p) => held.has(p.value));
+      }
+    } catch (e) {
+      releaseAll();
+      throw e;
+    }
+    if (lost === undefined) return releaseAll;
+    releaseAll();
+    if (lost.requested) throw refuse(lost.refusal);
+    if (typeof lost.value === 'number') blocked.ports.add(lost.value);
+    else blocked.ips.add(lost.value);
   }
-  return releases.length > 0 ? () => releases.splice(0).forEach((r) => r()) : undefined;
+  throw new Error('could not allocate a cluster IP or node port: every pick was taken concurrently');
 }
 
-function allocateIPs(obj: KubeObject, others: readonly KubeObject[], hold: Hold): void {
+function ipTaken(ip: string, requested: readonly string[]): FieldError {
+  return { type: 'FieldValueInvalid', field: 'spec.clusterIPs', badValue: goStrings(requested), detail: `failed to allocate IP ${ip}: provided IP is already allocated` };
+}
+
+function allocateIPs(obj: KubeObject, others: readonly KubeObject[], blocked: Blocked, hold: Hold): void {
   const spec = ensureObj(obj, 'spec');
   const requested = clusterIPsOf(obj);
-  const used = new Set<string>([...others.flatMap(clusterIPsOf), ...reservedIPs.keys()]);
+  const used = new Set<string>([...others.flatMap(clusterIPsOf), ...blocked.ips]);
   if (requested.length === 0) {
     const ip = allocateClusterIP(used);
     spec.clusterIP = ip;
     spec.clusterIPs = [ip];
-    hold(reservedIPs, ip);
+    hold({ key: ipClaimKey(ip), value: ip, requested: false, refusal: ipTaken(ip, [ip]) });
     return;
   }
   // Headless services hold nothing; malformed or out-of-range addresses are validation's to report.
   const ip = requested[0];
   if (ip === 'None' || !inServiceCIDR(ip)) return;
-  if (used.has(ip)) {
-    throw new AllocationRefused({
-      type: 'FieldValueInvalid',
-      field: 'spec.clusterIPs',
-      badValue: goStrings(requested),
-      detail: `failed to allocate IP ${ip}: provided IP is already allocated`,
-    });
-  }
-  hold(reservedIPs, ip);
+  if (used.has(ip)) throw new AllocationRefused(ipTaken(ip, requested));
+  hold({ key: ipClaimKey(ip), value: ip, requested: true, refusal: ipTaken(ip, requested) });
 }
 
-function allocatePorts(obj: KubeObject, old: KubeObject | undefined, others: readonly KubeObject[], hold: Hold): void {
+function allocatePorts(obj: KubeObject, old: KubeObject | undefined, others: readonly KubeObject[], blocked: Blocked, hold: Hold): void {
   const spec = ensureObj(obj, 'spec');
   const mine = new Set(old ? nodePortsOf(old) : []);
-  const used = new Set<number>([...others.flatMap(nodePortsOf), ...reservedPorts.keys()]);
+  const used = new Set<number>([...others.flatMap(nodePortsOf), ...blocked.ports]);
+  const taken = (port: number, field: string): FieldError => ({ type: 'FieldValueInvalid', field, badValue: port, detail: 'provided port is already allocated' });
+  const picked = (port: number, field: string, requested: boolean) => hold({ key: portClaimKey(port), value: port, requested, refusal: taken(port, field) });
   const take = (port: number, field: string): void => {
     if (mine.has(port)) return;
     const inRange = port >= NODE_PORT_RANGE.base && port < NODE_PORT_RANGE.base + NODE_PORT_RANGE.size;
-    if (!inRange || used.has(port)) {
-      const why = inRange ? 'provided port is already allocated' : `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE_TEXT}`;
-      throw new AllocationRefused({ type: 'FieldValueInvalid', field, badValue: port, detail: why });
+    if (!inRange) {
+      throw new AllocationRefused({ type: 'FieldValueInvalid', field, badValue: port, detail: `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE_TEXT}` });
     }
+    if (used.has(port)) throw new AllocationRefused(taken(port, field));
     used.add(port);
-    hold(reservedPorts, port);
+    picked(port, field, true);
   };
   if (needsNodePorts(obj)) {
     const ports = objsAt(spec, 'ports');
@@ -202,7 +245,7 @@ function allocatePorts(obj: KubeObject, old: KubeObject | undefined, others: rea
     });
     // Ports left empty on update keep their old values (the strategy restores them); only new ones are allocated.
     const oldByName = new Map(objsAt(old ?? { metadata: {} }, 'spec', 'ports').map((p) => [strAt(p, 'name'), num(p.nodePort)]));
-    for (const p of ports) {
+    for (const [i, p] of ports.entries()) {
       if (num(p.nodePort) > 0) continue;
       if (old && needsNodePorts(old) && (oldByName.get(strAt(p, 'name')) ?? 0) > 0) continue;
       const shared = byServicePort.get(num(p.port));
@@ -214,7 +257,7 @@ function allocatePorts(obj: KubeObject, old: KubeObject | undefined, others: rea
       p.nodePort = port;
       used.add(port);
       byServicePort.set(num(p.port), port);
-      hold(reservedPorts, port);
+      picked(port, `spec.ports[${i}].nodePort`, false);
     }
   }
   if (needsHealthCheckPort(obj)) {
@@ -222,8 +265,9 @@ function allocatePorts(obj: KubeObject, old: KubeObject | undefined, others: rea
     if (typeof hc === 'number' && hc > 0) take(hc, 'spec.healthCheckNodePort');
     else if (!(old && needsHealthCheckPort(old) && typeof objAt(old, 'spec')?.healthCheckNodePort === 'number')) {
       const port = allocateNodePort(used);
+      used.add(port);
       spec.healthCheckNodePort = port;
-      hold(reservedPorts, port);
+      picked(port, 'spec.healthCheckNodePort', false);
     }
   }
 }
