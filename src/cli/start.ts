@@ -583,6 +583,17 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const trustedCa = customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem;
     // The URL the server ends up listening on (issuer discovery, cluster-info), known once it listens.
     let publicUrl = '';
+    let flowControl: FlowControl | undefined;
+    // Before the controllers: their watches then start on configuration already in place.
+    if (cfg.enablePriorityAndFairness) {
+      const config = await startFlowControlConfig(registry);
+      if (config) {
+        cleanups.push(async () => config.stop());
+        await config.synced();
+        // The queue wait limit: a quarter of the request timeout (kube's APF request wait limit).
+        flowControl = createFlowControl({ config, serverConcurrencyLimit: cfg.maxRequestsInflight + cfg.maxMutatingRequestsInflight, queueWaitMs: (cfg.requestTimeoutMs || 60_000) / 4 });
+      }
+    }
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
         securePort: cfg.port !== 0 ? cfg.port : undefined,
@@ -686,16 +697,6 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     if (audit) {
       const a = audit;
       cleanups.push(() => a.shutdown());
-    }
-    let flowControl: FlowControl | undefined;
-    if (cfg.enablePriorityAndFairness) {
-      const config = await startFlowControlConfig(registry);
-      if (config) {
-        cleanups.push(async () => config.stop());
-        await config.synced();
-        // The queue wait limit: a quarter of the request timeout (kube's APF request wait limit).
-        flowControl = createFlowControl({ config, serverConcurrencyLimit: cfg.maxRequestsInflight + cfg.maxMutatingRequestsInflight, queueWaitMs: (cfg.requestTimeoutMs || 60_000) / 4 });
-      }
     }
     const maxInFlight = cfg.enablePriorityAndFairness ? undefined : { readOnly: cfg.maxRequestsInflight, mutating: cfg.maxMutatingRequestsInflight };
     const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks, draining: () => draining, audit, flowControl, maxInFlight });
