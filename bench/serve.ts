@@ -17,8 +17,3 @@ process.on('SIGTERM', async () => {
   await rm(dataDir, { recursive: true, force: true });
   process.exit(0);
 });
-// SIGUSR2: one JSON line of process.memoryUsage() on stdout (the memory benchmark's breakdown of RSS).
-process.on('SIGUSR2', () => {
-  if (process.env.BENCH_HEAP_SNAPSHOT) void import('node:v8').then((v8) => v8.writeHeapSnapshot(`${process.env.BENCH_HEAP_SNAPSHOT}-${Date.now()}.heapsnapshot`));
-  process.stdout.write(JSON.stringify(process.memoryUsage()) + '\n');
-});

@@ -9,7 +9,7 @@ const MAP_BRAND = Symbol.for('@bufbuild/cel/map');
 export const IDENTITY = Symbol('capstan.cel.identity');
 
 /** The CEL type all library values share as far as @bufbuild/cel's overload matching is concerned. */
-export const OPAQUE = mapType(CelScalar.DYN, CelScalar.DYN);
+export const OPAQUE: CelType = mapType(CelScalar.DYN, CelScalar.DYN);
 
 export abstract class OpaqueValue {
   readonly [MAP_BRAND] = {};

@@ -44,7 +44,7 @@ test('invalid options are ConfigErrors', () => {
     [{ requestTimeoutSeconds: -1 }, "--request-timeout can not be negative value"],
     [{ http2MaxStreamsPerConnection: -1 }, "--http2-max-streams-per-connection can not be negative value"],
     [{ authorizationMode: ['AlwaysAllow', 'Nope'] }, 'authorization-mode "Nope" is not a valid mode'],
-    [{ authorizationMode: ['ABAC', 'Nope'] }, '[authorization-mode "ABAC" is not supported by Capstan yet, authorization-mode "Nope" is not a valid mode]'],
+    [{ authorizationMode: ['Nope', 'Nope2'] }, '[authorization-mode "Nope" is not a valid mode, authorization-mode "Nope2" is not a valid mode]'],
     [{ storageBackend: 'etcd' as 'memory' }, "--storage-backend invalid, allowed values: sqlite, memory, etcd3. If not specified, it will default to 'sqlite'"],
     [{ storageBackend: 'etcd3' }, '--etcd-servers must be specified'],
   ];

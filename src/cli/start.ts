@@ -20,8 +20,8 @@ import type { SimulationOptions } from '../controllers/simulation/index.ts';
 import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
 import { bootstrapTokenAuthenticator } from '../auth/authn/bootstrap-token.ts';
 import { oidcAuthenticator } from '../auth/authn/oidc.ts';
+import { parseAbacPolicies } from '../auth/authz/abac.ts';
 import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
-import { webhookTargetFromKubeconfig } from '../webhook/kubeconfig.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { Authenticator } from '../auth/authn/types.ts';
 import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
@@ -178,6 +178,8 @@ export interface CapstanOptions {
   authenticationTokenWebhookVersion?: string;
   /** --authentication-token-webhook-cache-ttl, seconds (default 120). */
   authenticationTokenWebhookCacheTtlSeconds?: number;
+  /** --authorization-policy-file: the ABAC mode's policies, one JSON object per line. */
+  authorizationPolicyFile?: string;
   /** --authorization-webhook-config-file: a kubeconfig naming the Webhook mode's SubjectAccessReview webhook. */
   authorizationWebhookConfigFile?: string;
   /** --authorization-webhook-version: v1beta1 (default) or v1. */
@@ -189,7 +191,7 @@ export interface CapstanOptions {
   enableBootstrapTokenAuth?: boolean;
   /**
    * Run what kube-controller-manager puts in every namespace: the `default` ServiceAccount and the `kube-root-ca.crt`
-   * ConfigMap. The command line does; the library does not unless asked (as envtest, which runs no controller manager).
+   * ConfigMap, and its tokens controller (legacy service account token Secrets). The command line does; the library does not unless asked (as envtest, which runs no controller manager).
    */
   namespaceDefaults?: boolean;
   /** Simulated nodes, kubelets, scheduler and workload controllers (--simulate-workloads); true: one node, kube-like delays. */
@@ -256,6 +258,8 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     else if (!/^https:\/\//.test(options.oidcIssuerUrl)) modeErrors.push(`oidc-issuer-url (${options.oidcIssuerUrl}) must use https scheme`);
   }
   // kube-apiserver's BuiltInAuthorizationOptions.Validate.
+  if (modes.includes('ABAC') && !options.authorizationPolicyFile) modeErrors.push("authorization-mode ABAC's authorization policy file not passed");
+  if (!modes.includes('ABAC') && options.authorizationPolicyFile) modeErrors.push('cannot specify --authorization-policy-file without mode ABAC');
   if (modes.includes('Webhook') && !options.authorizationWebhookConfigFile) modeErrors.push("authorization-mode Webhook's authorization config file not passed");
   if (!modes.includes('Webhook') && options.authorizationWebhookConfigFile) modeErrors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
   for (const [flag, v] of [['--authentication-token-webhook-version', options.authenticationTokenWebhookVersion], ['--authorization-webhook-version', options.authorizationWebhookVersion]] as const) {
@@ -371,6 +375,11 @@ function advertiseAddressFor(bindAddress: string): string {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(bindAddress) && bindAddress !== '0.0.0.0' ? bindAddress : '127.0.0.1';
 }
 
+/** A webhook's kubeconfig (the YAML reader loads only when one is configured). */
+async function webhookTargetFromKubeconfig(path: string) {
+  return (await import('../webhook/kubeconfig.ts')).webhookTargetFromKubeconfig(path);
+}
+
 async function defaultOpenStorage(options: OpenStorageOptions): Promise<Storage> {
   const { openStorage } = await import('../storage/open.ts');
   return openStorage(options);
@@ -466,7 +475,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, abacPolicies, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -490,6 +499,15 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
       options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
       options.oidcCaFile ? readRequired(options.oidcCaFile, 'OIDC CA file') : Promise.resolve(undefined),
+      options.authorizationPolicyFile
+        ? readRequired(options.authorizationPolicyFile, 'authorization policy file').then((text) => {
+            try {
+              return parseAbacPolicies(text, options.authorizationPolicyFile!);
+            } catch (e) {
+              throw new ConfigError((e as Error).message);
+            }
+          })
+        : Promise.resolve(undefined),
       options.authenticationTokenWebhookConfigFile ? webhookTargetFromKubeconfig(options.authenticationTokenWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
       options.authorizationWebhookConfigFile ? webhookTargetFromKubeconfig(options.authorizationWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
     ] as const);
@@ -568,7 +586,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
           unauthorizedTtlMs: (options.authorizationWebhookCacheUnauthorizedTtlSeconds ?? 30) * 1000,
         }
       : undefined;
-    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook });
+    authorizer = await buildAuthorizer(cfg.modes, cfg.factories, { registry, rbacPolicy, webhook, abacPolicies });
     const admissionConfigs = options.admissionControlConfigFile
       ? await readAdmissionConfigFile(options.admissionControlConfigFile).catch((e: Error) => Promise.reject(new ConfigError(`failed to read plugin config: ${e.message}`)))
       : undefined;
@@ -602,6 +620,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       },
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
+      serviceAccountTokens: options.namespaceDefaults ? { caPem: trustedCa, issueLegacy: (ns, sa, secret) => tokenIssuer.issueLegacy(ns, sa, secret) } : undefined,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
       ...((options.leaderElect ?? cfg.backend === 'etcd3')
         ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }

@@ -3,8 +3,8 @@
 // HS256 JWS of its kubeconfig per signing token, jws-kubeconfig-<id>). As kubeadm does, cluster-info is created with
 // the CA and the server URL, and anonymous users may read it.
 
-import { CompactSign } from 'jose';
-import { stringify } from 'yaml';
+import { loadJose } from '../auth/jose.ts';
+import { clockDate } from '../apis/clock.ts';
 import { isStatusError } from '../apis/errors.ts';
 import {
   BOOTSTRAP_NAMESPACE,
@@ -40,12 +40,14 @@ export interface BootstrapTokenControllers {
 
 /** kube's ComputeDetachedSignature: a compact HS256 JWS (kid = token id, key = token secret) without its payload. */
 export async function detachedSignature(content: string, tokenId: string, tokenSecret: string): Promise<string> {
+  const { CompactSign } = await loadJose();
   const jws = await new CompactSign(new TextEncoder().encode(content)).setProtectedHeader({ alg: 'HS256', kid: tokenId }).sign(new TextEncoder().encode(tokenSecret));
   const [header, , signature] = jws.split('.');
   return `${header}..${signature}`;
 }
 
-function clusterInfoKubeconfig(server: string, caPem: string): string {
+async function clusterInfoKubeconfig(server: string, caPem: string): Promise<string> {
+  const { stringify } = await import('yaml');
   return stringify({
     apiVersion: 'v1',
     clusters: [{ cluster: { 'certificate-authority-data': Buffer.from(caPem).toString('base64'), server }, name: '' }],
@@ -75,7 +77,7 @@ export function startBootstrapTokenControllers(registry: Registry, options: Boot
   const secrets = storeOf(registry, '', 'secrets');
   const configMaps = storeOf(registry, '', 'configmaps');
   if (!secrets || !configMaps) return undefined;
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? clockDate;
   const informer = startInformer(secrets);
   let timer: NodeJS.Timeout | undefined;
   let work: Promise<void> = Promise.resolve();
@@ -116,7 +118,7 @@ export function startBootstrapTokenControllers(registry: Registry, options: Boot
     } catch (e) {
       if (!(isStatusError(e) && e.code === 404)) throw e;
     }
-    const kubeconfig = (current?.data as Record<string, string> | undefined)?.[KUBECONFIG_KEY] ?? clusterInfoKubeconfig(server, options.caPem);
+    const kubeconfig = (current?.data as Record<string, string> | undefined)?.[KUBECONFIG_KEY] ?? (await clusterInfoKubeconfig(server, options.caPem));
     const desired: Record<string, string> = { [KUBECONFIG_KEY]: kubeconfig };
     for (const s of tokenSecrets()) {
       if (hasExpired(s, now()) || secretData(s, 'usage-bootstrap-signing') !== 'true') continue;

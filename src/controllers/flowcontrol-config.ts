@@ -3,6 +3,7 @@
 // when missing and updated while they carry apf.kubernetes.io/autoupdate-spec "true"; FlowSchemas get their
 // Dangling condition; informers feed the request filter's classification.
 
+import { clockDate } from '../apis/clock.ts';
 import { isStatusError } from '../apis/errors.ts';
 import { startInformer, type Informer } from '../registry/informer.ts';
 import { loopbackContext } from '../registry/registry.ts';
@@ -43,7 +44,7 @@ function danglingCondition(plName: string, exists: boolean, previous: Record<str
   return {
     type: 'Dangling',
     status,
-    lastTransitionTime: previous?.status === status && previous.lastTransitionTime ? previous.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    lastTransitionTime: previous?.status === status && previous.lastTransitionTime ? previous.lastTransitionTime : clockDate().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     reason: exists ? 'Found' : 'NotFound',
     message: exists
       ? `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(plName)} and it exists`

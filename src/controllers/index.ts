@@ -16,6 +16,7 @@ import { startNamespaceController, type NamespaceController } from './namespace.
 import { startPodTermination } from './pod-termination.ts';
 import { startNamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.ts';
 import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
+import { startServiceAccountTokens, type ServiceAccountTokenOptions } from './service-account-tokens.ts';
 import { startQuotaController } from './resource-quota.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
@@ -30,6 +31,8 @@ export interface ControlPlaneOptions {
   readonly rbacBootstrapPolicy?: boolean;
   /** The `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap (with this CA bundle) in every namespace; false: none. */
   readonly namespaceDefaults?: NamespaceDefaultsOptions | false;
+  /** The tokens controller of legacy service account token Secrets; absent: not run. */
+  readonly serviceAccountTokens?: ServiceAccountTokenOptions;
   /** The bootstrap token cleaner and signer (--enable-bootstrap-token-auth); absent: not run. */
   readonly bootstrapTokens?: BootstrapTokenOptions;
   /**
@@ -69,6 +72,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     quotas: ReturnType<typeof startQuotaController>;
     namespaceDefaults: ReturnType<typeof startNamespaceDefaults> | undefined;
     bootstrapTokens: BootstrapTokenControllers | undefined;
+    serviceAccountTokens: ReturnType<typeof startServiceAccountTokens>;
   }
   let leading: Leading | undefined;
   const startLeading = async () => {
@@ -82,6 +86,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       quotas: startQuotaController(registry),
       namespaceDefaults,
       bootstrapTokens: options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined,
+      serviceAccountTokens: options.serviceAccountTokens ? startServiceAccountTokens(registry, options.serviceAccountTokens) : undefined,
     };
     // The default admin, edit and view roles are aggregated, and every namespace has its default service
     // account, before the server answers anyone.
@@ -95,6 +100,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     l.aggregation?.stop();
     l.quotas.stop();
     l.bootstrapTokens?.stop();
+    l.serviceAccountTokens?.stop();
     l.namespaceDefaults?.stop();
     await l.podTermination.stop();
     await l.garbageCollector.stop();

@@ -2,8 +2,10 @@
 // deletion with a grace period is deleted for good (gracePeriodSeconds 0) once that period has passed since it was
 // seen marked (the kubelet counts from there too: deletionTimestamp has only second precision), so
 // `kubectl delete pod` returns after the period as on a cluster. Pods deleted without a grace period go at once
-// already (the pod strategy's CheckGracefulDelete).
+// already (the pod strategy's CheckGracefulDelete). Moving the test controls' clock past a pod's period finishes it
+// at once too.
 
+import { clockNow, onClockChange } from '../apis/clock.ts';
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
@@ -17,6 +19,8 @@ export function startPodTermination(registry: Registry, options: { retryMs?: num
   const retryMs = options.retryMs ?? 1000;
   /** "namespace/name" -> the uid being finished. */
   const pending = new Map<string, string>();
+  /** "namespace/name" -> when its period ends on the controllable clock (ms). */
+  const deadlines = new Map<string, number>();
   const pods = () => {
     const def = registry.lookup('', 'v1', 'pods');
     return def ? registry.store(def) : undefined;
@@ -33,6 +37,7 @@ export function startPodTermination(registry: Registry, options: { retryMs?: num
       if (!(isStatusError(e) && (e.code === 404 || e.code === 409))) throw e;
     }
     pending.delete(key);
+    deadlines.delete(key);
   }, retryMs);
 
   const stopWatch = followWatch(
@@ -41,18 +46,27 @@ export function startPodTermination(registry: Registry, options: { retryMs?: num
     (ev) => {
       const pod = ev.object as KubeObject;
       const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
-      if (ev.type === 'DELETED') return void pending.delete(key);
+      if (ev.type === 'DELETED') {
+        deadlines.delete(key);
+        return void pending.delete(key);
+      }
       const grace = pod.metadata.deletionGracePeriodSeconds ?? 0;
       if (!pod.metadata.deletionTimestamp || !pod.metadata.uid || grace <= 0 || pending.get(key) === pod.metadata.uid) return;
       pending.set(key, pod.metadata.uid);
+      deadlines.set(key, clockNow() + grace * 1000);
       queue.enqueue(key, grace * 1000);
     },
     queue,
     retryMs,
   );
+  const stopClock = onClockChange(() => {
+    const now = clockNow();
+    for (const [key, deadline] of deadlines) if (deadline <= now) queue.enqueue(key);
+  });
 
   return {
     async stop() {
+      stopClock();
       stopWatch();
       await queue.stop();
     },

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ResourceDefinition } from '../registry/types.ts';
 import type { SubresourceFacts } from '../apis/model-types.ts';
 import { compareKubeAwareVersions } from '../apis/versions.ts';
+import { isServedSubresource } from './router.ts';
 
 export interface GroupVersions {
   /** '' for the legacy core group. */
@@ -159,7 +160,7 @@ export function storageKind(def: ResourceDefinition, defs: readonly ResourceDefi
 const customSubresourceRank: Record<string, number> = { status: 0, scale: 1 };
 
 function orderedSubresources(def: ResourceDefinition): readonly SubresourceFacts[] {
-  const subs = [...def.subresources];
+  const subs = def.subresources.filter((s) => isServedSubresource(def, s.name));
   if (def.custom) return subs.sort((a, b) => (customSubresourceRank[a.name] ?? 2) - (customSubresourceRank[b.name] ?? 2));
   return subs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

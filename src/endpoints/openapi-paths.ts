@@ -6,6 +6,7 @@ import type { SubresourceFacts } from '../apis/model-types.ts';
 import type { ResourceDefinition } from '../registry/types.ts';
 import { API_GROUP, API_GROUP_LIST, API_RESOURCE_LIST, API_VERSIONS, DELETE_OPTIONS, PATCH, STATUS, VERSION_INFO, WATCH_EVENT } from './openapi-meta-schemas.ts';
 import { refPrefix, type Json, type OpenApiVersion, type SchemaCatalog } from './openapi-schemas.ts';
+import { isServedSubresource } from './router.ts';
 
 type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch';
 const methodOrder: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
@@ -341,7 +342,7 @@ export function definitionPaths(def: ResourceDefinition, catalog: SchemaCatalog)
     }
   }
 
-  for (const sub of def.subresources) {
+  for (const sub of def.subresources.filter((x) => isServedSubresource(def, x.name))) {
     if (isConnect(sub)) {
       paths.push(...connectPaths(ctx, item, itemParams, sub));
     } else if (sub.name === 'log') {

@@ -30,8 +30,13 @@ export type RouteResult = ResolvedRoute | { kind: 'error'; error: StatusError } 
 /** Subresources served here; others that a definition lists are answered as kube answers without nodes. */
 // approval: CertificateSigningRequests' (its strategy is the type's); binding and eviction: pods' (created through
 // the store's createSubresource).
-const SERVED_SUBRESOURCES = new Set(['status', 'scale', 'token', 'approval', 'binding', 'eviction']);
+const SERVED_SUBRESOURCES = new Set(['status', 'scale', 'token', 'approval', 'binding', 'eviction', 'finalize']);
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
+
+/** Whether a definition's subresource answers here (discovery and OpenAPI list only those). */
+export function isServedSubresource(def: Pick<ResourceDefinition, 'group' | 'resource'>, name: string): boolean {
+  return SERVED_SUBRESOURCES.has(name) || (def.group === '' && def.resource === 'pods' && CONNECT_SUBRESOURCES.has(name));
+}
 
 function hasLegacyWatchSegment(info: RequestInfo): boolean {
   const segments = info.path.split('/').filter((s) => s !== '');
@@ -121,9 +126,9 @@ export function routeResourceRequest(registry: Registry, method: string, info: R
     if (name === '') return notFound();
     const facts = def.subresources.find((s) => s.name === info.subresource);
     if (!facts) return notFound();
+    if (!isServedSubresource(def, facts.name)) return notFound();
     if (!SERVED_SUBRESOURCES.has(facts.name)) {
       // Streaming subresources of pods: kube's answers for a server without kubelets (see connect.ts).
-      if (def.group !== '' || def.resource !== 'pods' || !CONNECT_SUBRESOURCES.has(facts.name)) return notFound();
       const allowed = facts.name === 'log' ? ['GET'] : facts.name === 'proxy' ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] : ['GET', 'POST'];
       if (!allowed.includes(method)) return { kind: 'error', error: methodNotAllowedPath() };
       return { ...base, subresource: facts.name, action: 'connect', produces: 'object' };

@@ -167,6 +167,18 @@ export function itemJson(stored: string, revision: number, typeMeta: 'drop' | { 
 }
 
 const RAW_ITEMS = Symbol('capstan.rawListItems');
+const STORED_ITEMS = Symbol('capstan.storedListItems');
+
+/** The stored values a list's items decode from (lists built from stored JSON only), for encoders that memoize per value. */
+export interface StoredListItems {
+  readonly kvs: readonly KeyValue[];
+  /** The item exactly as the list's `items` holds it. */
+  decode(kv: KeyValue): KubeObject;
+}
+
+export function storedListItems(list: KubeList): StoredListItems | undefined {
+  return (list as unknown as Record<symbol, StoredListItems | undefined>)[STORED_ITEMS];
+}
 const COMMA = Buffer.from(',', 'latin1');
 
 /**
@@ -209,9 +221,13 @@ export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[]
     get: () => (decoded ??= kvs.map((kv) => convertToVersion(decodeFromStorage(kv), def))),
     set: (v: KubeObject[]) => {
       decoded = v;
+      // Items replaced: the stored values no longer describe them.
+      delete (list as unknown as Record<symbol, unknown>)[STORED_ITEMS];
     },
   });
   Object.defineProperty(list, RAW_ITEMS, { value: items, enumerable: false });
+  const stored: StoredListItems = { kvs, decode: (kv) => convertToVersion(decodeFromStorage(kv), def) };
+  Object.defineProperty(list, STORED_ITEMS, { value: stored, enumerable: false, configurable: true });
   return list;
 }
 

@@ -20,7 +20,7 @@ import type { FlowControl } from './flowcontrol/dispatcher.ts';
 import { createAdmissionFilter } from './flowcontrol/filter.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
-import { abandonRequest, isRequestBodyRead } from './unread-body.ts';
+import { abandonRequest, isRequestBodyRead, onResponseWritten } from './unread-body.ts';
 import type { IdleRelease } from './idle-release.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
@@ -227,7 +227,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const stopTimer = (): void => clearTimeout(timer);
     res.once('close', stopTimer);
     // A body left unread (413, early errors, timeouts) is not drained: the connection or stream is given up.
-    res.once('finish', () => {
+    onResponseWritten(req, res, () => {
       stopTimer();
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });

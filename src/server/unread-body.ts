@@ -2,9 +2,9 @@
 // unbounded body, it closes the connection (HTTP/1.1) or resets the stream (HTTP/2) once the response is out.
 
 import { constants as http2 } from 'node:http2';
-import type { Http2ServerRequest } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
-import type { HttpRequest } from './types.ts';
+import type { HttpRequest, HttpResponse } from './types.ts';
 
 function isHttp2(req: HttpRequest): req is Http2ServerRequest {
   return req.httpVersionMajor === 2;
@@ -28,10 +28,21 @@ export function abandonRequest(req: HttpRequest, broken: boolean): void {
   if (isHttp2(req)) {
     const stream = req.stream;
     if (!stream.closed && !stream.destroyed) stream.close(broken ? http2.NGHTTP2_INTERNAL_ERROR : http2.NGHTTP2_NO_ERROR);
+    // What already arrived is dropped so the stream can finish closing (nothing more comes after the reset).
+    stream.resume();
     return;
   }
   const socket = req.socket as Socket & { destroySoon?: () => void };
   if (broken) socket.destroy();
   else if (socket.destroySoon) socket.destroySoon();
   else socket.end();
+}
+
+/**
+ * Calls `done` once the response is fully written. HTTP/2 compatibility responses only emit 'finish' when the whole
+ * stream closes, which a peer still sending a body never lets happen: there the stream's own 'finish' counts.
+ */
+export function onResponseWritten(req: HttpRequest, res: HttpResponse, done: () => void): void {
+  if (isHttp2(req)) (res as Http2ServerResponse).stream.once('finish', done);
+  else res.once('finish', done);
 }

@@ -153,6 +153,31 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     for (const token of [good, ...Object.values(bad), foreign]) assert.ok(!all.includes(token.split('.').pop()!.slice(0, 20) || token), 'no token in the log');
   });
 
+  test('legacy tokens: a kubernetes.io/service-account-token Secret gets a token, ca.crt and namespace; the token works while the Secret holds it', async () => {
+    await server.kubectlOk(['create', 'serviceaccount', 'legacy', '-n', 'apps']);
+    await server.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'legacy-token', namespace: 'apps', annotations: { 'kubernetes.io/service-account.name': 'legacy' } }, type: 'kubernetes.io/service-account-token' }),
+    });
+    let secret: { metadata: { annotations: Record<string, string> }; data?: Record<string, string> } | undefined;
+    await until('token populated', async () => {
+      secret = JSON.parse(await server.kubectlOk(['get', 'secret', 'legacy-token', '-n', 'apps', '-o', 'json']));
+      return !!secret?.data?.token;
+    });
+    const sa = JSON.parse(await server.kubectlOk(['get', 'serviceaccount', 'legacy', '-n', 'apps', '-o', 'json'])) as { metadata: { uid: string } };
+    assert.equal(secret!.metadata.annotations['kubernetes.io/service-account.uid'], sa.metadata.uid);
+    assert.equal(Buffer.from(secret!.data!['ca.crt'], 'base64').toString(), server.caCert);
+    assert.equal(Buffer.from(secret!.data!.namespace, 'base64').toString(), 'apps');
+    const token = Buffer.from(secret!.data!.token, 'base64').toString();
+    const claims = decodeJwt(token);
+    assert.equal(claims.iss, 'kubernetes/serviceaccount');
+    assert.equal(claims['kubernetes.io/serviceaccount/secret.name'], 'legacy-token');
+    assert.equal(claims.exp, undefined);
+    const kc = await server.writeKubeconfig('legacy', { token });
+    assert.match(await server.kubectlOk(['auth', 'whoami'], { kubeconfig: kc }), /system:serviceaccount:apps:legacy/);
+    await server.kubectlOk(['delete', 'secret', 'legacy-token', '-n', 'apps']);
+    await until('legacy token refused once its Secret is gone', async () => (await server.request('/version', { token })).status === 401, 1000);
+  });
+
   test('issuer discovery: service accounts read the OpenID configuration and the keys; anonymous may not', async () => {
     const token = await createToken(['default', '-n', 'apps']);
     const conf = await server.request('/.well-known/openid-configuration', { token });

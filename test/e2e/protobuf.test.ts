@@ -31,7 +31,7 @@ interface BinaryResponse {
 function binaryRequest(server: TestServer, path: string, opts: { method?: string; headers?: Record<string, string>; body?: Uint8Array } = {}): Promise<BinaryResponse> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
-      { host: '127.0.0.1', port: server.port, path, method: opts.method ?? 'GET', ca: server.caCert, cert: server.clientCert, key: server.clientKey, headers: opts.headers, agent: false, timeout: 10_000 },
+      { host: '127.0.0.1', port: server.port, path, method: opts.method ?? 'GET', ca: server.caCert, cert: server.clientCert, key: server.clientKey, headers: opts.body ? { ...opts.headers, 'Content-Length': String(opts.body.length) } : opts.headers, agent: false, timeout: 10_000 },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
@@ -120,6 +120,18 @@ test('create and update with protobuf bodies', async () => {
   // Patches stay JSON types: protobuf is no patch type.
   const patched = await binaryRequest(s, '/api/v1/namespaces/default/configmaps/pb-body', { method: 'PATCH', headers: { 'Content-Type': PROTOBUF }, body: encodeProtobufObject(obj) });
   assert.equal(patched.status, 415);
+
+  // DeleteOptions in protobuf (client-go's typed clients send them so): dryRun is honoured, then a real delete.
+  const deleteOptions = (dryRun: string[]) => encodeProtobufObject({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', dryRun });
+  const dry = await binaryRequest(s, '/api/v1/namespaces/default/configmaps/pb-body', { method: 'DELETE', headers: { 'Content-Type': PROTOBUF }, body: deleteOptions(['All']) });
+  assert.equal(dry.status, 200, dry.body.toString());
+  assert.equal((await s.adminRequest('/api/v1/namespaces/default/configmaps/pb-body')).status, 200);
+  const gone = await binaryRequest(s, '/api/v1/namespaces/default/configmaps/pb-body', { method: 'DELETE', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: deleteOptions([]) });
+  assert.equal(gone.status, 200);
+  assert.equal(gone.headers['content-type'], PROTOBUF);
+  // ConfigMaps answer a deletion with a Success Status (ReturnDeletedObject is off for them), here in protobuf.
+  assert.deepEqual({ ...decodeProtobufObject(gone.body), details: undefined }, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: undefined });
+  assert.equal((await s.adminRequest('/api/v1/namespaces/default/configmaps/pb-body')).status, 404);
 });
 
 test('bad protobuf bodies: kube errors, nothing stored, server stays up', async () => {

@@ -79,4 +79,27 @@ describe('simulated workloads', () => {
     assert.equal(job.status.succeeded, 1);
     assert.ok(job.status.completionTime);
   });
+
+  test('a CronJob fires when the server clock passes its schedule, and its Job completes', async () => {
+    s.clock!.freeze('2026-03-01T10:03:30Z');
+    try {
+      await s.kubectlOk(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/5 * * * *']);
+      const before = JSON.parse(await s.kubectlOk(['get', 'jobs', '-o', 'json'])).items.filter((j: { metadata: { name: string } }) => j.metadata.name.startsWith('tick-'));
+      assert.equal(before.length, 0);
+      s.clock!.advance('2m');
+      let name = '';
+      for (let i = 0; i < 100 && !name; i++) {
+        const jobs = JSON.parse(await s.kubectlOk(['get', 'jobs', '-o', 'json'])).items.filter((j: { metadata: { name: string } }) => j.metadata.name.startsWith('tick-'));
+        name = jobs[0]?.metadata.name ?? '';
+        if (!name) await new Promise((r) => setTimeout(r, 50));
+      }
+      // The name carries the scheduled minute (10:05 UTC) as minutes since the epoch.
+      assert.equal(name, `tick-${Date.parse('2026-03-01T10:05:00Z') / 60_000}`);
+      await s.kubectlOk(['wait', '--for=condition=complete', `job/${name}`, '--timeout=30s']);
+      const cj = JSON.parse(await s.kubectlOk(['get', 'cronjob', 'tick', '-o', 'json']));
+      assert.equal(cj.status.lastScheduleTime, '2026-03-01T10:05:00Z');
+    } finally {
+      s.clock!.reset();
+    }
+  });
 });

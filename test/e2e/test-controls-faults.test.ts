@@ -223,6 +223,28 @@ describe('the clock', () => {
     await s.kubectlOk(['delete', 'cm', 'held', '--wait=false']);
     assert.equal((await s.kubectlOk(['get', 'cm', 'held', '-o', 'jsonpath={.metadata.deletionTimestamp}'])).trim(), '2030-01-01T01:40:00Z');
     await call(s, 'PATCH', cmPath('default', 'held'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    // A pod's grace period runs on the clock: moving it past the period finishes the deletion (a scheduled pod:
+    // unscheduled ones go at once, as in kube).
+    await call(s, 'POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'graceful' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] } });
+    await s.kubectlOk(['delete', 'pod', 'graceful', '--grace-period=600', '--wait=false']);
+    const marked = JSON.parse(await s.kubectlOk(['get', 'pod', 'graceful', '-o', 'json']));
+    assert.equal(marked.metadata.deletionTimestamp, '2030-01-01T01:50:00Z');
+    s.clock.advance('601s');
+    let gone = 0;
+    for (let i = 0; i < 100 && gone !== 404; i++) {
+      gone = (await s.adminRequest('/api/v1/namespaces/default/pods/graceful')).status;
+      if (gone !== 404) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(gone, 404, 'the pod is deleted once the clock passed its grace period');
+    // Service-account tokens expire on the clock too.
+    await call(s, 'POST', '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'robot' } });
+    const tr = await call(s, 'POST', '/api/v1/namespaces/default/serviceaccounts/robot/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+    assert.equal(tr.status.expirationTimestamp, '2030-01-01T02:50:01Z');
+    const who = await s.request('/apis/authentication.k8s.io/v1/selfsubjectreviews', { method: 'POST', token: tr.status.token, body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }), headers: { 'content-type': 'application/json' } });
+    assert.equal(JSON.parse(who.body).status.userInfo.username, 'system:serviceaccount:default:robot');
+    s.clock.advance('2h');
+    const expired = await s.request('/api/v1/namespaces', { token: tr.status.token });
+    assert.equal(expired.status, 401);
     s.clock.set('2031-06-01T12:00:00Z');
     await s.kubectlOk(['create', 'configmap', 'third']);
     assert.equal((await s.kubectlOk(['get', 'cm', 'third', '-o', 'jsonpath={.metadata.creationTimestamp}'])).trim(), '2031-06-01T12:00:00Z');

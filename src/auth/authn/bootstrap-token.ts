@@ -3,6 +3,7 @@
 // expired or being deleted, and allows authentication; the user is system:bootstrap:<id> in system:bootstrappers and
 // the Secret's extra groups. Anything else is no opinion (the bearer token union answers 401).
 
+import { clockDate } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
@@ -20,7 +21,7 @@ import {
 import { bearerToken } from './token-file.ts';
 import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
 
-export function bootstrapTokenAuthenticator(registry: Registry, now: () => Date = () => new Date()): Authenticator {
+export function bootstrapTokenAuthenticator(registry: Registry, now: () => Date = clockDate): Authenticator {
   return {
     async authenticate(req) {
       const token = bearerToken(headerValue(req, 'authorization'));

@@ -7,7 +7,8 @@
 
 import { createHash } from 'node:crypto';
 import { request } from 'node:https';
-import { createRemoteJWKSet, customFetch, decodeJwt, errors as joseErrors, jwtVerify, type FetchImplementation, type JWTPayload } from 'jose';
+import type { FetchImplementation, JWTPayload, createRemoteJWKSet } from 'jose';
+import { loadJose } from '../jose.ts';
 import type { UserInfo } from '../user.ts';
 import { bearerToken } from './token-file.ts';
 import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
@@ -61,6 +62,7 @@ export function oidcAuthenticator(options: OidcOptions): Authenticator {
       const doc = (await res.json()) as { issuer?: string; jwks_uri?: string };
       if (doc.issuer !== options.issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(options.issuerUrl)} got ${JSON.stringify(doc.issuer)}`);
       if (!doc.jwks_uri) throw new Error('oidc: the discovery document has no jwks_uri');
+      const { createRemoteJWKSet, customFetch } = await loadJose();
       return createRemoteJWKSet(new URL(doc.jwks_uri), { [customFetch]: fetchImpl });
     })().catch((e: unknown) => {
       keys = undefined; // try discovery again on the next token
@@ -89,6 +91,7 @@ export function oidcAuthenticator(options: OidcOptions): Authenticator {
     async authenticate(req) {
       const token = bearerToken(headerValue(req, 'authorization'));
       if (token === undefined || token.split('.').length !== 3) return NO_OPINION;
+      const { decodeJwt, errors: joseErrors, jwtVerify } = await loadJose();
       let iss: string | undefined;
       try {
         iss = decodeJwt(token).iss;

@@ -3,12 +3,14 @@
 // audiences, whose service account (and bound pod, secret or node) still exists with the same uid. Successes are
 // cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token.
 
+import { clockNow } from '../../apis/clock.ts';
 import { createHash } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import { loadJose } from '../jose.ts';
 import { isStatusError } from '../../apis/errors.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
-import type { KubernetesClaim, ObjectRef, TokenIssuer } from '../serviceaccount/tokens.ts';
+import { LEGACY_CLAIMS, LEGACY_ISSUER, type KubernetesClaim, type ObjectRef, type TokenIssuer } from '../serviceaccount/tokens.ts';
 import type { UserInfo } from '../user.ts';
 import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
 
@@ -55,7 +57,7 @@ async function checkBound(registry: Registry, kind: string, resource: string, na
   if (!obj) return `${kind} ${JSON.stringify(what)} is not found`;
   if (obj.metadata.uid !== ref.uid) return `${kind} UID (${obj.metadata.uid ?? ''}) does not match claim (${ref.uid})`;
   const deletion = obj.metadata.deletionTimestamp;
-  if (deletion && Date.parse(deletion) <= Date.now()) return `${kind} ${JSON.stringify(what)} is marked for deletion`;
+  if (deletion && Date.parse(deletion) <= clockNow()) return `${kind} ${JSON.stringify(what)} is marked for deletion`;
   return undefined;
 }
 
@@ -68,14 +70,16 @@ export interface ServiceAccountAuthenticatorOptions {
 
 export function serviceAccountAuthenticator(options: ServiceAccountAuthenticatorOptions): Authenticator {
   const { issuer, registry } = options;
-  const now = options.now ?? Date.now;
-  const keySet = createLocalJWKSet({ keys: [...issuer.keys.jwks] });
-  const accepted = new Set(issuer.acceptedIssuers);
+  const now = options.now ?? clockNow;
+  let keySet: ReturnType<Awaited<ReturnType<typeof loadJose>>['createLocalJWKSet']> | undefined;
+  const accepted = new Set([...issuer.acceptedIssuers, LEGACY_ISSUER]);
   const algorithms = [...new Set(issuer.keys.jwks.map((k) => k.alg!))];
   const cache = new Map<string, { user: UserInfo; audiences: readonly string[]; granted: readonly string[]; until: number }>();
 
   /** The user and the token's expiry, or why the token is refused. */
   async function verify(token: string, audiences: readonly string[]): Promise<{ user: UserInfo; granted: string[]; expiresAt: number } | string> {
+    const { createLocalJWKSet, errors: joseErrors, jwtVerify } = await loadJose();
+    keySet ??= createLocalJWKSet({ keys: [...issuer.keys.jwks] });
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keySet, { algorithms, clockTolerance: LEEWAY_SECONDS, currentDate: new Date(now()) }));
@@ -83,6 +87,7 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
       if (e instanceof joseErrors.JWTExpired) return 'service account token has expired';
       return `invalid service account token: ${e instanceof joseErrors.JOSEError ? e.code : 'malformed'}`;
     }
+    if (payload.iss === LEGACY_ISSUER) return verifyLegacy(token, payload);
     const tokenAudiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
     const granted = tokenAudiences.filter((a) => audiences.includes(a));
     if (granted.length === 0) return `token audiences ${JSON.stringify(tokenAudiences)} is invalid for the target audiences ${JSON.stringify(audiences)}`;
@@ -122,6 +127,24 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
     return { user, granted, expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity };
   }
 
+  /** A legacy Secret-based token: its Secret still holds it, and its service account still has the uid it names. */
+  async function verifyLegacy(token: string, payload: JWTPayload): Promise<{ user: UserInfo; granted: string[]; expiresAt: number } | string> {
+    const claim = (k: string) => (typeof payload[k] === 'string' ? (payload[k] as string) : '');
+    const namespace = claim(LEGACY_CLAIMS.namespace);
+    const secretName = claim(LEGACY_CLAIMS.secretName);
+    const saName = claim(LEGACY_CLAIMS.serviceAccountName);
+    const saUid = claim(LEGACY_CLAIMS.serviceAccountUid);
+    if (!namespace || !secretName || !saName || !saUid) return 'legacy service account token is missing a claim';
+    const secret = await lookup(registry, 'secrets', namespace, secretName);
+    const stored = (secret?.data as Record<string, string> | undefined)?.token;
+    if (!secret || secret.metadata.deletionTimestamp || !stored || Buffer.from(stored, 'base64').toString('utf8') !== token) return `token of secret ${namespace}/${secretName} is not valid any more`;
+    const sa = await lookup(registry, 'serviceaccounts', namespace, saName);
+    if (!sa || sa.metadata.deletionTimestamp) return `service account ${namespace}/${saName} not found`;
+    if (sa.metadata.uid !== saUid) return `service account UID (${sa.metadata.uid ?? ''}) does not match claim (${saUid})`;
+    // Legacy tokens name no audience: they stand for the API's own (kube's audience-agnostic wrapping).
+    return { user: { name: `system:serviceaccount:${namespace}:${saName}`, uid: saUid, groups: serviceAccountGroups(namespace) }, granted: [...issuer.apiAudiences], expiresAt: Infinity };
+  }
+
   return {
     async authenticate(req) {
       const header = headerValue(req, 'authorization');
@@ -131,7 +154,7 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
       if (token.split('.').length !== 3) return NO_OPINION;
       let iss: string | undefined;
       try {
-        iss = decodeJwt(token).iss;
+        iss = (await loadJose()).decodeJwt(token).iss;
       } catch {
         return NO_OPINION;
       }

@@ -2,6 +2,7 @@
 
 import { SYSTEM_MASTERS } from '../user.ts';
 import type { Registry } from '../../registry/types.ts';
+import { abacAuthorizer, type AbacPolicy } from './abac.ts';
 import { nodeAuthorizer } from './node.ts';
 import { webhookAuthorizer, type AuthorizationWebhookOptions } from './webhook.ts';
 import { rbacAuthorizer } from './rbac/authorizer.ts';
@@ -20,6 +21,8 @@ export interface AuthorizerFactoryContext {
   readonly rbacPolicy: () => RbacPolicy;
   /** The Webhook mode's webhook (--authorization-webhook-config-file and its settings). */
   readonly webhook?: AuthorizationWebhookOptions;
+  /** The ABAC mode's policies (--authorization-policy-file). */
+  readonly abacPolicies?: readonly AbacPolicy[];
 }
 
 export type AuthorizerFactory = (ctx: AuthorizerFactoryContext) => Authorizer | Promise<Authorizer>;
@@ -30,6 +33,10 @@ export const builtinAuthorizerFactories: Readonly<Record<string, AuthorizerFacto
   AlwaysDeny: () => alwaysDenyAuthorizer(),
   RBAC: (ctx) => rbacAuthorizer(ctx.rbacPolicy),
   Node: () => nodeAuthorizer(),
+  ABAC: (ctx) => {
+    if (!ctx.abacPolicies) throw new Error("authorization-mode ABAC's authorization policy file not passed");
+    return abacAuthorizer(ctx.abacPolicies);
+  },
   Webhook: (ctx) => {
     if (!ctx.webhook) throw new Error("authorization-mode Webhook's authorization config file not passed");
     return webhookAuthorizer(ctx.webhook);

@@ -2,18 +2,22 @@
 // directory) and the verification keys (--service-account-key-file, repeatable; without it the TLS private key, as
 // kube-apiserver falls back to it), published as a JWK set with kube's key ids.
 
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { importPKCS8, type JWK } from 'jose';
+import type { JWK } from 'jose';
+import { loadJose } from '../jose.ts';
 
 export const GENERATED_KEY_FILE = 'sa.key';
+
+/** What jose's importPKCS8 gives. */
+type SigningCryptoKey = Awaited<ReturnType<Awaited<ReturnType<typeof loadJose>>['importPKCS8']>>;
 
 export interface SigningKey {
   readonly alg: string;
   readonly kid: string;
-  /** For jose's SignJWT. */
-  readonly key: Awaited<ReturnType<typeof importPKCS8>>;
+  /** The key for jose's SignJWT (imported on first use). */
+  key(): Promise<SigningCryptoKey>;
 }
 
 export interface ServiceAccountKeys {
@@ -43,12 +47,19 @@ function publicJwk(publicKey: KeyObject): JWK {
   return { ...(publicKey.export({ format: 'jwk' }) as JWK), use: 'sig', kid: keyId(publicKey), alg: algorithmOf(publicKey) };
 }
 
-/** Every PEM key in a file: private keys give their public half; certificates are skipped. */
+/**
+ * Every PEM key in a file: private keys give their public half, certificates their public key (keyutil's
+ * parseRSAPublicKey / parseECPublicKey fall back to x509.ParseCertificate; envtest passes a CA certificate).
+ */
 function publicKeysIn(pem: string, path: string): KeyObject[] {
   const blocks = pem.match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
   const keys: KeyObject[] = [];
   for (const block of blocks) {
-    if (block.includes('CERTIFICATE')) continue;
+    if (block.includes('CERTIFICATE')) {
+      // Other non-key blocks are tolerated, as keyutil does.
+      if (/-----BEGIN CERTIFICATE-----/.test(block)) keys.push(new X509Certificate(block).publicKey);
+      continue;
+    }
     keys.push(block.includes('PRIVATE') ? createPublicKey(createPrivateKey(block)) : createPublicKey(block));
   }
   if (keys.length === 0) throw new Error(`no public or private key found in ${JSON.stringify(path)}`);
@@ -95,7 +106,9 @@ export async function loadServiceAccountKeys(options: KeyOptions): Promise<Servi
   }
   const publicKey = createPublicKey(privateKey);
   const alg = algorithmOf(privateKey);
-  const key = await importPKCS8(privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, alg);
+  const pkcs8 = privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+  let imported: Promise<SigningCryptoKey> | undefined;
+  const key = () => (imported ??= loadJose().then((jose) => jose.importPKCS8(pkcs8, alg)));
   const verifyFiles = options.keyFiles && options.keyFiles.length > 0 ? options.keyFiles : options.tlsPrivateKeyFile ? [options.tlsPrivateKeyFile] : [];
   const publicKeys = [publicKey];
   for (const file of verifyFiles) {

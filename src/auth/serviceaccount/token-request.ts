@@ -2,6 +2,7 @@
 // for an existing service account, for the requested audiences (default --api-audiences) and lifetime (default one
 // hour, at least ten minutes), optionally bound to a Pod, Secret or Node of the service account's namespace.
 
+import { clockDate } from '../../apis/clock.ts';
 import { badRequest, conflict, fieldErrors, invalid, isStatusError, type FieldError } from '../../apis/errors.ts';
 import type { KubeObject, RequestContext, ResourceStore, Registry } from '../../registry/types.ts';
 import type { KubernetesClaim, ObjectRef, TokenIssuer } from './tokens.ts';
@@ -52,7 +53,7 @@ async function createToken(options: TokenRequestOptions, store: ResourceStore, c
   spec.audiences = audiences;
   let expirationSeconds = typeof spec.expirationSeconds === 'number' ? spec.expirationSeconds : DEFAULT_EXPIRATION_SECONDS;
   spec.expirationSeconds = expirationSeconds;
-  const now = new Date();
+  const now = clockDate();
   const errs: FieldError[] = [];
   if (expirationSeconds < MIN_EXPIRATION_SECONDS) errs.push(fieldErrors.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes'));
   if (expirationSeconds > MAX_EXPIRATION_SECONDS) errs.push(fieldErrors.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));

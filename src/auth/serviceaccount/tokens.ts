@@ -3,8 +3,9 @@
 // --api-audiences), with the private "kubernetes.io" claim naming the namespace, the service account and the
 // object the token is bound to.
 
+import { clockDate } from '../../apis/clock.ts';
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { loadJose } from '../jose.ts';
 import type { ServiceAccountKeys } from './keys.ts';
 
 /** kube-apiserver requires --service-account-issuer; kubeadm and kind use this one, and so does Capstan by default. */
@@ -35,7 +36,17 @@ export interface TokenIssuer {
   readonly apiAudiences: readonly string[];
   readonly keys: ServiceAccountKeys;
   issue(claim: KubernetesClaim, audiences: readonly string[], expirationSeconds: number, now?: Date): Promise<{ token: string; expiresAt: Date }>;
+  /** A legacy token for a kubernetes.io/service-account-token Secret: no expiry, no audience (kube's LegacyClaims). */
+  issueLegacy(namespace: string, serviceAccount: ObjectRef, secretName: string): Promise<string>;
 }
+
+/** The claims of a legacy token. */
+export const LEGACY_CLAIMS = {
+  namespace: 'kubernetes.io/serviceaccount/namespace',
+  secretName: 'kubernetes.io/serviceaccount/secret.name',
+  serviceAccountName: 'kubernetes.io/serviceaccount/service-account.name',
+  serviceAccountUid: 'kubernetes.io/serviceaccount/service-account.uid',
+} as const;
 
 export function createTokenIssuer(keys: ServiceAccountKeys, issuers: readonly string[], apiAudiences: readonly string[]): TokenIssuer {
   const issuer = issuers[0] ?? DEFAULT_ISSUER;
@@ -44,9 +55,10 @@ export function createTokenIssuer(keys: ServiceAccountKeys, issuers: readonly st
     acceptedIssuers: issuers.length > 0 ? issuers : [issuer],
     apiAudiences: apiAudiences.length > 0 ? apiAudiences : [issuer],
     keys,
-    async issue(claim, audiences, expirationSeconds, now = new Date()) {
+    async issue(claim, audiences, expirationSeconds, now = clockDate()) {
       const iat = Math.floor(now.getTime() / 1000);
       const exp = iat + expirationSeconds;
+      const { SignJWT } = await loadJose();
       const token = await new SignJWT({ 'kubernetes.io': claim })
         .setProtectedHeader({ alg: keys.signing.alg, kid: keys.signing.kid })
         .setIssuer(issuer)
@@ -56,8 +68,21 @@ export function createTokenIssuer(keys: ServiceAccountKeys, issuers: readonly st
         .setNotBefore(iat)
         .setExpirationTime(exp)
         .setJti(randomUUID())
-        .sign(keys.signing.key);
+        .sign(await keys.signing.key());
       return { token, expiresAt: new Date(exp * 1000) };
+    },
+    async issueLegacy(namespace, serviceAccount, secretName) {
+      const { SignJWT } = await loadJose();
+      return new SignJWT({
+        [LEGACY_CLAIMS.namespace]: namespace,
+        [LEGACY_CLAIMS.secretName]: secretName,
+        [LEGACY_CLAIMS.serviceAccountName]: serviceAccount.name,
+        [LEGACY_CLAIMS.serviceAccountUid]: serviceAccount.uid,
+      })
+        .setProtectedHeader({ alg: keys.signing.alg, kid: keys.signing.kid })
+        .setIssuer(LEGACY_ISSUER)
+        .setSubject(`system:serviceaccount:${namespace}:${serviceAccount.name}`)
+        .sign(await keys.signing.key());
     },
   };
 }

@@ -1,8 +1,9 @@
 // Simulated workloads (opt-in: --simulate-workloads / startCapstan({ simulateWorkloads: true })): simulated nodes
-// and kubelets, a scheduler, and the workload controllers of kube-controller-manager, all in process and through
+// and kubelets, a scheduler, and the workload controllers of kube-controller-manager (CronJobs on the server's clock), all in process and through
 // the stores like any client, so applied apps settle as on a small real cluster.
 
 import type { Registry } from '../../registry/types.ts';
+import { startCronJobController } from './cronjobs.ts';
 import { startDaemonSetController } from './daemonsets.ts';
 import { startDeploymentController } from './deployments.ts';
 import { startEndpointsController } from './endpoints.ts';
@@ -37,6 +38,7 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
     startStatefulSetController(registry),
     startDaemonSetController(registry),
     startJobController(registry),
+    startCronJobController(registry),
     startEndpointsController(registry),
     nodes,
   ];

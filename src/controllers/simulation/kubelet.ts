@@ -2,6 +2,7 @@
 // Ready, an IP from its node's pod CIDR, running container statuses); a pod a Job controls then completes
 // (Succeeded, containers terminated with exit code 0). Deleting pods is pod-termination.ts's part.
 
+import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { createKeyedQueue, followWatch } from '../work-queue.ts';
@@ -100,7 +101,7 @@ export function startKubelets(registry: Registry, options: KubeletOptions): { st
     const node = String(asObj(pod?.spec).nodeName ?? '');
     if (!pod || !nodes.has(node) || pod.metadata.deletionTimestamp) return;
     const phase = asObj(pod.status).phase;
-    const at = rfc3339(new Date());
+    const at = rfc3339(clockDate());
     let status: Obj | undefined;
     if (phase === 'Pending' || phase === undefined) status = running(pod, node, at);
     else if (phase === 'Running' && controllerOf(pod)?.kind === 'Job') status = succeeded(pod, at);

@@ -1,6 +1,7 @@
 // Simulated nodes (kwok-style): Node objects with capacity, addresses and a Ready condition, kept alive by their
 // Leases in kube-node-lease as kubelets do.
 
+import { clockDate } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
@@ -59,7 +60,7 @@ export async function startSimulatedNodes(registry: Registry, count: number, ren
   const nodes = storeFor(registry, '', 'v1', 'nodes');
   const leases = storeFor(registry, 'coordination.k8s.io', 'v1', 'leases');
   if (!nodes) return { stop: async () => {} };
-  const now = rfc3339(new Date());
+  const now = rfc3339(clockDate());
   for (let i = 0; i < count; i++) {
     const node = nodeObject(i, now);
     try {
@@ -72,7 +73,7 @@ export async function startSimulatedNodes(registry: Registry, count: number, ren
   }
   const renew = async () => {
     if (!leases) return;
-    const at = new Date().toISOString().replace('Z', '000Z');
+    const at = clockDate().toISOString().replace('Z', '000Z');
     for (let i = 0; i < count; i++) {
       const name = nodeName(i);
       const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'kube-node-lease' }, spec: { holderIdentity: name, leaseDurationSeconds: LEASE_SECONDS, renewTime: at } };

@@ -1,6 +1,7 @@
 // The ReplicaSet controller: as many active pods as spec.replicas (created from the template with a controller
 // reference, the surplus deleted not-ready and newest first), and status counts of the pods it controls.
 
+import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { asObj, controlled, controllerRef, ctxFor, isConflictOrGone, isNotFound, podActive, podReady, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
@@ -70,4 +71,4 @@ export function startReplicaSetController(registry: Registry): Loop {
   );
 }
 
-export const now = (): string => rfc3339(new Date());
+export const now = (): string => rfc3339(clockDate());

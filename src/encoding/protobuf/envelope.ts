@@ -2,8 +2,9 @@
 // raw: the object's message, contentEncoding, contentType} (k8s.io/apimachinery/pkg/runtime/serializer/protobuf).
 
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { schemaNameForKind } from '../../apis/model.ts';
+import { loadModel, schemaNameForKind } from '../../apis/model.ts';
 import { decodeMessage, hasProtobufMessage, parseJsonBytes, ProtobufDecodeError, writeMessage } from './messages.ts';
+import type { ProtoFieldFacts } from '../../apis/model-types.ts';
 
 export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 
@@ -74,6 +75,58 @@ export function encodeProtobufObject(value: unknown): Uint8Array {
     return sharedWriter.finish();
   } catch (e) {
     sharedWriter.finish();
+    throw e;
+  }
+}
+
+function listFields(listDefinition: string): { metadata: ProtoFieldFacts; items: ProtoFieldFacts } | undefined {
+  const fields = loadModel().protobuf[listDefinition]?.fields ?? [];
+  const metadata = fields.find((f) => f.name === 'metadata');
+  const items = fields.find((f) => f.name === 'items' && f.repeated);
+  return metadata && items && fields.length === 2 ? { metadata, items } : undefined;
+}
+
+/** The message of a list kind's items ("io.k8s.api.core.v1.ConfigMap" for ConfigMapList); undefined for other kinds. */
+export function protobufListItemDefinition(apiVersion: string, listKind: string): string | undefined {
+  const definition = protobufDefinition(apiVersion, listKind);
+  return definition ? listFields(definition)?.items.type : undefined;
+}
+
+/**
+ * A list whose items are already encoded messages (memoized by the caller): the same bytes encodeProtobufObject
+ * gives for the list, without encoding the items again.
+ */
+export function encodeProtobufListOf(list: { apiVersion: string; kind: string; metadata?: unknown }, items: readonly Uint8Array[]): Uint8Array {
+  const definition = protobufDefinition(list.apiVersion, list.kind);
+  const fields = definition ? listFields(definition) : undefined;
+  if (!fields) throw new Error(`${list.apiVersion}, Kind=${list.kind} is not a list with a protobuf message`);
+  const w = sharedWriter;
+  try {
+    w.raw(PROTOBUF_MAGIC);
+    w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(list.apiVersion).tag(2, WireType.LengthDelimited).string(list.kind).join();
+    w.tag(2, WireType.LengthDelimited).fork();
+    const writeMetadata = () => {
+      w.tag(fields.metadata.number, WireType.LengthDelimited).fork();
+      writeMessage(w, fields.metadata.type, list.metadata ?? {});
+      w.join();
+    };
+    const writeItems = () => {
+      for (const item of items) w.tag(fields.items.number, WireType.LengthDelimited).bytes(item);
+    };
+    // Field-number order (ListMeta is 1 in most lists, 2 in meta.k8s.io/v1beta1's).
+    if (fields.metadata.number < fields.items.number) {
+      writeMetadata();
+      writeItems();
+    } else {
+      writeItems();
+      writeMetadata();
+    }
+    w.join();
+    w.tag(3, WireType.LengthDelimited).string('');
+    w.tag(4, WireType.LengthDelimited).string('');
+    return w.finish();
+  } catch (e) {
+    w.finish();
     throw e;
   }
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModel, schemaByName } from '../../apis/model.ts';
 import type { SchemaNode } from '../../apis/model-types.ts';
-import { decodeProtobufObject, encodeProtobufObject, protobufDefinition } from './envelope.ts';
+import { decodeProtobufObject, encodeProtobufListOf, encodeProtobufObject, protobufDefinition, protobufListItemDefinition } from './envelope.ts';
 import { decodeMessage, encodeMessage, ProtobufDecodeError } from './messages.ts';
 import { decodeWatchEvent, encodeWatchFrame, splitWatchFrames } from './watch-frames.ts';
 import { formatGoDuration, parseGoDuration } from './duration.ts';
@@ -195,4 +195,15 @@ test("Go's zero values: value fields with omitempty dropped on reading and writt
   const written = decodeMessage(encodeMessage(deployment, {}), deployment);
   assert.deepEqual(written, {});
   assert.deepEqual([...encodeMessage(deployment, {})], [0x28, 0x00, 0x38, 0x00]);
+});
+
+test('a list assembled from pre-encoded items is byte for byte the list encoded whole', () => {
+  const item = (name: string) => ({ metadata: { name, namespace: 'ns', resourceVersion: '5' }, data: { k: name } });
+  for (const [apiVersion, kind] of [['v1', 'ConfigMapList'], ['meta.k8s.io/v1beta1', 'PartialObjectMetadataList']] as const) {
+    const list = { apiVersion, kind, metadata: { resourceVersion: '9', continue: 'abc' }, items: [item('a'), item('b')] };
+    const itemDefinition = protobufListItemDefinition(apiVersion, kind)!;
+    const assembled = encodeProtobufListOf(list, list.items.map((i) => encodeMessage(itemDefinition, i)));
+    assert.deepEqual(Buffer.from(assembled), Buffer.from(encodeProtobufObject(list)), kind);
+  }
+  assert.equal(protobufListItemDefinition('v1', 'ConfigMap'), undefined);
 });

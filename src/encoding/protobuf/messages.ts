@@ -17,7 +17,7 @@ const DURATION = `${META}Duration`;
 const FIELDS_V1 = `${META}FieldsV1`;
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
-export const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
+const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 
 /** A protobuf body kube's decoder would reject; the message is the Go error text. */
 export class ProtobufDecodeError extends Error {

@@ -8,7 +8,8 @@ import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.
 import { checkBodyKind, gvString, interpretBody, parseBody, parseProtobufBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
 import type { FieldValidation } from '../options.ts';
 import { pruneFields } from '../prune.ts';
-import { requestHeader, writeObject } from '../respond.ts';
+import { requestHeader, writeBody, writeObject } from '../respond.ts';
+import { encodeStoredListProtobuf } from '../protobuf-list.ts';
 import type { Scope } from '../scope.ts';
 import { parseTableOptions, toPartialObjectMetadata, toPartialObjectMetadataList, toTable } from '../table.ts';
 
@@ -73,6 +74,14 @@ export function transformResult(scope: Scope, result: KubeObject | KubeList, med
 }
 
 export function writeResult(scope: Scope, code: number, result: KubeObject | KubeList, media: NegotiatedMediaType): void {
+  // A list of stored values (not touching `items`, which would decode them all).
+  if (media.mediaType === PROTOBUF_MEDIA_TYPE && !media.convert) {
+    const bytes = encodeStoredListProtobuf(result as KubeList);
+    if (bytes) {
+      writeBody(scope.r, code, PROTOBUF_MEDIA_TYPE, bytes);
+      return;
+    }
+  }
   writeObject(scope.r, code, transformResult(scope, result, media), media);
 }
 

@@ -3,6 +3,7 @@
 // changing only their part, condition timestamps; pkg/apis/certificates/validation; printCertificateSigningRequest
 // and the spec.signerName field selector).
 
+import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject, RequestContext, SubresourceStrategy } from '../../types.ts';
 import { validateObjectMetaUpdate } from '../../validation/meta.ts';
@@ -159,7 +160,7 @@ function updateErrors(csr: KubeObject, old: KubeObject, allow: { approval: boole
 }
 
 function nowSeconds(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return clockDate().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /** populateConditionTimestamps. */

@@ -1,6 +1,7 @@
 // PersistentVolumes (SetDefaults_PersistentVolume; core validation ValidatePersistentVolume/Update; the
 // strategy's status reset and lastPhaseTransitionTime; printPersistentVolume).
 
+import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
@@ -122,7 +123,7 @@ function stampPhaseTransition(pv: KubeObject, old: KubeObject): void {
 }
 
 function nowSeconds(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return clockDate().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 export function persistentVolumeFacts(rules: TypeRules): TypeFacts {

@@ -2,6 +2,7 @@
 // node (what a scheduler posts), an Eviction deletes a pod unless a PodDisruptionBudget forbids it (what
 // `kubectl drain` posts). Both answer 201 with a Success Status, as kube does.
 
+import { clockDate } from '../../../apis/clock.ts';
 import { badRequest, conflict, fieldErrors, invalid, notFound, StatusError, type FieldError } from '../../../apis/errors.ts';
 import { labelsMatch, parseLabelSelector, formatLabelSelector } from '../../../apis/labels.ts';
 import { rfc3339 } from '../../store-codec.ts';
@@ -39,7 +40,7 @@ async function bind(store: ResourceStore, ctx: RequestContext, name: string, bin
       const annotations = { ...(pod.metadata.annotations ?? {}), ...(binding.metadata.annotations ?? {}) };
       const status = asObj(pod.status);
       const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => asObj(c).type !== 'PodScheduled');
-      conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(new Date()) });
+      conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(clockDate()) });
       return {
         ...pod,
         metadata: { ...pod.metadata, ...(Object.keys(annotations).length ? { annotations } : {}) },

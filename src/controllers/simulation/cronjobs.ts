@@ -1,0 +1,108 @@
+// The CronJob controller on the server's clock (src/apis/clock.ts, so a test can advance it): at each scheduled
+// time a Job <cronjob>-<minutes since the epoch> from the jobTemplate, with the scheduled-timestamp annotation;
+// concurrencyPolicy Allow, Forbid and Replace, suspend, startingDeadlineSeconds, the history limits, and status
+// (active, lastScheduleTime, lastSuccessfulTime).
+
+import { clockNow, onClockChange } from '../../apis/clock.ts';
+import { rfc3339 } from '../../registry/store-codec.ts';
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import { lastScheduleBetween, parseCronSchedule } from './cron-schedule.ts';
+import { asObj, controlled, controllerRef, ctxFor, isConflictOrGone, isNotFound, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+
+const finished = (job: KubeObject): string | undefined =>
+  ((asObj(job.status).conditions as Obj[] | undefined) ?? []).find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type as string | undefined;
+
+export function startCronJobController(registry: Registry): Loop & { tick(): void } {
+  const loop = startLoop(
+    registry,
+    { group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob' },
+    async (namespace, name) => {
+      const cjStore = storeFor(registry, 'batch', 'v1', 'cronjobs');
+      const jobStore = storeFor(registry, 'batch', 'v1', 'jobs');
+      if (!cjStore || !jobStore) return;
+      let cj: KubeObject;
+      try {
+        cj = await cjStore.get(ctxFor(namespace), name);
+      } catch (e) {
+        if (isNotFound(e)) return;
+        throw e;
+      }
+      if (cj.metadata.deletionTimestamp) return;
+      const spec = asObj(cj.spec);
+      const status: Obj = { ...asObj(cj.status) };
+      const jobs = await controlled(jobStore, namespace, cj);
+      const active = jobs.filter((j) => !finished(j));
+      const remove = (job: KubeObject) =>
+        jobStore.delete(ctxFor(namespace), job.metadata.name ?? '', { propagationPolicy: 'Background' }).catch((e) => {
+          if (!isConflictOrGone(e)) throw e;
+        });
+      for (const kind of ['Complete', 'Failed'] as const) {
+        const limit = Number(spec[kind === 'Complete' ? 'successfulJobsHistoryLimit' : 'failedJobsHistoryLimit'] ?? (kind === 'Complete' ? 3 : 1));
+        const done = jobs.filter((j) => finished(j) === kind).sort((a, b) => String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
+        for (const job of done.slice(0, Math.max(0, done.length - limit))) await remove(job);
+        if (kind === 'Complete' && done.length) status.lastSuccessfulTime = asObj(done[done.length - 1].status).completionTime ?? status.lastSuccessfulTime;
+      }
+      const now = clockNow();
+      let schedule;
+      try {
+        schedule = parseCronSchedule(String(spec.schedule ?? ''));
+      } catch {
+        return;
+      }
+      const since = Date.parse(String(status.lastScheduleTime ?? cj.metadata.creationTimestamp ?? new Date(now).toISOString()));
+      const due = spec.suspend === true ? undefined : lastScheduleBetween(schedule, since, now);
+      const deadline = typeof spec.startingDeadlineSeconds === 'number' ? spec.startingDeadlineSeconds * 1000 : undefined;
+      let current = active;
+      if (due !== undefined && (deadline === undefined || now - due <= deadline)) {
+        const policy = spec.concurrencyPolicy ?? 'Allow';
+        if (!(policy === 'Forbid' && active.length > 0)) {
+          if (policy === 'Replace') {
+            for (const job of active) await remove(job);
+            current = [];
+          }
+          const template = asObj(spec.jobTemplate);
+          const job: KubeObject = {
+            apiVersion: 'batch/v1',
+            kind: 'Job',
+            metadata: {
+              name: `${name}-${Math.floor(due / 60_000)}`,
+              namespace,
+              labels: { ...(asObj(asObj(template.metadata).labels) as Record<string, string>) },
+              annotations: { ...(asObj(asObj(template.metadata).annotations) as Record<string, string>), 'batch.kubernetes.io/cronjob-scheduled-timestamp': rfc3339(new Date(due)) },
+              ownerReferences: [controllerRef(cj, 'batch/v1', 'CronJob')],
+            },
+            spec: asObj(template.spec),
+          };
+          const created = await jobStore.create(ctxFor(namespace), job).catch((e) => {
+            if (!isConflictOrGone(e)) throw e;
+            return undefined;
+          });
+          if (created) current = [...current, created];
+          status.lastScheduleTime = rfc3339(new Date(due));
+        }
+      }
+      if (current.length) status.active = current.map((j) => ({ kind: 'Job', namespace, name: j.metadata.name, uid: j.metadata.uid, apiVersion: 'batch/v1', resourceVersion: j.metadata.resourceVersion }));
+      else delete status.active;
+      await writeStatus(cjStore, cj, status);
+    },
+    { owned: [{ group: 'batch', version: 'v1', resource: 'jobs' }] },
+  );
+  // Every CronJob is looked at again each minute of the clock, and at once when the clock is moved.
+  const all = async () => {
+    const store = storeFor(registry, 'batch', 'v1', 'cronjobs');
+    for (const cj of (await store?.list(ctxFor(), {}))?.items ?? []) loop.enqueue(`${cj.metadata.namespace}/${cj.metadata.name}`);
+  };
+  const tick = () => void all().catch(() => undefined);
+  const timer = setInterval(tick, 10_000);
+  timer.unref();
+  const offClock = onClockChange(() => tick());
+  return {
+    enqueue: loop.enqueue,
+    tick,
+    async stop() {
+      clearInterval(timer);
+      offClock();
+      await loop.stop();
+    },
+  };
+}
