@@ -1,7 +1,7 @@
 // `npm run bench`: Capstan's figures, each as a ratio to the raw limit measured in the same run (direct calls of the
 // same storage backend; a bare Node HTTPS server), with absolute numbers for context.
 //
-//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,crd,builtin,admission,protobuf,auth,memory,testing]
+//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,crd,builtin,admission,protobuf,auth,memory,testing,observability]
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -25,7 +25,7 @@ import type { LoadResult, TlsClientOptions } from './load.ts';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing', 'observability']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -343,6 +343,10 @@ if (only.has('protobuf')) for (const r of await (await import('./protobuf.ts')).
 if (only.has('auth')) {
   process.stdout.write(`authorization and token authentication on the get path (memory, ${32} concurrent keep-alive clients)\n`);
   for (const r of await (await import('./auth.ts')).benchAuth({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
+}
+if (only.has('observability')) {
+  process.stdout.write('observability: request metrics and a Metadata audit log on the get path\n');
+  for (const r of await (await import('./observability.ts')).benchObservability({ quick })) row(r.what, r.capstan, r.raw, r.ratio);
 }
 process.stdout.write('\n| measured | Capstan | raw limit | ratio |\n|---|---|---|---|\n');
 for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);

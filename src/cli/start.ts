@@ -121,6 +121,8 @@ export interface CapstanOptions {
   openStorage?: (options: OpenStorageOptions) => Promise<Storage>;
   /** Extra authorization modes by name (e.g. RBAC), next to AlwaysAllow and AlwaysDeny. */
   authorizers?: Record<string, AuthorizerFactory>;
+  /** Request metrics and /metrics (library only; default on). The observability benchmark turns them off for its baseline. */
+  metrics?: boolean;
   /** --enable-admission-plugins: plugins on besides kube's default set (names as kube-apiserver 1.31). */
   enableAdmissionPlugins?: string[];
   /** --disable-admission-plugins: plugins of the default set to turn off. */
@@ -588,11 +590,11 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       ]),
     });
     cleanups.push(() => registry.close());
-    const metrics = createServerMetrics(() => registry.storedObjectCounts());
+    const metrics = options.metrics === false ? undefined : createServerMetrics(() => registry.storedObjectCounts());
     // The apiserver identity (its lease name), known once the server listens; the reload metrics carry its hash.
     let apiServerId = '';
     const reloadReporter = (config: 'authentication' | 'authorization', path: string) => (status: 'success' | 'failure', error?: string) => {
-      metrics.recordConfigReload(config, status, apiServerId);
+      metrics?.recordConfigReload(config, status, apiServerId);
       if (status === 'success') log.info(`reloaded the ${config} configuration`, { path });
       else log.error(`the ${config} configuration could not be reloaded; the previous one stays in force`, { path, error });
     };
@@ -666,6 +668,17 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const trustedCa = customTls ? pki.ca.certPem + splitPemCertificates(customTls[0]).join('') : pki.ca.certPem;
     // The URL the server ends up listening on (issuer discovery, cluster-info), known once it listens.
     let publicUrl = '';
+    let flowControl: FlowControl | undefined;
+    // Before the controllers: their watches then start on configuration already in place.
+    if (cfg.enablePriorityAndFairness) {
+      const config = await startFlowControlConfig(registry);
+      if (config) {
+        cleanups.push(async () => config.stop());
+        await config.synced();
+        // The queue wait limit: a quarter of the request timeout (kube's APF request wait limit).
+        flowControl = createFlowControl({ config, serverConcurrencyLimit: cfg.maxRequestsInflight + cfg.maxMutatingRequestsInflight, queueWaitMs: (cfg.requestTimeoutMs || 60_000) / 4 });
+      }
+    }
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
         securePort: cfg.port !== 0 ? cfg.port : undefined,
@@ -769,16 +782,6 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     if (audit) {
       const a = audit;
       cleanups.push(() => a.shutdown());
-    }
-    let flowControl: FlowControl | undefined;
-    if (cfg.enablePriorityAndFairness) {
-      const config = await startFlowControlConfig(registry);
-      if (config) {
-        cleanups.push(async () => config.stop());
-        await config.synced();
-        // The queue wait limit: a quarter of the request timeout (kube's APF request wait limit).
-        flowControl = createFlowControl({ config, serverConcurrencyLimit: cfg.maxRequestsInflight + cfg.maxMutatingRequestsInflight, queueWaitMs: (cfg.requestTimeoutMs || 60_000) / 4 });
-      }
     }
     const maxInFlight = cfg.enablePriorityAndFairness ? undefined : { readOnly: cfg.maxRequestsInflight, mutating: cfg.maxMutatingRequestsInflight };
     const handler = createRequestHandler({ authenticator, authorizer, health, api, log, requestTimeoutMs: cfg.requestTimeoutMs, metrics, idleRelease, hooks, draining: () => draining, audit, flowControl, maxInFlight });

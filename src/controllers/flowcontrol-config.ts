@@ -106,7 +106,8 @@ export async function startFlowControlConfig(registry: Registry): Promise<FlowCo
     flowSchemas: () => (fsCache ??= [...schemas.items()] as unknown as FlowSchema[]),
     priorityLevels: () => (plCache ??= [...levels.items()] as unknown as PriorityLevelConfiguration[]),
     async synced() {
-      await Promise.all([schemas.synced(), levels.synced()]);
+      // Watches open too: the server's own watchers are all in place before it answers anyone.
+      await Promise.all([schemas.synced(), levels.synced(), schemas.watching(), levels.watching()]);
       version++;
       await syncConditions();
     },

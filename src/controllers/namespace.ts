@@ -70,7 +70,8 @@ function conditionsFor(report: ContentReport): Map<string, NamespaceCondition> {
       type: 'NamespaceDeletionContentFailure',
       status: 'True',
       reason: 'ContentDeletionFailed',
-      message: `Failed to delete all resource types, ${report.errors.length} remaining: ${report.errors.join(', ')}`,
+      // utilerrors.NewAggregate: one error bare, several in brackets.
+      message: `Failed to delete all resource types, ${report.errors.length} remaining: ${report.errors.length === 1 ? report.errors[0] : `[${report.errors.join(', ')}]`}`,
     });
   }
   if (report.remaining.length) {

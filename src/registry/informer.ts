@@ -10,6 +10,8 @@ export type InformerEvent = 'add' | 'update' | 'delete';
 export interface Informer {
   /** Resolves once the first list is in. */
   synced(): Promise<void>;
+  /** Resolves once the first watch after that list is open (its watcher counted by the watch cache). */
+  watching(): Promise<void>;
   hasSynced(): boolean;
   get(namespace: string, name: string): KubeObject | undefined;
   /** Every object, in no particular order. */
@@ -38,6 +40,8 @@ export function startInformer(store: ResourceStore, options: InformerOptions = {
   let hasSynced = false;
   let markSynced!: () => void;
   const syncedPromise = new Promise<void>((resolve) => (markSynced = resolve));
+  let markWatching!: () => void;
+  const watchingPromise = new Promise<void>((resolve) => (markWatching = resolve));
 
   const emit = (type: InformerEvent, obj: KubeObject, old: KubeObject | undefined) => {
     for (const h of [...handlers]) {
@@ -104,6 +108,7 @@ export function startInformer(store: ResourceStore, options: InformerOptions = {
           retry();
         },
       );
+      markWatching();
     } catch {
       retry();
     }
@@ -113,6 +118,7 @@ export function startInformer(store: ResourceStore, options: InformerOptions = {
 
   return {
     synced: () => syncedPromise,
+    watching: () => watchingPromise,
     hasSynced: () => hasSynced,
     get: (namespace, name) => objects.get(objectKey(namespace, name)),
     items: () => objects.values(),

@@ -133,7 +133,6 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
   }
 
   async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void, started: number, audited: { panic?: (e: unknown) => void }): Promise<{ info?: RequestInfo; user?: string }> {
-    const auditId = note.auditId;
     const { rawPath, query } = splitUrl(req.url ?? '/');
     let path = decodePath(rawPath || '/');
     const routed = hooks?.route?.(path);
@@ -173,10 +172,12 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
 
     const attrs = attributesFor(user, info);
     // The policy sees the requestor, as kube's audit filter (outside impersonation) does; the event names both.
-    const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
+    const auditing = audit?.begin(req, res, user === authn.user ? attrs : attributesFor(authn.user, info), note.auditId, performance.timeOrigin + started, longRunning, user === authn.user ? undefined : user);
     if (auditing) audited.panic = auditing.panic;
     else if (metrics) beginRequestNotes(req, Capture.None);
-    if (!(await admitRequest(res, user, info, longRunning))) return { info, user: user.name };
+    let admitted = admitRequest(res, user, info, longRunning);
+    if (typeof admitted !== 'boolean') admitted = await admitted;
+    if (!admitted) return { info, user: user.name };
     const decision = await authorizer.authorize(attrs);
     if (auditing) {
       addAuditAnnotation(req, 'authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');

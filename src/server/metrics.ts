@@ -3,7 +3,8 @@
 // process); request metrics are recorded once a response is done, with kube's label sets and buckets.
 
 import { createHash } from 'node:crypto';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { createKeyedHistogram } from './keyed-histogram.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { requestNotesOf } from './audit/request-notes.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -56,8 +57,8 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...REQUEST_LABELS, 'code'], registers: [registry] });
-  const durations = new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames: [...REQUEST_LABELS], buckets: DURATION_BUCKETS, registers: [registry] });
-  const sizes = new Histogram({ name: 'apiserver_response_sizes', help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], buckets: SIZE_BUCKETS, registers: [registry] });
+  const durations = createKeyedHistogram(registry, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', DURATION_BUCKETS);
+  const sizes = createKeyedHistogram(registry, 'apiserver_response_sizes', 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', SIZE_BUCKETS);
   const inflight = new Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers: [registry] });
   const longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry] });
   const stored = new Gauge({
@@ -73,14 +74,23 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
     last: new Gauge({ name: `apiserver_${config}_config_controller_automatic_reload_last_timestamp_seconds`, help: `Timestamp of the last automatic reload of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
   });
   const reloads = { authentication: reloadSeries('authentication'), authorization: reloadSeries('authorization') };
-  inflight.set({ request_kind: 'readOnly' }, 0);
-  inflight.set({ request_kind: 'mutating' }, 0);
+  // The hot path counts in plain maps and numbers; the prom-client series are brought up to date at each scrape
+  // (labels are hashed once per scrape, not several times per request).
+  const requestCounts = new Map<string, { labels: Record<string, string>; n: number }>();
+  const longRunningCounts = new Map<string, { labels: Record<string, string>; n: number }>();
+  const inFlightNow = { readOnly: 0, mutating: 0 };
 
   return {
     contentType: registry.contentType,
     async render() {
       stored.reset();
       for (const c of storageObjects()) stored.set({ resource: c.resource }, c.objects);
+      requests.reset();
+      for (const { labels, n } of requestCounts.values()) requests.inc(labels, n);
+      longRunning.reset();
+      for (const { labels, n } of longRunningCounts.values()) longRunning.set(labels, n);
+      inflight.set({ request_kind: 'readOnly' }, inFlightNow.readOnly);
+      inflight.set({ request_kind: 'mutating' }, inFlightNow.mutating);
       return registry.metrics();
     },
     recordConfigReload(config, status, apiServerId) {
@@ -100,18 +110,28 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
         component: COMPONENT,
       };
       const kind = verb === 'GET' || verb === 'LIST' || verb === 'WATCH' ? 'readOnly' : 'mutating';
-      if (isLongRunning) longRunning.inc(labels);
-      else inflight.inc({ request_kind: kind });
+      const key = `${verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}`;
+      let running: { labels: Record<string, string>; n: number } | undefined;
+      if (isLongRunning) {
+        running = longRunningCounts.get(key);
+        if (!running) longRunningCounts.set(key, (running = { labels, n: 0 }));
+        running.n++;
+      } else inFlightNow[kind]++;
       return (res, seconds) => {
-        if (isLongRunning) longRunning.dec(labels);
-        else inflight.dec({ request_kind: kind });
+        if (running) running.n--;
+        else inFlightNow[kind]--;
         const removedRelease = requestNotesOf(req)?.deprecatedRemovedRelease;
         if (removedRelease !== undefined) deprecatedApis.set({ group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removedRelease }, 1);
-        const withDryRun = { ...labels, dry_run: dryRunOf(req) };
-        requests.inc({ ...withDryRun, code: String(res.statusCode) });
-        if (!isLongRunning) durations.observe(withDryRun, seconds);
+        const dryRun = dryRunOf(req);
+        const withDryRun = (): Record<string, string> => ({ ...labels, dry_run: dryRun });
+        const code = String(res.statusCode);
+        const countKey = `${key}\0${dryRun}\0${code}`;
+        const counted = requestCounts.get(countKey);
+        if (counted) counted.n++;
+        else requestCounts.set(countKey, { labels: { ...withDryRun(), code }, n: 1 });
+        if (!isLongRunning) durations.observe(`${key}\0${dryRun}`, withDryRun, seconds);
         const length = Number(res.getHeader('content-length'));
-        if (Number.isFinite(length) && length > 0) sizes.observe(labels, length);
+        if (Number.isFinite(length) && length > 0) sizes.observe(key, () => labels, length);
       };
     },
   };

@@ -112,42 +112,50 @@ export function createAuditor(policy: AuditPolicy, backends: readonly AuditBacke
       const omitted = (stage: AuditStage): boolean => config.omitStages.includes(stage);
       const received = microTime(receivedAtMs);
       const userAgent = req.headers['user-agent'];
-      const base = (stage: AuditStage): AuditEvent => {
-        const e: AuditEvent = {
-          kind: 'Event',
-          apiVersion: 'audit.k8s.io/v1',
-          level: config.level,
-          auditID: auditId,
-          stage,
-          requestURI: req.url ?? '/',
-          verb: attrs.verb,
-          user: auditUser(attrs.user),
-          ...(impersonated ? { impersonatedUser: auditUser(impersonated) } : {}),
-          sourceIPs: sourceIPs(req),
-          requestReceivedTimestamp: received,
-          stageTimestamp: stage === 'RequestReceived' ? received : microTime(performance.timeOrigin + performance.now()),
-        };
-        if (typeof userAgent === 'string') e.userAgent = userAgent;
-        const ref = objectRefOf(attrs);
-        if (ref) e.objectRef = ref;
-        return e;
-      };
-      const complete = (e: AuditEvent, code: number): AuditEvent => {
-        e.responseStatus = responseStatusOf(code, notes);
-        const contentType = notes.requestContentType ?? '';
-        const requestObject = notes.requestBody && isJson(contentType) ? parseJson(notes.requestBody) : undefined;
-        if (e.objectRef && !e.objectRef.name && attrs.verb === 'create' && requestObject && typeof requestObject === 'object') {
-          const meta = (requestObject as { metadata?: { name?: string; namespace?: string } }).metadata;
-          if (meta?.name) e.objectRef.name = meta.name;
+      // What every stage's event shares, made once (backends serialize or keep events, never change them).
+      const user = auditUser(attrs.user);
+      const impersonatedUser = impersonated ? auditUser(impersonated) : undefined;
+      const ips = sourceIPs(req);
+      const objectRef = objectRefOf(attrs);
+      const ua = typeof userAgent === 'string' ? userAgent : undefined;
+      /** One event, in kube's field order; absent fields stay undefined (not serialized). */
+      const event = (stage: AuditStage, responseStatus?: ResponseStatus, requestObject?: unknown, responseObject?: unknown, ref = objectRef, annotations?: Record<string, string>): AuditEvent => ({
+        kind: 'Event',
+        apiVersion: 'audit.k8s.io/v1',
+        level: config.level,
+        auditID: auditId,
+        stage,
+        requestURI: req.url ?? '/',
+        verb: attrs.verb,
+        user,
+        impersonatedUser,
+        sourceIPs: ips,
+        userAgent: ua,
+        objectRef: ref,
+        responseStatus,
+        requestObject,
+        responseObject,
+        requestReceivedTimestamp: received,
+        stageTimestamp: stage === 'RequestReceived' ? received : microTime(performance.timeOrigin + performance.now()),
+        annotations,
+      });
+      const complete = (stage: AuditStage, code: number): AuditEvent => {
+        const responseStatus = responseStatusOf(code, notes);
+        const requestObject = notes.requestBody && isJson(notes.requestContentType) ? parseJson(notes.requestBody) : undefined;
+        let ref = objectRef;
+        if (ref && !ref.name && attrs.verb === 'create' && requestObject && typeof requestObject === 'object') {
+          const meta = (requestObject as { metadata?: { name?: string } }).metadata;
+          if (meta?.name) ref = { ...ref, name: meta.name };
         }
-        if (levelAtLeast(config.level, 'Request') && requestObject !== undefined) e.requestObject = config.omitManagedFields ? withoutManagedFields(requestObject) : requestObject;
-        if (levelAtLeast(config.level, 'RequestResponse') && !longRunning && isJson(notes.responseContentType)) {
-          const responseObject = parseJson(notes.responseBody);
-          if (responseObject !== undefined) e.responseObject = config.omitManagedFields ? withoutManagedFields(responseObject) : responseObject;
-        }
-        if (notes.annotations) e.annotations = { ...notes.annotations };
-        return e;
+        const logRequest = levelAtLeast(config.level, 'Request') && requestObject !== undefined;
+        let responseObject: unknown;
+        if (levelAtLeast(config.level, 'RequestResponse') && !longRunning && isJson(notes.responseContentType)) responseObject = parseJson(notes.responseBody);
+        const strip = (o: unknown): unknown => (config.omitManagedFields && o !== undefined ? withoutManagedFields(o) : o);
+        // ResponseComplete is the last event: it may share the notes' annotations; an earlier stage gets a copy.
+        const annotations = notes.annotations && (stage === 'ResponseComplete' ? notes.annotations : { ...notes.annotations });
+        return event(stage, responseStatus, logRequest ? strip(requestObject) : undefined, strip(responseObject), ref, annotations);
       };
+      const base = (stage: AuditStage): AuditEvent => event(stage);
 
       if (!omitted('RequestReceived')) emit(base('RequestReceived'));
       let done = false;
@@ -157,24 +165,22 @@ export function createAuditor(policy: AuditPolicy, backends: readonly AuditBacke
         r.writeHead = function (this: unknown, ...args: unknown[]) {
           r.writeHead = writeHead;
           const result = writeHead.apply(this, args);
-          if (!done) emit(complete(base('ResponseStarted'), typeof args[0] === 'number' ? args[0] : res.statusCode));
+          if (!done) emit(complete('ResponseStarted', typeof args[0] === 'number' ? args[0] : res.statusCode));
           return result;
         };
       }
       res.once('close', () => {
         if (done) return;
         done = true;
-        if (!omitted('ResponseComplete')) emit(complete(base('ResponseComplete'), res.statusCode));
+        if (!omitted('ResponseComplete')) emit(complete('ResponseComplete', res.statusCode));
       });
       return {
         panic(error) {
           if (done) return;
           done = true;
           if (omitted('Panic')) return;
-          const e = base('Panic');
-          e.responseStatus = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${error instanceof Error ? error.message : String(error)}`, reason: 'InternalError', code: 500 };
-          if (notes.annotations) e.annotations = { ...notes.annotations };
-          emit(e);
+          const status: ResponseStatus = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${error instanceof Error ? error.message : String(error)}`, reason: 'InternalError', code: 500 };
+          emit(event('Panic', status, undefined, undefined, objectRef, notes.annotations));
         },
       };
     },

@@ -68,22 +68,22 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
   const flush = (): void => {
     scheduled = false;
     if (pending.length === 0) return;
-    const text = pending.join('');
+    const text = pending.join('\n') + '\n';
     pending = [];
     if (toStdout) {
       process.stdout.write(text);
       return;
     }
     if (fd === undefined) return;
-    const bytes = Buffer.from(text, 'utf8');
-    if (rotating && size > 0 && size + bytes.length > maxBytes) rotate();
-    writeSync(fd, bytes);
-    size += bytes.length;
+    const length = rotating ? Buffer.byteLength(text) : 0;
+    if (rotating && size > 0 && size + length > maxBytes) rotate();
+    writeSync(fd, text);
+    size += length;
   };
 
   return {
     processEvents(events) {
-      for (const e of events) pending.push(JSON.stringify(e) + '\n');
+      for (const e of events) pending.push(JSON.stringify(e));
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);

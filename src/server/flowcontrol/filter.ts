@@ -5,7 +5,7 @@ import { SYSTEM_MASTERS, type UserInfo } from '../../auth/user.ts';
 import type { RequestInfo } from '../../endpoints/request-info.ts';
 import { send } from '../respond.ts';
 import type { HttpResponse } from '../types.ts';
-import type { FlowControl } from './dispatcher.ts';
+import type { Admission, FlowControl } from './dispatcher.ts';
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 
@@ -18,20 +18,7 @@ export type AdmissionFilter = (res: HttpResponse, user: UserInfo, info: RequestI
 
 export function createAdmissionFilter(flowControl: FlowControl | undefined, maxInFlight: { readonly readOnly: number; readonly mutating: number } | undefined): AdmissionFilter {
   if (flowControl) {
-    return async (res, user, info, longRunning) => {
-      const c = flowControl.classify(user, info);
-      if (!c) return true;
-      res.setHeader('X-Kubernetes-PF-FlowSchema-UID', c.flowSchemaUid);
-      res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', c.priorityLevelUid);
-      // Long-running requests hold no seat (kube's APF seats a watch only while it initializes).
-      if (c.exempt || longRunning) return true;
-      let closed = false;
-      const onClose = (): void => {
-        closed = true;
-      };
-      res.once('close', onClose);
-      const admission = await flowControl.admit(c);
-      res.off('close', onClose);
+    const settle = (res: HttpResponse, admission: Admission, closed: boolean): boolean => {
       if (!admission.admitted) {
         tooManyRequests(res);
         return false;
@@ -39,6 +26,26 @@ export function createAdmissionFilter(flowControl: FlowControl | undefined, maxI
       if (closed) admission.release();
       else res.once('close', admission.release);
       return true;
+    };
+    return (res, user, info, longRunning) => {
+      const c = flowControl.classify(user, info);
+      if (!c) return true;
+      res.setHeader('X-Kubernetes-PF-FlowSchema-UID', c.flowSchemaUid);
+      res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', c.priorityLevelUid);
+      // Long-running requests hold no seat (kube's APF seats a watch only while it initializes).
+      if (c.exempt || longRunning) return true;
+      const admission = flowControl.admit(c);
+      if (!(admission instanceof Promise)) return settle(res, admission, false);
+      // Queued: a client that leaves meanwhile gives its seat back as soon as it gets one.
+      let closed = false;
+      const onClose = (): void => {
+        closed = true;
+      };
+      res.once('close', onClose);
+      return admission.then((a) => {
+        res.off('close', onClose);
+        return settle(res, a, closed);
+      });
     };
   }
   let readOnlyInFlight = 0;
