@@ -6,6 +6,8 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
+const UNREAD_BODY_RESET_DELAY_MS = 1000;
+
 function isHttp2(req: HttpRequest): req is Http2ServerRequest {
   return req.httpVersionMajor === 2;
 }
@@ -27,9 +29,17 @@ export function isRequestBodyRead(req: HttpRequest): boolean {
 export function abandonRequest(req: HttpRequest, broken: boolean): void {
   if (isHttp2(req)) {
     const stream = req.stream;
-    if (!stream.closed && !stream.destroyed) stream.close(broken ? http2.NGHTTP2_INTERNAL_ERROR : http2.NGHTTP2_NO_ERROR);
-    // What already arrived is dropped so the stream can finish closing (nothing more comes after the reset).
-    stream.resume();
+    const reset = () => {
+      if (!stream.closed && !stream.destroyed) stream.close(broken ? http2.NGHTTP2_INTERNAL_ERROR : http2.NGHTTP2_NO_ERROR);
+      // What already arrived is dropped so the stream can finish closing (nothing more comes after the reset).
+      stream.resume();
+    };
+    // A reset submitted while the response's frames still wait to be sent discards them, and Go clients then
+    // report a stream error instead of the answer: after a complete response the peer gets a moment to read it
+    // (Go's client resets the stream itself once it has the answer); the stream's flow-control window bounds
+    // what it can send meanwhile.
+    if (broken) reset();
+    else setTimeout(reset, UNREAD_BODY_RESET_DELAY_MS).unref();
     return;
   }
   const socket = req.socket as Socket & { destroySoon?: () => void };
