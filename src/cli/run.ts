@@ -5,6 +5,7 @@ import { ENVTEST_FLAGS, parseEnvtestCommandLine, wantsEnvtest } from './envtest.
 import { FLAGS, parseCommandLine } from './options.ts';
 import type { CliCommand } from './options.ts';
 import { ConfigError, startCapstan } from './start.ts';
+import { createLogger } from '../server/log.ts';
 
 const USAGE = `Capstan: a Kubernetes API server (kube-apiserver v1.31 work-alike).
 
@@ -48,9 +49,10 @@ export async function main(argv: readonly string[]): Promise<void> {
     return;
   }
 
+  const log = command.options.logger ?? createLogger({ verbosity: command.verbosity });
   let server;
   try {
-    server = await startCapstan(command.options);
+    server = await startCapstan({ ...command.options, logger: log });
   } catch (e) {
     fail((e as Error).message, e instanceof ConfigError ? 2 : 1);
   }
@@ -63,12 +65,25 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    log.info('Capstan stopping', { signal });
     server.close().then(
-      () => process.exit(0),
+      () => {
+        log.info('Capstan stopped', { signal });
+        process.exit(0);
+      },
       (e: unknown) => fail(`shutdown: ${(e as Error).message}`, 1),
     );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Started by a script runner (npm start) whose shell may not pass a signal on: when the parent goes away, the
+  // server stops rather than live on as an orphan holding the port.
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid;
+    const watchParent = setInterval(() => {
+      if (process.ppid !== parent) stop('parent process exited');
+    }, 1000);
+    watchParent.unref();
+  }
 }
 

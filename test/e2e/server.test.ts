@@ -16,6 +16,7 @@ import { ensurePki } from '../../src/server/pki.ts';
 import type { ApiServer } from '../../src/server/types.ts';
 import type { TestServer, TestServerOptions } from './helpers.ts';
 import { echoApi, rawRequest, runKubectl, startTestServer } from './helpers.ts';
+import { connect } from 'node:net';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = process.execPath;
@@ -471,11 +472,45 @@ describe('capstan command', () => {
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
       const lines = stderr.trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg: string; port?: number });
-      assert.deepEqual(lines.map((l) => [l.level, l.msg]), [['info', 'Capstan serving']]);
+      assert.deepEqual(lines.map((l) => [l.level, l.msg]), [['info', 'Capstan serving'], ['info', 'Capstan stopping'], ['info', 'Capstan stopped']]);
+      assert.deepEqual(lines.slice(1).map((l) => (l as { signal?: string }).signal), ['SIGTERM', 'SIGTERM']);
       assert.ok(!/PRIVATE KEY|client-key-data/.test(stderr));
     } finally {
       child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm start', () => {
+  test("SIGTERM or SIGINT to npm's process stops the server: it logs why, and the port is free", async () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const dir = await mkdtemp(join(tmpdir(), 'capstan-npm-'));
+      const child = spawn('npm', ['start', '--', '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const deadline = Date.now() + 20_000;
+        while (!stdout.includes('get ns') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        const serving = stderr.split('\n').find((l) => l.includes('Capstan serving'));
+        assert.ok(serving, `${stdout}\n${stderr}`);
+        const port = (JSON.parse(serving) as { port: number }).port;
+        const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+        child.kill(signal);
+        await exited;
+        assert.match(stderr, new RegExp(`"msg":"Capstan stopped","signal":"${signal}"`));
+        const refused = await new Promise<boolean>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          socket.once('connect', () => (socket.destroy(), resolve(false)));
+          socket.once('error', () => resolve(true));
+        });
+        assert.equal(refused, true, `port ${port} is still served after ${signal}`);
+      } finally {
+        child.kill('SIGKILL');
+        await rm(dir, { recursive: true, force: true });
+      }
     }
   });
 });
