@@ -17,6 +17,7 @@ import type { Storage } from '../src/storage/types.ts';
 import { benchApply } from './apply.ts';
 import { benchBuiltinCreates } from './builtin-validation.ts';
 import { benchCrd } from './crd.ts';
+import { benchSimulation } from './simulation.ts';
 import { benchAdmission } from './admission.ts';
 import { benchStorage } from './storage.ts';
 import { runLoad } from './load.ts';
@@ -25,7 +26,7 @@ import type { LoadResult, TlsClientOptions } from './load.ts';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing', 'observability']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing', 'observability', 'simulation']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -325,6 +326,21 @@ async function benchAdmissionSection(): Promise<void> {
   }
 }
 
+async function benchSimulationSection(): Promise<void> {
+  process.stdout.write('simulated workloads: 1,000 pods across 100 Deployments on 10 simulated nodes (memory)\n');
+  const sim = await spawnJsonChild('bench/serve.ts', ['memory', JSON.stringify({ simulateWorkloads: { nodes: 10 } })]);
+  const plain = await spawnJsonChild('bench/serve.ts', ['memory']);
+  try {
+    const tlsOf = (info: Record<string, unknown>): TlsClientOptions => ({ ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string });
+    const f = await benchSimulation({ port: sim.info.port as number, tls: tlsOf(sim.info) }, { port: plain.info.port as number, tls: tlsOf(plain.info) });
+    const ratio = f.settleMs / f.directPodsMs;
+    row('100 Deployments x 10 replicas created and settled (all available)', `${fmt(f.settleMs)} ms`, `${fmt(f.directPodsMs)} ms: 1,000 pods created directly`, `${fmt(ratio, 2)}x (target <= 2x: ${ratio <= 2 ? 'met' : 'MISSED'})`);
+  } finally {
+    await stop(sim.child);
+    await stop(plain.child);
+  }
+}
+
 process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ' (quick)' : ''}\n`);
 if (only.has('startup')) await benchStartup();
 if (only.has('storage')) await benchStorageOnly();
@@ -332,6 +348,7 @@ if (only.has('http')) await benchHttp();
 if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });
 if (only.has('apply')) await benchApplySection();
 if (only.has('crd')) await benchCrdSection();
+if (only.has('simulation')) await benchSimulationSection();
 if (only.has('builtin')) await benchBuiltinSection();
 if (only.has('admission')) await benchAdmissionSection();
 if (only.has('memory')) for (const r of await (await import('./memory.ts')).benchMemory({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);

@@ -43,9 +43,41 @@ function fits(pod: KubeObject, node: KubeObject): boolean {
   return asObj(node.status).conditions !== undefined && ((asObj(node.status).conditions as unknown[]) ?? []).some((c) => asObj(c).type === 'Ready' && asObj(c).status === 'True');
 }
 
+/** What a bound pod takes from its node while it is neither terminated nor being deleted. */
+interface Placement {
+  readonly node: string;
+  readonly cpu: number;
+  readonly memory: number;
+}
+
+function placementOf(pod: KubeObject): Placement | undefined {
+  const node = asObj(pod.spec).nodeName;
+  const phase = asObj(pod.status).phase;
+  if (typeof node !== 'string' || !node || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return undefined;
+  return { node, ...requests(pod) };
+}
+
 export function startScheduler(registry: Registry): { stop(): Promise<void> } {
   const pods = () => storeFor(registry, '', 'v1', 'pods');
   const capacity = { cpu: units(NODE_CAPACITY.cpu), memory: units(NODE_CAPACITY.memory) };
+  // The scheduler's cache (as kube-scheduler's): what each bound pod takes, kept from the pod watch, with a pod
+  // counted on its node as soon as the binding succeeds so the next decision sees it.
+  const placements = new Map<string, Placement>();
+  function place(k: string, p: Placement | undefined) {
+    if (p) placements.set(k, p);
+    else placements.delete(k);
+  }
+  function usage(): Map<string, { cpu: number; memory: number; count: number }> {
+    const byNode = new Map<string, { cpu: number; memory: number; count: number }>();
+    for (const p of placements.values()) {
+      const u = byNode.get(p.node) ?? { cpu: 0, memory: 0, count: 0 };
+      u.cpu += p.cpu;
+      u.memory += p.memory;
+      u.count++;
+      byNode.set(p.node, u);
+    }
+    return byNode;
+  }
   const queue = createKeyedQueue(async (k) => {
     const podStore = pods();
     const nodeStore = storeFor(registry, '', 'v1', 'nodes');
@@ -53,23 +85,27 @@ export function startScheduler(registry: Registry): { stop(): Promise<void> } {
     const { namespace, name } = splitKey(k);
     const pod = await podStore.get(ctxFor(namespace), name).catch(() => undefined);
     if (!pod || asObj(pod.spec).nodeName || pod.metadata.deletionTimestamp) return;
-    const all = (await podStore.list(ctxFor(), {})).items;
     const want = requests(pod);
+    const used = usage();
     let best: { name: string; load: number } | undefined;
     for (const node of (await nodeStore.list(ctxFor(), {})).items) {
       if (!fits(pod, node)) continue;
-      const placed = all.filter((p) => asObj(p.spec).nodeName === node.metadata.name && !p.metadata.deletionTimestamp);
-      const used = placed.reduce((acc, p) => ({ cpu: acc.cpu + requests(p).cpu, memory: acc.memory + requests(p).memory }), { cpu: 0, memory: 0 });
-      if (used.cpu + want.cpu > capacity.cpu || used.memory + want.memory > capacity.memory || placed.length >= 110) continue;
-      if (!best || placed.length < best.load) best = { name: node.metadata.name ?? '', load: placed.length };
+      const u = used.get(node.metadata.name ?? '') ?? { cpu: 0, memory: 0, count: 0 };
+      if (u.cpu + want.cpu > capacity.cpu || u.memory + want.memory > capacity.memory || u.count >= 110) continue;
+      if (!best || u.count < best.load) best = { name: node.metadata.name ?? '', load: u.count };
     }
     if (!best) {
       queue.enqueue(k, 1000);
       return;
     }
-    await podStore.createSubresource?.(ctxFor(namespace), name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: best.name } }).catch((e) => {
-      if (!isConflictOrGone(e)) throw e;
-    });
+    const bound = await podStore
+      .createSubresource?.(ctxFor(namespace), name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: best.name } })
+      .then(() => true)
+      .catch((e) => {
+        if (!isConflictOrGone(e)) throw e;
+        return false;
+      });
+    if (bound && !placements.has(k)) place(k, { node: best.name, ...want });
   }, 500);
   const stopWatch = followWatch(
     pods,
@@ -77,6 +113,8 @@ export function startScheduler(registry: Registry): { stop(): Promise<void> } {
     (ev) => {
       const pod = ev.object as KubeObject;
       const spec = asObj(pod.spec);
+      // An unbound pod's event (possibly older than a binding just made) leaves the assumed placement alone.
+      if (ev.type === 'DELETED' || spec.nodeName) place(key(pod), ev.type === 'DELETED' ? undefined : placementOf(pod));
       if (ev.type !== 'DELETED' && !spec.nodeName && (spec.schedulerName ?? 'default-scheduler') === 'default-scheduler') queue.enqueue(key(pod));
     },
     queue,

@@ -97,9 +97,14 @@ export function startLoop(
   };
 }
 
-/** The objects of a store in a namespace that the owner controls (by uid). */
+/**
+ * The objects of a store in a namespace that the owner controls (by uid), narrowed first by the owner's
+ * spec.selector when it has one (as kube's controllers list through their selector).
+ */
 export async function controlled(store: ResourceStore, namespace: string, owner: KubeObject): Promise<KubeObject[]> {
-  const list = await store.list(ctxFor(namespace), {});
+  const selector = asObj(owner.spec).selector;
+  const labelSelector = selector ? formatLabelSelector(selector) : '';
+  const list = await store.list(ctxFor(namespace), labelSelector ? { labelSelector } : {});
   return list.items.filter((o) => controllerOf(o)?.uid === owner.metadata.uid);
 }
 
