@@ -152,6 +152,12 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
       const token = header.slice(7).trim();
       // Only JWTs of an accepted issuer are ours; other bearer tokens are left to the other authenticators.
       if (token.split('.').length !== 3) return NO_OPINION;
+      // Only tokens this authenticator verified are cached, so a hit needs no decoding.
+      const audiences = req.audiences && req.audiences.length > 0 ? req.audiences : issuer.apiAudiences;
+      const key = createHash('sha256').update(token).digest('base64url');
+      const hit = cache.get(key);
+      const t = now();
+      if (hit && hit.until > t && hit.audiences === audiences) return authenticated(hit.user, hit.granted);
       let iss: string | undefined;
       try {
         iss = (await loadJose()).decodeJwt(token).iss;
@@ -159,11 +165,6 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
         return NO_OPINION;
       }
       if (iss === undefined || !accepted.has(iss)) return NO_OPINION;
-      const audiences = req.audiences && req.audiences.length > 0 ? req.audiences : issuer.apiAudiences;
-      const key = createHash('sha256').update(token).digest('base64url');
-      const hit = cache.get(key);
-      const t = now();
-      if (hit && hit.until > t && hit.audiences === audiences) return authenticated(hit.user, hit.granted);
       const result = await verify(token, audiences);
       if (typeof result === 'string') return failed(result);
       if (cache.size >= CACHE_LIMIT) cache.clear();
