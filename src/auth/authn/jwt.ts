@@ -4,18 +4,13 @@
 // (claim + prefix or CEL on `claims`) and must pass the user validation rules (CEL on `user`). Every failure is an
 // error (401); a token of another issuer is no opinion. Successes are cached for 10 s.
 
-import { createHash } from 'node:crypto';
 import { isCelList } from '@bufbuild/cel';
 import type { JWTPayload } from 'jose';
 import { evaluate, jsonToCel, PER_CALL_LIMIT, type CompiledExpression } from '../../cel/index.ts';
-import { loadJose } from '../jose.ts';
 import type { UserInfo } from '../user.ts';
 import { CLAIMS_TYPE, USER_TYPE, type AuthenticationConfiguration, type ClaimSource, type JwtAuthenticatorConfig } from './authentication-config.ts';
-import { issuerKeySet, type IssuerKeySet } from './oidc.ts';
-import { bearerToken } from './token-file.ts';
-import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
-
-const SUCCESS_TTL_MS = 10_000;
+import { issuerKeySet, verifiedJwtAuthenticator, type JwtIssuer } from './oidc.ts';
+import { NO_OPINION, type Authenticator } from './types.ts';
 
 /** A CEL result as a string list (a string is a list of one); undefined when it is neither. */
 function stringsOf(v: unknown): string[] | undefined {
@@ -116,50 +111,23 @@ export function userFromClaims(config: JwtAuthenticatorConfig, claims: JWTPayloa
   return user;
 }
 
-interface IssuerAuthenticator {
-  readonly config: JwtAuthenticatorConfig;
-  readonly keys: () => Promise<IssuerKeySet>;
-}
-
 /** The authenticator of one configuration (rebuilt on reload; each issuer's keys are fetched on first use). */
 export function jwtAuthenticators(configuration: AuthenticationConfiguration): Authenticator {
-  const byIssuer = new Map<string, IssuerAuthenticator>();
-  for (const config of configuration.jwt) byIssuer.set(config.issuer.url, { config, keys: issuerKeySet(config.issuer.url, config.issuer.discoveryURL, config.issuer.certificateAuthority) });
-  const cache = new Map<string, { user: UserInfo; until: number }>();
-  return {
-    async authenticate(req) {
-      if (byIssuer.size === 0) return NO_OPINION;
-      const token = bearerToken(headerValue(req, 'authorization'));
-      if (token === undefined || token.split('.').length !== 3) return NO_OPINION;
-      const { decodeJwt, errors: joseErrors, jwtVerify } = await loadJose();
-      let iss: string | undefined;
-      try {
-        iss = decodeJwt(token).iss;
-      } catch {
-        return NO_OPINION;
-      }
-      const issuer = iss === undefined ? undefined : byIssuer.get(iss);
-      if (!issuer) return NO_OPINION;
-      const key = createHash('sha256').update(token).digest('base64url');
-      const hit = cache.get(key);
-      if (hit && hit.until > Date.now()) return authenticated(hit.user);
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, await issuer.keys(), { issuer: issuer.config.issuer.url, audience: [...issuer.config.issuer.audiences] }));
-      } catch (e) {
-        if (e instanceof joseErrors.JWTExpired) return failed('oidc: verify token: token is expired');
-        return failed(`oidc: verify token: ${e instanceof joseErrors.JOSEError ? e.code : (e as Error).message}`);
-      }
-      let user: UserInfo;
-      try {
-        user = userFromClaims(issuer.config, payload);
-      } catch (e) {
-        if (e instanceof TokenRefused) return failed(e.message);
-        throw e;
-      }
-      if (cache.size >= 10_000) cache.clear();
-      cache.set(key, { user, until: Math.min(Date.now() + SUCCESS_TTL_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity) });
-      return authenticated(user);
-    },
-  };
+  const byIssuer = new Map<string, JwtIssuer>();
+  for (const config of configuration.jwt) {
+    byIssuer.set(config.issuer.url, {
+      keys: issuerKeySet(config.issuer.url, config.issuer.discoveryURL, config.issuer.certificateAuthority),
+      verify: { issuer: config.issuer.url, audience: [...config.issuer.audiences] },
+      user(payload) {
+        try {
+          return userFromClaims(config, payload);
+        } catch (e) {
+          if (e instanceof TokenRefused) return e.message;
+          throw e;
+        }
+      },
+    });
+  }
+  const verified = verifiedJwtAuthenticator((iss) => byIssuer.get(iss));
+  return byIssuer.size === 0 ? { authenticate: async () => NO_OPINION } : verified;
 }

@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import { request } from 'node:https';
-import type { FetchImplementation, JWTPayload, createRemoteJWKSet } from 'jose';
+import type { FetchImplementation, JWTPayload, JWTVerifyOptions, createRemoteJWKSet } from 'jose';
 import { loadJose } from '../jose.ts';
 import type { UserInfo } from '../user.ts';
 import { bearerToken } from './token-file.ts';
@@ -71,13 +71,58 @@ export function issuerKeySet(issuerUrl: string, discoveryUrl: string | undefined
     }));
 }
 
+/** An issuer a bearer JWT may come from: its keys, what jose checks, and the user its claims map to. */
+export interface JwtIssuer {
+  keys(): Promise<IssuerKeySet>;
+  readonly verify: JWTVerifyOptions;
+  /** The user, or the message of the 401 when the claims are refused. */
+  user(payload: JWTPayload): UserInfo | string;
+}
+
+/**
+ * A bearer JWT verified against the issuer its `iss` names (no opinion for tokens of other issuers), with successes
+ * cached for 10 s (at most until `exp`) by the token's hash. Only verified tokens are cached, so a hit needs no decoding.
+ */
+export function verifiedJwtAuthenticator(issuerOf: (iss: string) => JwtIssuer | undefined): Authenticator {
+  const cache = new Map<string, { user: UserInfo; until: number }>();
+  return {
+    async authenticate(req) {
+      const token = bearerToken(headerValue(req, 'authorization'));
+      if (token === undefined || token.split('.').length !== 3) return NO_OPINION;
+      const key = createHash('sha256').update(token).digest('base64url');
+      const hit = cache.get(key);
+      if (hit && hit.until > Date.now()) return authenticated(hit.user);
+      const { decodeJwt, errors: joseErrors, jwtVerify } = await loadJose();
+      let iss: string | undefined;
+      try {
+        iss = decodeJwt(token).iss;
+      } catch {
+        return NO_OPINION;
+      }
+      const issuer = iss === undefined ? undefined : issuerOf(iss);
+      if (!issuer) return NO_OPINION;
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, await issuer.keys(), issuer.verify));
+      } catch (e) {
+        if (e instanceof joseErrors.JWTExpired) return failed('oidc: verify token: token is expired');
+        return failed(`oidc: verify token: ${e instanceof joseErrors.JOSEError ? e.code : (e as Error).message}`);
+      }
+      const user = issuer.user(payload);
+      if (typeof user === 'string') return failed(user);
+      if (cache.size >= 10_000) cache.clear();
+      cache.set(key, { user, until: Math.min(Date.now() + SUCCESS_TTL_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity) });
+      return authenticated(user);
+    },
+  };
+}
+
 export function oidcAuthenticator(options: OidcOptions): Authenticator {
   const usernameClaim = options.usernameClaim ?? 'sub';
   // kube's default: claims other than email are prefixed with the issuer URL and "#"; "-" turns prefixing off.
   const usernamePrefix = options.usernamePrefix === '-' ? '' : (options.usernamePrefix ?? (usernameClaim === 'email' ? '' : `${options.issuerUrl}#`));
   const algorithms = options.signingAlgs && options.signingAlgs.length > 0 ? [...options.signingAlgs] : ['RS256'];
   const keySet = issuerKeySet(options.issuerUrl, undefined, options.caPem);
-  const cache = new Map<string, { user: UserInfo; until: number }>();
 
   function userOf(claims: JWTPayload): UserInfo | string {
     for (const [k, v] of Object.entries(options.requiredClaims ?? {})) {
@@ -97,33 +142,6 @@ export function oidcAuthenticator(options: OidcOptions): Authenticator {
     return { name: usernamePrefix + name, groups };
   }
 
-  return {
-    async authenticate(req) {
-      const token = bearerToken(headerValue(req, 'authorization'));
-      if (token === undefined || token.split('.').length !== 3) return NO_OPINION;
-      const { decodeJwt, errors: joseErrors, jwtVerify } = await loadJose();
-      let iss: string | undefined;
-      try {
-        iss = decodeJwt(token).iss;
-      } catch {
-        return NO_OPINION;
-      }
-      if (iss !== options.issuerUrl) return NO_OPINION;
-      const key = createHash('sha256').update(token).digest('base64url');
-      const hit = cache.get(key);
-      if (hit && hit.until > Date.now()) return authenticated(hit.user);
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, await keySet(), { issuer: options.issuerUrl, audience: options.clientId, algorithms }));
-      } catch (e) {
-        if (e instanceof joseErrors.JWTExpired) return failed('oidc: verify token: token is expired');
-        return failed(`oidc: verify token: ${e instanceof joseErrors.JOSEError ? e.code : (e as Error).message}`);
-      }
-      const user = userOf(payload);
-      if (typeof user === 'string') return failed(user);
-      if (cache.size >= 10_000) cache.clear();
-      cache.set(key, { user, until: Math.min(Date.now() + SUCCESS_TTL_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity) });
-      return authenticated(user);
-    },
-  };
+  const issuer: JwtIssuer = { keys: keySet, verify: { issuer: options.issuerUrl, audience: options.clientId, algorithms }, user: userOf };
+  return verifiedJwtAuthenticator((iss) => (iss === options.issuerUrl ? issuer : undefined));
 }
