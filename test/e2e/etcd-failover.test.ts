@@ -222,7 +222,7 @@ test('kill -9 of an etcd member and of a Capstan instance loses no acknowledged 
 
   // ---- afterwards ----
   const fresh = await call('GET', '/api/v1/namespaces/failover/configmaps');
-  assert.equal(fresh.status, 200);
+  assert.equal(fresh.status, 200, fresh.body);
   const list = JSON.parse(fresh.body) as { metadata: { resourceVersion: string }; items: { metadata: { name: string; resourceVersion: string } }[] };
   const stored = new Map(list.items.map((o) => [o.metadata.name, Number(o.metadata.resourceVersion)]));
   for (const [name, rv] of acked) {
