@@ -15,6 +15,7 @@ import { createResource, updateResource } from './handlers/write.ts';
 import { declaredPatchTypes, patchResource } from './handlers/patch.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { connectResource } from './handlers/connect.ts';
+import { whenClosed } from '../server/response-close.ts';
 
 /** A discovery or OpenAPI handler: true when it answered the request. */
 export type PathHandler = (req: HttpRequest, res: HttpResponse, info: RequestInfo) => Promise<boolean>;
@@ -88,11 +89,22 @@ function queryOf(req: HttpRequest): URLSearchParams {
 export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly PathHandler[]): RequestHandler {
   return async (req, res, info, user) => {
     const r: Responder = { req, res, query: queryOf(req), warnings: [], logger: deps.logger, compress: deps.responseCompression };
-    const abort = new AbortController();
     // Abort work for a client that went away; a response that was sent in full needs no abort (and no AbortError).
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
+    // The controller is made when something first asks for the signal (most requests never wait on anything).
+    let abort: AbortController | undefined;
+    let clientGone = false;
+    whenClosed(res, () => {
+      if (res.writableFinished) return;
+      clientGone = true;
+      abort?.abort();
     });
+    const signal = (): AbortSignal => {
+      if (!abort) {
+        abort = new AbortController();
+        if (clientGone) abort.abort();
+      }
+      return abort.signal;
+    };
     try {
       if (!info.isResourceRequest || info.resource === '') {
         for (const handler of pathHandlers) {
@@ -130,7 +142,9 @@ export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly 
         r,
         user,
         userAgent: requestHeader(req, 'user-agent'),
-        signal: abort.signal,
+        get signal() {
+          return signal();
+        },
         namespace: route.namespace,
         name: route.name,
       };

@@ -99,7 +99,9 @@ export function requestContext(
     fieldManager: extra.fieldManager,
     userAgent: scope.userAgent,
     warnings: scope.r.warnings,
-    signal: scope.signal,
+    get signal() {
+      return scope.signal;
+    },
     trackManagedFields: extra.trackManagedFields && extra.fieldManager !== undefined ? managedFieldsTracker(scope.def, extra.fieldManager) : undefined,
   };
   return ctx;

@@ -319,6 +319,11 @@ export interface DeleteResult {
 export interface ResourceStore {
   readonly definition: ResourceDefinition;
   get(ctx: RequestContext, name: string, options?: GetOptions): Promise<KubeObject>;
+  /**
+   * get, answered as the object's response JSON (unescaped) when the stored text can be served as it is, else as
+   * the object get would return. Absent on stores that transform what they read.
+   */
+  getJson?(ctx: RequestContext, name: string, options?: GetOptions): Promise<string | KubeObject>;
   list(ctx: RequestContext, options?: ListOptions): Promise<KubeList>;
   create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
   /** Guaranteed update: read, tryUpdate, compare-and-swap, retried on conflict when the request was unconditional. */
@@ -337,6 +342,11 @@ export interface Registry {
   lookup(group: string, version: string, resource: string): ResourceDefinition | undefined;
   /** The store serving a definition (one store per group/resource, shared by its versions' definitions). */
   store(def: ResourceDefinition): ResourceStore;
+  /**
+   * A namespace as admission and create checks read it: from the watch cache (else storage), shared between
+   * readers (never to be modified); undefined when it does not exist.
+   */
+  readNamespace?(name: string): Promise<KubeObject | undefined>;
   /** Called after definitions are added or removed (discovery and OpenAPI caches listen). */
   onChange(listener: () => void): () => void;
 }

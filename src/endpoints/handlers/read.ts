@@ -9,7 +9,7 @@ import { rawListItems } from '../../registry/list-json.ts';
 import type { KubeList } from '../../registry/types.ts';
 import { decodeListOptions, validateListOptions, type ParsedListOptions } from '../options.ts';
 import { checkFieldSelector, requiresExactMatch } from '../field-selector.ts';
-import { requestHeader, shouldGzip, warningHeaderValues, writable } from '../respond.ts';
+import { requestHeader, shouldGzip, warningHeaderValues, writable, writeBody } from '../respond.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { serveWatch } from '../watch.ts';
 import { negotiateResourceOutput, writeResult } from './common.ts';
@@ -20,8 +20,19 @@ export async function getResource(scope: Scope): Promise<void> {
   const options: { resourceVersion?: string; subresource?: string } = {};
   if (resourceVersion) options.resourceVersion = resourceVersion;
   if (scope.subresource) options.subresource = scope.subresource;
+  if (scope.store.getJson && plainJson(scope, media)) {
+    const answer = await scope.store.getJson(requestContext(scope), scope.name, options);
+    if (typeof answer === 'string') writeBody(scope.r, 200, JSON_MEDIA_TYPE, `${goEscape(answer)}\n`);
+    else writeResult(scope, 200, answer, media);
+    return;
+  }
   const obj = await scope.store.get(requestContext(scope), scope.name, options);
   writeResult(scope, 200, obj, media);
+}
+
+/** Compact JSON of the object itself (no Table or metadata-only conversion, not indented). */
+function plainJson(scope: Scope, media: NegotiatedMediaType): boolean {
+  return media.mediaType === JSON_MEDIA_TYPE && !media.convert && !media.pretty && !prettyRequested(scope.r.query, requestHeader(scope.r.req, 'user-agent'));
 }
 
 /** Decodes, validates and checks ListOptions as ListResource and DeleteCollection do. */
@@ -64,9 +75,8 @@ export async function listResource(scope: Scope, forceWatch: boolean): Promise<v
  */
 function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType): boolean {
   const raw = rawListItems(list);
-  if (!raw || media.mediaType !== JSON_MEDIA_TYPE || media.convert || media.pretty) return false;
-  const { req, query, warnings } = scope.r;
-  if (prettyRequested(query, requestHeader(req, 'user-agent'))) return false;
+  if (!raw || !plainJson(scope, media)) return false;
+  const { req, warnings } = scope.r;
   const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata });
   const parts = [Buffer.from(goEscape(`${head.slice(0, -1)},"items":[`), 'utf8'), raw, LIST_END];
   let length = parts[0].length + parts[1].length + parts[2].length;
