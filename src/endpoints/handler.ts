@@ -89,22 +89,11 @@ function queryOf(req: HttpRequest): URLSearchParams {
 export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly PathHandler[]): RequestHandler {
   return async (req, res, info, user) => {
     const r: Responder = { req, res, query: queryOf(req), warnings: [], logger: deps.logger, compress: deps.responseCompression };
+    const abort = new AbortController();
     // Abort work for a client that went away; a response that was sent in full needs no abort (and no AbortError).
-    // The controller is made when something first asks for the signal (most requests never wait on anything).
-    let abort: AbortController | undefined;
-    let clientGone = false;
     whenClosed(res, () => {
-      if (res.writableFinished) return;
-      clientGone = true;
-      abort?.abort();
+      if (!res.writableFinished) abort.abort();
     });
-    const signal = (): AbortSignal => {
-      if (!abort) {
-        abort = new AbortController();
-        if (clientGone) abort.abort();
-      }
-      return abort.signal;
-    };
     try {
       if (!info.isResourceRequest || info.resource === '') {
         for (const handler of pathHandlers) {
@@ -142,9 +131,7 @@ export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly 
         r,
         user,
         userAgent: requestHeader(req, 'user-agent'),
-        get signal() {
-          return signal();
-        },
+        signal: abort.signal,
         namespace: route.namespace,
         name: route.name,
       };

@@ -99,9 +99,7 @@ export function requestContext(
     fieldManager: extra.fieldManager,
     userAgent: scope.userAgent,
     warnings: scope.r.warnings,
-    get signal() {
-      return scope.signal;
-    },
+    signal: scope.signal,
     trackManagedFields: extra.trackManagedFields && extra.fieldManager !== undefined ? managedFieldsTracker(scope.def, extra.fieldManager) : undefined,
   };
   return ctx;
