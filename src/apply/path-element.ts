@@ -130,7 +130,17 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
 /** The FieldsV1 key of a path element: "f:name", "k:{...}", "v:...", "i:3". Also its identity. */
 export function serializePathElement(pe: PathElement): string {
   switch (pe.kind) {
-    case 'field': return `f:${pe.name}`;
+    case 'field': {
+      // Field keys recur in every set operation: one string per name (a new one would be hashed and interned as a
+      // property key each time).
+      let key = fieldKeys.get(pe.name);
+      if (key === undefined) {
+        if (fieldKeys.size >= MAX_FIELD_KEYS) fieldKeys.clear();
+        key = `f:${pe.name}`;
+        fieldKeys.set(pe.name, key);
+      }
+      return key;
+    }
     case 'index': return `i:${pe.index}`;
     default: {
       // Keys and values marshal their JSON: remember it, as one element is serialized at every set operation.
@@ -145,6 +155,8 @@ export function serializePathElement(pe: PathElement): string {
 }
 
 const serialized = new WeakMap<PathElement, string>();
+const fieldKeys = new Map<string, string>();
+const MAX_FIELD_KEYS = 10000;
 
 export class UnknownPathElementType extends Error {
   constructor() {
