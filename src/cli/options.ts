@@ -70,7 +70,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'leader-elect-retry-period', type: 'string', valueName: 'duration', default: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
   { name: 'shutdown-delay-duration', type: 'string', valueName: 'duration', default: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.' },
   { name: 'shutdown-send-retry-after', type: 'bool', default: false, help: 'If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a \'Retry-After\' response header.' },
-  { name: 'storage-media-type', type: 'string', valueName: 'string', default: 'application/json', help: 'The media type to use to store objects in storage. Supported: application/json.' },
+  { name: 'storage-media-type', type: 'string', valueName: 'string', default: 'application/json', help: 'The media type to use to store objects in storage: application/json, or application/vnd.kubernetes.protobuf (etcd3 only; custom resources stay JSON). Stored values of either type are read.' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
   { name: 'simulate-workloads', type: 'bool', help: 'Run simulated nodes, kubelets, a scheduler and the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, Service endpoints), so applied apps settle as on a small cluster.' },
@@ -175,7 +175,8 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
   const shutdownDelayMs = durationFlag('shutdown-delay-duration');
   if (shutdownDelayMs < 0) throw new FlagError('--shutdown-delay-duration can not be negative value');
-  if (mediaType !== 'application/json') throw new FlagError(`--storage-media-type "${mediaType}" is not supported by Capstan yet (objects are stored as application/json)`);
+  if (mediaType === 'application/yaml') throw new FlagError(`--storage-media-type "${mediaType}" is not supported by Capstan (objects are stored as application/json or application/vnd.kubernetes.protobuf)`);
+  if (mediaType !== 'application/json' && backend !== 'etcd3') throw new FlagError(`--storage-media-type "${mediaType}" needs --storage-backend=etcd3 (${backend} stores application/json)`);
   const rawTimeout = v['request-timeout'] as string;
   let requestTimeoutMs: number;
   try {
@@ -228,6 +229,7 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
             certFile: (v['etcd-certfile'] as string | undefined) || undefined,
             keyFile: (v['etcd-keyfile'] as string | undefined) || undefined,
             compactionIntervalMs,
+            mediaType: mediaType as 'application/json' | 'application/vnd.kubernetes.protobuf',
           },
         }
       : {}),
