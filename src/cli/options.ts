@@ -11,6 +11,8 @@ import type { CapstanOptions } from './start.ts';
 export const FLAGS: readonly FlagSpec[] = [
   { name: 'secure-port', type: 'int', valueName: 'int', default: 6443, help: 'The port on which to serve HTTPS (HTTP/2 and HTTP/1.1). 0 picks a free port.' },
   { name: 'bind-address', type: 'string', valueName: 'ip', default: '127.0.0.1', help: 'The IP address on which to listen for the --secure-port port (0.0.0.0 or :: for all interfaces).' },
+  { name: 'advertise-address', type: 'string', valueName: 'ip', help: 'The IP address the kubernetes Service\'s Endpoints and EndpointSlice name for this instance. If blank, a specific IPv4 --bind-address is used, else 127.0.0.1 (loopback addresses get no endpoints, as in kube).' },
+  { name: 'endpoint-reconciler-type', type: 'string', valueName: 'string', default: 'lease', help: 'Use an endpoint reconciler (lease, none). lease: every instance keeps a 15 s lease in storage and the endpoints list the live ones. master-count (deprecated in kube) is not supported.' },
   { name: 'tls-cert-file', type: 'string', valueName: 'string', help: 'File containing the default x509 serving certificate (chain). When absent, a certificate signed by the generated CA is used.' },
   { name: 'tls-private-key-file', type: 'string', valueName: 'string', help: 'File containing the default x509 private key matching --tls-cert-file.' },
   { name: 'client-ca-file', type: 'string', valueName: 'string', help: 'A bundle of CA certificates accepted, besides the generated CA, to verify client certificates (CN = user, O = groups).' },
@@ -134,6 +136,12 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
 
   const bind = v['bind-address'] as string;
   if (isIP(bind) === 0) throw invalid(bind, '--bind-address', `failed to parse IP: ${JSON.stringify(bind)}`);
+  const advertise = (v['advertise-address'] as string | undefined) || undefined;
+  if (advertise !== undefined && isIP(advertise) === 0) throw invalid(advertise, '--advertise-address', `failed to parse IP: ${JSON.stringify(advertise)}`);
+  const reconciler = v['endpoint-reconciler-type'] as string;
+  if (reconciler !== 'lease' && reconciler !== 'none') {
+    throw new FlagError(`--endpoint-reconciler-type "${reconciler}" is not supported by Capstan, allowed values: lease, none`);
+  }
 
   let featureGates: Record<string, boolean> = {};
   if (parsed.given.has('feature-gates')) {
@@ -198,6 +206,8 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   const options: CapstanOptions = {
     port: v['secure-port'] as number,
     bindAddress: bind,
+    ...(advertise !== undefined ? { advertiseAddress: advertise } : {}),
+    endpointReconcilerType: reconciler,
     tlsCertFile: (v['tls-cert-file'] as string | undefined) || undefined,
     tlsPrivateKeyFile: (v['tls-private-key-file'] as string | undefined) || undefined,
     clientCaFile: (v['client-ca-file'] as string | undefined) || undefined,

@@ -3,7 +3,6 @@
 // instance reading values put into etcd as kube-apiserver 1.31 writes them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { startEtcdCluster, type EtcdCluster } from '../../src/storage/etcd/test-cluster.ts';
 import { kubeConfigMapBytes } from '../../src/encoding/protobuf/test-bytes.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
@@ -25,21 +24,7 @@ after(async () => {
   await etcd?.close();
 });
 
-/** Runs etcdctl (v3 API) against the test member; stdout as bytes. */
-function etcdctl(args: readonly string[], input?: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('etcdctl', [`--endpoints=${etcd.clientUrls[0]}`, ...args], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`etcdctl ${args.join(' ')} exited ${code}: ${err}`))));
-    child.stdin.end(input ?? '');
-  });
-}
-
-const storedValue = (key: string) => etcdctl(['get', key, '--print-value-only']);
+const storedValue = (key: string) => etcd.etcdctl(['get', key, '--print-value-only']);
 
 const WIDGETS_CRD = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -102,7 +87,7 @@ test('custom resources and CRDs stay JSON under the protobuf media type', async 
 test('a ConfigMap put into etcd as kube-apiserver 1.31 writes it is served, listed and watched', async () => {
   const uid = '2d3c4b5a-6978-4a1b-9c2d-3e4f5a6b7c8d';
   const value = kubeConfigMapBytes({ name: 'from-kube', namespace: 'default', uid, creationTimestamp: '2024-08-13T10:00:00Z', labels: { app: 'legacy' }, data: { mode: 'kube' } });
-  await etcdctl(['put', '/registry/configmaps/default/from-kube'], value);
+  await etcd.etcdctl(['put', '/registry/configmaps/default/from-kube'], value);
   assert.ok((await storedValue('/registry/configmaps/default/from-kube')).equals(Buffer.concat([value, Buffer.from('\n')])), 'etcdctl stored the bytes as given');
   for (const server of [reader, writer]) {
     const got = JSON.parse(await server.kubectlOk(['get', 'configmap', 'from-kube', '-o', 'json'])) as { metadata: Record<string, unknown>; data: Record<string, string> };
@@ -115,7 +100,7 @@ test('a ConfigMap put into etcd as kube-apiserver 1.31 writes it is served, list
   // Served from the watch cache fed by the etcd watch: a change made by kube (another put) reaches a watcher.
   const watch = reader.kubectl(['get', 'configmap', 'from-kube', '--watch', '--output-watch-events', '-o', 'jsonpath={.type} {.object.data.mode}{"\\n"}'], { timeoutMs: 6000 });
   await new Promise((res) => setTimeout(res, 1500));
-  await etcdctl(['put', '/registry/configmaps/default/from-kube'], kubeConfigMapBytes({ name: 'from-kube', namespace: 'default', uid, creationTimestamp: '2024-08-13T10:00:00Z', labels: { app: 'legacy' }, data: { mode: 'changed' } }));
+  await etcd.etcdctl(['put', '/registry/configmaps/default/from-kube'], kubeConfigMapBytes({ name: 'from-kube', namespace: 'default', uid, creationTimestamp: '2024-08-13T10:00:00Z', labels: { app: 'legacy' }, data: { mode: 'changed' } }));
   const out = (await watch).stdout;
   assert.match(out, /^ADDED kube\nMODIFIED changed\n/);
 });

@@ -418,6 +418,28 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
       return { key, value: put.value, createRevision: prev ? local(prev.create_revision) : local(res.header.revision), modRevision: local(res.header.revision) };
     },
 
+    async writeWithTtl(key, value, expectedModRevision, ttlSeconds) {
+      const remote = keys.toRemote(key);
+      const put = encoded(value);
+      // A lease of its own per write, as kube's lease manager grants one when its previous lease cannot be reused
+      // (for a 15 s TTL it never can); the previous lease expires unused.
+      const granted = await call(() => conn.lease.leaseGrant({ TTL: ttlSeconds }, conn.callOptions()), key);
+      const res = await write(key, {
+        compare: [{ key: remote, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision === 0 ? 0 : expectedModRevision + base }],
+        success: [{ request_put: { key: remote, value: Buffer.from(put.bytes.buffer, put.bytes.byteOffset, put.bytes.byteLength), lease: granted.ID, prev_kv: true } }],
+        failure: [{ request_range: { key: remote } }],
+      });
+      if (!res.succeeded) {
+        const current = currentKv(res, key);
+        if (expectedModRevision === 0) throw keyExists(key, current);
+        if (current === undefined) throw keyNotFound(key);
+        throw revisionConflict(key, expectedModRevision, current);
+      }
+      const rev = local(res.header.revision);
+      const prev = res.responses[0]?.response_put?.prev_kv;
+      return { key, value: put.value, createRevision: prev ? local(prev.create_revision) : rev, modRevision: rev };
+    },
+
     async delete(key, expectedModRevision) {
       const remote = keys.toRemote(key);
       const guard: RPC.ICompare =
