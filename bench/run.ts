@@ -1,7 +1,7 @@
 // `npm run bench`: Capstan's figures, each as a ratio to the raw limit measured in the same run (direct calls of the
 // same storage backend; a bare Node HTTPS server), with absolute numbers for context.
 //
-//   node bench/run.ts [--quick] [--only startup,storage,http,watch,apply,crd,builtin,admission,protobuf,auth,memory,testing,observability]
+//   node bench/run.ts [--quick] [--only startup,storage,http,etcd,watch,apply,crd,builtin,admission,protobuf,auth,memory,testing,observability]
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -26,7 +26,7 @@ import type { LoadResult, TlsClientOptions } from './load.ts';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing', 'observability', 'simulation']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'etcd', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing', 'observability', 'simulation']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -345,6 +345,10 @@ process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import(
 if (only.has('startup')) await benchStartup();
 if (only.has('storage')) await benchStorageOnly();
 if (only.has('http')) await benchHttp();
+if (only.has('etcd')) {
+  process.stdout.write(`etcd3: create over HTTPS vs raw etcd transactions through the same client (${CONCURRENCY} in flight, 1 KiB ConfigMaps, one local etcd member)\n`);
+  for (const r of await (await import('./etcd.ts')).benchEtcd({ quick })) row(r.what, r.capstan, r.raw, r.ratio);
+}
 if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });
 if (only.has('apply')) await benchApplySection();
 if (only.has('crd')) await benchCrdSection();
