@@ -13,7 +13,7 @@ import { requiresExactMatch } from '../apis/fields.ts';
 import { isDNS1123Label } from '../apis/labels.ts';
 import { CacheNotReadyError, CacheTooLargeError } from '../storage/cacher/types.ts';
 import { StorageError, type KeyValue } from '../storage/types.ts';
-import { itemFromLayout, jsonLayout, listFromStored } from './list-json.ts';
+import { jsonLayout, listFromStored } from './list-json.ts';
 import { cacheFilter } from './store-cache.ts';
 import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueAt } from './store-continue.ts';
@@ -21,7 +21,7 @@ import { keyFor, rootFor, waitForRevision, type StoreCore } from './store-core.t
 import { CONTINUE_EXPIRED, CONTINUE_INCONSISTENT, LIST_TOO_OLD, parseResourceVersion, StatusErrorWithListMeta, tooLargeResourceVersion } from './store-errors.ts';
 import { scaleOf } from './store-scale.ts';
 import { buildPredicate, validateListOptions, type Predicate } from './store-selection.ts';
-import type { GetOptions, KubeList, KubeObject, ListOptions, RequestContext, ResourceDefinition } from './types.ts';
+import type { GetOptions, KubeList, KubeObject, ListOptions, RequestContext, ResourceDefinition, StoredObject } from './types.ts';
 
 /** kube's storage list batch ceiling when filtering (maxLimit). */
 const MAX_BATCH = 10000;
@@ -85,18 +85,18 @@ export async function getObject(core: StoreCore, def: ResourceDefinition, ctx: R
 }
 
 /**
- * A get answered as its response JSON (what encoding getObject's result gives, before Go's escaping), spliced from
- * the stored text without decoding it; the decoded object instead when the stored text cannot be served as it is
- * (another stored version, a scale, a value not in encodeForStorage's canonical shape).
+ * A get answered from the stored value itself when it can be served as it is (no other stored version, no scale,
+ * text in encodeForStorage's canonical shape): responses are then spliced (JSON) or encoded once per stored value
+ * (protobuf) without decoding it per request. Otherwise the object getObject would return.
  */
-export async function getObjectJson(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<string | KubeObject> {
+export async function getStoredObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<StoredObject | KubeObject> {
   const kv = await readForGet(core, ctx, name, options);
   const layout = options.subresource === 'scale' || convertsOnRead(def) ? undefined : jsonLayout(kv.value);
   const apiVersion = apiVersionOf(def);
   // A definition that converts between versions serves stored text only when it is stored in the version asked for.
-  const servable = layout?.apiVersion !== undefined && (!def.convert || kv.value.slice(layout.apiVersion[0], layout.apiVersion[1]) === JSON.stringify(apiVersion));
-  const json = servable ? itemFromLayout(kv.value, layout, kv.modRevision, { apiVersion }) : undefined;
-  if (json !== undefined) return json;
+  if (layout?.apiVersion !== undefined && (!def.convert || kv.value.slice(layout.apiVersion[0], layout.apiVersion[1]) === JSON.stringify(apiVersion))) {
+    return { stored: kv, layout, apiVersion };
+  }
   const object = decodeFromStorage(kv);
   if (options.subresource === 'scale') return scaleOf(core, object, def.scale);
   return convertToVersion(object, def);

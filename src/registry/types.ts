@@ -4,6 +4,8 @@
 import type { FieldError, Status } from '../apis/errors.ts';
 import type { SchemaNode, SubresourceFacts } from '../apis/model-types.ts';
 import type { UserInfo } from '../auth/user.ts';
+import type { KeyValue } from '../storage/types.ts';
+import type { JsonLayout } from './list-json.ts';
 
 export interface OwnerReference {
   apiVersion: string;
@@ -316,14 +318,21 @@ export interface DeleteResult {
 }
 
 /** The generic store of one resource definition. Every write, controllers' included, goes through it. */
+/** An object as stored, servable without conversion: its value, where its metadata is, and the version served. */
+export interface StoredObject {
+  readonly stored: KeyValue;
+  readonly layout: JsonLayout;
+  readonly apiVersion: string;
+}
+
 export interface ResourceStore {
   readonly definition: ResourceDefinition;
   get(ctx: RequestContext, name: string, options?: GetOptions): Promise<KubeObject>;
   /**
-   * get, answered as the object's response JSON (unescaped) when the stored text can be served as it is, else as
-   * the object get would return. Absent on stores that transform what they read.
+   * get, answered with the stored value when it can be served as it is, else with the object get would return.
+   * Absent on stores that transform what they read.
    */
-  getJson?(ctx: RequestContext, name: string, options?: GetOptions): Promise<string | KubeObject>;
+  getStored?(ctx: RequestContext, name: string, options?: GetOptions): Promise<StoredObject | KubeObject>;
   list(ctx: RequestContext, options?: ListOptions): Promise<KubeList>;
   create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
   /** Guaranteed update: read, tryUpdate, compare-and-swap, retried on conflict when the request was unconditional. */
