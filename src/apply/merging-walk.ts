@@ -55,7 +55,7 @@ function handlePart(atom: TypeRef['atom'], lhs: Value, rhs: Value, rules: LevelR
   return false;
 }
 
-function isEmptyMap(m: ValueMap | undefined): boolean {
+export function isEmptyMap(m: ValueMap | undefined): boolean {
   if (!m) return true;
   for (const _ in m) return false;
   return true;
@@ -63,7 +63,11 @@ function isEmptyMap(m: ValueMap | undefined): boolean {
 
 /** Each key of either side's map, left side's first, with both values and the key's type. */
 export function forEachKey(t: MapAtom, lhs: ValueMap | undefined, rhs: ValueMap | undefined, visit: (key: string, l: Value, r: Value, type: TypeRef) => void): void {
-  const typeOf = (key: string): TypeRef => t.fields.get(key)?.type ?? t.elem ?? DEDUCED;
-  if (lhs) for (const key of Object.keys(lhs)) visit(key, lhs[key], rhs?.[key], typeOf(key));
-  if (rhs) for (const key of Object.keys(rhs)) if (!lhs || !Object.hasOwn(lhs, key)) visit(key, undefined, rhs[key], typeOf(key));
+  if (lhs) for (const key of Object.keys(lhs)) visit(key, lhs[key], rhs?.[key], fieldType(t, key));
+  if (rhs) for (const key of Object.keys(rhs)) if (!lhs || !Object.hasOwn(lhs, key)) visit(key, undefined, rhs[key], fieldType(t, key));
+}
+
+/** The type of a map's key: its field's, else the map's element type, else deduced from the value. */
+export function fieldType(t: MapAtom, key: string): TypeRef {
+  return t.fields.get(key)?.type ?? t.elem ?? DEDUCED;
 }

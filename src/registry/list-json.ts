@@ -89,6 +89,8 @@ export interface JsonLayout {
   readonly insert: 'before' | 'end' | 'empty';
   /** Where the values of metadata's name, namespace and labels are in the text (start, end), when present. */
   readonly spans: MetaSpans;
+  /** Where metadata's value (the object) is in the text (start, end). */
+  readonly metadata: readonly [number, number];
 }
 
 export interface MetaSpans {
@@ -122,7 +124,7 @@ export function jsonLayout(stored: string): JsonLayout | undefined {
       if (spot === undefined) return undefined;
       // What follows metadata is copied as it is; it only has to close the object.
       if (stored.charCodeAt(stored.length - 1) !== 0x7d) return undefined;
-      return { metaKey: i, apiVersion, insertAt: spot[0], insert: spot[1], spans };
+      return { metaKey: i, apiVersion, insertAt: spot[0], insert: spot[1], spans, metadata: [at, end] };
     } else {
       return undefined;
     }

@@ -91,6 +91,11 @@ export interface RequestContext {
   /** Aborted when the client goes away or the request times out. */
   readonly signal?: AbortSignal;
   /**
+   * Watches of in-process watchers that read nothing but metadata (the garbage collector): their events carry kind,
+   * apiVersion and metadata only, parsed without the rest of the object.
+   */
+  readonly metadataOnly?: boolean;
+  /**
    * Records this write in metadata.managedFields (non-apply writes; server-side apply records its own). The store
    * calls it after defaulting, before validation, with the live object (undefined on create) and the new one.
    */
