@@ -42,7 +42,8 @@ export function startPodTermination(registry: Registry, options: { retryMs?: num
 
   const stopWatch = followWatch(
     pods,
-    loopbackContext(),
+    // Deletion state is all it reads: events without the pods' bodies.
+    { ...loopbackContext(), metadataOnly: true },
     (ev) => {
       const pod = ev.object as KubeObject;
       const key = `${pod.metadata.namespace}/${pod.metadata.name}`;

@@ -4,20 +4,20 @@
 // the global default).
 
 import { forbiddenError } from '../../registry/store-errors.ts';
-import { loopbackContext } from '../../registry/registry.ts';
+import { createInformer } from '../informer.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 
 type Obj = Record<string, any>;
 
-async function listAll(registry: Registry, group: string, version: string, resource: string): Promise<KubeObject[]> {
-  const def = registry.lookup(group, version, resource);
-  if (!def) return [];
-  return (await registry.store(def).list(loopbackContext(), { resourceVersion: '0' })).items;
+/** The class objects a plugin reads on its creates, from a lister (a watched map) as kube's plugins read them. */
+function classLister(registry: Registry, group: string, version: string, resource: string): { items(): Promise<readonly KubeObject[]>; stop(): void } {
+  const informer = createInformer(registry, group, version, resource);
+  return { items: async () => (await informer.snapshot()).items, stop: () => informer.stop() };
 }
 
 /** The default of a class list: the newest marked by the annotation (kube picks the most recent), by name on ties. */
-function defaultClass(items: KubeObject[], annotation: string): KubeObject | undefined {
+function defaultClass(items: readonly KubeObject[], annotation: string): KubeObject | undefined {
   const marked = items.filter((i) => i.metadata.annotations?.[annotation] === 'true');
   marked.sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
   return marked[0];
@@ -26,30 +26,34 @@ function defaultClass(items: KubeObject[], annotation: string): KubeObject | und
 const is = (a: AdmissionAttributes, group: string, resource: string) => a.resource.group === group && a.resource.resource === resource && a.subResource === '' && a.operation === 'CREATE' && !!a.object;
 
 export function defaultStorageClass(registry: Registry): AdmissionPlugin {
+  const storageClasses = classLister(registry, 'storage.k8s.io', 'v1', 'storageclasses');
   return {
     name: 'DefaultStorageClass',
+    close: storageClasses.stop,
     handles: (op) => op === 'CREATE',
     async admit(a) {
       if (!is(a, '', 'persistentvolumeclaims')) return;
       const spec = (a.object!.spec ??= {}) as Obj;
       if (spec.storageClassName !== undefined && spec.storageClassName !== null) return;
       if (a.object!.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] !== undefined) return;
-      const def = defaultClass(await listAll(registry, 'storage.k8s.io', 'v1', 'storageclasses'), 'storageclass.kubernetes.io/is-default-class');
+      const def = defaultClass(await storageClasses.items(), 'storageclass.kubernetes.io/is-default-class');
       if (def) spec.storageClassName = def.metadata.name;
     },
   };
 }
 
 export function defaultIngressClass(registry: Registry): AdmissionPlugin {
+  const ingressClasses = classLister(registry, 'networking.k8s.io', 'v1', 'ingressclasses');
   return {
     name: 'DefaultIngressClass',
+    close: ingressClasses.stop,
     handles: (op) => op === 'CREATE',
     async admit(a) {
       if (!is(a, 'networking.k8s.io', 'ingresses')) return;
       const spec = (a.object!.spec ??= {}) as Obj;
       if (spec.ingressClassName !== undefined && spec.ingressClassName !== null) return;
       if (a.object!.metadata.annotations?.['kubernetes.io/ingress.class'] !== undefined) return;
-      const def = defaultClass(await listAll(registry, 'networking.k8s.io', 'v1', 'ingressclasses'), 'ingressclass.kubernetes.io/is-default-class');
+      const def = defaultClass(await ingressClasses.items(), 'ingressclass.kubernetes.io/is-default-class');
       if (def) spec.ingressClassName = def.metadata.name;
     },
   };
@@ -73,13 +77,15 @@ export function defaultTolerationSeconds(): AdmissionPlugin {
 }
 
 export function priority(registry: Registry): AdmissionPlugin {
+  const priorityClasses = classLister(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses');
   return {
     name: 'Priority',
+    close: priorityClasses.stop,
     handles: (op) => op === 'CREATE',
     async admit(a) {
       if (!is(a, '', 'pods')) return;
       const spec = (a.object!.spec ??= {}) as Obj;
-      const classes = await listAll(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses');
+      const classes = await priorityClasses.items();
       const name: string | undefined = spec.priorityClassName || undefined;
       const m = a.object!.metadata;
       const podName = m.name || m.generateName || a.name;
