@@ -455,7 +455,7 @@ async function allSettled<T extends readonly unknown[]>(promises: { [K in keyof 
 }
 
 // Servers on temporary data dirs (the library's default) share one PKI per process, so a test suite that starts
-// many servers pays for key generation and the X.509 library once.
+// many servers pays for key generation once.
 const processPki = new Map<string, Promise<EnsurePkiResult>>();
 
 function pkiFor(options: EnsurePkiOptions, temporary: boolean): Promise<EnsurePkiResult> {
