@@ -52,7 +52,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const log = command.options.logger ?? createLogger({ verbosity: command.verbosity });
   let server;
   try {
-    server = await startCapstan({ ...command.options, logger: log });
+    server = await startCapstan({ ...command.options, logger: log, releaseMemoryAfterStart: true });
   } catch (e) {
     fail((e as Error).message, e instanceof ConfigError ? 2 : 1);
   }

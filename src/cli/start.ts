@@ -67,6 +67,8 @@ import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 
 /** Quiet time after a busy period before memory is handed back. */
 const IDLE_RELEASE_MS = 5000;
+/** Quiet time after start-up before its memory is handed back (with releaseMemoryAfterStart). */
+const STARTUP_RELEASE_MS = 200;
 
 export interface CapstanOptions {
   /** 'memory' (library default), 'sqlite' (command-line default) or 'etcd3' (with `etcd`). */
@@ -214,6 +216,11 @@ export interface CapstanOptions {
    * door under /capstan/v1/ (system:masters only). Library default true; the command line's --enable-test-controls.
    */
   enableTestControls?: boolean;
+  /**
+   * Hand start-up's memory back once the server has been quiet for a moment after it (one memory-reducing garbage
+   * collection). The command line does; the library leaves it to the process that embeds it.
+   */
+  releaseMemoryAfterStart?: boolean;
 }
 
 export interface Capstan {
@@ -830,6 +837,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     kubeconfigFor = (server) => renderKubeconfig({ server, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     // reset() returns here: everything start-up made (system namespaces, bootstrap objects, stored CRDs).
     await controls?.internals.markBaseline();
+    if (options.releaseMemoryAfterStart) idleRelease.afterStartup(STARTUP_RELEASE_MS);
 
     log.info('Capstan serving', {
       url,
