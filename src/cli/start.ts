@@ -39,9 +39,8 @@ import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
-import { createTestControls, type ForkedServer, type LogicalCluster, type TestControls } from '../testing/controls.ts';
+import type { ForkedServer, LogicalCluster, TestControls } from '../testing/controls.ts';
 import type { RequestQuery, RequestRecord } from '../testing/recorder.ts';
-import { testControlHooks } from '../testing/request-hooks.ts';
 import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
 import type { StorageSnapshot } from '../storage/types.ts';
 import { buildAuditor, validateAuditOptions, type AuditOptions } from '../server/audit/options.ts';
@@ -741,7 +740,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const controls =
       options.enableTestControls === false
         ? undefined
-        : createTestControls({
+        : (await import('../testing/controls.ts')).createTestControls({
             storage,
             registry,
             controlPlane,
@@ -772,7 +771,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
             },
           });
     if (controls) cleanups.push(() => controls.internals.close());
-    const hooks = controls ? testControlHooks(controls, controls.internals, { httpDoor: true }) : undefined;
+    const hooks = controls ? (await import('../testing/request-hooks.ts')).testControlHooks(controls, controls.internals, { httpDoor: true }) : undefined;
 
     let shuttingDown = false;
     let draining = false;
