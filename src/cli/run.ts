@@ -56,8 +56,6 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (e) {
     fail((e as Error).message, e instanceof ConfigError ? 2 : 1);
   }
-  process.stdout.write(`kubectl --kubeconfig ${server.kubeconfigPath} get ns\n`);
-
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
@@ -85,5 +83,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     }, 1000);
     watchParent.unref();
   }
+  // Printed once the signal handlers are in place: whoever waits for this line may stop the server at once.
+  process.stdout.write(`kubectl --kubeconfig ${server.kubeconfigPath} get ns\n`);
 }
 
