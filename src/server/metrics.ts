@@ -1,7 +1,7 @@
 // /metrics: the apiserver_* series kube-apiserver publishes for requests and storage, and the process_* /
 // nodejs_* series, in Prometheus text format through prom-client. One registry per server (tests run several in a
 // process); request metrics are recorded once a response is done, with kube's label sets and buckets. prom-client
-// (about 30 ms and 15 MB with its dependencies) loads at the first scrape: until then every figure is kept in plain
+// (about 25 ms to load with its dependencies) loads at the first scrape: until then every figure is kept in plain
 // maps and numbers, and the Node.js runtime series (garbage collection, event loop lag) start with that scrape.
 
 import { createHash } from 'node:crypto';
