@@ -7,15 +7,21 @@ import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry, WatchStream } from '../registry/types.ts';
 
 export interface Snapshot {
-  /** By name, in name order. */
+  /** In namespace/name order. */
   readonly items: readonly KubeObject[];
   /** Changes whenever the items do. */
   readonly version: number;
 }
 
 export interface Informer {
+  /** The objects now; the first call lists and starts watching. */
   snapshot(): Promise<Snapshot>;
   stop(): void;
+}
+
+/** namespace/name: the map key, whose order is the snapshot's (name order for cluster-scoped objects). */
+function keyOf(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 }
 
 export function createInformer(registry: Registry, group: string, version: string, resource: string): Informer {
@@ -25,6 +31,7 @@ export function createInformer(registry: Registry, group: string, version: strin
   let started: Promise<void> | undefined;
   let stream: WatchStream | undefined;
   let stopped = false;
+  let unserved = false;
 
   const changed = () => {
     changes++;
@@ -32,11 +39,13 @@ export function createInformer(registry: Registry, group: string, version: strin
 
   async function start(): Promise<void> {
     const def = registry.lookup(group, version, resource);
+    // Not served (yet): the next read tries again.
+    unserved = !def;
     if (!def) return;
     const store = registry.store(def);
     const list = await store.list(loopbackContext(), { resourceVersion: '0' });
     objects.clear();
-    for (const o of list.items) objects.set(o.metadata.name ?? '', o);
+    for (const o of list.items) objects.set(keyOf(o), o);
     changed();
     const s = await store.watch(loopbackContext(), { resourceVersion: list.metadata.resourceVersion });
     if (stopped) {
@@ -47,8 +56,8 @@ export function createInformer(registry: Registry, group: string, version: strin
     s.start(
       (ev) => {
         const obj = ev.object as KubeObject;
-        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') objects.set(obj.metadata.name ?? '', obj);
-        else if (ev.type === 'DELETED') objects.delete(obj.metadata.name ?? '');
+        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') objects.set(keyOf(obj), obj);
+        else if (ev.type === 'DELETED') objects.delete(keyOf(obj));
         else if (ev.type === 'ERROR') {
           s.stop();
           started = undefined;
@@ -64,7 +73,7 @@ export function createInformer(registry: Registry, group: string, version: strin
 
   return {
     async snapshot() {
-      if (!started && !stopped) {
+      if ((!started || unserved) && !stopped) {
         const p = start();
         started = p;
         p.catch(() => {
@@ -73,7 +82,7 @@ export function createInformer(registry: Registry, group: string, version: strin
       }
       await started;
       if (current.version !== changes) {
-        const items = [...objects.values()].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+        const items = [...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
         current = { items, version: changes };
       }
       return current;

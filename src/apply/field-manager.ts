@@ -83,14 +83,35 @@ interface Context {
   readonly now: string;
 }
 
+const updaters = new WeakMap<ResourceDefinition, Map<string, UpdaterContext>>();
+
+/** The updater of a definition's endpoint (its type, reset fields and view), made once per definition and subresource. */
+function updaterOf(def: ResourceDefinition, subresource: string): UpdaterContext {
+  let bySub = updaters.get(def);
+  if (!bySub) updaters.set(def, (bySub = new Map()));
+  let updater = bySub.get(subresource);
+  if (!updater) {
+    let emptyView: Value | undefined;
+    const view = (obj: Value): Value => (obj === EMPTY_OBJECT ? (emptyView ??= typedView(obj, def)) : typedView(obj, def));
+    updater = { type: rootTypeOf(def), ignored: resetFieldsFor(def, subresource || undefined), view };
+    bySub.set(subresource, updater);
+  }
+  return updater;
+}
+
+/** metav1.Time's wire form, skipping the parse for a time already in it (what the server's clock gives). */
+function wireTime(now: string): string {
+  return now.length === 20 && now.charCodeAt(19) === 0x5a && now.charCodeAt(10) === 0x54 ? now : (normalizeTime(now) ?? now);
+}
+
 function contextOf(opts: UpdateManagedFieldsOptions): Context {
   const def = opts.def;
   return {
-    updater: { type: rootTypeOf(def), ignored: resetFieldsFor(def, opts.subresource), view: (obj) => typedView(obj, def) },
+    updater: updaterOf(def, opts.subresource ?? ''),
     def,
     apiVersion: opts.apiVersion,
     subresource: opts.subresource ?? '',
-    now: normalizeTime(opts.now) ?? opts.now,
+    now: wireTime(opts.now),
   };
 }
 
@@ -168,9 +189,14 @@ function updateCore(ctx: Context, live: Value, updated: Value, input: Managed, m
   return result;
 }
 
-/** The object a create starts from; kube's empty object of the kind (typed zero values come from the view). */
+/**
+ * The object a create starts from: kube's empty object of the kind (typed zero values come from the view, which is
+ * made once per definition). Shared and frozen: nothing writes to it.
+ */
+const EMPTY_OBJECT: ValueMap = Object.freeze({}) as ValueMap;
+
 function emptyObject(): ValueMap {
-  return {};
+  return EMPTY_OBJECT;
 }
 
 interface ApplyResult {

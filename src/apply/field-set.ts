@@ -163,12 +163,17 @@ export class FieldSet {
 
   /** Nodes in path element order, empty ones left out. */
   sortedNodes(): { pe: PathElement; member: boolean; children: FieldSet | undefined }[] {
+    return this.presentNodes().sort((a, b) => comparePathElements(a.pe, b.pe));
+  }
+
+  /** Nodes in no particular order, empty ones left out. */
+  presentNodes(): { pe: PathElement; member: boolean; children: FieldSet | undefined }[] {
     const list: Node[] = [];
     for (const n of this.nodes.values()) {
       const hasChildren = n.children !== undefined && !n.children.isEmpty();
       if (n.member || hasChildren) list.push(hasChildren ? n : { pe: n.pe, member: n.member, children: undefined });
     }
-    return list.sort((a, b) => comparePathElements(a.pe, b.pe));
+    return list;
   }
 
   /** Every member path in Set.Iterate order: a level's members first, then each child's subtree. */

@@ -19,8 +19,12 @@ export function goJsonMarshal(value: unknown): string {
   return 'null';
 }
 
+const GO_UNSAFE = /[<>&\u2028\u2029]/g;
+
 export function goJsonString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const quoted = JSON.stringify(s);
+  GO_UNSAFE.lastIndex = 0;
+  return GO_UNSAFE.test(quoted) ? quoted.replace(GO_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : quoted;
 }
 
 function goJsonNumber(n: number): string {

@@ -2,7 +2,7 @@
 // side's part of the type is handled, and when a container is taken as a single leaf.
 
 import { DEDUCED, type ListAtom, type MapAtom, type TypeRef } from './schema.ts';
-import { asList, asMap, deduceAtom, handleAtom, sameAtom, type Value, type ValueMap } from './typed-values.ts';
+import { asList, asMap, deduceAtom, sameAtom, type Value, type ValueMap } from './typed-values.ts';
 
 /** What a walk does at one level. */
 export interface LevelRules {
@@ -28,33 +28,46 @@ export function walkLevel(lhs: Value, rhs: Value, type: TypeRef, main: LevelRule
 }
 
 function handlePart(atom: TypeRef['atom'], lhs: Value, rhs: Value, rules: LevelRules): boolean {
-  let inLeaf = false;
-  const leaf = () => {
-    inLeaf = true;
+  // handleAtom's order: maps first, then scalars, then lists.
+  if (atom.map) {
+    const l = asMap(lhs);
+    const r = asMap(rhs);
+    if (atom.map.atomic || (isEmptyMap(l) && isEmptyMap(r))) {
+      rules.leaf();
+      return true;
+    }
+    rules.map(atom.map, l, r);
+    return false;
+  }
+  if (atom.scalar !== undefined) {
     rules.leaf();
-  };
-  handleAtom(atom, {
-    scalar: leaf,
-    list: (t) => {
-      const l = asList(lhs);
-      const r = asList(rhs);
-      if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) leaf();
-      else rules.list(t, l, r);
-    },
-    map: (t) => {
-      const l = asMap(lhs);
-      const r = asMap(rhs);
-      const lEmpty = !l || Object.keys(l).length === 0;
-      const rEmpty = !r || Object.keys(r).length === 0;
-      if (t.atomic || (lEmpty && rEmpty)) leaf();
-      else rules.map(t, l, r);
-    },
-  });
-  return inLeaf;
+    return true;
+  }
+  if (atom.list) {
+    const l = asList(lhs);
+    const r = asList(rhs);
+    if (atom.list.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
+      rules.leaf();
+      return true;
+    }
+    rules.list(atom.list, l, r);
+  }
+  return false;
+}
+
+export function isEmptyMap(m: ValueMap | undefined): boolean {
+  if (!m) return true;
+  for (const _ in m) return false;
+  return true;
 }
 
 /** Each key of either side's map, left side's first, with both values and the key's type. */
 export function forEachKey(t: MapAtom, lhs: ValueMap | undefined, rhs: ValueMap | undefined, visit: (key: string, l: Value, r: Value, type: TypeRef) => void): void {
-  const keys = new Set([...Object.keys(lhs ?? {}), ...Object.keys(rhs ?? {})]);
-  for (const key of keys) visit(key, lhs?.[key], rhs?.[key], t.fields.get(key)?.type ?? t.elem ?? DEDUCED);
+  if (lhs) for (const key of Object.keys(lhs)) visit(key, lhs[key], rhs?.[key], fieldType(t, key));
+  if (rhs) for (const key of Object.keys(rhs)) if (!lhs || !Object.hasOwn(lhs, key)) visit(key, undefined, rhs[key], fieldType(t, key));
+}
+
+/** The type of a map's key: its field's, else the map's element type, else deduced from the value. */
+export function fieldType(t: MapAtom, key: string): TypeRef {
+  return t.fields.get(key)?.type ?? t.elem ?? DEDUCED;
 }

@@ -10,8 +10,8 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type PathElement =
   | { readonly kind: 'field'; readonly name: string }
   /** Key fields sorted by name. */
-  | { readonly kind: 'key'; readonly fields: readonly (readonly [string, JsonValue])[] }
-  | { readonly kind: 'value'; readonly value: JsonValue }
+  | { readonly kind: 'key'; readonly fields: readonly (readonly [string, JsonValue])[]; serialized?: string }
+  | { readonly kind: 'value'; readonly value: JsonValue; serialized?: string }
   | { readonly kind: 'index'; readonly index: number };
 
 export type Path = readonly PathElement[];
@@ -130,21 +130,27 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
 /** The FieldsV1 key of a path element: "f:name", "k:{...}", "v:...", "i:3". Also its identity. */
 export function serializePathElement(pe: PathElement): string {
   switch (pe.kind) {
-    case 'field': return `f:${pe.name}`;
-    case 'index': return `i:${pe.index}`;
-    default: {
-      // Keys and values marshal their JSON: remember it, as one element is serialized at every set operation.
-      let s = serialized.get(pe);
-      if (s === undefined) {
-        s = pe.kind === 'key' ? `k:{${pe.fields.map(([n, v]) => `${goJsonMarshal(n)}:${goJsonMarshal(v)}`).join(',')}}` : `v:${goJsonMarshal(pe.value)}`;
-        serialized.set(pe, s);
+    case 'field': {
+      // Field keys recur in every set operation: one string per name (a new one would be hashed and interned as a
+      // property key each time).
+      let key = fieldKeys.get(pe.name);
+      if (key === undefined) {
+        if (fieldKeys.size >= MAX_FIELD_KEYS) fieldKeys.clear();
+        key = `f:${pe.name}`;
+        fieldKeys.set(pe.name, key);
       }
-      return s;
+      return key;
     }
+    case 'index': return `i:${pe.index}`;
+    default:
+      // Keys and values marshal their JSON: remembered on the element (immutable otherwise), as one element is
+      // serialized at every set operation.
+      return (pe.serialized ??= pe.kind === 'key' ? `k:{${pe.fields.map(([n, v]) => `${goJsonMarshal(n)}:${goJsonMarshal(v)}`).join(',')}}` : `v:${goJsonMarshal(pe.value)}`);
   }
 }
 
-const serialized = new WeakMap<PathElement, string>();
+const fieldKeys = new Map<string, string>();
+const MAX_FIELD_KEYS = 10000;
 
 export class UnknownPathElementType extends Error {
   constructor() {
@@ -154,6 +160,20 @@ export class UnknownPathElementType extends Error {
 
 /** fieldpath.DeserializePathElement; throws UnknownPathElementType for prefixes a newer version may know. */
 export function deserializePathElement(s: string): PathElement {
+  // managedFields of every object repeat the same keys: each is parsed once (elements are immutable, so shared).
+  let pe = parsedElements.get(s);
+  if (pe === undefined) {
+    pe = parsePathElement(s);
+    if (parsedElements.size >= MAX_PARSED_ELEMENTS) parsedElements.clear();
+    parsedElements.set(s, pe);
+  }
+  return pe;
+}
+
+const parsedElements = new Map<string, PathElement>();
+const MAX_PARSED_ELEMENTS = 10000;
+
+function parsePathElement(s: string): PathElement {
   if (s.length < 2) throw new Error('key must be 2 characters long:');
   if (s[1] !== ':') throw new Error(`missing colon: ${s}`);
   const body = s.slice(2);

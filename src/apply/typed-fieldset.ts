@@ -4,7 +4,7 @@
 import { FieldSet } from './field-set.ts';
 import { fieldElement, type PathElement } from './path-element.ts';
 import { DEDUCED, type TypeRef } from './schema.ts';
-import { asList, asMap, deduceAtom, handleAtom, listItemPathElement, type Value } from './typed-values.ts';
+import { asList, asMap, deduceAtom, listItemPathElement, type Value } from './typed-values.ts';
 
 /**
  * Every leaf and every list item and map entry (not struct fields) of a value. Atomic lists and maps are
@@ -16,49 +16,52 @@ export function toFieldSet(v: Value, type: TypeRef): FieldSet {
   return set;
 }
 
+/** `path` is the walk's own stack: pushed and popped around each child (insertMut copies nothing from it). */
 function walk(v: Value, type: TypeRef, path: PathElement[], set: FieldSet): void {
+  // handleAtom's order: maps first, then scalars, then lists.
   const a = deduceAtom(type.atom, v);
-  handleAtom(a, {
-    scalar() {
+  if (a.map) {
+    const t = a.map;
+    if (t.atomic) {
       set.insertMut(path);
-    },
-    list(t) {
-      if (t.atomic) {
-        set.insertMut(path);
-        return;
-      }
-      const list = asList(v);
-      if (!list) return;
-      for (let i = 0; i < list.length; i++) {
-        const pe = listItemPathElement(t, i, list[i]);
-        if (typeof pe === 'string') continue;
-        const itemPath = [...path, pe];
-        walk(list[i], t.elem, itemPath, set);
-        set.insertMut(itemPath);
-      }
-    },
-    map(t) {
-      if (t.atomic) {
-        set.insertMut(path);
-        return;
-      }
-      const m = asMap(v);
-      if (!m) return;
-      for (const [key, val] of Object.entries(m)) {
-        if (val === undefined) continue;
-        const field = t.fields.get(key);
-        const childPath = [...path, fieldElement(key)];
-        walk(val, field?.type ?? t.elem ?? DEDUCED, childPath, set);
-        if (!field) set.insertMut(childPath);
-      }
-    },
-  });
+      return;
+    }
+    const m = asMap(v);
+    if (!m) return;
+    for (const key of Object.keys(m)) {
+      const val = m[key];
+      if (val === undefined) continue;
+      const field = t.fields.get(key);
+      path.push(fieldElement(key));
+      walk(val, field?.type ?? t.elem ?? DEDUCED, path, set);
+      if (!field) set.insertMut(path);
+      path.pop();
+    }
+  } else if (a.scalar !== undefined) {
+    set.insertMut(path);
+  } else if (a.list) {
+    const t = a.list;
+    if (t.atomic) {
+      set.insertMut(path);
+      return;
+    }
+    const list = asList(v);
+    if (!list) return;
+    for (let i = 0; i < list.length; i++) {
+      const pe = listItemPathElement(t, i, list[i]);
+      if (typeof pe === 'string') continue;
+      path.push(pe);
+      walk(list[i], t.elem, path, set);
+      set.insertMut(path);
+      path.pop();
+    }
+  }
 }
 
 /** Adds as members the named struct fields that have owned fields below them (not map keys). */
 export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeRef | undefined): FieldSet {
   const atom = type?.atom;
-  const nodes = set.sortedNodes().map((n) => {
+  const nodes = set.presentNodes().map((n) => {
     let member = n.member;
     let childType: TypeRef | undefined;
     if (n.pe.kind === 'field' && atom?.map) {

@@ -21,10 +21,29 @@ export function isScalar(v: unknown): boolean {
 /** deduceAtom: the part of the type that fits the value, or the whole type when none does (or no value). */
 export function deduceAtom(atom: Atom, v: Value): Atom {
   if (v === undefined || v === null) return atom;
-  if (isScalar(v)) return atom.scalar !== undefined ? { scalar: atom.scalar } : atom;
-  if (Array.isArray(v)) return atom.list ? { list: atom.list } : atom;
-  if (isValueMap(v)) return atom.map ? { map: atom.map } : atom;
+  if (isScalar(v)) return atom.scalar !== undefined ? narrowed(atom).scalar : atom;
+  if (Array.isArray(v)) return atom.list ? narrowed(atom).list : atom;
+  if (isValueMap(v)) return atom.map ? narrowed(atom).map : atom;
   return atom;
+}
+
+interface Parts {
+  readonly scalar: Atom;
+  readonly list: Atom;
+  readonly map: Atom;
+}
+
+// Each part of an atom is made once: walks deduce at every level of every object.
+const parts = new WeakMap<Atom, Parts>();
+
+function narrowed(atom: Atom): Parts {
+  let p = parts.get(atom);
+  if (!p) {
+    const only = (part: Atom): Atom => (sameAtom(part, atom) ? atom : part);
+    p = { scalar: only({ scalar: atom.scalar }), list: only({ list: atom.list }), map: only({ map: atom.map }) };
+    parts.set(atom, p);
+  }
+  return p;
 }
 
 export function sameAtom(a: Atom, b: Atom): boolean {

@@ -88,23 +88,25 @@ function ensure(ctx: UpdaterContext, set: FieldSet): FieldSet {
 /** Removes what the applier owned last time and no longer applies, unless some manager still owns it. */
 function prune(ctx: UpdaterContext, merged: Value, managers: ManagerSets, lastSet: VersionedSet | undefined): Value {
   if (!lastSet || lastSet.set.isEmpty()) return merged;
-  let pruned = removeItems(merged, ensure(ctx, lastSet.set), ctx.type);
-  pruned = addBackOwnedItems(ctx, merged, pruned, managers);
-  return addBackDanglingItems(ctx, merged, pruned, lastSet);
+  // Both add-back steps start from the merged object's fields: computed once.
+  const mergedSet = ensure(ctx, toFieldSet(merged, ctx.type));
+  const last = ensure(ctx, lastSet.set);
+  let pruned = removeItems(merged, last, ctx.type);
+  pruned = addBackOwnedItems(ctx, merged, mergedSet, pruned, managers);
+  return addBackDanglingItems(ctx, merged, mergedSet, pruned, last);
 }
 
-function addBackOwnedItems(ctx: UpdaterContext, merged: Value, pruned: Value, managers: ManagerSets): Value {
+function addBackOwnedItems(ctx: UpdaterContext, merged: Value, mergedSet: FieldSet, pruned: Value, managers: ManagerSets): Value {
   let owned: FieldSet | undefined;
   for (const vs of managers.values()) owned = owned ? owned.union(vs.set) : vs.set;
   if (!owned) return pruned;
-  const mergedSet = ensure(ctx, toFieldSet(merged, ctx.type));
   const prunedSet = ensure(ctx, toFieldSet(pruned, ctx.type));
   return removeItems(merged, mergedSet.difference(prunedSet.union(ensure(ctx, owned))), ctx.type);
 }
 
-function addBackDanglingItems(ctx: UpdaterContext, merged: Value, pruned: Value, lastSet: VersionedSet): Value {
+function addBackDanglingItems(ctx: UpdaterContext, merged: Value, mergedSet: FieldSet, pruned: Value, last: FieldSet): Value {
+  // Nothing was pruned (removeItems hands back its input when it removes nothing): nothing dangles.
+  if (pruned === merged) return merged;
   const prunedSet = ensure(ctx, toFieldSet(pruned, ctx.type));
-  const mergedSet = ensure(ctx, toFieldSet(merged, ctx.type));
-  const last = ensure(ctx, lastSet.set);
   return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), ctx.type);
 }

@@ -19,7 +19,6 @@ export const ENVTEST_IGNORED_FLAGS: readonly FlagSpec[] = [
   { name: 'allow-privileged', type: 'bool', help: 'Ignored: privileged containers are always allowed.' },
   { name: 'disable-admission-plugins', type: 'stringList', valueName: 'strings', help: 'Ignored.' },
   { name: 'enable-admission-plugins', type: 'stringList', valueName: 'strings', help: 'Ignored.' },
-  { name: 'advertise-address', type: 'string', valueName: 'ip', help: 'Ignored: the kubernetes Service endpoint is the bind address.' },
   { name: 'insecure-port', type: 'int', valueName: 'int', help: 'Ignored (removed in kube-apiserver 1.24; envtest passes 0 to older servers).' },
   { name: 'insecure-bind-address', type: 'string', valueName: 'ip', help: 'Ignored.' },
 ];

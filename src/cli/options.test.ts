@@ -10,6 +10,7 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
   assert.deepEqual(c.options, {
     port: 6443,
     bindAddress: '127.0.0.1',
+    endpointReconcilerType: 'lease',
     tlsCertFile: undefined,
     tlsPrivateKeyFile: undefined,
     clientCaFile: undefined,
@@ -71,7 +72,7 @@ test('defaults: sqlite in ./.capstan on 127.0.0.1:6443, Node,RBAC as a real clus
 
 test('every flag maps to its option', () => {
   const c = parseCommandLine([
-    '--secure-port=0', '--bind-address', '::1', '--tls-cert-file=c.pem', '--tls-private-key-file=k.pem', '--client-ca-file=ca.pem',
+    '--secure-port=0', '--bind-address', '::1', '--advertise-address=192.0.2.7', '--endpoint-reconciler-type=none', '--tls-cert-file=c.pem', '--tls-private-key-file=k.pem', '--client-ca-file=ca.pem',
     '--token-auth-file=t.csv', '--anonymous-auth=false', '--authorization-mode=AlwaysDeny,AlwaysAllow', '--runtime-config=api/all=true',
     '--feature-gates=WatchList=true', '--feature-gates', 'AllAlpha=false', '--history-window=60', '--min-request-timeout=10',
     '--request-timeout=2m30s', '--http2-max-streams-per-connection=250',
@@ -96,6 +97,8 @@ test('every flag maps to its option', () => {
   assert.deepEqual(c.options, {
     port: 0,
     bindAddress: '::1',
+    advertiseAddress: '192.0.2.7',
+    endpointReconcilerType: 'none',
     tlsCertFile: 'c.pem',
     tlsPrivateKeyFile: 'k.pem',
     clientCaFile: 'ca.pem',
@@ -167,10 +170,12 @@ test('etcd3 flags: servers, prefix, TLS files and the compaction interval', () =
   assert.equal(cmd.kind, 'run');
   if (cmd.kind !== 'run') return;
   assert.equal(cmd.options.storageBackend, 'etcd3');
-  assert.deepEqual(cmd.options.etcd, { servers: ['http://127.0.0.1:1', 'http://127.0.0.1:2'], prefix: '/kube', caFile: '/ca', certFile: '/c', keyFile: '/k', compactionIntervalMs: 90_000 });
+  assert.deepEqual(cmd.options.etcd, { servers: ['http://127.0.0.1:1', 'http://127.0.0.1:2'], prefix: '/kube', caFile: '/ca', certFile: '/c', keyFile: '/k', compactionIntervalMs: 90_000, mediaType: 'application/json' });
   const defaults = parseCommandLine(['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:1']);
   assert.equal(defaults.kind === 'run' && defaults.options.etcd?.prefix, '/registry');
   assert.equal(defaults.kind === 'run' && defaults.options.etcd?.compactionIntervalMs, 300_000);
+  const protobuf = parseCommandLine(['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:1', '--storage-media-type=application/vnd.kubernetes.protobuf']);
+  assert.equal(protobuf.kind === 'run' && protobuf.options.etcd?.mediaType, 'application/vnd.kubernetes.protobuf');
 });
 
 test('bad values are FlagErrors with kube\'s messages', () => {
@@ -184,6 +189,10 @@ test('bad values are FlagErrors with kube\'s messages', () => {
     [['--storage-backend=etcd3'], '--etcd-servers must be specified'],
     [['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379', '--etcd-compaction-interval=5x'], 'invalid argument "5x" for "--etcd-compaction-interval" flag: time: unknown unit "x" in duration "5x"'],
     [['--storage-media-type=text/plain'], '--storage-media-type "text/plain" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf, application/yaml'],
+    [['--advertise-address=apiserver'], 'invalid argument "apiserver" for "--advertise-address" flag: failed to parse IP: "apiserver"'],
+    [['--endpoint-reconciler-type=master-count'], '--endpoint-reconciler-type "master-count" is not supported by Capstan, allowed values: lease, none'],
+    [['--storage-media-type=application/vnd.kubernetes.protobuf'], '--storage-media-type "application/vnd.kubernetes.protobuf" needs --storage-backend=etcd3 (sqlite stores application/json)'],
+    [['--storage-backend=etcd3', '--etcd-servers=http://127.0.0.1:2379', '--storage-media-type=application/yaml'], '--storage-media-type "application/yaml" is not supported by Capstan (objects are stored as application/json or application/vnd.kubernetes.protobuf)'],
     [['--leader-elect-lease-duration=5s'], 'leaseDuration must be greater than renewDeadline'],
     [['serve'], '"capstan" does not take any arguments, got ["serve"]'],
     [['--request-timeout=60'], 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"'],

@@ -11,6 +11,8 @@ import type { CapstanOptions } from './start.ts';
 export const FLAGS: readonly FlagSpec[] = [
   { name: 'secure-port', type: 'int', valueName: 'int', default: 6443, help: 'The port on which to serve HTTPS (HTTP/2 and HTTP/1.1). 0 picks a free port.' },
   { name: 'bind-address', type: 'string', valueName: 'ip', default: '127.0.0.1', help: 'The IP address on which to listen for the --secure-port port (0.0.0.0 or :: for all interfaces).' },
+  { name: 'advertise-address', type: 'string', valueName: 'ip', help: 'The IP address the kubernetes Service\'s Endpoints and EndpointSlice name for this instance. If blank, a specific IPv4 --bind-address is used, else 127.0.0.1 (loopback addresses get no endpoints, as in kube).' },
+  { name: 'endpoint-reconciler-type', type: 'string', valueName: 'string', default: 'lease', help: 'Use an endpoint reconciler (lease, none). lease: every instance keeps a 15 s lease in storage and the endpoints list the live ones. master-count (deprecated in kube) is not supported.' },
   { name: 'tls-cert-file', type: 'string', valueName: 'string', help: 'File containing the default x509 serving certificate (chain). When absent, a certificate signed by the generated CA is used.' },
   { name: 'tls-private-key-file', type: 'string', valueName: 'string', help: 'File containing the default x509 private key matching --tls-cert-file.' },
   { name: 'client-ca-file', type: 'string', valueName: 'string', help: 'A bundle of CA certificates accepted, besides the generated CA, to verify client certificates (CN = user, O = groups).' },
@@ -70,7 +72,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'leader-elect-retry-period', type: 'string', valueName: 'duration', default: '2s', help: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
   { name: 'shutdown-delay-duration', type: 'string', valueName: 'duration', default: '0s', help: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.' },
   { name: 'shutdown-send-retry-after', type: 'bool', default: false, help: 'If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a \'Retry-After\' response header.' },
-  { name: 'storage-media-type', type: 'string', valueName: 'string', default: 'application/json', help: 'The media type to use to store objects in storage. Supported: application/json.' },
+  { name: 'storage-media-type', type: 'string', valueName: 'string', default: 'application/json', help: 'The media type to use to store objects in storage: application/json, or application/vnd.kubernetes.protobuf (etcd3 only; custom resources stay JSON). Stored values of either type are read.' },
   { name: 'data-dir', type: 'string', valueName: 'string', default: './.capstan', help: 'Directory for the database, certificates and admin.kubeconfig (created 0700).' },
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
   { name: 'simulate-workloads', type: 'bool', help: 'Run simulated nodes, kubelets, a scheduler and the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, Service endpoints), so applied apps settle as on a small cluster.' },
@@ -134,6 +136,12 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
 
   const bind = v['bind-address'] as string;
   if (isIP(bind) === 0) throw invalid(bind, '--bind-address', `failed to parse IP: ${JSON.stringify(bind)}`);
+  const advertise = (v['advertise-address'] as string | undefined) || undefined;
+  if (advertise !== undefined && isIP(advertise) === 0) throw invalid(advertise, '--advertise-address', `failed to parse IP: ${JSON.stringify(advertise)}`);
+  const reconciler = v['endpoint-reconciler-type'] as string;
+  if (reconciler !== 'lease' && reconciler !== 'none') {
+    throw new FlagError(`--endpoint-reconciler-type "${reconciler}" is not supported by Capstan, allowed values: lease, none`);
+  }
 
   let featureGates: Record<string, boolean> = {};
   if (parsed.given.has('feature-gates')) {
@@ -175,7 +183,8 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
   const shutdownDelayMs = durationFlag('shutdown-delay-duration');
   if (shutdownDelayMs < 0) throw new FlagError('--shutdown-delay-duration can not be negative value');
-  if (mediaType !== 'application/json') throw new FlagError(`--storage-media-type "${mediaType}" is not supported by Capstan yet (objects are stored as application/json)`);
+  if (mediaType === 'application/yaml') throw new FlagError(`--storage-media-type "${mediaType}" is not supported by Capstan (objects are stored as application/json or application/vnd.kubernetes.protobuf)`);
+  if (mediaType !== 'application/json' && backend !== 'etcd3') throw new FlagError(`--storage-media-type "${mediaType}" needs --storage-backend=etcd3 (${backend} stores application/json)`);
   const rawTimeout = v['request-timeout'] as string;
   let requestTimeoutMs: number;
   try {
@@ -197,6 +206,8 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   const options: CapstanOptions = {
     port: v['secure-port'] as number,
     bindAddress: bind,
+    ...(advertise !== undefined ? { advertiseAddress: advertise } : {}),
+    endpointReconcilerType: reconciler,
     tlsCertFile: (v['tls-cert-file'] as string | undefined) || undefined,
     tlsPrivateKeyFile: (v['tls-private-key-file'] as string | undefined) || undefined,
     clientCaFile: (v['client-ca-file'] as string | undefined) || undefined,
@@ -228,6 +239,7 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
             certFile: (v['etcd-certfile'] as string | undefined) || undefined,
             keyFile: (v['etcd-keyfile'] as string | undefined) || undefined,
             compactionIntervalMs,
+            mediaType: mediaType as 'application/json' | 'application/vnd.kubernetes.protobuf',
           },
         }
       : {}),

@@ -57,6 +57,7 @@ import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
 import type { EtcdOpenOptions, OpenStorageOptions } from '../storage/open.ts';
 import type { Storage } from '../storage/types.ts';
+import { masterLeasesOf } from '../controllers/master-leases.ts';
 import { featureGateWarnings, resolveFeatureGates } from './feature-gates.ts';
 import { buildChain, enabledPlugins, readAdmissionConfigFile, validatePluginFlags } from '../admission/plugin-set.ts';
 import { PLUGIN_FACTORIES } from '../admission/plugins/index.ts';
@@ -86,6 +87,10 @@ export interface CapstanOptions {
   /** HTTPS port; 0 picks a free one (library default). */
   port?: number;
   bindAddress?: string;
+  /** --advertise-address: the IP the `kubernetes` Endpoints and EndpointSlice name. Default: a specific IPv4 bind address, else 127.0.0.1. */
+  advertiseAddress?: string;
+  /** --endpoint-reconciler-type: lease (default; on etcd3 every live instance is listed) or none. */
+  endpointReconcilerType?: 'lease' | 'none';
   runtimeConfig?: string;
   /** Explicit gate settings; unknown gates are rejected as kube does. */
   featureGates?: Record<string, boolean>;
@@ -688,7 +693,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
         securePort: cfg.port !== 0 ? cfg.port : undefined,
-        advertiseAddress: advertiseAddressFor(cfg.bindAddress),
+        advertiseAddress: options.advertiseAddress ?? advertiseAddressFor(cfg.bindAddress),
+        endpointReconciler: options.endpointReconcilerType ?? 'lease',
+        leases: masterLeasesOf(storage),
         onError: (error) => log.error('bootstrap objects could not be reconciled', { error }),
       },
       rbacBootstrapPolicy: cfg.modes.includes('RBAC'),
@@ -757,7 +764,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
                 watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
                 reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
               });
-              const clusterPlane = await startControlPlane(clusterRegistry, { bootstrap: { advertiseAddress: advertiseAddressFor(cfg.bindAddress), onError: () => {} } });
+              const clusterPlane = await startControlPlane(clusterRegistry, { bootstrap: { advertiseAddress: options.advertiseAddress ?? advertiseAddressFor(cfg.bindAddress), onError: () => {} } });
               const clusterApi = await createApi({ registry: clusterRegistry, featureGates: cfg.featureGates, minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds, logger: log, dataDir });
               return {
                 api: clusterApi,

@@ -1,13 +1,18 @@
 // The objects kube-apiserver makes for itself at start, written through the stores like any client's:
 // the `kubernetes` Service in `default` with its Endpoints and EndpointSlice (kube's kubernetesservice
-// controller and lease endpoint reconciler, for one apiserver), kept in shape every resync as kube does every
-// 10 s, and the system PriorityClasses (the scheduling post-start hook, created once when missing).
+// controller and lease endpoint reconciler), kept in shape every resync as kube does every 10 s, and the system
+// PriorityClasses (the scheduling post-start hook, created once when missing). With master leases (storage shared
+// by several instances) the endpoints list every instance whose lease is alive; without, this instance alone.
 
 import { isStatusError, notFound } from '../apis/errors.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
 import { semanticEqual } from '../registry/builtin/object.ts';
 import { KUBERNETES_SERVICE_IP } from '../registry/builtin/core/services.ts';
 import type { KubeObject, Registry, RequestContext, ResourceStore } from '../registry/types.ts';
+import type { MasterLeases } from './master-leases.ts';
+
+/** kube's --endpoint-reconciler-type values Capstan has (master-count, deprecated in kube, is not one). */
+export type EndpointReconcilerType = 'lease' | 'none';
 
 export interface BootstrapOptions {
   /** The port the API is served on (kube's --secure-port): the Service's targetPort and the endpoints' port. Default 6443. */
@@ -18,6 +23,10 @@ export interface BootstrapOptions {
   readonly resyncMs?: number;
   /** Told about a failed reconciliation (retried at the next resync). Absent: a failure at start is thrown. */
   readonly onError?: (err: unknown) => void;
+  /** --endpoint-reconciler-type: lease (default) keeps the endpoints; none leaves them alone. */
+  readonly endpointReconciler?: EndpointReconcilerType;
+  /** The instances' master leases (etcd); absent: the endpoints name this instance only (one process owns storage). */
+  readonly leases?: MasterLeases;
 }
 
 export interface BootstrapController {
@@ -86,22 +95,23 @@ async function getOrUndefined(store: ResourceStore, ctx: RequestContext, name: s
  * Creates `desired` when missing; otherwise lets `fix` return the corrected object, or undefined when the
  * stored one is already right (nothing is written then).
  */
-async function reconcile(store: ResourceStore, ctx: RequestContext, desired: KubeObject, fix: (current: KubeObject) => KubeObject | undefined): Promise<void> {
+async function reconcile(store: ResourceStore, ctx: RequestContext, desired: KubeObject, fix: (current: KubeObject) => KubeObject | undefined): Promise<KubeObject | undefined> {
   const name = desired.metadata.name ?? '';
   const current = await getOrUndefined(store, ctx, name);
   if (!current) {
     try {
-      await store.create(ctx, structuredClone(desired));
+      return await store.create(ctx, structuredClone(desired));
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
+      return undefined;
     }
-    return;
   }
-  if (!fix(current)) return;
-  await store.update(ctx, name, (live) => {
+  if (!fix(current)) return current;
+  const updated = await store.update(ctx, name, (live) => {
     if (!live) throw notFound({ group: store.definition.group, resource: store.definition.resource }, name);
     return fix(live) ?? live;
   });
+  return updated.object;
 }
 
 function servicePorts(securePort: number): Record<string, unknown>[] {
@@ -121,28 +131,39 @@ function endpointPorts(securePort: number): Record<string, unknown>[] {
   return [{ name: PORT_NAME, port: securePort, protocol: 'TCP' }];
 }
 
-export function kubernetesEndpoints(address: string, securePort: number): KubeObject {
+/** RepackSubsets' order: addresses sorted by IP, byte-wise. */
+function sortedAddresses(ips: readonly string[]): Record<string, unknown>[] {
+  return [...new Set(ips)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((ip) => ({ ip }));
+}
+
+export function kubernetesEndpoints(addresses: string | readonly string[], securePort: number): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Endpoints',
     metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACE, labels: { [SKIP_MIRROR_LABEL]: 'true' } },
-    subsets: [{ addresses: [{ ip: address }], ports: endpointPorts(securePort) }],
-  };
-}
-
-export function kubernetesEndpointSlice(address: string, securePort: number): KubeObject {
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACE, labels: { [SERVICE_NAME_LABEL]: KUBERNETES_SERVICE_NAME } },
-    addressType: 'IPv4',
-    endpoints: [{ addresses: [address], conditions: { ready: true } }],
-    ports: endpointPorts(securePort),
+    subsets: [{ addresses: sortedAddresses(typeof addresses === 'string' ? [addresses] : addresses), ports: endpointPorts(securePort) }],
   };
 }
 
 type Obj = Record<string, unknown>;
 const objAt = (o: KubeObject, key: string): Obj => (typeof o[key] === 'object' && o[key] !== null ? (o[key] as Obj) : {});
+const listAt = (o: Obj, key: string): Obj[] => (Array.isArray(o[key]) ? (o[key] as Obj[]) : []);
+
+/** endpointSliceFromEndpoints (kube's EndpointsAdapter): the slice mirrors the first subset of the Endpoints. */
+export function kubernetesEndpointSlice(endpoints: KubeObject): KubeObject {
+  const subset = listAt(endpoints, 'subsets')[0] ?? {};
+  const ready = listAt(subset, 'addresses').map((a) => String(a.ip ?? ''));
+  const notReady = listAt(subset, 'notReadyAddresses').map((a) => String(a.ip ?? ''));
+  const all = [...ready, ...notReady];
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACE, labels: { [SERVICE_NAME_LABEL]: KUBERNETES_SERVICE_NAME } },
+    addressType: all.length > 0 && all.every((ip) => ip.includes(':')) ? 'IPv6' : 'IPv4',
+    endpoints: [...ready.map((ip) => ({ addresses: [ip], conditions: { ready: true } })), ...notReady.map((ip) => ({ addresses: [ip], conditions: { ready: false } }))],
+    ports: structuredClone(listAt(subset, 'ports')),
+  };
+}
 
 /** getMasterServiceUpdateIfNeeded: ports and type are put back; the rest (cluster IP included) is left alone. */
 function fixService(securePort: number) {
@@ -158,11 +179,32 @@ function withLabel(current: KubeObject, key: string, value: string): KubeObject[
   return { ...current.metadata, labels: { ...current.metadata.labels, [key]: value } };
 }
 
-function fixEndpoints(desired: KubeObject) {
+/** The same IPs, each once (checkEndpointSubsetFormatWithLease's ipsCorrect: order does not matter). */
+function sameAddresses(current: Obj[], ips: readonly string[]): boolean {
+  const want = new Set(ips);
+  if (current.length !== want.size) return false;
+  const seen = new Set<string>();
+  for (const a of current) {
+    const ip = String(a.ip ?? '');
+    if (!want.has(ip) || seen.has(ip)) return false;
+    seen.add(ip);
+  }
+  return true;
+}
+
+/** The lease reconciler's doReconcile: one subset, the live IPs (repacked, so sorted), this apiserver's ports. */
+function fixEndpoints(ips: readonly string[], securePort: number) {
   return (current: KubeObject): KubeObject | undefined => {
     const labelled = current.metadata.labels?.[SKIP_MIRROR_LABEL] === 'true';
-    if (labelled && semanticEqual(current.subsets, desired.subsets)) return undefined;
-    return { ...current, metadata: withLabel(current, SKIP_MIRROR_LABEL, 'true'), subsets: structuredClone(desired.subsets) };
+    const subsets = listAt(current, 'subsets');
+    const formatCorrect = subsets.length === 1;
+    const ipsCorrect = formatCorrect && sameAddresses(listAt(subsets[0], 'addresses'), ips);
+    const portsCorrect = formatCorrect && semanticEqual(subsets[0].ports, endpointPorts(securePort));
+    if (labelled && formatCorrect && ipsCorrect && portsCorrect) return undefined;
+    const subset: Obj = formatCorrect ? { ...subsets[0] } : { addresses: [], ports: endpointPorts(securePort) };
+    if (!ipsCorrect) subset.addresses = sortedAddresses(ips);
+    if (!portsCorrect) subset.ports = endpointPorts(securePort);
+    return { ...current, metadata: withLabel(current, SKIP_MIRROR_LABEL, 'true'), subsets: [subset] };
   };
 }
 
@@ -185,20 +227,51 @@ function isLoopback(address: string): boolean {
   return /^127\./.test(address) || address === '::1';
 }
 
-/** The kubernetes Service, then its Endpoints and EndpointSlice, as the endpoint reconciler leaves them. */
-export async function reconcileKubernetesService(registry: Registry, securePort: number, address: string): Promise<void> {
-  const ctx = context(NAMESPACE);
+/** The kubernetes Service, as the kubernetesservice controller keeps it. */
+async function reconcileService(registry: Registry, securePort: number): Promise<void> {
   const services = storeOf(registry, '', 'v1', 'services');
-  if (services) await reconcile(services, ctx, kubernetesService(securePort), fixService(securePort));
+  if (services) await reconcile(services, context(NAMESPACE), kubernetesService(securePort), fixService(securePort));
+}
+
+/** The Endpoints listing `ips`, then the EndpointSlice made from them (EnsureEndpointSliceFromEndpoints). */
+async function reconcileEndpoints(registry: Registry, securePort: number, ips: readonly string[]): Promise<void> {
+  const ctx = context(NAMESPACE);
+  const endpoints = storeOf(registry, '', 'v1', 'endpoints');
+  if (!endpoints) return;
+  const eps = await reconcile(endpoints, ctx, kubernetesEndpoints(ips, securePort), fixEndpoints(ips, securePort));
+  const slices = storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices');
+  if (!slices) return;
+  const slice = kubernetesEndpointSlice(eps ?? kubernetesEndpoints(ips, securePort));
+  await reconcile(slices, ctx, slice, fixEndpointSlice(slice));
+}
+
+/** kube refuses the lease reconciler's empty listing rather than erase every endpoint. */
+function noLeasesError(): Error {
+  return new Error('no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service');
+}
+
+/** The kubernetes Service, then its Endpoints and EndpointSlice, as the endpoint reconciler leaves them. */
+export async function reconcileKubernetesService(registry: Registry, securePort: number, address: string, options: Pick<BootstrapOptions, 'endpointReconciler' | 'leases'> = {}): Promise<void> {
+  const { leases } = options;
+  const reconcileEps = options.endpointReconciler !== 'none';
+  // The lease first, whatever happens below, so that the other instances list this one.
+  if (reconcileEps && leases) await leases.update(address);
+  await reconcileService(registry, securePort);
   // kube's Endpoints validation refuses loopback addresses, so with a loopback advertise address kube-apiserver's
   // reconciler writes neither the Endpoints nor (it comes after them) the EndpointSlice.
+  if (!reconcileEps || isLoopback(address)) return;
+  const ips = leases ? await leases.list() : [address];
+  if (ips.length === 0) throw noLeasesError();
+  await reconcileEndpoints(registry, securePort, ips);
+}
+
+/** RemoveEndpoints: this instance's lease goes, and the endpoints list the instances left (never none). */
+async function removeFromEndpoints(registry: Registry, securePort: number, address: string, leases: MasterLeases): Promise<void> {
+  await leases.remove(address);
   if (isLoopback(address)) return;
-  const endpoints = storeOf(registry, '', 'v1', 'endpoints');
-  const eps = kubernetesEndpoints(address, securePort);
-  if (endpoints) await reconcile(endpoints, ctx, eps, fixEndpoints(eps));
-  const slices = storeOf(registry, 'discovery.k8s.io', 'v1', 'endpointslices');
-  const slice = kubernetesEndpointSlice(address, securePort);
-  if (slices) await reconcile(slices, ctx, slice, fixEndpointSlice(slice));
+  const ips = await leases.list();
+  if (ips.length === 0) throw noLeasesError();
+  await reconcileEndpoints(registry, securePort, ips);
 }
 
 /** AddSystemPriorityClasses: each missing one is created; existing ones are left as they are. */
@@ -215,7 +288,7 @@ export async function startBootstrapController(registry: Registry, options: Boot
   // One reconciliation at a time; a failed one does not stop the next.
   let running: Promise<void> = Promise.resolve();
   const sync = (): Promise<void> => {
-    const next = running.catch(() => {}).then(() => (stopped ? undefined : reconcileKubernetesService(registry, port, address)));
+    const next = running.catch(() => {}).then(() => (stopped ? undefined : reconcileKubernetesService(registry, port, address, options)));
     running = next;
     return next;
   };
@@ -234,9 +307,18 @@ export async function startBootstrapController(registry: Registry, options: Boot
   return {
     sync,
     async stop() {
+      if (stopped) return;
       stopped = true;
       if (timer) clearInterval(timer);
       await running.catch(() => {});
+      // A graceful stop hands this instance's place in the endpoints back at once (a killed one's lease expires).
+      const leases = options.leases;
+      if (!leases || options.endpointReconciler === 'none') return;
+      try {
+        await removeFromEndpoints(registry, port, address, leases);
+      } catch (e) {
+        options.onError?.(e);
+      }
     },
   };
 }

@@ -11,7 +11,7 @@
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext } from '../registry/registry.ts';
-import type { KubeObject, OwnerReference, Registry, ResourceDefinition, ResourceStore, WatchEvent } from '../registry/types.ts';
+import type { KubeObject, OwnerReference, Registry, RequestContext, ResourceDefinition, ResourceStore, WatchEvent } from '../registry/types.ts';
 import { createKeyedQueue, followWatch, type KeyedQueue } from './work-queue.ts';
 
 const FOREGROUND = 'foregroundDeletion';
@@ -222,6 +222,9 @@ export function startGarbageCollector(registry: Registry, options: GarbageCollec
   }
 
   /** One watch per stored resource (versions and groups sharing storage are watched once). */
+  // The graph needs owners, finalizers and deletion state only: watch events without the objects' bodies.
+  const metadataContext: RequestContext = { ...loopbackContext(), metadataOnly: true };
+
   function refreshWatches() {
     const wanted = new Map<string, ResourceDefinition>();
     for (const d of registry.all()) {
@@ -235,7 +238,7 @@ export function startGarbageCollector(registry: Registry, options: GarbageCollec
     }
     for (const [prefix, def] of wanted) {
       if (watches.has(prefix)) continue;
-      watches.set(prefix, followWatch(() => (registry.lookup(def.group, def.version, def.resource) ? storeOf(def) : undefined), loopbackContext(), (ev) => observe(def, ev), queue, retryMs));
+      watches.set(prefix, followWatch(() => (registry.lookup(def.group, def.version, def.resource) ? storeOf(def) : undefined), metadataContext, (ev) => observe(def, ev), queue, retryMs));
     }
   }
 

@@ -15,6 +15,7 @@ import { createResource, updateResource } from './handlers/write.ts';
 import { declaredPatchTypes, patchResource } from './handlers/patch.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { connectResource } from './handlers/connect.ts';
+import { whenClosed } from '../server/response-close.ts';
 
 /** A discovery or OpenAPI handler: true when it answered the request. */
 export type PathHandler = (req: HttpRequest, res: HttpResponse, info: RequestInfo) => Promise<boolean>;
@@ -90,7 +91,7 @@ export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly 
     const r: Responder = { req, res, query: queryOf(req), warnings: [], logger: deps.logger, compress: deps.responseCompression };
     const abort = new AbortController();
     // Abort work for a client that went away; a response that was sent in full needs no abort (and no AbortError).
-    res.on('close', () => {
+    whenClosed(res, () => {
       if (!res.writableFinished) abort.abort();
     });
     try {

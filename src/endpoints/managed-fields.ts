@@ -2,6 +2,7 @@
 // request's manager, as kube-apiserver's handlers do around every write.
 
 import { clockDate } from '../apis/clock.ts';
+import { rfc3339 } from '../registry/store-codec.ts';
 import type { KubeObject, RequestContext, ResourceDefinition } from '../registry/types.ts';
 
 type ApplyEngine = typeof import('../apply/index.ts');
@@ -13,7 +14,7 @@ export async function loadManagedFieldsEngine(): Promise<void> {
 }
 
 function nowRfc3339(): string {
-  return clockDate().toISOString().replace(/\.\d+Z$/, 'Z');
+  return rfc3339(clockDate());
 }
 
 export function managedFieldsTracker(def: ResourceDefinition, manager: string): NonNullable<RequestContext['trackManagedFields']> {

@@ -87,6 +87,16 @@ export interface JsonLayout {
   readonly apiVersion: readonly [number, number] | undefined;
   readonly insertAt: number;
   readonly insert: 'before' | 'end' | 'empty';
+  /** Where the values of metadata's name, namespace and labels are in the text (start, end), when present. */
+  readonly spans: MetaSpans;
+  /** Where metadata's value (the object) is in the text (start, end). */
+  readonly metadata: readonly [number, number];
+}
+
+export interface MetaSpans {
+  name?: readonly [number, number];
+  namespace?: readonly [number, number];
+  labels?: readonly [number, number];
 }
 
 export function jsonLayout(stored: string): JsonLayout | undefined {
@@ -109,11 +119,12 @@ export function jsonLayout(stored: string): JsonLayout | undefined {
       apiVersion = [at, end];
     } else if (key === 'metadata') {
       if (stored.charCodeAt(at) !== 0x7b) return undefined;
-      const spot = metaInsertion(stored, at, end);
+      const spans: MetaSpans = {};
+      const spot = metaInsertion(stored, at, end, spans);
       if (spot === undefined) return undefined;
       // What follows metadata is copied as it is; it only has to close the object.
       if (stored.charCodeAt(stored.length - 1) !== 0x7d) return undefined;
-      return { metaKey: i, apiVersion, insertAt: spot[0], insert: spot[1] };
+      return { metaKey: i, apiVersion, insertAt: spot[0], insert: spot[1], spans, metadata: [at, end] };
     } else {
       return undefined;
     }
@@ -123,7 +134,7 @@ export function jsonLayout(stored: string): JsonLayout | undefined {
   return undefined;
 }
 
-function metaInsertion(s: string, start: number, end: number): [number, JsonLayout['insert']] | undefined {
+function metaInsertion(s: string, start: number, end: number, spans: MetaSpans): [number, JsonLayout['insert']] | undefined {
   let i = start + 1;
   let lastRank = -1;
   let insertAt = -1;
@@ -137,6 +148,7 @@ function metaInsertion(s: string, start: number, end: number): [number, JsonLayo
     lastRank = rank;
     const vEnd = skipValue(s, at);
     if (vEnd < 0) return undefined;
+    if (key === 'name' || key === 'namespace' || key === 'labels') spans[key] = [at, vEnd];
     i = vEnd;
     if (s.charCodeAt(i) === 0x2c) i++;
   }

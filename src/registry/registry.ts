@@ -9,7 +9,7 @@ import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
 import type { ResourceFacts } from '../apis/model-types.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
 import { builtinResourcePrefix } from '../storage/keys.ts';
-import type { Storage } from '../storage/types.ts';
+import type { KeyValue, Storage } from '../storage/types.ts';
 import { conversionFacts } from './builtin/conversion/index.ts';
 import { builtinTypeFacts } from './builtin/index.ts';
 import { reviewStores, type ReviewOptions } from './reviews/index.ts';
@@ -147,13 +147,19 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
 
   const namespaceCore = (): StoreCore | undefined => stores.get('/namespaces')?.core;
   // As kube's NamespaceLifecycle admission: the namespace from the watch cache, else (not seen there yet) a read.
+  // Readers share the object decoded once per cached value (a lister's object: read, never written).
+  const decodedNamespaces = new WeakMap<KeyValue, KubeObject>();
   const getNamespace = async (name: string): Promise<KubeObject | undefined> => {
     const core = namespaceCore();
     if (!core) return undefined;
     try {
       const key = keyFor(core, '', name);
       const cached = core.cache?.ready() ? core.cache.get(key) : undefined;
-      if (cached) return decodeFromStorage(cached.kv);
+      if (cached) {
+        let ns = decodedNamespaces.get(cached.kv);
+        if (!ns) decodedNamespaces.set(cached.kv, (ns = decodeFromStorage(cached.kv)));
+        return ns;
+      }
       return (await readCurrent(core, key))?.object;
     } catch (e) {
       if (isStatusError(e) && e.code === 400) return undefined;
@@ -192,6 +198,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const handle: RegistryHandle = {
     all: () => ordered,
     lookup: (group, version, resource) => defs.get(`${group}/${version}/${resource}`),
+    readNamespace: getNamespace,
     store(def: ResourceDefinition): ResourceStore {
       const virtual = virtualStore(def);
       if (virtual) return virtual;

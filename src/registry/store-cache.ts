@@ -47,7 +47,11 @@ type AttrsSource = Pick<ResourceDefinition, 'selectableFields' | 'custom'> & { r
 export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs {
   const extra = Object.keys(def.selectableFields);
   const heldValues = def.strategy?.heldValues;
+  // Without selectable fields or held values, the attributes come from metadata's spans: no whole-object parse.
+  const fromSpans = extra.length === 0 && !heldValues;
   return (kv) => {
+    const layout = jsonLayout(kv.value);
+    if (fromSpans && layout) return attrsFromLayout(def, kv, layout);
     let obj: KubeObject;
     try {
       obj = JSON.parse(kv.value) as KubeObject;
@@ -55,7 +59,6 @@ export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs 
       return NOTHING;
     }
     const meta = obj && typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {};
-    const labels = meta.labels && typeof meta.labels === 'object' && Object.keys(meta.labels).length > 0 ? meta.labels : undefined;
     let fields: Record<string, string | undefined> | undefined;
     if (extra.length > 0) {
       fields = {};
@@ -67,11 +70,10 @@ export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs 
         }
       }
     }
-    const layout = jsonLayout(kv.value);
     // Custom resources are served in the requested version's apiVersion: their items are spliced per list.
     const item = layout && !def.custom ? listItemBytes(kv.value, layout, kv.modRevision) : undefined;
     const attrs: StoreAttrs = {
-      labels,
+      labels: labelsOf(meta.labels),
       name: typeof meta.name === 'string' ? meta.name : '',
       namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
       fields,
@@ -80,6 +82,30 @@ export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs 
       held: heldValues?.(obj),
     };
     return attrs;
+  };
+}
+
+function labelsOf(labels: unknown): Record<string, string> | undefined {
+  return labels && typeof labels === 'object' && Object.keys(labels).length > 0 ? (labels as Record<string, string>) : undefined;
+}
+
+function attrsFromLayout(def: AttrsSource, kv: KeyValue, layout: JsonLayout): StoreAttrs {
+  const text = kv.value;
+  const { name, namespace, labels } = layout.spans;
+  const str = (span: readonly [number, number] | undefined): string => {
+    if (!span) return '';
+    const v = JSON.parse(text.slice(span[0], span[1])) as unknown;
+    return typeof v === 'string' ? v : '';
+  };
+  const item = def.custom ? undefined : listItemBytes(text, layout, kv.modRevision);
+  return {
+    labels: labels ? labelsOf(JSON.parse(text.slice(labels[0], labels[1]))) : undefined,
+    name: str(name),
+    namespace: str(namespace),
+    fields: undefined,
+    layout: item ? undefined : layout,
+    item,
+    held: undefined,
   };
 }
 

@@ -135,5 +135,13 @@ export function specChanged(a: KubeObject, b: KubeObject): boolean {
 
 /** RFC 3339 with second precision, as metav1.Time serializes. */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastText = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastText;
 }
+// Writes in the same second share the text (most of a burst of writes).
+let lastSecond = Number.NaN;
+let lastText = '';

@@ -13,15 +13,15 @@ import { requiresExactMatch } from '../apis/fields.ts';
 import { isDNS1123Label } from '../apis/labels.ts';
 import { CacheNotReadyError, CacheTooLargeError } from '../storage/cacher/types.ts';
 import { StorageError, type KeyValue } from '../storage/types.ts';
-import { listFromStored } from './list-json.ts';
+import { jsonLayout, listFromStored } from './list-json.ts';
 import { cacheFilter } from './store-cache.ts';
-import { convertToVersion, decodeFromStorage } from './store-codec.ts';
+import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueAt } from './store-continue.ts';
-import { keyFor, readCurrent, rootFor, waitForRevision, type StoreCore } from './store-core.ts';
+import { keyFor, rootFor, waitForRevision, type StoreCore } from './store-core.ts';
 import { CONTINUE_EXPIRED, CONTINUE_INCONSISTENT, LIST_TOO_OLD, parseResourceVersion, StatusErrorWithListMeta, tooLargeResourceVersion } from './store-errors.ts';
 import { scaleOf } from './store-scale.ts';
 import { buildPredicate, validateListOptions, type Predicate } from './store-selection.ts';
-import type { GetOptions, KubeList, KubeObject, ListOptions, RequestContext, ResourceDefinition } from './types.ts';
+import type { GetOptions, KubeList, KubeObject, ListOptions, RequestContext, ResourceDefinition, StoredObject } from './types.ts';
 
 /** kube's storage list batch ceiling when filtering (maxLimit). */
 const MAX_BATCH = 10000;
@@ -56,25 +56,48 @@ async function cacheNotOlderThan(core: StoreCore, rv: number, signal: AbortSigna
 
 // ---- get ----
 
-export async function getObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<KubeObject> {
+/** The stored value a get answers from: storage for rv "", else the watch cache (kube's Cacher.Get). */
+async function readForGet(core: StoreCore, ctx: RequestContext, name: string, options: GetOptions): Promise<KeyValue> {
   const key = keyFor(core, ctx.namespace, name);
   const rvText = options.resourceVersion ?? '';
-  let object: KubeObject | undefined;
+  let kv: KeyValue | undefined;
   if (rvText === '') {
-    object = (await readCurrent(core, key))?.object;
+    kv = (await core.storage.get(key)).kv;
   } else {
     const rv = parseResourceVersion(rvText);
     const cache = await usableCache(core, rv, ctx.signal);
     if (cache) {
       await cacheNotOlderThan(core, rv, ctx.signal);
-      const hit = cache.get(key);
-      object = hit ? decodeFromStorage(hit.kv) : undefined;
+      kv = cache.get(key)?.kv;
     } else {
       if (rv > 0) await waitForRevision(core, rv, ctx.signal);
-      object = (await readCurrent(core, key))?.object;
+      kv = (await core.storage.get(key)).kv;
     }
   }
-  if (!object) throw notFound(core.gr, name);
+  if (!kv) throw notFound(core.gr, name);
+  return kv;
+}
+
+export async function getObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<KubeObject> {
+  const object = decodeFromStorage(await readForGet(core, ctx, name, options));
+  if (options.subresource === 'scale') return scaleOf(core, object, def.scale);
+  return convertToVersion(object, def);
+}
+
+/**
+ * A get answered from the stored value itself when it can be served as it is (no other stored version, no scale,
+ * text in encodeForStorage's canonical shape): responses are then spliced (JSON) or encoded once per stored value
+ * (protobuf) without decoding it per request. Otherwise the object getObject would return.
+ */
+export async function getStoredObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<StoredObject | KubeObject> {
+  const kv = await readForGet(core, ctx, name, options);
+  const layout = options.subresource === 'scale' || convertsOnRead(def) ? undefined : jsonLayout(kv.value);
+  const apiVersion = apiVersionOf(def);
+  // A definition that converts between versions serves stored text only when it is stored in the version asked for.
+  if (layout?.apiVersion !== undefined && (!def.convert || kv.value.slice(layout.apiVersion[0], layout.apiVersion[1]) === JSON.stringify(apiVersion))) {
+    return { stored: kv, layout, apiVersion };
+  }
+  const object = decodeFromStorage(kv);
   if (options.subresource === 'scale') return scaleOf(core, object, def.scale);
   return convertToVersion(object, def);
 }

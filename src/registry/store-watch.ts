@@ -11,6 +11,7 @@ import { StorageError, type KeyValue, type StorageEvent, type WatchHandle } from
 import { CacheNotReadyError, CacheTooLargeError, CacheTooOldError, type CacheFilter, type CacheWatcherHandle, type CacheWatchEvent } from '../storage/cacher/types.ts';
 import type { Status } from '../apis/errors.ts';
 import { cacheFilter, type StoreAttrs, type StoreCacher } from './store-cache.ts';
+import { jsonLayout } from './list-json.ts';
 import { apiVersionOf, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { rootFor, waitForRevision, type StoreCore } from './store-core.ts';
 import { parseResourceVersion, tooLargeResourceVersion, watchTooOld } from './store-errors.ts';
@@ -209,6 +210,20 @@ function cacheWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs
   return we;
 }
 
+/**
+ * The watch event of one cache event with only kind, apiVersion and metadata (for in-process watchers that read
+ * nothing else): metadata is parsed out of the stored text, the rest of the object never is.
+ */
+function metadataWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs>): WatchEvent {
+  if (ev.type === 'BOOKMARK') return bookmarkEvent(def, ev.revision, ev.initialEventsEnd);
+  const kv = ev.object.kv;
+  const layout = ev.object.attrs.layout ?? jsonLayout(kv.value);
+  if (!layout) return cacheWatchEvent(def, ev);
+  const metadata = JSON.parse(kv.value.slice(layout.metadata[0], layout.metadata[1])) as KubeObject['metadata'];
+  metadata.resourceVersion = String(ev.revision);
+  return { type: ev.type, object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } };
+}
+
 function cacheStream(cache: StoreCacher, def: ResourceDefinition, ctx: RequestContext, plan: CacheWatchPlan): WatchStream {
   let handle: CacheWatcherHandle | undefined;
   let stopped = false;
@@ -239,7 +254,7 @@ function cacheStream(cache: StoreCacher, def: ResourceDefinition, ctx: RequestCo
           initialEventsEnd: plan.initialEventsEnd,
           bookmarks: plan.bookmarks,
           deadline: plan.deadline,
-          onEvent: (ev) => (stopped || ended ? false : onEvent(cacheWatchEvent(def, ev))),
+          onEvent: (ev) => (stopped || ended ? false : onEvent(ctx.metadataOnly ? metadataWatchEvent(def, ev) : cacheWatchEvent(def, ev))),
           // Dropped as too slow, or the cache reset: the stream ends and the client watches again. After a restore
           // of the test controls the client learns its revision is gone at once (as a re-watch would tell it).
           onEnd: (_reason, expired) => {

@@ -13,7 +13,7 @@ import { metaOf, validateCreateMeta, validateUpdateMeta } from './store-meta.ts'
 import { checkNamespaceForCreate, deleteNamespace, isNamespaceStore } from './store-namespaces.ts';
 import { applyScale, scaleOf } from './store-scale.ts';
 import { genericSubresourceStrategy } from './store-subresources.ts';
-import { getObject, listObjects } from './store-read.ts';
+import { getObject, getStoredObject, listObjects } from './store-read.ts';
 import { openWatch } from './store-watch.ts';
 import { storageClaims } from './value-claims.ts';
 import { cachedHolders, holdersAmong } from './held-values.ts';
@@ -61,6 +61,7 @@ function viewOf(core: StoreCore, def: ResourceDefinition): GenericStore {
     core,
     forVersion: (d) => viewOf(core, d),
     get: (ctx, name, options) => getObject(core, def, ctx, name, options),
+    getStored: (ctx, name, options) => getStoredObject(core, def, ctx, name, options),
     list: (ctx, options) => listObjects(core, def, ctx, options),
     create: (ctx, obj) => createObject(core, def, ctx, obj),
     update: (ctx, name, tryUpdate, options) => updateObject(core, def, ctx, name, tryUpdate, options),

@@ -4,6 +4,8 @@
 import type { FieldError, Status } from '../apis/errors.ts';
 import type { SchemaNode, SubresourceFacts } from '../apis/model-types.ts';
 import type { UserInfo } from '../auth/user.ts';
+import type { KeyValue } from '../storage/types.ts';
+import type { JsonLayout } from './list-json.ts';
 
 export interface OwnerReference {
   apiVersion: string;
@@ -88,6 +90,11 @@ export interface RequestContext {
   readonly warnings: string[];
   /** Aborted when the client goes away or the request times out. */
   readonly signal?: AbortSignal;
+  /**
+   * Watches of in-process watchers that read nothing but metadata (the garbage collector): their events carry kind,
+   * apiVersion and metadata only, parsed without the rest of the object.
+   */
+  readonly metadataOnly?: boolean;
   /**
    * Records this write in metadata.managedFields (non-apply writes; server-side apply records its own). The store
    * calls it after defaulting, before validation, with the live object (undefined on create) and the new one.
@@ -316,9 +323,21 @@ export interface DeleteResult {
 }
 
 /** The generic store of one resource definition. Every write, controllers' included, goes through it. */
+/** An object as stored, servable without conversion: its value, where its metadata is, and the version served. */
+export interface StoredObject {
+  readonly stored: KeyValue;
+  readonly layout: JsonLayout;
+  readonly apiVersion: string;
+}
+
 export interface ResourceStore {
   readonly definition: ResourceDefinition;
   get(ctx: RequestContext, name: string, options?: GetOptions): Promise<KubeObject>;
+  /**
+   * get, answered with the stored value when it can be served as it is, else with the object get would return.
+   * Absent on stores that transform what they read.
+   */
+  getStored?(ctx: RequestContext, name: string, options?: GetOptions): Promise<StoredObject | KubeObject>;
   list(ctx: RequestContext, options?: ListOptions): Promise<KubeList>;
   create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
   /** Guaranteed update: read, tryUpdate, compare-and-swap, retried on conflict when the request was unconditional. */
@@ -337,6 +356,11 @@ export interface Registry {
   lookup(group: string, version: string, resource: string): ResourceDefinition | undefined;
   /** The store serving a definition (one store per group/resource, shared by its versions' definitions). */
   store(def: ResourceDefinition): ResourceStore;
+  /**
+   * A namespace as admission and create checks read it: from the watch cache (else storage), shared between
+   * readers (never to be modified); undefined when it does not exist.
+   */
+  readNamespace?(name: string): Promise<KubeObject | undefined>;
   /** Called after definitions are added or removed (discovery and OpenAPI caches listen). */
   onChange(listener: () => void): () => void;
 }

@@ -21,6 +21,7 @@ import { createAdmissionFilter } from './flowcontrol/filter.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
 import { abandonRequest, isRequestBodyRead, onResponseWritten } from './unread-body.ts';
+import { whenClosed } from './response-close.ts';
 import type { IdleRelease } from './idle-release.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
@@ -119,6 +120,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
   const { authenticator, authorizer, health, api, log, metrics, hooks, audit, flowControl, maxInFlight } = options;
   const admitRequest = createAdmissionFilter(flowControl, maxInFlight);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const idleRelease = options.idleRelease;
+  const touchIdle = idleRelease ? () => idleRelease.touch() : undefined;
   let inFlight = 0;
 
   /** WithTimeoutForNonLongRunningRequests: a 504 Status, then the connection (or stream) is given up. */
@@ -149,10 +152,10 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     note.info = info;
     const longRunning = isLongRunning(info);
     const recorded = metrics?.begin(req, info, longRunning);
-    if (recorded) res.once('close', () => recorded(res, (performance.now() - started) / 1000));
+    if (recorded) whenClosed(res, () => recorded(res, (performance.now() - started) / 1000));
     if (!longRunning) {
       inFlight++;
-      res.once('close', () => inFlight--);
+      whenClosed(res, () => inFlight--);
     } else stopTimer();
 
     const authn = await authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, clientCertificate: clientCertificateOf(req) });
@@ -214,18 +217,20 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
 
   const handler = ((req: HttpRequest, res: HttpResponse): void => {
     const started = performance.now();
-    options.idleRelease?.touch();
-    res.once('close', () => options.idleRelease?.touch());
+    if (touchIdle) {
+      touchIdle();
+      whenClosed(res, touchIdle);
+    }
     // A client-chosen Audit-ID is kept when it is a plain token (it is echoed in a response header).
     const given = req.headers['audit-id'];
     const auditId = typeof given === 'string' && AUDIT_ID.test(given) ? given : randomUUID();
     res.setHeader('Audit-Id', auditId);
     res.setHeader('Cache-Control', 'no-cache, private');
     const note: RequestNote = { auditId, receivedMs: Date.now(), cluster: '' };
-    if (hooks?.finished) res.once('close', () => hooks.finished!(req, res, note, performance.now() - started));
+    if (hooks?.finished) whenClosed(res, () => hooks.finished!(req, res, note, performance.now() - started));
     const timer = requestTimeoutMs > 0 ? setTimeout(() => timeOut(req, res), requestTimeoutMs) : undefined;
     const stopTimer = (): void => clearTimeout(timer);
-    res.once('close', stopTimer);
+    whenClosed(res, stopTimer);
     // A body left unread (413, early errors, timeouts) is not drained: the connection or stream is given up.
     onResponseWritten(req, res, () => {
       stopTimer();

@@ -29,6 +29,8 @@ export interface EtcdOpenOptions {
   compactionIntervalMs?: number;
   /** Compaction failures (default: a process warning). */
   onCompactionError?: (err: unknown) => void;
+  /** --storage-media-type: how objects are written (default application/json); reads accept both. */
+  mediaType?: 'application/json' | 'application/vnd.kubernetes.protobuf';
 }
 
 export const SQLITE_FILE_NAME = 'capstan.db';
@@ -56,6 +58,7 @@ async function openEtcd(etcd: EtcdOpenOptions | undefined): Promise<Storage> {
   if (etcd === undefined || etcd.servers.length === 0) throw new Error('--etcd-servers must be specified');
   const { openEtcdStorage } = await import('./etcd/etcd-storage.ts');
   const { startEtcdCompactor } = await import('./etcd/etcd-compactor.ts');
+  const { storageValueCodec } = await import('../encoding/protobuf/storage-values.ts');
   const storage = await openEtcdStorage({
     servers: etcd.servers,
     caFile: etcd.caFile,
@@ -63,6 +66,7 @@ async function openEtcd(etcd: EtcdOpenOptions | undefined): Promise<Storage> {
     keyFile: etcd.keyFile,
     localPrefix: REGISTRY_ROOT,
     remotePrefix: etcd.prefix ?? REGISTRY_ROOT,
+    codec: storageValueCodec(etcd.mediaType),
   });
   const interval = etcd.compactionIntervalMs ?? 5 * 60_000;
   if (!(interval > 0)) return storage;

@@ -111,6 +111,13 @@ export interface Storage {
    * Returns the deleted kv: its last value, with modRevision = the deletion revision.
    */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
+  /**
+   * Writes a value that the backend deletes by itself `ttlSeconds` after this write unless it is written again
+   * (kube's TTL writes, used for the apiservers' master leases). Guarded as create (expectedModRevision 0:
+   * 'KeyExists' when present) or as update ('Conflict' or 'NotFound'). Optional: only a backend several processes
+   * share (etcd) has it.
+   */
+  writeWithTtl?(key: string, value: string, expectedModRevision: number, ttlSeconds: number): Promise<KeyValue>;
   /** The newest revision (0 for a fresh store). */
   currentRevision(): Promise<number>;
   /**

@@ -2,7 +2,7 @@
 // requests and limits on create (with kube's annotation), and refuse pods whose containers go below a min or above
 // a max (kube's messages, as a Forbidden on the pod).
 
-import { loopbackContext } from '../../registry/registry.ts';
+import { createInformer, type Informer } from '../informer.ts';
 import { forbiddenError } from '../../registry/store-errors.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
@@ -18,11 +18,11 @@ interface LimitItem {
   maxLimitRequestRatio?: ResourceList;
 }
 
-async function limitItems(registry: Registry, namespace: string): Promise<LimitItem[]> {
-  const def = registry.lookup('', 'v1', 'limitranges');
-  if (!def || !namespace) return [];
-  const list = await registry.store(def).list(loopbackContext(namespace), { resourceVersion: '0' });
-  return list.items.flatMap((lr) => (Array.isArray((lr.spec as Obj | undefined)?.limits) ? ((lr.spec as Obj).limits as LimitItem[]) : []));
+/** The namespace's LimitRange items, from a lister as kube's plugin reads them. */
+async function limitItems(informer: Informer, namespace: string): Promise<LimitItem[]> {
+  if (!namespace) return [];
+  const { items } = await informer.snapshot();
+  return items.filter((lr) => lr.metadata.namespace === namespace).flatMap((lr) => (Array.isArray((lr.spec as Obj | undefined)?.limits) ? ((lr.spec as Obj).limits as LimitItem[]) : []));
 }
 
 const isPod = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'pods' && a.subResource === '';
@@ -94,17 +94,21 @@ function checkLimits(pod: KubeObject, items: LimitItem[]): string[] {
 }
 
 export function limitRanger(registry: Registry): AdmissionPlugin {
+  const informer = createInformer(registry, '', 'v1', 'limitranges');
+  // Started with the server, as kube's informers are, not by the first pod.
+  setImmediate(() => informer.snapshot().catch(() => undefined)).unref();
   return {
     name: 'LimitRanger',
+    close: () => informer.stop(),
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     async admit(a) {
       if (a.operation !== 'CREATE' || !isPod(a) || !a.object) return;
-      const items = await limitItems(registry, a.namespace);
+      const items = await limitItems(informer, a.namespace);
       if (items.length) applyDefaults(a.object, items);
     },
     async validate(a) {
       if (!isPod(a) || !a.object) return;
-      const items = await limitItems(registry, a.namespace);
+      const items = await limitItems(informer, a.namespace);
       if (!items.length) return;
       const errs = checkLimits(a.object, items);
       if (errs.length === 0) return;

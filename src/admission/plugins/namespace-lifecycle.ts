@@ -10,6 +10,7 @@ import type { KubeObject, Registry } from '../../registry/types.ts';
 import type { AdmissionPlugin } from '../types.ts';
 
 export function namespaceReader(registry: Registry): (name: string) => Promise<KubeObject | undefined> {
+  if (registry.readNamespace) return registry.readNamespace.bind(registry);
   return async (name) => {
     const def = registry.lookup('', 'v1', 'namespaces');
     if (!def || !name) return undefined;

@@ -8,6 +8,7 @@ import type { KubeObject, Registry } from '../../registry/types.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { nanosOf, isBinary } from '../plugins/resources.ts';
 import { amountText, missingPodResources, usageOf } from './usage.ts';
+import { createInformer } from '../informer.ts';
 
 type Obj = Record<string, string>;
 
@@ -19,8 +20,12 @@ function refuse(a: AdmissionAttributes, message: string) {
 const sortedPairs = (pairs: [string, string][]): string => pairs.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(',');
 
 export function resourceQuotaPlugin(registry: Registry): AdmissionPlugin {
+  const informer = createInformer(registry, '', 'v1', 'resourcequotas');
+  // Started with the server, as kube's informers are, not by the first create.
+  setImmediate(() => informer.snapshot().catch(() => undefined)).unref();
   return {
     name: 'ResourceQuota',
+    close: () => informer.stop(),
     handles: (op) => op === 'CREATE',
     async validate(a) {
       if (!a.namespace || a.subResource || !a.object) return;
@@ -28,7 +33,8 @@ export function resourceQuotaPlugin(registry: Registry): AdmissionPlugin {
       const def = registry.lookup('', 'v1', 'resourcequotas');
       if (!def) return;
       const store = registry.store(def);
-      const quotas = (await store.list(loopbackContext(a.namespace), { resourceVersion: '0' })).items;
+      // kube's quota admission reads a lister; so does this (a map kept by a watch, not a list per create).
+      const quotas = (await informer.snapshot()).items.filter((q) => q.metadata.namespace === a.namespace);
       if (quotas.length === 0) return;
       const usage = usageOf(a.resource.group, a.resource.resource, a.object);
       const updates: { quota: KubeObject; used: Obj }[] = [];

@@ -65,6 +65,17 @@ export function writeEnveloped(w: BinaryWriter, value: unknown): void {
   w.tag(4, WireType.LengthDelimited).string('');
 }
 
+/** The enveloped object around its already encoded message: the bytes encodeProtobufObject gives for it. */
+export function encodeEnvelopedMessage(apiVersion: string, kind: string, message: Uint8Array): Uint8Array {
+  const w = sharedWriter;
+  w.raw(PROTOBUF_MAGIC);
+  w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(apiVersion).tag(2, WireType.LengthDelimited).string(kind).join();
+  w.tag(2, WireType.LengthDelimited).bytes(message);
+  w.tag(3, WireType.LengthDelimited).string('');
+  w.tag(4, WireType.LengthDelimited).string('');
+  return w.finish();
+}
+
 /** One writer for every response: its buffer grows to the largest object once instead of once per call. */
 const sharedWriter = new BinaryWriter();
 

@@ -4,15 +4,16 @@
 import { gzipSync } from 'node:zlib';
 import { badRequest, methodNotSupported } from '../../apis/errors.ts';
 import { goEscape } from '../../encoding/json.ts';
-import { JSON_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
-import { rawListItems } from '../../registry/list-json.ts';
-import type { KubeList } from '../../registry/types.ts';
+import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { itemFromLayout, rawListItems } from '../../registry/list-json.ts';
+import type { KubeList, KubeObject, StoredObject } from '../../registry/types.ts';
+import { storedProtobuf } from '../protobuf-list.ts';
 import { decodeListOptions, validateListOptions, type ParsedListOptions } from '../options.ts';
 import { checkFieldSelector, requiresExactMatch } from '../field-selector.ts';
-import { requestHeader, shouldGzip, warningHeaderValues, writable } from '../respond.ts';
+import { requestHeader, shouldGzip, warningHeaderValues, writable, writeBody } from '../respond.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { serveWatch } from '../watch.ts';
-import { negotiateResourceOutput, writeResult } from './common.ts';
+import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
 
 export async function getResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
@@ -20,8 +21,31 @@ export async function getResource(scope: Scope): Promise<void> {
   const options: { resourceVersion?: string; subresource?: string } = {};
   if (resourceVersion) options.resourceVersion = resourceVersion;
   if (scope.subresource) options.subresource = scope.subresource;
+  const fromStored = scope.store.getStored && (plainJson(scope, media) || (media.mediaType === PROTOBUF_MEDIA_TYPE && !media.convert && servesProtobuf(scope)));
+  if (fromStored) {
+    const answer = await scope.store.getStored!(requestContext(scope), scope.name, options);
+    if (!isStoredObject(answer)) writeResult(scope, 200, answer, media);
+    else if (media.mediaType === PROTOBUF_MEDIA_TYPE) writeBody(scope.r, 200, PROTOBUF_MEDIA_TYPE, storedProtobuf(answer, scope.def));
+    else writeBody(scope.r, 200, JSON_MEDIA_TYPE, storedJson(answer));
+    return;
+  }
   const obj = await scope.store.get(requestContext(scope), scope.name, options);
   writeResult(scope, 200, obj, media);
+}
+
+function isStoredObject(answer: StoredObject | KubeObject): answer is StoredObject {
+  return (answer as Partial<StoredObject>).stored !== undefined && (answer as Partial<StoredObject>).layout !== undefined;
+}
+
+/** The response JSON of a stored object: its text with resourceVersion (and apiVersion) spliced in, escaped as Go does. */
+function storedJson(answer: StoredObject): string {
+  const { stored, layout, apiVersion } = answer;
+  return `${goEscape(itemFromLayout(stored.value, layout, stored.modRevision, { apiVersion })!)}\n`;
+}
+
+/** Compact JSON of the object itself (no Table or metadata-only conversion, not indented). */
+function plainJson(scope: Scope, media: NegotiatedMediaType): boolean {
+  return media.mediaType === JSON_MEDIA_TYPE && !media.convert && !media.pretty && !prettyRequested(scope.r.query, requestHeader(scope.r.req, 'user-agent'));
 }
 
 /** Decodes, validates and checks ListOptions as ListResource and DeleteCollection do. */
@@ -64,9 +88,8 @@ export async function listResource(scope: Scope, forceWatch: boolean): Promise<v
  */
 function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType): boolean {
   const raw = rawListItems(list);
-  if (!raw || media.mediaType !== JSON_MEDIA_TYPE || media.convert || media.pretty) return false;
-  const { req, query, warnings } = scope.r;
-  if (prettyRequested(query, requestHeader(req, 'user-agent'))) return false;
+  if (!raw || !plainJson(scope, media)) return false;
+  const { req, warnings } = scope.r;
   const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata });
   const parts = [Buffer.from(goEscape(`${head.slice(0, -1)},"items":[`), 'utf8'), raw, LIST_END];
   let length = parts[0].length + parts[1].length + parts[2].length;

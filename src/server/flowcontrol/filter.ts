@@ -4,6 +4,7 @@
 import { SYSTEM_MASTERS, type UserInfo } from '../../auth/user.ts';
 import type { RequestInfo } from '../../endpoints/request-info.ts';
 import { send } from '../respond.ts';
+import { whenClosed } from '../response-close.ts';
 import type { HttpResponse } from '../types.ts';
 import type { Admission, FlowControl } from './dispatcher.ts';
 
@@ -24,7 +25,7 @@ export function createAdmissionFilter(flowControl: FlowControl | undefined, maxI
         return false;
       }
       if (closed) admission.release();
-      else res.once('close', admission.release);
+      else whenClosed(res, admission.release);
       return true;
     };
     return (res, user, info, longRunning) => {
@@ -61,7 +62,7 @@ export function createAdmissionFilter(flowControl: FlowControl | undefined, maxI
     }
     if (readOnly) readOnlyInFlight++;
     else mutatingInFlight++;
-    res.once('close', () => (readOnly ? readOnlyInFlight-- : mutatingInFlight--));
+    whenClosed(res, () => (readOnly ? readOnlyInFlight-- : mutatingInFlight--));
     return true;
   };
 }

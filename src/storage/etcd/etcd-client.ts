@@ -21,6 +21,7 @@ export interface EtcdConnection {
   readonly client: etcd3.Etcd3;
   readonly kv: RPC.KVClient;
   readonly watch: RPC.WatchClient;
+  readonly lease: RPC.LeaseClient;
   /** Call options carrying the deadline. */
   callOptions(timeoutMs?: number): { deadline: Date };
   close(): void;
@@ -61,11 +62,12 @@ export function connectEtcd(options: EtcdConnectionOptions): EtcdConnection {
       : {}),
   } as etcd3.IOptions);
   const timeout = options.callTimeoutMs ?? 5000;
-  const internals = client as unknown as { kv: RPC.KVClient; watchClient: RPC.WatchClient };
+  const internals = client as unknown as { kv: RPC.KVClient; watchClient: RPC.WatchClient; leaseClient: RPC.LeaseClient };
   return {
     client,
     kv: internals.kv,
     watch: internals.watchClient,
+    lease: internals.leaseClient,
     callOptions: (ms = timeout) => ({ deadline: new Date(Date.now() + ms) }),
     close: () => client.close(),
   };

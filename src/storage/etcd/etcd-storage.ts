@@ -18,6 +18,7 @@ import { createWatchHub } from '../watch-hub.ts';
 import type * as RPC from 'etcd3';
 import { connectEtcd, int, isCompactedError, isFutureRevisionError, unreachable, type EtcdConnection, type EtcdConnectionOptions } from './etcd-client.ts';
 import { createKeySpace } from './key-space.ts';
+import { TEXT_VALUES, type ValueCodec } from '../value-codec.ts';
 
 export interface EtcdStorageOptions extends EtcdConnectionOptions {
   /** Storage keys start with this (the registry root, "/registry"); in etcd it is replaced by `remotePrefix`. */
@@ -33,6 +34,8 @@ export interface EtcdStorageOptions extends EtcdConnectionOptions {
   readonly replayPageSize?: number;
   /** Events kept in the local history (older ones: watches from there end with Compacted). Default 200000. */
   readonly historyLimit?: number;
+  /** What values become in etcd and back (--storage-media-type). Default: their UTF-8 text. */
+  readonly codec?: ValueCodec;
 }
 
 export interface EtcdStorage extends Storage {
@@ -56,6 +59,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
   const keys = createKeySpace(options.localPrefix, options.remotePrefix);
   const historyLimit = options.historyLimit ?? 200_000;
   const kvApi = conn.kv;
+  const codec = options.codec ?? TEXT_VALUES;
 
   // ---- revisions ----
   let base = 0;
@@ -175,7 +179,31 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
   let reconnectTimer: NodeJS.Timeout | undefined;
 
   function toKv(kv: RPC.IKeyValue, key: string): KeyValue {
-    return { key, value: kv.value.toString('utf8'), createRevision: local(kv.create_revision), modRevision: local(kv.mod_revision) };
+    return { key, value: codec.decode(kv.value), createRevision: local(kv.create_revision), modRevision: local(kv.mod_revision) };
+  }
+
+  /** toKv for the feed, which must go on past a value it cannot read (reads of that key report the error). */
+  function feedKv(kv: RPC.IKeyValue, key: string): KeyValue {
+    try {
+      return toKv(kv, key);
+    } catch {
+      return { key, value: kv.value.toString('utf8'), createRevision: local(kv.create_revision), modRevision: local(kv.mod_revision) };
+    }
+  }
+
+  /** A read's kvs: a value that cannot be decoded fails the read, as kube's storage does. */
+  function readKv(kv: RPC.IKeyValue, key: string): KeyValue {
+    try {
+      return toKv(kv, key);
+    } catch (err) {
+      throw new StorageError('Unavailable', key, `unable to decode ${key}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** The bytes to put, and the value a read of them gives. */
+  function encoded(value: string): { bytes: Uint8Array; value: string } {
+    const bytes = codec.encode(value);
+    return { bytes, value: codec.lossless ? value : codec.decode(bytes) };
   }
 
   function onWatchResponse(res: RPC.IWatchResponse): void {
@@ -196,10 +224,10 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
       const key = keys.toLocal(ev.kv.key);
       if (key === undefined || rev <= received) continue;
       if (ev.type === 'Put') {
-        held.push(ev.prev_kv ? { type: 'put', kv: toKv(ev.kv, key), prevKv: toKv(ev.prev_kv, key) } : { type: 'put', kv: toKv(ev.kv, key) });
+        held.push(ev.prev_kv ? { type: 'put', kv: feedKv(ev.kv, key), prevKv: feedKv(ev.prev_kv, key) } : { type: 'put', kv: feedKv(ev.kv, key) });
       } else {
         // etcd's delete event kv has only the key and the deletion revision; the value is prev_kv's.
-        const prev = ev.prev_kv ? toKv(ev.prev_kv, key) : { key, value: '', createRevision: 0, modRevision: 0 };
+        const prev = ev.prev_kv ? feedKv(ev.prev_kv, key) : { key, value: '', createRevision: 0, modRevision: 0 };
         held.push({ type: 'delete', kv: { key, value: prev.value, createRevision: prev.createRevision, modRevision: rev }, prevKv: prev });
       }
     }
@@ -313,7 +341,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
 
   function currentKv(res: RPC.ITxnResponse, key: string): KeyValue | undefined {
     const kv = res.responses[0]?.response_range?.kvs[0];
-    return kv ? toKv(kv, key) : undefined;
+    return kv ? readKv(kv, key) : undefined;
   }
 
   const storage: EtcdStorage = {
@@ -324,7 +352,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
       const at = await readAt(key, revision);
       const res = await rangeCall(key, { key: keys.toRemote(key) }, at);
       const kv = res.kvs[0];
-      const result: GetResult = { kv: kv ? toKv(kv, key) : undefined, revision: at ?? local(res.header.revision) };
+      const result: GetResult = { kv: kv ? readKv(kv, key) : undefined, revision: at ?? local(res.header.revision) };
       return result;
     },
 
@@ -346,7 +374,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
       const kvs: KeyValue[] = [];
       for (const kv of res.kvs) {
         const key = keys.toLocal(kv.key);
-        if (key !== undefined) kvs.push(toKv(kv, key));
+        if (key !== undefined) kvs.push(readKv(kv, key));
       }
       const count = int(res.count);
       const result: RangeResult = { kvs, more: count > kvs.length, remaining: Math.max(0, count - kvs.length), revision: at ?? local(res.header.revision) };
@@ -362,21 +390,23 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
 
     async create(key, value) {
       const remote = keys.toRemote(key);
+      const put = encoded(value);
       const res = await write(key, {
         compare: [{ key: remote, target: 'Mod', result: 'Equal', mod_revision: 0 }],
-        success: [{ request_put: { key: remote, value: Buffer.from(value, 'utf8') } }],
+        success: [{ request_put: { key: remote, value: Buffer.from(put.bytes.buffer, put.bytes.byteOffset, put.bytes.byteLength) } }],
         failure: [{ request_range: { key: remote } }],
       });
       if (!res.succeeded) throw keyExists(key, currentKv(res, key));
       const rev = local(res.header.revision);
-      return { key, value, createRevision: rev, modRevision: rev };
+      return { key, value: put.value, createRevision: rev, modRevision: rev };
     },
 
     async update(key, value, expectedModRevision) {
       const remote = keys.toRemote(key);
+      const put = encoded(value);
       const res = await write(key, {
         compare: [{ key: remote, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision + base }],
-        success: [{ request_put: { key: remote, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
+        success: [{ request_put: { key: remote, value: Buffer.from(put.bytes.buffer, put.bytes.byteOffset, put.bytes.byteLength), prev_kv: true } }],
         failure: [{ request_range: { key: remote } }],
       });
       if (!res.succeeded) {
@@ -385,7 +415,29 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
         throw revisionConflict(key, expectedModRevision, current);
       }
       const prev = res.responses[0]?.response_put?.prev_kv;
-      return { key, value, createRevision: prev ? local(prev.create_revision) : local(res.header.revision), modRevision: local(res.header.revision) };
+      return { key, value: put.value, createRevision: prev ? local(prev.create_revision) : local(res.header.revision), modRevision: local(res.header.revision) };
+    },
+
+    async writeWithTtl(key, value, expectedModRevision, ttlSeconds) {
+      const remote = keys.toRemote(key);
+      const put = encoded(value);
+      // A lease of its own per write, as kube's lease manager grants one when its previous lease cannot be reused
+      // (for a 15 s TTL it never can); the previous lease expires unused.
+      const granted = await call(() => conn.lease.leaseGrant({ TTL: ttlSeconds }, conn.callOptions()), key);
+      const res = await write(key, {
+        compare: [{ key: remote, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision === 0 ? 0 : expectedModRevision + base }],
+        success: [{ request_put: { key: remote, value: Buffer.from(put.bytes.buffer, put.bytes.byteOffset, put.bytes.byteLength), lease: granted.ID, prev_kv: true } }],
+        failure: [{ request_range: { key: remote } }],
+      });
+      if (!res.succeeded) {
+        const current = currentKv(res, key);
+        if (expectedModRevision === 0) throw keyExists(key, current);
+        if (current === undefined) throw keyNotFound(key);
+        throw revisionConflict(key, expectedModRevision, current);
+      }
+      const rev = local(res.header.revision);
+      const prev = res.responses[0]?.response_put?.prev_kv;
+      return { key, value: put.value, createRevision: prev ? local(prev.create_revision) : rev, modRevision: rev };
     },
 
     async delete(key, expectedModRevision) {
@@ -406,7 +458,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
       }
       const prev = res.responses[0]?.response_delete_range?.prev_kvs[0];
       if (prev === undefined) throw keyNotFound(key);
-      const last = toKv(prev, key);
+      const last = readKv(prev, key);
       return { key, value: last.value, createRevision: last.createRevision, modRevision: local(res.header.revision) };
     },
 

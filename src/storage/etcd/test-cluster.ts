@@ -28,6 +28,8 @@ export interface EtcdCluster {
   restart(index: number): Promise<void>;
   /** Stop every member and delete the data dirs. */
   close(): Promise<void>;
+  /** Runs etcdctl (v3 API) against the first member, with `input` on stdin; its stdout as bytes. */
+  etcdctl(args: readonly string[], input?: Uint8Array): Promise<Buffer>;
 }
 
 const MISSING = 'etcd is not installed: the etcd tests need the `etcd` binary on PATH (Debian: apt-get install -y etcd-server; .ci/run installs it)';
@@ -101,6 +103,19 @@ async function waitExit(child: ChildProcess): Promise<void> {
   await new Promise<void>((resolve) => child.once('exit', () => resolve()));
 }
 
+function runEtcdctl(endpoint: string, args: readonly string[], input?: Uint8Array): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('etcdctl', [`--endpoints=${endpoint}`, ...args], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`etcdctl ${args.join(' ')} exited ${code}: ${err}`))));
+    child.stdin.end(input ?? Buffer.alloc(0));
+  });
+}
+
 /** Starts `size` members (1 or 3 in the tests) and waits until the cluster answers. */
 export async function startEtcdCluster(size = 1): Promise<EtcdCluster> {
   requireEtcdBinary();
@@ -144,6 +159,7 @@ export async function startEtcdCluster(size = 1): Promise<EtcdCluster> {
       for (let i = 0; i < members.length; i++) await cluster.kill(i);
       fs.rmSync(root, { recursive: true, force: true });
     },
+    etcdctl: (args, input) => runEtcdctl(members[0].clientUrl, args, input),
   };
   try {
     await Promise.all(members.map((m) => waitHealthy(m.clientUrl, 15_000)));

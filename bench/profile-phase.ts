@@ -1,0 +1,66 @@
+// Profiling aid (not part of `npm run bench`): starts bench/serve.ts under --cpu-prof, drives one phase with the lean
+// client and prints the hottest functions by self time. Profiles go to the directory given (keep them out of the repo).
+//   node bench/profile-phase.ts <get|create|list|apply> <memory|sqlite> <outdir> [requests]
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { runLoad } from './load.ts';
+
+const [phase = 'get', backend = 'memory', out = '/tmp/prof', n = '40000'] = process.argv.slice(2);
+const requests = Number(n);
+const root = new URL('..', import.meta.url).pathname;
+const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${out}`, join(root, 'bench/serve.ts'), backend], { stdio: ['ignore', 'pipe', 'inherit'] });
+const info = JSON.parse(await new Promise<string>((r) => createInterface({ input: child.stdout! }).once('line', r))) as Record<string, string | number>;
+const tls = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
+const url = `https://127.0.0.1:${info.port}`;
+const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, data: { payload: 'x'.repeat(1024 - 200) } });
+await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }) }) });
+const seed = phase === 'create' ? 0 : 2000;
+if (seed) await runLoad({ url, tls, concurrency: 32, requests: seed, request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`seed-${i}`) }) });
+const t0 = performance.now();
+const r = await runLoad({
+  url, tls, concurrency: 32, requests,
+  request: (i) => phase === 'create'
+    ? { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`cm-${i}`) }
+    : phase === 'list' ? { method: 'GET', path: '/api/v1/namespaces/bench/configmaps?limit=100' }
+    : { method: 'GET', path: `/api/v1/namespaces/bench/configmaps/seed-${i % seed}` },
+});
+process.stdout.write(`${phase} ${backend}: ${Math.round(r.perSecond)}/s p99 ${r.p99Ms.toFixed(1)} ms errors ${r.errors} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
+const files = (await readdir(out)).filter((f) => f.endsWith('.cpuprofile')).sort();
+const prof = JSON.parse(await readFile(join(out, files.at(-1)!), 'utf8')) as { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[]; samples: number[]; timeDeltas: number[] };
+const self = new Map<number, number>();
+prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+const byFn = new Map<string, number>();
+let total = 0;
+for (const node of prof.nodes) {
+  const t = self.get(node.id) ?? 0;
+  total += t;
+  const f = node.callFrame;
+  const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/(src|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;
+  byFn.set(key, (byFn.get(key) ?? 0) + t);
+}
+const top = [...byFn].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 45));
+for (const [k, t] of top) process.stdout.write(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}\n`);
+// Inclusive time of our own functions (each counted once per sample, however deep the recursion).
+if (process.env.INCLUSIVE) {
+  const parent = new Map<number, number>();
+  for (const node of prof.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
+  const byId = new Map(prof.nodes.map((x) => [x.id, x]));
+  const incl = new Map<string, number>();
+  prof.samples.forEach((id, i) => {
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const f = byId.get(cur)!.callFrame;
+      if (!f.url.includes('/src/') && !f.url.startsWith('node:')) continue;
+      const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/(src)\//, '$1/')}:${f.lineNumber + 1}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      incl.set(key, (incl.get(key) ?? 0) + (prof.timeDeltas[i] ?? 0));
+    }
+  });
+  process.stdout.write('--- inclusive ---\n');
+  for (const [k, t] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.INCLUSIVE))) process.stdout.write(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}\n`);
+}
