@@ -82,11 +82,18 @@ function rssKiB(pid: number): Promise<number> {
   return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0));
 }
 
-/** Spawns the CLI, polls /readyz until 200; returns ms from spawn to ready, and the child. */
+/** The environment `npm start` gives the server: the variables its script sets (the allocator settings). */
+async function npmStartEnv(): Promise<Record<string, string>> {
+  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return Object.fromEntries([...pkg.scripts.start.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+}
+
+/** Spawns the CLI as `npm start` runs it, polls /readyz until 200; returns ms from spawn to ready, and the child. */
 async function startCli(backend: string, dataDir: string, tokenFile: string): Promise<{ ms: number; child: ChildProcess; port: number }> {
   const port = await freePort();
+  const env = { ...process.env, ...(await npmStartEnv()) };
   const t0 = performance.now();
-  const child = spawn(node, [join(root, 'bin/capstan.js'), `--storage-backend=${backend}`, `--data-dir=${dataDir}`, `--secure-port=${port}`, `--token-auth-file=${tokenFile}`], { stdio: ['ignore', 'ignore', 'ignore'] });
+  const child = spawn(node, [join(root, 'bin/capstan.js'), `--storage-backend=${backend}`, `--data-dir=${dataDir}`, `--secure-port=${port}`, `--token-auth-file=${tokenFile}`], { stdio: ['ignore', 'ignore', 'ignore'], env });
   for (;;) {
     if ((await getStatus(port, '/readyz', 'bench-token')) === 200) return { ms: performance.now() - t0, child, port };
     if (child.exitCode !== null) throw new Error(`capstan exited with ${child.exitCode}`);
@@ -103,21 +110,25 @@ async function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** The raw limit of start-up: spawning node with a bare HTTPS server and getting its first answer (median of 5). */
+/**
+ * The raw limit of start-up: spawning node with a bare HTTPS server and getting its first answer (median of 5). The
+ * compile cache is on for it as for Capstan, so neither pays for TypeScript's stripper (about 30 ms) on a restart.
+ */
 async function bareStartMs(dataDir: string): Promise<number> {
   const times: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 6; i++) {
     const t0 = performance.now();
-    const { child, info } = await spawnJsonChild('bench/bare-https.ts', [dataDir]);
+    const { child, info } = await spawnJsonChild('bench/bare-https.ts', [dataDir], { NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache') });
     while ((await getStatus(info.port as number, '/', 'none')) !== 200) await new Promise((r) => setTimeout(r, 2));
-    times.push(performance.now() - t0);
+    // The first run fills the compile cache.
+    if (i > 0) times.push(performance.now() - t0);
     await stop(child);
   }
   return median(times);
 }
 
 async function benchStartup(): Promise<void> {
-  process.stdout.write('start-up (spawn of `node bin/capstan.js` to /readyz 200, median of 5 restarts; first start creates the PKI)\n');
+  process.stdout.write('start-up (spawn of `node bin/capstan.js` with the environment of `npm start` to /readyz 200, median of 5 restarts; first start creates the PKI)\n');
   const scratch = await mkdtemp(join(tmpdir(), 'capstan-bench-start-'));
   const tokenFile = join(scratch, 'tokens.csv');
   await writeFile(tokenFile, 'bench-token,bench,bench-uid,"system:masters"\n', { mode: 0o600 });
@@ -137,15 +148,16 @@ async function benchStartup(): Promise<void> {
         }
         await stop(s.child);
       }
-      const target = backend === 'memory' ? 300 : 500;
       const bare = await bareStartMs(dataDir);
+      const ratio = median(times) / bare;
+      // Issue 15's targets: a first start within 300 ms, a restart within 1.3x the bare server, idle RSS within 70 MB.
       row(
         `start-up to ready, ${backend}`,
-        `${fmt(median(times))} ms (first start, creating the PKI: ${fmt(first.ms)} ms)`,
+        `${fmt(median(times))} ms (first start, creating the PKI: ${fmt(first.ms)} ms, target <= 300 ms: ${first.ms <= 300 ? 'met' : 'MISSED'})`,
         `${fmt(bare)} ms bare HTTPS server spawn to first answer`,
-        `${fmt(median(times) / bare, 1)}x (target < ${target} ms: ${median(times) < target ? 'met' : 'MISSED'})`,
+        `${fmt(ratio, 1)}x (target <= 1.3x: ${ratio <= 1.3 ? 'met' : 'MISSED'})`,
       );
-      row(`idle RSS, ${backend}`, `${fmt(rss / 1024, 1)} MB`, '-', `target < 100 MB: ${rss / 1024 < 100 ? 'met' : 'MISSED'}`);
+      row(`idle RSS, ${backend}`, `${fmt(rss / 1024, 1)} MB`, '-', `target <= 70 MB: ${rss / 1024 <= 70 ? 'met' : 'MISSED'}`);
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });

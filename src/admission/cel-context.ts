@@ -2,8 +2,9 @@
 // oldObject, request (the AdmissionRequest), authorizer (checks for the requesting user through the server's
 // authorizer), and for policies params, namespaceObject and variables.
 
-import { authorizerValue, type CelAuthorizationAttributes, type CelAuthorizationDecision } from '../cel/library/authorizer.ts';
-import { DYN, jsonToCel, type DeclType } from '../cel/values.ts';
+import type { CelAuthorizationAttributes, CelAuthorizationDecision } from '../cel/library/authorizer.ts';
+import { DYN, type DeclType } from '../cel/decl.ts';
+import { cel } from '../cel/lazy.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { AdmissionAttributes } from './types.ts';
@@ -57,7 +58,7 @@ export function celAuthorizer(authorizer: Authorizer | undefined, requester: Use
     const decision = result.decision === 'allow' ? 'Allow' : result.decision === 'deny' ? 'Deny' : 'NoOpinion';
     return result.error !== undefined ? { decision, reason: result.reason, error: result.error } : { decision, reason: result.reason };
   };
-  return authorizerValue(check, undefined);
+  return cel().authorizerValue(check, undefined);
 }
 
 /** Declarations: every admission variable is dyn (objects of any kind). */
@@ -67,4 +68,4 @@ export function admissionDeclarations(names: readonly string[]): Record<string, 
   return out;
 }
 
-export const toCel = (v: unknown): unknown => jsonToCel(v, DYN);
+export const toCel = (v: unknown): unknown => cel().jsonToCel(v, DYN);

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { unwatchFile, watchFile } from 'node:fs';
-import { parse } from 'yaml';
+import { yaml } from '../encoding/yaml.ts';
 import { fieldErrorString, type FieldError } from '../apis/errors.ts';
 
 /** utilerrors.NewAggregate(...).Error(): one error bare, several in brackets. */
@@ -19,7 +19,7 @@ export function aggregateFieldErrors(errors: readonly FieldError[]): string {
 export function decodeConfigDocument(text: string, kind: string, versions: readonly string[]): Record<string, unknown> {
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw new Error(`error decoding: ${(e as Error).message}`);
   }

@@ -4,8 +4,8 @@
 // result type and the sizes the cost estimate needs. Unknown types are `dyn`, as cel-go treats them.
 
 import type { Expr, ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
-import type { DeclType } from './values.ts';
-import { DYN } from './values.ts';
+import type { DeclType } from './decl.ts';
+import { DYN } from './decl.ts';
 
 export interface CheckedInfo {
   /** Declared variables the expression references. */

@@ -5,7 +5,7 @@
 
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { CheckedInfo } from './check.ts';
-import type { DeclType } from './values.ts';
+import type { DeclType } from './decl.ts';
 
 /** The largest request body the server accepts, which bounds every unbounded collection (3 MiB). */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;

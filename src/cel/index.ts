@@ -16,3 +16,5 @@ export type { DeclType, DeclField } from './values.ts';
 export { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './cost.ts';
 export { authorizerValue } from './library/authorizer.ts';
 export type { CelAuthorizer, CelAuthorizationAttributes, CelAuthorizationDecision } from './library/authorizer.ts';
+export { OptionalValue, NONE } from './library/optionals.ts';
+export { isCelList } from '@bufbuild/cel';

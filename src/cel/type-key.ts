@@ -1,6 +1,6 @@
 // A stable text key of a declared type, for caching compiled programs per (expression, declared types).
 
-import type { DeclType } from './values.ts';
+import type { DeclType } from './decl.ts';
 
 const keys = new WeakMap<DeclType, string>();
 

@@ -52,12 +52,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   const log = command.options.logger ?? createLogger({ verbosity: command.verbosity });
   let server;
   try {
-    server = await startCapstan({ ...command.options, logger: log });
+    server = await startCapstan({ ...command.options, logger: log, releaseMemoryAfterStart: true });
   } catch (e) {
     fail((e as Error).message, e instanceof ConfigError ? 2 : 1);
   }
-  process.stdout.write(`kubectl --kubeconfig ${server.kubeconfigPath} get ns\n`);
-
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
@@ -85,5 +83,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     }, 1000);
     watchParent.unref();
   }
+  // Printed once the signal handlers are in place: whoever waits for this line may stop the server at once.
+  process.stdout.write(`kubectl --kubeconfig ${server.kubeconfigPath} get ns\n`);
 }
 

@@ -39,9 +39,8 @@ import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
-import { createTestControls, type ForkedServer, type LogicalCluster, type TestControls } from '../testing/controls.ts';
+import type { ForkedServer, LogicalCluster, TestControls } from '../testing/controls.ts';
 import type { RequestQuery, RequestRecord } from '../testing/recorder.ts';
-import { testControlHooks } from '../testing/request-hooks.ts';
 import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
 import type { StorageSnapshot } from '../storage/types.ts';
 import { buildAuditor, validateAuditOptions, type AuditOptions } from '../server/audit/options.ts';
@@ -68,6 +67,8 @@ import { renderKubeconfig, serverUrl } from './kubeconfig.ts';
 
 /** Quiet time after a busy period before memory is handed back. */
 const IDLE_RELEASE_MS = 5000;
+/** Quiet time after start-up before its memory is handed back (with releaseMemoryAfterStart). */
+const STARTUP_RELEASE_MS = 200;
 
 export interface CapstanOptions {
   /** 'memory' (library default), 'sqlite' (command-line default) or 'etcd3' (with `etcd`). */
@@ -219,6 +220,11 @@ export interface CapstanOptions {
    * door under /capstan/v1/ (system:masters only). Library default true; the command line's --enable-test-controls.
    */
   enableTestControls?: boolean;
+  /**
+   * Hand start-up's memory back once the server has been quiet for a moment after it (one memory-reducing garbage
+   * collection). The command line does; the library leaves it to the process that embeds it.
+   */
+  releaseMemoryAfterStart?: boolean;
 }
 
 export interface Capstan {
@@ -460,7 +466,7 @@ async function allSettled<T extends readonly unknown[]>(promises: { [K in keyof 
 }
 
 // Servers on temporary data dirs (the library's default) share one PKI per process, so a test suite that starts
-// many servers pays for key generation and the X.509 library once.
+// many servers pays for key generation once.
 const processPki = new Map<string, Promise<EnsurePkiResult>>();
 
 function pkiFor(options: EnsurePkiOptions, temporary: boolean): Promise<EnsurePkiResult> {
@@ -741,7 +747,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const controls =
       options.enableTestControls === false
         ? undefined
-        : createTestControls({
+        : (await import('../testing/controls.ts')).createTestControls({
             storage,
             registry,
             controlPlane,
@@ -772,7 +778,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
             },
           });
     if (controls) cleanups.push(() => controls.internals.close());
-    const hooks = controls ? testControlHooks(controls, controls.internals, { httpDoor: true }) : undefined;
+    const hooks = controls ? (await import('../testing/request-hooks.ts')).testControlHooks(controls, controls.internals, { httpDoor: true }) : undefined;
 
     let shuttingDown = false;
     let draining = false;
@@ -837,6 +843,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     kubeconfigFor = (server) => renderKubeconfig({ server, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     // reset() returns here: everything start-up made (system namespaces, bootstrap objects, stored CRDs).
     await controls?.internals.markBaseline();
+    if (options.releaseMemoryAfterStart) idleRelease.afterStartup(STARTUP_RELEASE_MS);
 
     log.info('Capstan serving', {
       url,

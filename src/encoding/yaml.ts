@@ -8,7 +8,7 @@ type YamlLibrary = typeof import('yaml');
 let library: YamlLibrary | undefined;
 
 /** The yaml library, loaded on first use: it costs about 30 ms of start-up, and many servers never see YAML. */
-function yaml(): YamlLibrary {
+export function yaml(): YamlLibrary {
   return (library ??= createRequire(import.meta.url)('yaml') as YamlLibrary);
 }
 

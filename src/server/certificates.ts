@@ -1,11 +1,13 @@
-// Issuing X.509 v3 certificates with @peculiar/x509 on Node's WebCrypto: ECDSA P-256 keys, SHA-256 signatures,
-// and the few extensions a cluster PKI needs (basic constraints, key usage, extended key usage, SANs, key
-// identifiers). The library (with the reflect-metadata polyfill its dependency tsyringe needs first) takes over
-// 100 ms to import, so it is loaded on the first certificate to issue: restarts that reuse theirs never load it.
+// Issuing X.509 v3 certificates with Node's crypto: ECDSA P-256 keys (what kubeadm and Go's tools make, and what
+// kubectl, client-go and browsers accept), SHA-256 signatures, and the few extensions a cluster PKI needs (basic
+// constraints, key usage, extended key usage, SANs, key identifiers), encoded as DER here (./der.ts): an X.509
+// library would cost a first start more time to load than the whole PKI takes to make.
 
-import { KeyObject, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPair, randomBytes, sign, X509Certificate } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
-import type * as X509 from '@peculiar/x509';
+import { promisify } from 'node:util';
+import { bitString, boolean, children, element, explicit, implicit, namedBits, octetString, oid, sequence, set, time, unsignedInteger, utf8String } from './der.ts';
 
 export interface DistinguishedName {
   readonly commonName: string;
@@ -28,60 +30,106 @@ export interface PemPair {
   readonly keyPem: string;
 }
 
-const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-const SIGNATURE = { name: 'ECDSA', hash: 'SHA-256' } as const;
+const OID = {
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
+  commonName: '2.5.4.3',
+  organization: '2.5.4.10',
+  subjectKeyIdentifier: '2.5.29.14',
+  keyUsage: '2.5.29.15',
+  subjectAltName: '2.5.29.17',
+  basicConstraints: '2.5.29.19',
+  authorityKeyIdentifier: '2.5.29.35',
+  extKeyUsage: '2.5.29.37',
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
+} as const;
 
-let library: Promise<typeof X509> | undefined;
+// KeyUsage bits (RFC 5280 4.2.1.3).
+const DIGITAL_SIGNATURE = 0;
+const KEY_CERT_SIGN = 5;
+const CRL_SIGN = 6;
 
-function loadX509(): Promise<typeof X509> {
-  library ??= (async () => {
-    await import('reflect-metadata');
-    const x509 = await import('@peculiar/x509');
-    x509.cryptoProvider.set(webcrypto);
-    return x509;
-  })();
-  return library;
-}
+const SIGNATURE_ALGORITHM = sequence(oid(OID.ecdsaWithSha256));
 
 /** One RDN per attribute, organizations first then the common name (as openssl and Go print it: O=..., CN=...), all UTF8String. */
-function nameOf(x509: typeof X509, name: DistinguishedName): X509.Name {
-  return new x509.Name([...(name.organizations ?? []).map((o) => ({ O: [{ utf8String: o }] })), { CN: [{ utf8String: name.commonName }] }]);
+function nameOf(name: DistinguishedName): Buffer {
+  const attribute = (type: string, value: string): Buffer => set(sequence(oid(type), utf8String(value)));
+  return sequence(...(name.organizations ?? []).map((o) => attribute(OID.organization, o)), attribute(OID.commonName, name.commonName));
 }
 
 /** 16 random bytes as a positive INTEGER without a leading zero octet. */
-function serialNumber(): string {
+function serialNumber(): Buffer {
   const serial = randomBytes(16);
-  serial[0] = (serial[0] & 0x7f) | 0x01;
-  return serial.toString('hex');
+  serial[0] = (serial[0]! & 0x7f) | 0x01;
+  return unsignedInteger(serial);
 }
 
-async function extensionsFor(x509: typeof X509, req: CertificateRequest, publicKey: webcrypto.CryptoKey, authorityKeyId: string | undefined): Promise<X509.Extension[]> {
-  const usages = req.isCa ? x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature;
-  const out: X509.Extension[] = [new x509.BasicConstraintsExtension(req.isCa, undefined, true), new x509.KeyUsagesExtension(usages, true)];
-  if (req.usage) out.push(new x509.ExtendedKeyUsageExtension([req.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth], false));
-  if (req.altNames && req.altNames.length > 0) {
-    out.push(new x509.SubjectAlternativeNameExtension(req.altNames.map((n): X509.JsonGeneralName => ({ type: isIP(n) ? 'ip' : 'dns', value: n })), false));
+/** SHA-1 of the subjectPublicKey bits (RFC 5280 4.2.1.2 method 1). */
+function keyIdOf(spki: Buffer): Buffer {
+  const [, subjectPublicKey] = children(element(spki).contents);
+  return createHash('sha1').update(subjectPublicKey!.contents.subarray(1)).digest();
+}
+
+function extension(type: string, critical: boolean, value: Buffer): Buffer {
+  return critical ? sequence(oid(type), boolean(true), octetString(value)) : sequence(oid(type), octetString(value));
+}
+
+function generalName(name: string): Buffer {
+  const family = isIP(name);
+  if (family === 0) return implicit(2, Buffer.from(name, 'latin1'));
+  return implicit(7, ipBytes(name, family));
+}
+
+function ipBytes(ip: string, family: number): Buffer {
+  if (family === 4) return Buffer.from(ip.split('.').map(Number));
+  const [head, tail] = ip.split('::');
+  const groups = (s: string | undefined): string[] => (s ? s.split(':') : []);
+  const h = groups(head);
+  const t = tail === undefined ? [] : groups(tail);
+  const all = tail === undefined ? h : [...h, ...new Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  return Buffer.concat(all.map((g) => Buffer.from(g.padStart(4, '0'), 'hex')));
+}
+
+function extensionsFor(req: CertificateRequest, keyId: Buffer, authorityKeyId: Buffer | undefined): Buffer {
+  const out = [
+    extension(OID.basicConstraints, true, req.isCa ? sequence(boolean(true)) : sequence()),
+    extension(OID.keyUsage, true, namedBits(req.isCa ? [DIGITAL_SIGNATURE, KEY_CERT_SIGN, CRL_SIGN] : [DIGITAL_SIGNATURE])),
+  ];
+  if (req.usage) out.push(extension(OID.extKeyUsage, false, sequence(oid(req.usage === 'server' ? OID.serverAuth : OID.clientAuth))));
+  if (req.altNames && req.altNames.length > 0) out.push(extension(OID.subjectAltName, false, sequence(...req.altNames.map(generalName))));
+  out.push(extension(OID.subjectKeyIdentifier, false, octetString(keyId)));
+  if (authorityKeyId !== undefined) out.push(extension(OID.authorityKeyIdentifier, false, sequence(implicit(0, authorityKeyId))));
+  return sequence(...out);
+}
+
+interface Issuer {
+  /** The CA's subject, as it is encoded in its certificate. */
+  readonly name: Buffer;
+  readonly signingKey: KeyObject;
+  readonly keyId: Buffer;
+}
+
+/** The subject and key identifier of a CA certificate (its own identifier extension, else one computed from its key). */
+function loadIssuer(ca: PemPair): Issuer {
+  const cert = new X509Certificate(ca.certPem);
+  const [tbs] = children(element(cert.raw).contents);
+  const fields = children(tbs!.contents);
+  // version [0], serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo, ... [3] extensions
+  const at = fields[0]!.tag === 0xa0 ? 1 : 0;
+  const subject = fields[at + 4]!.raw;
+  const spki = fields[at + 5]!.raw;
+  let keyId: Buffer | undefined;
+  const extensions = fields.find((f) => f.tag === 0xa3);
+  for (const ext of extensions ? children(element(extensions.contents).contents) : []) {
+    const parts = children(ext.contents);
+    if (parts[0]!.raw.equals(oid(OID.subjectKeyIdentifier))) keyId = element(parts[parts.length - 1]!.contents).contents;
   }
-  // SHA-1 of the public key bits (RFC 5280 4.2.1.2 method 1).
-  out.push(await x509.SubjectKeyIdentifierExtension.create(publicKey, false));
-  if (authorityKeyId !== undefined) out.push(new x509.AuthorityKeyIdentifierExtension(authorityKeyId, false));
-  return out;
+  return { name: subject, signingKey: createPrivateKey(ca.keyPem), keyId: keyId ?? keyIdOf(spki) };
 }
 
-interface LoadedIssuer {
-  readonly name: X509.Name;
-  readonly signingKey: webcrypto.CryptoKey;
-  readonly keyId: string;
-}
-
-async function loadIssuer(x509: typeof X509, ca: PemPair): Promise<LoadedIssuer> {
-  const cert = new x509.X509Certificate(ca.certPem);
-  const pkcs8 = createPrivateKey(ca.keyPem).export({ type: 'pkcs8', format: 'der' });
-  const signingKey = await webcrypto.subtle.importKey('pkcs8', pkcs8, EC_KEY, false, ['sign']);
-  const ski = cert.getExtension(x509.SubjectKeyIdentifierExtension);
-  const keyId = ski?.keyId ?? (await x509.SubjectKeyIdentifierExtension.create(cert.publicKey, false)).keyId;
-  // The issuer Name is taken from the CA certificate as it is encoded there.
-  return { name: cert.subjectName, signingKey, keyId };
+function pem(label: string, der: Buffer): string {
+  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
 /**
@@ -89,21 +137,22 @@ async function loadIssuer(x509: typeof X509, ca: PemPair): Promise<LoadedIssuer>
  * self-signed CA carries no authority key identifier).
  */
 export async function issueCertificate(req: CertificateRequest, ca?: PemPair): Promise<PemPair> {
-  const x509 = await loadX509();
-  const keys = (await webcrypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const issuer = ca ? await loadIssuer(x509, ca) : undefined;
-  const subject = nameOf(x509, req.subject);
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: serialNumber(),
+  const keys = await promisify(generateKeyPair)('ec', { namedCurve: 'prime256v1' });
+  const spki = keys.publicKey.export({ type: 'spki', format: 'der' });
+  const issuer = ca ? loadIssuer(ca) : undefined;
+  const subject = nameOf(req.subject);
+  const tbs = sequence(
+    explicit(0, unsignedInteger(Buffer.from([2]))),
+    serialNumber(),
+    SIGNATURE_ALGORITHM,
+    issuer?.name ?? subject,
+    sequence(time(req.notBefore), time(req.notAfter)),
     subject,
-    issuer: issuer?.name ?? subject,
-    notBefore: req.notBefore,
-    notAfter: req.notAfter,
-    publicKey: keys.publicKey,
-    signingKey: issuer?.signingKey ?? keys.privateKey,
-    signingAlgorithm: SIGNATURE,
-    extensions: await extensionsFor(x509, req, keys.publicKey, issuer?.keyId),
-  });
-  const keyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }) as string;
-  return { certPem: `${cert.toString('pem')}\n`, keyPem };
+    spki,
+    explicit(3, extensionsFor(req, keyIdOf(spki), issuer?.keyId)),
+  );
+  // ECDSA signatures come DER-encoded (Ecdsa-Sig-Value), as X.509 carries them.
+  const signature = sign('sha256', tbs, issuer?.signingKey ?? keys.privateKey);
+  const cert = sequence(tbs, SIGNATURE_ALGORITHM, bitString(signature));
+  return { certPem: pem('CERTIFICATE', cert), keyPem: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
 }

@@ -21,3 +21,21 @@ test('one collection after a busy period goes quiet, none while idle', async () 
     release.close();
   }
 });
+
+test('after start-up: one collection once requests have stopped for the quiet time', async () => {
+  const releases: number[] = [];
+  const release = createIdleRelease({ idleMs: 10_000, onRelease: (ms) => releases.push(ms) });
+  try {
+    release.afterStartup(60);
+    for (let i = 0; i < 4; i++) {
+      await sleep(30);
+      release.touch();
+    }
+    assert.equal(releases.length, 0, 'requests keep coming: no collection yet');
+    while (releases.length === 0) await sleep(10);
+    await sleep(150);
+    assert.equal(releases.length, 1);
+  } finally {
+    release.close();
+  }
+});

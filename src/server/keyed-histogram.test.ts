@@ -7,7 +7,8 @@ test('the exposition is the one prom-client\'s own Histogram gives for the same 
   const buckets = [0.1, 1, 10];
   const ours = new Registry();
   const theirs = new Registry();
-  const k = createKeyedHistogram(ours, 'req_seconds', 'Latency.', buckets);
+  const k = createKeyedHistogram('req_seconds', 'Latency.', buckets);
+  k.register(ours);
   const h = new Histogram({ name: 'req_seconds', help: 'Latency.', labelNames: ['verb', 'code'], buckets, registers: [theirs] });
   for (const [verb, code, v] of [['GET', '200', 0.05], ['GET', '200', 0.5], ['GET', '200', 50], ['POST', '201', 1], ['GET', '200', 0.1]] as const) {
     k.observe(`${verb}/${code}`, () => ({ verb, code }), v);

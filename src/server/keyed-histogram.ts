@@ -13,9 +13,11 @@ interface Series {
 export interface KeyedHistogram {
   /** Records a value; `labels` is called only for a key seen for the first time. */
   observe(key: string, labels: () => Record<string, string>, value: number): void;
+  /** Exposes the histogram through a registry (observations made before included). */
+  register(registry: Registry): void;
 }
 
-export function createKeyedHistogram(registry: Registry, name: string, help: string, buckets: readonly number[]): KeyedHistogram {
+export function createKeyedHistogram(name: string, help: string, buckets: readonly number[]): KeyedHistogram {
   const series = new Map<string, Series>();
   const metric = {
     name,
@@ -38,8 +40,10 @@ export function createKeyedHistogram(registry: Registry, name: string, help: str
     },
     reset: () => series.clear(),
   };
-  registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
   return {
+    register(registry) {
+      registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+    },
     observe(key, labels, value) {
       let s = series.get(key);
       if (!s) series.set(key, (s = { labels: labels(), counts: buckets.map(() => 0), sum: 0, count: 0 }));

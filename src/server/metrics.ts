@@ -1,10 +1,13 @@
 // /metrics: the apiserver_* series kube-apiserver publishes for requests and storage, and the process_* /
 // nodejs_* series, in Prometheus text format through prom-client. One registry per server (tests run several in a
-// process); request metrics are recorded once a response is done, with kube's label sets and buckets.
+// process); request metrics are recorded once a response is done, with kube's label sets and buckets. prom-client
+// (about 25 ms to load with its dependencies) loads at the first scrape: until then every figure is kept in plain
+// maps and numbers, and the Node.js runtime series (garbage collection, event loop lag) start with that scrape.
 
 import { createHash } from 'node:crypto';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { createKeyedHistogram } from './keyed-histogram.ts';
+import { createRequire } from 'node:module';
+import type { Counter, Gauge } from 'prom-client';
+import { createKeyedHistogram, type KeyedHistogram } from './keyed-histogram.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { requestNotesOf } from './audit/request-notes.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -14,6 +17,10 @@ const COMPONENT = 'apiserver';
 const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 const SIZE_BUCKETS = [1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000];
 const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+/** prom-client's default sampling interval of the event loop delay monitor. */
+const EVENT_LOOP_RESOLUTION_MS = 10;
+/** prom-client's Registry.PROMETHEUS_CONTENT_TYPE (known before the library loads). */
+const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 export interface StorageObjectCount {
   /** "configmaps", "deployments.apps". */
@@ -53,36 +60,59 @@ function dryRunOf(req: HttpRequest): string {
   return new URLSearchParams(req.url!.slice(q + 1)).getAll('dryRun').sort().join(',');
 }
 
-export function createServerMetrics(storageObjects: () => readonly StorageObjectCount[]): ServerMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const requests = new Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...REQUEST_LABELS, 'code'], registers: [registry] });
-  const durations = createKeyedHistogram(registry, 'apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', DURATION_BUCKETS);
-  const sizes = createKeyedHistogram(registry, 'apiserver_response_sizes', 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', SIZE_BUCKETS);
-  const inflight = new Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers: [registry] });
-  const longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry] });
-  const stored = new Gauge({
+interface Series {
+  readonly labels: Record<string, string>;
+  n: number;
+}
+
+type Config = 'authentication' | 'authorization';
+
+/** The registry and its series, made at the first scrape (kube's names, help texts and labels). */
+function promRegistry(durations: KeyedHistogram, sizes: KeyedHistogram) {
+  const prom = createRequire(import.meta.url)('prom-client') as typeof import('prom-client');
+  const registry = new prom.Registry();
+  prom.collectDefaultMetrics({ register: registry });
+  const requests = new prom.Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...REQUEST_LABELS, 'code'], registers: [registry] });
+  durations.register(registry);
+  sizes.register(registry);
+  const inflight = new prom.Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers: [registry] });
+  const longRunning = new prom.Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry] });
+  const stored = new prom.Gauge({
     name: 'apiserver_storage_objects',
     help: 'Number of stored objects at the time of last check split by kind.',
     labelNames: ['resource'],
     registers: [registry],
   });
-  const deprecatedApis = new Gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'], registers: [registry] });
+  const deprecatedApis = new prom.Gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'], registers: [registry] });
   // k8s.io/apiserver/pkg/server/options/{authentication,authorization}config/metrics.
-  const reloadSeries = (config: 'authentication' | 'authorization') => ({
-    total: new Counter({ name: `apiserver_${config}_config_controller_automatic_reloads_total`, help: `Total number of automatic reloads of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
-    last: new Gauge({ name: `apiserver_${config}_config_controller_automatic_reload_last_timestamp_seconds`, help: `Timestamp of the last automatic reload of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
+  const reloadSeries = (config: Config): { total: Counter; last: Gauge } => ({
+    total: new prom.Counter({ name: `apiserver_${config}_config_controller_automatic_reloads_total`, help: `Total number of automatic reloads of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
+    last: new prom.Gauge({ name: `apiserver_${config}_config_controller_automatic_reload_last_timestamp_seconds`, help: `Timestamp of the last automatic reload of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
   });
-  const reloads = { authentication: reloadSeries('authentication'), authorization: reloadSeries('authorization') };
+  return { registry, requests, inflight, longRunning, stored, deprecatedApis, reloads: { authentication: reloadSeries('authentication'), authorization: reloadSeries('authorization') } };
+}
+
+export function createServerMetrics(storageObjects: () => readonly StorageObjectCount[]): ServerMetrics {
   // The hot path counts in plain maps and numbers; the prom-client series are brought up to date at each scrape
   // (labels are hashed once per scrape, not several times per request).
-  const requestCounts = new Map<string, { labels: Record<string, string>; n: number }>();
-  const longRunningCounts = new Map<string, { labels: Record<string, string>; n: number }>();
+  const durations = createKeyedHistogram('apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', DURATION_BUCKETS);
+  const sizes = createKeyedHistogram('apiserver_response_sizes', 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', SIZE_BUCKETS);
+  const requestCounts = new Map<string, Series>();
+  const longRunningCounts = new Map<string, Series>();
   const inFlightNow = { readOnly: 0, mutating: 0 };
+  const deprecatedRequested = new Map<string, Record<string, string>>();
+  const reloadCounts = new Map<string, { config: Config; labels: Record<string, string>; n: number; last: number }>();
+  let prom: Promise<ReturnType<typeof promRegistry>> | undefined;
 
   return {
-    contentType: registry.contentType,
+    contentType: CONTENT_TYPE,
     async render() {
+      // The first scrape waits for the event loop monitor's first samples (its lag figures are NaN before).
+      prom ??= Promise.resolve(promRegistry(durations, sizes)).then(async (r) => {
+        await new Promise((resolve) => setTimeout(resolve, 2 * EVENT_LOOP_RESOLUTION_MS));
+        return r;
+      });
+      const { registry, requests, inflight, longRunning, stored, deprecatedApis, reloads } = await prom;
       stored.reset();
       for (const c of storageObjects()) stored.set({ resource: c.resource }, c.objects);
       requests.reset();
@@ -91,12 +121,24 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
       for (const { labels, n } of longRunningCounts.values()) longRunning.set(labels, n);
       inflight.set({ request_kind: 'readOnly' }, inFlightNow.readOnly);
       inflight.set({ request_kind: 'mutating' }, inFlightNow.mutating);
+      for (const labels of deprecatedRequested.values()) deprecatedApis.set(labels, 1);
+      for (const r of Object.values(reloads)) {
+        r.total.reset();
+        r.last.reset();
+      }
+      for (const r of reloadCounts.values()) {
+        reloads[r.config].total.inc(r.labels, r.n);
+        reloads[r.config].last.set(r.labels, r.last);
+      }
       return registry.metrics();
     },
     recordConfigReload(config, status, apiServerId) {
       const labels = { status, apiserver_id_hash: `sha256:${createHash('sha256').update(apiServerId).digest('hex')}` };
-      reloads[config].total.inc(labels);
-      reloads[config].last.set(labels, Date.now() / 1000);
+      const key = `${config}\0${labels.status}\0${labels.apiserver_id_hash}`;
+      const r = reloadCounts.get(key) ?? { config, labels, n: 0, last: 0 };
+      r.n++;
+      r.last = Date.now() / 1000;
+      reloadCounts.set(key, r);
     },
     begin(req, info, isLongRunning) {
       const verb = metricVerb(req, info);
@@ -111,7 +153,7 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
       };
       const kind = verb === 'GET' || verb === 'LIST' || verb === 'WATCH' ? 'readOnly' : 'mutating';
       const key = `${verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}`;
-      let running: { labels: Record<string, string>; n: number } | undefined;
+      let running: Series | undefined;
       if (isLongRunning) {
         running = longRunningCounts.get(key);
         if (!running) longRunningCounts.set(key, (running = { labels, n: 0 }));
@@ -121,7 +163,10 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
         if (running) running.n--;
         else inFlightNow[kind]--;
         const removedRelease = requestNotesOf(req)?.deprecatedRemovedRelease;
-        if (removedRelease !== undefined) deprecatedApis.set({ group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removedRelease }, 1);
+        if (removedRelease !== undefined) {
+          const deprecatedKey = `${info.apiGroup}\0${info.apiVersion}\0${info.resource}\0${info.subresource}\0${removedRelease}`;
+          if (!deprecatedRequested.has(deprecatedKey)) deprecatedRequested.set(deprecatedKey, { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removedRelease });
+        }
         const dryRun = dryRunOf(req);
         const withDryRun = (): Record<string, string> => ({ ...labels, dry_run: dryRun });
         const code = String(res.statusCode);

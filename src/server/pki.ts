@@ -1,8 +1,7 @@
 // The cluster's certificates: a CA, a serving certificate for the loopback names, and an admin client
 // certificate (CN capstan-admin, O system:masters), ECDSA P-256. Generated on first start into <dataDir>/pki
-// (certificates.ts, which loads its X.509 library only then), reused afterwards with nothing but Node's own
-// X509Certificate to check them, and renewed when missing, expiring, no longer signed by the CA, or lacking a
-// needed name.
+// (certificates.ts, loaded only then), reused afterwards with nothing but Node's own X509Certificate to check
+// them, and renewed when missing, expiring, no longer signed by the CA, or lacking a needed name.
 
 import { X509Certificate as NodeX509, createPrivateKey } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';

@@ -3,7 +3,6 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Storage } from './types.ts';
 import { createMemoryStorage } from './memory/memory-storage.ts';
-import { openSqliteStorage } from './sqlite/sqlite-storage.ts';
 import { compactionIntervalMs, startCompactor } from './compactor.ts';
 import { REGISTRY_ROOT } from './keys.ts';
 
@@ -41,13 +40,18 @@ async function openBackend(options: OpenStorageOptions): Promise<Storage> {
     case 'memory':
       return createMemoryStorage();
     case 'sqlite':
-      await fs.mkdir(options.dataDir, { recursive: true });
-      return openSqliteStorage(path.join(options.dataDir, SQLITE_FILE_NAME));
+      return openSqlite(options.dataDir);
     case 'etcd':
       return openEtcd(options.etcd);
     default:
       throw new Error(`unknown storage backend "${String(options.backend)}" (want memory, sqlite or etcd)`);
   }
+}
+
+async function openSqlite(dataDir: string): Promise<Storage> {
+  await fs.mkdir(dataDir, { recursive: true });
+  const { openSqliteStorage } = await import('./sqlite/sqlite-storage.ts');
+  return openSqliteStorage(path.join(dataDir, SQLITE_FILE_NAME));
 }
 
 async function openEtcd(etcd: EtcdOpenOptions | undefined): Promise<Storage> {

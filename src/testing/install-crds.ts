@@ -4,7 +4,7 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { yaml } from '../encoding/yaml.ts';
 import { isStatusError } from '../apis/errors.ts';
 import { crdConditionTrue, type CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
 import { loopbackContext } from '../registry/registry.ts';
@@ -30,7 +30,7 @@ async function objectsOf(source: CrdSource): Promise<KubeObject[]> {
   if (typeof source !== 'string') return [source];
   const out: KubeObject[] = [];
   for (const file of await filesOf(source)) {
-    for (const doc of parseAllDocuments(await readFile(file, 'utf8'))) {
+    for (const doc of yaml().parseAllDocuments(await readFile(file, 'utf8'))) {
       if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0].message}`);
       const value = doc.toJS() as KubeObject | null;
       if (value && typeof value === 'object' && value.kind === 'CustomResourceDefinition') out.push(value);

@@ -1,7 +1,8 @@
 // A ValidatingAdmissionPolicy compiled for evaluation: its matchConditions, variables, validations (expression,
 // messageExpression) and auditAnnotations against the admission variables, each with its compile error if any.
 
-import { compileExpression, type CompiledExpression } from '../../cel/environment.ts';
+import type { CompiledExpression } from '../../cel/environment.ts';
+import { cel } from '../../cel/lazy.ts';
 import { admissionDeclarations } from '../cel-context.ts';
 
 export const POLICY_VARIABLES = admissionDeclarations(['object', 'oldObject', 'request', 'params', 'namespaceObject', 'authorizer', 'variables']);
@@ -32,7 +33,7 @@ export interface CompiledPolicy {
 
 export function compileOne(source: unknown): Compiled {
   const text = typeof source === 'string' ? source : '';
-  const r = compileExpression(text, POLICY_VARIABLES);
+  const r = cel().compileExpression(text, POLICY_VARIABLES);
   return r.ok ? { source: text, expr: r.expression } : { source: text, expr: undefined, error: r.error };
 }
 

@@ -3,8 +3,8 @@
 // audit annotations. Errors follow the policy's failurePolicy.
 
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
-import { evaluate } from '../../cel/environment.ts';
-import { DYN, jsonToCel } from '../../cel/values.ts';
+import { DYN } from '../../cel/decl.ts';
+import { cel } from '../../cel/lazy.ts';
 import type { Compiled, CompiledPolicy } from './compile.ts';
 
 export interface PolicyDecision {
@@ -37,7 +37,7 @@ class LazyVariables {
     if (!def) return undefined;
     let value: unknown = null;
     if (def.compiled.expr) {
-      const r = evaluate(def.compiled.expr, this.activation, PER_CALL_LIMIT);
+      const r = cel().evaluate(def.compiled.expr, this.activation, PER_CALL_LIMIT);
       value = r.ok ? r.value : null;
     }
     this.values.set(name, value);
@@ -47,11 +47,11 @@ class LazyVariables {
 
 function run(c: Compiled, activation: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; error: string; compile: boolean } {
   if (!c.expr) return { ok: false, error: c.error ?? 'compilation failed', compile: true };
-  const r = evaluate(c.expr, activation, PER_CALL_LIMIT);
+  const r = cel().evaluate(c.expr, activation, PER_CALL_LIMIT);
   return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error, compile: false };
 }
 
-const NO_VARIABLES = jsonToCel({}, DYN);
+let noVariables: unknown;
 
 export function evaluatePolicy(policy: CompiledPolicy, vars: Record<string, unknown>): PolicyOutcome {
   // Without variables the caller's activation serves as it is (no copy per policy on the hot path).
@@ -59,7 +59,7 @@ export function evaluatePolicy(policy: CompiledPolicy, vars: Record<string, unkn
   if (policy.variables.length > 0) {
     // Variables become a CEL map whose entries are computed on demand.
     const lazy = new LazyVariables(policy.variables, activation);
-    activation.variables = new Proxy(jsonToCel({}, DYN) as object, {
+    activation.variables = new Proxy(cel().jsonToCel({}, DYN) as object, {
       get(target, prop, receiver) {
         if (prop === 'get') return (key: unknown) => (typeof key === 'string' && policy.variables.some((v) => v.name === key) ? lazy.get(key) : undefined);
         if (prop === 'has') return (key: unknown) => typeof key === 'string' && policy.variables.some((v) => v.name === key);
@@ -68,8 +68,9 @@ export function evaluatePolicy(policy: CompiledPolicy, vars: Record<string, unkn
         return Reflect.get(target, prop, receiver);
       },
     });
-  } else if (activation.variables !== NO_VARIABLES) {
-    activation.variables = NO_VARIABLES;
+  } else {
+    noVariables ??= cel().jsonToCel({}, DYN);
+    if (activation.variables !== noVariables) activation.variables = noVariables;
   }
 
   for (const mc of policy.matchConditions) {

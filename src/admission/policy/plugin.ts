@@ -118,8 +118,6 @@ async function paramsFor(policy: CompiledPolicy, binding: Obj, a: AdmissionAttri
   return { params: found };
 }
 
-const NULL_PARAMS = toCel(null);
-
 const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
 
 /** admission.NewForbidden with the validation's reason and code (kube's policy denial). */
@@ -176,7 +174,7 @@ export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise
           vars ??= { ...baseVars(), namespaceObject: toCel(namespaceObject ?? null) };
           for (const p of params.params) {
             // The shared activation, with this binding's param (null without paramKind).
-            vars.params = p === null ? NULL_PARAMS : toCel(p);
+            vars.params = toCel(p);
             const outcome = evaluatePolicy(policy, vars);
             Object.assign(a.auditAnnotations, outcome.auditAnnotations);
             decisions.push(...outcome.decisions);

@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { badRequest, internalError, isStatusError, StatusError } from '../../apis/errors.ts';
-import { evaluate } from '../../cel/environment.ts';
+import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { jsonEqual, jsonPatch } from '../../patch/json-patch.ts';
 import type { JsonValue } from '../../patch/go-json.ts';
@@ -72,7 +72,7 @@ async function shouldCall(w: Webhook, a: AdmissionAttributes, deps: DispatchDeps
         errors.push(`compilation failed for matchCondition '${c.name}': ${c.error ?? ''}`);
         continue;
       }
-      const r = evaluate(c.compiled, vars, PER_CALL_LIMIT);
+      const r = cel().evaluate(c.compiled, vars, PER_CALL_LIMIT);
       if (!r.ok) errors.push(`matchCondition '${c.name}' failed to evaluate: ${r.error}`);
       else if (r.value === false) return undefined;
       else if (r.value !== true) errors.push(`matchCondition '${c.name}' does not evaluate to a bool: ${String(r.value)}`);

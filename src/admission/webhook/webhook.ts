@@ -1,7 +1,8 @@
 // One webhook as the dispatcher uses it: the fields of a MutatingWebhook or ValidatingWebhook (v1 defaults
 // applied), its compiled matchConditions, and how it is called (HTTPS, or a function for in-process admission).
 
-import { compileExpression, type CompiledExpression } from '../../cel/environment.ts';
+import type { CompiledExpression } from '../../cel/environment.ts';
+import { cel } from '../../cel/lazy.ts';
 import { admissionDeclarations } from '../cel-context.ts';
 import type { RuleWithOperations } from './rules.ts';
 
@@ -41,7 +42,7 @@ export function compileConditions(conditions: unknown): CompiledCondition[] {
   return conditions.map((c: { name?: unknown; expression?: unknown }) => {
     const name = typeof c?.name === 'string' ? c.name : '';
     const expression = typeof c?.expression === 'string' ? c.expression : '';
-    const r = compileExpression(expression, CONDITION_VARS);
+    const r = cel().compileExpression(expression, CONDITION_VARS);
     return r.ok ? { name, expression, compiled: r.expression } : { name, expression, compiled: undefined, error: r.error };
   });
 }

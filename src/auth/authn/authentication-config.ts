@@ -3,7 +3,9 @@
 // compiled, ready for the JWT authenticators (jwt.ts).
 
 import { fieldErrors, type FieldError } from '../../apis/errors.ts';
-import { compileExpression, DYN, type CompiledExpression, type DeclType } from '../../cel/index.ts';
+import type { CompiledExpression } from '../../cel/index.ts';
+import { DYN, type DeclType } from '../../cel/decl.ts';
+import { cel } from '../../cel/lazy.ts';
 import { aggregateFieldErrors, decodeConfigDocument } from '../config-file.ts';
 
 export const MAX_JWT_AUTHENTICATORS = 64;
@@ -62,7 +64,7 @@ export function parseAuthenticationConfiguration(text: string, disallowedIssuers
 }
 
 function compile(source: string, variable: 'claims' | 'user', path: string, errors: FieldError[]): CompiledExpression | undefined {
-  const r = compileExpression(source, variable === 'claims' ? { claims: CLAIMS_TYPE } : { user: USER_TYPE });
+  const r = cel().compileExpression(source, variable === 'claims' ? { claims: CLAIMS_TYPE } : { user: USER_TYPE });
   if (r.ok) return r.expression;
   errors.push(fieldErrors.invalid(path, source, `compilation failed: ${r.error}`));
   return undefined;

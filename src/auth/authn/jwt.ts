@@ -4,9 +4,10 @@
 // (claim + prefix or CEL on `claims`) and must pass the user validation rules (CEL on `user`). Every failure is an
 // error (401); a token of another issuer is no opinion. Successes are cached for 10 s.
 
-import { isCelList } from '@bufbuild/cel';
 import type { JWTPayload } from 'jose';
-import { evaluate, jsonToCel, PER_CALL_LIMIT, type CompiledExpression } from '../../cel/index.ts';
+import type { CompiledExpression } from '../../cel/index.ts';
+import { PER_CALL_LIMIT } from '../../cel/cost.ts';
+import { cel } from '../../cel/lazy.ts';
 import type { UserInfo } from '../user.ts';
 import { CLAIMS_TYPE, USER_TYPE, type AuthenticationConfiguration, type ClaimSource, type JwtAuthenticatorConfig } from './authentication-config.ts';
 import { issuerKeySet, verifiedJwtAuthenticator, type JwtIssuer } from './oidc.ts';
@@ -15,7 +16,7 @@ import { NO_OPINION, type Authenticator } from './types.ts';
 /** A CEL result as a string list (a string is a list of one); undefined when it is neither. */
 function stringsOf(v: unknown): string[] | undefined {
   if (typeof v === 'string') return [v];
-  if (isCelList(v)) {
+  if (cel().isCelList(v)) {
     const out: string[] = [];
     for (const x of v) {
       if (typeof x !== 'string') return undefined;
@@ -27,7 +28,7 @@ function stringsOf(v: unknown): string[] | undefined {
 }
 
 function run(expr: CompiledExpression, vars: Record<string, unknown>): unknown {
-  const r = evaluate(expr, vars, PER_CALL_LIMIT);
+  const r = cel().evaluate(expr, vars, PER_CALL_LIMIT);
   if (!r.ok) throw new Error(r.error);
   return r.value;
 }
@@ -55,7 +56,7 @@ function claimValue(source: ClaimSource, claims: JWTPayload, celClaims: unknown,
 
 /** The user a verified token's claims map to; throws TokenRefused (its message is the 401's log line). */
 export function userFromClaims(config: JwtAuthenticatorConfig, claims: JWTPayload): UserInfo {
-  const celClaims = jsonToCel(claims, CLAIMS_TYPE);
+  const celClaims = cel().jsonToCel(claims, CLAIMS_TYPE);
   for (const rule of config.claimValidationRules) {
     if ('claim' in rule) {
       const v = claims[rule.claim];
@@ -97,7 +98,7 @@ export function userFromClaims(config: JwtAuthenticatorConfig, claims: JWTPayloa
   }
   const user: UserInfo = { name: username[0], groups, ...(uid?.[0] ? { uid: uid[0] } : {}), ...(Object.keys(extra).length > 0 ? { extra } : {}) };
   if (config.userValidationRules.length > 0) {
-    const celUser = jsonToCel({ username: user.name, uid: user.uid ?? '', groups: user.groups, extra: user.extra ?? {} }, USER_TYPE);
+    const celUser = cel().jsonToCel({ username: user.name, uid: user.uid ?? '', groups: user.groups, extra: user.extra ?? {} }, USER_TYPE);
     for (const rule of config.userValidationRules) {
       let ok: unknown;
       try {

@@ -6,7 +6,9 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { fieldErrors, type FieldError } from '../../apis/errors.ts';
-import { compileExpression, DYN, type CompiledExpression } from '../../cel/index.ts';
+import type { CompiledExpression } from '../../cel/index.ts';
+import { DYN } from '../../cel/decl.ts';
+import { cel } from '../../cel/lazy.ts';
 import { parseGoDuration } from '../../cli/duration.ts';
 import type { WebhookTarget } from '../../webhook/client.ts';
 import { aggregateFieldErrors, decodeConfigDocument } from '../config-file.ts';
@@ -171,7 +173,7 @@ function webhookEntry(w: Obj, path: string, errors: FieldError[]): WebhookEntry 
     if (!expression) return void errors.push(fieldErrors.required(p));
     if (seen.has(expression)) return void errors.push(fieldErrors.duplicate(p, expression));
     seen.add(expression);
-    const r = compileExpression(expression, { request: DYN });
+    const r = cel().compileExpression(expression, { request: DYN });
     if (!r.ok) return void errors.push(fieldErrors.invalid(p, expression, `compilation failed: ${r.error}`));
     matchConditions.push(r.expression);
   });

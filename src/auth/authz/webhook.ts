@@ -3,7 +3,10 @@
 // the groups `group`); allowed allows, denied denies, anything else is no opinion. Allowed answers are cached for
 // --authorization-webhook-cache-authorized-ttl (5 minutes), the others for -unauthorized-ttl (30 seconds).
 
-import { evaluate, jsonToCel, DYN, PER_CALL_LIMIT, type CompiledExpression } from '../../cel/index.ts';
+import type { CompiledExpression } from '../../cel/index.ts';
+import { PER_CALL_LIMIT } from '../../cel/cost.ts';
+import { DYN } from '../../cel/decl.ts';
+import { cel } from '../../cel/lazy.ts';
 import { postJson, type WebhookTarget } from '../../webhook/client.ts';
 import type { Authorizer, AuthzAttributes, AuthzResult } from './types.ts';
 
@@ -22,9 +25,9 @@ export interface AuthorizationWebhookOptions {
 
 /** Whether the request matches every condition; throws when one cannot be evaluated. */
 function matches(conditions: readonly CompiledExpression[], attrs: AuthzAttributes): boolean {
-  const request = jsonToCel(subjectAccessReviewFor(attrs, 'v1').spec, DYN);
+  const request = cel().jsonToCel(subjectAccessReviewFor(attrs, 'v1').spec, DYN);
   for (const c of conditions) {
-    const r = evaluate(c, { request }, PER_CALL_LIMIT);
+    const r = cel().evaluate(c, { request }, PER_CALL_LIMIT);
     if (!r.ok) throw new Error(`authorization match condition evaluation error: ${r.error}`);
     if (r.value !== true) return false;
   }

@@ -7,13 +7,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { fieldErrors, renderedBadValue } from '../../apis/errors.ts';
 import type { FieldError } from '../../apis/errors.ts';
-import { compileExpression, evaluate } from '../../cel/environment.ts';
 import type { CompiledExpression } from '../../cel/environment.ts';
+import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from '../../cel/cost.ts';
 import { maxElements } from '../../cel/estimate.ts';
-import { jsonToCel, DYN } from '../../cel/values.ts';
-import type { DeclField, DeclType } from '../../cel/values.ts';
-import { OptionalValue, NONE } from '../../cel/library/optionals.ts';
+import { DYN, type DeclField, type DeclType } from '../../cel/decl.ts';
 import type { JSONSchemaProps, ValidationRule } from './json-schema-props.ts';
 
 export interface CompiledRules {
@@ -333,7 +331,7 @@ function compileRule(
   if (errors.length > before || text === '') return undefined;
 
   const vars = { self: declType, oldSelf: declType };
-  const compiled = compileExpression(text, vars);
+  const compiled = cel().compileExpression(text, vars);
   let expr: CompiledExpression | undefined;
   if (!compiled.ok) errors.push(fieldErrors.invalid(`${rulePath}.rule`, renderRule(rule), `compilation failed: ${compiled.error}`));
   // a result the checker could not infer passes; a declared dyn (int-or-string) is not a bool, as in cel-go
@@ -348,7 +346,7 @@ function compileRule(
   let messageExpr: CompiledExpression | undefined;
   const messageSource = (rule.messageExpression ?? '').trim();
   if (messageSource !== '') {
-    const m = compileExpression(messageSource, vars);
+    const m = cel().compileExpression(messageSource, vars);
     if (!m.ok) errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), `messageExpression compilation failed: ${m.error}`));
     else if (m.expression.info.resultType.kind !== 'string' && m.expression.info.resultType.kind !== 'dyn') {
       errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), 'messageExpression must evaluate to a string'));
@@ -481,6 +479,8 @@ function runRules(node: RuleNode, path: string, value: unknown, old: unknown, co
     budget.remaining = -1;
     return false;
   }
+  // a node exists only where rules compiled, so CEL is loaded by now
+  const { jsonToCel, evaluate, OptionalValue, NONE } = cel();
   // the activation is built once per node, lazily: each value converts only the fields a rule reads
   let self: unknown;
   let oldSelf: unknown;

@@ -1,12 +1,10 @@
 // The audit flags (kube-apiserver's AuditOptions) and building the auditor from them: the policy file, the log
 // backend, the webhook backend. Without a policy file nothing is recorded (kube warns when a backend is set).
+// The auditor's modules load only when auditing is configured.
 
 import type { Logger } from '../log.ts';
-import { createAuditor, type Auditor } from './auditor.ts';
-import { createLogBackend } from './log-backend.ts';
-import { loadPolicyFile } from './policy.ts';
+import type { Auditor } from './auditor.ts';
 import type { AuditBackend } from './types.ts';
-import { createWebhookBackend, loadWebhookKubeconfig } from './webhook-backend.ts';
 
 export interface AuditOptions {
   policyFile?: string;
@@ -42,10 +40,15 @@ export async function buildAuditor(o: AuditOptions | undefined, log: Logger): Pr
     if (o.webhookConfigFile) log.warn('No audit policy file provided, no events will be recorded for webhook backend');
     return undefined;
   }
+  const [{ createAuditor }, { loadPolicyFile }] = await Promise.all([import('./auditor.ts'), import('./policy.ts')]);
   const policy = await loadPolicyFile(o.policyFile);
   const backends: AuditBackend[] = [];
-  if (o.logPath) backends.push(createLogBackend({ path: o.logPath, maxAgeDays: o.logMaxAgeDays, maxBackups: o.logMaxBackups, maxSizeMB: o.logMaxSizeMB }));
+  if (o.logPath) {
+    const { createLogBackend } = await import('./log-backend.ts');
+    backends.push(createLogBackend({ path: o.logPath, maxAgeDays: o.logMaxAgeDays, maxBackups: o.logMaxBackups, maxSizeMB: o.logMaxSizeMB }));
+  }
   if (o.webhookConfigFile) {
+    const { createWebhookBackend, loadWebhookKubeconfig } = await import('./webhook-backend.ts');
     const target = loadWebhookKubeconfig(o.webhookConfigFile);
     backends.push(createWebhookBackend({ target, maxBatchSize: o.webhookBatchMaxSize, maxWaitMs: o.webhookBatchMaxWaitMs, log }));
   }

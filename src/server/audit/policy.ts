@@ -3,7 +3,7 @@
 // the policy's, its omitManagedFields overrides the policy's.
 
 import { readFile } from 'node:fs/promises';
-import { parseAllDocuments } from 'yaml';
+import { yaml } from '../../encoding/yaml.ts';
 import type { AuthzAttributes } from '../../auth/authz/types.ts';
 import { AUDIT_LEVELS, AUDIT_STAGES, type AuditLevel, type AuditPolicy, type AuditStage, type PolicyRule, type RequestAuditConfig } from './types.ts';
 
@@ -75,7 +75,7 @@ export function validatePolicy(raw: unknown): AuditPolicy {
 
 /** policy.LoadPolicyFromBytes: one Policy document of a supported apiVersion with at least one rule. */
 export function parsePolicy(text: string, source: string): AuditPolicy {
-  const docs = parseAllDocuments(text).filter((d) => d.contents !== null);
+  const docs = yaml().parseAllDocuments(text).filter((d) => d.contents !== null);
   if (docs.length === 0) throw new Error(`loaded illegal policy with 0 rules from file ${source}`);
   const doc = docs[0]!;
   if (doc.errors.length > 0) throw new Error(`failed decoding file ${JSON.stringify(source)}: ${doc.errors[0]!.message}`);

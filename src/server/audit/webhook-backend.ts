@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dirname, isAbsolute, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yaml } from '../../encoding/yaml.ts';
 import type { Logger } from '../log.ts';
 import type { AuditBackend, AuditEvent } from './types.ts';
 
@@ -32,7 +32,7 @@ function named(list: unknown, name: string | undefined, field: string): Obj {
 /** Reads the connection facts of a kubeconfig file; relative file paths are relative to it. */
 export function loadWebhookKubeconfig(path: string): WebhookTargetConfig {
   const base = dirname(path);
-  const config = obj(parseYaml(readFileSync(path, 'utf8')));
+  const config = obj(yaml().parse(readFileSync(path, 'utf8')));
   const contexts = Array.isArray(config.contexts) ? config.contexts.map(obj) : [];
   const current = contexts.find((c) => c.name === config['current-context']) ?? contexts[0];
   const ctx = obj(current?.context);
