@@ -517,6 +517,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   const { dir: dataDir, temporary } = await prepareDataDir(options.dataDir, log);
 
   const cleanups: Array<() => Promise<void>> = [];
+  /** Runs as shutdown begins, before the shutdown delay (kube's pre-shutdown hooks). */
+  let preShutdown: (() => Promise<void>) | undefined;
   const cleanup = async (): Promise<void> => {
     for (const c of cleanups.reverse()) await c().catch((e: unknown) => log.error('error during shutdown', { error: e }));
     cleanups.length = 0;
@@ -707,6 +709,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         : {}),
     });
     cleanups.push(() => controlPlane.stop());
+    preShutdown = () => controlPlane.preShutdown();
     if (options.simulateWorkloads) {
       const { startSimulation } = await import('../controllers/simulation/index.ts');
       const simulation = await startSimulation(registry, options.simulateWorkloads === true ? {} : options.simulateWorkloads);
@@ -885,6 +888,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
           // kube's graceful termination: readyz fails first, requests are served through the delay, then
           // (with --shutdown-send-retry-after) new ones are turned away while those in flight finish.
           shuttingDown = true;
+          await preShutdown?.().catch((e: unknown) => log.error('error during shutdown', { error: e }));
           const delayMs = (options.shutdownDelaySeconds ?? 0) * 1000;
           if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
           if (options.shutdownSendRetryAfter) {

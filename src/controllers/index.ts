@@ -54,6 +54,11 @@ export interface ControlPlane {
   readonly bootstrapTokens: () => BootstrapTokenControllers | undefined;
   /** The elector when leader election is on. */
   readonly elector?: LeaderElector;
+  /**
+   * kube's pre-shutdown hook of the kubernetes Service controller: this instance leaves the Service's endpoints
+   * (its master lease goes) as shutdown begins, before the shutdown delay, so clients move to the other instances.
+   */
+  preShutdown(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -122,6 +127,9 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     crds,
     elector,
     bootstrapTokens: () => leading?.bootstrapTokens,
+    async preShutdown() {
+      await bootstrap?.stop();
+    },
     async stop() {
       await crds.stop();
       if (elector) await elector.stop();
