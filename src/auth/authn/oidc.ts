@@ -5,7 +5,7 @@
 // "-" means none), an email username needs email_verified to be true when present, and the groups come from
 // --oidc-groups-claim with --oidc-groups-prefix. Successes are cached for 10 s.
 
-import { createHash } from 'node:crypto';
+import { looksLikeJwt, tokenKey } from './token-key.ts';
 import { request } from 'node:https';
 import type { FetchImplementation, JWTPayload, JWTVerifyOptions, createRemoteJWKSet } from 'jose';
 import { loadJose } from '../jose.ts';
@@ -88,8 +88,8 @@ export function verifiedJwtAuthenticator(issuerOf: (iss: string) => JwtIssuer | 
   return {
     async authenticate(req) {
       const token = bearerToken(headerValue(req, 'authorization'));
-      if (token === undefined || token.split('.').length !== 3) return NO_OPINION;
-      const key = createHash('sha256').update(token).digest('base64url');
+      if (token === undefined || !looksLikeJwt(token)) return NO_OPINION;
+      const key = tokenKey(token);
       const hit = cache.get(key);
       if (hit && hit.until > Date.now()) return authenticated(hit.user);
       const { decodeJwt, errors: joseErrors, jwtVerify } = await loadJose();

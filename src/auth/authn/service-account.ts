@@ -4,7 +4,7 @@
 // cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token.
 
 import { clockNow } from '../../apis/clock.ts';
-import { createHash } from 'node:crypto';
+import { looksLikeJwt, tokenKey } from './token-key.ts';
 import type { JWTPayload } from 'jose';
 import { loadJose } from '../jose.ts';
 import { isStatusError } from '../../apis/errors.ts';
@@ -151,10 +151,10 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
       if (!header || !/^bearer /i.test(header)) return NO_OPINION;
       const token = header.slice(7).trim();
       // Only JWTs of an accepted issuer are ours; other bearer tokens are left to the other authenticators.
-      if (token.split('.').length !== 3) return NO_OPINION;
+      if (!looksLikeJwt(token)) return NO_OPINION;
       // Only tokens this authenticator verified are cached, so a hit needs no decoding.
       const audiences = req.audiences && req.audiences.length > 0 ? req.audiences : issuer.apiAudiences;
-      const key = createHash('sha256').update(token).digest('base64url');
+      const key = tokenKey(token);
       const hit = cache.get(key);
       const t = now();
       if (hit && hit.until > t && hit.audiences === audiences) return authenticated(hit.user, hit.granted);

@@ -2,7 +2,8 @@
 // Tokens are compared by SHA-256 digest in constant time; a bearer token that matches nothing is an error,
 // so it never falls through to anonymous.
 
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { tokenDigest } from './token-key.ts';
 import { readFile } from 'node:fs/promises';
 import type { UserInfo } from '../user.ts';
 import { parseCsv } from './csv.ts';
@@ -20,9 +21,6 @@ export interface TokenFile {
   readonly warnings: readonly string[];
 }
 
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
 
 /** Parses token file text; throws an Error (naming the file, never a token) when malformed. */
 export function parseTokenFile(text: string, path: string): TokenFile {
@@ -46,7 +44,7 @@ export function parseTokenFile(text: string, path: string): TokenFile {
       warnings.push(`empty token has been found in token file '${path}', record number '${recordNum}'`);
       continue;
     }
-    const d = digest(token);
+    const d = tokenDigest(token);
     const key = d.toString('hex');
     if (seen.has(key)) warnings.push(`duplicate token has been found in token file '${path}', record number '${recordNum}'`);
     seen.add(key);
@@ -82,7 +80,7 @@ export function tokenFileAuthenticator(file: TokenFile): Authenticator {
     authenticate(req) {
       const token = bearerToken(headerValue(req, 'authorization'));
       if (token === undefined) return NO_OPINION;
-      const d = digest(token);
+      const d = tokenDigest(token);
       let match: UserInfo | undefined;
       // Compare against every entry so the time taken does not depend on where (or whether) the token matches;
       // the last of duplicate tokens wins, as in kube.

@@ -3,7 +3,7 @@
 // the kubeconfig names; its status says who it is. Answers are cached for --authentication-token-webhook-cache-ttl
 // (default 2 minutes), keyed by a hash of the token and the audiences.
 
-import { createHash } from 'node:crypto';
+import { tokenKey } from './token-key.ts';
 import { postJson, type WebhookTarget } from '../../webhook/client.ts';
 import type { UserInfo } from '../user.ts';
 import { bearerToken } from './token-file.ts';
@@ -28,7 +28,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): Authent
       const token = bearerToken(headerValue(req, 'authorization'));
       if (token === undefined) return NO_OPINION;
       const audiences = req.audiences ?? [];
-      const key = createHash('sha256').update(token).update('\0').update(audiences.join(',')).digest('base64url');
+      const key = tokenKey(token, audiences.join(','));
       const hit = cache.get(key);
       if (hit && hit.until > Date.now()) return hit.result;
       let answer: Obj;
