@@ -6,12 +6,15 @@
 // flight, to a server on --storage-backend=etcd3. Rounds of the two alternate (the machine is shared), and the CPU
 // each side spends per create is shown. For profiling: BENCH_ETCD_PROFILE_DIR=<dir> writes the server's CPU
 // profile there; BENCH_ETCD_CREATES_ONLY=1 runs only Capstan's creates (a profile of the create path alone).
+// Then, on the same member, reads from the watch cache against sqlite (bench/etcd-cache-reads.ts), and on a
+// 3-member cluster of its own the HA failover time (bench/etcd-failover.ts).
 
 import { connectEtcd } from '../src/storage/etcd/etcd-client.ts';
 import { startEtcdCluster } from '../src/storage/etcd/test-cluster.ts';
 import type { LoadResult } from './load.ts';
 import { cpuMs } from './crd.ts';
 import { benchCacheReads } from './etcd-cache-reads.ts';
+import { benchFailover } from './etcd-failover.ts';
 import { CONCURRENCY, configMap, fmt, load, median, spawnServer, stop, type EtcdBenchRow } from './etcd-common.ts';
 
 export type { EtcdBenchRow } from './etcd-common.ts';
@@ -107,6 +110,7 @@ export async function benchEtcd(options: { quick?: boolean } = {}): Promise<Etcd
   } finally {
     await etcd.close();
   }
+  rows.push(...(await benchFailover(options)));
   return rows;
 }
 
