@@ -6,53 +6,18 @@
 // flight, to a server on --storage-backend=etcd3. Rounds of the two alternate (the machine is shared), and the CPU
 // each side spends per create is shown. For profiling: BENCH_ETCD_PROFILE_DIR=<dir> writes the server's CPU
 // profile there; BENCH_ETCD_CREATES_ONLY=1 runs only Capstan's creates (a profile of the create path alone).
+// Then, on the same member, reads from the watch cache against sqlite (bench/etcd-cache-reads.ts), and on a
+// 3-member cluster of its own the HA failover time (bench/etcd-failover.ts).
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { connectEtcd } from '../src/storage/etcd/etcd-client.ts';
 import { startEtcdCluster } from '../src/storage/etcd/test-cluster.ts';
-import { runLoad, type LoadResult, type TlsClientOptions } from './load.ts';
+import type { LoadResult } from './load.ts';
 import { cpuMs } from './crd.ts';
+import { benchCacheReads } from './etcd-cache-reads.ts';
+import { benchFailover } from './etcd-failover.ts';
+import { CONCURRENCY, configMap, fmt, load, median, spawnServer, stop, type EtcdBenchRow } from './etcd-common.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const CONCURRENCY = 32;
-
-export interface EtcdBenchRow {
-  what: string;
-  capstan: string;
-  raw: string;
-  ratio: string;
-}
-
-function fmt(n: number, digits = 0): string {
-  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-}
-
-function configMap(name: string, namespace: string): Record<string, unknown> {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { app: 'bench' } }, data: { payload: 'x'.repeat(900) } };
-}
-
-async function spawnServer(etcdServers: string[], profileDir: string | undefined): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  const options = { storageBackend: 'etcd3', etcd: { servers: etcdServers, compactionIntervalMs: 0 } };
-  const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...flags, join(root, 'bench/serve.ts'), 'memory', JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`bench/serve.ts exited with ${code}`)));
-  });
-  return { child, info: JSON.parse(first) as Record<string, unknown> };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
+export type { EtcdBenchRow } from './etcd-common.ts';
 
 /** Raw etcd: `requests` create-if-absent transactions, `CONCURRENCY` in flight, through Capstan's etcd client. */
 async function rawCreates(servers: string[], prefix: string, requests: number): Promise<{ perSecond: number; p99Ms: number }> {
@@ -87,17 +52,6 @@ async function rawCreates(servers: string[], prefix: string, requests: number): 
   }
 }
 
-async function load(port: number, tls: TlsClientOptions, requests: number, request: (i: number) => { method: string; path: string; body?: string }): Promise<LoadResult> {
-  const r = await runLoad({ url: `https://127.0.0.1:${port}`, tls, concurrency: CONCURRENCY, requests, request });
-  if (r.errors > 0) throw new Error(`${r.errors} of ${r.requests} requests failed`);
-  return r;
-}
-
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 /** Rounds of raw and Capstan creates alternate, so that both meet the same load of a shared machine. */
 const ROUNDS = 3;
 
@@ -106,7 +60,8 @@ export async function benchEtcd(options: { quick?: boolean } = {}): Promise<Etcd
   const etcd = await startEtcdCluster(1);
   const rows: EtcdBenchRow[] = [];
   try {
-    const { child, info } = await spawnServer(etcd.clientUrls, process.env.BENCH_ETCD_PROFILE_DIR);
+    const server = await spawnServer('memory', { storageBackend: 'etcd3', etcd: { servers: etcd.clientUrls, compactionIntervalMs: 0 } }, process.env.BENCH_ETCD_PROFILE_DIR);
+    const child = server.child;
     const raw: { perSecond: number; p99Ms: number }[] = [];
     const creates: LoadResult[] = [];
     const serverCpu: number[] = [];
@@ -115,15 +70,13 @@ export async function benchEtcd(options: { quick?: boolean } = {}): Promise<Etcd
     const etcdCpu: { raw: number[]; capstan: number[] } = { raw: [], capstan: [] };
     let get: LoadResult;
     try {
-      const port = info.port as number;
-      const tls: TlsClientOptions = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
       const post = (round: string) => (i: number) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: JSON.stringify(configMap(`${round}-${i}`, 'bench')) });
       // Warm-up of etcd, the client and the server.
-      await load(port, tls, 1, () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }) }));
+      await load(server, 1, () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }) }));
       await rawCreates(etcd.clientUrls, '/warmup', 500);
-      await load(port, tls, 500, post('warm'));
+      await load(server, 500, post('warm'));
       if (process.env.BENCH_ETCD_CREATES_ONLY) {
-        await load(port, tls, n * 3, post('profile'));
+        await load(server, n * 3, post('profile'));
         return [];
       }
       for (let r = 0; r < ROUNDS; r++) {
@@ -135,11 +88,11 @@ export async function benchEtcd(options: { quick?: boolean } = {}): Promise<Etcd
         etcdCpu.raw.push(((await cpuMs(etcdPid)) - e0) / n);
         e0 = await cpuMs(etcdPid);
         const s0 = await cpuMs(child.pid ?? 0);
-        creates.push(await load(port, tls, n, post(`r${r}`)));
+        creates.push(await load(server, n, post(`r${r}`)));
         serverCpu.push(((await cpuMs(child.pid ?? 0)) - s0) / n);
         etcdCpu.capstan.push(((await cpuMs(etcdPid)) - e0) / n);
       }
-      get = await load(port, tls, n * 4, (i) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/r0-${i % n}` }));
+      get = await load(server, n * 4, (i) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/r0-${i % n}` }));
     } finally {
       await stop(child);
     }
@@ -153,9 +106,11 @@ export async function benchEtcd(options: { quick?: boolean } = {}): Promise<Etcd
       ratio: `${fmt(100 * ratio, 1)}% (target >= 60%: ${ratio >= 0.6 ? 'met' : 'MISSED'})`,
     });
     rows.push({ what: 'get over HTTPS, etcd3', capstan: `${fmt(get.perSecond)}/s (p99 ${fmt(get.p99Ms, 1)} ms)`, raw: '-', ratio: '-' });
+    rows.push(...(await benchCacheReads(etcd.clientUrls, options)));
   } finally {
     await etcd.close();
   }
+  rows.push(...(await benchFailover(options)));
   return rows;
 }
 

@@ -368,7 +368,7 @@ if (only.has('startup')) await benchStartup();
 if (only.has('storage')) await benchStorageOnly();
 if (only.has('http')) await benchHttp();
 if (only.has('etcd')) {
-  process.stdout.write(`etcd3: create over HTTPS vs raw etcd transactions through the same client (${CONCURRENCY} in flight, 1 KiB ConfigMaps, one local etcd member)\n`);
+  process.stdout.write(`etcd3: create over HTTPS vs raw etcd transactions through the same client (${CONCURRENCY} in flight, 1 KiB ConfigMaps, one local etcd member); watch-cache reads vs sqlite; HA failover (3 local etcd members)\n`);
   for (const r of await (await import('./etcd.ts')).benchEtcd({ quick })) row(r.what, r.capstan, r.raw, r.ratio);
 }
 if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });

@@ -186,6 +186,9 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
   const server = createSecureServer(
     {
       allowHTTP1: true,
+      // TCP_NODELAY, as Go's servers and Node's own http.Server have it: without it the first write after a flushed
+      // head (a watch's first event) waits for the client's delayed ACK, 40 ms on Linux. HTTP/2 sets it itself.
+      noDelay: true,
       cert: tls.certPem,
       key: tls.keyPem,
       ca: [...tls.clientCaPems],
