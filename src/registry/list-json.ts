@@ -6,6 +6,7 @@
 import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { goEscape } from '../encoding/json.ts';
 import type { KeyValue } from '../storage/types.ts';
+import { copyItems, rawItems, type RawItems } from './raw-items.ts';
 import type { KubeList, KubeObject, ListMeta, ResourceDefinition } from './types.ts';
 
 /** ObjectMeta's keys in serialization order (store-codec's inKubeOrder); resourceVersion sits at index 5. */
@@ -189,14 +190,18 @@ export interface StoredListItems {
 export function storedListItems(list: KubeList): StoredListItems | undefined {
   return (list as unknown as Record<symbol, StoredListItems | undefined>)[STORED_ITEMS];
 }
-const COMMA = Buffer.from(',', 'latin1');
+/** A list's items as response bytes (each item's JSON, escaped as Go's encoder escapes), when built from stored JSON. */
+export function rawItemsOf(list: KubeList): RawItems | undefined {
+  return (list as unknown as Record<symbol, RawItems | undefined>)[RAW_ITEMS];
+}
 
-/**
- * The response bytes of a list's items (each item's JSON, escaped as Go's encoder escapes, joined by commas),
- * when the list was built from stored JSON.
- */
+/** The items of rawItemsOf joined by commas, in one buffer. */
 export function rawListItems(list: KubeList): Uint8Array | undefined {
-  return (list as unknown as Record<symbol, Uint8Array | undefined>)[RAW_ITEMS];
+  const items = rawItemsOf(list);
+  if (!items) return undefined;
+  const out = Buffer.allocUnsafe(items.length);
+  copyItems(items, out, 0);
+  return out;
 }
 
 /** The escaped response bytes of a built-in kind's list item (no kind/apiVersion), for caches to keep. */
@@ -251,22 +256,19 @@ function allStoredIn(kvs: readonly KeyValue[], hints: readonly StoredItemHint[] 
   return true;
 }
 
-/** The items joined from bytes the cache already holds; undefined when any is missing. */
-function preparedItems(hints: readonly StoredItemHint[] | undefined): Uint8Array | undefined {
+/** The items as the bytes the cache already holds; undefined when any is missing. */
+function preparedItems(hints: readonly StoredItemHint[] | undefined): RawItems | undefined {
   if (!hints) return undefined;
-  const parts: Uint8Array[] = new Array(Math.max(0, hints.length * 2 - 1));
-  let length = 0;
+  const pieces: Uint8Array[] = new Array(hints.length);
   for (let i = 0; i < hints.length; i++) {
     const item = hints[i].item;
     if (item === undefined) return undefined;
-    if (i > 0) parts[2 * i - 1] = COMMA;
-    parts[2 * i] = item;
-    length += item.length + (i > 0 ? 1 : 0);
+    pieces[i] = item;
   }
-  return Buffer.concat(parts, length);
+  return rawItems(pieces);
 }
 
-function itemsFromLayouts(def: ResourceDefinition, kvs: readonly KeyValue[], hints: readonly StoredItemHint[] | undefined): Uint8Array | undefined {
+function itemsFromLayouts(def: ResourceDefinition, kvs: readonly KeyValue[], hints: readonly StoredItemHint[] | undefined): RawItems | undefined {
   const typeMeta = def.custom ? { apiVersion: apiVersionOf(def) } : ('drop' as const);
   const raw: string[] = new Array(kvs.length);
   for (let i = 0; i < kvs.length; i++) {
@@ -276,7 +278,7 @@ function itemsFromLayouts(def: ResourceDefinition, kvs: readonly KeyValue[], hin
     if (json === undefined) return undefined;
     raw[i] = json;
   }
-  return Buffer.from(goEscape(raw.join(',')), 'utf8');
+  return rawItems(raw.length === 0 ? [] : [Buffer.from(goEscape(raw.join(',')), 'utf8')]);
 }
 
 function eagerList(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta): KubeList {
