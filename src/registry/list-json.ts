@@ -220,13 +220,12 @@ export interface StoredItemHint {
  * A list of stored objects: items decode on first access; the raw item bytes (for the same response shape
  * writeResult produces: built-in items without kind/apiVersion) are kept alongside.
  */
-export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta, hints?: readonly StoredItemHint[]): KubeList {
+export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta, hints?: readonly (StoredItemHint | undefined)[]): KubeList {
   if (convertsOnRead(def)) return eagerList(def, kvs, metadata);
   // A definition that converts between versions (events, HPAs) serves stored text as it is only when every
   // object is stored in the version asked for.
   if (def.convert && !allStoredIn(kvs, hints, apiVersionOf(def))) return eagerList(def, kvs, metadata);
-  const raw = def.custom ? undefined : preparedItems(hints);
-  const items = raw ?? itemsFromLayouts(def, kvs, hints);
+  const items = itemPieces(def, kvs, hints);
   if (items === undefined) return eagerList(def, kvs, metadata);
   let decoded: KubeObject[] | undefined;
   const list = { kind: def.listKind, apiVersion: apiVersionOf(def), metadata } as KubeList;
@@ -246,39 +245,46 @@ export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[]
   return list;
 }
 
-function allStoredIn(kvs: readonly KeyValue[], hints: readonly StoredItemHint[] | undefined, apiVersion: string): boolean {
+function allStoredIn(kvs: readonly KeyValue[], hints: readonly (StoredItemHint | undefined)[] | undefined, apiVersion: string): boolean {
   const quoted = JSON.stringify(apiVersion);
   for (let i = 0; i < kvs.length; i++) {
     const value = kvs[i].value;
-    const av = (hints?.[i].layout ?? jsonLayout(value))?.apiVersion;
+    const av = (hints?.[i]?.layout ?? jsonLayout(value))?.apiVersion;
     if (!av || value.slice(av[0], av[1]) !== quoted) return false;
   }
   return true;
 }
 
-/** The items as the bytes the cache already holds; undefined when any is missing. */
-function preparedItems(hints: readonly StoredItemHint[] | undefined): RawItems | undefined {
-  if (!hints) return undefined;
-  const pieces: Uint8Array[] = new Array(hints.length);
-  for (let i = 0; i < hints.length; i++) {
-    const item = hints[i].item;
-    if (item === undefined) return undefined;
-    pieces[i] = item;
-  }
-  return rawItems(pieces);
-}
-
-function itemsFromLayouts(def: ResourceDefinition, kvs: readonly KeyValue[], hints: readonly StoredItemHint[] | undefined): RawItems | undefined {
+/**
+ * The items' response bytes: a cached item's bytes as they are, the others spliced from their stored text (runs of
+ * them escaped and encoded together); undefined when a stored text is not in the canonical shape.
+ */
+function itemPieces(def: ResourceDefinition, kvs: readonly KeyValue[], hints: readonly (StoredItemHint | undefined)[] | undefined): RawItems | undefined {
   const typeMeta = def.custom ? { apiVersion: apiVersionOf(def) } : ('drop' as const);
-  const raw: string[] = new Array(kvs.length);
+  const pieces: Uint8Array[] = [];
+  let spliced: string[] = [];
+  const flush = () => {
+    if (spliced.length === 0) return;
+    pieces.push(Buffer.from(goEscape(spliced.join(',')), 'utf8'));
+    spliced = [];
+  };
   for (let i = 0; i < kvs.length; i++) {
+    const hint = hints?.[i];
+    // Cached bytes are those of a built-in kind's item (no kind/apiVersion).
+    const item = def.custom ? undefined : hint?.item;
+    if (item !== undefined) {
+      flush();
+      pieces.push(item);
+      continue;
+    }
     const kv = kvs[i];
-    const layout = hints?.[i].layout ?? jsonLayout(kv.value);
+    const layout = hint?.layout ?? jsonLayout(kv.value);
     const json = layout && itemFromLayout(kv.value, layout, kv.modRevision, typeMeta);
     if (json === undefined) return undefined;
-    raw[i] = json;
+    spliced.push(json);
   }
-  return rawItems(raw.length === 0 ? [] : [Buffer.from(goEscape(raw.join(',')), 'utf8')]);
+  flush();
+  return rawItems(pieces);
 }
 
 function eagerList(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta): KubeList {

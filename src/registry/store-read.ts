@@ -14,7 +14,7 @@ import { isDNS1123Label } from '../apis/labels.ts';
 import { CacheNotReadyError, CacheTooLargeError } from '../storage/cacher/types.ts';
 import { StorageError, type KeyValue } from '../storage/types.ts';
 import { itemFromLayout, jsonLayout, listFromStored } from './list-json.ts';
-import { cacheFilter } from './store-cache.ts';
+import { cacheFilter, type StoreAttrs } from './store-cache.ts';
 import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueAt } from './store-continue.ts';
 import { keyFor, rootFor, waitForRevision, type StoreCore } from './store-core.ts';
@@ -260,9 +260,21 @@ async function listStorage(core: StoreCore, def: ResourceDefinition, ctx: Reques
     metadata.continue = encodeContinue(lastKey, root, revision);
     if (pred.empty) metadata.remainingItemCount = remaining;
   }
-  const list = listFromStored(def, kvs, metadata);
+  const list = listFromStored(def, kvs, metadata, cachedHints(core, kvs));
   if (!pred.empty) list.items = items;
   return list;
+}
+
+/** What the watch cache already holds of the objects read (their list item bytes), where it holds the same revision. */
+function cachedHints(core: StoreCore, kvs: readonly KeyValue[]): (StoreAttrs | undefined)[] | undefined {
+  const cache = core.cache;
+  if (!cache?.ready() || kvs.length === 0) return undefined;
+  const hints: (StoreAttrs | undefined)[] = new Array(kvs.length);
+  for (let i = 0; i < kvs.length; i++) {
+    const cached = cache.get(kvs[i].key);
+    hints[i] = cached !== undefined && cached.kv.modRevision === kvs[i].modRevision ? cached.attrs : undefined;
+  }
+  return hints;
 }
 
 function expiredList(paging: boolean, startKey: string, root: string): StatusError {
