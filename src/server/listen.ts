@@ -186,6 +186,9 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
   const server = createSecureServer(
     {
       allowHTTP1: true,
+      // Go's net package disables Nagle on every TCP connection (as Node's http server does): small writes such as
+      // watch events go out at once instead of waiting for the peer's delayed ACK.
+      noDelay: true,
       cert: tls.certPem,
       key: tls.keyPem,
       ca: [...tls.clientCaPems],
