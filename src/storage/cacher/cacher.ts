@@ -40,7 +40,7 @@ interface FreshWaiter {
   reject(err: Error): void;
 }
 
-/** The dispatch of one event: its translations are shared by every watcher (one object per outcome). */
+/** The dispatch of one event: its translations are shared by every watcher (one object, with one memo, per outcome). */
 interface Outcomes<A> {
   added?: CacheWatchEvent<A>;
   modified?: CacheWatchEvent<A>;
@@ -188,7 +188,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         }
         if (prev === undefined) keys.add(key);
         else options.superseded?.(prev.attrs);
-        ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time, memo: undefined };
+        ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time };
       } else {
         const last = prev ?? cached(se.prevKv ?? se.kv);
         if (prev !== undefined) {
@@ -197,7 +197,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
           if (indexed) indexRemove(key, prev);
           options.superseded?.(prev.attrs);
         }
-        ev = { type: 'delete', revision: rev, object: last, prev: undefined, time, memo: undefined };
+        ev = { type: 'delete', revision: rev, object: last, prev: undefined, time };
       }
       ring.push(ev);
       advance(rev);
@@ -210,14 +210,11 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     if (watchers.size === 0) return;
     const key = ev.object.kv.key;
     const memo: Outcomes<A> = {};
-    ev.memo = new Map();
     for (const w of watchers) {
       if (!key.startsWith(w.prefix)) continue;
       const out = translate(ev, w.filter, memo);
       if (out !== undefined) w.offer(out);
     }
-    // Encodings memoized by consumers live only as long as the dispatch.
-    ev.memo = undefined;
   }
 
   // ---- lifecycle ----

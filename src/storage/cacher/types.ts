@@ -19,11 +19,6 @@ export interface CacheEvent<A> {
   readonly prev: CachedObject<A> | undefined;
   /** When the cache recorded it (ms, the cache's clock). */
   readonly time: number;
-  /**
-   * Scratch space for consumers while the event is being dispatched (e.g. the decoded watch event, shared by
-   * every watcher); cleared after dispatch so the ring does not keep encodings alive.
-   */
-  memo: Map<unknown, unknown> | undefined;
 }
 
 /** What one watcher receives. */
@@ -36,6 +31,12 @@ export type CacheWatchEvent<A> =
       readonly revision: number;
       /** The live or replayed event this comes from; undefined for initial (synthetic ADDED) events. */
       readonly source: CacheEvent<A> | undefined;
+      /**
+       * Scratch space for consumers (e.g. the decoded and encoded watch event), shared by every watcher a live event
+       * is dispatched to in this shape, including those that deliver it later from their queue. It lives as long as
+       * some watcher holds the event, not with the cache's ring.
+       */
+      memo?: Map<unknown, unknown>;
     }
   | {
       readonly type: 'BOOKMARK';
