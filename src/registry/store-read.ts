@@ -213,6 +213,9 @@ async function listStorage(core: StoreCore, def: ResourceDefinition, ctx: Reques
     await waitForRevision(core, rv, ctx.signal);
   }
 
+  const page = await pageFromCache(core, def, root, pred, options, startKey, readRevision, rvText === '' && !paging && match === '');
+  if (page) return page;
+
   const items: KubeObject[] = [];
   const kvs: KeyValue[] = [];
   let revision = readRevision;
@@ -263,6 +266,32 @@ async function listStorage(core: StoreCore, def: ResourceDefinition, ctx: Reques
   const list = listFromStored(def, kvs, metadata, cachedHints(core, kvs));
   if (!pred.empty) list.items = items;
   return list;
+}
+
+/**
+ * A page of a storage list answered by the watch cache when its state is exactly the state storage would read (the
+ * revision of a continue token or an Exact read, or storage's current revision for a consistent first page), and
+ * that revision is not compacted: the same items, continue token and remainingItemCount, without the storage read.
+ * Anything else (cache behind or ahead, compacted revision, newest-revision continuation) reads storage.
+ */
+async function pageFromCache(core: StoreCore, def: ResourceDefinition, root: string, pred: Predicate, options: ListOptions, startKey: string, readRevision: number, current: boolean): Promise<KubeList | undefined> {
+  const cache = core.cache;
+  if (!cache?.ready() || (readRevision === 0 && !current)) return undefined;
+  const at = readRevision > 0 ? readRevision : await core.storage.currentRevision();
+  if (at < core.storage.compactedRevision()) return undefined;
+  const page = cache.pageAt(root, at, startKey, limitOf(options), cacheFilter(pred, options));
+  if (!page) return undefined;
+  const metadata: KubeList['metadata'] = { resourceVersion: String(at) };
+  if (page.more) {
+    metadata.continue = encodeContinue(page.objects[page.objects.length - 1].kv.key, root, at);
+    if (pred.empty) metadata.remainingItemCount = page.remaining;
+  }
+  return listFromStored(
+    def,
+    page.objects.map((o) => o.kv),
+    metadata,
+    page.objects.map((o) => o.attrs),
+  );
 }
 
 /** What the watch cache already holds of the objects read (their list item bytes), where it holds the same revision. */

@@ -8,6 +8,7 @@
 
 import { clockNow } from '../../apis/clock.ts';
 import { SortedKeys } from '../memory/sorted-keys.ts';
+import { prefixEnd } from '../key-range.ts';
 import { StorageError, type KeyValue, type StorageEvent, type WatchHandle } from '../types.ts';
 import { createRing } from './ring.ts';
 import { noteWatcherClosed, noteWatcherOpened, registerCacher, unregisterCacher } from './stats.ts';
@@ -426,6 +427,27 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         return true;
       });
       return { revision, objects: out };
+    },
+    pageAt(under, at, startKey, limit, filter) {
+      if (!isReady || at < lastEventRevision || at > revision) return undefined;
+      const out: CachedObject<A>[] = [];
+      let last = '';
+      let full = false;
+      keys.forEachFrom(startKey < under ? under : startKey, (key) => {
+        if (!key.startsWith(under)) return false;
+        const obj = objects.get(key)!;
+        if (filter === undefined || safeMatch(filter, obj)) {
+          out.push(obj);
+          last = key;
+          if (out.length === limit) {
+            full = true;
+            return false;
+          }
+        }
+        return true;
+      });
+      const remaining = full ? keys.rank(prefixEnd(under)) - keys.rank(last) - 1 : 0;
+      return { objects: out, more: remaining > 0, remaining };
     },
     get: (key) => objects.get(key),
     holders: (value) => [...(index.get(value) ?? [])],

@@ -125,6 +125,12 @@ export interface CacherOptions<A> {
   readonly onError?: (err: unknown) => void;
 }
 
+export interface CachePage<A> {
+  readonly objects: CachedObject<A>[];
+  readonly more: boolean;
+  readonly remaining: number;
+}
+
 export interface Cacher<A> {
   readonly prefix: string;
   /** True once the initial state is loaded (and again after a re-initialization). */
@@ -140,6 +146,13 @@ export interface Cacher<A> {
   waitFresh(revision: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
   /** Current objects under prefix, ascending by key (synchronous: one consistent snapshot). */
   list(prefix: string, filter?: CacheFilter<A>): CacheListResult<A>;
+  /**
+   * One page of the objects under prefix as they were at `revision`, when the cache's current state is that state
+   * (no change after it, and the cache has seen up to it); undefined otherwise. From the first key >= startKey, at
+   * most `limit` objects matching the filter; `more` and `remaining` count the keys under prefix after the last
+   * object returned when the page is full (as a storage range read page by page does).
+   */
+  pageAt(prefix: string, revision: number, startKey: string, limit: number, filter?: CacheFilter<A>): CachePage<A> | undefined;
   /** The current object of key, if cached. */
   get(key: string): CachedObject<A> | undefined;
   /** Keys of the current objects holding `value` (CacherOptions.indexed); empty without that option. */
