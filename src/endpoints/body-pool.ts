@@ -2,8 +2,8 @@
 // megabytes per response costs a page fault per 4 KiB to fill, and as external memory it makes V8 run a full
 // garbage collection every few such responses: together more than writing the body takes.
 
-/** Smaller bodies are allocated as usual. */
-const MIN_POOLED_BYTES = 1 << 20;
+/** Smaller bodies are allocated as usual (a page of 500 list items is already past this). */
+const MIN_POOLED_BYTES = 128 << 10;
 /** Free buffers kept at most, in bytes. */
 const MAX_FREE_BYTES = 64 << 20;
 /** Free buffers are dropped after this long without a large body. */
