@@ -9,7 +9,7 @@ const pki = join(process.argv[2] ?? '.', 'pki');
 const cert = readFileSync(join(pki, 'apiserver.crt'));
 const key = readFileSync(join(pki, 'apiserver.key'));
 const body = Buffer.from(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'fixed' }, data: { k: 'x'.repeat(960) } }).slice(0, 1024));
-const server = http2.createSecureServer({ cert, key, allowHTTP1: true }, (_req, res) => {
+const server = http2.createSecureServer({ cert, key, allowHTTP1: true, noDelay: true }, (_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
   res.end(body);
 });

@@ -95,6 +95,18 @@ export function writeBody(r: Responder, code: number, contentType: string, body:
   res.end(req.method === 'HEAD' ? undefined : payload);
 }
 
+/** Bodies from this size on are written apart from the HTTP/1.1 head. */
+const LARGE_BODY_BYTES = 64 * 1024;
+
+/**
+ * Ends a response with a large body. Over HTTP/1.1 the head is flushed first: written together, head and body
+ * reach the TLS socket as two buffers, which it copies into one before encrypting.
+ */
+export function endLarge(res: WritableResponse, body: Uint8Array): void {
+  if (body.length >= LARGE_BODY_BYTES) res.flushHeaders?.();
+  res.end(body);
+}
+
 /** Encodes a value in the negotiated media type (JSON compact or indented, YAML, or protobuf). */
 export function encodeBody(value: unknown, media: NegotiatedMediaType, r: Responder): string | Uint8Array {
   if (media.mediaType === YAML_MEDIA_TYPE) return encodeYaml(value);

@@ -79,6 +79,16 @@ test('items a cache prepared are joined as they are; escaping as Go escapes; any
   assert.equal(Buffer.from(rawListItems(listFromStored(def, [], {}, []))!).toString(), '');
 });
 
+test('cached item bytes and items spliced from stored text mix in one list', () => {
+  const def = widgets();
+  const kvs = ['a', 'b', 'c', 'd'].map((name, i) => ({ key: `/k/${name}`, value: encodeForStorage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name }, spec: { html: '<x>' } }), createRevision: 1, modRevision: 5 + i }));
+  const cached = (i: number) => ({ layout: undefined, item: listItemBytes(kvs[i].value, jsonLayout(kvs[i].value)!, kvs[i].modRevision) });
+  const want = Buffer.from(rawListItems(listFromStored(def, kvs, {}))!).toString();
+  assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}, [undefined, cached(1), undefined, undefined]))!).toString(), want);
+  assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}, [cached(0), undefined, cached(2), cached(3)]))!).toString(), want);
+  assert.ok(want.includes('\\u003cx\\u003e'));
+});
+
 test('a definition that converts between versions serves stored text only when stored in the version asked for', () => {
   const v2 = { ...widgets(), version: 'v2', convert: (o: KubeObject, apiVersion: string) => ({ ...o, apiVersion, spec: { converted: true } }) };
   const kv = { key: '/k/a', value: encodeForStorage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: 'a' }, spec: {} }), createRevision: 1, modRevision: 3 };

@@ -6,6 +6,7 @@
 import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { goEscape } from '../encoding/json.ts';
 import type { KeyValue } from '../storage/types.ts';
+import { copyItems, rawItems, type RawItems } from './raw-items.ts';
 import type { KubeList, KubeObject, ListMeta, ResourceDefinition } from './types.ts';
 
 /** ObjectMeta's keys in serialization order (store-codec's inKubeOrder); resourceVersion sits at index 5. */
@@ -191,14 +192,18 @@ export interface StoredListItems {
 export function storedListItems(list: KubeList): StoredListItems | undefined {
   return (list as unknown as Record<symbol, StoredListItems | undefined>)[STORED_ITEMS];
 }
-const COMMA = Buffer.from(',', 'latin1');
+/** A list's items as response bytes (each item's JSON, escaped as Go's encoder escapes), when built from stored JSON. */
+export function rawItemsOf(list: KubeList): RawItems | undefined {
+  return (list as unknown as Record<symbol, RawItems | undefined>)[RAW_ITEMS];
+}
 
-/**
- * The response bytes of a list's items (each item's JSON, escaped as Go's encoder escapes, joined by commas),
- * when the list was built from stored JSON.
- */
+/** The items of rawItemsOf joined by commas, in one buffer. */
 export function rawListItems(list: KubeList): Uint8Array | undefined {
-  return (list as unknown as Record<symbol, Uint8Array | undefined>)[RAW_ITEMS];
+  const items = rawItemsOf(list);
+  if (!items) return undefined;
+  const out = Buffer.allocUnsafe(items.length);
+  copyItems(items, out, 0);
+  return out;
 }
 
 /** The escaped response bytes of a built-in kind's list item (no kind/apiVersion), for caches to keep. */
@@ -217,13 +222,12 @@ export interface StoredItemHint {
  * A list of stored objects: items decode on first access; the raw item bytes (for the same response shape
  * writeResult produces: built-in items without kind/apiVersion) are kept alongside.
  */
-export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta, hints?: readonly StoredItemHint[]): KubeList {
+export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta, hints?: readonly (StoredItemHint | undefined)[]): KubeList {
   if (convertsOnRead(def)) return eagerList(def, kvs, metadata);
   // A definition that converts between versions (events, HPAs) serves stored text as it is only when every
   // object is stored in the version asked for.
   if (def.convert && !allStoredIn(kvs, hints, apiVersionOf(def))) return eagerList(def, kvs, metadata);
-  const raw = def.custom ? undefined : preparedItems(hints);
-  const items = raw ?? itemsFromLayouts(def, kvs, hints);
+  const items = itemPieces(def, kvs, hints);
   if (items === undefined) return eagerList(def, kvs, metadata);
   let decoded: KubeObject[] | undefined;
   const list = { kind: def.listKind, apiVersion: apiVersionOf(def), metadata } as KubeList;
@@ -243,42 +247,46 @@ export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[]
   return list;
 }
 
-function allStoredIn(kvs: readonly KeyValue[], hints: readonly StoredItemHint[] | undefined, apiVersion: string): boolean {
+function allStoredIn(kvs: readonly KeyValue[], hints: readonly (StoredItemHint | undefined)[] | undefined, apiVersion: string): boolean {
   const quoted = JSON.stringify(apiVersion);
   for (let i = 0; i < kvs.length; i++) {
     const value = kvs[i].value;
-    const av = (hints?.[i].layout ?? jsonLayout(value))?.apiVersion;
+    const av = (hints?.[i]?.layout ?? jsonLayout(value))?.apiVersion;
     if (!av || value.slice(av[0], av[1]) !== quoted) return false;
   }
   return true;
 }
 
-/** The items joined from bytes the cache already holds; undefined when any is missing. */
-function preparedItems(hints: readonly StoredItemHint[] | undefined): Uint8Array | undefined {
-  if (!hints) return undefined;
-  const parts: Uint8Array[] = new Array(Math.max(0, hints.length * 2 - 1));
-  let length = 0;
-  for (let i = 0; i < hints.length; i++) {
-    const item = hints[i].item;
-    if (item === undefined) return undefined;
-    if (i > 0) parts[2 * i - 1] = COMMA;
-    parts[2 * i] = item;
-    length += item.length + (i > 0 ? 1 : 0);
-  }
-  return Buffer.concat(parts, length);
-}
-
-function itemsFromLayouts(def: ResourceDefinition, kvs: readonly KeyValue[], hints: readonly StoredItemHint[] | undefined): Uint8Array | undefined {
+/**
+ * The items' response bytes: a cached item's bytes as they are, the others spliced from their stored text (runs of
+ * them escaped and encoded together); undefined when a stored text is not in the canonical shape.
+ */
+function itemPieces(def: ResourceDefinition, kvs: readonly KeyValue[], hints: readonly (StoredItemHint | undefined)[] | undefined): RawItems | undefined {
   const typeMeta = def.custom ? { apiVersion: apiVersionOf(def) } : ('drop' as const);
-  const raw: string[] = new Array(kvs.length);
+  const pieces: Uint8Array[] = [];
+  let spliced: string[] = [];
+  const flush = () => {
+    if (spliced.length === 0) return;
+    pieces.push(Buffer.from(goEscape(spliced.join(',')), 'utf8'));
+    spliced = [];
+  };
   for (let i = 0; i < kvs.length; i++) {
+    const hint = hints?.[i];
+    // Cached bytes are those of a built-in kind's item (no kind/apiVersion).
+    const item = def.custom ? undefined : hint?.item;
+    if (item !== undefined) {
+      flush();
+      pieces.push(item);
+      continue;
+    }
     const kv = kvs[i];
-    const layout = hints?.[i].layout ?? jsonLayout(kv.value);
+    const layout = hint?.layout ?? jsonLayout(kv.value);
     const json = layout && itemFromLayout(kv.value, layout, kv.modRevision, typeMeta);
     if (json === undefined) return undefined;
-    raw[i] = json;
+    spliced.push(json);
   }
-  return Buffer.from(goEscape(raw.join(',')), 'utf8');
+  flush();
+  return rawItems(pieces);
 }
 
 function eagerList(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta): KubeList {

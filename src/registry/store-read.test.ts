@@ -46,3 +46,44 @@ test('without the ConsistentListFromCache gate, and without a cache, reads still
     assert.equal((await s.get(ctx(), made.metadata.name!, { resourceVersion: made.metadata.resourceVersion })).metadata.uid, made.metadata.uid);
   }
 });
+
+test('paged lists answered by the watch cache are the pages storage gives: items, continue tokens, remainingItemCount', async () => {
+  const f = await fixture();
+  const cached = f.store(widgets());
+  const direct = f.store(widgets(), { watchCache: false });
+  for (let i = 0; i < 23; i++) await cached.create(ctx(), { metadata: { name: `w${String(i).padStart(2, '0')}`, labels: { odd: String(i % 2 === 1) } } });
+  await cached.create(ctx('kube-system'), { metadata: { name: 'elsewhere' } }).catch(() => undefined);
+  const { rawListItems } = await import('./list-json.ts');
+  const show = (l: Awaited<ReturnType<typeof cached.list>>) => JSON.stringify({ metadata: l.metadata, items: Buffer.from(rawListItems(l) ?? []).toString() });
+  const walk = async (store: typeof cached, options: Record<string, unknown>, writeAfterFirst: boolean) => {
+    const pages: string[] = [];
+    let token: string | undefined;
+    do {
+      const list = await store.list(ctx(), { ...options, limit: 5, ...(token ? { continue: token } : {}) });
+      pages.push(show(list));
+      token = list.metadata.continue;
+      if (writeAfterFirst && pages.length === 1) await cached.create(ctx(), { metadata: { name: `late-${options.labelSelector ?? ''}` } });
+    } while (token);
+    return pages;
+  };
+  // The cache applies storage events once per event-loop turn.
+  await new Promise((r) => setTimeout(r, 10));
+  const pageAt = cached.core.cache!.pageAt.bind(cached.core.cache);
+  let fromCache = 0;
+  cached.core.cache!.pageAt = (...args) => {
+    const page = pageAt(...args);
+    if (page) fromCache++;
+    return page;
+  };
+  for (const options of [{}, { labelSelector: 'odd=true' }]) {
+    const want = await walk(direct, options, false);
+    assert.deepEqual(await walk(cached, options, false), want);
+    assert.ok(want.length > 1 && want[0].includes('remainingItemCount') === !('labelSelector' in options));
+  }
+  // A write during the walk: later pages read storage at the token's revision, as before.
+  const rv = (await direct.list(ctx(), {})).metadata.resourceVersion;
+  const pagesDuring = await walk(cached, {}, true);
+  assert.ok(pagesDuring.every((p) => JSON.parse(p).metadata.resourceVersion === rv));
+  assert.ok(!pagesDuring.join('').includes('late-'));
+  assert.ok(fromCache >= 10, `${fromCache} pages from the cache`);
+});

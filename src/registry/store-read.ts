@@ -14,7 +14,7 @@ import { isDNS1123Label } from '../apis/labels.ts';
 import { CacheNotReadyError, CacheTooLargeError } from '../storage/cacher/types.ts';
 import { StorageError, type KeyValue } from '../storage/types.ts';
 import { jsonLayout, listFromStored } from './list-json.ts';
-import { cacheFilter } from './store-cache.ts';
+import { cacheFilter, type StoreAttrs } from './store-cache.ts';
 import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueAt } from './store-continue.ts';
 import { keyFor, rootFor, waitForRevision, type StoreCore } from './store-core.ts';
@@ -213,6 +213,9 @@ async function listStorage(core: StoreCore, def: ResourceDefinition, ctx: Reques
     await waitForRevision(core, rv, ctx.signal);
   }
 
+  const page = await pageFromCache(core, def, root, pred, options, startKey, readRevision, rvText === '' && !paging && match === '');
+  if (page) return page;
+
   const items: KubeObject[] = [];
   const kvs: KeyValue[] = [];
   let revision = readRevision;
@@ -260,9 +263,47 @@ async function listStorage(core: StoreCore, def: ResourceDefinition, ctx: Reques
     metadata.continue = encodeContinue(lastKey, root, revision);
     if (pred.empty) metadata.remainingItemCount = remaining;
   }
-  const list = listFromStored(def, kvs, metadata);
+  const list = listFromStored(def, kvs, metadata, cachedHints(core, kvs));
   if (!pred.empty) list.items = items;
   return list;
+}
+
+/**
+ * A page of a storage list answered by the watch cache when its state is exactly the state storage would read (the
+ * revision of a continue token or an Exact read, or storage's current revision for a consistent first page), and
+ * that revision is not compacted: the same items, continue token and remainingItemCount, without the storage read.
+ * Anything else (cache behind or ahead, compacted revision, newest-revision continuation) reads storage.
+ */
+async function pageFromCache(core: StoreCore, def: ResourceDefinition, root: string, pred: Predicate, options: ListOptions, startKey: string, readRevision: number, current: boolean): Promise<KubeList | undefined> {
+  const cache = core.cache;
+  if (!cache?.ready() || (readRevision === 0 && !current)) return undefined;
+  const at = readRevision > 0 ? readRevision : await core.storage.currentRevision();
+  if (at < core.storage.compactedRevision()) return undefined;
+  const page = cache.pageAt(root, at, startKey, limitOf(options), cacheFilter(pred, options));
+  if (!page) return undefined;
+  const metadata: KubeList['metadata'] = { resourceVersion: String(at) };
+  if (page.more) {
+    metadata.continue = encodeContinue(page.objects[page.objects.length - 1].kv.key, root, at);
+    if (pred.empty) metadata.remainingItemCount = page.remaining;
+  }
+  return listFromStored(
+    def,
+    page.objects.map((o) => o.kv),
+    metadata,
+    page.objects.map((o) => o.attrs),
+  );
+}
+
+/** What the watch cache already holds of the objects read (their list item bytes), where it holds the same revision. */
+function cachedHints(core: StoreCore, kvs: readonly KeyValue[]): (StoreAttrs | undefined)[] | undefined {
+  const cache = core.cache;
+  if (!cache?.ready() || kvs.length === 0) return undefined;
+  const hints: (StoreAttrs | undefined)[] = new Array(kvs.length);
+  for (let i = 0; i < kvs.length; i++) {
+    const cached = cache.get(kvs[i].key);
+    hints[i] = cached !== undefined && cached.kv.modRevision === kvs[i].modRevision ? cached.attrs : undefined;
+  }
+  return hints;
 }
 
 function expiredList(paging: boolean, startKey: string, root: string): StatusError {

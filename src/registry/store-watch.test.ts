@@ -163,3 +163,29 @@ test('from the cache: watchers starting together share the initial ADDED events 
   }
   for (const w of watchers) w.stop();
 });
+
+test('from the cache: a watcher that paused gets the same WatchEvent from its queue as the others (not decoded again)', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  await s.create(ctx(), { metadata: { name: 'a' } });
+  const live = collector(await s.watch(ctx(), { resourceVersion: '2' }));
+  const slow = await s.watch(ctx(), { resourceVersion: '2' });
+  const queued: WatchEvent[] = [];
+  slow.start(
+    (ev) => {
+      queued.push(ev);
+      return false;
+    },
+    () => {},
+  );
+  await s.create(ctx(), { metadata: { name: 'b' } });
+  await s.update(ctx(), 'a', (cur) => ({ ...cur!, spec: { changed: true } }));
+  assert.deepEqual(await live.until(2), ['ADDED b', 'MODIFIED a']);
+  assert.equal(queued.length, 1, 'paused after the first event');
+  slow.resume!();
+  assert.equal(queued.length, 2);
+  assert.equal(queued[0], live.events[0]);
+  assert.equal(queued[1], live.events[1], 'the queued MODIFIED is the WatchEvent the others got');
+  live.stop();
+  slow.stop();
+});

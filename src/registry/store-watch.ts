@@ -157,25 +157,18 @@ function bookmarkEvent(def: ResourceDefinition, revision: number, initialEventsE
   return { type: 'BOOKMARK', object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } };
 }
 
-/** The watch events one cache event became for one served version (a DELETED may show the event's object or its previous state). */
-interface Translations {
-  ADDED?: WatchEvent;
-  MODIFIED?: WatchEvent;
-  DELETED?: WatchEvent;
-  stoppedMatching?: WatchEvent;
-}
-
 /**
- * Initial ADDED events (a watch's snapshot of the cache) have no dispatched event to share a memo through: they are
- * shared here, per cached object and definition, so watchers starting together decode and encode each object once
- * (500 watchers of a 1 MiB object hold one copy, not 500). Kept for one to two sweep periods after last use.
+ * ADDED events of objects at their own revision (a watch's snapshot of the cache, and replays) have no dispatched
+ * event shared by their watchers: they are shared here, per cached object and definition, so watchers starting
+ * together decode and encode each object once (500 watchers of a 1 MiB object hold one copy, not 500). Kept for one
+ * to two sweep periods after last use.
  */
 const INITIAL_EVENT_SWEEP_MS = 30_000;
-let recentInitial = new WeakMap<object, Map<ResourceDefinition, Translations>>();
-let olderInitial = new WeakMap<object, Map<ResourceDefinition, Translations>>();
+let recentInitial = new WeakMap<object, Map<ResourceDefinition, WatchEvent>>();
+let olderInitial = new WeakMap<object, Map<ResourceDefinition, WatchEvent>>();
 let sweeper: NodeJS.Timeout | undefined;
 
-function initialSlots(cached: object, def: ResourceDefinition): Translations {
+function initialEvents(cached: object): Map<ResourceDefinition, WatchEvent> {
   if (!sweeper) {
     sweeper = setInterval(() => {
       olderInitial = recentInitial;
@@ -188,25 +181,25 @@ function initialSlots(cached: object, def: ResourceDefinition): Translations {
     byDef = olderInitial.get(cached) ?? new Map();
     recentInitial.set(cached, byDef);
   }
-  let slots = byDef.get(def);
-  if (!slots) byDef.set(def, (slots = {}));
-  return slots;
+  return byDef;
 }
 
-/** The watch event of one cache event for this version; shared through the event's dispatch memo (keyed by definition). */
+/**
+ * The watch event of one cache event for this version: shared through the memo of the dispatched event (keyed by
+ * definition), so it is decoded and encoded once for all its watchers, queued ones too.
+ */
 function cacheWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs>): WatchEvent {
   if (ev.type === 'BOOKMARK') return bookmarkEvent(def, ev.revision, ev.initialEventsEnd);
-  const memo = ev.source?.memo;
-  let slots: Translations | undefined;
-  if (memo) {
-    slots = memo.get(def) as Translations | undefined;
-    if (!slots) memo.set(def, (slots = {}));
-  } else if (ev.type === 'ADDED' && ev.revision === ev.object.kv.modRevision) slots = initialSlots(ev.object, def);
-  const slot = ev.type === 'DELETED' && ev.object !== ev.source?.object ? 'stoppedMatching' : ev.type;
-  const hit = slots?.[slot];
-  if (hit) return hit;
-  const we: WatchEvent = { type: ev.type, object: convertToVersion(decodeFromStorage(ev.object.kv, ev.revision), def) };
-  if (slots) slots[slot] = we;
+  const memo = ev.source ? (ev.memo ??= new Map()) : undefined;
+  let we = memo?.get(def) as WatchEvent | undefined;
+  if (we) return we;
+  const initial = ev.type === 'ADDED' && ev.revision === ev.object.kv.modRevision ? initialEvents(ev.object) : undefined;
+  we = initial?.get(def);
+  if (!we) {
+    we = { type: ev.type, object: convertToVersion(decodeFromStorage(ev.object.kv, ev.revision), def) };
+    initial?.set(def, we);
+  }
+  memo?.set(def, we);
   return we;
 }
 

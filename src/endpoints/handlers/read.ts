@@ -5,12 +5,13 @@ import { gzipSync } from 'node:zlib';
 import { badRequest, methodNotSupported } from '../../apis/errors.ts';
 import { goEscape } from '../../encoding/json.ts';
 import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
-import { itemFromLayout, rawListItems } from '../../registry/list-json.ts';
+import { itemFromLayout, rawItemsOf } from '../../registry/list-json.ts';
 import type { KubeList, KubeObject, StoredObject } from '../../registry/types.ts';
 import { storedProtobuf } from '../protobuf-list.ts';
+import { rawListBody } from '../list-body.ts';
 import { decodeListOptions, validateListOptions, type ParsedListOptions } from '../options.ts';
 import { checkFieldSelector, requiresExactMatch } from '../field-selector.ts';
-import { requestHeader, shouldGzip, warningHeaderValues, writable, writeBody } from '../respond.ts';
+import { endLarge, requestHeader, shouldGzip, warningHeaderValues, writable, writeBody } from '../respond.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { serveWatch } from '../watch.ts';
 import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
@@ -87,37 +88,29 @@ export async function listResource(scope: Scope, forceWatch: boolean): Promise<v
  * compact JSON: the same bytes encodeJson(transformResult(list)) gives, without decoding or re-encoding items.
  */
 function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType): boolean {
-  const raw = rawListItems(list);
-  if (!raw || !plainJson(scope, media)) return false;
+  const items = rawItemsOf(list);
+  if (!items || !plainJson(scope, media)) return false;
   const { req, warnings } = scope.r;
-  const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata });
-  const parts = [Buffer.from(goEscape(`${head.slice(0, -1)},"items":[`), 'utf8'), raw, LIST_END];
-  let length = parts[0].length + parts[1].length + parts[2].length;
   const res = writable(scope.r.res);
   if (res.headersSent) {
     res.end();
     return true;
   }
+  let body: Uint8Array = rawListBody(list, items, scope.r.res);
   const warningValues = warningHeaderValues(warnings);
   if (warningValues.length > 0) res.setHeader('Warning', warningValues);
-  if (shouldGzip(scope.r, length)) {
-    const zipped = gzipSync(Buffer.concat(parts, length), { level: 1 });
-    parts.length = 0;
-    parts.push(zipped);
-    length = zipped.length;
+  if (shouldGzip(scope.r, body.length)) {
+    body = gzipSync(body, { level: 1 });
     res.setHeader('Content-Encoding', 'gzip');
     res.setHeader('Vary', 'Accept-Encoding');
   }
   res.setHeader('Content-Type', JSON_MEDIA_TYPE);
-  res.setHeader('Content-Length', length);
+  res.setHeader('Content-Length', body.length);
   res.writeHead(200);
   if (req.method === 'HEAD') {
     res.end();
     return true;
   }
-  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
-  res.end(parts[parts.length - 1]);
+  endLarge(res, body);
   return true;
 }
-
-const LIST_END = Buffer.from(']}\n', 'latin1');

@@ -8,6 +8,7 @@
 
 import { clockNow } from '../../apis/clock.ts';
 import { SortedKeys } from '../memory/sorted-keys.ts';
+import { prefixEnd } from '../key-range.ts';
 import { StorageError, type KeyValue, type StorageEvent, type WatchHandle } from '../types.ts';
 import { createRing } from './ring.ts';
 import { noteWatcherClosed, noteWatcherOpened, registerCacher, unregisterCacher } from './stats.ts';
@@ -40,7 +41,7 @@ interface FreshWaiter {
   reject(err: Error): void;
 }
 
-/** The dispatch of one event: its translations are shared by every watcher (one object per outcome). */
+/** The dispatch of one event: its translations are shared by every watcher (one object, with one memo, per outcome). */
 interface Outcomes<A> {
   added?: CacheWatchEvent<A>;
   modified?: CacheWatchEvent<A>;
@@ -188,7 +189,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         }
         if (prev === undefined) keys.add(key);
         else options.superseded?.(prev.attrs);
-        ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time, memo: undefined };
+        ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time };
       } else {
         const last = prev ?? cached(se.prevKv ?? se.kv);
         if (prev !== undefined) {
@@ -197,7 +198,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
           if (indexed) indexRemove(key, prev);
           options.superseded?.(prev.attrs);
         }
-        ev = { type: 'delete', revision: rev, object: last, prev: undefined, time, memo: undefined };
+        ev = { type: 'delete', revision: rev, object: last, prev: undefined, time };
       }
       ring.push(ev);
       advance(rev);
@@ -210,14 +211,11 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     if (watchers.size === 0) return;
     const key = ev.object.kv.key;
     const memo: Outcomes<A> = {};
-    ev.memo = new Map();
     for (const w of watchers) {
       if (!key.startsWith(w.prefix)) continue;
       const out = translate(ev, w.filter, memo);
       if (out !== undefined) w.offer(out);
     }
-    // Encodings memoized by consumers live only as long as the dispatch.
-    ev.memo = undefined;
   }
 
   // ---- lifecycle ----
@@ -429,6 +427,27 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         return true;
       });
       return { revision, objects: out };
+    },
+    pageAt(under, at, startKey, limit, filter) {
+      if (!isReady || at < lastEventRevision || at > revision) return undefined;
+      const out: CachedObject<A>[] = [];
+      let last = '';
+      let full = false;
+      keys.forEachFrom(startKey < under ? under : startKey, (key) => {
+        if (!key.startsWith(under)) return false;
+        const obj = objects.get(key)!;
+        if (filter === undefined || safeMatch(filter, obj)) {
+          out.push(obj);
+          last = key;
+          if (out.length === limit) {
+            full = true;
+            return false;
+          }
+        }
+        return true;
+      });
+      const remaining = full ? keys.rank(prefixEnd(under)) - keys.rank(last) - 1 : 0;
+      return { objects: out, more: remaining > 0, remaining };
     },
     get: (key) => objects.get(key),
     holders: (value) => [...(index.get(value) ?? [])],

@@ -19,11 +19,6 @@ export interface CacheEvent<A> {
   readonly prev: CachedObject<A> | undefined;
   /** When the cache recorded it (ms, the cache's clock). */
   readonly time: number;
-  /**
-   * Scratch space for consumers while the event is being dispatched (e.g. the decoded watch event, shared by
-   * every watcher); cleared after dispatch so the ring does not keep encodings alive.
-   */
-  memo: Map<unknown, unknown> | undefined;
 }
 
 /** What one watcher receives. */
@@ -36,6 +31,12 @@ export type CacheWatchEvent<A> =
       readonly revision: number;
       /** The live or replayed event this comes from; undefined for initial (synthetic ADDED) events. */
       readonly source: CacheEvent<A> | undefined;
+      /**
+       * Scratch space for consumers (e.g. the decoded and encoded watch event), shared by every watcher a live event
+       * is dispatched to in this shape, including those that deliver it later from their queue. It lives as long as
+       * some watcher holds the event, not with the cache's ring.
+       */
+      memo?: Map<unknown, unknown>;
     }
   | {
       readonly type: 'BOOKMARK';
@@ -124,6 +125,12 @@ export interface CacherOptions<A> {
   readonly onError?: (err: unknown) => void;
 }
 
+export interface CachePage<A> {
+  readonly objects: CachedObject<A>[];
+  readonly more: boolean;
+  readonly remaining: number;
+}
+
 export interface Cacher<A> {
   readonly prefix: string;
   /** True once the initial state is loaded (and again after a re-initialization). */
@@ -139,6 +146,13 @@ export interface Cacher<A> {
   waitFresh(revision: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
   /** Current objects under prefix, ascending by key (synchronous: one consistent snapshot). */
   list(prefix: string, filter?: CacheFilter<A>): CacheListResult<A>;
+  /**
+   * One page of the objects under prefix as they were at `revision`, when the cache's current state is that state
+   * (no change after it, and the cache has seen up to it); undefined otherwise. From the first key >= startKey, at
+   * most `limit` objects matching the filter; `more` and `remaining` count the keys under prefix after the last
+   * object returned when the page is full (as a storage range read page by page does).
+   */
+  pageAt(prefix: string, revision: number, startKey: string, limit: number, filter?: CacheFilter<A>): CachePage<A> | undefined;
   /** The current object of key, if cached. */
   get(key: string): CachedObject<A> | undefined;
   /** Keys of the current objects holding `value` (CacherOptions.indexed); empty without that option. */
