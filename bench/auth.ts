@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cpuMs } from './apply.ts';
 import { runLoad, type LoadResult, type TlsClientOptions } from './load.ts';
+import { stop } from './children.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const RBAC = 'rbac.authorization.k8s.io';
@@ -38,14 +39,6 @@ async function serve(options: Record<string, unknown>): Promise<Server> {
   });
   const info = JSON.parse(first) as { port: number; caCert: string; clientCert: string; clientKey: string };
   return { child, port: info.port, admin: { ca: info.caCert, cert: info.clientCert, key: info.clientKey } };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 async function load(s: Server, tls: TlsClientOptions, requests: number, request: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> }): Promise<LoadResult> {

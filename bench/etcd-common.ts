@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runLoad, type LoadRequest, type LoadResult, type TlsClientOptions } from './load.ts';
+import { stop } from './children.ts';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const CONCURRENCY = 32;
@@ -48,16 +49,10 @@ export async function spawnServer(backend: 'memory' | 'sqlite', options: Record<
   return { child, port: info.port, tls: { ca: info.caCert, cert: info.clientCert, key: info.clientKey } };
 }
 
-export async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 export async function load(server: BenchServer, requests: number, request: (i: number) => LoadRequest): Promise<LoadResult> {
   const r = await runLoad({ url: `https://127.0.0.1:${server.port}`, tls: server.tls, concurrency: CONCURRENCY, requests, request });
   if (r.errors > 0) throw new Error(`${r.errors} of ${r.requests} requests failed`);
   return r;
 }
+
+export { stop };

@@ -14,6 +14,7 @@ import http2 from 'node:http2';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runLoad } from './load.ts';
+import { stop } from './children.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -65,14 +66,6 @@ async function startCli(dataDir: string): Promise<{ child: ChildProcess; port: n
     }
     await sleep(100);
   }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runLoad, type LoadResult } from './load.ts';
+import { stop } from './children.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CONCURRENCY = 32;
@@ -37,14 +38,6 @@ async function serve(options: Record<string, unknown>): Promise<Served> {
   });
   const info = JSON.parse(first) as { port: number; caCert: string; clientCert: string; clientKey: string };
   return { child, port: info.port, tls: { ca: info.caCert, cert: info.clientCert, key: info.clientKey } };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 function scrape(s: Served): Promise<number> {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runLoad, type LoadResult, type TlsClientOptions } from './load.ts';
+import { stop } from './children.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CONCURRENCY = 32;
@@ -26,14 +27,6 @@ async function spawnJson(file: string, args: string[]): Promise<{ child: ChildPr
     child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
   });
   return { child, info: JSON.parse(first) as Record<string, unknown> };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 function configMap(i: number): Record<string, unknown> {

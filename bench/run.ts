@@ -24,6 +24,7 @@ import { rawSqliteInsertRate } from './raw-sqlite.ts';
 import { measureListCost } from './list-cost.ts';
 import { runLoad } from './load.ts';
 import type { LoadResult, TlsClientOptions } from './load.ts';
+import { stop } from './children.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -101,14 +102,6 @@ async function startCli(backend: string, dataDir: string, tokenFile: string): Pr
     if (performance.now() - t0 > 20_000) throw new Error('capstan did not become ready in 20 s');
     await new Promise((r) => setTimeout(r, 2));
   }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 /**

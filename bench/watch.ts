@@ -21,6 +21,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { stop } from './children.ts';
 
 const here = fileURLToPath(import.meta.url);
 
@@ -66,14 +67,6 @@ async function spawnChild(args: string[]): Promise<{ child: ChildProcess; info: 
     child.once('exit', (code) => reject(new Error(`bench child ${args[0]} exited with ${code}`)));
   });
   return { child, info: JSON.parse(first) as Record<string, unknown> };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 async function serve(backend: 'memory' | 'sqlite', dataDir: string): Promise<Served> {
