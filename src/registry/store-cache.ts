@@ -135,6 +135,7 @@ export function cacheFilter(pred: Predicate, options: Pick<ListOptions, 'labelSe
   if (pred.empty) return undefined;
   return {
     key: `${options.labelSelector ?? ''}\u0000${options.fieldSelector ?? ''}`,
+    labelTerms: pred.label.requirements.flatMap((r) => (r.operator === '=' || r.operator === '==' || (r.operator === 'in' && r.values.length === 1) ? [[r.key, r.values[0]!] as const] : [])),
     matches: (o) =>
       labelsMatch(pred.label, o.attrs.labels) &&
       fieldsMatch(pred.field, (f) => (f === 'metadata.name' ? o.attrs.name : f === 'metadata.namespace' ? o.attrs.namespace : o.attrs.fields?.[f])),
@@ -151,6 +152,7 @@ export function createStoreCacher(storage: Storage, prefix: string, def: Resourc
     },
     rebase: rebaseStoreAttributes(def),
     indexed: def.strategy.heldValues ? (attrs) => attrs.held : undefined,
+    labels: (attrs) => attrs.labels,
     // 0 ("keep all", as storage reads it): bounded by the ring's size cap only.
     historyWindowMs: options.historyWindowSeconds === 0 ? Number.POSITIVE_INFINITY : (options.historyWindowSeconds ?? 300) * 1000,
     bookmarkIntervalMs: options.bookmarkIntervalMs,

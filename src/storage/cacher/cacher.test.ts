@@ -265,3 +265,44 @@ test('the value index follows loads, puts, replacements, deletions and a relist 
   assert.deepEqual(plain.holders('red'), []);
   plain.stop();
 });
+
+test('lists naming label equalities read the label index, and answer as a scan does through writes and deletes', async () => {
+  type Labelled = { labels: Record<string, string> | undefined };
+  const labelled = (kv: KeyValue): Labelled => ({ labels: (JSON.parse(kv.value) as { labels?: Record<string, string> }).labels });
+  const s = createMemoryStorage();
+  const c = createCacher({ storage: s, prefix: P, attributes: labelled, labels: (a) => a.labels });
+  const put = (name: string, labels: Record<string, string> | undefined) => s.create(`${P}${name}`, JSON.stringify({ labels }));
+  await put('ns1/b', { app: 'web', tier: 'front' });
+  await put('ns1/a', { app: 'web' });
+  await put('ns2/c', { app: 'web', tier: 'front' });
+  await put('ns1/d', { app: 'db' });
+  await put('ns1/e', undefined);
+  await ready(c);
+  await until(() => c.get(`${P}ns1/e`) !== undefined);
+  const filter = (terms: [string, string][]): CacheFilter<Labelled> => ({
+    key: JSON.stringify(terms),
+    labelTerms: terms,
+    matches: (o) => terms.every(([k, v]) => o.attrs.labels?.[k] === v),
+  });
+  // The same filter without terms makes the cache scan every key: the reference answer.
+  const scan = (under: string, f: CacheFilter<Labelled>) => c.list(under, { key: f.key, matches: f.matches }).objects.map((o) => o.kv.key);
+  const indexed = (under: string, f: CacheFilter<Labelled>) => c.list(under, f).objects.map((o) => o.kv.key);
+  const check = (under: string, terms: [string, string][], expected: string[]) => {
+    const f = filter(terms);
+    assert.deepEqual(indexed(under, f), expected.map((n) => `${P}${n}`));
+    assert.deepEqual(indexed(under, f), scan(under, f));
+  };
+  check(P, [['app', 'web']], ['ns1/a', 'ns1/b', 'ns2/c']);
+  check(`${P}ns1/`, [['app', 'web']], ['ns1/a', 'ns1/b']);
+  check(P, [['app', 'web'], ['tier', 'front']], ['ns1/b', 'ns2/c']);
+  check(P, [['app', 'cache']], []);
+  // Labels change, objects go and come: the index follows.
+  await s.update(`${P}ns1/a`, JSON.stringify({ labels: { app: 'db' } }), 2);
+  await s.delete(`${P}ns1/b`, 1);
+  await put('ns1/f', { app: 'web' });
+  await until(() => c.get(`${P}ns1/f`) !== undefined);
+  check(P, [['app', 'web']], ['ns1/f', 'ns2/c']);
+  check(P, [['app', 'db']], ['ns1/a', 'ns1/d']);
+  check(P, [['app', 'web'], ['tier', 'front']], ['ns2/c']);
+  c.stop();
+});

@@ -132,6 +132,58 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     }
   }
 
+  // ---- the label index (CacherOptions.labels): label key -> value -> object keys, for the keys lists asked for ----
+
+  const labelsOf = options.labels;
+  let labelIndex = new Map<string, Map<string, Set<string>>>();
+
+  function labelIndexFor(labelKey: string): Map<string, Set<string>> {
+    let byValue = labelIndex.get(labelKey);
+    if (byValue === undefined) {
+      byValue = new Map();
+      for (const [key, obj] of objects) labelAdd(byValue, labelKey, key, obj);
+      labelIndex.set(labelKey, byValue);
+    }
+    return byValue;
+  }
+
+  function labelAdd(byValue: Map<string, Set<string>>, labelKey: string, key: string, obj: CachedObject<A>): void {
+    const value = labelsOf?.(obj.attrs)?.[labelKey];
+    if (value === undefined) return;
+    let keys = byValue.get(value);
+    if (keys === undefined) byValue.set(value, (keys = new Set()));
+    keys.add(key);
+  }
+
+  function labelsChanged(key: string, prev: CachedObject<A> | undefined, next: CachedObject<A> | undefined): void {
+    for (const [labelKey, byValue] of labelIndex) {
+      const before = prev && labelsOf!(prev.attrs)?.[labelKey];
+      const after = next && labelsOf!(next.attrs)?.[labelKey];
+      if (before === after) continue;
+      if (before !== undefined) {
+        const keys = byValue.get(before);
+        keys?.delete(key);
+        if (keys?.size === 0) byValue.delete(before);
+      }
+      if (after !== undefined && next) labelAdd(byValue, labelKey, key, next);
+    }
+  }
+
+  /** The keys under prefix that can match the filter, ascending, when its label terms narrow them; else undefined. */
+  function labelCandidates(under: string, filter: CacheFilter<A> | undefined): string[] | undefined {
+    const terms = filter?.labelTerms;
+    if (!labelsOf || !terms || terms.length === 0) return undefined;
+    let smallest: Set<string> | undefined;
+    for (const [labelKey, value] of terms) {
+      const keys = labelIndexFor(labelKey).get(value);
+      if (keys === undefined) return [];
+      if (smallest === undefined || keys.size < smallest.size) smallest = keys;
+    }
+    const out: string[] = [];
+    for (const key of smallest!) if (key.startsWith(under)) out.push(key);
+    return out.sort();
+  }
+
   function attrsOf(kv: KeyValue): A {
     return options.attributes(kv);
   }
@@ -187,6 +239,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
           if (prev !== undefined) indexRemove(key, prev);
           indexAdd(index, key, obj);
         }
+        if (labelIndex.size > 0) labelsChanged(key, prev, obj);
         if (prev === undefined) keys.add(key);
         else options.superseded?.(prev.attrs);
         ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time };
@@ -196,6 +249,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
           objects.delete(key);
           keys.delete(key);
           if (indexed) indexRemove(key, prev);
+          if (labelIndex.size > 0) labelsChanged(key, prev, undefined);
           options.superseded?.(prev.attrs);
         }
         ev = { type: 'delete', revision: rev, object: last, prev: undefined, time };
@@ -270,6 +324,8 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
       objects = fresh;
       keys = freshKeys;
       index = freshIndex;
+      // Made again, from the new objects, by the next lists that use it.
+      labelIndex = new Map();
       ring.clear();
       removedSinceList = false;
       listRevision = at;
@@ -420,6 +476,14 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     },
     list(under, filter) {
       const out: CachedObject<A>[] = [];
+      const candidates = labelCandidates(under, filter);
+      if (candidates !== undefined) {
+        for (const key of candidates) {
+          const obj = objects.get(key)!;
+          if (safeMatch(filter!, obj)) out.push(obj);
+        }
+        return { revision, objects: out };
+      }
       keys.forEachFrom(under, (key) => {
         if (!key.startsWith(under)) return false;
         const obj = objects.get(key)!;

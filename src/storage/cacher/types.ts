@@ -50,6 +50,11 @@ export interface CacheFilter<A> {
   matches(obj: CachedObject<A>): boolean;
   /** Watchers with equal keys share one evaluation per event (e.g. the canonical selector text). */
   readonly key: string;
+  /**
+   * Label equalities every matching object has ([key, value]; implied by `matches`): a list can then look at the
+   * objects carrying one of them (CacherOptions.labels) instead of every object under its prefix.
+   */
+  readonly labelTerms?: readonly (readonly [string, string])[];
 }
 
 export interface CacheWatchRequest<A> {
@@ -111,6 +116,11 @@ export interface CacherOptions<A> {
    * ports): the cache keeps an index from each value to the keys holding it, current with the objects (holders()).
    */
   indexed?(attrs: A): readonly (string | number)[] | undefined;
+  /**
+   * An object's labels. With it, lists whose filter names label equalities use an index of the label keys lists have
+   * asked for (made on the first such list, then kept current with the objects), as informers' indexers do.
+   */
+  labels?(attrs: A): Readonly<Record<string, string>> | undefined;
   /** How long events stay in the ring (ms). Default 300 s. */
   readonly historyWindowMs?: number;
   /** Upper bound on ring events regardless of age. Default 100 000. */
