@@ -2,6 +2,7 @@
 // small primitives the verbs are built from: keys, reads, waiting for a future revision, and a guaranteed
 // read-modify-write that retries on storage conflicts.
 
+import { cloneJson } from '../apis/json-clone.ts';
 import { clockDate } from '../apis/clock.ts';
 import { badRequest, conflict, notFound, type GroupKind, type GroupResource } from '../apis/errors.ts';
 import { namespacePrefix, objectKey } from '../storage/keys.ts';
@@ -120,7 +121,7 @@ export async function guaranteedUpdate(
     const current = await readCurrent(core, key);
     if (!current) throw notFound(core.gr, name);
     // The mutation works on its own copy; `current` stays the reference for "did anything change".
-    const next = await mutate({ kv: current.kv, object: decodeFromStorage(current.kv) });
+    const next = await mutate({ kv: current.kv, object: cloneJson(current.object) });
     if (next === 'unchanged' || sameStoredContent(next, current.object)) {
       return { object: current.object, written: false };
     }
