@@ -16,10 +16,10 @@ export const SERVED_STREAM_MEDIA_TYPES: readonly string[] = [`${JSON_MEDIA_TYPE}
 export const PROTOBUF_SERVED_STREAM_MEDIA_TYPES: readonly string[] = [`${JSON_MEDIA_TYPE};stream=watch`, `${PROTOBUF_MEDIA_TYPE};stream=watch`];
 
 export interface AcceptClause {
-  type: string;
-  subType: string;
-  q: number;
-  params: Record<string, string>;
+  readonly type: string;
+  readonly subType: string;
+  readonly q: number;
+  readonly params: Readonly<Record<string, string>>;
 }
 
 /** Go's strconv.ParseFloat(s, 32) on a q value; invalid values count as 0 as goautoneg leaves them. */
@@ -35,8 +35,23 @@ function acceptLess(a: AcceptClause, b: AcceptClause): boolean {
   return false;
 }
 
-/** goautoneg.ParseAccept: clauses ordered by q, then specificity (Go's insertion sort for short headers). */
-export function parseAccept(header: string): AcceptClause[] {
+const parsedAccepts = new Map<string, readonly AcceptClause[]>();
+const PARSED_ACCEPTS_LIMIT = 256;
+
+/**
+ * goautoneg.ParseAccept: clauses ordered by q, then specificity (Go's insertion sort for short headers). Clients send
+ * the same few headers on every request, so results are kept (shared: callers must not change them).
+ */
+export function parseAccept(header: string): readonly AcceptClause[] {
+  let clauses = parsedAccepts.get(header);
+  if (clauses === undefined) {
+    if (parsedAccepts.size >= PARSED_ACCEPTS_LIMIT) parsedAccepts.clear();
+    parsedAccepts.set(header, (clauses = parseAcceptClauses(header)));
+  }
+  return clauses;
+}
+
+function parseAcceptClauses(header: string): AcceptClause[] {
   const clauses: AcceptClause[] = [];
   for (const rawPart of header.split(',')) {
     const part = rawPart.replace(/^ +| +$/g, '');
@@ -47,7 +62,7 @@ export function parseAccept(header: string): AcceptClause[] {
     if (sp.length === 1 && type === '*') subType = '*';
     else if (sp.length === 2) subType = sp[1].replace(/^ +| +$/g, '');
     else continue;
-    const clause: AcceptClause = { type, subType, q: 1, params: {} };
+    const clause = { type, subType, q: 1, params: {} as Record<string, string> };
     for (const param of mrp.slice(1)) {
       const eq = param.indexOf('=');
       if (eq < 0) continue;

@@ -2,7 +2,7 @@
 // every version of it through thin per-version views that share storage, prefix and strategy.
 
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, invalid, isStatusError, notFound, StatusError } from '../apis/errors.ts';
+import { conflict, invalid, isStatusError, notFound, StatusError } from '../apis/errors.ts';
 import { StorageError } from '../storage/types.ts';
 import { generateName } from './names.ts';
 import { apiVersionOf, convertToVersion, encodeForStorage, inKubeOrder, rfc3339, sameStoredContent, specChanged, writtenObject } from './store-codec.ts';
@@ -10,6 +10,7 @@ import { createCore, keyFor, readCurrent, type StoreCore, type StoreOptions } fr
 import { deleteObject } from './store-delete.ts';
 import { generateNameConflict, parseResourceVersion } from './store-errors.ts';
 import { metaOf, validateCreateMeta, validateUpdateMeta } from './store-meta.ts';
+import { matchRequestNamespace } from './request-namespace.ts';
 import { checkNamespaceForCreate, deleteNamespace, isNamespaceStore } from './store-namespaces.ts';
 import { applyScale, scaleOf } from './store-scale.ts';
 import { genericSubresourceStrategy } from './store-subresources.ts';
@@ -99,18 +100,6 @@ async function createObject(core: StoreCore, def: ResourceDefinition, ctx: Reque
   throw last;
 }
 
-/** The namespace the object belongs in (rest.EnsureObjectNamespaceMatchesRequestNamespace). */
-function settleNamespace(core: StoreCore, ctx: RequestContext, obj: KubeObject): void {
-  const meta = metaOf(obj);
-  const requested = core.namespaced ? ctx.namespace : '';
-  const own = meta.namespace ?? '';
-  if (own === requested) return;
-  if (own === '') meta.namespace = requested;
-  else if (requested === '') delete meta.namespace;
-  else throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  if (meta.namespace === '') delete meta.namespace;
-}
-
 /** What a write's Strategy.beginWrite reserved, released once the write is over. */
 interface HeldWrite {
   release?: () => void;
@@ -145,7 +134,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   if (!obj.apiVersion) obj.apiVersion = apiVersionOf(def);
   if (!obj.kind) obj.kind = def.kind;
   if (!ctx.admit) await checkNamespaceForCreate(core, ctx, obj);
-  settleNamespace(core, ctx, obj);
+  matchRequestNamespace(metaOf(obj), core.namespaced ? ctx.namespace : '');
   const strategy = core.strategy;
   strategy.defaults?.(obj);
   if (ctx.admit) {
@@ -153,7 +142,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
     const admitted = await ctx.admit(obj, undefined);
     if (admitted !== obj) {
       obj = admitted;
-      settleNamespace(core, ctx, obj);
+      matchRequestNamespace(metaOf(obj), core.namespaced ? ctx.namespace : '');
       strategy.defaults?.(obj);
     }
   }
@@ -235,12 +224,7 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
   const meta = metaOf(obj);
   if (!obj.apiVersion) obj.apiVersion = apiVersionOf(def);
   if (!obj.kind) obj.kind = def.kind;
-  if (core.namespaced) {
-    if (!meta.namespace) meta.namespace = ctx.namespace;
-    else if (meta.namespace !== ctx.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  } else {
-    delete meta.namespace;
-  }
+  matchRequestNamespace(meta, core.namespaced ? ctx.namespace : '');
   if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
   else delete meta.generation;
 

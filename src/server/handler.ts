@@ -108,6 +108,7 @@ function splitUrl(url: string): { rawPath: string; query: URLSearchParams } {
 }
 
 function decodePath(rawPath: string): string {
+  if (!rawPath.includes('%')) return rawPath;
   try {
     return decodeURIComponent(rawPath);
   } catch {

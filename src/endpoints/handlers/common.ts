@@ -5,6 +5,7 @@ import { badRequest, notAcceptable, type StatusError } from '../../apis/errors.t
 import { negotiateOutput, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
 import { protobufDefinition } from '../../encoding/protobuf/envelope.ts';
 import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
+import { matchRequestNamespace } from '../../registry/request-namespace.ts';
 import { checkBodyKind, gvString, interpretBody, parseBody, parseProtobufBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
 import type { FieldValidation } from '../options.ts';
 import { pruneFields } from '../prune.ts';
@@ -134,15 +135,7 @@ export function decodeObjectForWrite(scope: Scope, data: Buffer, format: BodyFor
 
 /** EnsureObjectNamespaceMatchesRequestNamespace with ExpectedNamespaceForResource. */
 export function ensureNamespace(scope: Scope, obj: KubeObject): void {
-  const expected = scope.def.namespaced && !(scope.def.group === '' && scope.def.resource === 'namespaces') ? scope.namespace : '';
-  const actual = obj.metadata.namespace ?? '';
-  if (actual === expected) return;
-  if (actual === '' || expected === '') {
-    if (expected === '') delete obj.metadata.namespace;
-    else obj.metadata.namespace = expected;
-    return;
-  }
-  throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  matchRequestNamespace(obj.metadata, scope.def.namespaced && !(scope.def.group === '' && scope.def.resource === 'namespaces') ? scope.namespace : '');
 }
 
 /** checkName: the object's name must be the URL's (update, patch). */
