@@ -16,6 +16,8 @@ export interface Snapshot {
 export interface Informer {
   /** The objects now; the first call lists and starts watching. */
   snapshot(): Promise<Snapshot>;
+  /** The objects now if the informer is listed and watching (no waiting), else undefined: call snapshot(). */
+  now(): Snapshot | undefined;
   stop(): void;
 }
 
@@ -32,6 +34,8 @@ export function createInformer(registry: Registry, group: string, version: strin
   let stream: WatchStream | undefined;
   let stopped = false;
   let unserved = false;
+  /** Listed and watching: snapshots need no wait. */
+  let live = false;
 
   const changed = () => {
     changes++;
@@ -53,6 +57,7 @@ export function createInformer(registry: Registry, group: string, version: strin
       return;
     }
     stream = s;
+    live = true;
     s.start(
       (ev) => {
         const obj = ev.object as KubeObject;
@@ -61,14 +66,25 @@ export function createInformer(registry: Registry, group: string, version: strin
         else if (ev.type === 'ERROR') {
           s.stop();
           started = undefined;
+          live = false;
           return;
         } else return;
         changed();
       },
       () => {
-        if (stream === s) started = undefined;
+        if (stream !== s) return;
+        started = undefined;
+        live = false;
       },
     );
+  }
+
+  function currentSnapshot(): Snapshot {
+    if (current.version !== changes) {
+      const items = [...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
+      current = { items, version: changes };
+    }
+    return current;
   }
 
   return {
@@ -81,15 +97,60 @@ export function createInformer(registry: Registry, group: string, version: strin
         });
       }
       await started;
-      if (current.version !== changes) {
-        const items = [...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
-        current = { items, version: changes };
-      }
-      return current;
+      return currentSnapshot();
+    },
+    now() {
+      return live && !stopped ? currentSnapshot() : undefined;
     },
     stop() {
       stopped = true;
+      live = false;
       stream?.stop();
     },
+  };
+}
+
+/** An informer's object with what was built from it (a compiled webhook configuration, a policy). */
+export interface Built<T> {
+  readonly object: KubeObject;
+  readonly built: T;
+}
+
+/** An informer's objects, each built once per resourceVersion; the same array while nothing changes. */
+export interface BuiltList<T> {
+  read(): Promise<readonly Built<T>[]>;
+  /** Without waiting when the informer is watching, else undefined: call read(). */
+  now(): readonly Built<T>[] | undefined;
+  stop(): void;
+}
+
+export function builtList<T>(informer: Informer, build: (o: KubeObject) => T): BuiltList<T> {
+  const cache = new Map<string, { rv: string; built: T }>();
+  let last: { version: number; out: readonly Built<T>[] } = { version: -1, out: [] };
+  const fromSnapshot = (snap: Snapshot): readonly Built<T>[] => {
+    if (snap.version === last.version) return last.out;
+    const out: Built<T>[] = [];
+    const seen = new Set<string>();
+    for (const o of snap.items) {
+      const uid = o.metadata.uid ?? '';
+      seen.add(uid);
+      let c = cache.get(uid);
+      if (!c || c.rv !== o.metadata.resourceVersion) {
+        c = { rv: o.metadata.resourceVersion ?? '', built: build(o) };
+        cache.set(uid, c);
+      }
+      out.push({ object: o, built: c.built });
+    }
+    for (const k of [...cache.keys()]) if (!seen.has(k)) cache.delete(k);
+    last = { version: snap.version, out };
+    return out;
+  };
+  return {
+    read: async () => fromSnapshot(await informer.snapshot()),
+    now() {
+      const snap = informer.now();
+      return snap && fromSnapshot(snap);
+    },
+    stop: () => informer.stop(),
   };
 }

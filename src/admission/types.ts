@@ -59,7 +59,8 @@ export interface AdmissionPlugin {
 /** The ordered chain of enabled plugins (kube's chainAdmissionHandler). */
 export interface AdmissionChain {
   readonly plugins: readonly AdmissionPlugin[];
-  admit(attrs: AdmissionAttributes): Promise<void>;
-  validate(attrs: AdmissionAttributes): Promise<void>;
+  /** Synchronous (undefined) when no plugin has to wait. */
+  admit(attrs: AdmissionAttributes): void | Promise<void>;
+  validate(attrs: AdmissionAttributes): void | Promise<void>;
   close(): void;
 }

@@ -13,7 +13,7 @@ type Obj = Record<string, any>;
 /** The class objects a plugin reads on its creates, from a lister (a watched map) as kube's plugins read them. */
 function classLister(registry: Registry, group: string, version: string, resource: string): { items(): Promise<readonly KubeObject[]>; stop(): void } {
   const informer = createInformer(registry, group, version, resource);
-  return { items: async () => (await informer.snapshot()).items, stop: () => informer.stop() };
+  return { items: async () => (informer.now() ?? (await informer.snapshot())).items, stop: () => informer.stop() };
 }
 
 /** The default of a class list: the newest marked by the annotation (kube picks the most recent), by name on ties. */
@@ -25,38 +25,53 @@ function defaultClass(items: readonly KubeObject[], annotation: string): KubeObj
 
 const is = (a: AdmissionAttributes, group: string, resource: string) => a.resource.group === group && a.resource.resource === resource && a.subResource === '' && a.operation === 'CREATE' && !!a.object;
 
-export function defaultStorageClass(registry: Registry): AdmissionPlugin {
-  const storageClasses = classLister(registry, 'storage.k8s.io', 'v1', 'storageclasses');
+/** What a default-class plugin sets: the spec field of the class name, unless it or the legacy annotation is set. */
+interface ClassDefaulting {
+  readonly name: string;
+  readonly object: { readonly group: string; readonly resource: string };
+  readonly classes: { readonly group: string; readonly resource: string };
+  readonly specField: string;
+  readonly legacyAnnotation: string;
+  readonly defaultAnnotation: string;
+}
+
+function classDefaulter(registry: Registry, c: ClassDefaulting): AdmissionPlugin {
+  const classes = classLister(registry, c.classes.group, 'v1', c.classes.resource);
+  const setDefault = async (a: AdmissionAttributes): Promise<void> => {
+    const spec = (a.object!.spec ??= {}) as Obj;
+    if (spec[c.specField] !== undefined && spec[c.specField] !== null) return;
+    if (a.object!.metadata.annotations?.[c.legacyAnnotation] !== undefined) return;
+    const def = defaultClass(await classes.items(), c.defaultAnnotation);
+    if (def) spec[c.specField] = def.metadata.name;
+  };
   return {
-    name: 'DefaultStorageClass',
-    close: storageClasses.stop,
+    name: c.name,
+    close: classes.stop,
     handles: (op) => op === 'CREATE',
-    async admit(a) {
-      if (!is(a, '', 'persistentvolumeclaims')) return;
-      const spec = (a.object!.spec ??= {}) as Obj;
-      if (spec.storageClassName !== undefined && spec.storageClassName !== null) return;
-      if (a.object!.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] !== undefined) return;
-      const def = defaultClass(await storageClasses.items(), 'storageclass.kubernetes.io/is-default-class');
-      if (def) spec.storageClassName = def.metadata.name;
-    },
+    admit: (a) => (is(a, c.object.group, c.object.resource) ? setDefault(a) : undefined),
   };
 }
 
+export function defaultStorageClass(registry: Registry): AdmissionPlugin {
+  return classDefaulter(registry, {
+    name: 'DefaultStorageClass',
+    object: { group: '', resource: 'persistentvolumeclaims' },
+    classes: { group: 'storage.k8s.io', resource: 'storageclasses' },
+    specField: 'storageClassName',
+    legacyAnnotation: 'volume.beta.kubernetes.io/storage-class',
+    defaultAnnotation: 'storageclass.kubernetes.io/is-default-class',
+  });
+}
+
 export function defaultIngressClass(registry: Registry): AdmissionPlugin {
-  const ingressClasses = classLister(registry, 'networking.k8s.io', 'v1', 'ingressclasses');
-  return {
+  return classDefaulter(registry, {
     name: 'DefaultIngressClass',
-    close: ingressClasses.stop,
-    handles: (op) => op === 'CREATE',
-    async admit(a) {
-      if (!is(a, 'networking.k8s.io', 'ingresses')) return;
-      const spec = (a.object!.spec ??= {}) as Obj;
-      if (spec.ingressClassName !== undefined && spec.ingressClassName !== null) return;
-      if (a.object!.metadata.annotations?.['kubernetes.io/ingress.class'] !== undefined) return;
-      const def = defaultClass(await ingressClasses.items(), 'ingressclass.kubernetes.io/is-default-class');
-      if (def) spec.ingressClassName = def.metadata.name;
-    },
-  };
+    object: { group: 'networking.k8s.io', resource: 'ingresses' },
+    classes: { group: 'networking.k8s.io', resource: 'ingressclasses' },
+    specField: 'ingressClassName',
+    legacyAnnotation: 'kubernetes.io/ingress.class',
+    defaultAnnotation: 'ingressclass.kubernetes.io/is-default-class',
+  });
 }
 
 const TOLERATED = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
@@ -82,34 +97,37 @@ export function priority(registry: Registry): AdmissionPlugin {
     name: 'Priority',
     close: priorityClasses.stop,
     handles: (op) => op === 'CREATE',
-    async admit(a) {
-      if (!is(a, '', 'pods')) return;
-      const spec = (a.object!.spec ??= {}) as Obj;
-      const classes = await priorityClasses.items();
-      const name: string | undefined = spec.priorityClassName || undefined;
-      const m = a.object!.metadata;
-      const podName = m.name || m.generateName || a.name;
-      let value = 0;
-      let preemption: string | undefined;
-      if (name) {
-        const pc = classes.find((c) => c.metadata.name === name);
-        if (!pc) throw forbiddenError({ group: '', resource: 'pods' }, podName, `no PriorityClass with name ${name} was found`);
-        value = Number(pc.value ?? 0);
-        preemption = pc.preemptionPolicy as string | undefined;
-      } else {
-        const global = classes.filter((c) => c.globalDefault === true).sort((x, y) => Number(x.value ?? 0) - Number(y.value ?? 0))[0];
-        if (global) {
-          spec.priorityClassName = global.metadata.name;
-          value = Number(global.value ?? 0);
-          preemption = global.preemptionPolicy as string | undefined;
-        }
-      }
-      if (spec.priority !== undefined && spec.priority !== null && spec.priority !== value) {
-        throw forbiddenError({ group: '', resource: 'pods' }, podName, `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${value} from the given PriorityClass name`);
-      }
-      spec.priority = value;
-      if (preemption) spec.preemptionPolicy = preemption;
-      else spec.preemptionPolicy ??= 'PreemptLowerPriority';
+    admit(a) {
+      return is(a, '', 'pods') ? resolvePriority(a) : undefined;
     },
   };
+
+  async function resolvePriority(a: AdmissionAttributes): Promise<void> {
+    const spec = (a.object!.spec ??= {}) as Obj;
+    const classes = await priorityClasses.items();
+    const name: string | undefined = spec.priorityClassName || undefined;
+    const m = a.object!.metadata;
+    const podName = m.name || m.generateName || a.name;
+    let value = 0;
+    let preemption: string | undefined;
+    if (name) {
+      const pc = classes.find((c) => c.metadata.name === name);
+      if (!pc) throw forbiddenError({ group: '', resource: 'pods' }, podName, `no PriorityClass with name ${name} was found`);
+      value = Number(pc.value ?? 0);
+      preemption = pc.preemptionPolicy as string | undefined;
+    } else {
+      const global = classes.filter((c) => c.globalDefault === true).sort((x, y) => Number(x.value ?? 0) - Number(y.value ?? 0))[0];
+      if (global) {
+        spec.priorityClassName = global.metadata.name;
+        value = Number(global.value ?? 0);
+        preemption = global.preemptionPolicy as string | undefined;
+      }
+    }
+    if (spec.priority !== undefined && spec.priority !== null && spec.priority !== value) {
+      throw forbiddenError({ group: '', resource: 'pods' }, podName, `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${value} from the given PriorityClass name`);
+    }
+    spec.priority = value;
+    if (preemption) spec.preemptionPolicy = preemption;
+    else spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  }
 }

@@ -2,7 +2,7 @@
 // requests and limits on create (with kube's annotation), and refuse pods whose containers go below a min or above
 // a max (kube's messages, as a Forbidden on the pod).
 
-import { createInformer, type Informer } from '../informer.ts';
+import { createInformer, type Informer, type Snapshot } from '../informer.ts';
 import { forbiddenError } from '../../registry/store-errors.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
@@ -18,11 +18,13 @@ interface LimitItem {
   maxLimitRequestRatio?: ResourceList;
 }
 
-/** The namespace's LimitRange items, from a lister as kube's plugin reads them. */
-async function limitItems(informer: Informer, namespace: string): Promise<LimitItem[]> {
-  if (!namespace) return [];
-  const { items } = await informer.snapshot();
-  return items.filter((lr) => lr.metadata.namespace === namespace).flatMap((lr) => (Array.isArray((lr.spec as Obj | undefined)?.limits) ? ((lr.spec as Obj).limits as LimitItem[]) : []));
+/** Runs `use` on the namespace's LimitRange items, read from a lister as kube's plugin reads them (waiting only
+ * while the lister starts). */
+function withLimitItems(informer: Informer, namespace: string, use: (items: LimitItem[]) => void): void | Promise<void> {
+  if (!namespace) return use([]);
+  const itemsOf = ({ items }: Snapshot): LimitItem[] => items.filter((lr) => lr.metadata.namespace === namespace).flatMap((lr) => (Array.isArray((lr.spec as Obj | undefined)?.limits) ? ((lr.spec as Obj).limits as LimitItem[]) : []));
+  const known = informer.now();
+  return known ? use(itemsOf(known)) : informer.snapshot().then((snap) => use(itemsOf(snap)));
 }
 
 const isPod = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'pods' && a.subResource === '';
@@ -101,19 +103,22 @@ export function limitRanger(registry: Registry): AdmissionPlugin {
     name: 'LimitRanger',
     close: () => informer.stop(),
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
-    async admit(a) {
-      if (a.operation !== 'CREATE' || !isPod(a) || !a.object) return;
-      const items = await limitItems(informer, a.namespace);
-      if (items.length) applyDefaults(a.object, items);
+    admit(a) {
+      const pod = a.object;
+      if (a.operation !== 'CREATE' || !isPod(a) || !pod) return;
+      return withLimitItems(informer, a.namespace, (items) => {
+        if (items.length) applyDefaults(pod, items);
+      });
     },
-    async validate(a) {
-      if (!isPod(a) || !a.object) return;
-      const items = await limitItems(informer, a.namespace);
-      if (!items.length) return;
-      const errs = checkLimits(a.object, items);
-      if (errs.length === 0) return;
-      const m = a.object.metadata;
-      throw forbiddenError({ group: '', resource: 'pods' }, m.name || m.generateName || a.name, errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
+    validate(a) {
+      const pod = a.object;
+      if (!isPod(a) || !pod) return;
+      return withLimitItems(informer, a.namespace, (items) => {
+        const errs = items.length ? checkLimits(pod, items) : [];
+        if (errs.length === 0) return;
+        const m = pod.metadata;
+        throw forbiddenError({ group: '', resource: 'pods' }, m.name || m.generateName || a.name, errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
+      });
     },
   };
 }

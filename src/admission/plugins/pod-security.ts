@@ -166,35 +166,39 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
   return {
     name: 'PodSecurity',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
-    async validate(a: AdmissionAttributes) {
-      if (a.resource.group !== '' || a.resource.resource !== 'pods' || !a.object) return;
-      if (a.subResource && a.subResource !== 'ephemeralcontainers') return;
-      if (!a.namespace) return;
-      if (exempt.namespaces?.includes(a.namespace) || exempt.usernames?.includes(a.userInfo.name)) return;
-      if (exempt.runtimeClasses?.includes(String((a.object.spec as Obj | undefined)?.runtimeClassName ?? ''))) return;
-      const ns = await getNamespace(a.namespace);
-      const labels = ns?.metadata.labels ?? {};
-      const spec = (a.object.spec ?? {}) as Obj;
-      // An update that changes nothing the checks read is not re-evaluated (kube ignores metadata-only updates).
-      if (a.operation === 'UPDATE' && a.oldObject && JSON.stringify(a.oldObject.spec) === JSON.stringify(a.object.spec)) return;
-      const enforce = levelOf(labels, defaults, 'enforce');
-      if (enforce) {
-        const v = podSecurityViolations(spec, enforce.level);
-        if (v.length) {
-          const m = a.object.metadata;
-          throw forbiddenError({ group: '', resource: 'pods' }, m.name || m.generateName || a.name, `violates PodSecurity "${enforce.level}:${enforce.version}": ${v.join(', ')}`);
-        }
-      }
-      const warn = levelOf(labels, defaults, 'warn');
-      if (warn) {
-        const v = podSecurityViolations(spec, warn.level);
-        if (v.length) a.warnings.push(`would violate PodSecurity "${warn.level}:${warn.version}": ${v.join(', ')}`);
-      }
-      const audit = levelOf(labels, defaults, 'audit');
-      if (audit) {
-        const v = podSecurityViolations(spec, audit.level);
-        if (v.length) a.auditAnnotations['pod-security.kubernetes.io/audit-violations'] = `would violate PodSecurity "${audit.level}:${audit.version}": ${v.join(', ')}`;
-      }
+    validate(a: AdmissionAttributes) {
+      return a.resource.group === '' && a.resource.resource === 'pods' && a.object ? checkPod(a) : undefined;
     },
   };
+
+  async function checkPod(a: AdmissionAttributes): Promise<void> {
+    if (!a.object) return;
+    if (a.subResource && a.subResource !== 'ephemeralcontainers') return;
+    if (!a.namespace) return;
+    if (exempt.namespaces?.includes(a.namespace) || exempt.usernames?.includes(a.userInfo.name)) return;
+    if (exempt.runtimeClasses?.includes(String((a.object.spec as Obj | undefined)?.runtimeClassName ?? ''))) return;
+    const ns = await getNamespace(a.namespace);
+    const labels = ns?.metadata.labels ?? {};
+    const spec = (a.object.spec ?? {}) as Obj;
+    // An update that changes nothing the checks read is not re-evaluated (kube ignores metadata-only updates).
+    if (a.operation === 'UPDATE' && a.oldObject && JSON.stringify(a.oldObject.spec) === JSON.stringify(a.object.spec)) return;
+    const enforce = levelOf(labels, defaults, 'enforce');
+    if (enforce) {
+      const v = podSecurityViolations(spec, enforce.level);
+      if (v.length) {
+        const m = a.object.metadata;
+        throw forbiddenError({ group: '', resource: 'pods' }, m.name || m.generateName || a.name, `violates PodSecurity "${enforce.level}:${enforce.version}": ${v.join(', ')}`);
+      }
+    }
+    const warn = levelOf(labels, defaults, 'warn');
+    if (warn) {
+      const v = podSecurityViolations(spec, warn.level);
+      if (v.length) a.warnings.push(`would violate PodSecurity "${warn.level}:${warn.version}": ${v.join(', ')}`);
+    }
+    const audit = levelOf(labels, defaults, 'audit');
+    if (audit) {
+      const v = podSecurityViolations(spec, audit.level);
+      if (v.length) a.auditAnnotations['pod-security.kubernetes.io/audit-violations'] = `would violate PodSecurity "${audit.level}:${audit.version}": ${v.join(', ')}`;
+    }
+  }
 }

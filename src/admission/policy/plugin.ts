@@ -13,7 +13,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { matchInvocation } from '../webhook/equivalent.ts';
 import type { RuleWithOperations } from '../webhook/rules.ts';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
-import { createInformer } from '../informer.ts';
+import { builtList, createInformer, type BuiltList } from '../informer.ts';
 import { evaluatePolicy, type PolicyDecision } from './evaluate.ts';
 
 type Obj = Record<string, unknown>;
@@ -31,30 +31,8 @@ export interface PolicyDeps {
 }
 
 /** A resource of admissionregistration.k8s.io/v1 as an informer keeps it, each object built once per version. */
-function cachedList<T>(registry: Registry, resource: string, build: (o: KubeObject) => T): { read: () => Promise<{ object: KubeObject; built: T }[]>; stop: () => void } {
-  const informer = createInformer(registry, 'admissionregistration.k8s.io', 'v1', resource);
-  const cache = new Map<string, { rv: string; built: T }>();
-  let last: { version: number; out: { object: KubeObject; built: T }[] } = { version: -1, out: [] };
-  const read = async () => {
-    const snap = await informer.snapshot();
-    if (snap.version === last.version) return last.out;
-    const out: { object: KubeObject; built: T }[] = [];
-    const seen = new Set<string>();
-    for (const o of snap.items) {
-      const uid = o.metadata.uid ?? '';
-      seen.add(uid);
-      let c = cache.get(uid);
-      if (!c || c.rv !== o.metadata.resourceVersion) {
-        c = { rv: o.metadata.resourceVersion ?? '', built: build(o) };
-        cache.set(uid, c);
-      }
-      out.push({ object: o, built: c.built });
-    }
-    for (const k of [...cache.keys()]) if (!seen.has(k)) cache.delete(k);
-    last = { version: snap.version, out };
-    return out;
-  };
-  return { read, stop: () => informer.stop() };
+function cachedList<T>(registry: Registry, resource: string, build: (o: KubeObject) => T): BuiltList<T> {
+  return builtList(createInformer(registry, 'admissionregistration.k8s.io', 'v1', resource), build);
 }
 
 function rulesMatch(registry: Registry, rules: NamedRule[], matchPolicy: unknown, a: AdmissionAttributes): boolean {
@@ -145,52 +123,56 @@ export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise
       policies.stop();
       bindings.stop();
     },
-    async validate(a) {
-      const allBindings = await bindings.read();
-      if (allBindings.length === 0) return;
-      const byName = new Map((await policies.read()).map((p) => [p.object.metadata.name ?? '', p]));
-      let namespaceObject: KubeObject | undefined | null = null;
-      const baseVars = (): Record<string, unknown> => ({
-        object: toCel(a.object ?? null),
-        oldObject: toCel(a.oldObject ?? null),
-        request: toCel(requestOf(a)),
-        authorizer: celAuthorizer(deps.authorizer, a.userInfo),
-      });
-      let vars: Record<string, unknown> | undefined;
-      for (const { object: binding } of allBindings) {
-        const spec = asObj(binding.spec);
-        const entry = byName.get(typeof spec.policyName === 'string' ? spec.policyName : '');
-        if (!entry) continue;
-        const policy = entry.built;
-        if (!(await matchResources(policy.matchConstraints, a, deps, true))) continue;
-        if (spec.matchResources && !(await matchResources(asObj(spec.matchResources), a, deps, false))) continue;
-        const actions = Array.isArray(spec.validationActions) ? (spec.validationActions as string[]) : [];
-        const bindingName = binding.metadata.name ?? '';
-        const params = await paramsFor(policy, binding, a, deps);
-        const decisions: PolicyDecision[] = [];
-        if ('decision' in params) decisions.push(params.decision);
-        else {
-          if (namespaceObject === null) namespaceObject = a.namespace ? await deps.getNamespace(a.namespace) : undefined;
-          vars ??= { ...baseVars(), namespaceObject: toCel(namespaceObject ?? null) };
-          for (const p of params.params) {
-            // The shared activation, with this binding's param (null without paramKind).
-            vars.params = toCel(p);
-            const outcome = evaluatePolicy(policy, vars);
-            Object.assign(a.auditAnnotations, outcome.auditAnnotations);
-            decisions.push(...outcome.decisions);
-          }
-        }
-        for (const d of decisions) {
-          if (d.action !== 'deny') continue;
-          if (d.error && policy.failurePolicy === 'Ignore') continue;
-          const text = `ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}' denied request: ${d.message}`;
-          if (actions.includes('Warn')) a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`);
-          if (actions.includes('Audit')) {
-            a.auditAnnotations['validation.policy.admission.k8s.io/validation_failure'] = JSON.stringify([{ message: d.message, policy: policy.name, binding: bindingName, expressionIndex: 0, validationActions: actions }]);
-          }
-          if (actions.includes('Deny')) throw policyDenied(a, text, d.reason);
-        }
-      }
+    validate(a) {
+      return bindings.now()?.length === 0 ? undefined : checkBindings(a);
     },
   };
+
+  async function checkBindings(a: AdmissionAttributes): Promise<void> {
+    const allBindings = await bindings.read();
+    if (allBindings.length === 0) return;
+    const byName = new Map((await policies.read()).map((p) => [p.object.metadata.name ?? '', p]));
+    let namespaceObject: KubeObject | undefined | null = null;
+    const baseVars = (): Record<string, unknown> => ({
+      object: toCel(a.object ?? null),
+      oldObject: toCel(a.oldObject ?? null),
+      request: toCel(requestOf(a)),
+      authorizer: celAuthorizer(deps.authorizer, a.userInfo),
+    });
+    let vars: Record<string, unknown> | undefined;
+    for (const { object: binding } of allBindings) {
+      const spec = asObj(binding.spec);
+      const entry = byName.get(typeof spec.policyName === 'string' ? spec.policyName : '');
+      if (!entry) continue;
+      const policy = entry.built;
+      if (!(await matchResources(policy.matchConstraints, a, deps, true))) continue;
+      if (spec.matchResources && !(await matchResources(asObj(spec.matchResources), a, deps, false))) continue;
+      const actions = Array.isArray(spec.validationActions) ? (spec.validationActions as string[]) : [];
+      const bindingName = binding.metadata.name ?? '';
+      const params = await paramsFor(policy, binding, a, deps);
+      const decisions: PolicyDecision[] = [];
+      if ('decision' in params) decisions.push(params.decision);
+      else {
+        if (namespaceObject === null) namespaceObject = a.namespace ? await deps.getNamespace(a.namespace) : undefined;
+        vars ??= { ...baseVars(), namespaceObject: toCel(namespaceObject ?? null) };
+        for (const p of params.params) {
+          // The shared activation, with this binding's param (null without paramKind).
+          vars.params = toCel(p);
+          const outcome = evaluatePolicy(policy, vars);
+          Object.assign(a.auditAnnotations, outcome.auditAnnotations);
+          decisions.push(...outcome.decisions);
+        }
+      }
+      for (const d of decisions) {
+        if (d.action !== 'deny') continue;
+        if (d.error && policy.failurePolicy === 'Ignore') continue;
+        const text = `ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}' denied request: ${d.message}`;
+        if (actions.includes('Warn')) a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`);
+        if (actions.includes('Audit')) {
+          a.auditAnnotations['validation.policy.admission.k8s.io/validation_failure'] = JSON.stringify([{ message: d.message, policy: policy.name, binding: bindingName, expressionIndex: 0, validationActions: actions }]);
+        }
+        if (actions.includes('Deny')) throw policyDenied(a, text, d.reason);
+      }
+    }
+  }
 }

@@ -7,6 +7,7 @@ import { namespaceReader } from '../plugins/namespace-lifecycle.ts';
 import { dispatchMutating, dispatchValidating, type DispatchDeps } from './dispatch.ts';
 import { inProcessWebhook } from './in-process.ts';
 import { webhookSource } from './source.ts';
+import type { Webhook } from './webhook.ts';
 
 function dispatchDeps(deps: PluginDeps): DispatchDeps {
   return { registry: deps.registry, authorizer: deps.authorizer, getNamespace: namespaceReader(deps.registry) };
@@ -21,9 +22,10 @@ export async function mutatingWebhookPlugin(deps: PluginDeps): Promise<Admission
   return {
     name: 'MutatingAdmissionWebhook',
     close: () => source.stop(),
-    async admit(a) {
-      const hooks = await source.current();
-      await dispatchMutating(extra.length ? [...hooks, ...extra] : hooks, a, d);
+    admit(a) {
+      const run = (hooks: readonly Webhook[]) => (hooks.length === 0 && extra.length === 0 ? undefined : dispatchMutating(extra.length ? [...hooks, ...extra] : hooks, a, d));
+      const hooks = source.now();
+      return hooks ? run(hooks) : source.current().then(run);
     },
   };
 }
@@ -36,9 +38,10 @@ export async function validatingWebhookPlugin(deps: PluginDeps): Promise<Admissi
   return {
     name: 'ValidatingAdmissionWebhook',
     close: () => source.stop(),
-    async validate(a) {
-      const hooks = await source.current();
-      await dispatchValidating(extra.length ? [...hooks, ...extra] : hooks, a, d);
+    validate(a) {
+      const run = (hooks: readonly Webhook[]) => (hooks.length === 0 && extra.length === 0 ? undefined : dispatchValidating(extra.length ? [...hooks, ...extra] : hooks, a, d));
+      const hooks = source.now();
+      return hooks ? run(hooks) : source.current().then(run);
     },
   };
 }

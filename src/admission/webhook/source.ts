@@ -2,43 +2,33 @@
 // next request once the watch cache has it, without restart), compiled once per configuration version, in kube's order (configurations
 // by name, webhooks in their order).
 
-import { createInformer } from '../informer.ts';
+import { builtList, createInformer, type Built } from '../informer.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { displayUrlOf, httpsTransport, type ClientConfig } from './client.ts';
 import { webhookFrom, type Webhook } from './webhook.ts';
 
 export interface WebhookSource {
   current(): Promise<readonly Webhook[]>;
+  /** The webhooks now when the informer is watching (no waiting), else undefined: call current(). */
+  now(): readonly Webhook[] | undefined;
   stop(): void;
 }
 
 export function webhookSource(registry: Registry, resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): WebhookSource {
-  const informer = createInformer(registry, 'admissionregistration.k8s.io', 'v1', resource);
-  const compiled = new Map<string, { version: string; webhooks: Webhook[] }>();
-  let last: { version: number; webhooks: Webhook[] } = { version: -1, webhooks: [] };
   const mutating = resource === 'mutatingwebhookconfigurations';
+  const configurations = builtList(createInformer(registry, 'admissionregistration.k8s.io', 'v1', resource), (c) => compileConfiguration(registry, c, mutating));
+  let last: { from: readonly Built<Webhook[]>[]; webhooks: readonly Webhook[] } = { from: [], webhooks: [] };
+  const webhooksOf = (from: readonly Built<Webhook[]>[]): readonly Webhook[] => {
+    if (from !== last.from) last = { from, webhooks: from.flatMap((c) => c.built) };
+    return last.webhooks;
+  };
   return {
-    async current() {
-      const snap = await informer.snapshot();
-      if (snap.version === last.version) return last.webhooks;
-      const webhooks: Webhook[] = [];
-      const seen = new Set<string>();
-      for (const c of snap.items) {
-        const uid = c.metadata.uid ?? '';
-        seen.add(uid);
-        const version = c.metadata.resourceVersion ?? '';
-        let entry = compiled.get(uid);
-        if (!entry || entry.version !== version) {
-          entry = { version, webhooks: compileConfiguration(registry, c, mutating) };
-          compiled.set(uid, entry);
-        }
-        webhooks.push(...entry.webhooks);
-      }
-      for (const uid of [...compiled.keys()]) if (!seen.has(uid)) compiled.delete(uid);
-      last = { version: snap.version, webhooks };
-      return webhooks;
+    current: async () => webhooksOf(await configurations.read()),
+    now() {
+      const from = configurations.now();
+      return from && webhooksOf(from);
     },
-    stop: () => informer.stop(),
+    stop: () => configurations.stop(),
   };
 }
 
