@@ -41,16 +41,32 @@ function plainJsonObject(text: string): unknown {
   }
 }
 
-/** Readies an apply body for decodeApplyBody: one that is not plain JSON is parsed now, off the event loop when large. */
+/** Plain JSON bodies prepareApplyBody parsed, each handed once to decodeApplyBody (so never shared). */
+const preparedJson = new WeakMap<Uint8Array, unknown>();
+
+function utf8(patch: Uint8Array): string {
+  return Buffer.from(patch.buffer, patch.byteOffset, patch.byteLength).toString('utf8');
+}
+
+/** Readies an apply body for decodeApplyBody: parsed now, YAML off the event loop when large. */
 export async function prepareApplyBody(patch: Uint8Array): Promise<void> {
-  const text = Buffer.from(patch).toString('utf8');
-  if (plainJsonObject(text) === undefined) await prepareYaml(text);
+  const text = utf8(patch);
+  const json = plainJsonObject(text);
+  if (json !== undefined) preparedJson.set(patch, json);
+  else await prepareYaml(text);
+}
+
+function takePreparedJson(patch: Uint8Array): unknown {
+  const value = preparedJson.get(patch);
+  if (value !== undefined) preparedJson.delete(patch);
+  return value;
 }
 
 /** yaml.Unmarshal of the body into map[string]interface{}, with kube's "error decoding YAML" messages. */
 export function decodeApplyBody(patch: Uint8Array): KubeObject {
-  const text = Buffer.from(patch).toString('utf8');
-  let value: unknown = plainJsonObject(text);
+  let value: unknown = takePreparedJson(patch);
+  const text = value === undefined ? utf8(patch) : '';
+  if (value === undefined) value = plainJsonObject(text);
   if (value === undefined) {
     try {
       value = readYaml(text).value;

@@ -23,6 +23,8 @@ export function revertManagedFieldsTimestamps(newObj: KubeObject, oldObj: KubeOb
   const oldMF = oldObj.metadata?.managedFields;
   const newMF = newObj.metadata?.managedFields;
   if (!Array.isArray(oldMF) || !Array.isArray(newMF) || oldMF.length !== newMF.length) return newObj;
+  // Same timestamps too: there is nothing to revert (and no need to compare the rest of the objects).
+  if (valuesEqual(oldMF, newMF)) return newObj;
   if (!valuesEqual(withoutTimes(oldMF), withoutTimes(newMF))) return newObj;
   const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
   if (!valuesEqual(strip(oldObj), strip(newObj))) return newObj;

@@ -35,9 +35,54 @@ function scalarError(t: ScalarKind, v: Value): string | undefined {
 
 /** Validates a value; duplicates in associative lists are errors unless allowed. */
 export function validateTyped(v: Value, type: TypeRef, allowDuplicates = false): ValidationError[] {
+  // Most values are valid: checked first without building the paths and messages only errors need.
+  return isValidTyped(v, type, allowDuplicates) ? [] : typedErrors(v, type, allowDuplicates);
+}
+
+/** The errors of a value, with their paths, in kube's order. */
+export function typedErrors(v: Value, type: TypeRef, allowDuplicates = false): ValidationError[] {
   const errs: ValidationError[] = [];
   walk(v, type, '', allowDuplicates, errs);
   return errs;
+}
+
+/** Whether typedErrors finds nothing (the same walk, stopping at the first error). */
+export function isValidTyped(v: Value, type: TypeRef, allowDuplicates = false): boolean {
+  const a = deduceAtom(type.atom, v);
+  if (a.map) {
+    if (v === null || v === undefined) return true;
+    const m = asMap(v);
+    if (!m) return false;
+    for (const key of Object.keys(m)) {
+      const val = m[key];
+      if (val === undefined) continue;
+      const ft = a.map.fields.get(key)?.type ?? a.map.elem;
+      if (!ft || !isValidTyped(val, ft, allowDuplicates)) return false;
+    }
+    return true;
+  }
+  if (a.scalar !== undefined) return scalarError(a.scalar, v) === undefined;
+  if (a.list) {
+    if (v === null || v === undefined) return true;
+    if (!Array.isArray(v)) return false;
+    const t = a.list;
+    const seen = t.atomic || allowDuplicates ? undefined : new Set<string>();
+    for (let i = 0; i < v.length; i++) {
+      const item: Value = v[i];
+      if (!t.atomic) {
+        const pe = listItemPathElement(t, i, item);
+        if (typeof pe === 'string') return false;
+        if (seen) {
+          const key = serializePathElement(pe);
+          if (seen.has(key)) return false;
+          seen.add(key);
+        }
+      }
+      if (!isValidTyped(item, t.elem, allowDuplicates)) return false;
+    }
+    return true;
+  }
+  return false;
 }
 
 function walk(v: Value, type: TypeRef, path: string, allowDuplicates: boolean, errs: ValidationError[]): void {

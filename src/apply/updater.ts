@@ -7,9 +7,9 @@ import { FieldSet } from './field-set.ts';
 import type { VersionedSet } from './managed-fields.ts';
 import type { TypeRef } from './schema.ts';
 import { compareTyped, excludeFields, type Comparison } from './typed-compare.ts';
-import { ensureNamedFieldsAreMembers, toFieldSet } from './typed-fieldset.ts';
+import { toFieldSet } from './typed-fieldset.ts';
 import { mergeTyped } from './typed-merge.ts';
-import { removeItems } from './typed-remove.ts';
+import { prune } from './prune.ts';
 import type { Value } from './typed-values.ts';
 import { valuesEqual } from './path-element.ts';
 
@@ -48,7 +48,7 @@ function updateOthers(ctx: UpdaterContext, oldObj: Value, newObj: Value, manager
     if (!compare.removed.isEmpty()) set = set.difference(compare.removed);
     if (set !== vs.set) managers.set(manager, { ...vs, set });
   }
-  for (const [manager, vs] of [...managers]) if (vs.set.isEmpty()) managers.delete(manager);
+  dropEmptyManagers(managers);
   return compare;
 }
 
@@ -76,37 +76,20 @@ export function applyManagers(ctx: UpdaterContext, liveObj: Value, config: Value
   const lastSet = managers.get(manager);
   const set = toFieldSet(config, ctx.type).recursiveDifference(ctx.ignored);
   managers.set(manager, { set, apiVersion: version, applied: true });
-  newObj = prune(ctx, newObj, managers, lastSet);
-  updateOthers(ctx, liveObj, newObj, managers, manager, force);
-  return { object: valuesEqual(liveObj, newObj) ? undefined : newObj, managers };
+  newObj = prune(ctx.type, newObj, set, () => ownedByAnyone(managers), lastSet);
+  const unchanged = valuesEqual(liveObj, newObj);
+  // An unchanged object compares equal everywhere: no conflicts, nothing moves between managers.
+  if (unchanged) dropEmptyManagers(managers);
+  else updateOthers(ctx, liveObj, newObj, managers, manager, force);
+  return { object: unchanged ? undefined : newObj, managers };
 }
 
-function ensure(ctx: UpdaterContext, set: FieldSet): FieldSet {
-  return ensureNamedFieldsAreMembers(set, ctx.type);
+function dropEmptyManagers(managers: ManagerSets): void {
+  for (const [manager, vs] of [...managers]) if (vs.set.isEmpty()) managers.delete(manager);
 }
 
-/** Removes what the applier owned last time and no longer applies, unless some manager still owns it. */
-function prune(ctx: UpdaterContext, merged: Value, managers: ManagerSets, lastSet: VersionedSet | undefined): Value {
-  if (!lastSet || lastSet.set.isEmpty()) return merged;
-  // Both add-back steps start from the merged object's fields: computed once.
-  const mergedSet = ensure(ctx, toFieldSet(merged, ctx.type));
-  const last = ensure(ctx, lastSet.set);
-  let pruned = removeItems(merged, last, ctx.type);
-  pruned = addBackOwnedItems(ctx, merged, mergedSet, pruned, managers);
-  return addBackDanglingItems(ctx, merged, mergedSet, pruned, last);
-}
-
-function addBackOwnedItems(ctx: UpdaterContext, merged: Value, mergedSet: FieldSet, pruned: Value, managers: ManagerSets): Value {
+function ownedByAnyone(managers: ManagerSets): FieldSet {
   let owned: FieldSet | undefined;
   for (const vs of managers.values()) owned = owned ? owned.union(vs.set) : vs.set;
-  if (!owned) return pruned;
-  const prunedSet = ensure(ctx, toFieldSet(pruned, ctx.type));
-  return removeItems(merged, mergedSet.difference(prunedSet.union(ensure(ctx, owned))), ctx.type);
-}
-
-function addBackDanglingItems(ctx: UpdaterContext, merged: Value, mergedSet: FieldSet, pruned: Value, last: FieldSet): Value {
-  // Nothing was pruned (removeItems hands back its input when it removes nothing): nothing dangles.
-  if (pruned === merged) return merged;
-  const prunedSet = ensure(ctx, toFieldSet(pruned, ctx.type));
-  return removeItems(merged, mergedSet.difference(prunedSet).intersection(last), ctx.type);
+  return owned ?? new FieldSet();
 }

@@ -21,6 +21,9 @@ function lazyOpenApiHandler(registry: Registry): PathHandler {
   };
 }
 
+/** The apply engine once loaded: a dynamic import per request costs a module resolution each time. */
+let applyEngine: typeof import('../apply/index.ts') | undefined;
+
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const { registry, logger } = options;
   const deps: EndpointDeps = {
@@ -29,7 +32,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     // The patch and apply engines load on first use (start-up time).
     applyPatch: async (patchType, current, patch, def, patchOptions) => (await import('../patch/index.ts')).applyPatch(patchType, current, patch, def, patchOptions),
     applyServerSide: async (request) => {
-      const apply = await import('../apply/index.ts');
+      const apply = (applyEngine ??= await import('../apply/index.ts'));
       await apply.prepareApplyBody(request.patch);
       return apply.serverSideApply(request);
     },

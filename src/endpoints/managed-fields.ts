@@ -27,3 +27,15 @@ export function managedFieldsTracker(def: ResourceDefinition, manager: string): 
     return old ? revertManagedFieldsTimestamps(updated, old) : updated;
   };
 }
+
+/**
+ * What the store calls in place of a tracker for server-side apply, which records managedFields itself: a write that
+ * changed nothing but managedFields timestamps keeps the old ones (kube's IgnoreManagedFieldsTimestampsTransformer on
+ * every patch). The apply engine times an apply whose merge changed the object before defaulting, e.g. an atomic
+ * struct applied without the field the server defaults in it, though the stored object comes out the same.
+ */
+export function appliedTimestampsKeeper(): NonNullable<RequestContext['trackManagedFields']> {
+  if (!engine) throw new Error('appliedTimestampsKeeper: the apply engine is not loaded (await loadManagedFieldsEngine() first)');
+  const { revertManagedFieldsTimestamps } = engine;
+  return (old: KubeObject | undefined, next: KubeObject): KubeObject => (old ? revertManagedFieldsTimestamps(next, old) : next);
+}

@@ -2,7 +2,7 @@
 // the request, and the collaborators the API server wires in.
 
 import { StatusError, type StatusDetails } from '../apis/errors.ts';
-import { loadManagedFieldsEngine, managedFieldsTracker } from './managed-fields.ts';
+import { appliedTimestampsKeeper, loadManagedFieldsEngine, managedFieldsTracker } from './managed-fields.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { Logger } from '../server/log.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from '../registry/types.ts';
@@ -119,6 +119,12 @@ export function admissionInfo(scope: Scope, extra: { dryRun?: boolean; fieldMana
     signal: scope.signal,
     deleteOptions: extra.deleteOptions,
   };
+}
+
+/** The context of a server-side apply (loads the apply engine on first use): see appliedTimestampsKeeper. */
+export async function applyContext(scope: Scope, extra: { dryRun?: boolean; fieldManager?: string }): Promise<RequestContext> {
+  await loadManagedFieldsEngine();
+  return { ...requestContext(scope, { ...extra, admission: true }), trackManagedFields: appliedTimestampsKeeper() };
 }
 
 /** The context of a write that records itself in managedFields (loads the apply engine on first use). */

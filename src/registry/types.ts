@@ -96,8 +96,9 @@ export interface RequestContext {
    */
   readonly metadataOnly?: boolean;
   /**
-   * Records this write in metadata.managedFields (non-apply writes; server-side apply records its own). The store
-   * calls it after defaulting, before validation, with the live object (undefined on create) and the new one.
+   * Records this write in metadata.managedFields (non-apply writes; server-side apply records its own, and only has
+   * the old managedFields kept when nothing else changed but their timestamps). The store calls it after
+   * defaulting, before validation, with the live object (undefined on create) and the new one.
    */
   readonly trackManagedFields?: (old: KubeObject | undefined, next: KubeObject, subresource: string) => KubeObject;
   /**

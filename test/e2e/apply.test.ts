@@ -6,6 +6,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { clock } from '../../src/apis/clock.ts';
 import { startTestServer } from './helpers.ts';
 import type { TestServer } from './helpers.ts';
 
@@ -129,6 +130,60 @@ describe('kubectl write paths', () => {
     assert.equal(data.j, '2');
     assert.equal(await ok(['scale', 'deploy', 'web', '--replicas=3']), 'deployment.apps/web scaled\n');
     assert.equal((await get(['deploy', 'web'])).spec.replicas, 3);
+  });
+
+  test('server-side apply that changes nothing writes nothing, even seconds later; a change in a nested field, a label or only managedFields writes', async () => {
+    const path = '/apis/apps/v1/namespaces/default/deployments/noop';
+    // fieldRef is an atomic struct the server defaults apiVersion into: the merge changes it, defaulting restores it.
+    const manifest = (image: string, labels: Record<string, string> = {}) =>
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'noop', namespace: 'default', labels: { app: 'noop', ...labels } },
+        spec: {
+          selector: { matchLabels: { app: 'noop' } },
+          template: {
+            metadata: { labels: { app: 'noop' } },
+            spec: { containers: [{ name: 'c', image, env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }] },
+          },
+        },
+      });
+    const apply = async (body: string, manager = 'ci') => {
+      // Forced: the merge changes the atomic fieldRef, so another manager applying the same value would conflict.
+      const r = await s.adminRequest(`${path}?fieldManager=${manager}&force=true`, { method: 'PATCH', body, headers: { 'content-type': 'application/apply-patch+yaml' } });
+      assert.ok(r.status === 200 || r.status === 201, r.body);
+      const obj = JSON.parse(r.body);
+      const stored = JSON.parse((await s.adminRequest(path)).body);
+      assert.equal(obj.metadata.resourceVersion, stored.metadata.resourceVersion);
+      const times = (obj.metadata.managedFields as { manager: string; time: string }[]).map((m) => `${m.manager}@${m.time}`);
+      return { rv: obj.metadata.resourceVersion as string, times, obj };
+    };
+    const first = await apply(manifest('app:1'));
+    assert.equal(first.obj.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion, 'v1');
+    clock.advance(3000);
+    const again = await apply(manifest('app:1'));
+    assert.deepEqual([again.rv, again.times], [first.rv, first.times]);
+
+    clock.advance(3000);
+    const nested = await apply(manifest('app:2'));
+    assert.notEqual(nested.rv, first.rv);
+    assert.notDeepEqual(nested.times, first.times);
+    assert.equal(nested.obj.spec.template.spec.containers[0].image, 'app:2');
+
+    clock.advance(3000);
+    const labelled = await apply(manifest('app:2', { tier: 'web' }));
+    assert.notEqual(labelled.rv, nested.rv);
+    assert.equal(labelled.obj.metadata.labels.tier, 'web');
+
+    // Another manager applying the same values changes nothing but managedFields: that is still a write.
+    clock.advance(3000);
+    const shared = await apply(manifest('app:2', { tier: 'web' }), 'other');
+    assert.notEqual(shared.rv, labelled.rv);
+    assert.deepEqual(shared.times.map((t) => t.split('@')[0]).sort(), ['ci', 'other']);
+    const { managedFields: _a, resourceVersion: _b, ...before } = labelled.obj.metadata;
+    const { managedFields: _c, resourceVersion: _d, ...after } = shared.obj.metadata;
+    assert.deepEqual(after, before);
+    assert.deepEqual(shared.obj.spec, labelled.obj.spec);
   });
 
   test('create and delete with --dry-run=server change nothing', async () => {

@@ -10,7 +10,7 @@ import { goValue } from '../../encoding/go-format.ts';
 import { decodeWriteOptions, type FieldValidation } from '../options.ts';
 import { pruneFields } from '../prune.ts';
 import { requestHeader } from '../respond.ts';
-import { groupResource, requestContext, writeContext, type Scope } from '../scope.ts';
+import { applyContext, groupResource, writeContext, type Scope } from '../scope.ts';
 import { checkName, enforceFieldValidation, negotiateResourceOutput, writeResult } from './common.ts';
 import { cloneJson } from '../../apis/json-clone.ts';
 
@@ -54,7 +54,7 @@ export async function patchResource(scope: Scope): Promise<void> {
   const options = decodeWriteOptions(scope.r.query, 'PatchOptions', isApply);
   // Server-side apply records its own managedFields; every other patch is tracked as an Update.
   const fieldManager = managerOrUserAgent(options.fieldManager, scope.userAgent);
-  const ctx = isApply ? requestContext(scope, { dryRun: options.dryRun, fieldManager, admission: true }) : await writeContext(scope, { dryRun: options.dryRun, fieldManager });
+  const ctx = isApply ? await applyContext(scope, { dryRun: options.dryRun, fieldManager }) : await writeContext(scope, { dryRun: options.dryRun, fieldManager });
   const updateOptions: { subresource?: string; forceAllowCreate?: boolean } = {};
   if (scope.subresource) updateOptions.subresource = scope.subresource;
 
