@@ -18,13 +18,13 @@ import {
   secretData,
   secretMatches,
 } from '../bootstrap/tokens.ts';
-import { bearerToken } from './token-file.ts';
-import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
+import { requestBearerToken } from './token-key.ts';
+import { NO_OPINION, authenticated, failed, type Authenticator } from './types.ts';
 
 export function bootstrapTokenAuthenticator(registry: Registry, now: () => Date = clockDate): Authenticator {
   return {
     async authenticate(req) {
-      const token = bearerToken(headerValue(req, 'authorization'));
+      const token = requestBearerToken(req);
       const parsed = token === undefined ? undefined : parseBootstrapToken(token);
       if (!parsed) return NO_OPINION;
       const def = registry.lookup('', 'v1', 'secrets');

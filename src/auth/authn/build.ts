@@ -4,8 +4,9 @@
 
 import { anonymousAuthenticator } from './anonymous.ts';
 import type { TokenFile } from './token-file.ts';
-import { bearerToken, tokenFileAuthenticator } from './token-file.ts';
-import { NO_OPINION, failed, headerValue, type Authenticator } from './types.ts';
+import { tokenFileAuthenticator } from './token-file.ts';
+import { requestBearerToken } from './token-key.ts';
+import { NO_OPINION, failed, type Authenticator } from './types.ts';
 import { unionAuthenticator, withAuthenticatedGroup } from './union.ts';
 import { x509Authenticator } from './x509.ts';
 import { parseCertificates, requestHeaderAuthenticator, type RequestHeaderConfig } from './request-header.ts';
@@ -27,7 +28,7 @@ export interface AuthenticationConfig {
 function bearerTokenAuthenticator(tokens: Authenticator): Authenticator {
   return {
     async authenticate(req) {
-      if (bearerToken(headerValue(req, 'authorization')) === undefined) return NO_OPINION;
+      if (requestBearerToken(req) === undefined) return NO_OPINION;
       const r = await tokens.authenticate(req);
       return r.kind === 'none' ? failed('invalid bearer token') : r;
     },

@@ -5,13 +5,12 @@
 // "-" means none), an email username needs email_verified to be true when present, and the groups come from
 // --oidc-groups-claim with --oidc-groups-prefix. Successes are cached for 10 s.
 
-import { looksLikeJwt, tokenKey } from './token-key.ts';
+import { looksLikeJwt, requestBearerToken, requestTokenKey } from './token-key.ts';
 import { request } from 'node:https';
 import type { FetchImplementation, JWTPayload, JWTVerifyOptions, createRemoteJWKSet } from 'jose';
 import { loadJose } from '../jose.ts';
 import type { UserInfo } from '../user.ts';
-import { bearerToken } from './token-file.ts';
-import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
+import { NO_OPINION, authenticated, failed, type Authenticator } from './types.ts';
 
 export interface OidcOptions {
   readonly issuerUrl: string;
@@ -87,9 +86,9 @@ export function verifiedJwtAuthenticator(issuerOf: (iss: string) => JwtIssuer | 
   const cache = new Map<string, { user: UserInfo; until: number }>();
   return {
     async authenticate(req) {
-      const token = bearerToken(headerValue(req, 'authorization'));
+      const token = requestBearerToken(req);
       if (token === undefined || !looksLikeJwt(token)) return NO_OPINION;
-      const key = tokenKey(token);
+      const key = requestTokenKey(req);
       const hit = cache.get(key);
       if (hit && hit.until > Date.now()) return authenticated(hit.user);
       const { decodeJwt, errors: joseErrors, jwtVerify } = await loadJose();

@@ -4,7 +4,7 @@
 // cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token.
 
 import { clockNow } from '../../apis/clock.ts';
-import { looksLikeJwt, tokenKey } from './token-key.ts';
+import { looksLikeJwt, requestBearerToken, requestTokenKey } from './token-key.ts';
 import type { JWTPayload } from 'jose';
 import { loadJose } from '../jose.ts';
 import { isStatusError } from '../../apis/errors.ts';
@@ -12,7 +12,7 @@ import { loopbackContext } from '../../registry/registry.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { LEGACY_CLAIMS, LEGACY_ISSUER, type KubernetesClaim, type ObjectRef, type TokenIssuer } from '../serviceaccount/tokens.ts';
 import type { UserInfo } from '../user.ts';
-import { NO_OPINION, authenticated, failed, headerValue, type Authenticator } from './types.ts';
+import { NO_OPINION, authenticated, failed, type Authenticator } from './types.ts';
 
 export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 const SUCCESS_TTL_MS = 10_000;
@@ -147,14 +147,12 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
 
   return {
     async authenticate(req) {
-      const header = headerValue(req, 'authorization');
-      if (!header || !/^bearer /i.test(header)) return NO_OPINION;
-      const token = header.slice(7).trim();
+      const token = requestBearerToken(req);
       // Only JWTs of an accepted issuer are ours; other bearer tokens are left to the other authenticators.
-      if (!looksLikeJwt(token)) return NO_OPINION;
+      if (token === undefined || !looksLikeJwt(token)) return NO_OPINION;
       // Only tokens this authenticator verified are cached, so a hit needs no decoding.
       const audiences = req.audiences && req.audiences.length > 0 ? req.audiences : issuer.apiAudiences;
-      const key = tokenKey(token);
+      const key = requestTokenKey(req);
       const hit = cache.get(key);
       const t = now();
       if (hit && hit.until > t && hit.audiences === audiences) return authenticated(hit.user, hit.granted);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearerToken, parseTokenFile, tokenFileAuthenticator } from './token-file.ts';
+import { parseTokenFile, tokenFileAuthenticator } from './token-file.ts';
+import { bearerToken } from './token-key.ts';
 
 const FILE = 'tok-1,alice,uid-a,"g1,g2"\ntok-2,bob,uid-b\n,empty,uid-e\ntok-1,alice2,uid-a2\n';
 

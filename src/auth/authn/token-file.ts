@@ -3,12 +3,12 @@
 // so it never falls through to anonymous.
 
 import { timingSafeEqual } from 'node:crypto';
-import { tokenDigest } from './token-key.ts';
+import { requestBearerToken, requestTokenDigest, tokenDigest } from './token-key.ts';
 import { readFile } from 'node:fs/promises';
 import type { UserInfo } from '../user.ts';
 import { parseCsv } from './csv.ts';
 import type { Authenticator } from './types.ts';
-import { NO_OPINION, authenticated, failed, headerValue } from './types.ts';
+import { NO_OPINION, authenticated, failed } from './types.ts';
 
 export interface TokenEntry {
   readonly digest: Buffer;
@@ -64,23 +64,12 @@ export async function loadTokenFile(path: string): Promise<TokenFile> {
   return parseTokenFile(text, path);
 }
 
-/** The bearer token of an Authorization header, as kube's bearertoken authenticator reads it. */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  const auth = (authorization ?? '').trim();
-  if (auth === '') return undefined;
-  const parts = auth.split(' ');
-  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer') return undefined;
-  const token = parts[1];
-  return token === '' ? undefined : token;
-}
-
 export function tokenFileAuthenticator(file: TokenFile): Authenticator {
   const entries = file.entries;
   return {
     authenticate(req) {
-      const token = bearerToken(headerValue(req, 'authorization'));
-      if (token === undefined) return NO_OPINION;
-      const d = tokenDigest(token);
+      if (requestBearerToken(req) === undefined) return NO_OPINION;
+      const d = requestTokenDigest(req);
       let match: UserInfo | undefined;
       // Compare against every entry so the time taken does not depend on where (or whether) the token matches;
       // the last of duplicate tokens wins, as in kube.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { looksLikeJwt, tokenDigest, tokenKey } from './token-key.ts';
+import { bearerToken, looksLikeJwt, requestBearerToken, requestTokenDigest, requestTokenKey, tokenDigest, tokenKey } from './token-key.ts';
 
 test('a token is cached under its SHA-256, with what the answer depends on after a NUL', () => {
   assert.equal(tokenKey('abc'), createHash('sha256').update('abc').digest('base64url'));
@@ -14,4 +14,25 @@ test('a JWT has exactly three dot-separated parts', () => {
   assert.equal(looksLikeJwt('a.b.c'), true);
   assert.equal(looksLikeJwt('..'), true);
   for (const t of ['', 'abc', 'a.b', 'a.b.c.d', '....']) assert.equal(looksLikeJwt(t), false, t);
+});
+
+test('a request token is parsed and hashed once, and keys the caches as tokenKey does', () => {
+  const token = 'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJ4In0.c2ln';
+  const req = { headers: { authorization: `Bearer ${token}` } };
+  assert.equal(requestBearerToken(req), token);
+  const digest = requestTokenDigest(req);
+  assert.equal(requestTokenDigest(req), digest);
+  assert.deepEqual(digest, tokenDigest(token));
+  assert.equal(requestTokenKey(req), tokenKey(token));
+  // Another request with the same token gets the same key from its own memo.
+  assert.equal(requestTokenKey({ headers: { authorization: `Bearer ${token}` } }), tokenKey(token));
+});
+
+test('bearer tokens as kube\'s bearertoken authenticator reads them', () => {
+  assert.equal(bearerToken('Bearer abc'), 'abc');
+  assert.equal(bearerToken('  bearer abc  '), 'abc');
+  assert.equal(bearerToken('Bearer  abc'), undefined);
+  assert.equal(bearerToken('Basic abc'), undefined);
+  assert.equal(bearerToken('Bearer'), undefined);
+  assert.equal(requestBearerToken({ headers: {} }), undefined);
 });

@@ -2,6 +2,49 @@
 // token itself) and the cheap shape check that tells JWTs from other tokens, both on every request.
 
 import { hash } from 'node:crypto';
+import { headerValue, type AuthnRequest } from './types.ts';
+
+/** The bearer token of an Authorization header, as kube's bearertoken authenticator reads it. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  const auth = (authorization ?? '').trim();
+  if (auth === '') return undefined;
+  const parts = auth.split(' ');
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer') return undefined;
+  const token = parts[1];
+  return token === '' ? undefined : token;
+}
+
+// A request's token is parsed and hashed once, however many authenticators look at it (the token file, service
+// accounts, OIDC and webhooks each did both). The memo lives on the request object and goes with it.
+const BEARER = Symbol('bearer token');
+
+interface BearerMemo {
+  readonly token: string | undefined;
+  digest?: Buffer;
+  key?: string;
+}
+
+function bearerMemo(req: AuthnRequest): BearerMemo {
+  const r = req as AuthnRequest & { [BEARER]?: BearerMemo };
+  return (r[BEARER] ??= { token: bearerToken(headerValue(req, 'authorization')) });
+}
+
+/** The request's bearer token (parsed once per request). */
+export function requestBearerToken(req: AuthnRequest): string | undefined {
+  return bearerMemo(req).token;
+}
+
+/** The SHA-256 of the request's bearer token (once per request); call only when it has one. */
+export function requestTokenDigest(req: AuthnRequest): Buffer {
+  const memo = bearerMemo(req);
+  return (memo.digest ??= tokenDigest(memo.token ?? ''));
+}
+
+/** tokenKey of the request's bearer token without a context (once per request); call only when it has one. */
+export function requestTokenKey(req: AuthnRequest): string {
+  const memo = bearerMemo(req);
+  return (memo.key ??= requestTokenDigest(req).toString('base64url'));
+}
 
 /** The cache key of a token (and what else the answer depends on, e.g. the audiences). */
 export function tokenKey(token: string, context?: string): string {

@@ -3,11 +3,10 @@
 // the kubeconfig names; its status says who it is. Answers are cached for --authentication-token-webhook-cache-ttl
 // (default 2 minutes), keyed by a hash of the token and the audiences.
 
-import { tokenKey } from './token-key.ts';
+import { requestBearerToken, tokenKey } from './token-key.ts';
 import { postJson, type WebhookTarget } from '../../webhook/client.ts';
 import type { UserInfo } from '../user.ts';
-import { bearerToken } from './token-file.ts';
-import { NO_OPINION, authenticated, failed, headerValue, type Authenticator, type AuthnResult } from './types.ts';
+import { NO_OPINION, authenticated, failed, type Authenticator, type AuthnResult } from './types.ts';
 
 export interface TokenWebhookOptions {
   readonly target: WebhookTarget;
@@ -25,7 +24,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): Authent
   const cache = new Map<string, { result: AuthnResult; until: number }>();
   return {
     async authenticate(req) {
-      const token = bearerToken(headerValue(req, 'authorization'));
+      const token = requestBearerToken(req);
       if (token === undefined) return NO_OPINION;
       const audiences = req.audiences ?? [];
       const key = tokenKey(token, audiences.join(','));
