@@ -102,9 +102,13 @@ function attributes(requestor: UserInfo, r: ImpersonationRequest): AuthzAttribut
  * The user a request acts as: the requestor itself without impersonation headers, else the impersonated user
  * once every part is authorized. Throws the StatusError to answer (500 for headers without a user, 403).
  */
-export async function impersonatedUser(requestor: UserInfo, rawHeaders: readonly string[], authorizer: Authorizer): Promise<UserInfo | undefined> {
+export function impersonatedUser(requestor: UserInfo, rawHeaders: readonly string[], authorizer: Authorizer): undefined | Promise<UserInfo | undefined> {
   const headers = headerValues(rawHeaders);
   if (headers.size === 0) return undefined;
+  return impersonate(requestor, headers, authorizer);
+}
+
+async function impersonate(requestor: UserInfo, headers: ReturnType<typeof headerValues>, authorizer: Authorizer): Promise<UserInfo | undefined> {
   const requests = requestsFrom(headers);
   if (requests.length === 0) return undefined;
   const groupsSpecified = (headers.get(GROUP_HEADER)?.length ?? 0) > 0;

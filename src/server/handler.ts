@@ -159,7 +159,9 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       whenClosed(res, () => inFlight--);
     } else stopTimer();
 
-    const authn = await authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, clientCertificate: clientCertificateOf(req) });
+    // Authenticators and authorizers that answer synchronously are not awaited (see src/auth/maybe-async.ts).
+    let authn = authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, clientCertificate: clientCertificateOf(req) });
+    if (authn instanceof Promise) authn = await authn;
     if (authn.kind !== 'authenticated') {
       if (authn.kind === 'error') log.v(2, 'unable to authenticate the request', { path, error: authn.error });
       writeStatus(res, unauthorized());
@@ -167,7 +169,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     }
     // The credential stays here: nothing downstream (proxies, logs) gets to see it.
     delete req.headers.authorization;
-    const user = (await impersonatedUser(authn.user, req.rawHeaders, authorizer)) ?? authn.user;
+    const impersonating = impersonatedUser(authn.user, req.rawHeaders, authorizer);
+    const user = (impersonating && (await impersonating)) ?? authn.user;
     if (user !== authn.user) {
       log.v(4, 'impersonating', { requestor: authn.user.name, user: user.name });
       dropImpersonationHeaders(req.headers);
@@ -182,7 +185,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     let admitted = admitRequest(res, user, info, longRunning);
     if (typeof admitted !== 'boolean') admitted = await admitted;
     if (!admitted) return { info, user: user.name };
-    const decision = await authorizer.authorize(attrs);
+    let decision = authorizer.authorize(attrs);
+    if (decision instanceof Promise) decision = await decision;
     if (auditing) {
       addAuditAnnotation(req, 'authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
       addAuditAnnotation(req, 'authorization.k8s.io/reason', decision.reason);

@@ -6,6 +6,7 @@ import { anonymousAuthenticator } from './anonymous.ts';
 import type { TokenFile } from './token-file.ts';
 import { tokenFileAuthenticator } from './token-file.ts';
 import { requestBearerToken } from './token-key.ts';
+import { andThen } from '../maybe-async.ts';
 import { NO_OPINION, failed, type Authenticator } from './types.ts';
 import { unionAuthenticator, withAuthenticatedGroup } from './union.ts';
 import { x509Authenticator } from './x509.ts';
@@ -27,10 +28,9 @@ export interface AuthenticationConfig {
 /** kube's bearertoken authenticator: a bearer token that no token authenticator accepts is an error, not "no credential". */
 function bearerTokenAuthenticator(tokens: Authenticator): Authenticator {
   return {
-    async authenticate(req) {
+    authenticate(req) {
       if (requestBearerToken(req) === undefined) return NO_OPINION;
-      const r = await tokens.authenticate(req);
-      return r.kind === 'none' ? failed('invalid bearer token') : r;
+      return andThen(tokens.authenticate(req), (r) => (r.kind === 'none' ? failed('invalid bearer token') : r));
     },
   };
 }

@@ -3,6 +3,7 @@
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER } from '../user.ts';
 import type { AuthnResult, Authenticator } from './types.ts';
 import { NO_OPINION, failed } from './types.ts';
+import { andThen, firstAnswer } from '../maybe-async.ts';
 
 /**
  * Tries each authenticator in order; the first success wins. Errors are collected and returned only when no
@@ -11,18 +12,21 @@ import { NO_OPINION, failed } from './types.ts';
  */
 export function unionAuthenticator(authenticators: readonly Authenticator[], options: { failOnError?: boolean } = {}): Authenticator {
   return {
-    async authenticate(req) {
+    authenticate(req) {
       const errors: string[] = [];
-      for (const a of authenticators) {
-        const r: AuthnResult = await a.authenticate(req);
-        if (r.kind === 'authenticated') return r;
-        if (r.kind === 'error') {
-          if (options.failOnError) return r;
-          errors.push(r.error);
-        }
-      }
-      if (errors.length === 0) return NO_OPINION;
-      return failed(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
+      return firstAnswer(
+        authenticators,
+        (a) => a.authenticate(req),
+        (r: AuthnResult) => {
+          if (r.kind === 'authenticated') return r;
+          if (r.kind === 'error') {
+            if (options.failOnError) return r;
+            errors.push(r.error);
+          }
+          return undefined;
+        },
+        () => (errors.length === 0 ? NO_OPINION : failed(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`)),
+      );
     },
   };
 }
@@ -30,13 +34,14 @@ export function unionAuthenticator(authenticators: readonly Authenticator[], opt
 /** Adds system:authenticated to every authenticated user that is not anonymous and not already in it. */
 export function withAuthenticatedGroup(inner: Authenticator): Authenticator {
   return {
-    async authenticate(req) {
-      const r = await inner.authenticate(req);
-      if (r.kind !== 'authenticated') return r;
-      const u = r.user;
-      if (u.name === ANONYMOUS_USER) return r;
-      if (u.groups.includes(ALL_AUTHENTICATED) || u.groups.includes(ALL_UNAUTHENTICATED)) return r;
-      return { ...r, user: { ...u, groups: [...u.groups, ALL_AUTHENTICATED] } };
+    authenticate(req) {
+      return andThen(inner.authenticate(req), (r) => {
+        if (r.kind !== 'authenticated') return r;
+        const u = r.user;
+        if (u.name === ANONYMOUS_USER) return r;
+        if (u.groups.includes(ALL_AUTHENTICATED) || u.groups.includes(ALL_UNAUTHENTICATED)) return r;
+        return { ...r, user: { ...u, groups: [...u.groups, ALL_AUTHENTICATED] } };
+      });
     },
   };
 }

@@ -1,22 +1,27 @@
 // Asks authorizers in order: the first allow or deny decides; otherwise no opinion, with every reason given.
 // Their rules (SelfSubjectRulesReview) are the concatenation of every member's, as kube's union rule resolver.
 
-import type { Authorizer, NonResourceRule, ResourceRule } from './types.ts';
+import type { Authorizer, AuthzResult, NonResourceRule, ResourceRule } from './types.ts';
+import { firstAnswer } from '../maybe-async.ts';
 
 export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer {
   return {
-    async authorize(attrs) {
+    authorize(attrs) {
       const reasons: string[] = [];
       const errors: string[] = [];
-      for (const a of authorizers) {
-        const r = await a.authorize(attrs);
-        if (r.error) errors.push(r.error);
-        if (r.reason) reasons.push(r.reason);
-        if (r.decision !== 'noopinion') return r;
-      }
-      const result = { decision: 'noopinion' as const, reason: reasons.join('\n') };
-      if (errors.length === 0) return result;
-      return { ...result, error: aggregate(errors) };
+      return firstAnswer(
+        authorizers,
+        (a) => a.authorize(attrs),
+        (r: AuthzResult) => {
+          if (r.error) errors.push(r.error);
+          if (r.reason) reasons.push(r.reason);
+          return r.decision !== 'noopinion' ? r : undefined;
+        },
+        (): AuthzResult => {
+          const result = { decision: 'noopinion' as const, reason: reasons.join('\n') };
+          return errors.length === 0 ? result : { ...result, error: aggregate(errors) };
+        },
+      );
     },
     async rulesFor(user, namespace) {
       const resourceRules: ResourceRule[] = [];
