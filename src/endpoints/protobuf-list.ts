@@ -9,7 +9,22 @@ import { storedListItems } from '../registry/list-json.ts';
 import type { KubeList, ResourceDefinition, StoredObject } from '../registry/types.ts';
 import type { KeyValue } from '../storage/types.ts';
 
-const itemMessages = new WeakMap<KeyValue, { definition: string; bytes: Uint8Array }>();
+/**
+ * An object's message as encoded once per stored value: the message alone (from a list), or the whole enveloped
+ * object a get answers with, the message being bytes[messageStart, messageEnd) of it.
+ */
+interface EncodedItem {
+  readonly definition: string;
+  readonly bytes: Uint8Array;
+  readonly enveloped: boolean;
+  readonly messageStart: number;
+  readonly messageEnd: number;
+}
+
+/** Envelope fields 3 and 4 (contentEncoding and contentType, both empty) close every enveloped object. */
+const ENVELOPE_TRAILER = 4;
+
+const encodedItems = new WeakMap<KeyValue, EncodedItem>();
 
 /** The protobuf bytes of a list built from stored values; undefined for other lists (encode them as objects). */
 export function encodeStoredListProtobuf(list: KubeList): Uint8Array | undefined {
@@ -21,18 +36,30 @@ export function encodeStoredListProtobuf(list: KubeList): Uint8Array | undefined
   return encodeProtobufListOf(list, items);
 }
 
-function messageOf(kv: KeyValue, definition: string, decode: (kv: KeyValue) => unknown): Uint8Array {
-  const memo = itemMessages.get(kv);
-  if (memo?.definition === definition) return memo.bytes;
+function encodedItem(kv: KeyValue, definition: string, decode: (kv: KeyValue) => unknown): EncodedItem {
+  const memo = encodedItems.get(kv);
+  if (memo?.definition === definition) return memo;
   const bytes = encodeMessage(definition, decode(kv));
-  itemMessages.set(kv, { definition, bytes });
-  return bytes;
+  const item = { definition, bytes, enveloped: false, messageStart: 0, messageEnd: bytes.length };
+  encodedItems.set(kv, item);
+  return item;
 }
 
-/** A stored object's protobuf response: its message encoded once per stored value, in the envelope of its kind. */
+function messageOf(kv: KeyValue, definition: string, decode: (kv: KeyValue) => unknown): Uint8Array {
+  const { bytes, enveloped, messageStart, messageEnd } = encodedItem(kv, definition, decode);
+  return enveloped ? bytes.subarray(messageStart, messageEnd) : bytes;
+}
+
+/** A stored object's protobuf response: encoded once per stored value, in the envelope of its kind. */
 export function storedProtobuf(answer: StoredObject, def: ResourceDefinition): Uint8Array {
   const definition = protobufDefinition(answer.apiVersion, def.kind);
   const decode = (kv: KeyValue) => convertToVersion(decodeFromStorage(kv), def);
   if (!definition) return encodeProtobufObject(decode(answer.stored));
-  return encodeEnvelopedMessage(answer.apiVersion, def.kind, messageOf(answer.stored, definition, decode));
+  const item = encodedItem(answer.stored, definition, decode);
+  if (item.enveloped) return item.bytes;
+  const bytes = encodeEnvelopedMessage(answer.apiVersion, def.kind, item.bytes);
+  // The message is the envelope's field 2, which ends where the trailer starts.
+  const messageEnd = bytes.length - ENVELOPE_TRAILER;
+  encodedItems.set(answer.stored, { definition, bytes, enveloped: true, messageStart: messageEnd - item.bytes.length, messageEnd });
+  return bytes;
 }
