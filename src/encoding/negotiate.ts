@@ -2,6 +2,7 @@
 // the as/g/v transform parameters, pretty printing) and Content-Type parsing as Go's mime.ParseMediaType.
 
 import { parseGoBool } from './go-format.ts';
+import { memoizeString } from '../apis/string-memo.ts';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';
@@ -35,21 +36,11 @@ function acceptLess(a: AcceptClause, b: AcceptClause): boolean {
   return false;
 }
 
-const parsedAccepts = new Map<string, readonly AcceptClause[]>();
-const PARSED_ACCEPTS_LIMIT = 256;
-
 /**
  * goautoneg.ParseAccept: clauses ordered by q, then specificity (Go's insertion sort for short headers). Clients send
  * the same few headers on every request, so results are kept (shared: callers must not change them).
  */
-export function parseAccept(header: string): readonly AcceptClause[] {
-  let clauses = parsedAccepts.get(header);
-  if (clauses === undefined) {
-    if (parsedAccepts.size >= PARSED_ACCEPTS_LIMIT) parsedAccepts.clear();
-    parsedAccepts.set(header, (clauses = parseAcceptClauses(header)));
-  }
-  return clauses;
-}
+export const parseAccept: (header: string) => readonly AcceptClause[] = memoizeString((header) => parseAcceptClauses(header), 256);
 
 function parseAcceptClauses(header: string): AcceptClause[] {
   const clauses: AcceptClause[] = [];

@@ -44,13 +44,6 @@ interface ResponseWriter {
   end(data: Uint8Array): unknown;
 }
 
-/** The query of a request URL (never throws, whatever the request line held). */
-export function queryOf(req: HttpRequest): URLSearchParams {
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  return new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
-}
-
 function header(req: HttpRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;

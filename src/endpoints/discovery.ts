@@ -18,7 +18,8 @@ import {
   apiVersionsDocument,
   type AggregatedVersion,
 } from './discovery-documents.ts';
-import { API_GZIP_THRESHOLD, encodedDocument, queryOf, serveDocument, serveStatus, type EncodedDocument } from './discovery-response.ts';
+import { requestQuery } from '../server/request-query.ts';
+import { API_GZIP_THRESHOLD, encodedDocument, serveDocument, serveStatus, type EncodedDocument } from './discovery-response.ts';
 
 /** Answers the request and resolves true when it is one of this handler's paths; false leaves it to others. */
 export type ApiPathHandler = (req: HttpRequest, res: HttpResponse, info: RequestInfo) => Promise<boolean>;
@@ -142,7 +143,7 @@ export function createDiscoveryHandler(registry: Registry, options: { compress?:
       serveStatus(res, notAcceptable([...PROTOBUF_SERVED_MEDIA_TYPES]));
       return true;
     }
-    const query = queryOf(req);
+    const query = requestQuery(req);
     const userAgent = Array.isArray(req.headers['user-agent']) ? req.headers['user-agent'][0] : req.headers['user-agent'];
     const pretty = negotiated.pretty || prettyRequested(query, userAgent);
 

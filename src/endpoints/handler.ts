@@ -4,6 +4,8 @@
 import type { UserInfo } from '../auth/user.ts';
 import { noteDeprecatedApi } from '../server/audit/request-notes.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
+import { memoizeString } from '../apis/string-memo.ts';
+import { requestQuery } from '../server/request-query.ts';
 import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
 import { notFoundPath } from '../apis/errors.ts';
 import type { RequestInfo } from './request-info.ts';
@@ -26,12 +28,15 @@ export type RequestHandler = (req: HttpRequest, res: HttpResponse, info: Request
 const OBJECT_REPRESENTATIONS = [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE];
 const LIST_REPRESENTATIONS = [...OBJECT_REPRESENTATIONS, `${JSON_MEDIA_TYPE};stream=watch`, `${PROTOBUF_MEDIA_TYPE};stream=watch`];
 
-function mimeList(header: string): string[] {
-  return header.split(',').map((part) => {
-    const semi = part.indexOf(';');
-    return (semi >= 0 ? part.slice(0, semi) : part).trim();
-  });
-}
+/** The media types of an Accept or Content-Type header, without parameters (kept per header: clients repeat them). */
+const mimeList: (header: string) => readonly string[] = memoizeString(
+  (header) =>
+    header.split(',').map((part) => {
+      const semi = part.indexOf(';');
+      return (semi >= 0 ? part.slice(0, semi) : part).trim();
+    }),
+  256,
+);
 
 /**
  * The checks go-restful makes before kube's handlers run (built-in resources only: custom resources are
@@ -79,16 +84,10 @@ async function dispatch(scope: Scope, route: ResolvedRoute): Promise<void> {
   }
 }
 
-function queryOf(req: HttpRequest): URLSearchParams {
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  return new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
-}
-
 /** Builds the handler the API server exposes; `pathHandlers` (discovery, OpenAPI) get non-resource paths first. */
 export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly PathHandler[]): RequestHandler {
   return async (req, res, info, user) => {
-    const r: Responder = { req, res, query: queryOf(req), warnings: [], logger: deps.logger, compress: deps.responseCompression };
+    const r: Responder = { req, res, query: requestQuery(req), warnings: [], logger: deps.logger, compress: deps.responseCompression };
     const abort = new AbortController();
     // Abort work for a client that went away; a response that was sent in full needs no abort (and no AbortError).
     whenClosed(res, () => {

@@ -7,7 +7,8 @@ import { parseAccept } from '../encoding/negotiate.ts';
 import type { Registry } from '../registry/types.ts';
 import type { HttpRequest } from '../server/types.ts';
 import type { ApiPathHandler } from './discovery.ts';
-import { API_GZIP_THRESHOLD, encodedDocument, queryOf, serveDocument, serveEmpty, serveStatusDocument, type EncodedDocument } from './discovery-response.ts';
+import { requestQuery } from '../server/request-query.ts';
+import { API_GZIP_THRESHOLD, encodedDocument, serveDocument, serveEmpty, serveStatusDocument, type EncodedDocument } from './discovery-response.ts';
 import { openApiV2Document, openApiV3Documents, serverGitVersion } from './openapi-documents.ts';
 import { openApiV2Protobuf } from './openapi-protobuf.ts';
 
@@ -145,7 +146,7 @@ export function createOpenApiHandler(registry: Registry, options: OpenApiOptions
         serveEmpty(res, 406, { Vary: 'Accept' });
         return true;
       }
-      const hash = queryOf(req).get('hash');
+      const hash = requestQuery(req).get('hash');
       const headers: Record<string, string> = { Vary: 'Accept' };
       if (hash) {
         if (hash !== doc.hash) {

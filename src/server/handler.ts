@@ -20,6 +20,7 @@ import type { FlowControl } from './flowcontrol/dispatcher.ts';
 import { createAdmissionFilter } from './flowcontrol/filter.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { send, writeJson, writeStatus } from './respond.ts';
+import { requestQuery } from './request-query.ts';
 import { abandonRequest, isRequestBodyRead, onResponseWritten } from './unread-body.ts';
 import { whenClosed } from './response-close.ts';
 import type { IdleRelease } from './idle-release.ts';
@@ -102,9 +103,9 @@ export function isLongRunning(info: RequestInfo): boolean {
   return LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 }
 
-function splitUrl(url: string): { rawPath: string; query: URLSearchParams } {
+function pathOf(url: string): string {
   const q = url.indexOf('?');
-  return q < 0 ? { rawPath: url, query: new URLSearchParams() } : { rawPath: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
+  return q < 0 ? url : url.slice(0, q);
 }
 
 function decodePath(rawPath: string): string {
@@ -137,7 +138,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
   }
 
   async function serve(req: HttpRequest, res: HttpResponse, note: RequestNote, stopTimer: () => void, started: number, audited: { panic?: (e: unknown) => void }): Promise<{ info?: RequestInfo; user?: string }> {
-    const { rawPath, query } = splitUrl(req.url ?? '/');
+    const rawPath = pathOf(req.url ?? '/');
+    const query = requestQuery(req);
     let path = decodePath(rawPath || '/');
     const routed = hooks?.route?.(path);
     if (routed) {

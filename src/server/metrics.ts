@@ -11,6 +11,7 @@ import { createKeyedHistogram, type KeyedHistogram } from './keyed-histogram.ts'
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { requestNotesOf } from './audit/request-notes.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
+import { requestQuery } from './request-query.ts';
 
 const COMPONENT = 'apiserver';
 // k8s.io/apiserver/pkg/endpoints/metrics: requestLatencies and responseSizes buckets.
@@ -55,9 +56,8 @@ function scopeOf(info: RequestInfo): string {
 }
 
 function dryRunOf(req: HttpRequest): string {
-  const q = req.url?.indexOf('?') ?? -1;
-  if (q < 0) return '';
-  return new URLSearchParams(req.url!.slice(q + 1)).getAll('dryRun').sort().join(',');
+  if (!req.url?.includes('?')) return '';
+  return requestQuery(req).getAll('dryRun').sort().join(',');
 }
 
 interface Series {
