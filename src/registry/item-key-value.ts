@@ -54,6 +54,16 @@ function sharedHead(stored: string, end: number): string {
   return copy;
 }
 
+/**
+ * The UTF-8 bytes of s in a buffer of their exact size from Node's shared pool. (Buffer.from picks its slab as if
+ * each character took 4 bytes: with 1 KiB items it leaves about 4 KiB of every 64 KiB slab unused.)
+ */
+function utf8Bytes(s: string): Buffer {
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(s, 'utf8'));
+  bytes.write(s, 0, 'utf8');
+  return bytes;
+}
+
 /** kv (a built-in kind's stored value in the canonical shape `layout` describes) held as its list item. */
 export function itemKeyValue(kv: KeyValue, layout: JsonLayout): ItemKeyValue {
   const stored = kv.value;
@@ -61,7 +71,7 @@ export function itemKeyValue(kv: KeyValue, layout: JsonLayout): ItemKeyValue {
   const before = stored.slice(layout.metaKey, layout.insertAt);
   const text = `{${before}${pair}${stored.slice(layout.insertAt)}`;
   const escaped = goEscape(text);
-  const json = Buffer.from(escaped, 'utf8');
+  const json = utf8Bytes(escaped);
   const ascii = json.length === escaped.length;
   // Outside ASCII the bytes give the text back unless it has a lone surrogate (encoded as U+FFFD).
   if (escaped !== text || (!ascii && json.toString('utf8') !== text)) return new ItemKeyValue(kv, json, stored, 1, json.length);
