@@ -3,7 +3,7 @@
 
 import type { KeyValue, Storage } from '../types.ts';
 
-/** One cached object: the stored kv (its JSON value kept as the string storage returned) and its attributes. */
+/** One cached object: the stored kv (as storage returned it, or the form CacherOptions.held gives) and its attributes. */
 export interface CachedObject<A> {
   readonly kv: KeyValue;
   readonly attrs: A;
