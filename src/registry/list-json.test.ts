@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { itemJson, jsonLayout, listFromStored, listItemBytes, rawListItems } from './list-json.ts';
+import { itemKeyValue } from './item-key-value.ts';
+import { itemJson, jsonLayout, listFromStored, rawListItems } from './list-json.ts';
 import { convertToVersion, decodeFromStorage, encodeForStorage } from './store-codec.ts';
 import { widgets } from './store-testing.ts';
 import type { KubeObject } from './types.ts';
@@ -71,7 +72,7 @@ test('a list from stored JSON carries raw items and decodes its items on demand'
 test('items a cache prepared are joined as they are; escaping as Go escapes; any missing one falls back to splicing', () => {
   const def = widgets();
   const kvs = ['a', 'b'].map((name, i) => ({ key: `/k/${name}`, value: encodeForStorage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name }, spec: { html: '<a&b>' } }), createRevision: 1, modRevision: 5 + i }));
-  const hints = kvs.map((kv) => ({ layout: jsonLayout(kv.value), item: listItemBytes(kv.value, jsonLayout(kv.value)!, kv.modRevision) }));
+  const hints = kvs.map((kv) => ({ layout: jsonLayout(kv.value), item: itemKeyValue(kv, jsonLayout(kv.value)!) }));
   const want = '{"metadata":{"name":"a","resourceVersion":"5"},"spec":{"html":"\\u003ca\\u0026b\\u003e"}},{"metadata":{"name":"b","resourceVersion":"6"},"spec":{"html":"\\u003ca\\u0026b\\u003e"}}';
   assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}, hints))!).toString(), want);
   assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}, [hints[0], { layout: hints[1].layout, item: undefined }]))!).toString(), want);
@@ -82,11 +83,23 @@ test('items a cache prepared are joined as they are; escaping as Go escapes; any
 test('cached item bytes and items spliced from stored text mix in one list', () => {
   const def = widgets();
   const kvs = ['a', 'b', 'c', 'd'].map((name, i) => ({ key: `/k/${name}`, value: encodeForStorage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name }, spec: { html: '<x>' } }), createRevision: 1, modRevision: 5 + i }));
-  const cached = (i: number) => ({ layout: undefined, item: listItemBytes(kvs[i].value, jsonLayout(kvs[i].value)!, kvs[i].modRevision) });
+  const cached = (i: number) => ({ layout: undefined, item: itemKeyValue(kvs[i], jsonLayout(kvs[i].value)!) });
   const want = Buffer.from(rawListItems(listFromStored(def, kvs, {}))!).toString();
   assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}, [undefined, cached(1), undefined, undefined]))!).toString(), want);
   assert.equal(Buffer.from(rawListItems(listFromStored(def, kvs, {}, [cached(0), undefined, cached(2), cached(3)]))!).toString(), want);
   assert.ok(want.includes('\\u003cx\\u003e'));
+});
+
+test('cached items outside ASCII are written as UTF-8, their lengths in bytes', () => {
+  const def = widgets();
+  const names = ['ü', '\u{1f600}', 'plain', '\u2028'];
+  const kvs = names.map((n, i) => ({ key: `/k/${i}`, value: encodeForStorage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: `w${i}` }, spec: { s: n } }), createRevision: 1, modRevision: 5 + i }));
+  const hints = kvs.map((kv) => ({ layout: undefined, item: itemKeyValue(kv, jsonLayout(kv.value)!) }));
+  const cachedBytes = rawListItems(listFromStored(def, kvs, {}, hints))!;
+  const splicedBytes = rawListItems(listFromStored(def, kvs, {}))!;
+  assert.equal(Buffer.from(cachedBytes).toString('utf8'), Buffer.from(splicedBytes).toString('utf8'));
+  assert.equal(cachedBytes.length, splicedBytes.length);
+  assert.ok(Buffer.from(cachedBytes).toString('utf8').includes('"s":"ü"'));
 });
 
 test('a definition that converts between versions serves stored text only when stored in the version asked for', () => {

@@ -158,10 +158,15 @@ function metaInsertion(s: string, start: number, end: number, spans: MetaSpans):
   return [end - 1, end - 1 === start + 1 ? 'empty' : 'end'];
 }
 
+/** The text a response inserts at layout.insertAt: metadata.resourceVersion with the comma its place needs. */
+export function resourceVersionPair(layout: JsonLayout, revision: number): string {
+  const rv = `"resourceVersion":"${revision}"`;
+  return layout.insert === 'before' ? `${rv},` : layout.insert === 'end' ? `,${rv}` : rv;
+}
+
 /** The response JSON of a stored object at `revision` from its layout: a few slices, no scanning. */
 export function itemFromLayout(stored: string, layout: JsonLayout, revision: number, typeMeta: 'drop' | { apiVersion: string }): string | undefined {
-  const rv = `"resourceVersion":"${revision}"`;
-  const pair = layout.insert === 'before' ? `${rv},` : layout.insert === 'end' ? `,${rv}` : rv;
+  const pair = resourceVersionPair(layout, revision);
   const tail = `${pair}${stored.slice(layout.insertAt)}`;
   if (typeMeta === 'drop') return `{${stored.slice(layout.metaKey, layout.insertAt)}${tail}`;
   const av = layout.apiVersion;
@@ -206,16 +211,15 @@ export function rawListItems(list: KubeList): Uint8Array | undefined {
   return out;
 }
 
-/** The escaped response bytes of a built-in kind's list item (no kind/apiVersion), for caches to keep. */
-export function listItemBytes(stored: string, layout: JsonLayout, revision: number): Uint8Array | undefined {
-  const json = itemFromLayout(stored, layout, revision, 'drop');
-  return json === undefined ? undefined : Buffer.from(goEscape(json), 'utf8');
+/** A built-in kind's list item as a cache holds it: its JSON's bytes (no kind/apiVersion, Go's escaping). */
+export interface HeldListItem {
+  readonly json: Uint8Array;
 }
 
-/** What a cache may already know of a stored object: its layout, and for built-in kinds its list item bytes. */
+/** What a cache may already know of a stored object: its layout, and for built-in kinds its list item. */
 export interface StoredItemHint {
   readonly layout: JsonLayout | undefined;
-  readonly item: Uint8Array | undefined;
+  readonly item: HeldListItem | undefined;
 }
 
 /**
@@ -272,11 +276,11 @@ function itemPieces(def: ResourceDefinition, kvs: readonly KeyValue[], hints: re
   };
   for (let i = 0; i < kvs.length; i++) {
     const hint = hints?.[i];
-    // Cached bytes are those of a built-in kind's item (no kind/apiVersion).
+    // Cached items are those of a built-in kind (no kind/apiVersion).
     const item = def.custom ? undefined : hint?.item;
     if (item !== undefined) {
       flush();
-      pieces.push(item);
+      pieces.push(item.json);
       continue;
     }
     const kv = kvs[i];

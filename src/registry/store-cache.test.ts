@@ -20,6 +20,44 @@ test('rebased attributes of an unchanged value equal freshly computed ones at th
     const kv = { key: '/k', value, createRevision: 1234, modRevision: 1234 };
     const rebased = rebase(before, kv);
     assert.deepEqual(rebased, fresh(kv));
-    assert.match(Buffer.from(rebased.item!).toString('utf8'), /"resourceVersion":"1234"/);
+    assert.match(rebased.item!.json.toString(), /"resourceVersion":"1234"/);
+    assert.equal(rebased.item!.value, value);
   }
+});
+
+test("a built-in kind's cache holds each object as its list item, which reads back the stored value at every step", async () => {
+  const { createMemoryStorage } = await import('../storage/memory/memory-storage.ts');
+  const { builtinDefinitions } = await import('./registry.ts');
+  const { createStoreCacher } = await import('./store-cache.ts');
+  const { ItemKeyValue } = await import('./item-key-value.ts');
+  const { encodeForStorage } = await import('./store-codec.ts');
+  const configMaps = builtinDefinitions('').find((d) => d.group === '' && d.resource === 'configmaps')!;
+  const storage = createMemoryStorage();
+  const P = '/registry/configmaps/';
+  const value = (name: string, data: string) => encodeForStorage({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: 'ns', uid: name }, data: { k: data } });
+  await storage.create(`${P}ns/a`, value('a', 'plain'));
+  const snap = await storage.snapshot();
+  const cache = createStoreCacher(storage, P, configMaps, { historyWindowSeconds: 300 });
+  assert.equal(await cache.waitReady(1000), true);
+  const seen: string[] = [];
+  cache.watch({ prefix: P, filter: undefined, start: 'state', bookmarks: false, onEvent: (ev) => void (ev.type !== 'BOOKMARK' && seen.push(`${ev.type} ${ev.object.kv.value}`)), onEnd: () => {} });
+  const b = await storage.create(`${P}ns/b`, value('b', '<escaped & ü>'));
+  await storage.update(`${P}ns/b`, value('b', 'änderung'), b.modRevision);
+  await storage.create(`${P}ns/c`, value('c', 'gone'));
+  await storage.delete(`${P}ns/c`);
+  const end = Date.now() + 1000;
+  while (cache.revision() < 5 && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
+  assert.deepEqual(seen, [`ADDED ${value('a', 'plain')}`, `ADDED ${value('b', '<escaped & ü>')}`, `MODIFIED ${value('b', 'änderung')}`, `ADDED ${value('c', 'gone')}`, `DELETED ${value('c', 'gone')}`]);
+  const held = cache.get(`${P}ns/b`)!;
+  assert.ok(held.kv instanceof ItemKeyValue);
+  assert.equal(held.kv, held.attrs.item);
+  assert.deepEqual(held.kv.value, (await storage.get(`${P}ns/b`)).kv!.value);
+  // A restore brings back a's unchanged value at a new revision: the rebased item carries that revision.
+  const rev = await storage.restore(snap);
+  while ((cache.get(`${P}ns/b`) !== undefined || !cache.ready()) && Date.now() < end + 1000) await new Promise((r) => setTimeout(r, 2));
+  const a = cache.get(`${P}ns/a`)!;
+  assert.equal(a.kv.modRevision, rev);
+  assert.equal(a.kv.value, value('a', 'plain'));
+  assert.match(a.attrs.item!.json.toString(), new RegExp(`"resourceVersion":"${rev}"`));
+  cache.stop();
 });

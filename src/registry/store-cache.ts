@@ -7,7 +7,8 @@ import { createCacher } from '../storage/cacher/cacher.ts';
 import type { CacheFilter, Cacher } from '../storage/cacher/types.ts';
 import type { KeyValue, Storage } from '../storage/types.ts';
 import { namespacePrefix } from '../storage/keys.ts';
-import { jsonLayout, listItemBytes, type JsonLayout } from './list-json.ts';
+import { itemAtRevision, itemKeyValue, type ItemKeyValue } from './item-key-value.ts';
+import { jsonLayout, type JsonLayout } from './list-json.ts';
 import type { Predicate } from './store-selection.ts';
 import type { KubeObject, ListOptions, ResourceDefinition, Strategy } from './types.ts';
 
@@ -21,10 +22,10 @@ export interface StoreAttrs {
   /** Where the stored JSON takes metadata.resourceVersion, so lists splice instead of re-encoding (when no item). */
   readonly layout: JsonLayout | undefined;
   /**
-   * Built-in kinds: the object's list item bytes (lists from the cache are then a concatenation). Dropped once the
-   * object is superseded: lists serve current objects only, and the event window need not hold a second copy.
+   * Built-in kinds: the object held as its list item text (lists from the cache are then a concatenation), which is
+   * also the KeyValue the cache holds: the stored value is read back from it.
    */
-  item: Uint8Array | undefined;
+  readonly item: ItemKeyValue | undefined;
   /** Values the object holds uniquely (Strategy.heldValues, e.g. a Service's cluster IPs), indexed by the cache. */
   readonly held: readonly (string | number)[] | undefined;
 }
@@ -71,7 +72,7 @@ export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs 
       }
     }
     // Custom resources are served in the requested version's apiVersion: their items are spliced per list.
-    const item = layout && !def.custom ? listItemBytes(kv.value, layout, kv.modRevision) : undefined;
+    const item = layout && !def.custom ? itemKeyValue(kv, layout) : undefined;
     const attrs: StoreAttrs = {
       labels: labelsOf(meta.labels),
       name: typeof meta.name === 'string' ? meta.name : '',
@@ -97,7 +98,7 @@ function attrsFromLayout(def: AttrsSource, kv: KeyValue, layout: JsonLayout): St
     const v = JSON.parse(text.slice(span[0], span[1])) as unknown;
     return typeof v === 'string' ? v : '';
   };
-  const item = def.custom ? undefined : listItemBytes(text, layout, kv.modRevision);
+  const item = def.custom ? undefined : itemKeyValue(kv, layout);
   return {
     labels: labels ? labelsOf(JSON.parse(text.slice(labels[0], labels[1]))) : undefined,
     name: str(name),
@@ -109,25 +110,12 @@ function attrsFromLayout(def: AttrsSource, kv: KeyValue, layout: JsonLayout): St
   };
 }
 
-const RV_KEY = Buffer.from('"resourceVersion":"', 'latin1');
-
 /**
- * Attributes of an unchanged stored value at a new revision: only the list item bytes carry the revision, and
- * metadata (the first key of an item) holds the first "resourceVersion" key of the text, so the new bytes are the
- * old ones with that value replaced.
+ * Attributes of an unchanged stored value at a new revision: only the held item carries the revision (in its
+ * metadata.resourceVersion), so it is the old one with that value replaced.
  */
 export function rebaseStoreAttributes(def: AttrsSource): (previous: StoreAttrs, kv: KeyValue) => StoreAttrs {
-  const fresh = storeAttributes(def);
-  return (previous, kv) => {
-    const old = previous.item;
-    if (old === undefined) return previous;
-    const at = Buffer.from(old.buffer, old.byteOffset, old.byteLength).indexOf(RV_KEY);
-    const valueStart = at + RV_KEY.length;
-    const valueEnd = at < 0 ? -1 : old.indexOf(0x22, valueStart);
-    if (valueEnd < 0) return fresh(kv);
-    const item = Buffer.concat([old.subarray(0, valueStart), Buffer.from(String(kv.modRevision), 'latin1'), old.subarray(valueEnd)]);
-    return { ...previous, item };
-  };
+  return (previous, kv) => (previous.item === undefined ? previous : { ...previous, item: itemAtRevision(previous.item, kv) });
 }
 
 /** The cache filter of a predicate; undefined when it selects everything. */
@@ -147,9 +135,7 @@ export function createStoreCacher(storage: Storage, prefix: string, def: Resourc
     storage,
     prefix: namespacePrefix(prefix, ''),
     attributes: storeAttributes(def),
-    superseded: (attrs) => {
-      if (attrs.item !== undefined && attrs !== NOTHING) attrs.item = undefined;
-    },
+    held: (kv, attrs) => attrs.item ?? kv,
     rebase: rebaseStoreAttributes(def),
     indexed: def.strategy.heldValues ? (attrs) => attrs.held : undefined,
     labels: (attrs) => attrs.labels,

@@ -209,10 +209,11 @@ function cacheWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs
  */
 function metadataWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs>): WatchEvent {
   if (ev.type === 'BOOKMARK') return bookmarkEvent(def, ev.revision, ev.initialEventsEnd);
-  const kv = ev.object.kv;
-  const layout = ev.object.attrs.layout ?? jsonLayout(kv.value);
+  // Read once: a cached object's value may be derived on each read (item-key-value.ts).
+  const value = ev.object.kv.value;
+  const layout = ev.object.attrs.layout ?? jsonLayout(value);
   if (!layout) return cacheWatchEvent(def, ev);
-  const metadata = JSON.parse(kv.value.slice(layout.metadata[0], layout.metadata[1])) as KubeObject['metadata'];
+  const metadata = JSON.parse(value.slice(layout.metadata[0], layout.metadata[1])) as KubeObject['metadata'];
   metadata.resourceVersion = String(ev.revision);
   return { type: ev.type, object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } };
 }

@@ -306,3 +306,39 @@ test('lists naming label equalities read the label index, and answer as a scan d
   check(P, [['app', 'web'], ['tier', 'front']], ['ns2/c']);
   c.stop();
 });
+
+test('held: the cache keeps the KeyValue the option gives, for loaded, written, replaced, deleted and relisted objects', async () => {
+  const heldKvs = new WeakSet<KeyValue>();
+  const held = (kv: KeyValue): KeyValue => {
+    const copy = { key: kv.key, value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision };
+    heldKvs.add(copy);
+    return copy;
+  };
+  const s = createMemoryStorage();
+  await s.create(`${P}ns/a`, val('red'));
+  const snap = await s.snapshot();
+  const c = createCacher({ storage: s, prefix: P, attributes, held });
+  await ready(c);
+  const events: CacheWatchEvent<Attrs>[] = [];
+  c.watch({ prefix: P, filter: red, start: 'state', bookmarks: false, onEvent: (ev) => void events.push(ev), onEnd: () => {} });
+  const b = await s.create(`${P}ns/b`, val('red'));
+  await s.update(`${P}ns/b`, val('blue'), b.modRevision);
+  await s.delete(`${P}ns/a`);
+  await until(() => c.revision() === 4);
+  assert.deepEqual(events.map((ev) => (ev.type === 'BOOKMARK' ? 'BOOKMARK' : `${ev.type} ${ev.object.kv.key.slice(P.length)} ${ev.object.kv.value}`)), [
+    `ADDED ns/a ${val('red')}`,
+    `ADDED ns/b ${val('red')}`,
+    `DELETED ns/b ${val('red')}`,
+    `DELETED ns/a ${val('red')}`,
+  ]);
+  for (const ev of events) if (ev.type !== 'BOOKMARK') assert.ok(heldKvs.has(ev.object.kv), `${ev.type} ${ev.object.kv.key}`);
+  assert.ok(heldKvs.has(c.get(`${P}ns/b`)!.kv));
+  // A relist after a restore.
+  await s.restore(snap);
+  await until(() => c.get(`${P}ns/b`) === undefined && c.get(`${P}ns/a`) !== undefined);
+  await ready(c);
+  const a = c.get(`${P}ns/a`)!;
+  assert.ok(heldKvs.has(a.kv));
+  assert.equal(a.kv.value, val('red'));
+  c.stop();
+});

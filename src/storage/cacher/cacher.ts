@@ -188,15 +188,19 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
     return options.attributes(kv);
   }
 
+  function holding(kv: KeyValue, attrs: A): CachedObject<A> {
+    return { kv: options.held ? options.held(kv, attrs) : kv, attrs };
+  }
+
   function cached(kv: KeyValue): CachedObject<A> {
-    return { kv, attrs: attrsOf(kv) };
+    return holding(kv, attrsOf(kv));
   }
 
   /** A relisted object: an unchanged stored value keeps (or rebases) the attributes computed before. */
   function relisted(kv: KeyValue, old: CachedObject<A> | undefined): CachedObject<A> {
     if (old === undefined || old.kv.value !== kv.value) return cached(kv);
-    if (old.kv.modRevision === kv.modRevision) return { kv, attrs: old.attrs };
-    return { kv, attrs: options.rebase ? options.rebase(old.attrs, kv) : attrsOf(kv) };
+    if (old.kv.modRevision === kv.modRevision && old.kv.createRevision === kv.createRevision) return old;
+    return holding(kv, options.rebase ? options.rebase(old.attrs, kv) : attrsOf(kv));
   }
 
   // ---- freshness ----
@@ -241,7 +245,6 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         }
         if (labelIndex.size > 0) labelsChanged(key, prev, obj);
         if (prev === undefined) keys.add(key);
-        else options.superseded?.(prev.attrs);
         ev = { type: 'put', revision: rev, object: obj, prev: prev ?? (se.prevKv ? cached(se.prevKv) : undefined), time };
       } else {
         const last = prev ?? cached(se.prevKv ?? se.kv);
@@ -250,7 +253,6 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
           keys.delete(key);
           if (indexed) indexRemove(key, prev);
           if (labelIndex.size > 0) labelsChanged(key, prev, undefined);
-          options.superseded?.(prev.attrs);
         }
         ev = { type: 'delete', revision: rev, object: last, prev: undefined, time };
       }

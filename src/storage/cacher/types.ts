@@ -3,7 +3,7 @@
 
 import type { KeyValue, Storage } from '../types.ts';
 
-/** One cached object: the stored kv (its JSON value kept as the string storage returned) and its attributes. */
+/** One cached object: the stored kv (as storage returned it, or the form CacherOptions.held gives) and its attributes. */
 export interface CachedObject<A> {
   readonly kv: KeyValue;
   readonly attrs: A;
@@ -104,8 +104,11 @@ export interface CacherOptions<A> {
   readonly prefix: string;
   /** Attributes of a stored object; throwing marks the object as matching nothing but keeps it cached. */
   attributes(kv: KeyValue): A;
-  /** Told when an object leaves the current state (replaced or deleted) and lives on only in the event window. */
-  superseded?(attrs: A): void;
+  /**
+   * The KeyValue the cache holds for kv and its attributes: the same key, value and revisions, possibly in a more
+   * compact form (e.g. one that reads its value back from bytes the attributes keep). Absent: kv itself.
+   */
+  held?(kv: KeyValue, attrs: A): KeyValue;
   /**
    * Attributes of kv when the cache held the same stored value at another revision with `previous` (a relist after
    * a restore brings back mostly unchanged values at new revisions). Absent: attributes(kv).

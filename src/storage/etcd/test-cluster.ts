@@ -112,6 +112,8 @@ function runEtcdctl(endpoint: string, args: readonly string[], input?: Uint8Arra
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`etcdctl ${args.join(' ')} exited ${code}: ${err}`))));
+    // A command that reads no input may be gone before its (empty) stdin is written: EPIPE then; the exit code decides.
+    child.stdin.on('error', () => {});
     child.stdin.end(input ?? Buffer.alloc(0));
   });
 }

@@ -1,0 +1,96 @@
+// A stored object of a built-in kind as the watch cache holds it: the bytes of its list item JSON (what a list
+// response's `items` carries), from which the stored value is read back on demand. The cache then holds one copy of
+// an object's text instead of the stored value and the list item side by side.
+
+import { goEscape } from '../encoding/json.ts';
+import type { KeyValue } from '../storage/types.ts';
+import { resourceVersionPair, type JsonLayout } from './list-json.ts';
+
+/**
+ * A KeyValue whose value is `head` + json[1:cut] + json[resume:] (byte offsets, decoded as UTF-8). Usually head is
+ * the stored text before metadata (`{"kind":…,"apiVersion":…,`, one string shared by the objects that start
+ * alike) and json[cut:resume] is the resourceVersion pair the item has and the stored value has not. When the item
+ * cannot give the stored text back (Go's escaping changed it, or its UTF-8 does not decode to it), head is the whole
+ * stored value (cut 1, resume json.length).
+ *
+ * A class so that the value getter lives once, on the prototype, rather than once per held object.
+ */
+export class ItemKeyValue implements KeyValue {
+  readonly key: string;
+  readonly createRevision: number;
+  readonly modRevision: number;
+  /** The list item JSON's UTF-8 bytes: no kind or apiVersion, metadata.resourceVersion = modRevision, Go's escaping. */
+  readonly json: Buffer;
+  readonly head: string;
+  readonly cut: number;
+  readonly resume: number;
+
+  constructor(kv: KeyValue, json: Buffer, head: string, cut: number, resume: number) {
+    this.key = kv.key;
+    this.createRevision = kv.createRevision;
+    this.modRevision = kv.modRevision;
+    this.json = json;
+    this.head = head;
+    this.cut = cut;
+    this.resume = resume;
+  }
+
+  get value(): string {
+    return this.head + this.json.toString('utf8', 1, this.cut) + this.json.toString('utf8', this.resume);
+  }
+}
+
+/** Heads by text, so the objects of a resource share theirs; bounded, past which each object keeps its own. */
+const heads = new Map<string, string>();
+const MAX_HEADS = 256;
+
+function sharedHead(stored: string, end: number): string {
+  const head = stored.slice(0, end);
+  const known = heads.get(head);
+  if (known !== undefined) return known;
+  // A slice of the stored text would keep all of it alive: hold a copy.
+  const copy = Buffer.from(head, 'utf8').toString('utf8');
+  if (heads.size < MAX_HEADS) heads.set(copy, copy);
+  return copy;
+}
+
+/**
+ * The UTF-8 bytes of s in a buffer of their exact size from Node's shared pool. (Buffer.from picks its slab as if
+ * each character took 4 bytes: with 1 KiB items it leaves about 4 KiB of every 64 KiB slab unused.)
+ */
+function utf8Bytes(s: string): Buffer {
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(s, 'utf8'));
+  bytes.write(s, 0, 'utf8');
+  return bytes;
+}
+
+/** kv (a built-in kind's stored value in the canonical shape `layout` describes) held as its list item. */
+export function itemKeyValue(kv: KeyValue, layout: JsonLayout): ItemKeyValue {
+  const stored = kv.value;
+  const pair = resourceVersionPair(layout, kv.modRevision);
+  const before = stored.slice(layout.metaKey, layout.insertAt);
+  const text = `{${before}${pair}${stored.slice(layout.insertAt)}`;
+  const escaped = goEscape(text);
+  const json = utf8Bytes(escaped);
+  const ascii = json.length === escaped.length;
+  // Outside ASCII the bytes give the text back unless it has a lone surrogate (encoded as U+FFFD).
+  if (escaped !== text || (!ascii && json.toString('utf8') !== text)) return new ItemKeyValue(kv, json, stored, 1, json.length);
+  const cut = 1 + (ascii ? before.length : Buffer.byteLength(before, 'utf8'));
+  return new ItemKeyValue(kv, json, sharedHead(stored, layout.metaKey), cut, cut + pair.length);
+}
+
+const RV_KEY = Buffer.from('"resourceVersion":"', 'latin1');
+
+/**
+ * The same stored value at kv's revision (kv.value equals previous.value): only the item's resourceVersion changes.
+ * Metadata is the item's first key and its resourceVersion comes before any key that could hold the same text, so
+ * the first "resourceVersion" key from the pair on (or from the start when head is the whole value) is that one.
+ */
+export function itemAtRevision(previous: ItemKeyValue, kv: KeyValue): ItemKeyValue {
+  const old = previous.json;
+  const whole = previous.cut === 1;
+  const valueStart = old.indexOf(RV_KEY, previous.cut) + RV_KEY.length;
+  const valueEnd = old.indexOf(0x22, valueStart);
+  const json = Buffer.concat([old.subarray(0, valueStart), Buffer.from(String(kv.modRevision), 'latin1'), old.subarray(valueEnd)]);
+  return new ItemKeyValue(kv, json, previous.head, previous.cut, whole ? json.length : previous.resume + json.length - old.length);
+}
