@@ -3,7 +3,8 @@
 // field errors (duplicate and unknown fields) that fieldValidation turns into warnings or a 400.
 
 import { StatusError, badRequest, unsupportedMediaType } from '../apis/errors.ts';
-import { JsonSyntaxError, parseJson } from '../encoding/json.ts';
+import { parseJson } from '../encoding/json.ts';
+import { JsonSyntaxError } from '../encoding/json-syntax.ts';
 import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';

@@ -2,7 +2,7 @@
 // base64url (no padding) of {"v":"meta.k8s.io/v1","rv":N,"start":"<key after the list prefix>\u0000"}.
 
 import { posix } from 'node:path';
-import { scanJson } from '../encoding/json.ts';
+import { scanJson } from '../encoding/json-syntax.ts';
 
 export interface ContinuePosition {
   /** Full storage key to resume from (inclusive). */
