@@ -5,6 +5,7 @@
 import { clockDate } from '../apis/clock.ts';
 import { badRequest } from '../apis/errors.ts';
 import { parseJson } from '../encoding/json.ts';
+import { jsonKind } from '../encoding/json-value.ts';
 import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
 import { applyServerSide } from './field-manager.ts';
@@ -19,12 +20,6 @@ export interface ApplyRequest {
   patch: Uint8Array;
   fieldManager: string;
   force: boolean;
-}
-
-function jsonTypeName(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v;
 }
 
 /**
@@ -76,7 +71,7 @@ export function decodeApplyBody(patch: Uint8Array): KubeObject {
   }
   if (value === null) return {} as KubeObject;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type map[string]interface {}`);
+    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonKind(value)} into Go value of type map[string]interface {}`);
   }
   return value as KubeObject;
 }

@@ -1,63 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeJson, JsonSyntaxError, parseJson, scanJson } from './json.ts';
-
-function syntaxError(text: string): string {
-  try {
-    scanJson(text);
-  } catch (e) {
-    assert.ok(e instanceof JsonSyntaxError);
-    return e.message;
-  }
-  assert.fail(`no error for ${JSON.stringify(text)}`);
-}
-
-test('syntax errors are worded as Go encoding/json words them', () => {
-  const cases: Array<[string, string]> = [
-    ['', 'unexpected end of JSON input'],
-    ['   ', 'unexpected end of JSON input'],
-    ['{"a":', 'unexpected end of JSON input'],
-    ['x', "invalid character 'x' looking for beginning of value"],
-    ['{"a" 1}', "invalid character '1' after object key"],
-    ['{"a":1 "b":2}', `invalid character '"' after object key:value pair`],
-    ['[1 2]', "invalid character '2' after array element"],
-    ['{,}', "invalid character ',' looking for beginning of object key string"],
-    ['{"a":1,}', "invalid character '}' looking for beginning of object key string"],
-    ['{"a":1}x', "invalid character 'x' after top-level value"],
-    ['01', "invalid character '1' after top-level value"],
-    ['-x', "invalid character 'x' in numeric literal"],
-    ['1.e5', "invalid character 'e' after decimal point in numeric literal"],
-    ['1e+x', "invalid character 'x' in exponent of numeric literal"],
-    ['trux', "invalid character 'x' in literal true (expecting 'e')"],
-    ['nul', 'unexpected end of JSON input'],
-    ['"a\u0001"', "invalid character '\\x01' in string literal"],
-    ['"\\q"', "invalid character 'q' in string escape code"],
-    ['"\\u00zz"', "invalid character 'z' in \\u hexadecimal character escape"],
-    ["'a'", "invalid character '\\'' looking for beginning of value"],
-    ['\n{"a":\n', 'unexpected end of JSON input'],
-  ];
-  for (const [text, message] of cases) assert.equal(syntaxError(text), message, JSON.stringify(text));
-});
-
-test('a non-ASCII character is named by its first UTF-8 byte, as Go sees it', () => {
-  assert.equal(syntaxError('é'), "invalid character 'Ã' looking for beginning of value");
-});
-
-test('duplicate keys are reported with their field paths in document order', () => {
-  const r = scanJson('{"metadata":{"name":"a","name":"b"},"spec":{"containers":[{"name":"c"},{"image":"x","image":"y"}]},"kind":"A","kind":"B"}');
-  assert.deepEqual(r.duplicates, ['metadata.name', 'spec.containers[1].image', 'kind']);
-  assert.equal(r.topLevel, 'object');
-});
-
-test('keys are compared after unescaping', () => {
-  assert.deepEqual(scanJson('{"a":1,"\\u0061":2}').duplicates, ['a']);
-});
-
-test('top-level arrays report element paths', () => {
-  assert.deepEqual(scanJson('[{"op":"add","op":"remove"}]').duplicates, ['[0].op']);
-  assert.equal(scanJson('[]').topLevel, 'array');
-  assert.equal(scanJson(' null ').topLevel, 'null');
-});
+import { encodeJson, parseJson } from './json.ts';
+import { scanJson } from './json-syntax.ts';
+import type { JsonValue } from './json-value.ts';
 
 test('parseJson returns the value; the last duplicate wins as in Go', () => {
   const r = parseJson('{"a":1,"a":2}');
@@ -68,12 +13,6 @@ test('parseJson returns the value; the last duplicate wins as in Go', () => {
 test('encodeJson escapes like Go and ends compact output with a newline', () => {
   assert.equal(encodeJson({ a: '<b>&\u2028' }), '{"a":"\\u003cb\\u003e\\u0026\\u2028"}\n');
   assert.equal(encodeJson({ a: [1, {}], b: [] }, true), '{\n  "a": [\n    1,\n    {}\n  ],\n  "b": []\n}');
-});
-
-test('nesting past 10000 levels is a syntax error worded as Go words it', () => {
-  assert.deepEqual(scanJson('['.repeat(10000) + ']'.repeat(10000)).duplicates, []);
-  assert.throws(() => scanJson('{"a":' + '['.repeat(10000) + ']'.repeat(10000) + '}'), { message: "invalid character '[' exceeded max depth" });
-  assert.throws(() => scanJson('['.repeat(9999) + '{"a":{}}' + ']'.repeat(9999)), { message: "invalid character '{' exceeded max depth" });
 });
 
 test('parseJson finds duplicates however the text hides them, and words errors and deep nesting as the scan does', () => {
@@ -96,4 +35,60 @@ test('parseJson finds duplicates however the text hides them, and words errors a
   }
   assert.throws(() => parseJson('{"a":1,}'), { message: "invalid character '}' looking for beginning of object key string" });
   assert.throws(() => parseJson('{"a":' + '['.repeat(10000) + ']'.repeat(10000) + '}'), { message: "invalid character '[' exceeded max depth" });
+});
+
+test('nesting up to 10000 levels decodes (the limit is past it)', () => {
+  let v = parseJson('['.repeat(10000) + ']'.repeat(10000)).value;
+  let depth = 0;
+  while (Array.isArray(v)) {
+    depth++;
+    v = v[0] as typeof v;
+  }
+  assert.equal(depth, 10000);
+});
+
+test('valid documents decode like JSON.parse', () => {
+  const texts = ['{}', '[]', ' {"a":[1,-2.5e3,true,false,null,"x\\"y\\\\z\\/\\b\\f\\n\\r\\t"]} ', '0', '-0.5', '"\\u00e9\\ud83d\\ude00"', '[[[]],{"":{}}]'];
+  for (const text of texts) assert.deepEqual(parseJson(text, { eofAsSpace: true }).value, JSON.parse(text), text);
+});
+
+test('duplicate keys keep the last value and are reported with their path', () => {
+  const r = parseJson('{"a":1,"a":2,"b":[{"c":1,"c":2}],"d":{"e":{"f":0,"f":1}}}', { eofAsSpace: true });
+  assert.deepEqual(r.value, { a: 2, b: [{ c: 2 }], d: { e: { f: 1 } } });
+  assert.deepEqual(r.duplicates, ['a', 'b[0].c', 'd.e.f']);
+});
+
+test('invalid surrogate escapes become U+FFFD, as in Go', () => {
+  assert.equal(parseJson('"\\ud800"').value, '\ufffd');
+  assert.equal(parseJson('"\\udc00x"').value, '\ufffdx');
+  assert.equal(parseJson('"\\ud800\\u0041"').value, '\ufffdA');
+});
+
+test('keys with lone surrogates become U+FFFD in place, merging as Go\'s map does', () => {
+  const r = parseJson('{"\\ud800":1,"a":[{"b\\udc00":"\\udbff"}],"\\udbff":3}');
+  assert.deepEqual(Object.entries(r.value as object), [['\ufffd', 3], ['a', [{ 'b\ufffd': '\ufffd' }]]]);
+  assert.deepEqual(r.duplicates, ['\ufffd']);
+  assert.equal(parseJson('["\\\\ud800"]').value?.toString(), '\\ud800');
+});
+
+test('"__proto__" keys become own members, never prototypes', () => {
+  for (const text of ['{"__proto__":{"polluted":1}}', '{"__proto__":{"polluted":1},"x":"\\ud800"}']) {
+    const v = parseJson(text).value as Record<string, unknown>;
+    assert.equal(Object.keys(v)[0], '__proto__', text);
+    assert.equal(Object.getPrototypeOf(v), Object.prototype);
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+  }
+  assert.deepEqual(Object.keys(parseJson('{"__proto__":{"polluted":1}}').value as object), ['__proto__']);
+});
+
+test('deep nesting within the limit decodes without exhausting the stack', () => {
+  const depth = 10000;
+  const v: JsonValue = parseJson('['.repeat(depth) + ']'.repeat(depth), { eofAsSpace: true }).value;
+  let level = 0;
+  for (let cur: unknown = v; Array.isArray(cur) && cur.length > 0; cur = cur[0]) level++;
+  assert.equal(level, depth - 1);
+  const withSurrogate = parseJson('['.repeat(depth - 1) + '"\\ud800"' + ']'.repeat(depth - 1)).value;
+  let inner: unknown = withSurrogate;
+  while (Array.isArray(inner)) inner = inner[0];
+  assert.equal(inner, '\ufffd');
 });

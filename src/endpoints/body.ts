@@ -3,7 +3,9 @@
 // field errors (duplicate and unknown fields) that fieldValidation turns into warnings or a 400.
 
 import { StatusError, badRequest, unsupportedMediaType } from '../apis/errors.ts';
-import { JsonSyntaxError, parseJson } from '../encoding/json.ts';
+import { parseJson } from '../encoding/json.ts';
+import { JsonSyntaxError } from '../encoding/json-syntax.ts';
+import { jsonKind } from '../encoding/json-value.ts';
 import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
 import { ProtobufDecodeError } from '../encoding/protobuf/messages.ts';
@@ -103,20 +105,6 @@ export interface RawBody {
 }
 
 const FIND_KIND_TYPE = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
-
-function goJsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  switch (typeof v) {
-    case 'string':
-      return 'string';
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'bool';
-    default:
-      return 'object';
-  }
-}
 
 export interface GroupVersionKind {
   group: string;
@@ -222,13 +210,13 @@ export function interpretBody(raw: RawBody, data: Buffer, expected: GroupVersion
   let value = raw.value;
   if (value === null || value === undefined) value = {};
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go value of type ${FIND_KIND_TYPE}`, data);
+    throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(value)} into Go value of type ${FIND_KIND_TYPE}`, data);
   }
   const object = value as Record<string, unknown>;
   for (const field of ['apiVersion', 'kind'] as const) {
     const v = object[field];
     if (v !== undefined && v !== null && typeof v !== 'string') {
-      throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(v)} into Go struct field .${field} of type string`, data);
+      throw unrecognized(expected.kind, `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${field} of type string`, data);
     }
   }
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';

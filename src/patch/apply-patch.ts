@@ -4,8 +4,10 @@
 
 import { fieldErrorBody, internalError, StatusError, unsupportedMediaType, type FieldError } from '../apis/errors.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
-import { GoJsonSyntaxError, parseGoJson, type JsonObject, type JsonValue } from './go-json.ts';
-import { goMarshal, isJsonObject, jsonKindName } from './go-text.ts';
+import { parseJson } from '../encoding/json.ts';
+import { JsonSyntaxError } from '../encoding/json-syntax.ts';
+import { jsonKind, type JsonObject, type JsonValue } from '../encoding/json-value.ts';
+import { goMarshal, isJsonObject } from './go-text.ts';
 import { decodeJsonPatch, JsonPatchApplyError, JsonPatchDecodeError, JsonPatchPanic, jsonPatch } from './json-patch.ts';
 import { MergePatchError, mergePatch } from './merge-patch.ts';
 import { StrategicMergePatchError, strategicMergePatch } from './strategic-merge-patch.ts';
@@ -88,9 +90,11 @@ export function applyPatch(
 
 function readBody(patch: string, onSyntaxError: (message: string) => StatusError, duplicates: string[] | undefined, prefix: string): JsonValue {
   try {
-    return parseGoJson(patch, duplicates ? { onDuplicateKey: (path) => duplicates.push(`${prefix}duplicate field ${JSON.stringify(path)}`) } : {});
+    const parsed = parseJson(patch, { eofAsSpace: true });
+    if (duplicates) for (const path of parsed.duplicates) duplicates.push(`${prefix}duplicate field ${JSON.stringify(path)}`);
+    return parsed.value;
   } catch (e) {
-    if (e instanceof GoJsonSyntaxError) throw onSyntaxError(e.message);
+    if (e instanceof JsonSyntaxError) throw onSyntaxError(e.message);
     throw e;
   }
 }
@@ -144,13 +148,13 @@ function checkJsonPatchOps(body: JsonValue, strictErrors: string[] | undefined):
     throw new JsonPatchDecodeError(`error decoding patch: ${message}`);
   };
   if (body === null) return;
-  if (!Array.isArray(body)) fail(`json: cannot unmarshal ${jsonKindName(body)} into Go value of type []handlers.jsonPatchOp`);
+  if (!Array.isArray(body)) fail(`json: cannot unmarshal ${jsonKind(body)} into Go value of type []handlers.jsonPatchOp`);
   const unknown: string[] = [];
   let firstError: string | undefined;
   (body as JsonValue[]).forEach((op, i) => {
     if (op === null) return;
     if (!isJsonObject(op)) {
-      firstError ??= `json: cannot unmarshal ${jsonKindName(op)} into Go value of type handlers.jsonPatchOp`;
+      firstError ??= `json: cannot unmarshal ${jsonKind(op)} into Go value of type handlers.jsonPatchOp`;
       return;
     }
     for (const key of Object.keys(op)) {
@@ -160,7 +164,7 @@ function checkJsonPatchOps(body: JsonValue, strictErrors: string[] | undefined):
       }
       const v = op[key];
       if (key !== 'value' && v !== null && typeof v !== 'string') {
-        firstError ??= `json: cannot unmarshal ${jsonKindName(v)} into Go struct field jsonPatchOp.${key} of type string`;
+        firstError ??= `json: cannot unmarshal ${jsonKind(v)} into Go struct field jsonPatchOp.${key} of type string`;
       }
     }
   });
@@ -171,7 +175,7 @@ function checkJsonPatchOps(body: JsonValue, strictErrors: string[] | undefined):
 function applyMergePatch(doc: JsonObject, patch: string, strict: boolean, strictErrors: string[] | undefined): KubeObject {
   const body = readBody(patch, (m) => badRequest(strict ? `error decoding patch: ${m}` : 'Invalid JSON Patch'), strict ? strictErrors : undefined, '');
   if (strict && body !== null && !isJsonObject(body)) {
-    throw badRequest(`error decoding patch: json: cannot unmarshal ${jsonKindName(body)} into Go value of type map[string]interface {}`);
+    throw badRequest(`error decoding patch: json: cannot unmarshal ${jsonKind(body)} into Go value of type map[string]interface {}`);
   }
   let result: JsonValue;
   try {
@@ -192,7 +196,7 @@ function applyStrategicMergePatch(
 ): KubeObject {
   const body = readBody(patch, badRequest, strict ? strictErrors : undefined, '');
   if (body !== null && !isJsonObject(body)) {
-    throw badRequest(`json: cannot unmarshal ${jsonKindName(body)} into Go value of type map[string]interface {}`);
+    throw badRequest(`json: cannot unmarshal ${jsonKind(body)} into Go value of type map[string]interface {}`);
   }
   try {
     return strategicMergePatch(doc, body, def.schema, (ref) => def.resolveRef(ref)) as unknown as KubeObject;
@@ -221,7 +225,7 @@ function requireObject(result: JsonValue): KubeObject {
     field: 'patch',
     badValue: goMarshal(result),
     detail:
-      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKindName(result)} into Go value of type ` +
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(result)} into Go value of type ` +
       'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
   };
   return throwInvalidPatch(error);

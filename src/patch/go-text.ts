@@ -1,7 +1,7 @@
 // Go-flavoured views of JSON values for error messages and equality: kube's patch libraries print values with
 // fmt's %v, name types as reflect does, and compare interface{} values by dynamic type and value.
 
-import type { JsonObject, JsonValue } from './go-json.ts';
+import type { JsonObject, JsonValue } from '../encoding/json-value.ts';
 
 /** The dynamic Go type a JSON value decodes to (ints preserved as int64, as kube decodes patches). */
 export type GoKind = 'map' | 'slice' | 'string' | 'int64' | 'float64' | 'bool' | 'nil';
@@ -41,21 +41,6 @@ export function goTypeString(v: unknown): string {
       return '%!s(<nil>)';
     default:
       return goKind(v);
-  }
-}
-
-/** JSON's name for the kind of a value, as encoding/json's UnmarshalTypeError reports it. */
-export function jsonKindName(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  switch (typeof v) {
-    case 'object':
-      return v === null ? 'null' : 'object';
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'bool';
-    default:
-      return 'string';
   }
 }
 

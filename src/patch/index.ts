@@ -14,4 +14,3 @@ export {
 export { decodeJsonPatch, jsonEqual, jsonPatch, JsonPatchApplyError, JsonPatchDecodeError, JsonPatchPanic, type JsonPatchOperation } from './json-patch.ts';
 export { mergePatch, MergePatchError } from './merge-patch.ts';
 export { strategicMergePatch, StrategicMergePatchError, type StrategicMergePatchErrorClass } from './strategic-merge-patch.ts';
-export { GoJsonSyntaxError, parseGoJson, type JsonObject, type JsonValue } from './go-json.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { JsonValue } from './go-json.ts';
+import type { JsonValue } from '../encoding/json-value.ts';
 import { decodeJsonPatch, jsonPatch, JsonPatchApplyError, JsonPatchDecodeError, JsonPatchPanic } from './json-patch.ts';
 
 interface SuiteCase {

@@ -6,9 +6,9 @@
 // pins v4.12.0; where that version dereferences a missing `value` (and kube answers 500), we throw
 // JsonPatchPanic.
 
-import { setOwn, type JsonObject, type JsonValue } from './go-json.ts';
+import { jsonKind, setOwn, type JsonObject, type JsonValue } from '../encoding/json-value.ts';
 import { goQuote } from '../encoding/go-format.ts';
-import { hasOwn, isJsonObject, jsonKindName } from './go-text.ts';
+import { hasOwn, isJsonObject } from './go-text.ts';
 import { cloneJson } from '../apis/json-clone.ts';
 
 /** The patch document could not be read as a list of operations (kube: 400 BadRequest). */
@@ -45,11 +45,11 @@ export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
 export function decodeJsonPatch(value: unknown): JsonPatchOperation[] {
   if (value === null || value === undefined) return [];
   if (!Array.isArray(value)) {
-    throw new JsonPatchDecodeError(`json: cannot unmarshal ${jsonKindName(value)} into Go value of type jsonpatch.Patch`);
+    throw new JsonPatchDecodeError(`json: cannot unmarshal ${jsonKind(value)} into Go value of type jsonpatch.Patch`);
   }
   for (const op of value) {
     if (op !== null && !isJsonObject(op)) {
-      throw new JsonPatchDecodeError(`json: cannot unmarshal ${jsonKindName(op)} into Go value of type jsonpatch.Operation`);
+      throw new JsonPatchDecodeError(`json: cannot unmarshal ${jsonKind(op)} into Go value of type jsonpatch.Operation`);
     }
   }
   return value as JsonPatchOperation[];
@@ -59,7 +59,7 @@ export function decodeJsonPatch(value: unknown): JsonPatchOperation[] {
 export function jsonPatch(doc: JsonValue, ops: unknown): JsonValue {
   const operations = decodeJsonPatch(ops);
   if (!Array.isArray(doc) && !isJsonObject(doc)) {
-    throw new JsonPatchApplyError(`json: cannot unmarshal ${jsonKindName(doc)} into Go value of type jsonpatch.partialDoc`);
+    throw new JsonPatchApplyError(`json: cannot unmarshal ${jsonKind(doc)} into Go value of type jsonpatch.partialDoc`);
   }
   const state: PatchState = { root: cloneJson(doc) as Container, copiedBytes: 0 };
   for (const op of operations) applyOperation(state, op ?? {});
@@ -103,7 +103,7 @@ function stringMember(op: JsonObject, name: 'path' | 'from'): { value: string } 
   if (v === undefined || v === null || !hasOwn(op, name)) {
     return { error: name === 'path' ? `operation missing path field: ${ERR_MISSING}` : `operation, missing from field: ${ERR_MISSING}` };
   }
-  if (typeof v !== 'string') return { error: `json: cannot unmarshal ${jsonKindName(v)} into Go value of type string` };
+  if (typeof v !== 'string') return { error: `json: cannot unmarshal ${jsonKind(v)} into Go value of type string` };
   return { value: v };
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonValue } from './go-json.ts';
+import type { JsonValue } from '../encoding/json-value.ts';
 import { mergePatch, MergePatchError } from './merge-patch.ts';
 
 // RFC 7386, Appendix A: [original, patch, result]. A result of MergePatchError marks the two examples where

@@ -3,7 +3,7 @@
 // from objects the patch inserts (also inside arrays), null array elements stay, a null or scalar patch is
 // rejected, and an array patch replaces the whole document.
 
-import { setOwn, type JsonObject, type JsonValue } from './go-json.ts';
+import { setOwn, type JsonObject, type JsonValue } from '../encoding/json-value.ts';
 import { hasOwn, isJsonObject } from './go-text.ts';
 import { cloneJson } from '../apis/json-clone.ts';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SchemaNode } from '../apis/model-types.ts';
 import { schemaByName } from '../apis/model.ts';
-import type { JsonObject } from './go-json.ts';
+import type { JsonObject } from '../encoding/json-value.ts';
 import { strategicMergePatch, StrategicMergePatchError, type StrategicMergePatchErrorClass } from './strategic-merge-patch.ts';
 
 // Real schemas from the built-in model: the patch strategies and merge keys are kube's own.

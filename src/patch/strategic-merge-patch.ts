@@ -6,7 +6,7 @@
 // information merge like JSON merge patch. The library's quirks are kept: they are what clients observe.
 
 import type { SchemaNode } from '../apis/model-types.ts';
-import { setOwn, type JsonObject, type JsonValue } from './go-json.ts';
+import { setOwn, type JsonObject, type JsonValue } from '../encoding/json-value.ts';
 import { goSliceStable } from './go-stable-sort.ts';
 import { cloneJson } from '../apis/json-clone.ts';
 import {

@@ -2,7 +2,8 @@
 // base64url (no padding) of {"v":"meta.k8s.io/v1","rv":N,"start":"<key after the list prefix>\u0000"}.
 
 import { posix } from 'node:path';
-import { scanJson } from '../encoding/json.ts';
+import { scanJson } from '../encoding/json-syntax.ts';
+import { jsonKind } from '../encoding/json-value.ts';
 
 export interface ContinuePosition {
   /** Full storage key to resume from (inclusive). */
@@ -58,7 +59,7 @@ export function decodeContinue(token: string, keyPrefix: string): ContinuePositi
   } catch (e) {
     throw new ContinueTokenError(`continue key is not valid: ${(e as Error).message}`);
   }
-  const kind = data === null ? 'null' : Array.isArray(data) ? 'array' : typeof data === 'string' ? 'string' : typeof data === 'number' ? 'number' : typeof data === 'boolean' ? 'bool' : 'object';
+  const kind = jsonKind(data);
   if (kind !== 'object' && kind !== 'null') {
     throw new ContinueTokenError(`continue key is not valid: json: cannot unmarshal ${kind} into Go value of type storage.continueToken`);
   }

@@ -9,7 +9,7 @@ import { badRequest, internalError, isStatusError, StatusError } from '../../api
 import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { jsonEqual, jsonPatch } from '../../patch/json-patch.ts';
-import type { JsonValue } from '../../patch/go-json.ts';
+import type { JsonValue } from '../../encoding/json-value.ts';
 import { pruneFields } from '../../endpoints/prune.ts';
 import { checkAgainstSchema } from '../../registry/validation/schema-check.ts';
 import { selectorMatches } from '../../registry/validation/label-selector.ts';

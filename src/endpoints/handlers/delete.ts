@@ -1,7 +1,7 @@
 // DELETE of one object and of a collection, with DeleteOptions from the body or the query.
 
 import { StatusError } from '../../apis/errors.ts';
-import { scanJson, JsonSyntaxError } from '../../encoding/json.ts';
+import { JsonSyntaxError, scanJson } from '../../encoding/json-syntax.ts';
 import { YamlSyntaxError } from '../../encoding/yaml.ts';
 import { readYaml } from '../../encoding/yaml-offthread.ts';
 import { bodyFormat, prepareBody, readBody } from '../body.ts';
