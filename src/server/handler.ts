@@ -244,8 +244,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });
     const audited: { panic?: (e: unknown) => void } = {};
-    // serve is async: whatever it throws arrives as a rejection.
-    serve(req, res, note, stopTimer, started, audited).then(
+    Promise.resolve().then(() => serve(req, res, note, stopTimer, started, audited)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
           log.v(3, 'request', { verb: info?.verb ?? req.method, path: info?.path, code: res.statusCode, ms: Math.round(performance.now() - started), user, auditId });
