@@ -244,6 +244,8 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
       if (!isRequestBodyRead(req)) abandonRequest(req, false);
     });
     const audited: { panic?: (e: unknown) => void } = {};
+    // Not served within the request event: a bodiless request is complete only once the parser returns from it, and
+    // a response written before that would count its body as unread (and give the connection up).
     Promise.resolve().then(() => serve(req, res, note, stopTimer, started, audited)).then(
       ({ info, user }) => {
         if (log.enabled(3)) {
