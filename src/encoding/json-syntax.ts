@@ -16,14 +16,6 @@ export class JsonSyntaxError extends Error {
 /** encoding/json's maxNestingDepth: deeper input is a syntax error ("exceeded max depth"). */
 export const MAX_JSON_NESTING_DEPTH = 10000;
 
-export interface ScanOptions {
-  /**
-   * Go's scanner.eof feeds the scanner one space, so input that ends inside a literal, number or escape fails on that
-   * space ("invalid character ' ' in literal true (expecting 'e')"), as the patch decoders report it. Without this
-   * option such input is "unexpected end of JSON input", as the request-body decoders have always reported it.
-   */
-  eofAsSpace?: boolean;
-}
 
 export interface ScanResult {
   /** Paths of repeated object keys in document order, e.g. "metadata.name", "spec.containers[0].image". */
@@ -60,10 +52,14 @@ function isHex(c: number): boolean {
   return isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 }
 
-/** Go's error for the byte at `at`; past the end, for the end of input (see ScanOptions.eofAsSpace). */
-function syntaxError(text: string, at: number, context: string, eofAsSpace: boolean): JsonSyntaxError {
+/**
+ * Go's error for the byte at `at`. Past the end: Go's scanner.eof feeds the scanner one space, so input that ends
+ * inside a literal, number or escape (`inToken`) fails on that space ("invalid character ' ' in literal true
+ * (expecting 'e')"); input that ends where a space is allowed is "unexpected end of JSON input".
+ */
+function syntaxError(text: string, at: number, context: string, inToken: boolean): JsonSyntaxError {
   if (at < text.length) return new JsonSyntaxError(`invalid character ${quoteChar(firstUtf8Byte(text, at))} ${context}`);
-  return new JsonSyntaxError(eofAsSpace ? `invalid character ' ' ${context}` : 'unexpected end of JSON input');
+  return new JsonSyntaxError(inToken ? `invalid character ' ' ${context}` : 'unexpected end of JSON input');
 }
 
 interface Frame {
@@ -77,7 +73,7 @@ interface Frame {
  * Validates `text` as one JSON value, as Go validates input before decoding it (so the first syntax error wins over
  * anything decoding would find). Throws JsonSyntaxError with Go's message. Iterative: nesting cannot overflow the stack.
  */
-export function scanJson(text: string, options?: ScanOptions): ScanResult {
+export function scanJson(text: string): ScanResult {
   const n = text.length;
   const duplicates: string[] = [];
   const stack: Frame[] = [];
@@ -87,9 +83,9 @@ export function scanJson(text: string, options?: ScanOptions): ScanResult {
   const fail = (at: number, context: string): never => {
     throw syntaxError(text, at, context, false);
   };
-  /** Fails inside a token: at the end of input that is either the fed space or an unexpected end (ScanOptions). */
+  /** Fails inside a token: at the end of input, on the space Go feeds there. */
   const failInToken = (at: number, context: string): never => {
-    throw syntaxError(text, at, context, options?.eofAsSpace === true);
+    throw syntaxError(text, at, context, true);
   };
   const skipSpace = () => {
     while (i < n && isSpace(text.charCodeAt(i))) i++;

@@ -49,11 +49,11 @@ test('nesting up to 10000 levels decodes (the limit is past it)', () => {
 
 test('valid documents decode like JSON.parse', () => {
   const texts = ['{}', '[]', ' {"a":[1,-2.5e3,true,false,null,"x\\"y\\\\z\\/\\b\\f\\n\\r\\t"]} ', '0', '-0.5', '"\\u00e9\\ud83d\\ude00"', '[[[]],{"":{}}]'];
-  for (const text of texts) assert.deepEqual(parseJson(text, { eofAsSpace: true }).value, JSON.parse(text), text);
+  for (const text of texts) assert.deepEqual(parseJson(text).value, JSON.parse(text), text);
 });
 
 test('duplicate keys keep the last value and are reported with their path', () => {
-  const r = parseJson('{"a":1,"a":2,"b":[{"c":1,"c":2}],"d":{"e":{"f":0,"f":1}}}', { eofAsSpace: true });
+  const r = parseJson('{"a":1,"a":2,"b":[{"c":1,"c":2}],"d":{"e":{"f":0,"f":1}}}');
   assert.deepEqual(r.value, { a: 2, b: [{ c: 2 }], d: { e: { f: 1 } } });
   assert.deepEqual(r.duplicates, ['a', 'b[0].c', 'd.e.f']);
 });
@@ -83,7 +83,7 @@ test('"__proto__" keys become own members, never prototypes', () => {
 
 test('deep nesting within the limit decodes without exhausting the stack', () => {
   const depth = 10000;
-  const v: JsonValue = parseJson('['.repeat(depth) + ']'.repeat(depth), { eofAsSpace: true }).value;
+  const v: JsonValue = parseJson('['.repeat(depth) + ']'.repeat(depth)).value;
   let level = 0;
   for (let cur: unknown = v; Array.isArray(cur) && cur.length > 0; cur = cur[0]) level++;
   assert.equal(level, depth - 1);

@@ -2,7 +2,7 @@
 // with Go's syntax errors and the paths of repeated keys (from scanJson), and an encoder that escapes like Go's
 // (HTML-safe) encoder.
 
-import { scanJson, type ScanOptions } from './json-syntax.ts';
+import { scanJson } from './json-syntax.ts';
 import { jsonKind, replaceLoneSurrogates, type JsonKind, type JsonValue } from './json-value.ts';
 
 export interface ParsedJson {
@@ -49,7 +49,7 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
  * match the text count larger). Anything else (a syntax error, a possible duplicate, deep nesting, an escaped
  * surrogate) takes the full scan for Go's messages and duplicate paths.
  */
-export function parseJson(text: string, options?: ScanOptions): ParsedJson {
+export function parseJson(text: string): ParsedJson {
   let value: JsonValue | undefined;
   try {
     value = JSON.parse(text) as JsonValue;
@@ -66,7 +66,7 @@ export function parseJson(text: string, options?: ScanOptions): ParsedJson {
       if (ends === keys) return { value, duplicates: [], topLevel: jsonKind(value) };
     }
   }
-  const scan = scanJson(text, options);
+  const scan = scanJson(text);
   if (value === undefined) value = JSON.parse(text) as JsonValue;
   return { value: surrogates ? replaceLoneSurrogates(value) : value, duplicates: scan.duplicates, topLevel: scan.topLevel };
 }

@@ -90,7 +90,7 @@ export function applyPatch(
 
 function readBody(patch: string, onSyntaxError: (message: string) => StatusError, duplicates: string[] | undefined, prefix: string): JsonValue {
   try {
-    const parsed = parseJson(patch, { eofAsSpace: true });
+    const parsed = parseJson(patch);
     if (duplicates) for (const path of parsed.duplicates) duplicates.push(`${prefix}duplicate field ${JSON.stringify(path)}`);
     return parsed.value;
   } catch (e) {
