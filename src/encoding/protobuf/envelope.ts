@@ -111,35 +111,72 @@ export function encodeProtobufListOf(list: { apiVersion: string; kind: string; m
   const definition = protobufDefinition(list.apiVersion, list.kind);
   const fields = definition ? listFields(definition) : undefined;
   if (!fields) throw new Error(`${list.apiVersion}, Kind=${list.kind} is not a list with a protobuf message`);
+  // Sizes first, then one buffer of the exact size with each item copied into it once.
+  const typeMeta = encodeTypeMeta(list.apiVersion, list.kind);
   const w = sharedWriter;
+  let metadata: Uint8Array;
   try {
-    w.raw(PROTOBUF_MAGIC);
-    w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(list.apiVersion).tag(2, WireType.LengthDelimited).string(list.kind).join();
-    w.tag(2, WireType.LengthDelimited).fork();
-    const writeMetadata = () => {
-      w.tag(fields.metadata.number, WireType.LengthDelimited).fork();
-      writeMessage(w, fields.metadata.type, list.metadata ?? {});
-      w.join();
-    };
-    const writeItems = () => {
-      for (const item of items) w.tag(fields.items.number, WireType.LengthDelimited).bytes(item);
-    };
-    // Field-number order (ListMeta is 1 in most lists, 2 in meta.k8s.io/v1beta1's).
-    if (fields.metadata.number < fields.items.number) {
-      writeMetadata();
-      writeItems();
-    } else {
-      writeItems();
-      writeMetadata();
-    }
-    w.join();
-    w.tag(3, WireType.LengthDelimited).string('');
-    w.tag(4, WireType.LengthDelimited).string('');
-    return w.finish();
+    writeMessage(w, fields.metadata.type, list.metadata ?? {});
+    metadata = w.finish();
   } catch (e) {
     w.finish();
     throw e;
   }
+  const metadataTag = fieldTag(fields.metadata.number);
+  const itemTag = fieldTag(fields.items.number);
+  let rawLength = metadataTag + varintLength(metadata.length) + metadata.length;
+  for (const item of items) rawLength += itemTag + varintLength(item.length) + item.length;
+  const total = PROTOBUF_MAGIC.length + 1 + varintLength(typeMeta.length) + typeMeta.length + 1 + varintLength(rawLength) + rawLength + 4;
+  const out = Buffer.allocUnsafe(total);
+  out.set(PROTOBUF_MAGIC, 0);
+  let at = PROTOBUF_MAGIC.length;
+  const put = (field: number, bytes: Uint8Array): void => {
+    at = writeVarint(out, at, (field << 3) | WireType.LengthDelimited);
+    at = writeVarint(out, at, bytes.length);
+    out.set(bytes, at);
+    at += bytes.length;
+  };
+  put(1, typeMeta);
+  at = writeVarint(out, at, (2 << 3) | WireType.LengthDelimited);
+  at = writeVarint(out, at, rawLength);
+  // Field-number order (ListMeta is 1 in most lists, 2 in meta.k8s.io/v1beta1's).
+  if (fields.metadata.number < fields.items.number) put(fields.metadata.number, metadata);
+  for (const item of items) put(fields.items.number, item);
+  if (fields.metadata.number > fields.items.number) put(fields.metadata.number, metadata);
+  // contentEncoding and contentType, both empty.
+  out.set(ENVELOPE_TRAILER, at);
+  return out;
+}
+
+/** Fields 3 and 4 of runtime.Unknown (contentEncoding, contentType), empty, as every envelope ends. */
+const ENVELOPE_TRAILER = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
+
+function encodeTypeMeta(apiVersion: string, kind: string): Uint8Array {
+  sharedWriter.tag(1, WireType.LengthDelimited).string(apiVersion).tag(2, WireType.LengthDelimited).string(kind);
+  return sharedWriter.finish();
+}
+
+function varintLength(n: number): number {
+  let length = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    length++;
+  }
+  return length;
+}
+
+/** Bytes of a length-delimited field's tag. */
+function fieldTag(field: number): number {
+  return varintLength((field << 3) | WireType.LengthDelimited);
+}
+
+function writeVarint(out: Uint8Array, at: number, n: number): number {
+  while (n >= 0x80) {
+    out[at++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  out[at++] = n;
+  return at;
 }
 
 export interface Envelope extends TypeMeta {

@@ -200,7 +200,7 @@ test("Go's zero values: value fields with omitempty dropped on reading and writt
 test('a list assembled from pre-encoded items is byte for byte the list encoded whole', () => {
   const item = (name: string) => ({ metadata: { name, namespace: 'ns', resourceVersion: '5' }, data: { k: name } });
   for (const [apiVersion, kind] of [['v1', 'ConfigMapList'], ['meta.k8s.io/v1beta1', 'PartialObjectMetadataList']] as const) {
-    const list = { apiVersion, kind, metadata: { resourceVersion: '9', continue: 'abc' }, items: [item('a'), item('b')] };
+    const list = { apiVersion, kind, metadata: { resourceVersion: '9', continue: 'abc' }, items: [item('a'), item('b'), item('c'.repeat(300)), ...Array.from({ length: 200 }, (_, i) => item(`n${i}`))] };
     const itemDefinition = protobufListItemDefinition(apiVersion, kind)!;
     const assembled = encodeProtobufListOf(list, list.items.map((i) => encodeMessage(itemDefinition, i)));
     assert.deepEqual(Buffer.from(assembled), Buffer.from(encodeProtobufObject(list)), kind);
