@@ -92,7 +92,8 @@ export function writeBody(r: Responder, code: number, contentType: string, body:
   res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', payload.length);
   res.writeHead(code);
-  res.end(req.method === 'HEAD' ? undefined : payload);
+  if (req.method === 'HEAD') res.end();
+  else endLarge(res, payload);
 }
 
 /** Bodies from this size on are written apart from the HTTP/1.1 head. */
