@@ -30,14 +30,14 @@ async function rawCreates(servers: string[], prefix: string, requests: number): 
       for (let i = next++; i < requests; i = next++) {
         const key = Buffer.from(`${prefix}/configmaps/bench/cm-${i}`);
         const t0 = performance.now();
-        const res = await conn.kv.txn(
+        const res = await conn.unary('nonRepeatable', (o) => conn.kv.txn(
           {
             compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: 0 }],
             success: [{ request_put: { key, value: values[i] } }],
             failure: [{ request_range: { key } }],
           },
-          conn.callOptions(),
-        );
+          o,
+        ));
         if (!res.succeeded) throw new Error(`raw create of ${key.toString()} found the key`);
         latencies.push(performance.now() - t0);
       }

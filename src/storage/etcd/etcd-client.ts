@@ -1,7 +1,7 @@
 // The etcd v3 connection (the `etcd3` npm client on @grpc/grpc-js) and the mapping of its errors to StorageErrors.
 // We use the client's raw KV/Watch RPCs: guarded writes are single transactions and the watch stream is ours.
 import fs from 'node:fs';
-import { ConsecutiveBreaker, circuitBreaker, handleWhen, retry } from 'cockatiel';
+import { noop } from 'cockatiel';
 import etcd3 from 'etcd3';
 import type * as RPC from 'etcd3';
 import { StorageError } from '../types.ts';
@@ -17,14 +17,48 @@ export interface EtcdConnectionOptions {
   readonly callTimeoutMs?: number;
 }
 
+/**
+ * How a failed unary call is retried, by the rules of etcd's clientv3 (kube's etcd client): a repeatable call (a read,
+ * a lease grant, a compaction) on any Unavailable answer, a write only when it never reached a member (one that did
+ * may have been applied: a guarded create sent twice would answer AlreadyExists for the caller's own write).
+ */
+export type RetryPolicy = 'repeatable' | 'nonRepeatable';
+
+export interface CallOptions {
+  readonly deadline: Date;
+}
+
 export interface EtcdConnection {
   readonly client: etcd3.Etcd3;
   readonly kv: RPC.KVClient;
   readonly watch: RPC.WatchClient;
   readonly lease: RPC.LeaseClient;
-  /** Call options carrying the deadline. */
-  callOptions(timeoutMs?: number): { deadline: Date };
+  /**
+   * Runs one unary call, retried by `policy` on another member (the client picks one at random per attempt) until
+   * the deadline, `timeoutMs` from now (default: callTimeoutMs). Each attempt gets the deadline left.
+   */
+  unary<T>(policy: RetryPolicy, run: (options: CallOptions) => Promise<T>, timeoutMs?: number): Promise<T>;
   close(): void;
+}
+
+/** clientv3's wait between attempts (25 ms, 10% jitter); a call that found no connection moves on at once. */
+const RETRY_WAIT_MS = 25;
+/**
+ * When no member has taken a connection for this long, etcd is down: the call fails now with Unavailable rather
+ * than at its deadline, so requests get their 500 at once (clientv3 would wait out the deadline). A member that
+ * answers, even "leader changed", keeps the call waiting for the election.
+ */
+const NO_MEMBER_MS = 300;
+
+/** Whether a failed call may be sent again under `policy` (see RetryPolicy). */
+export function retryable(policy: RetryPolicy, err: unknown): boolean {
+  if (!(err instanceof etcd3.GRPCUnavailableError)) return false;
+  return policy === 'repeatable' || neverSent(err);
+}
+
+/** grpc-js's answer for a call that found no connected member to go to. */
+function neverSent(err: Error): boolean {
+  return err.message.includes('No connection established');
 }
 
 export function connectEtcd(options: EtcdConnectionOptions): EtcdConnection {
@@ -38,13 +72,10 @@ export function connectEtcd(options: EtcdConnectionOptions): EtcdConnection {
     hosts,
     // Reconnect within a second once a member is back (gRPC's default backoff grows to two minutes), and notice a
     // member that stopped answering (kube's etcd client: keepalive 30 s, timeout 10 s).
-    // A member that failed three calls in a row is skipped for half a second (the client's default is five), then
-    // tried again: during a leader election every member fails for a moment, and five seconds of open breakers on
-    // all of them would turn a one-second election into a five-second outage.
-    faultHandling: {
-      host: () => circuitBreaker(handleWhen(etcd3.isRecoverableError), { halfOpenAfter: 500, breaker: new ConsecutiveBreaker(3) }),
-      global: retry(handleWhen(etcd3.isRecoverableError), { maxAttempts: 3 }),
-    },
+    // No circuit breakers and no retries of the client's own: it counts a call past its deadline as a member's
+    // failure, so the writes a dead leader held opened every member's breaker and failed calls for seconds after the
+    // election; and it retried writes that may have been applied. `unary` retries as clientv3 does instead.
+    faultHandling: { host: () => noop, global: noop },
     grpcOptions: {
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 1000,
@@ -68,9 +99,26 @@ export function connectEtcd(options: EtcdConnectionOptions): EtcdConnection {
     kv: internals.kv,
     watch: internals.watchClient,
     lease: internals.leaseClient,
-    callOptions: (ms = timeout) => ({ deadline: new Date(Date.now() + ms) }),
+    unary: (policy, run, ms = timeout) => unary(policy, run, Date.now() + ms, hosts.length),
     close: () => client.close(),
   };
+}
+
+async function unary<T>(policy: RetryPolicy, run: (options: CallOptions) => Promise<T>, deadline: number, members: number): Promise<T> {
+  let heard = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run({ deadline: new Date(deadline) });
+    } catch (err) {
+      if (!retryable(policy, err)) throw err;
+      const unsent = neverSent(err as Error);
+      if (!unsent) heard = Date.now();
+      else if (Date.now() - heard > NO_MEMBER_MS) throw err;
+      const wait = unsent && attempt < members ? 0 : RETRY_WAIT_MS * (0.9 + 0.2 * Math.random());
+      if (Date.now() + wait >= deadline) throw err;
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
 }
 
 /** The text of a gRPC/etcd error without the client's class prefixes ("14 UNAVAILABLE: ..."). */

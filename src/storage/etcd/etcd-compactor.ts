@@ -18,15 +18,15 @@ export interface CompactorState {
 /** One attempt; returns the state for the next one. Throws when etcd is unreachable. */
 export async function compactOnce(storage: EtcdStorage, state: CompactorState): Promise<CompactorState> {
   const key = Buffer.from(COMPACT_REV_KEY);
-  const { kv, callOptions } = storage.connection;
-  const res = await kv.txn(
+  const { kv, unary } = storage.connection;
+  const res = await unary('nonRepeatable', (o) => kv.txn(
     {
       compare: [{ key, target: 'Version', result: 'Equal', version: state.version }],
       success: [{ request_put: { key, value: Buffer.from(String(state.revision)) } }],
       failure: [{ request_range: { key } }],
     },
-    callOptions(),
-  );
+    o,
+  ));
   const current = int(res.header.revision);
   if (!res.succeeded) {
     const seen = res.responses[0]?.response_range?.kvs[0];
@@ -37,7 +37,7 @@ export async function compactOnce(storage: EtcdStorage, state: CompactorState): 
   // kube does not compact on its first round (revision 0): it only records the revision to compact next time.
   if (state.revision > 0) {
     storage.noteCompacted(storage.fromEtcdRevision(state.revision));
-    await kv.compact({ revision: state.revision, physical: false }, callOptions());
+    await unary('repeatable', (o) => kv.compact({ revision: state.revision, physical: false }, o));
   }
   return { version: state.version + 1, revision: current };
 }

@@ -65,8 +65,8 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
   let base = 0;
   const local = (rev: string | number) => int(rev) - base;
 
-  async function etcdRevision(): Promise<number> {
-    const res = await kvApi.range({ key: Buffer.from([0]), count_only: true, limit: 1 }, conn.callOptions());
+  async function etcdRevision(timeoutMs?: number): Promise<number> {
+    const res = await conn.unary('repeatable', (o) => kvApi.range({ key: Buffer.from([0]), count_only: true, limit: 1 }, o), timeoutMs);
     return int(res.header.revision);
   }
 
@@ -316,7 +316,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
   async function rangeCall(key: string, req: RPC.IRangeRequest, revision: number | undefined): Promise<RPC.IRangeResponse> {
     return call(async () => {
       try {
-        return await kvApi.range({ ...req, ...(revision !== undefined ? { revision: revision + base } : {}) }, conn.callOptions());
+        return await conn.unary('repeatable', (o) => kvApi.range({ ...req, ...(revision !== undefined ? { revision: revision + base } : {}) }, o));
       } catch (err) {
         if (isFutureRevisionError(err)) throw futureRevision(key, revision ?? 0, local(await etcdRevision()));
         if (isCompactedError(err)) throw compactedError(key, revision ?? 0, Math.max(compacted, revision ?? 0));
@@ -330,7 +330,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
     state.checkOpen();
     inFlight++;
     try {
-      const res = await call(() => kvApi.txn(req, conn.callOptions()), key);
+      const res = await call(() => conn.unary('nonRepeatable', (o) => kvApi.txn(req, o)), key);
       if (res.succeeded) await waitFeed(local(res.header.revision), 2000);
       return res;
     } finally {
@@ -423,7 +423,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
       const put = encoded(value);
       // A lease of its own per write, as kube's lease manager grants one when its previous lease cannot be reused
       // (for a 15 s TTL it never can); the previous lease expires unused.
-      const granted = await call(() => conn.lease.leaseGrant({ TTL: ttlSeconds }, conn.callOptions()), key);
+      const granted = await call(() => conn.unary('repeatable', (o) => conn.lease.leaseGrant({ TTL: ttlSeconds }, o)), key);
       const res = await write(key, {
         compare: [{ key: remote, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision === 0 ? 0 : expectedModRevision + base }],
         success: [{ request_put: { key: remote, value: Buffer.from(put.bytes.buffer, put.bytes.byteOffset, put.bytes.byteLength), lease: granted.ID, prev_kv: true } }],
@@ -476,7 +476,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
         if (revision > now) throw futureRevision('', revision, now);
       }
       storage.noteCompacted(revision);
-      await call(() => kvApi.compact({ revision: revision + base, physical: false }, conn.callOptions()));
+      await call(() => conn.unary('repeatable', (o) => kvApi.compact({ revision: revision + base, physical: false }, o)));
     },
 
     watch(prefix, fromRevision, callbacks: WatchCallbacks): WatchHandle {
@@ -502,7 +502,7 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
     async ready() {
       if (state.closed) return false;
       try {
-        await etcdRevisionWithin(2000);
+        await etcdRevision(2000);
         return true;
       } catch {
         return false;
@@ -537,10 +537,6 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
     waitFeed,
   };
 
-  async function etcdRevisionWithin(ms: number): Promise<number> {
-    const res = await kvApi.range({ key: Buffer.from([0]), count_only: true, limit: 1 }, conn.callOptions(ms));
-    return int(res.header.revision);
-  }
 
   return storage;
 }
