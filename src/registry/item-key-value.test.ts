@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { goEscape } from '../encoding/json.ts';
-import { ItemKeyValue, itemAtRevision, itemKeyValue } from './item-key-value.ts';
-import { itemJson, jsonLayout } from './list-json.ts';
+import { heldObjectJson, ItemKeyValue, itemAtRevision, itemKeyValue, servesHeldObject } from './item-key-value.ts';
+import { itemFromLayout, itemJson, jsonLayout } from './list-json.ts';
 import { encodeForStorage } from './store-codec.ts';
 import type { KubeObject } from './types.ts';
 
@@ -45,6 +45,30 @@ test('an item key value reads back the stored value, and holds the list item byt
     if (item.head === value) escaped++;
   }
   assert.ok(escaped > 0 && escaped < 2000, 'both kinds of items were made');
+});
+
+test("a held object's get response: the bytes the splice of its stored text gives, for the apiVersion its head names", () => {
+  const r = rnd(23);
+  let served = 0;
+  for (let n = 0; n < 2000; n++) {
+    const value = randomStored(r);
+    const kv = { key: `/registry/things/ns/x${n}`, value, createRevision: 1, modRevision: 1 + Math.floor(r() * 1e9) };
+    const layout = jsonLayout(value)!;
+    const item = itemKeyValue(kv, layout);
+    const whole = item.head === value;
+    for (const apiVersion of ['v1', 'example.com/v1']) {
+      const spliced = `${goEscape(itemFromLayout(value, layout, kv.modRevision, { apiVersion })!)}\n`;
+      if (!servesHeldObject(item, apiVersion)) {
+        assert.ok(whole || !value.includes(`"apiVersion":${JSON.stringify(apiVersion)},"metadata"`), 'only whole-value items and other apiVersions are refused');
+        continue;
+      }
+      served++;
+      assert.equal(heldObjectJson(item).toString('utf8'), spliced);
+      assert.ok(spliced.includes(`"apiVersion":"${apiVersion}"`));
+    }
+  }
+  assert.ok(served > 500, `${served} held objects served`);
+  assert.equal(servesHeldObject({ key: '/k', value: '{}', createRevision: 1, modRevision: 1 }, 'v1'), false, 'a plain stored value is spliced');
 });
 
 test('an item at a new revision equals one made afresh there, and reads back the same stored value', () => {

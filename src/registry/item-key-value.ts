@@ -64,6 +64,41 @@ function utf8Bytes(s: string): Buffer {
   return bytes;
 }
 
+/** Per head: its UTF-8 bytes when Go's escaping leaves it as it is (null otherwise); bounded like `heads`. */
+const headBytes = new Map<string, Buffer | null>();
+
+function bytesOfHead(head: string): Buffer | null {
+  let bytes = headBytes.get(head);
+  if (bytes === undefined) {
+    bytes = goEscape(head) === head ? Buffer.from(head, 'utf8') : null;
+    if (headBytes.size < MAX_HEADS) headBytes.set(head, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * Whether a get in `apiVersion` may answer with heldObjectJson(kv): the item gives the stored text back, and its
+ * head (kind, apiVersion) names that apiVersion.
+ */
+export function servesHeldObject(kv: KeyValue, apiVersion: string): kv is ItemKeyValue {
+  if (!(kv instanceof ItemKeyValue) || kv.cut === 1) return false;
+  return kv.head.endsWith(`"apiVersion":${JSON.stringify(apiVersion)},`) && bytesOfHead(kv.head) !== null;
+}
+
+/**
+ * The get response of a held object (see servesHeldObject): its head, the item after its opening brace, a newline.
+ * These are the bytes the stored text spliced with its resourceVersion and escaped gives, copied rather than
+ * scanned.
+ */
+export function heldObjectJson(kv: ItemKeyValue): Buffer {
+  const head = bytesOfHead(kv.head)!;
+  const body = Buffer.allocUnsafe(head.length + kv.json.length);
+  head.copy(body, 0);
+  kv.json.copy(body, head.length, 1);
+  body[body.length - 1] = 0x0a;
+  return body;
+}
+
 /** kv (a built-in kind's stored value in the canonical shape `layout` describes) held as its list item. */
 export function itemKeyValue(kv: KeyValue, layout: JsonLayout): ItemKeyValue {
   const stored = kv.value;

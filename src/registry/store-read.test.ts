@@ -36,6 +36,33 @@ test('a consistent list from the cache sees a write made just before it, even on
   }
 });
 
+test('a consistent get answers from the cache once it has seen storage\'s revision, from storage while it lags: always the newest state', async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  const fromCache = async (name: string) => {
+    const answer = await s.getStored!(ctx(), name);
+    return 'stored' in answer && answer.layout === undefined;
+  };
+  const caughtUp = async () => {
+    for (let i = 0; i < 100 && !(await fromCache('w0')); i++) await new Promise((r) => setImmediate(r));
+    return fromCache('w0');
+  };
+  for (let i = 0; i < 10; i++) {
+    const made = await s.create(ctx(), { metadata: { name: `w${i}` }, spec: { n: i } });
+    assert.equal((await s.get(ctx(), `w${i}`)).metadata.resourceVersion, made.metadata.resourceVersion, 'the write just made');
+    assert.equal(await caughtUp(), true, 'served from the cache once it has seen the write');
+    const updated = await s.update(ctx(), `w${i}`, (o) => ({ ...o!, spec: { n: -i - 1 } }));
+    const got = await s.get(ctx(), `w${i}`);
+    assert.deepEqual([got.metadata.resourceVersion, got.spec], [updated.object.metadata.resourceVersion, { n: -i - 1 }], 'the update just made');
+    // A write outside the cache's prefix: the cache cannot know it has seen everything until storage says so.
+    await f.namespaces.create(ctx(''), { metadata: { name: `ns${i}` } });
+    assert.equal(await fromCache('w0'), false, 'read from storage while the cache lags');
+    assert.equal(await caughtUp(), true, 'the cache catches up by itself');
+  }
+  await f.storage.delete('/registry/example.com/widgets/default/w3');
+  await assert.rejects(s.get(ctx(), 'w3'), /not found/, 'a delete made directly in storage');
+});
+
 test('without the ConsistentListFromCache gate, and without a cache, reads still answer the newest state', async () => {
   const f = await fixture();
   for (const extra of [{ featureGates: { ConsistentListFromCache: false } }, { watchCache: false as const }]) {

@@ -13,6 +13,7 @@ import { requiresExactMatch } from '../apis/fields.ts';
 import { isDNS1123Label } from '../apis/labels.ts';
 import { CacheNotReadyError, CacheTooLargeError } from '../storage/cacher/types.ts';
 import { StorageError, type KeyValue } from '../storage/types.ts';
+import { servesHeldObject } from './item-key-value.ts';
 import { jsonLayout, listFromStored } from './list-json.ts';
 import { cacheFilter, type StoreAttrs } from './store-cache.ts';
 import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
@@ -56,13 +57,28 @@ async function cacheNotOlderThan(core: StoreCore, rv: number, signal: AbortSigna
 
 // ---- get ----
 
+/**
+ * The newest state of key (a get at rv ""): from the watch cache when it has seen every revision storage has
+ * written, which in-process storage tells without a round trip; from storage otherwise (always on etcd, as kube
+ * 1.31 reads etcd). Either answer is the state after every write that completed before the request.
+ */
+async function getNewest(core: StoreCore, key: string): Promise<KeyValue | undefined> {
+  const cache = core.cache;
+  const now = core.storage.revisionNow?.();
+  if (cache !== undefined && now !== undefined && cache.ready()) {
+    if (cache.revision() >= now) return cache.get(key)?.kv;
+    cache.catchUp();
+  }
+  return (await core.storage.get(key)).kv;
+}
+
 /** The stored value a get answers from: storage for rv "", else the watch cache (kube's Cacher.Get). */
 async function readForGet(core: StoreCore, ctx: RequestContext, name: string, options: GetOptions): Promise<KeyValue> {
   const key = keyFor(core, ctx.namespace, name);
   const rvText = options.resourceVersion ?? '';
   let kv: KeyValue | undefined;
   if (rvText === '') {
-    kv = (await core.storage.get(key)).kv;
+    kv = await getNewest(core, key);
   } else {
     const rv = parseResourceVersion(rvText);
     const cache = await usableCache(core, rv, ctx.signal);
@@ -91,8 +107,10 @@ export async function getObject(core: StoreCore, def: ResourceDefinition, ctx: R
  */
 export async function getStoredObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<StoredObject | KubeObject> {
   const kv = await readForGet(core, ctx, name, options);
-  const layout = options.subresource === 'scale' || convertsOnRead(def) ? undefined : jsonLayout(kv.value);
   const apiVersion = apiVersionOf(def);
+  const asStored = options.subresource !== 'scale' && !convertsOnRead(def);
+  if (asStored && servesHeldObject(kv, apiVersion)) return { stored: kv, layout: undefined, apiVersion };
+  const layout = asStored ? jsonLayout(kv.value) : undefined;
   // A definition that converts between versions serves stored text only when it is stored in the version asked for.
   if (layout?.apiVersion !== undefined && (!def.convert || kv.value.slice(layout.apiVersion[0], layout.apiVersion[1]) === JSON.stringify(apiVersion))) {
     return { stored: kv, layout, apiVersion };

@@ -5,6 +5,7 @@ import type { FieldError, Status } from '../apis/errors.ts';
 import type { SchemaNode, SubresourceFacts } from '../apis/model-types.ts';
 import type { UserInfo } from '../auth/user.ts';
 import type { KeyValue } from '../storage/types.ts';
+import type { ItemKeyValue } from './item-key-value.ts';
 import type { JsonLayout } from './list-json.ts';
 
 export interface OwnerReference {
@@ -325,11 +326,13 @@ export interface DeleteResult {
 
 /** The generic store of one resource definition. Every write, controllers' included, goes through it. */
 /** An object as stored, servable without conversion: its value, where its metadata is, and the version served. */
-export interface StoredObject {
-  readonly stored: KeyValue;
-  readonly layout: JsonLayout;
-  readonly apiVersion: string;
-}
+/**
+ * A stored object a get serves as it is: spliced at `layout`, or, without one, a held object whose response is
+ * copied from the watch cache's item bytes (item-key-value.ts).
+ */
+export type StoredObject =
+  | { readonly stored: KeyValue; readonly layout: JsonLayout; readonly apiVersion: string }
+  | { readonly stored: ItemKeyValue; readonly layout: undefined; readonly apiVersion: string };
 
 export interface ResourceStore {
   readonly definition: ResourceDefinition;

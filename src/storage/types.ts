@@ -121,6 +121,11 @@ export interface Storage {
   /** The newest revision (0 for a fresh store). */
   currentRevision(): Promise<number>;
   /**
+   * The newest revision, known without a round trip. Only in-process backends have it: the registry then serves a
+   * consistent get from a watch cache that has seen it, as it would read storage.
+   */
+  revisionNow?(): number;
+  /**
    * The revision history was last compacted to (0: nothing compacted). Reads at revisions >= it still succeed,
    * and so do watches with fromRevision >= it (their first possible event is compactedRevision() + 1).
    */

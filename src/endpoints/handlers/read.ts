@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { badRequest, methodNotSupported } from '../../apis/errors.ts';
 import { goEscape } from '../../encoding/json.ts';
 import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { heldObjectJson } from '../../registry/item-key-value.ts';
 import { itemFromLayout, rawItemsOf } from '../../registry/list-json.ts';
 import type { KubeList, KubeObject, StoredObject } from '../../registry/types.ts';
 import { storedProtobuf } from '../protobuf-list.ts';
@@ -35,11 +36,12 @@ export async function getResource(scope: Scope): Promise<void> {
 }
 
 function isStoredObject(answer: StoredObject | KubeObject): answer is StoredObject {
-  return (answer as Partial<StoredObject>).stored !== undefined && (answer as Partial<StoredObject>).layout !== undefined;
+  return (answer as Partial<StoredObject>).stored !== undefined;
 }
 
 /** The response JSON of a stored object: its text with resourceVersion (and apiVersion) spliced in, escaped as Go does. */
-function storedJson(answer: StoredObject): string {
+function storedJson(answer: StoredObject): string | Uint8Array {
+  if (answer.layout === undefined) return heldObjectJson(answer.stored);
   const { stored, layout, apiVersion } = answer;
   return `${goEscape(itemFromLayout(stored.value, layout, stored.modRevision, { apiVersion })!)}\n`;
 }

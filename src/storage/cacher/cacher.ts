@@ -450,6 +450,7 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
       });
     },
     revision: () => revision,
+    catchUp: requestProgress,
     waitFresh(rev, timeoutMs, signal) {
       if (!isReady) return Promise.reject(new CacheNotReadyError());
       if (rev <= revision) return Promise.resolve();

@@ -157,6 +157,8 @@ export interface Cacher<A> {
    * CacheTooLargeError after timeoutMs, CacheNotReadyError when the cache resets meanwhile.
    */
   waitFresh(revision: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Asks storage how far it is without waiting, so that revision() catches up with writes outside the prefix. */
+  catchUp(): void;
   /** Current objects under prefix, ascending by key (synchronous: one consistent snapshot). */
   list(prefix: string, filter?: CacheFilter<A>): CacheListResult<A>;
   /**

@@ -180,6 +180,8 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryS
       return revision;
     },
 
+    revisionNow: () => revision,
+
     compactedRevision() {
       return compacted;
     },

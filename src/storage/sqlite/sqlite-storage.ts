@@ -303,6 +303,8 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       return revision;
     },
 
+    revisionNow: () => revision,
+
     compactedRevision() {
       return compacted;
     },
