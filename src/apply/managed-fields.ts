@@ -34,8 +34,23 @@ export interface ManagerInfo {
   subresource?: string;
 }
 
+/** Identifiers by their fields, and fields by identifier: a server sees few managers, and every write names one. */
+const identifiers = new Map<string, string>();
+const parsedIdentifiers = new Map<string, Readonly<ManagerInfo> | undefined>();
+const MAX_MEMO = 1000;
+
 /** BuildManagerIdentifier: Go's JSON of the entry's identifying fields, in ManagedFieldsEntry field order. */
 export function managerIdentifier(info: ManagerInfo): string {
+  const memoKey = `${info.manager ?? ''}\0${info.operation ?? ''}\0${info.apiVersion ?? ''}\0${info.subresource ?? ''}`;
+  let identity = identifiers.get(memoKey);
+  if (identity === undefined) {
+    identity = buildManagerIdentifier(info);
+    if (identifiers.size < MAX_MEMO) identifiers.set(memoKey, identity);
+  }
+  return identity;
+}
+
+function buildManagerIdentifier(info: ManagerInfo): string {
   const parts: string[] = [];
   if (info.manager) parts.push(`"manager":${goJsonString(info.manager)}`);
   if (info.operation) parts.push(`"operation":${goJsonString(info.operation)}`);
@@ -44,7 +59,14 @@ export function managerIdentifier(info: ManagerInfo): string {
   return `{${parts.join(',')}}`;
 }
 
-export function parseManagerIdentifier(identity: string): ManagerInfo | undefined {
+export function parseManagerIdentifier(identity: string): Readonly<ManagerInfo> | undefined {
+  if (parsedIdentifiers.has(identity)) return parsedIdentifiers.get(identity);
+  const info = parseIdentifier(identity);
+  if (parsedIdentifiers.size < MAX_MEMO) parsedIdentifiers.set(identity, info && Object.freeze(info));
+  return info;
+}
+
+function parseIdentifier(identity: string): ManagerInfo | undefined {
   try {
     const v = JSON.parse(identity) as unknown;
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;

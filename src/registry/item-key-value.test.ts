@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { goEscape } from '../encoding/json.ts';
-import { heldObjectJson, ItemKeyValue, itemAtRevision, itemKeyValue, servesHeldObject } from './item-key-value.ts';
+import { heldMetadataJson, heldObjectJson, ItemKeyValue, itemAtRevision, itemKeyValue, servesHeldObject } from './item-key-value.ts';
 import { itemFromLayout, itemJson, jsonLayout } from './list-json.ts';
 import { encodeForStorage } from './store-codec.ts';
 import type { KubeObject } from './types.ts';
@@ -43,6 +43,10 @@ test('an item key value reads back the stored value, and holds the list item byt
     const before = Buffer.from(goEscape(itemJson(value, kv.modRevision, 'drop')!), 'utf8');
     assert.deepEqual(item.json, before);
     if (item.head === value) escaped++;
+    const metadata = { ...(JSON.parse(value) as KubeObject).metadata, resourceVersion: String(kv.modRevision) };
+    const held = heldMetadataJson(item);
+    if (item.head === value) assert.equal(held, undefined, 'a whole-value item is scanned instead');
+    else assert.deepEqual(JSON.parse(held!), metadata);
   }
   assert.ok(escaped > 0 && escaped < 2000, 'both kinds of items were made');
 });
@@ -81,6 +85,7 @@ test('an item at a new revision equals one made afresh there, and reads back the
       const kv = { key: '/k', value, createRevision: 2, modRevision: rev };
       const moved = itemAtRevision(first, kv);
       assert.deepEqual(moved, itemKeyValue(kv, layout));
+      assert.equal(heldMetadataJson(moved), heldMetadataJson(itemKeyValue(kv, layout)));
       assert.equal(moved.value, value);
     }
   }

@@ -24,8 +24,10 @@ export class ItemKeyValue implements KeyValue {
   readonly head: string;
   readonly cut: number;
   readonly resume: number;
+  /** Where the value of metadata, json's first key, ends in json (0 when head is the whole value). */
+  readonly metadataEnd: number;
 
-  constructor(kv: KeyValue, json: Buffer, head: string, cut: number, resume: number) {
+  constructor(kv: KeyValue, json: Buffer, head: string, cut: number, resume: number, metadataEnd: number) {
     this.key = kv.key;
     this.createRevision = kv.createRevision;
     this.modRevision = kv.modRevision;
@@ -33,11 +35,20 @@ export class ItemKeyValue implements KeyValue {
     this.head = head;
     this.cut = cut;
     this.resume = resume;
+    this.metadataEnd = metadataEnd;
   }
 
   get value(): string {
     return this.head + this.json.toString('utf8', 1, this.cut) + this.json.toString('utf8', this.resume);
   }
+}
+
+/** `{"metadata":`: where metadata's value starts in an item. */
+const METADATA_START = 12;
+
+/** The JSON text of a held object's metadata (with the item's resourceVersion), read without scanning the item. */
+export function heldMetadataJson(kv: KeyValue): string | undefined {
+  return kv instanceof ItemKeyValue && kv.metadataEnd > 0 ? kv.json.toString('utf8', METADATA_START, kv.metadataEnd) : undefined;
 }
 
 /** Heads by text, so the objects of a resource share theirs; bounded, past which each object keeps its own. */
@@ -109,9 +120,11 @@ export function itemKeyValue(kv: KeyValue, layout: JsonLayout): ItemKeyValue {
   const json = utf8Bytes(escaped);
   const ascii = json.length === escaped.length;
   // Outside ASCII the bytes give the text back unless it has a lone surrogate (encoded as U+FFFD).
-  if (escaped !== text || (!ascii && json.toString('utf8') !== text)) return new ItemKeyValue(kv, json, stored, 1, json.length);
+  if (escaped !== text || (!ascii && json.toString('utf8') !== text)) return new ItemKeyValue(kv, json, stored, 1, json.length, 0);
   const cut = 1 + (ascii ? before.length : Buffer.byteLength(before, 'utf8'));
-  return new ItemKeyValue(kv, json, sharedHead(stored, layout.metaKey), cut, cut + pair.length);
+  const metaTail = stored.slice(layout.insertAt, layout.metadata[1]);
+  const metadataEnd = cut + pair.length + (ascii ? metaTail.length : Buffer.byteLength(metaTail, 'utf8'));
+  return new ItemKeyValue(kv, json, sharedHead(stored, layout.metaKey), cut, cut + pair.length, metadataEnd);
 }
 
 const RV_KEY = Buffer.from('"resourceVersion":"', 'latin1');
@@ -127,5 +140,6 @@ export function itemAtRevision(previous: ItemKeyValue, kv: KeyValue): ItemKeyVal
   const valueStart = old.indexOf(RV_KEY, previous.cut) + RV_KEY.length;
   const valueEnd = old.indexOf(0x22, valueStart);
   const json = Buffer.concat([old.subarray(0, valueStart), Buffer.from(String(kv.modRevision), 'latin1'), old.subarray(valueEnd)]);
-  return new ItemKeyValue(kv, json, previous.head, previous.cut, whole ? json.length : previous.resume + json.length - old.length);
+  const grown = json.length - old.length;
+  return new ItemKeyValue(kv, json, previous.head, previous.cut, whole ? json.length : previous.resume + grown, whole ? 0 : previous.metadataEnd + grown);
 }

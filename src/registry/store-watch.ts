@@ -11,6 +11,7 @@ import { StorageError, type KeyValue, type StorageEvent, type WatchHandle } from
 import { CacheNotReadyError, CacheTooLargeError, CacheTooOldError, type CacheFilter, type CacheWatcherHandle, type CacheWatchEvent } from '../storage/cacher/types.ts';
 import type { Status } from '../apis/errors.ts';
 import { cacheFilter, type StoreAttrs, type StoreCacher } from './store-cache.ts';
+import { heldMetadataJson } from './item-key-value.ts';
 import { jsonLayout } from './list-json.ts';
 import { apiVersionOf, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { rootFor, waitForRevision, type StoreCore } from './store-core.ts';
@@ -209,11 +210,15 @@ function cacheWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs
  */
 function metadataWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs>): WatchEvent {
   if (ev.type === 'BOOKMARK') return bookmarkEvent(def, ev.revision, ev.initialEventsEnd);
-  // Read once: a cached object's value may be derived on each read (item-key-value.ts).
-  const value = ev.object.kv.value;
-  const layout = ev.object.attrs.layout ?? jsonLayout(value);
-  if (!layout) return cacheWatchEvent(def, ev);
-  const metadata = JSON.parse(value.slice(layout.metadata[0], layout.metadata[1])) as KubeObject['metadata'];
+  let text = heldMetadataJson(ev.object.kv);
+  if (text === undefined) {
+    // Read once: a cached object's value may be derived on each read (item-key-value.ts).
+    const value = ev.object.kv.value;
+    const layout = ev.object.attrs.layout ?? jsonLayout(value);
+    if (!layout) return cacheWatchEvent(def, ev);
+    text = value.slice(layout.metadata[0], layout.metadata[1]);
+  }
+  const metadata = JSON.parse(text) as KubeObject['metadata'];
   metadata.resourceVersion = String(ev.revision);
   return { type: ev.type, object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } };
 }
