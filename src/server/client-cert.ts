@@ -6,7 +6,8 @@ import type { HttpRequest } from './types.ts';
 
 const cache = new WeakMap<object, ClientCertificate | null>();
 
-function tlsSocketOf(req: HttpRequest): TLSSocket | undefined {
+/** The TLS connection a request came on (HTTP/2: its session's socket). */
+export function tlsSocketOf(req: HttpRequest): TLSSocket | undefined {
   // HTTP/2: the stream's session owns the socket; HTTP/1.1: the request's socket is it.
   const h2 = (req as { stream?: { session?: { socket?: unknown } } }).stream?.session?.socket;
   const sock = (h2 ?? req.socket) as Partial<TLSSocket> | undefined;

@@ -11,7 +11,7 @@ import { attributesFor } from '../auth/authz/types.ts';
 import { dropImpersonationHeaders, impersonatedUser } from '../auth/impersonation.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
 import { parseRequestInfo } from '../endpoints/request-info.ts';
-import { clientCertificateOf } from './client-cert.ts';
+import { clientCertificateOf, tlsSocketOf } from './client-cert.ts';
 import type { HealthEndpoints } from './health.ts';
 import type { Logger } from './log.ts';
 import type { Auditor } from './audit/auditor.ts';
@@ -162,7 +162,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     } else stopTimer();
 
     // Authenticators and authorizers that answer synchronously are not awaited (see src/auth/maybe-async.ts).
-    let authn = authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, clientCertificate: clientCertificateOf(req) });
+    let authn = authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, clientCertificate: clientCertificateOf(req), connection: tlsSocketOf(req) });
     if (authn instanceof Promise) authn = await authn;
     if (authn.kind !== 'authenticated') {
       if (authn.kind === 'error') log.v(2, 'unable to authenticate the request', { path, error: authn.error });

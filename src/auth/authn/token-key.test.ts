@@ -36,3 +36,17 @@ test('bearer tokens as kube\'s bearertoken authenticator reads them', () => {
   assert.equal(bearerToken('Bearer'), undefined);
   assert.equal(requestBearerToken({ headers: {} }), undefined);
 });
+
+test('a connection hashes its bearer token once: later requests with the same header reuse the digest, another token is hashed', () => {
+  const connection = {};
+  const request = (token: string, conn?: object) => ({ headers: { authorization: `Bearer ${token}` }, ...(conn ? { connection: conn } : {}) });
+  const first = requestTokenDigest(request('aaa.bbb.ccc', connection));
+  assert.deepEqual(first, tokenDigest('aaa.bbb.ccc'));
+  assert.equal(requestTokenDigest(request('aaa.bbb.ccc', connection)), first, 'the same Buffer: not hashed again');
+  const other = requestTokenDigest(request('ddd.eee.fff', connection));
+  assert.deepEqual(other, tokenDigest('ddd.eee.fff'));
+  assert.notEqual(requestTokenDigest(request('aaa.bbb.ccc', connection)), first, 'only the last token of a connection is kept');
+  assert.notEqual(requestTokenDigest(request('ddd.eee.fff', {})), other, 'another connection hashes for itself');
+  assert.notEqual(requestTokenDigest(request('ddd.eee.fff')), requestTokenDigest(request('ddd.eee.fff')), 'without a connection, per request');
+  assert.deepEqual(requestTokenKey(request('aaa.bbb.ccc', connection)), tokenKey('aaa.bbb.ccc'));
+});

@@ -34,10 +34,23 @@ export function requestBearerToken(req: AuthnRequest): string | undefined {
   return bearerMemo(req).token;
 }
 
-/** The SHA-256 of the request's bearer token (once per request); call only when it has one. */
+/**
+ * Per connection, its last bearer token and that token's digest: a kept-alive connection sends the same header with
+ * every request, so a token is hashed once per connection. The token is held as long as the connection, no longer.
+ */
+const connectionDigests = new WeakMap<object, { readonly token: string; readonly digest: Buffer }>();
+
+/** The SHA-256 of the request's bearer token (once per request, or per connection); call only when it has one. */
 export function requestTokenDigest(req: AuthnRequest): Buffer {
   const memo = bearerMemo(req);
-  return (memo.digest ??= tokenDigest(memo.token ?? ''));
+  if (memo.digest !== undefined) return memo.digest;
+  const token = memo.token ?? '';
+  const connection = req.connection;
+  const last = connection !== undefined ? connectionDigests.get(connection) : undefined;
+  if (last !== undefined && last.token === token) return (memo.digest = last.digest);
+  memo.digest = tokenDigest(token);
+  if (connection !== undefined) connectionDigests.set(connection, { token, digest: memo.digest });
+  return memo.digest;
 }
 
 /** tokenKey of the request's bearer token without a context (once per request); call only when it has one. */

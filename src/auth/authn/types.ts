@@ -24,6 +24,8 @@ export interface AuthnRequest {
   readonly rawHeaders?: readonly string[];
   /** The audiences a token must name (TokenReview's spec.audiences); absent: the server's --api-audiences. */
   readonly audiences?: readonly string[];
+  /** The request's connection, as an identity only: what stays the same across its requests is memoized on it. */
+  readonly connection?: object;
 }
 
 export type AuthnResult =
