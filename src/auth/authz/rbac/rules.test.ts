@@ -61,3 +61,12 @@ test('covers, compactRules and CompactString word a missing right as kube does',
   // */scale in the owner's rules covers any resource's scale.
   assert.equal(covers([policyRuleOf({ verbs: ['get'], apiGroups: ['*'], resources: ['*/scale'] })], [policyRuleOf({ verbs: ['get'], apiGroups: ['apps'], resources: ['deployments/scale'] })]).covered, true);
 });
+
+test('covers: an equal owner rule covers the whole rule, except the URLs of a rule that also names resources', () => {
+  const rule = { verbs: ['get', 'list'], apiGroups: ['', 'apps'], resources: ['pods', 'deployments/scale'], resourceNames: ['a', 'b'] };
+  assert.deepEqual(covers([policyRuleOf(rule)], [policyRuleOf(rule)]), { covered: true, missing: [] });
+  // Kube breaks the URLs out into rules without names, which an owner rule with names does not cover.
+  const mixed = { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'], nonResourceURLs: ['/healthz'] };
+  const { missing } = covers([policyRuleOf(mixed)], [policyRuleOf(mixed)]);
+  assert.deepEqual(missing, [policyRuleOf({ verbs: ['get'], nonResourceURLs: ['/healthz'] })]);
+});
