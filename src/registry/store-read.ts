@@ -2,7 +2,7 @@
 // cacher decides (shouldDelegateList, Cacher.Get), and the storage reads with kube's resourceVersion semantics,
 // paging, continue tokens and errors.
 //
-//   get   rv ""            storage (the newest state)
+//   get   rv ""            storage (the newest state); in-process storage: the cache once it has seen its revision
 //         rv "0" / N       cache, not older than N (waits up to 3 s, then 504 Too large resource version)
 //   list  Exact, continue, limit with rv != "0", unknown match        storage
 //         rv "" (ConsistentListFromCache)   cache once it has seen storage's current revision (else storage)
@@ -72,7 +72,7 @@ async function getNewest(core: StoreCore, key: string): Promise<KeyValue | undef
   return (await core.storage.get(key)).kv;
 }
 
-/** The stored value a get answers from: storage for rv "", else the watch cache (kube's Cacher.Get). */
+/** The stored value a get answers from: the newest state for rv "" (getNewest), else the watch cache (kube's Cacher.Get). */
 async function readForGet(core: StoreCore, ctx: RequestContext, name: string, options: GetOptions): Promise<KeyValue> {
   const key = keyFor(core, ctx.namespace, name);
   const rvText = options.resourceVersion ?? '';
