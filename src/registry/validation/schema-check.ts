@@ -90,14 +90,18 @@ interface Walk {
   readonly unknown: string[];
 }
 
-/** Where the decoder is: Go's errorContext (innermost struct, JSON field names) and the full path for unknowns. */
+/**
+ * Where the decoder is: Go's errorContext (innermost struct, JSON field names) and the full path for unknowns. A
+ * link to the parent and this level's step: the field list and the path are spelled out only for a message
+ * (pathOf, goFieldsOf), as most bodies need neither.
+ */
 interface Pos {
+  readonly parent: Pos | undefined;
+  /** A struct field (in Go's field list and the path), a map key or an array index (in the path only). */
+  readonly step: 'root' | 'field' | 'key' | 'index';
+  readonly key: string | number;
   /** Go type name of the innermost struct being decoded ("" at the top). */
   readonly struct: string;
-  /** JSON names from the root, without indices or map keys (Go's FieldStack). */
-  readonly goField: readonly string[];
-  /** Full path with indices and map keys, as strict decoding reports unknown fields. */
-  readonly path: string;
   /** Go type errors apply (false inside custom resources outside metadata). */
   readonly typed: boolean;
   /** Named Go type of this value when the schema cannot tell it. */
@@ -167,8 +171,9 @@ function goTypeOf(node: SchemaNode): string {
 }
 
 function typeError(value: string, goType: string, pos: Pos): never {
-  if (pos.struct !== '' || pos.goField.length > 0) {
-    throw new DecodeFailure(`json: cannot unmarshal ${value} into Go struct field ${pos.struct}.${pos.goField.join('.')} of type ${goType}`);
+  const fields = goFieldsOf(pos);
+  if (pos.struct !== '' || fields.length > 0) {
+    throw new DecodeFailure(`json: cannot unmarshal ${value} into Go struct field ${pos.struct}.${fields.join('.')} of type ${goType}`);
   }
   throw new DecodeFailure(`json: cannot unmarshal ${value} into Go value of type ${goType}`);
 }
@@ -177,9 +182,37 @@ function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
+/** Full path with indices and map keys, as strict decoding reports unknown fields. */
+function pathOf(pos: Pos): string {
+  if (pos.parent === undefined) return '';
+  const parent = pathOf(pos.parent);
+  return pos.step === 'index' ? `${parent}[${pos.key}]` : join(parent, String(pos.key));
+}
+
+/** JSON names from the root, without indices or map keys (Go's FieldStack). */
+function goFieldsOf(pos: Pos): string[] {
+  const fields: string[] = [];
+  for (let p: Pos | undefined = pos; p !== undefined; p = p.parent) if (p.step === 'field') fields.push(String(p.key));
+  return fields.reverse();
+}
+
+/** NAMED_FIELD_TYPES by struct, then field: looked up for every field without building its key. */
+const NAMED_BY_STRUCT = new Map<string, Map<string, string>>();
+for (const [structField, type] of Object.entries(NAMED_FIELD_TYPES)) {
+  const dot = structField.indexOf('.');
+  const struct = structField.slice(0, dot);
+  let fields = NAMED_BY_STRUCT.get(struct);
+  if (fields === undefined) NAMED_BY_STRUCT.set(struct, (fields = new Map()));
+  fields.set(structField.slice(dot + 1), type);
+}
+
 function child(pos: Pos, struct: string, key: string): Pos {
-  const named = NAMED_FIELD_TYPES[`${struct}.${key}`];
-  return { struct, goField: [...pos.goField, key], path: join(pos.path, key), typed: pos.typed, goType: named };
+  return { parent: pos, step: 'field', key, struct, typed: pos.typed, goType: NAMED_BY_STRUCT.get(struct)?.get(key) };
+}
+
+/** The Go type a type error names: the field's named type, else the schema's. */
+function goTypeAt(pos: Pos, ref: string | undefined, node: SchemaNode): string {
+  return pos.goType ?? (ref ? pkgQualified(ref) : goTypeOf(node));
 }
 
 const intRanges: Record<string, [number, number]> = {
@@ -231,7 +264,6 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
     if (!next) return;
     current = next;
   }
-  const goType = pos.goType ?? (ref ? pkgQualified(ref) : goTypeOf(current));
   if (isIntOrString(current)) {
     if (pos.typed) intOrStringValue(value);
     return;
@@ -239,21 +271,22 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
   const type = current.type ?? (current.properties ? 'object' : undefined);
   switch (type) {
     case 'object':
-      return walkObject(w, current, value, pos, ref, goType);
+      return walkObject(w, current, value, pos, ref);
     case 'array': {
       if (!Array.isArray(value)) {
-        if (pos.typed) typeError(jsonKind(value), goType, pos);
+        if (pos.typed) typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
         return;
       }
       const items = current.items;
       if (!items) return;
+      const goType = goTypeAt(pos, ref, current);
       const elemType = goType.startsWith('[]') ? goType.slice(2) : undefined;
-      value.forEach((item, i) => walk(w, items, item, { ...pos, path: `${pos.path}[${i}]`, goType: elemType }));
+      value.forEach((item, i) => walk(w, items, item, { parent: pos, step: 'index', key: i, struct: pos.struct, typed: pos.typed, goType: elemType }));
       return;
     }
     case 'string':
       if (!pos.typed) return;
-      if (typeof value !== 'string') typeError(jsonKind(value), goType, pos);
+      if (typeof value !== 'string') typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
       if (current.format === 'byte') {
         const at = base64ErrorOffset(value);
         if (at >= 0) throw new DecodeFailure(`illegal base64 data at input byte ${at}`);
@@ -263,25 +296,25 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
       return;
     case 'integer': {
       if (!pos.typed) return;
-      if (typeof value !== 'number') typeError(jsonKind(value), goType, pos);
+      if (typeof value !== 'number') typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
       const range = intRanges[current.format ?? 'int64'] ?? intRanges.int64;
-      if (!Number.isInteger(value) || value < range[0] || value > range[1]) typeError(`number ${String(value)}`, goType, pos);
+      if (!Number.isInteger(value) || value < range[0] || value > range[1]) typeError(`number ${String(value)}`, goTypeAt(pos, ref, current), pos);
       return;
     }
     case 'number':
-      if (pos.typed && typeof value !== 'number') typeError(jsonKind(value), goType, pos);
+      if (pos.typed && typeof value !== 'number') typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
       return;
     case 'boolean':
-      if (pos.typed && typeof value !== 'boolean') typeError(jsonKind(value), goType, pos);
+      if (pos.typed && typeof value !== 'boolean') typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
       return;
     default:
       return;
   }
 }
 
-function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: string | undefined, goType: string): void {
+function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: string | undefined): void {
   if (!isObject(value)) {
-    if (pos.typed) typeError(jsonKind(value), goType, pos);
+    if (pos.typed) typeError(jsonKind(value), goTypeAt(pos, ref, node), pos);
     return;
   }
   const struct = ref ? shortName(ref) : pos.struct;
@@ -294,7 +327,7 @@ function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: st
       if (prop) walk(w, prop, v, at);
       else if (node.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
       else if (node.embeddedResource && key === 'metadata') walk(w, { ref: OBJECT_META_REF }, v, at);
-      else if (!node.preserveUnknownFields) w.unknown.push(at.path);
+      else if (!node.preserveUnknownFields) w.unknown.push(pathOf(at));
     }
     return;
   }
@@ -302,7 +335,7 @@ function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: st
     if (additional === true) return;
     const valueType = pos.goType === 'v1.ResourceList' ? 'resource.Quantity' : undefined;
     for (const [key, v] of Object.entries(value)) {
-      walk(w, additional, v, { ...pos, path: join(pos.path, key), goType: valueType });
+      walk(w, additional, v, { parent: pos, step: 'key', key, struct: pos.struct, typed: pos.typed, goType: valueType });
     }
     return;
   }
@@ -314,7 +347,7 @@ function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: st
       walk(w, { ref: OBJECT_META_REF }, value[key], child(pos, struct, key));
       continue;
     }
-    w.unknown.push(join(pos.path, key));
+    w.unknown.push(join(pathOf(pos), key));
   }
 }
 
@@ -365,7 +398,7 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
       const kind = jsonKind(obj);
       throw new DecodeFailure(`json: cannot unmarshal ${kind} into Go value of type ${def.custom ? 'map[string]interface {}' : `${def.version}.${def.kind}`}`);
     }
-    const top: Pos = { struct: rootStruct, goField: [], path: '', typed };
+    const top: Pos = { parent: undefined, step: 'root', key: '', struct: rootStruct, typed };
     const props = root.properties ?? {};
     for (const [key, v] of Object.entries(obj)) {
       const at = child(top, rootStruct, key);
@@ -378,7 +411,7 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
       } else if (Object.hasOwn(props, key)) {
         walk(w, props[key], v, at);
       } else if (!root.preserveUnknownFields) {
-        w.unknown.push(at.path);
+        w.unknown.push(pathOf(at));
       }
     }
   } catch (e) {
