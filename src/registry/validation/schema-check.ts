@@ -113,9 +113,17 @@ function shortName(ref: string): string {
   return i < 0 ? ref : ref.slice(i + 1);
 }
 
+/** Go's package-qualified name of a schema ref ("v1.Container"), memoized: the refs are a small, fixed set. */
+const qualifiedNames = new Map<string, string>();
+
 function pkgQualified(ref: string): string {
-  const parts = ref.split('.');
-  return parts.length >= 2 ? `${parts[parts.length - 2]}.${parts[parts.length - 1]}` : ref;
+  let name = qualifiedNames.get(ref);
+  if (name === undefined) {
+    const parts = ref.split('.');
+    name = parts.length >= 2 ? `${parts[parts.length - 2]}.${parts[parts.length - 1]}` : ref;
+    qualifiedNames.set(ref, name);
+  }
+  return name;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
