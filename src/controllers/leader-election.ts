@@ -68,6 +68,10 @@ export function startLeaderElection(registry: Registry, config: LeaderElectionCo
   /** The record as last seen, and when (local clock) it last changed. */
   let observed: { key: string; at: number } | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** The round under way: stop() waits for it, so that its answer cannot start leading after the stop. */
+  let pending: Promise<void> = Promise.resolve();
+  /** A round that ended after stop() with the Lease held: stop() releases it. */
+  let heldAtStop = false;
   let transition: Promise<void> = Promise.resolve();
   let resolveFirst: () => void = () => {};
   const first = new Promise<void>((resolve) => (resolveFirst = resolve));
@@ -131,6 +135,10 @@ export function startLeaderElection(registry: Registry, config: LeaderElectionCo
     if (stopped) return;
     try {
       const ok = await tryAcquireOrRenew();
+      if (stopped) {
+        heldAtStop = ok;
+        return;
+      }
       if (ok) lastRenew = Date.now();
       if (ok) setLeader(true);
       else if (leader) setLeader(false);
@@ -141,13 +149,13 @@ export function startLeaderElection(registry: Registry, config: LeaderElectionCo
       // The first attempt is over once a started leader's controllers are up.
       void transition.then(resolveFirst);
       if (!stopped) {
-        timer = setTimeout(() => void round(), retryPeriodMs);
+        timer = setTimeout(() => void (pending = round()), retryPeriodMs);
         timer.unref();
       }
     }
   }
 
-  void round();
+  pending = round();
 
   return {
     identity,
@@ -156,10 +164,12 @@ export function startLeaderElection(registry: Registry, config: LeaderElectionCo
     async stop() {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
-      const wasLeader = leader;
+      await pending;
+      const held = leader || heldAtStop;
+      heldAtStop = false;
       setLeader(false);
       await transition;
-      if (!wasLeader) return;
+      if (!held) return;
       // ReleaseOnCancel: clear the holder so another candidate takes over at once.
       try {
         await store().update(ctx, name, (current) => {
