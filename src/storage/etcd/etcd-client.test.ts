@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import etcd3 from 'etcd3';
-import { retryable } from './etcd-client.ts';
+import { retryable, unary } from './etcd-client.ts';
 import { openEtcdStorage, type EtcdStorage } from './etcd-storage.ts';
 import { startEtcdCluster, type EtcdCluster } from './test-cluster.ts';
 
@@ -86,4 +86,40 @@ test('etcd: a dead follower: every write lands through the other members', async
   } finally {
     await cluster.restart(follower);
   }
+});
+
+test('etcd retries: a call that found no connection after a stall goes on to the next member; a cluster that never answers fails fast', async () => {
+  const members = 3;
+  // The first attempt is held past the no-member time (a stalled event loop, a slow dead member) and finds no
+  // connection: the live member the next attempt reaches answers.
+  let attempts = 0;
+  const answer = await unary('nonRepeatable', async () => {
+    attempts++;
+    if (attempts === 1) {
+      await new Promise((r) => setTimeout(r, 400));
+      throw refused;
+    }
+    return 'written';
+  }, Date.now() + 5000, members);
+  assert.deepEqual([answer, attempts], ['written', 2]);
+
+  // No member ever takes a connection: the call fails with grpc-js's error well before its deadline.
+  const started = Date.now();
+  let tries = 0;
+  await assert.rejects(unary('repeatable', async () => {
+    tries++;
+    throw refused;
+  }, Date.now() + 5000, members), refused);
+  const took = Date.now() - started;
+  assert.ok(took >= 300 && took < 2000, `failed after ${took} ms`);
+  assert.ok(tries >= 4 * members, `${tries} attempts`);
+
+  // A member that answers "leader changed" keeps a read waiting for the election, up to the deadline.
+  let reads = 0;
+  const read = await unary('repeatable', async () => {
+    reads++;
+    if (reads < 20) throw reads % 2 === 0 ? leaderChanged : refused;
+    return 'read';
+  }, Date.now() + 5000, members);
+  assert.equal(read, 'read');
 });

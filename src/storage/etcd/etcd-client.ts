@@ -44,11 +44,14 @@ export interface EtcdConnection {
 /** clientv3's wait between attempts (25 ms, 10% jitter); a call that found no connection moves on at once. */
 const RETRY_WAIT_MS = 25;
 /**
- * When no member has taken a connection for this long, etcd is down: the call fails now with Unavailable rather
- * than at its deadline, so requests get their 500 at once (clientv3 would wait out the deadline). A member that
- * answers, even "leader changed", keeps the call waiting for the election.
+ * When no member has taken a connection for this long, and over at least NO_MEMBER_ATTEMPTS_PER_MEMBER attempts per
+ * member, etcd is down: the call fails now with Unavailable rather than at its deadline, so requests get their 500 at
+ * once (clientv3 would wait out the deadline). A member that answers, even "leader changed", keeps the call waiting for
+ * the election. The attempt count keeps one dead member (each attempt goes to a member picked at random) or a stalled
+ * event loop from failing a call the live members would take.
  */
 const NO_MEMBER_MS = 300;
+const NO_MEMBER_ATTEMPTS_PER_MEMBER = 4;
 
 /** Whether a failed call may be sent again under `policy` (see RetryPolicy). */
 export function retryable(policy: RetryPolicy, err: unknown): boolean {
@@ -104,17 +107,24 @@ export function connectEtcd(options: EtcdConnectionOptions): EtcdConnection {
   };
 }
 
-async function unary<T>(policy: RetryPolicy, run: (options: CallOptions) => Promise<T>, deadline: number, members: number): Promise<T> {
+/** `EtcdConnection.unary` for a cluster of `members`; exported for its tests. */
+export async function unary<T>(policy: RetryPolicy, run: (options: CallOptions) => Promise<T>, deadline: number, members: number): Promise<T> {
   let heard = Date.now();
-  for (let attempt = 1; ; attempt++) {
+  let unsentSinceHeard = 0;
+  for (;;) {
     try {
       return await run({ deadline: new Date(deadline) });
     } catch (err) {
       if (!retryable(policy, err)) throw err;
-      const unsent = neverSent(err as Error);
-      if (!unsent) heard = Date.now();
-      else if (Date.now() - heard > NO_MEMBER_MS) throw err;
-      const wait = unsent && attempt < members ? 0 : RETRY_WAIT_MS * (0.9 + 0.2 * Math.random());
+      if (neverSent(err as Error)) {
+        unsentSinceHeard++;
+      } else {
+        heard = Date.now();
+        unsentSinceHeard = 0;
+      }
+      if (unsentSinceHeard >= NO_MEMBER_ATTEMPTS_PER_MEMBER * members && Date.now() - heard > NO_MEMBER_MS) throw err;
+      // A member that never took the call is skipped at once, until each member had its chance.
+      const wait = unsentSinceHeard > 0 && unsentSinceHeard < members ? 0 : RETRY_WAIT_MS * (0.9 + 0.2 * Math.random());
       if (Date.now() + wait >= deadline) throw err;
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
