@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The `capstan` command. From a checkout it runs the TypeScript sources (Node >= 22.18 strips types by itself;
-// 22.13-22.17 need --experimental-strip-types, so it restarts itself with it); installed as a package (under
-// node_modules, where Node does not strip types) it runs the compiled dist/. The compile cache, turned on before the
-// first module loads, spares most of the loading work on later starts.
+// The `capstan` command. It runs the bundle in dist/ (scripts/build.ts): always when installed as a package, and
+// from a checkout while the bundle is fresh (`npm install` builds it; none of the sources that went in has changed
+// since). Otherwise, from a checkout, it runs the TypeScript sources (Node >= 22.18 strips types by itself;
+// 22.13-22.17 need --experimental-strip-types, so it restarts itself with it). The compile cache, turned on before
+// the first module loads, spares most of the loading work on later starts.
 //
 // The version check comes first and everything else is imported after it, in syntax Node 14 still parses, so an
 // older Node says what it needs instead of failing on a module it cannot load.
@@ -23,17 +24,31 @@ if (process.platform === 'linux' && typeof process.execve === 'function' && proc
 }
 
 const { spawn } = await import('node:child_process');
+const { readFileSync, statSync } = await import('node:fs');
 const { enableCompileCache } = await import('node:module');
 const { fileURLToPath } = await import('node:url');
 
 const self = fileURLToPath(import.meta.url);
+const root = fileURLToPath(new URL('..', import.meta.url));
 const installed = self.split(/[\\/]/).includes('node_modules');
 
-if (!installed && !process.features.typescript) {
+/** Whether dist/ holds a bundle of the sources as they are now (a stat of each source it lists: ~2 ms). */
+function bundleIsFresh() {
+  try {
+    const built = JSON.parse(readFileSync(root + 'dist/build-inputs.json', 'utf8'));
+    for (const file of built.inputs) if (statSync(root + file).mtimeMs > built.builtAt) return false;
+    return built.inputs.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+const bundled = installed || bundleIsFresh();
+if (!bundled && !process.features.typescript) {
   const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', ...process.execArgv, self, ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
 } else {
   enableCompileCache?.();
-  await import(installed ? '../dist/cli/main.js' : '../src/cli/main.ts');
+  await import(bundled ? '../dist/cli.js' : '../src/cli/main.ts');
 }

@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 
 type Cel = typeof import('./index.ts');
 
-// ./index.ts from the sources, ./index.js from the compiled dist/.
-const INDEX = `./index${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`;
+// ./index.ts beside this file in the sources; in the bundle (scripts/build.ts), its entry dist/cel.js beside every chunk.
+const INDEX = import.meta.url.endsWith('.ts') ? './index.ts' : './cel.js';
 
 let loaded: Cel | undefined;
 

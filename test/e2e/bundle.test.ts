@@ -1,0 +1,109 @@
+// End to end: the bundle (scripts/build.ts) that the installed package and `bin/capstan.js` run. The rest of the
+// suite drives the sources; this file builds a bundle of them and checks what only a bundle can get wrong: the files
+// modules find beside themselves at run time (the API model, the YAML worker, the CEL runtime loaded on first use)
+// and the packages left outside it (prom-client, yaml).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundle } from '../../scripts/build.ts';
+import { rawRequest, runKubectl } from './helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// Inside node_modules, so the bundle finds the packages it leaves outside, as it does in dist/.
+const OUT = join(ROOT, 'node_modules', '.cache', `capstan-bundle-test-${process.pid}`);
+
+let dir: string;
+let child: ChildProcess | undefined;
+let kubeconfig: string;
+let port: number;
+let ca: string;
+let admin: { clientCert: string; clientKey: string };
+
+before(async () => {
+  const inputs = await bundle(OUT);
+  assert.ok(inputs.includes('src/cli/main.ts') && inputs.includes('src/apis/generated/model.json'), inputs.join(' '));
+  dir = await mkdtemp(join(tmpdir(), 'capstan-bundle-'));
+  child = spawn(process.execPath, [join(OUT, 'cli.js'), '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const deadline = Date.now() + 20_000;
+  while (!stdout.includes('\n') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  kubeconfig = join(dir, 'data', 'admin.kubeconfig');
+  assert.equal(stdout, `kubectl --kubeconfig ${kubeconfig} get ns\n`, stderr);
+  port = (JSON.parse(stderr.split('\n')[0]!) as { port: number }).port;
+  const pki = join(dir, 'data', 'pki');
+  ca = await readFile(join(pki, 'ca.crt'), 'utf8');
+  admin = { clientCert: await readFile(join(pki, 'admin.crt'), 'utf8'), clientKey: await readFile(join(pki, 'admin.key'), 'utf8') };
+});
+
+after(async () => {
+  if (child?.pid !== undefined && child.exitCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    process.kill(child.pid, 'SIGKILL');
+    await exited;
+  }
+  await rm(OUT, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const kubectl = (args: string[], input?: string) => runKubectl(kubeconfig, args, { input, cacheDir: join(dir, 'kube-cache') });
+
+test('bundle: the API model is found (discovery and kubectl explain), kubectl works', async () => {
+  const ns = await kubectl(['get', 'ns', 'default', '-o', 'jsonpath={.metadata.name}']);
+  assert.deepEqual(ns, { code: 0, stdout: 'default', stderr: '' });
+  const explain = await kubectl(['explain', 'configmap.data']);
+  assert.equal(explain.code, 0, explain.stderr);
+  assert.match(explain.stdout, /^KIND: +ConfigMap\nVERSION: +v1\n\nFIELD: +data <map\[string\]string>/);
+});
+
+test('bundle: a CRD validation rule loads the CEL runtime and rejects what it should', async () => {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.bundle.example.com' },
+    spec: {
+      group: 'bundle.example.com',
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { min: { type: 'integer' }, max: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min must not exceed max' }] } } } },
+      }],
+    },
+  };
+  const created = await kubectl(['create', '-f', '-'], JSON.stringify(crd));
+  assert.equal(created.code, 0, created.stderr);
+  const established = await kubectl(['wait', '--for=condition=Established', '--timeout=20s', 'crd/widgets.bundle.example.com']);
+  assert.equal(established.code, 0, established.stderr);
+  const widget = (name: string, min: number, max: number) => JSON.stringify({ apiVersion: 'bundle.example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { min, max } });
+  const bad = await kubectl(['create', '-f', '-'], widget('bad', 3, 2));
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, 'The Widget "bad" is invalid: spec: Invalid value: "object": min must not exceed max\n');
+  const good = await kubectl(['create', '-f', '-'], widget('good', 2, 3));
+  assert.deepEqual(good, { code: 0, stdout: 'widget.bundle.example.com/good created\n', stderr: '' });
+});
+
+test('bundle: a large YAML body is read by the YAML worker; /metrics answers from prom-client', async () => {
+  const data = Array.from({ length: 400 }, (_, i) => `  key${i}: "${'v'.repeat(40)}"`).join('\n');
+  const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big-yaml\ndata:\n${data}\n`;
+  assert.ok(body.length > 16 * 1024, 'over the off-thread size');
+  const r = await rawRequest(port, ca, '/api/v1/namespaces/default/configmaps', { ...admin, method: 'POST', body, headers: { 'content-type': 'application/yaml' } });
+  assert.equal(r.status, 201, r.body);
+  assert.equal(Object.keys((JSON.parse(r.body) as { data: object }).data).length, 400);
+  const metrics = await rawRequest(port, ca, '/metrics', admin);
+  assert.equal(metrics.status, 200);
+  assert.match(metrics.body, /^apiserver_request_total\{.*verb="POST".*\} \d+$/m);
+});
+
+test('bundle: SIGTERM stops it with exit code 0', async () => {
+  const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
+  process.kill(child!.pid!, 'SIGTERM');
+  assert.equal(await exited, 0);
+});
