@@ -23,7 +23,6 @@ if (process.platform === 'linux' && typeof process.execve === 'function' && proc
   process.execve(process.execPath, [process.execPath].concat(process.execArgv, process.argv.slice(1)), Object.assign({}, allocator, process.env, { MALLOC_ARENA_MAX: allocator.MALLOC_ARENA_MAX }));
 }
 
-const { spawn } = await import('node:child_process');
 const { readFileSync, statSync } = await import('node:fs');
 const { enableCompileCache } = await import('node:module');
 const { fileURLToPath } = await import('node:url');
@@ -45,6 +44,7 @@ function bundleIsFresh() {
 
 const bundled = installed || bundleIsFresh();
 if (!bundled && !process.features.typescript) {
+  const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', ...process.execArgv, self, ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
