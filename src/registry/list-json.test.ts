@@ -25,7 +25,7 @@ function rnd(seed: number): () => number {
 }
 
 const metaKeys = ['name', 'generateName', 'namespace', 'uid', 'generation', 'creationTimestamp', 'deletionTimestamp', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields', 'zzCustom'];
-const nasty = ['plain', 'quo"te', 'back\\slash', '{brace}', '[br]', 'a,b', 'ümlaut', '<tag>&', '\u2028', 'e\\"nd'];
+const nasty = ['plain', 'quo"te', 'back\\slash', 'ends\\', '\\\\"', '{brace}', '[br]', 'a,b', 'ümlaut', '<tag>&', '\u2028', 'e\\"nd'];
 
 test('spliced item JSON equals the decoded, converted and re-encoded object, for many random objects', () => {
   const r = rnd(7);

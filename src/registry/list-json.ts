@@ -32,10 +32,11 @@ const UNKNOWN_RANK = 100;
 
 /** Index just past the JSON string starting at i (s[i] === '"'); -1 when malformed. */
 function skipString(s: string, i: number): number {
-  for (let j = i + 1; j < s.length; j++) {
-    const c = s.charCodeAt(j);
-    if (c === 0x5c) j++;
-    else if (c === 0x22) return j + 1;
+  // Native indexOf finds each candidate quote; one preceded by an odd run of backslashes is escaped.
+  for (let q = s.indexOf('"', i + 1); q >= 0; q = s.indexOf('"', q + 1)) {
+    let b = q - 1;
+    while (s.charCodeAt(b) === 0x5c) b--;
+    if ((q - b) % 2 === 1) return q + 1;
   }
   return -1;
 }

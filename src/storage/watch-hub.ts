@@ -63,6 +63,8 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
   const progress = new Set<Watcher>();
   let pending: StorageEvent[] = [];
   let scheduled = false;
+  /** Groups whose prefix does not end with '/' (the others are found by the key's own slashes). */
+  let unslashedGroups = 0;
 
   function schedule(): void {
     if (scheduled) return;
@@ -75,6 +77,7 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
     if (group === undefined) {
       group = { prefix: w.prefix, watchers: new Set() };
       groups.set(w.prefix, group);
+      if (!w.prefix.endsWith('/')) unslashedGroups++;
     }
     group.watchers.add(w);
   }
@@ -83,7 +86,9 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
     const group = groups.get(w.prefix);
     if (group === undefined) return;
     group.watchers.delete(w);
-    if (group.watchers.size === 0) groups.delete(w.prefix);
+    if (group.watchers.size > 0) return;
+    groups.delete(w.prefix);
+    if (!w.prefix.endsWith('/')) unslashedGroups--;
   }
 
   function finish(w: Watcher): void {
@@ -178,19 +183,40 @@ export function createWatchHub(source: HistorySource, options: WatchHubOptions =
     const events = pending;
     pending = [];
     if (events.length > 0) {
+      const matched = eventsByGroup(events);
       for (const group of groups.values()) {
-        let matched: StorageEvent[] | undefined;
-        for (const ev of events) {
-          if (ev.kv.key.startsWith(group.prefix)) (matched ??= []).push(ev);
-        }
-        if (matched === undefined) continue;
+        const ofGroup = matched.get(group);
         // One array per group and flush, shared by its watchers (see WatchCallbacks.onEvents).
-        for (const w of group.watchers) serve(w, matched);
+        if (ofGroup !== undefined) for (const w of group.watchers) serve(w, ofGroup);
       }
     }
     // A snapshot: a replay page read while serving waits for the next turn.
     if (dirty.size > 0) for (const w of [...dirty]) serve(w, NO_EVENTS);
     if (progress.size > 0) answerProgress(upTo);
+  }
+
+  /**
+   * Each group's events, in order. A group whose prefix ends with '/' is found by one lookup per slash of the key
+   * (a handful) rather than by testing every group's prefix (one per cached resource) against every event.
+   */
+  function eventsByGroup(events: readonly StorageEvent[]): Map<Group, StorageEvent[]> {
+    const matched = new Map<Group, StorageEvent[]>();
+    const add = (group: Group, ev: StorageEvent): void => {
+      const list = matched.get(group);
+      if (list === undefined) matched.set(group, [ev]);
+      else list.push(ev);
+    };
+    for (const ev of events) {
+      const key = ev.kv.key;
+      for (let slash = key.indexOf('/'); slash >= 0; slash = key.indexOf('/', slash + 1)) {
+        const group = groups.get(key.slice(0, slash + 1));
+        if (group !== undefined) add(group, ev);
+      }
+      if (unslashedGroups > 0) {
+        for (const group of groups.values()) if (!group.prefix.endsWith('/') && key.startsWith(group.prefix)) add(group, ev);
+      }
+    }
+    return matched;
   }
 
   /** Tells live watchers that asked that they have seen everything up to `upTo`; others keep waiting. */

@@ -1,7 +1,7 @@
 // Objects in kube's protobuf envelope: the magic "k8s\0", then runtime.Unknown{typeMeta{apiVersion, kind},
 // raw: the object's message, contentEncoding, contentType} (k8s.io/apimachinery/pkg/runtime/serializer/protobuf).
 
-import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { binaryReader, binaryWriter, WireType, type BinaryWriter } from './wire.ts';
 import { loadModel, schemaNameForKind } from '../../apis/model.ts';
 import { decodeMessage, hasProtobufMessage, parseJsonBytes, ProtobufDecodeError, writeMessage } from './messages.ts';
 import type { ProtoFieldFacts } from '../../apis/model-types.ts';
@@ -67,7 +67,7 @@ export function writeEnveloped(w: BinaryWriter, value: unknown): void {
 
 /** The enveloped object around its already encoded message: the bytes encodeProtobufObject gives for it. */
 export function encodeEnvelopedMessage(apiVersion: string, kind: string, message: Uint8Array): Uint8Array {
-  const w = sharedWriter;
+  const w = sharedWriter();
   w.raw(PROTOBUF_MAGIC);
   w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(apiVersion).tag(2, WireType.LengthDelimited).string(kind).join();
   w.tag(2, WireType.LengthDelimited).bytes(message);
@@ -76,16 +76,17 @@ export function encodeEnvelopedMessage(apiVersion: string, kind: string, message
   return w.finish();
 }
 
+let writer: BinaryWriter | undefined;
 /** One writer for every response: its buffer grows to the largest object once instead of once per call. */
-const sharedWriter = new BinaryWriter();
+const sharedWriter = (): BinaryWriter => (writer ??= binaryWriter());
 
 /** An object (with apiVersion and kind) as application/vnd.kubernetes.protobuf bytes. */
 export function encodeProtobufObject(value: unknown): Uint8Array {
   try {
-    writeEnveloped(sharedWriter, value);
-    return sharedWriter.finish();
+    writeEnveloped(sharedWriter(), value);
+    return sharedWriter().finish();
   } catch (e) {
-    sharedWriter.finish();
+    sharedWriter().finish();
     throw e;
   }
 }
@@ -113,7 +114,7 @@ export function encodeProtobufListOf(list: { apiVersion: string; kind: string; m
   if (!fields) throw new Error(`${list.apiVersion}, Kind=${list.kind} is not a list with a protobuf message`);
   // Sizes first, then one buffer of the exact size with each item copied into it once.
   const typeMeta = encodeTypeMeta(list.apiVersion, list.kind);
-  const w = sharedWriter;
+  const w = sharedWriter();
   let metadata: Uint8Array;
   try {
     writeMessage(w, fields.metadata.type, list.metadata ?? {});
@@ -152,8 +153,8 @@ export function encodeProtobufListOf(list: { apiVersion: string; kind: string; m
 const ENVELOPE_TRAILER = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
 
 function encodeTypeMeta(apiVersion: string, kind: string): Uint8Array {
-  sharedWriter.tag(1, WireType.LengthDelimited).string(apiVersion).tag(2, WireType.LengthDelimited).string(kind);
-  return sharedWriter.finish();
+  sharedWriter().tag(1, WireType.LengthDelimited).string(apiVersion).tag(2, WireType.LengthDelimited).string(kind);
+  return sharedWriter().finish();
 }
 
 function varintLength(n: number): number {
@@ -198,12 +199,12 @@ export function decodeEnvelope(data: Uint8Array): Envelope {
   if (data.length === PROTOBUF_MAGIC.length) throw new ProtobufDecodeError('empty body');
   const out: Envelope = { apiVersion: '', kind: '', raw: new Uint8Array(), contentEncoding: '', contentType: '' };
   try {
-    const r = new BinaryReader(data.subarray(PROTOBUF_MAGIC.length));
+    const r = binaryReader(data.subarray(PROTOBUF_MAGIC.length));
     while (r.pos < r.len) {
       const [no, wire] = r.tag();
       if (no >= 1 && no <= 4 && wire !== WireType.LengthDelimited) throw new ProtobufDecodeError(`proto: wrong wireType = ${wire} for field ${['TypeMeta', 'Raw', 'ContentEncoding', 'ContentType'][no - 1]}`);
       if (no === 1) {
-        const tm = new BinaryReader(r.bytes());
+        const tm = binaryReader(r.bytes());
         while (tm.pos < tm.len) {
           const [n, w] = tm.tag();
           if ((n === 1 || n === 2) && w !== WireType.LengthDelimited) throw new ProtobufDecodeError(`proto: wrong wireType = ${w} for field ${n === 1 ? 'APIVersion' : 'Kind'}`);

@@ -4,7 +4,7 @@
 // (Time, MicroTime, Quantity, IntOrString, RawExtension, FieldsV1, Duration, list wrappers) map to their JSON
 // forms here.
 
-import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { binaryReader, binaryWriter, WireType, type BinaryReader, type BinaryWriter } from './wire.ts';
 import { loadModel } from '../../apis/model.ts';
 import type { ProtoFieldFacts, ProtoMessageFacts } from '../../apis/model-types.ts';
 import { formatGoDuration, parseGoDuration } from './duration.ts';
@@ -240,7 +240,7 @@ export function writeMessage(w: BinaryWriter, type: string, v: unknown): void {
 
 /** The protobuf bytes of one message (no envelope). */
 export function encodeMessage(type: string, v: unknown): Uint8Array {
-  const w = new BinaryWriter();
+  const w = binaryWriter();
   writeMessageBody(w, type, v);
   return w.finish();
 }
@@ -312,7 +312,7 @@ function zeroOf(type: string, raw: RawDecoder): unknown {
 }
 
 function readMapEntry(bytes: Uint8Array, f: ProtoFieldFacts, raw: RawDecoder): [string, unknown] {
-  const r = new BinaryReader(bytes);
+  const r = binaryReader(bytes);
   let key = '';
   let value: unknown;
   while (r.pos < r.len) {
@@ -332,7 +332,7 @@ function readMapEntry(bytes: Uint8Array, f: ProtoFieldFacts, raw: RawDecoder): [
 function readFields(bytes: Uint8Array, name: string, obj: Record<string, unknown>, raw: RawDecoder): void {
   const idx = messageIndex(name);
   if (!idx) throw new Error(`no protobuf message ${name}`);
-  const r = new BinaryReader(bytes);
+  const r = binaryReader(bytes);
   while (r.pos < r.len) {
     const [no, wire] = r.tag();
     if (no <= 0) throw new ProtobufDecodeError(`proto: ${name.slice(name.lastIndexOf('.') + 1)}: illegal tag ${no} (wire type ${wire})`);
@@ -365,7 +365,7 @@ function readFields(bytes: Uint8Array, name: string, obj: Record<string, unknown
       }
       if (wire === WireType.LengthDelimited && wireTypeOf(f.type) !== WireType.LengthDelimited) {
         // Packed numbers, which Go's decoder also accepts.
-        const packed = new BinaryReader(r.bytes());
+        const packed = binaryReader(r.bytes());
         while (packed.pos < packed.len) list.push(readScalar(packed, f.type));
       } else {
         list.push(readValue(r, wire, f, f.type, raw));
@@ -394,7 +394,7 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
     case TIME:
     case MICRO_TIME: {
       if (bytes.length === 0) return null;
-      const r = new BinaryReader(bytes);
+      const r = binaryReader(bytes);
       let seconds = 0;
       let nanos = 0;
       while (r.pos < r.len) {
@@ -407,7 +407,7 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       return formatTime(seconds, nanos, type === MICRO_TIME);
     }
     case QUANTITY: {
-      const r = new BinaryReader(bytes);
+      const r = binaryReader(bytes);
       let s = '';
       while (r.pos < r.len) {
         const [no, wire] = r.tag();
@@ -417,7 +417,7 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       return s === '' ? '0' : s;
     }
     case INT_OR_STRING: {
-      const r = new BinaryReader(bytes);
+      const r = binaryReader(bytes);
       let kind = 0;
       let intVal = 0;
       let strVal = '';
@@ -432,7 +432,7 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
     }
     case RAW_EXTENSION:
     case FIELDS_V1: {
-      const r = new BinaryReader(bytes);
+      const r = binaryReader(bytes);
       let data: Uint8Array | undefined;
       while (r.pos < r.len) {
         const [no, wire] = r.tag();
@@ -443,7 +443,7 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       return type === RAW_EXTENSION ? raw(data) : parseJsonBytes(data);
     }
     case DURATION: {
-      const r = new BinaryReader(bytes);
+      const r = binaryReader(bytes);
       let ns = 0;
       while (r.pos < r.len) {
         const [no, wire] = r.tag();
@@ -458,7 +458,7 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
   if (idx.facts.listWrapper) {
     const items = idx.facts.fields[0]!;
     const list: unknown[] = [];
-    const r = new BinaryReader(bytes);
+    const r = binaryReader(bytes);
     while (r.pos < r.len) {
       const [no, wire] = r.tag();
       if (no === items.number) list.push(readValue(r, wire, items, items.type, raw));

@@ -2,16 +2,17 @@
 // object}} written raw (no envelope of its own: the stream serializer is protobuf.RawSerializer), framed by
 // a 4-byte big-endian length (protobuf.LengthDelimitedFramer).
 
-import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { binaryReader, binaryWriter, WireType, type BinaryWriter } from './wire.ts';
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, writeEnveloped } from './envelope.ts';
 import { ProtobufDecodeError } from './messages.ts';
 
-const sharedWriter = new BinaryWriter();
+let writer: BinaryWriter | undefined;
+const sharedWriter = (): BinaryWriter => (writer ??= binaryWriter());
 const LENGTH_PLACEHOLDER = new Uint8Array(4);
 
 /** One framed event: length prefix, then WatchEvent. */
 export function encodeWatchFrame(type: string, object: unknown): Uint8Array {
-  const w = sharedWriter;
+  const w = sharedWriter();
   w.raw(LENGTH_PLACEHOLDER);
   w.tag(1, WireType.LengthDelimited).string(type);
   w.tag(2, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).fork();
@@ -34,14 +35,14 @@ export interface DecodedWatchEvent {
 
 /** One WatchEvent message (without its length prefix) back to JSON. */
 export function decodeWatchEvent(message: Uint8Array): DecodedWatchEvent {
-  const r = new BinaryReader(message);
+  const r = binaryReader(message);
   let type = '';
   let raw: Uint8Array = new Uint8Array();
   while (r.pos < r.len) {
     const [no, wire] = r.tag();
     if (no === 1 && wire === WireType.LengthDelimited) type = r.string();
     else if (no === 2 && wire === WireType.LengthDelimited) {
-      const ext = new BinaryReader(r.bytes());
+      const ext = binaryReader(r.bytes());
       while (ext.pos < ext.len) {
         const [n, w] = ext.tag();
         if (n === 1 && w === WireType.LengthDelimited) raw = ext.bytes();
