@@ -1,7 +1,7 @@
 // Go's time.ParseDuration, for kube's duration flags (--request-timeout=1m0s): a sequence of decimal numbers
 // with units ns, us (µs), ms, s, m, h, optionally signed. Errors carry Go's wording.
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, '\u00b5s': 1e-3, '\u03bcs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** The duration in milliseconds; throws Error(`time: invalid duration "x"`) like Go. */
 export function parseGoDuration(text: string): number {
@@ -15,7 +15,7 @@ export function parseGoDuration(text: string): number {
   if (rest === '0') return 0;
   if (rest === '') throw new Error(`time: invalid duration ${quoted}`);
   let total = 0;
-  const part = /^(\d*(?:\.\d*)?)([a-zµμ]*)/;
+  const part = /^(\d*(?:\.\d*)?)([a-z\u00b5\u03bc]*)/;
   while (rest !== '') {
     const m = part.exec(rest);
     if (!m || m[1] === '' || m[1] === '.') throw new Error(`time: invalid duration ${quoted}`);

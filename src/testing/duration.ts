@@ -1,8 +1,8 @@
 // Durations the test controls accept: Go's time.ParseDuration form ("10m", "1h30m", "250ms", "1.5s") or a number
 // of milliseconds, so the same values read the same from JavaScript, curl and a Go test.
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, '\u00b5s': 1e-3, '\u03bcs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/y;
 
 /** Milliseconds, or an Error naming the bad value. */
 export function parseDuration(value: unknown, what: string): number {

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,16 @@ after(async () => {
 });
 
 const kubectl = (args: string[], input?: string) => runKubectl(kubeconfig, args, { input, cacheDir: join(dir, 'kube-cache') });
+
+test('bundle: every file is ASCII (one character past Latin-1 makes V8 hold the whole chunk as two-byte text)', async () => {
+  const files = (await readdir(OUT)).filter((f) => f.endsWith('.js'));
+  assert.ok(files.length > 5, files.join(' '));
+  for (const file of files) {
+    const text = await readFile(join(OUT, file), 'utf8');
+    const at = text.search(/[^\x00-\x7f]/);
+    assert.equal(at, -1, `${file}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}`);
+  }
+});
 
 test('bundle: the API model is found (discovery and kubectl explain), kubectl works', async () => {
   const ns = await kubectl(['get', 'ns', 'default', '-o', 'jsonpath={.metadata.name}']);

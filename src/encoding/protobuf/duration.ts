@@ -1,14 +1,14 @@
 // metav1.Duration's JSON form: Go's time.Duration String and ParseDuration.
 
-const UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const UNITS: Record<string, number> = { ns: 1, us: 1e3, '\u00b5s': 1e3, '\u03bcs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 /** time.ParseDuration, to nanoseconds ("1h30m", "-1.5s", "0"); NaN for text Go would reject. */
 export function parseGoDuration(s: string): number {
   if (s === '0' || s === '+0' || s === '-0') return 0;
-  const m = /^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(s);
+  const m = /^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/.exec(s);
   if (!m) return NaN;
   let total = 0;
-  for (const part of s.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(part[1]) * UNITS[part[2]!]!;
+  for (const part of s.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g)) total += Number(part[1]) * UNITS[part[2]!]!;
   return Math.round(m[1] === '-' ? -total : total);
 }
 
@@ -24,7 +24,7 @@ export function formatGoDuration(ns: number): string {
   let n = Math.abs(ns);
   if (n < 1e9) {
     if (n < 1e3) return `${sign}${n}ns`;
-    if (n < 1e6) return `${sign}${trimFraction(Math.floor(n / 1e3), n % 1e3, 3)}µs`;
+    if (n < 1e6) return `${sign}${trimFraction(Math.floor(n / 1e3), n % 1e3, 3)}\u00b5s`;
     return `${sign}${trimFraction(Math.floor(n / 1e6), n % 1e6, 6)}ms`;
   }
   const h = Math.floor(n / 3600e9);

@@ -289,7 +289,7 @@ export function cronScheduleError(schedule: string): string | undefined {
   if (spec.trim() === '') return 'empty spec string';
   if (spec.startsWith('@')) {
     if (DESCRIPTORS.has(spec)) return undefined;
-    if (spec.startsWith('@every ')) return /^@every (\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(spec) ? undefined : `failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(spec.slice(7))}`;
+    if (spec.startsWith('@every ')) return /^@every (\d+(\.\d+)?(ns|us|\u00b5s|ms|s|m|h))+$/.test(spec) ? undefined : `failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(spec.slice(7))}`;
     return `unrecognized descriptor: ${spec}`;
   }
   const fields = spec.trim().split(/\s+/);
