@@ -26,7 +26,7 @@ const ENTRIES = {
   cel: 'src/cel/index.ts',
 };
 /** Files the code reads beside itself at run time: source -> path in dist/. */
-const ASSETS = { 'src/apis/generated/model.json': 'generated/model.json' };
+const ASSETS = { 'src/apis/generated/model.json': 'generated/model.json', 'src/apis/generated/protobuf.json': 'generated/protobuf.json' };
 
 /**
  * Bundles the sources into `outdir` with the files they read beside them; the sources it took. The previous bundle's

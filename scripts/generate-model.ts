@@ -1,4 +1,5 @@
-// Generates src/apis/generated/model.json (an ApiModel) from the kube-apiserver 1.31 reference data in
+// Generates src/apis/generated/model.json (an ApiModel) and src/apis/generated/protobuf.json (its messages' protobuf
+// facts, read apart) from the kube-apiserver 1.31 reference data in
 // shared/k8s-1.31: openapi-v2.json for resources, verbs, scopes and schemas; generated.proto for protobuf
 // field numbers. Facts the document lacks (short names, categories, default enablement, group order) come
 // from the small tables below. Output is deterministic: running it twice yields identical bytes.
@@ -8,10 +9,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compareKubeAwareVersions } from '../src/apis/versions.ts';
-import type { ApiModel, GroupFacts, GroupVersionFacts, ProtoFieldFacts, ProtoMessageFacts, ProtoScalar, ResourceFacts, SchemaNode, SubresourceFacts } from '../src/apis/model-types.ts';
+import type { ApiModel, GroupFacts, GroupVersionFacts, ProtobufFacts, ProtoFieldFacts, ProtoMessageFacts, ProtoScalar, ResourceFacts, SchemaNode, SubresourceFacts } from '../src/apis/model-types.ts';
 
 export const DEFAULT_REFERENCE_DIR = path.resolve(import.meta.dirname, '../../shared/k8s-1.31');
 export const MODEL_PATH = path.resolve(import.meta.dirname, '../src/apis/generated/model.json');
+export const PROTOBUF_PATH = path.resolve(import.meta.dirname, '../src/apis/generated/protobuf.json');
 
 // ---------------------------------------------------------------------------------------------------------
 // Facts the OpenAPI document does not carry (kube-apiserver 1.31).
@@ -561,7 +563,7 @@ function defaultEnabled(group: string, version: string): boolean {
 // The model.
 // ---------------------------------------------------------------------------------------------------------
 
-export function buildModel(referenceDir: string = DEFAULT_REFERENCE_DIR): ApiModel {
+export function buildModel(referenceDir: string = DEFAULT_REFERENCE_DIR): { model: ApiModel; protobuf: ProtobufFacts } {
   const doc = JSON.parse(fs.readFileSync(path.join(referenceDir, 'openapi-v2.json'), 'utf8')) as OpenApiDocument;
   const protoMessages = readProtoMessages(path.join(referenceDir, 'proto'));
   const protoFields = protoFieldNumbers(protoMessages);
@@ -683,7 +685,7 @@ export function buildModel(referenceDir: string = DEFAULT_REFERENCE_DIR): ApiMod
   const sortedSchemas: Record<string, SchemaNode> = {};
   for (const name of Object.keys(schemas).sort()) sortedSchemas[name] = schemas[name]!;
 
-  return { groups, schemas: sortedSchemas, protobuf: buildProtobufFacts(protoMessages, sortedSchemas, all) };
+  return { model: { groups, schemas: sortedSchemas }, protobuf: buildProtobufFacts(protoMessages, sortedSchemas, all) };
 }
 
 /** Compact, diff-friendly JSON: one line per resource and per schema definition. */
@@ -702,26 +704,32 @@ export function serializeModel(model: ApiModel): string {
   out.push('"schemas":{');
   const names = Object.keys(model.schemas);
   names.forEach((name, i) => out.push(`${JSON.stringify(name)}:${JSON.stringify(model.schemas[name])}` + (i < names.length - 1 ? ',' : '')));
-  out.push('},');
-  out.push('"protobuf":{');
-  const messages = Object.keys(model.protobuf);
-  messages.forEach((name, i) => out.push(`${JSON.stringify(name)}:${JSON.stringify(model.protobuf[name])}` + (i < messages.length - 1 ? ',' : '')));
   out.push('}}');
   return out.join('\n') + '\n';
 }
 
-export function generateModelJson(referenceDir: string = DEFAULT_REFERENCE_DIR): string {
-  return serializeModel(buildModel(referenceDir));
+/** The protobuf facts the same way: one line per message. */
+export function serializeProtobufFacts(protobuf: ProtobufFacts): string {
+  const messages = Object.keys(protobuf);
+  return `{\n${messages.map((name) => `${JSON.stringify(name)}:${JSON.stringify(protobuf[name])}`).join(',\n')}\n}\n`;
+}
+
+/** The texts of generated/model.json and generated/protobuf.json. */
+export function generateModelFiles(referenceDir: string = DEFAULT_REFERENCE_DIR): { model: string; protobuf: string } {
+  const built = buildModel(referenceDir);
+  return { model: serializeModel(built.model), protobuf: serializeProtobufFacts(built.protobuf) };
 }
 
 function main(): void {
   const referenceDir = process.argv[2] ? path.resolve(process.argv[2]) : DEFAULT_REFERENCE_DIR;
-  const json = generateModelJson(referenceDir);
+  const files = generateModelFiles(referenceDir);
+  const json = files.model;
   fs.mkdirSync(path.dirname(MODEL_PATH), { recursive: true });
   fs.writeFileSync(MODEL_PATH, json);
+  fs.writeFileSync(PROTOBUF_PATH, files.protobuf);
   const model = JSON.parse(json) as ApiModel;
   const resources = model.groups.reduce((n, g) => n + g.versions.reduce((m, v) => m + v.resources.length, 0), 0);
-  console.log(`wrote ${path.relative(process.cwd(), MODEL_PATH)}: ${model.groups.length} groups, ${resources} resources, ${Object.keys(model.schemas).length} schemas, ${json.length} bytes`);
+  console.log(`wrote ${path.relative(process.cwd(), MODEL_PATH)}: ${model.groups.length} groups, ${resources} resources, ${Object.keys(model.schemas).length} schemas, ${json.length} bytes; ${path.relative(process.cwd(), PROTOBUF_PATH)}: ${files.protobuf.length} bytes`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) main();

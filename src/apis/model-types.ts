@@ -125,6 +125,7 @@ export interface ApiModel {
   groups: GroupFacts[];
   /** Every definition the resources reach, by definition name. */
   schemas: Record<string, SchemaNode>;
-  /** Every generated.proto message, by definition-style name. */
-  protobuf: Record<string, ProtoMessageFacts>;
 }
+
+/** Every generated.proto message, by definition-style name (generated/protobuf.json, read on first use). */
+export type ProtobufFacts = Record<string, ProtoMessageFacts>;

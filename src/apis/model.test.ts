@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_REFERENCE_DIR, MODEL_PATH, compareKubeAwareVersions, generateModelJson } from '../../scripts/generate-model.ts';
+import { DEFAULT_REFERENCE_DIR, MODEL_PATH, PROTOBUF_PATH, compareKubeAwareVersions, generateModelFiles } from '../../scripts/generate-model.ts';
 import { enabledGroupVersions, loadModel, resourceFacts, schemaByName, schemaNameForKind } from './model.ts';
 
 const referenceMissing = !fs.existsSync(path.join(DEFAULT_REFERENCE_DIR, 'openapi-v2.json'));
@@ -15,11 +15,12 @@ function served(runtimeConfig: string): string[] {
 }
 
 test('the committed model is what the generator produces, byte for byte, and generation is deterministic', { skip: skipGenerator }, () => {
-  const first = generateModelJson();
-  assert.equal(first, fs.readFileSync(MODEL_PATH, 'utf8'), 'src/apis/generated/model.json is stale: run node scripts/generate-model.ts');
-  assert.equal(generateModelJson(), first);
-  assert.ok(first.length < 2 * 1024 * 1024, `model is ${first.length} bytes`);
-  assert.doesNotMatch(first, /"description":"/);
+  const files = generateModelFiles();
+  assert.equal(files.model, fs.readFileSync(MODEL_PATH, 'utf8'), 'src/apis/generated/model.json is stale: run node scripts/generate-model.ts');
+  assert.equal(files.protobuf, fs.readFileSync(PROTOBUF_PATH, 'utf8'), 'src/apis/generated/protobuf.json is stale: run node scripts/generate-model.ts');
+  assert.deepEqual(generateModelFiles(), files);
+  assert.ok(files.model.length + files.protobuf.length < 2 * 1024 * 1024, `model is ${files.model.length + files.protobuf.length} bytes`);
+  assert.doesNotMatch(files.model + files.protobuf, /"description":"/);
 });
 
 test('pods: namespaced, short name po, category all, verbs and subresources as discovery reports them', () => {

@@ -4,10 +4,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApiModel, GroupVersionFacts, ResourceFacts, SchemaNode } from './model-types.ts';
+import type { ApiModel, GroupVersionFacts, ProtobufFacts, ResourceFacts, SchemaNode } from './model-types.ts';
 import { parseGoBool } from '../encoding/go-format.ts';
 
 const MODEL_FILE = path.join(import.meta.dirname, 'generated', 'model.json');
+// Apart from the model: only a protobuf client or protobuf storage needs it.
+const PROTOBUF_FILE = path.join(import.meta.dirname, 'generated', 'protobuf.json');
 
 interface ModelIndex {
   model: ApiModel;
@@ -33,6 +35,13 @@ function loadIndex(): ModelIndex {
   }
   index = { model, resources, definitionByGvk };
   return index;
+}
+
+let protobuf: ProtobufFacts | undefined;
+
+/** The protobuf messages' facts, read once on first use and cached. */
+export function protobufFacts(): ProtobufFacts {
+  return (protobuf ??= JSON.parse(fs.readFileSync(PROTOBUF_FILE, 'utf8')) as ProtobufFacts);
 }
 
 /** The whole model, read once and cached. */

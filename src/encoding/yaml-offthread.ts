@@ -2,7 +2,7 @@
 // (and ones too deep for the main thread's stack) go to one worker thread with a deep stack. The result is kept
 // for readYaml, so the synchronous decoding paths stay synchronous: await prepareYaml(text), then readYaml(text).
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { YamlAnswer, YamlJob } from './yaml-worker.ts';
 import { parseYaml, YamlSyntaxError, type ParsedYaml } from './yaml.ts';
 
@@ -23,6 +23,8 @@ const pending = new Map<number, (answer: YamlAnswer) => void>();
 function yamlWorker(): Worker {
   if (worker) return worker;
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  // node:worker_threads is loaded with the first large body rather than at start-up.
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
   const w = new Worker(new URL(`./yaml-worker${ext}`, import.meta.url), { resourceLimits: { stackSizeMb: WORKER_STACK_MB } });
   w.on('message', (answer: YamlAnswer) => {
     const done = pending.get(answer.id);

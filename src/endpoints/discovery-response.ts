@@ -1,8 +1,8 @@
 // Writing cached discovery and OpenAPI documents: encode once, hash once (kube's ETag is the upper-case hex
 // SHA-512 of the body), gzip lazily once, and answer conditional requests with 304.
 
+import { gzip } from '../encoding/gzip.ts';
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import type { StatusError } from '../apis/errors.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
 import { acceptsGzip } from '../encoding/negotiate.ts';
@@ -82,7 +82,7 @@ export function serveDocument(req: HttpRequest, res: HttpResponse, doc: EncodedD
   }
   let body = doc.body;
   if (opts.gzipAbove !== undefined && body.length > opts.gzipAbove && acceptsGzip(header(req, 'accept-encoding'))) {
-    doc.gzipped ??= gzipSync(doc.body);
+    doc.gzipped ??= gzip(doc.body, 6);
     body = doc.gzipped;
     w.setHeader('Content-Encoding', 'gzip');
     appendVary(w, 'Accept-Encoding');

@@ -1,7 +1,7 @@
 // Writing responses as kube-apiserver's responsewriters do: negotiated JSON, YAML or protobuf bodies, gzip
 // above 128 KiB when asked (APIResponseCompression), Warning headers, and every error as a Status.
 
-import { gzipSync } from 'node:zlib';
+import { gzip } from '../encoding/gzip.ts';
 import { internalError, isStatusError, type Status } from '../apis/errors.ts';
 import { encodeJson } from '../encoding/json.ts';
 import { acceptsGzip, JSON_MEDIA_TYPE, negotiateOutput, prettyRequested, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE, type NegotiatedMediaType } from '../encoding/negotiate.ts';
@@ -85,7 +85,7 @@ export function writeBody(r: Responder, code: number, contentType: string, body:
   noteResponseBody(r.res, body, contentType);
   let payload: Uint8Array = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   if (shouldGzip(r, payload.length)) {
-    payload = gzipSync(payload, { level: 1 });
+    payload = gzip(payload);
     res.setHeader('Content-Encoding', 'gzip');
     res.setHeader('Vary', 'Accept-Encoding');
   }

@@ -4,7 +4,7 @@
 // names the host (kube's cluster-IP resolver; a test points one at localhost), any other Service leads to the
 // first ready address of its Endpoints (kube's endpoint routing); the TLS server name is <service>.<namespace>.svc.
 
-import { Agent, request } from 'node:https';
+import type { Agent } from 'node:https';
 import { isIP } from 'node:net';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
@@ -94,7 +94,8 @@ function agentFor(target: WebhookTarget): Agent {
   const key = `${target.ca ?? ''}\0${target.clientCert ?? ''}\0${target.clientKey ?? ''}`;
   let a = agents.get(key);
   if (!a) {
-    a = new Agent({
+    // node:https is loaded by the first webhook call, not at start-up.
+    a = new (process.getBuiltinModule('node:https').Agent)({
       keepAlive: true,
       maxSockets: 64,
       timeout: 4000,
@@ -165,7 +166,7 @@ function postOnce(target: WebhookTarget, payload: Buffer, timeoutMs: number, opt
       clearTimeout(timer);
       f();
     };
-    const req = request(
+    const req = process.getBuiltinModule('node:https').request(
       target.url,
       {
         method: 'POST',

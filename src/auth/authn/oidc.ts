@@ -6,7 +6,6 @@
 // --oidc-groups-claim with --oidc-groups-prefix. Successes are cached for 10 s.
 
 import { looksLikeJwt, requestBearerToken, requestTokenKey } from './token-key.ts';
-import { request } from 'node:https';
 import type { FetchImplementation, JWTPayload, JWTVerifyOptions, createRemoteJWKSet } from 'jose';
 import { loadJose } from '../jose.ts';
 import type { UserInfo } from '../user.ts';
@@ -31,7 +30,8 @@ const SUCCESS_TTL_MS = 10_000;
 function fetcher(caPem: string | undefined): FetchImplementation {
   return (url, options) =>
     new Promise((resolve, reject) => {
-      const req = request(url, { method: 'GET', ca: caPem, headers: Object.fromEntries(options.headers.entries()), timeout: 10_000 }, (res) => {
+      // node:https is loaded by the first fetch, not at start-up.
+      const req = process.getBuiltinModule('node:https').request(url, { method: 'GET', ca: caPem, headers: Object.fromEntries(options.headers.entries()), timeout: 10_000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: { 'content-type': String(res.headers['content-type'] ?? 'application/json') } })));

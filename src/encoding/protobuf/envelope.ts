@@ -2,7 +2,7 @@
 // raw: the object's message, contentEncoding, contentType} (k8s.io/apimachinery/pkg/runtime/serializer/protobuf).
 
 import { binaryReader, binaryWriter, WireType, type BinaryWriter } from './wire.ts';
-import { loadModel, schemaNameForKind } from '../../apis/model.ts';
+import { protobufFacts, schemaNameForKind } from '../../apis/model.ts';
 import { decodeMessage, hasProtobufMessage, parseJsonBytes, ProtobufDecodeError, writeMessage } from './messages.ts';
 import type { ProtoFieldFacts } from '../../apis/model-types.ts';
 
@@ -92,7 +92,7 @@ export function encodeProtobufObject(value: unknown): Uint8Array {
 }
 
 function listFields(listDefinition: string): { metadata: ProtoFieldFacts; items: ProtoFieldFacts } | undefined {
-  const fields = loadModel().protobuf[listDefinition]?.fields ?? [];
+  const fields = protobufFacts()[listDefinition]?.fields ?? [];
   const metadata = fields.find((f) => f.name === 'metadata');
   const items = fields.find((f) => f.name === 'items' && f.repeated);
   return metadata && items && fields.length === 2 ? { metadata, items } : undefined;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadModel, schemaByName } from '../../apis/model.ts';
+import { loadModel, protobufFacts, schemaByName } from '../../apis/model.ts';
 import type { SchemaNode } from '../../apis/model-types.ts';
 import { decodeProtobufObject, encodeProtobufListOf, encodeProtobufObject, protobufDefinition, protobufListItemDefinition } from './envelope.ts';
 import { decodeMessage, encodeMessage, ProtobufDecodeError } from './messages.ts';
@@ -12,7 +12,7 @@ const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 /** The JSON names a message covers, through its embedded messages. */
 function protoNames(definition: string): Set<string> {
   const out = new Set<string>();
-  const facts = loadModel().protobuf[definition];
+  const facts = protobufFacts()[definition];
   for (const f of facts?.fields ?? []) {
     if (f.inline) for (const n of protoNames(f.type)) out.add(n);
     else out.add(f.name);

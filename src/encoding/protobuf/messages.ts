@@ -5,7 +5,7 @@
 // forms here.
 
 import { binaryReader, binaryWriter, WireType, type BinaryReader, type BinaryWriter } from './wire.ts';
-import { loadModel } from '../../apis/model.ts';
+import { protobufFacts } from '../../apis/model.ts';
 import type { ProtoFieldFacts, ProtoMessageFacts } from '../../apis/model-types.ts';
 import { formatGoDuration, parseGoDuration } from './duration.ts';
 import { alwaysWritten, droppedWhenZero, keptWhenEmpty } from './go-value-fields.ts';
@@ -44,7 +44,7 @@ const indexes = new Map<string, MessageIndex | null>();
 function messageIndex(name: string): MessageIndex | undefined {
   let idx = indexes.get(name);
   if (idx === undefined) {
-    const facts = Object.hasOwn(loadModel().protobuf, name) ? loadModel().protobuf[name] : undefined;
+    const facts = Object.hasOwn(protobufFacts(), name) ? protobufFacts()[name] : undefined;
     idx = facts
       ? {
           facts,

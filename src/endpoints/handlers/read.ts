@@ -1,7 +1,7 @@
 // GET of one object (or its status/scale), and LIST of a collection (which hands watches to the watch server).
 // Lists built from stored JSON are written by concatenation (see writeRawList).
 
-import { gzipSync } from 'node:zlib';
+import { gzip } from '../../encoding/gzip.ts';
 import { badRequest, methodNotSupported } from '../../apis/errors.ts';
 import { goEscape } from '../../encoding/json.ts';
 import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
@@ -102,7 +102,7 @@ function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType):
   const warningValues = warningHeaderValues(warnings);
   if (warningValues.length > 0) res.setHeader('Warning', warningValues);
   if (shouldGzip(scope.r, body.length)) {
-    body = gzipSync(body, { level: 1 });
+    body = gzip(body);
     res.setHeader('Content-Encoding', 'gzip');
     res.setHeader('Vary', 'Accept-Encoding');
   }

@@ -5,7 +5,6 @@
 
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { dirname, isAbsolute, join } from 'node:path';
 import { yaml } from '../../encoding/yaml.ts';
 import type { Logger } from '../log.ts';
@@ -65,7 +64,8 @@ function post(target: WebhookTargetConfig, body: string, timeoutMs: number): Pro
   const secure = target.server.protocol === 'https:';
   return new Promise((resolve, reject) => {
     const options = { method: 'POST', headers, timeout: timeoutMs, ...(secure ? { ca: target.ca, cert: target.cert, key: target.key, rejectUnauthorized: !target.insecureSkipTLSVerify } : {}) };
-    const req = (secure ? httpsRequest : httpRequest)(target.server, options, (res) => {
+    // node:https is loaded by the first call (as in oidc.ts and webhook/client.ts), not at start-up.
+    const req = (secure ? process.getBuiltinModule('node:https').request : httpRequest)(target.server, options, (res) => {
       res.resume();
       res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`the server responded with the status code ${res.statusCode}`))));
     });
