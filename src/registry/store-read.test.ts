@@ -113,4 +113,13 @@ test('paged lists answered by the watch cache are the pages storage gives: items
   assert.ok(pagesDuring.every((p) => JSON.parse(p).metadata.resourceVersion === rv));
   assert.ok(!pagesDuring.join('').includes('late-'));
   assert.ok(fromCache >= 10, `${fromCache} pages from the cache`);
+
+  // A write to another resource moves storage's revision past what this cache has heard: the walk waits for the
+  // cache to catch up rather than reading storage, and gets the same pages.
+  await f.namespaces.create(ctx(''), { metadata: { name: 'elsewhere-moved' } });
+  fromCache = 0;
+  const want = await walk(direct, {}, false);
+  const got = await walk(cached, {}, false);
+  assert.deepEqual(got, want);
+  assert.equal(fromCache, got.length, 'every page from the cache');
 });

@@ -231,7 +231,7 @@ async function listStorage(core: StoreCore, def: ResourceDefinition, ctx: Reques
     await waitForRevision(core, rv, ctx.signal);
   }
 
-  const page = await pageFromCache(core, def, root, pred, options, startKey, readRevision, rvText === '' && !paging && match === '');
+  const page = await pageFromCache(core, def, ctx, root, pred, options, startKey, readRevision, rvText === '' && !paging && match === '');
   if (page) return page;
 
   const items: KubeObject[] = [];
@@ -290,13 +290,25 @@ async function listStorage(core: StoreCore, def: ResourceDefinition, ctx: Reques
  * A page of a storage list answered by the watch cache when its state is exactly the state storage would read (the
  * revision of a continue token or an Exact read, or storage's current revision for a consistent first page), and
  * that revision is not compacted: the same items, continue token and remainingItemCount, without the storage read.
- * Anything else (cache behind or ahead, compacted revision, newest-revision continuation) reads storage.
+ * A cache behind that revision on in-process storage (whose writes to other resources it has not heard of) is
+ * waited for: storage answers its progress request within a turn, sooner than it reads the page (a revision storage
+ * has not reached yet is storage's to refuse at once, as before). Anything else
+ * (a resource changed since that revision, compacted revision, newest-revision continuation) reads storage.
  */
-async function pageFromCache(core: StoreCore, def: ResourceDefinition, root: string, pred: Predicate, options: ListOptions, startKey: string, readRevision: number, current: boolean): Promise<KubeList | undefined> {
+async function pageFromCache(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, root: string, pred: Predicate, options: ListOptions, startKey: string, readRevision: number, current: boolean): Promise<KubeList | undefined> {
   const cache = core.cache;
   if (!cache?.ready() || (readRevision === 0 && !current)) return undefined;
   const at = readRevision > 0 ? readRevision : await core.storage.currentRevision();
   if (at < core.storage.compactedRevision()) return undefined;
+  const now = core.storage.revisionNow?.();
+  if (now !== undefined && at > cache.revision() && at <= now) {
+    try {
+      await cache.waitFresh(at, futureWaitMs(core), ctx.signal);
+    } catch (e) {
+      if (e instanceof CacheTooLargeError || e instanceof CacheNotReadyError) return undefined;
+      throw e;
+    }
+  }
   const page = cache.pageAt(root, at, startKey, limitOf(options), cacheFilter(pred, options));
   if (!page) return undefined;
   const metadata: KubeList['metadata'] = { resourceVersion: String(at) };
