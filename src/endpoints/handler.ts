@@ -18,6 +18,7 @@ import { declaredPatchTypes, patchResource } from './handlers/patch.ts';
 import { deleteCollection, deleteResource } from './handlers/delete.ts';
 import { connectResource } from './handlers/connect.ts';
 import { whenClosed } from '../server/response-close.ts';
+import { responseEnded } from '../server/write-batching.ts';
 
 /** A discovery or OpenAPI handler: true when it answered the request. */
 export type PathHandler = (req: HttpRequest, res: HttpResponse, info: RequestInfo) => Promise<boolean>;
@@ -140,7 +141,7 @@ export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly 
         writeError(r, err);
       } catch (writeErr) {
         deps.logger?.error('writing an error response failed', { error: writeErr });
-        if (!res.writableEnded) (res as { end(): void }).end();
+        if (!responseEnded(res)) (res as { end(): void }).end();
       }
     }
   };

@@ -10,6 +10,7 @@ import { encodeYaml } from '../encoding/yaml.ts';
 import { noteResponseBody } from '../server/audit/request-notes.ts';
 import type { Logger } from '../server/log.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
+import { endIfStarted, endWithBody } from '../server/write-batching.ts';
 
 /** defaultGzipThresholdBytes of kube's deferredResponseWriter. */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
@@ -77,10 +78,7 @@ export function shouldGzip(r: Responder, length: number): boolean {
 export function writeBody(r: Responder, code: number, contentType: string, body: string | Uint8Array): void {
   const { req } = r;
   const res = writable(r.res);
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
+  if (endIfStarted(res)) return;
   applyWarnings(r);
   noteResponseBody(r.res, body, contentType);
   let payload: Uint8Array = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -105,7 +103,7 @@ const LARGE_BODY_BYTES = 64 * 1024;
  */
 export function endLarge(res: WritableResponse, body: Uint8Array): void {
   if (body.length >= LARGE_BODY_BYTES) res.flushHeaders?.();
-  res.end(body);
+  endWithBody(res, body);
 }
 
 /** Encodes a value in the negotiated media type (JSON compact or indented, YAML, or protobuf). */
@@ -132,10 +130,7 @@ export function statusFor(err: unknown, logger: Logger | undefined): Status {
  */
 export function writeError(r: Responder, err: unknown): void {
   const status = statusFor(err, r.logger);
-  if (r.res.headersSent) {
-    writable(r.res).end();
-    return;
-  }
+  if (endIfStarted(r.res)) return;
   // ErrorNegotiated: a Status that names a retry delay also sets Retry-After.
   const retryAfter = status.details?.retryAfterSeconds;
   if (typeof retryAfter === 'number' && retryAfter > 0) writable(r.res).setHeader('Retry-After', String(retryAfter));

@@ -23,6 +23,7 @@ import { send, writeJson, writeStatus } from './respond.ts';
 import { requestQuery } from './request-query.ts';
 import { abandonRequest, isRequestBodyRead, onResponseWritten } from './unread-body.ts';
 import { whenClosed } from './response-close.ts';
+import { endIfStarted, responseEnded } from './write-batching.ts';
 import type { IdleRelease } from './idle-release.ts';
 import type { ApiServer, HttpRequest, HttpResponse } from './types.ts';
 import { versionInfo } from './version.ts';
@@ -128,7 +129,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
 
   /** WithTimeoutForNonLongRunningRequests: a 504 Status, then the connection (or stream) is given up. */
   function timeOut(req: HttpRequest, res: HttpResponse): void {
-    if (res.writableEnded) return;
+    if (responseEnded(res)) return;
     log.v(2, 'request timed out', { method: req.method, path: req.url?.split('?')[0] });
     if (res.headersSent) {
       abandonRequest(req, true);
@@ -257,8 +258,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
         if (!isStatusError(err) || err.code >= 500) log.error('request failed', { method: req.method, error: err instanceof Error ? (err.stack ?? err.message) : String(err), auditId });
         if (!isStatusError(err)) audited.panic?.(err);
         try {
-          if (res.headersSent) res.end();
-          else writeStatus(res, isStatusError(err) ? err : internalError(err));
+          if (!endIfStarted(res)) writeStatus(res, isStatusError(err) ? err : internalError(err));
         } catch {
           // The connection is already gone.
         }

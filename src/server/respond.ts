@@ -3,6 +3,7 @@
 import type { StatusError } from '../apis/errors.ts';
 import { noteResponseBody } from './audit/request-notes.ts';
 import type { HttpResponse } from './types.ts';
+import { endIfStarted, endWithBody } from './write-batching.ts';
 
 /** A Status object in kube's field order; details kept when present, even empty (kube sends "details":{}). */
 export function statusBody(err: StatusError): string {
@@ -16,16 +17,13 @@ export function statusBody(err: StatusError): string {
 
 /** A whole response of one content type (with its Content-Length). */
 export function send(res: HttpResponse, code: number, contentType: string, body: string, extra?: Record<string, string>): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
+  if (endIfStarted(res)) return;
   res.statusCode = code;
   res.setHeader('Content-Type', contentType);
   if (extra) for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
   res.setHeader('Content-Length', Buffer.byteLength(body));
   noteResponseBody(res, body, contentType);
-  res.end(body);
+  endWithBody(res, body);
 }
 
 export function writeStatus(res: HttpResponse, err: StatusError, extraHeaders?: Record<string, string>): void {

@@ -15,6 +15,7 @@ import { checkFieldSelector, requiresExactMatch } from '../field-selector.ts';
 import { endLarge, requestHeader, shouldGzip, warningHeaderValues, writable, writeBody } from '../respond.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { serveWatch } from '../watch.ts';
+import { endIfStarted } from '../../server/write-batching.ts';
 import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
 
 export async function getResource(scope: Scope): Promise<void> {
@@ -94,10 +95,7 @@ function writeRawList(scope: Scope, list: KubeList, media: NegotiatedMediaType):
   if (!items || !plainJson(scope, media)) return false;
   const { req, warnings } = scope.r;
   const res = writable(scope.r.res);
-  if (res.headersSent) {
-    res.end();
-    return true;
-  }
+  if (endIfStarted(res)) return true;
   let body: Uint8Array = rawListBody(list, items, scope.r.res);
   const warningValues = warningHeaderValues(warnings);
   if (warningValues.length > 0) res.setHeader('Warning', warningValues);
