@@ -39,12 +39,22 @@ export function isServedSubresource(def: Pick<ResourceDefinition, 'group' | 'res
 }
 
 function hasLegacyWatchSegment(info: RequestInfo): boolean {
+  if (!info.path.includes('/watch')) return false;
   const segments = info.path.split('/').filter((s) => s !== '');
   const versionIndex = info.apiPrefix === 'api' ? 1 : 2;
   return segments[versionIndex + 1] === 'watch';
 }
 
+/** The methods of a definition's collection or item path; the same for every request, so made once per definition. */
+const methodTables = new WeakMap<ResourceDefinition, readonly Map<string, Action>[]>();
+
 function methodsFor(def: ResourceDefinition, item: boolean, namespacedPathOmitted: boolean): Map<string, Action> {
+  let tables = methodTables.get(def);
+  if (!tables) methodTables.set(def, (tables = [methodTable(def, false, false), methodTable(def, false, true), methodTable(def, true, false)]));
+  return tables[item ? 2 : namespacedPathOmitted ? 1 : 0]!;
+}
+
+function methodTable(def: ResourceDefinition, item: boolean, namespacedPathOmitted: boolean): Map<string, Action> {
   const verbs = new Set(def.verbs);
   const m = new Map<string, Action>();
   if (!item) {
