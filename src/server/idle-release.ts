@@ -3,9 +3,6 @@
 // busy period followed by a few quiet seconds, one memory-reducing full collection runs, which compacts the heap,
 // shrinks the young generation and returns the freed pages to the system. Start-up can count as such a period.
 
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
 export interface IdleRelease {
   /** Called for every request: marks the server busy. */
   touch(): void;
@@ -23,6 +20,9 @@ let collect: Gc | undefined;
 /** V8's gc(), obtained without starting Node with --expose-gc. */
 function collector(): Gc {
   if (!collect) {
+    // Loaded here, at the first collection, rather than with the server at start-up.
+    const { setFlagsFromString } = process.getBuiltinModule('node:v8');
+    const { runInNewContext } = process.getBuiltinModule('node:vm');
     setFlagsFromString('--expose-gc');
     collect = runInNewContext('gc') as Gc;
     setFlagsFromString('--no-expose-gc');
