@@ -10,7 +10,7 @@ import { encodeYaml } from '../encoding/yaml.ts';
 import { noteResponseBody } from '../server/audit/request-notes.ts';
 import type { Logger } from '../server/log.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
-import { endIfStarted, endWithBody } from '../server/write-batching.ts';
+import { endIfStarted, endWithBody, writeWithBatch } from '../server/write-batching.ts';
 
 /** defaultGzipThresholdBytes of kube's deferredResponseWriter. */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
@@ -114,7 +114,7 @@ export function encodeBody(value: unknown, media: NegotiatedMediaType, r: Respon
 }
 
 export function writeObject(r: Responder, code: number, value: unknown, media: NegotiatedMediaType): void {
-  writeBody(r, code, media.mediaType, encodeBody(value, media, r));
+  writeWithBatch(r.res, () => writeBody(r, code, media.mediaType, encodeBody(value, media, r)));
 }
 
 /** The Status for any thrown value; unexpected errors are logged and become 500 InternalError. */

@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { endIfStarted, endWithBody, responseEnded } from './write-batching.ts';
+import { endIfStarted, endWithBody, responseEnded, writeWithBatch } from './write-batching.ts';
 
 /** A loopback HTTP/1.1 server whose handler is given; returns its port and a closer. */
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ port: number; close(): Promise<void> }> {
@@ -52,6 +52,30 @@ test('answers held in one turn all leave; a second answer to a held response cha
   try {
     const answers = await Promise.all([get(server.port), get(server.port), get(server.port)]);
     assert.deepEqual(answers, Array(3).fill({ status: 200, body: 'first' }));
+  } finally {
+    await server.close();
+  }
+});
+
+test('a held writer runs with the batch, after the turn\'s I/O callbacks: no head before, and no second answer meanwhile', async () => {
+  const seen: string[] = [];
+  const server = await serve((_req, res) => {
+    writeWithBatch(res, () => {
+      seen.push(`writer headersSent=${res.headersSent}`);
+      res.setHeader('Content-Length', 6);
+      res.writeHead(201);
+      // What it writes inside the batch ends at once.
+      endWithBody(res, 'writer');
+      seen.push(`writer ended=${res.writableEnded}`);
+    });
+    seen.push(`sync headersSent=${res.headersSent} held=${responseEnded(res)}`);
+    // An error path meanwhile leaves the held answer alone.
+    assert.equal(endIfStarted(res), true);
+    assert.equal(res.headersSent, false);
+  });
+  try {
+    assert.deepEqual(await get(server.port), { status: 201, body: 'writer' });
+    assert.deepEqual(seen, ['sync headersSent=false held=true', 'writer headersSent=false', 'writer ended=true']);
   } finally {
     await server.close();
   }
