@@ -4,7 +4,7 @@
 // metadata.managedFields.
 
 import { badRequest, StatusError } from '../apis/errors.ts';
-import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
+import type { KubeObject, ManagedFieldsEntry, ResourceDefinition } from '../registry/types.ts';
 import { conflictStatusError, ConflictsError } from './conflicts.ts';
 import { FieldSet } from './field-set.ts';
 import {
@@ -124,7 +124,10 @@ function withoutManagedFields(obj: ValueMap): ValueMap {
 }
 
 function withManagedFields(obj: ValueMap, managed: Managed): KubeObject {
-  const entries = encodeManagedFields(managed);
+  return withEntries(obj, encodeManagedFields(managed));
+}
+
+function withEntries(obj: ValueMap, entries: ManagedFieldsEntry[] | undefined): KubeObject {
   const meta: ValueMap = isValueMap(obj.metadata) ? { ...obj.metadata } : {};
   delete meta.managedFields;
   if (entries) meta.managedFields = entries;
@@ -338,6 +341,63 @@ function managedForWrite(old: KubeObject | undefined, updated: KubeObject, isSub
   return fromLive();
 }
 
+// A create's managedFields are its manager's Update entry owning every field of the object: a function of the
+// object's shape (its keys and nesting, which values are null or zero, and the elements of its lists, whose keys
+// name list items), not of its other values. Creates of objects shaped alike (a controller's, a client's in a loop)
+// share the entry, computed once; the time is the request's.
+const createdEntries = new WeakMap<UpdaterContext, Map<string, ManagedFieldsEntry[] | undefined>>();
+/** Shapes kept per endpoint; past it the memo starts over. */
+const MAX_CREATED_SHAPES = 256;
+const MAX_SHAPE_LENGTH = 8192;
+
+/** The shape of a JSON value: lists as they are, scalars elsewhere as their type and whether they are zero. */
+function shapeOf(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return v === '' ? 'e' : 's';
+    case 'number':
+      return v === 0 ? 'z' : 'n';
+    case 'boolean':
+      return v ? 't' : 'f';
+    case 'object': {
+      if (v === null) return '0';
+      if (Array.isArray(v)) return JSON.stringify(v);
+      let out = '{';
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== undefined) out += `${JSON.stringify(k)}:${shapeOf(x)},`;
+      }
+      return `${out}}`;
+    }
+    default:
+      return '?';
+  }
+}
+
+/** The managedFields of a create that brought none: the memoized entry of its shape, at this request's time. */
+function createdManagedFields(ctx: Context, next: ValueMap, manager: string): KubeObject {
+  const compute = () => withManagedFields(next, updateCore(ctx, emptyObject(), next, emptyManaged(), manager));
+  let shape: string;
+  try {
+    shape = shapeOf(next);
+  } catch {
+    return compute();
+  }
+  // Large shapes (long lists) are rarely repeated: not worth their memory.
+  if (shape.length > MAX_SHAPE_LENGTH) return compute();
+  let memo = createdEntries.get(ctx.updater);
+  if (!memo) createdEntries.set(ctx.updater, (memo = new Map()));
+  const key = `${manager}\u0000${ctx.apiVersion}\u0000${shape}`;
+  if (!memo.has(key)) {
+    const made = compute();
+    if (memo.size >= MAX_CREATED_SHAPES) memo.clear();
+    memo.set(key, made.metadata.managedFields);
+    return made;
+  }
+  const entries = memo.get(key);
+  return withEntries(next, entries?.map((e) => ({ ...e, ...(e.time !== undefined && { time: ctx.now }), fieldsV1: cloneJson(e.fieldsV1) })));
+}
+
 /**
  * managedFields for a non-apply write (create, update, patch, subresource writes): the fields that changed
  * from `old` (undefined for a create) to `updated` become the manager's, in its Update entry. A request that
@@ -351,6 +411,7 @@ export function updateManagedFields(old: KubeObject | undefined, updated: KubeOb
     // skipNonAppliedManager: an existing object without managedFields stays untracked until applied to.
     const isCreate = !old || !isValueMap(old.metadata) || !old.metadata.uid;
     if (managed.fields.size === 0 && !isCreate) return withManagedFields(next, managed);
+    if (!old && managed.fields.size === 0) return createdManagedFields(ctx, next, opts.manager);
     const live = old ? withoutManagedFields(cloneJson(old) as ValueMap) : emptyObject();
     return withManagedFields(next, updateCore(ctx, live, next, managed, opts.manager));
   } catch {

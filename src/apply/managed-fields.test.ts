@@ -103,3 +103,39 @@ test('apply requests: YAML bodies decode as kube decodes them, then apply with t
   assert.throws(() => decodeApplyBody(Buffer.from('a: [\n')), (e: unknown) => e instanceof StatusError && e.code === 400 && e.message.startsWith('error decoding YAML: error converting YAML to JSON: yaml: line'));
   assert.throws(() => serverSideApply({ def, subresource: '', current: undefined, patch: Buffer.from(''), fieldManager: 'm', force: false }), { code: 400, message: 'invalid object type: /, Kind=' });
 });
+
+test("a create's managedFields, shared by the objects shaped alike, equal those computed afresh, at each request's time", () => {
+  const configMaps = builtinDef('', 'v1', 'configmaps');
+  const deployments = builtinDef('apps', 'v1', 'deployments');
+  const cm = (name: string, value: string, extra: Record<string, string> = {}) =>
+    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', uid: `u-${name}`, creationTimestamp: '2024-01-01T00:00:00Z', labels: { app: name } }, data: { payload: value, ...extra } }) as KubeObject;
+  const deploy = (name: string, replicas: number, image: string, env: unknown[] = []) =>
+    ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'ns', uid: `u-${name}` },
+      spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image, env }] } } },
+    }) as KubeObject;
+  const cases: [typeof configMaps, string, KubeObject[]][] = [
+    [configMaps, 'v1', [cm('a', 'x'), cm('b', 'yy'), cm('c', ''), cm('d', 'x', { more: '1' }), cm('e', 'z', { more: '' }), cm('f', 'q', { other: '2' })]],
+    [deployments, 'apps/v1', [deploy('a', 3, 'nginx:1'), deploy('b', 0, 'nginx:1'), deploy('c', 5, 'nginx:2', [{ name: 'X', value: '1' }]), deploy('d', 5, 'nginx:2', [{ name: 'Y' }])]],
+  ];
+  let time = 0;
+  for (const [def, apiVersion, objects] of cases) {
+    for (const manager of ['kubectl', 'controller']) {
+      for (const obj of objects) {
+        const now = `2024-01-01T00:00:${String(time++ % 60).padStart(2, '0')}Z`;
+        const opts = { manager, apiVersion, def, now };
+        const shared = updateManagedFields(undefined, structuredClone(obj), opts);
+        // A copy of the definition has its own memo: the entry is computed afresh.
+        const fresh = updateManagedFields(undefined, structuredClone(obj), { ...opts, def: { ...def } });
+        assert.deepEqual(shared, fresh, `${manager} ${obj.metadata.name}`);
+        assert.equal(shared.metadata.managedFields?.[0]?.time, now);
+      }
+    }
+  }
+  // Objects of other shapes own other fields.
+  const owned = (o: KubeObject) => JSON.stringify(updateManagedFields(undefined, o, { manager: 'm', apiVersion: 'v1', def: configMaps, now: '2024-01-01T00:00:00Z' }).metadata.managedFields?.[0]?.fieldsV1);
+  assert.notEqual(owned(cm('a', 'x')), owned(cm('a', 'x', { more: '1' })));
+  assert.equal(owned(cm('a', 'x')), owned(cm('zz', 'other value')));
+});
