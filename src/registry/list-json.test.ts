@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { itemKeyValue } from './item-key-value.ts';
-import { itemJson, jsonLayout, listFromStored, rawListItems } from './list-json.ts';
+import { itemJson, jsonLayout, listFromStored, rawListItems, withoutManagedFieldsJson } from './list-json.ts';
 import { convertToVersion, decodeFromStorage, encodeForStorage } from './store-codec.ts';
 import { widgets } from './store-testing.ts';
 import type { KubeObject } from './types.ts';
@@ -110,4 +110,20 @@ test('a definition that converts between versions serves stored text only when s
   assert.deepEqual(converted.items[0].spec, { converted: true });
   const same = listFromStored({ ...v2, version: 'v1' }, [kv], {});
   assert.equal(Buffer.from(rawListItems(same)!).toString(), '{"metadata":{"name":"a","resourceVersion":"3"},"spec":{}}');
+});
+
+test('metadata text without managedFields: cut at its key when it is there, the text as it is otherwise', () => {
+  const meta = (extra: Record<string, unknown>) => {
+    const stored = encodeForStorage({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'ns', uid: 'u', ...extra } });
+    return JSON.stringify(JSON.parse(stored).metadata);
+  };
+  const managedFields = [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: '2024-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:managedFields': {} } } } }];
+  // Values that spell the key: escaped inside strings, so never a cut.
+  const labels = { managedFields: 'x', tricky: '","managedFields":[' };
+  const annotations = { note: '],"managedFields":[1]}' };
+  assert.deepEqual(JSON.parse(withoutManagedFieldsJson(meta({ labels, annotations, finalizers: ['f'], managedFields }))), JSON.parse(meta({ labels, annotations, finalizers: ['f'] })));
+  assert.equal(withoutManagedFieldsJson(meta({ labels, annotations })), meta({ labels, annotations }));
+  assert.equal(withoutManagedFieldsJson('{}'), '{}');
+  // Alone in metadata there is no comma before it: kept (a consumer that reads no managedFields parses a little more).
+  assert.equal(withoutManagedFieldsJson('{"managedFields":[]}'), '{"managedFields":[]}');
 });

@@ -159,6 +159,17 @@ function metaInsertion(s: string, start: number, end: number, spans: MetaSpans):
   return [end - 1, end - 1 === start + 1 ? 'empty' : 'end'];
 }
 
+const MANAGED_FIELDS_KEY = ',"managedFields":[';
+
+/**
+ * Metadata's JSON text (canonical order, managedFields last) without managedFields, by a cut at its key. Outside
+ * strings no other part of metadata has that key with a list value, and inside them its quotes would be escaped.
+ */
+export function withoutManagedFieldsJson(metadata: string): string {
+  const at = metadata.lastIndexOf(MANAGED_FIELDS_KEY);
+  return at > 0 && metadata.endsWith(']}') ? `${metadata.slice(0, at)}}` : metadata;
+}
+
 /** The text a response inserts at layout.insertAt: metadata.resourceVersion with the comma its place needs. */
 export function resourceVersionPair(layout: JsonLayout, revision: number): string {
   const rv = `"resourceVersion":"${revision}"`;

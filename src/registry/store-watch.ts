@@ -12,7 +12,7 @@ import { CacheNotReadyError, CacheTooLargeError, CacheTooOldError, type CacheFil
 import type { Status } from '../apis/errors.ts';
 import { cacheFilter, type StoreAttrs, type StoreCacher } from './store-cache.ts';
 import { heldMetadataJson } from './item-key-value.ts';
-import { jsonLayout } from './list-json.ts';
+import { jsonLayout, withoutManagedFieldsJson } from './list-json.ts';
 import { apiVersionOf, convertToVersion, decodeFromStorage } from './store-codec.ts';
 import { rootFor, waitForRevision, type StoreCore } from './store-core.ts';
 import { parseResourceVersion, tooLargeResourceVersion, watchTooOld } from './store-errors.ts';
@@ -206,7 +206,7 @@ function cacheWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs
 
 /**
  * The watch event of one cache event with only kind, apiVersion and metadata (for in-process watchers that read
- * nothing else): metadata is parsed out of the stored text, the rest of the object never is.
+ * nothing else): metadata is parsed out of the stored text, the rest of the object never is, nor managedFields.
  */
 function metadataWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs>): WatchEvent {
   if (ev.type === 'BOOKMARK') return bookmarkEvent(def, ev.revision, ev.initialEventsEnd);
@@ -218,7 +218,7 @@ function metadataWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAt
     if (!layout) return cacheWatchEvent(def, ev);
     text = value.slice(layout.metadata[0], layout.metadata[1]);
   }
-  const metadata = JSON.parse(text) as KubeObject['metadata'];
+  const metadata = JSON.parse(withoutManagedFieldsJson(text)) as KubeObject['metadata'];
   metadata.resourceVersion = String(ev.revision);
   return { type: ev.type, object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } };
 }

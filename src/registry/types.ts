@@ -93,7 +93,7 @@ export interface RequestContext {
   readonly signal?: AbortSignal;
   /**
    * Watches of in-process watchers that read nothing but metadata (the garbage collector): their events carry kind,
-   * apiVersion and metadata only, parsed without the rest of the object.
+   * apiVersion and metadata only, parsed without the rest of the object and without metadata.managedFields.
    */
   readonly metadataOnly?: boolean;
   /**
