@@ -7,6 +7,17 @@ interface WithQuery {
   [QUERY]?: URLSearchParams;
 }
 
+/** The query of every request without one: shared, so its mutators throw. */
+const NO_QUERY = new URLSearchParams();
+for (const method of ['append', 'delete', 'set', 'sort'] as const) {
+  Object.defineProperty(NO_QUERY, method, {
+    value: () => {
+      throw new TypeError('a request query is read-only');
+    },
+  });
+}
+Object.freeze(NO_QUERY);
+
 /** The query of a request URL (never throws, whatever the request line held). Treat it as read-only. */
 export function requestQuery(req: { readonly url?: string }): URLSearchParams {
   const r = req as WithQuery;
@@ -14,7 +25,7 @@ export function requestQuery(req: { readonly url?: string }): URLSearchParams {
   if (query === undefined) {
     const url = r.url ?? '';
     const q = url.indexOf('?');
-    r[QUERY] = query = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
+    r[QUERY] = query = q >= 0 && q < url.length - 1 ? new URLSearchParams(url.slice(q + 1)) : NO_QUERY;
   }
   return query;
 }
