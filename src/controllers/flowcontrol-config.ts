@@ -26,12 +26,18 @@ async function ensure(registry: Registry, resource: string, kind: string, name: 
   if (!def) return;
   const store = registry.store(def);
   const ctx = loopbackContext();
+  const kept = (current: KubeObject): boolean => {
+    const annotations = (current.metadata?.annotations ?? {}) as Record<string, string>;
+    return !(mandatory || annotations[AUTO_UPDATE_ANNOTATION] === 'true') || semanticEqual(current.spec, spec);
+  };
+  // Every start finds them as they are: a read from the watch cache spares the write path's checks.
+  const found = await store.get(ctx, name).catch(() => undefined);
+  if (found && kept(found)) return;
   try {
     await store.update(ctx, name, (current) => {
       if (!current) return { apiVersion: API_VERSION, kind, metadata: { name, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } }, spec };
+      if (kept(current)) return current;
       const annotations = (current.metadata?.annotations ?? {}) as Record<string, string>;
-      const autoUpdate = mandatory || annotations[AUTO_UPDATE_ANNOTATION] === 'true';
-      if (!autoUpdate || semanticEqual(current.spec, spec)) return current;
       return { ...current, metadata: { ...current.metadata, annotations: { ...annotations, [AUTO_UPDATE_ANNOTATION]: 'true' } }, spec };
     }, { forceAllowCreate: true });
   } catch (e) {
