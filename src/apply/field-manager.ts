@@ -391,7 +391,8 @@ function createdManagedFields(ctx: Context, next: ValueMap, manager: string): Ku
   if (!memo.has(key)) {
     const made = compute();
     if (memo.size >= MAX_CREATED_SHAPES) memo.clear();
-    memo.set(key, made.metadata.managedFields);
+    // A copy: the object created goes on to the store and to in-process callers, which may change it.
+    memo.set(key, made.metadata.managedFields && cloneJson(made.metadata.managedFields));
     return made;
   }
   const entries = memo.get(key);

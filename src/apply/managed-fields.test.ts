@@ -138,4 +138,11 @@ test("a create's managedFields, shared by the objects shaped alike, equal those 
   const owned = (o: KubeObject) => JSON.stringify(updateManagedFields(undefined, o, { manager: 'm', apiVersion: 'v1', def: configMaps, now: '2024-01-01T00:00:00Z' }).metadata.managedFields?.[0]?.fieldsV1);
   assert.notEqual(owned(cm('a', 'x')), owned(cm('a', 'x', { more: '1' })));
   assert.equal(owned(cm('a', 'x')), owned(cm('zz', 'other value')));
+  // What a caller does to the objects it is given never reaches the entries later creates get.
+  const opts = { manager: 'changer', apiVersion: 'v1', def: configMaps, now: '2024-01-01T00:00:00Z' };
+  const first = updateManagedFields(undefined, cm('m1', 'x'), opts);
+  (first.metadata.managedFields![0]!.fieldsV1 as Record<string, unknown>)['f:data'] = {};
+  const second = updateManagedFields(undefined, cm('m2', 'y'), opts);
+  (second.metadata.managedFields![0]!.fieldsV1 as Record<string, unknown>)['f:metadata'] = {};
+  assert.deepEqual(updateManagedFields(undefined, cm('m3', 'z'), opts), updateManagedFields(undefined, cm('m3', 'z'), { ...opts, def: { ...configMaps } }));
 });
