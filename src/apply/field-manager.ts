@@ -19,12 +19,13 @@ import {
   decodeManagedFields,
   emptyManaged,
   encodeManagedFields,
+  compareEntries,
   isResetManagedFields,
   managerIdentifier,
   normalizeTime,
   type Managed,
 } from './managed-fields.ts';
-import { fieldElement } from './path-element.ts';
+import { fieldElement, valuesEqual } from './path-element.ts';
 import { resetFieldsFor } from './reset-fields.ts';
 import { rootTypeOf } from './schema.ts';
 import { typedView } from './typed-view.ts';
@@ -57,23 +58,11 @@ const CURRENT_OPERATION = 'current-operation';
 const ANCIENT_CHANGES = 'ancient-changes';
 const MAX_UPDATE_MANAGERS = 10;
 
-/** Fields never tracked in managedFields (stripMetaManager). */
-const STRIPPED = FieldSet.of(
-  ...[
-    ['apiVersion'],
-    ['kind'],
-    ['metadata'],
-    ['metadata', 'name'],
-    ['metadata', 'namespace'],
-    ['metadata', 'creationTimestamp'],
-    ['metadata', 'selfLink'],
-    ['metadata', 'uid'],
-    ['metadata', 'clusterName'],
-    ['metadata', 'generation'],
-    ['metadata', 'managedFields'],
-    ['metadata', 'resourceVersion'],
-  ].map((p) => p.map(fieldElement)),
-);
+/** Fields of metadata never tracked in managedFields (stripMetaManager). */
+const UNTRACKED_METADATA = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'];
+/** Top-level fields never tracked. */
+const UNTRACKED_TOP = ['apiVersion', 'kind'];
+const STRIPPED = FieldSet.of(...[...UNTRACKED_TOP.map((k) => [k]), ['metadata'], ...UNTRACKED_METADATA.map((k) => ['metadata', k])].map((p) => p.map(fieldElement)));
 
 interface Context {
   readonly updater: UpdaterContext;
@@ -99,9 +88,14 @@ function updaterOf(def: ResourceDefinition, subresource: string): UpdaterContext
   return updater;
 }
 
-/** metav1.Time's wire form, skipping the parse for a time already in it (what the server's clock gives). */
+/** Whether a time is in metav1.Time's wire form (what the server's clock gives and encoding writes). */
+function isWireTime(time: string): boolean {
+  return time.length === 20 && time.charCodeAt(19) === 0x5a && time.charCodeAt(10) === 0x54;
+}
+
+/** metav1.Time's wire form, skipping the parse for a time already in it. */
 function wireTime(now: string): string {
-  return now.length === 20 && now.charCodeAt(19) === 0x5a && now.charCodeAt(10) === 0x54 ? now : (normalizeTime(now) ?? now);
+  return isWireTime(now) ? now : (normalizeTime(now) ?? now);
 }
 
 function contextOf(opts: UpdateManagedFieldsOptions): Context {
@@ -351,7 +345,7 @@ const MAX_CREATED_SHAPES = 256;
 const MAX_SHAPE_LENGTH = 8192;
 
 /** The shape of a JSON value: lists as they are, scalars elsewhere as their type and whether they are zero. */
-function shapeOf(v: unknown): string {
+function shapeOf(v: unknown, skip?: readonly string[]): string {
   switch (typeof v) {
     case 'string':
       return v === '' ? 'e' : 's';
@@ -365,7 +359,7 @@ function shapeOf(v: unknown): string {
       let out = '{';
       for (const k in v) {
         const x = (v as Record<string, unknown>)[k];
-        if (x !== undefined) out += `${JSON.stringify(k)}:${shapeOf(x)},`;
+        if (x !== undefined && !skip?.includes(k)) out += `${JSON.stringify(k)}:${shapeOf(x)},`;
       }
       return `${out}}`;
     }
@@ -374,29 +368,163 @@ function shapeOf(v: unknown): string {
   }
 }
 
+/** The shape of an object as its field sets see it: without the fields never tracked (which decide no entry). */
+function trackedShapeOf(obj: ValueMap): string {
+  let out = '{';
+  for (const k in obj) {
+    const x = obj[k];
+    if (x === undefined || UNTRACKED_TOP.includes(k)) continue;
+    out += `${JSON.stringify(k)}:${k === 'metadata' ? shapeOf(x, UNTRACKED_METADATA) : shapeOf(x)},`;
+  }
+  return `${out}}`;
+}
+
+/** What a walk of two values of the same shape found: whether any value outside their lists differs. */
+interface ShapeWalk {
+  changed: boolean;
+}
+
+/** Whether two values have the same shape (shapeOf), found without writing it out; map key order aside. */
+function sameShape(a: unknown, b: unknown, walk: ShapeWalk, skip?: readonly string[]): boolean {
+  if (typeof a !== typeof b) return false;
+  switch (typeof a) {
+    case 'string':
+      if (a === b) return true;
+      walk.changed = true;
+      return a !== '' && b !== '';
+    case 'number':
+      if (a === b) return true;
+      walk.changed = true;
+      return a !== 0 && b !== 0;
+    case 'boolean':
+      return a === b;
+    case 'object': {
+      if (a === null || b === null) return a === b;
+      if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && valuesEqual(a, b);
+      return sameKeysShaped(a as ValueMap, b as ValueMap, walk, (k) => skip?.includes(k) === true);
+    }
+    default:
+      return true;
+  }
+}
+
+function sameKeysShaped(a: ValueMap, b: ValueMap, walk: ShapeWalk, skip: (key: string) => boolean, skipIn?: (key: string) => readonly string[] | undefined): boolean {
+  let count = 0;
+  for (const k in a) {
+    if (a[k] === undefined || skip(k)) continue;
+    if (b[k] === undefined || !sameShape(a[k], b[k], walk, skipIn?.(k))) return false;
+    count++;
+  }
+  for (const k in b) if (b[k] !== undefined && !skip(k)) count--;
+  return count === 0;
+}
+
+/**
+ * Two objects compared where an endpoint's field sets can see them (the fields never tracked and the top-level
+ * fields the endpoint resets, like status through the main resource, left out): undefined when their shapes
+ * differ, else whether any value changed.
+ */
+function trackedChange(a: ValueMap, b: ValueMap, ignored: FieldSet): ShapeWalk | undefined {
+  const walk = { changed: false };
+  const skip = (k: string) => UNTRACKED_TOP.includes(k) || ignored.has([fieldElement(k)]);
+  return sameKeysShaped(a, b, walk, skip, (k) => (k === 'metadata' ? UNTRACKED_METADATA : undefined)) ? walk : undefined;
+}
+
+/**
+ * The entries a create of `next` (shaped `shape`) gets, but for their time: computed once per shape and kept.
+ * The memo's own objects: read them, never hand them out.
+ */
+function createdEntriesOf(ctx: Context, next: ValueMap, shape: string, manager: string): readonly ManagedFieldsEntry[] | undefined {
+  let memo = createdEntries.get(ctx.updater);
+  if (!memo) createdEntries.set(ctx.updater, (memo = new Map()));
+  const key = `${manager}\u0000${ctx.apiVersion}\u0000${shape}`;
+  if (memo.has(key)) return memo.get(key);
+  const made = encodeManagedFields(updateCore(ctx, emptyObject(), next, emptyManaged(), manager));
+  if (memo.size >= MAX_CREATED_SHAPES) memo.clear();
+  memo.set(key, made);
+  return made;
+}
+
+/** A copy of an entry of the memo or of the live object, at the time given (when it has one). */
+function entryCopy(e: ManagedFieldsEntry, time: string | undefined): ManagedFieldsEntry {
+  return { ...e, ...(time !== undefined && { time }), fieldsV1: cloneJson(e.fieldsV1) };
+}
+
 /** The managedFields of a create that brought none: the memoized entry of its shape, at this request's time. */
 function createdManagedFields(ctx: Context, next: ValueMap, manager: string): KubeObject {
   const compute = () => withManagedFields(next, updateCore(ctx, emptyObject(), next, emptyManaged(), manager));
   let shape: string;
   try {
-    shape = shapeOf(next);
+    shape = trackedShapeOf(next);
   } catch {
     return compute();
   }
   // Large shapes (long lists) are rarely repeated: not worth their memory.
   if (shape.length > MAX_SHAPE_LENGTH) return compute();
-  let memo = createdEntries.get(ctx.updater);
-  if (!memo) createdEntries.set(ctx.updater, (memo = new Map()));
-  const key = `${manager}\u0000${ctx.apiVersion}\u0000${shape}`;
-  if (!memo.has(key)) {
-    const made = compute();
-    if (memo.size >= MAX_CREATED_SHAPES) memo.clear();
-    // A copy: the object created goes on to the store and to in-process callers, which may change it.
-    memo.set(key, made.metadata.managedFields && cloneJson(made.metadata.managedFields));
-    return made;
+  return withEntries(next, createdEntriesOf(ctx, next, shape, manager)?.map((e) => entryCopy(e, e.time !== undefined ? ctx.now : undefined)));
+}
+
+const ENTRY_KEYS = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'];
+
+/** An entry exactly as encoding writes it (the stored ones are): decoding and encoding it again gives it back. */
+function isEncodedEntry(e: unknown): e is ManagedFieldsEntry & { fieldsV1: ValueMap } {
+  if (!isValueMap(e)) return false;
+  let at = 0;
+  for (const k in e) {
+    while (at < ENTRY_KEYS.length && ENTRY_KEYS[at] !== k) at++;
+    if (at === ENTRY_KEYS.length) return false;
   }
-  const entries = memo.get(key);
-  return withEntries(next, entries?.map((e) => ({ ...e, ...(e.time !== undefined && { time: ctx.now }), fieldsV1: cloneJson(e.fieldsV1) })));
+  const { manager, operation, apiVersion, time, fieldsType, fieldsV1, subresource } = e;
+  return (
+    (manager === undefined || (typeof manager === 'string' && manager !== '')) &&
+    (operation === 'Update' || operation === 'Apply') &&
+    typeof apiVersion === 'string' &&
+    apiVersion !== '' &&
+    (time === undefined || (typeof time === 'string' && isWireTime(time))) &&
+    fieldsType === 'FieldsV1' &&
+    isValueMap(fieldsV1) &&
+    (subresource === undefined || (typeof subresource === 'string' && subresource !== ''))
+  );
+}
+
+/**
+ * The managedFields of an update that keeps the object's shape (where this endpoint's field sets see it), made by
+ * a manager whose Update entry for this endpoint owns all of the object that a create of it would: such a write
+ * moves no field. Every field it can change is one the manager owns already (same shape: nothing added or removed,
+ * and changed values are not zero), and no other entry shares a top-level field with it, so no other manager
+ * loses one. Only the manager's time changes, if the write changed a value. Undefined when the write needs the
+ * full computation, which gives the same (the tests hold them equal).
+ */
+export function sameShapeUpdate(old: KubeObject, updated: KubeObject, opts: UpdateManagedFieldsOptions): KubeObject | undefined {
+  const live: unknown = old.metadata?.managedFields;
+  if (!Array.isArray(live) || live.length === 0 || !old.metadata?.uid) return undefined;
+  const subresource = opts.subresource ?? '';
+  const requested = updated.metadata?.managedFields;
+  // A main-resource write that brings managedFields other than the live ones sets them.
+  if (subresource === '' && requested !== undefined && requested !== null && !valuesEqual(requested, live)) return undefined;
+  const ctx = contextOf(opts);
+  const name = opts.manager || 'unknown';
+  let own: (ManagedFieldsEntry & { fieldsV1: ValueMap }) | undefined;
+  for (const e of live) {
+    if (!isEncodedEntry(e)) return undefined;
+    if (e.operation === 'Update' && e.manager === name && e.apiVersion === ctx.apiVersion && (e.subresource ?? '') === subresource) {
+      if (own) return undefined;
+      own = e;
+    }
+  }
+  if (own?.time === undefined) return undefined;
+  const change = trackedChange(old as ValueMap, updated as ValueMap, ctx.updater.ignored);
+  if (!change) return undefined;
+  const next = withoutManagedFields(cloneJson(updated) as ValueMap);
+  const shape = trackedShapeOf(next);
+  if (shape.length > MAX_SHAPE_LENGTH) return undefined;
+  const created = createdEntriesOf(ctx, next, shape, opts.manager);
+  if (created?.length !== 1 || !valuesEqual(created[0]!.fieldsV1, own.fieldsV1)) return undefined;
+  const owned = Object.keys(own.fieldsV1);
+  for (const e of live as (typeof own)[]) if (e !== own && owned.some((k) => Object.hasOwn(e.fieldsV1, k))) return undefined;
+  // A write that changed no field the manager could own leaves its time too.
+  const entries = (live as ManagedFieldsEntry[]).map((e) => entryCopy(e, e === own && change.changed ? ctx.now : undefined));
+  return withEntries(next, entries.sort(compareEntries));
 }
 
 /**
@@ -404,7 +532,15 @@ function createdManagedFields(ctx: Context, next: ValueMap, manager: string): Ku
  * from `old` (undefined for a create) to `updated` become the manager's, in its Update entry. A request that
  * carries managedFields replaces them (when valid); `[]` or `[{}]` clears them.
  */
-export function updateManagedFields(old: KubeObject | undefined, updated: KubeObject, opts: UpdateManagedFieldsOptions): KubeObject {
+export function updateManagedFields(old: KubeObject | undefined, updated: KubeObject, opts: UpdateManagedFieldsOptions, shortcuts = true): KubeObject {
+  if (shortcuts && old) {
+    try {
+      const made = sameShapeUpdate(old, updated, opts);
+      if (made) return made;
+    } catch {
+      // The full computation decides.
+    }
+  }
   try {
     const next = withoutManagedFields(cloneJson(updated) as ValueMap);
     const ctx = contextOf(opts);
@@ -412,7 +548,7 @@ export function updateManagedFields(old: KubeObject | undefined, updated: KubeOb
     // skipNonAppliedManager: an existing object without managedFields stays untracked until applied to.
     const isCreate = !old || !isValueMap(old.metadata) || !old.metadata.uid;
     if (managed.fields.size === 0 && !isCreate) return withManagedFields(next, managed);
-    if (!old && managed.fields.size === 0) return createdManagedFields(ctx, next, opts.manager);
+    if (!old && managed.fields.size === 0 && shortcuts) return createdManagedFields(ctx, next, opts.manager);
     const live = old ? withoutManagedFields(cloneJson(old) as ValueMap) : emptyObject();
     return withManagedFields(next, updateCore(ctx, live, next, managed, opts.manager));
   } catch {

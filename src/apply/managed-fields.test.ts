@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../registry/types.ts';
 import { StatusError } from '../apis/errors.ts';
 import { applyServerSide, decodeApplyBody, revertManagedFieldsTimestamps, serverSideApply, updateManagedFields } from './index.ts';
+import { sameShapeUpdate } from './field-manager.ts';
 import { decodeManagedFields, encodeManagedFields, isResetManagedFields, managerIdentifier, normalizeTime } from './managed-fields.ts';
 import { builtinDef, entry, widgetDef } from './test-fixtures.ts';
 
@@ -145,4 +146,71 @@ test("a create's managedFields, shared by the objects shaped alike, equal those 
   const second = updateManagedFields(undefined, cm('m2', 'y'), opts);
   (second.metadata.managedFields![0]!.fieldsV1 as Record<string, unknown>)['f:metadata'] = {};
   assert.deepEqual(updateManagedFields(undefined, cm('m3', 'z'), opts), updateManagedFields(undefined, cm('m3', 'z'), { ...opts, def: { ...configMaps } }));
+});
+
+test('an update keeping the shape, by the manager owning all of it, gives what the full computation gives', () => {
+  let tick = 0;
+  const now = () => `2024-01-01T00:${String(Math.floor(tick / 60) % 60).padStart(2, '0')}:${String(tick++ % 60).padStart(2, '0')}Z`;
+  let revision = 1;
+  const stored = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, uid: 'u-1', creationTimestamp: '2024-01-01T00:00:00Z', resourceVersion: String(revision++) } }) as KubeObject;
+  /** One write, both ways: the result as stored (key order included) must not depend on the shortcut. */
+  const write = (def: ReturnType<typeof builtinDef>, old: KubeObject, updated: KubeObject, manager: string, shortcut: boolean, subresource?: string) => {
+    const opts = { manager, apiVersion: String(old.apiVersion), def, subresource, now: now() };
+    const full = updateManagedFields(old, structuredClone(updated), opts, false);
+    const fast = sameShapeUpdate(old, structuredClone(updated), opts);
+    assert.equal(fast !== undefined, shortcut, `shortcut taken: ${manager} ${JSON.stringify(updated).slice(0, 200)}`);
+    if (fast) assert.equal(JSON.stringify(fast), JSON.stringify(full));
+    assert.equal(JSON.stringify(updateManagedFields(old, structuredClone(updated), opts)), JSON.stringify(full));
+    return stored(full);
+  };
+  const withData = (o: KubeObject, data: Record<string, string>) => ({ ...o, data }) as KubeObject;
+  const unconditional = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, managedFields: undefined } }) as KubeObject;
+
+  const configMaps = builtinDef('', 'v1', 'configmaps');
+  const created = updateManagedFields(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', labels: { a: 'b' } }, data: { x: '1', y: '2' } } as KubeObject, { manager: 'ctl', apiVersion: 'v1', def: configMaps, now: now() });
+  let cm = stored(created);
+  cm = write(configMaps, cm, withData(cm, { x: '3', y: '2' }), 'ctl', true);
+  cm = write(configMaps, cm, unconditional(withData(cm, { x: '4', y: '5' })), 'ctl', true);
+  cm = write(configMaps, cm, { ...withData(cm, { x: '6', y: '5' }), metadata: { ...cm.metadata, labels: { a: 'c' } } } as KubeObject, 'ctl', true);
+  // What a request's own managedFields, a new key, an emptied value or another manager change goes the full way.
+  write(configMaps, cm, { ...withData(cm, { x: '7', y: '5' }), metadata: { ...cm.metadata, managedFields: [] } } as KubeObject, 'ctl', false);
+  write(configMaps, cm, withData(cm, { x: '7', y: '5', z: '1' }), 'ctl', false);
+  write(configMaps, cm, withData(cm, { x: '', y: '5' }), 'ctl', false);
+  write(configMaps, cm, withData(cm, { x: '7', y: '5' }), '', false);
+  cm = write(configMaps, cm, withData(cm, { x: '7', y: '5' }), 'other', false);
+  // 'other' now owns data.x: ctl's entry no longer owns all of the object.
+  write(configMaps, cm, withData(cm, { x: '8', y: '6' }), 'ctl', false);
+  cm = write(configMaps, cm, withData(cm, { x: '8', y: '6' }), 'other', false);
+  // A request can leave fields owned by nobody: the writer of one takes it, the full way.
+  const ownsX = [{ manager: 'ctl', operation: 'Update', apiVersion: 'v1', time: '2024-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:x': {} } } }];
+  cm = write(configMaps, cm, { ...cm, metadata: { ...cm.metadata, managedFields: ownsX } } as KubeObject, 'ctl', false);
+  cm = write(configMaps, cm, withData(cm, { x: '8', y: '9' }), 'ctl', false);
+  cm = write(configMaps, cm, { ...withData(cm, { x: '1', y: '1' }), metadata: { ...cm.metadata, labels: { a: 'd' } } } as KubeObject, 'ctl', false);
+  // Taken by updates, not made by a create: the entry lacks the maps' own '.' a create's has.
+  write(configMaps, cm, withData(cm, { x: '2', y: '1' }), 'ctl', false);
+
+  // A Deployment written through its main endpoint and its status, by different managers: neither shares a
+  // top-level field with the other.
+  const deployments = builtinDef('apps', 'v1', 'deployments');
+  const spec = (replicas: number, image: string) => ({ replicas, selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'web', image }] } } });
+  let d = stored(updateManagedFields(undefined, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w', namespace: 'ns' }, spec: spec(1, 'nginx:1') } as KubeObject, { manager: 'ctl', apiVersion: 'apps/v1', def: deployments, now: now() }));
+  const status = (replicas: number) => ({ observedGeneration: replicas, replicas, conditions: [{ type: 'Available', status: 'True' }] });
+  d = write(deployments, d, { ...d, status: status(1) } as KubeObject, 'controller', false, 'status');
+  d = write(deployments, d, { ...d, status: status(2) } as KubeObject, 'controller', true, 'status');
+  d = write(deployments, d, { ...d, spec: spec(3, 'nginx:1') } as KubeObject, 'ctl', true);
+  d = write(deployments, d, { ...unconditional(d), spec: spec(4, 'nginx:1') } as KubeObject, 'ctl', true);
+  // The main resource cannot write status: a body without it is of the same shape there (the store keeps the status).
+  d = { ...write(deployments, d, { ...d, spec: spec(4, 'nginx:1'), status: undefined } as KubeObject, 'ctl', true), status: d.status } as KubeObject;
+  // A list item changed is another shape; so is a zero.
+  write(deployments, d, { ...d, spec: spec(4, 'nginx:2') } as KubeObject, 'ctl', false);
+  write(deployments, d, { ...d, spec: spec(0, 'nginx:1') } as KubeObject, 'ctl', false);
+  // An applier of the same replicas shares them with ctl; ctl changing them takes them from it, the full way.
+  const apply = (replicas: number) => stored(applyServerSide(d, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w', namespace: 'ns' }, spec: { replicas } } as KubeObject, { manager: 'kubectl', apiVersion: 'apps/v1', def: deployments, now: now(), force: false }));
+  d = apply(4);
+  d = write(deployments, d, { ...d, spec: spec(5, 'nginx:1') } as KubeObject, 'ctl', false);
+  assert.deepEqual(d.metadata.managedFields?.map((e) => e.manager), ['controller', 'ctl']);
+  d = write(deployments, d, { ...d, spec: spec(6, 'nginx:1') } as KubeObject, 'ctl', true);
+  d = apply(6);
+  write(deployments, d, { ...d, spec: spec(7, 'nginx:1') } as KubeObject, 'ctl', false);
+  write(deployments, d, { ...d, status: status(3) } as KubeObject, 'controller', true, 'status');
 });

@@ -160,7 +160,8 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
   return entries.sort(compareEntries);
 }
 
-function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+/** The order kube keeps managedFields entries in: by operation, then time (in seconds), manager, version, subresource. */
+export function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
   if (p.operation !== q.operation) return compareGoStrings(p.operation ?? '', q.operation ?? '');
   const ps = unixSeconds(p.time);
   const qs = unixSeconds(q.time);
