@@ -531,7 +531,16 @@ export function sameShapeUpdate(old: KubeObject, updated: KubeObject, opts: Upda
   // Both encoded the same way: equal sets are equal texts.
   if (created?.length !== 1 || fieldsTextOf(created[0]!) !== JSON.stringify(own.fieldsV1)) return undefined;
   const owned = Object.keys(own.fieldsV1);
-  for (const e of live as (typeof own)[]) if (e !== own && owned.some((k) => Object.hasOwn(e.fieldsV1, k))) return undefined;
+  for (const e of live as (typeof own)[]) {
+    if (e === own) continue;
+    if (owned.some((k) => Object.hasOwn(e.fieldsV1, k))) return undefined;
+    // A set that does not decode leaves the object untracked, the full way.
+    try {
+      FieldSet.fromFieldsV1(e.fieldsV1);
+    } catch {
+      return undefined;
+    }
+  }
   // A write that changed no field the manager could own leaves its time too.
   const entries = (live as ManagedFieldsEntry[]).map((e) => entryCopy(e, e === own && change.changed ? ctx.now : undefined));
   return withEntries(next, entries.sort(compareEntries));

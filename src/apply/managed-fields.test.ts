@@ -201,6 +201,9 @@ test('an update keeping the shape, by the manager owning all of it, gives what t
   d = write(deployments, d, { ...unconditional(d), spec: spec(4, 'nginx:1') } as KubeObject, 'ctl', true);
   // The main resource cannot write status: a body without it is of the same shape there (the store keeps the status).
   d = { ...write(deployments, d, { ...d, spec: spec(4, 'nginx:1'), status: undefined } as KubeObject, 'ctl', true), status: d.status } as KubeObject;
+  // Another entry that does not decode leaves the object untracked, the full way.
+  const broken = { ...d, metadata: { ...d.metadata, managedFields: d.metadata.managedFields?.map((e) => (e.manager === 'controller' ? { ...e, fieldsV1: { 'f:status': { 'i:z': {} } } } : e)) } } as KubeObject;
+  assert.equal(write(deployments, broken, { ...broken, spec: spec(5, 'nginx:1') } as KubeObject, 'ctl', false).metadata.managedFields, undefined);
   // A list item changed is another shape; so is a zero.
   write(deployments, d, { ...d, spec: spec(4, 'nginx:2') } as KubeObject, 'ctl', false);
   write(deployments, d, { ...d, spec: spec(0, 'nginx:1') } as KubeObject, 'ctl', false);
