@@ -25,7 +25,7 @@ import {
   normalizeTime,
   type Managed,
 } from './managed-fields.ts';
-import { fieldElement, valuesEqual } from './path-element.ts';
+import { fieldElement, valuesEqual, type PathElement } from './path-element.ts';
 import { resetFieldsFor } from './reset-fields.ts';
 import { rootTypeOf } from './schema.ts';
 import { typedView } from './typed-view.ts';
@@ -379,13 +379,45 @@ function trackedShapeOf(obj: ValueMap): string {
   return `${out}}`;
 }
 
+/** Fields a walk of an object leaves out, as a tree of field names: true leaves out the field and all below it. */
+type SkipTree = { readonly [field: string]: SkipTree | true };
+
+const skipTrees = new WeakMap<UpdaterContext, SkipTree | undefined>();
+
+/**
+ * What an endpoint's field sets never see: the untracked fields and those the endpoint resets (status, through the
+ * main resource). Undefined when a reset path is not made of field names alone.
+ */
+function skipTreeOf(updater: UpdaterContext): SkipTree | undefined {
+  if (skipTrees.has(updater)) return skipTrees.get(updater);
+  type Node = { [field: string]: Node | true };
+  const node = (): Node => Object.create(null) as Node;
+  const tree = node();
+  const untracked = [...UNTRACKED_TOP.map((k) => [k]), ...UNTRACKED_METADATA.map((k) => ['metadata', k])].map((p) => p.map(fieldElement));
+  const paths: readonly (readonly PathElement[])[] = [...untracked, ...updater.ignored.paths()];
+  let byName = true;
+  for (const path of paths) {
+    let at = tree;
+    for (let i = 0; i < path.length; i++) {
+      const pe = path[i]!;
+      if (pe.kind !== 'field') byName = false;
+      if (pe.kind !== 'field' || at[pe.name] === true) break;
+      if (i === path.length - 1) at[pe.name] = true;
+      else at = (at[pe.name] as Node | undefined) ?? (at[pe.name] = node());
+    }
+  }
+  const result = byName ? tree : undefined;
+  skipTrees.set(updater, result);
+  return result;
+}
+
 /** What a walk of two values of the same shape found: whether any value outside their lists differs. */
 interface ShapeWalk {
   changed: boolean;
 }
 
-/** Whether two values have the same shape (shapeOf), found without writing it out; map key order aside. */
-function sameShape(a: unknown, b: unknown, walk: ShapeWalk, skip?: readonly string[]): boolean {
+/** Whether two values have the same shape (shapeOf) outside the fields skipped, found without writing it out. */
+function sameShape(a: unknown, b: unknown, walk: ShapeWalk, skip: SkipTree | undefined): boolean {
   if (typeof a !== typeof b) return false;
   switch (typeof a) {
     case 'string':
@@ -401,33 +433,37 @@ function sameShape(a: unknown, b: unknown, walk: ShapeWalk, skip?: readonly stri
     case 'object': {
       if (a === null || b === null) return a === b;
       if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && valuesEqual(a, b);
-      return sameKeysShaped(a as ValueMap, b as ValueMap, walk, (k) => skip?.includes(k) === true);
+      return sameKeysShaped(a as ValueMap, b as ValueMap, walk, skip);
     }
     default:
       return true;
   }
 }
 
-function sameKeysShaped(a: ValueMap, b: ValueMap, walk: ShapeWalk, skip: (key: string) => boolean, skipIn?: (key: string) => readonly string[] | undefined): boolean {
+/** sameShape of two maps (map key order aside); `changed` gets the keys under which a value differs. */
+function sameKeysShaped(a: ValueMap, b: ValueMap, walk: ShapeWalk, skip: SkipTree | undefined, changed?: string[]): boolean {
   let count = 0;
   for (const k in a) {
-    if (a[k] === undefined || skip(k)) continue;
-    if (b[k] === undefined || !sameShape(a[k], b[k], walk, skipIn?.(k))) return false;
+    const below = skip?.[k];
+    if (a[k] === undefined || below === true) continue;
+    const before = walk.changed;
+    walk.changed = false;
+    if (b[k] === undefined || !sameShape(a[k], b[k], walk, below)) return false;
+    if (walk.changed) changed?.push(k);
+    walk.changed ||= before;
     count++;
   }
-  for (const k in b) if (b[k] !== undefined && !skip(k)) count--;
+  for (const k in b) if (b[k] !== undefined && skip?.[k] !== true) count--;
   return count === 0;
 }
 
 /**
- * Two objects compared where an endpoint's field sets can see them (the fields never tracked and the top-level
- * fields the endpoint resets, like status through the main resource, left out): undefined when their shapes
- * differ, else whether any value changed.
+ * Two objects compared where an endpoint's field sets can see them: undefined when their shapes differ, else the
+ * top-level fields under which a value changed.
  */
-function trackedChange(a: ValueMap, b: ValueMap, ignored: FieldSet): ShapeWalk | undefined {
-  const walk = { changed: false };
-  const skip = (k: string) => UNTRACKED_TOP.includes(k) || ignored.has([fieldElement(k)]);
-  return sameKeysShaped(a, b, walk, skip, (k) => (k === 'metadata' ? UNTRACKED_METADATA : undefined)) ? walk : undefined;
+function trackedChanges(a: ValueMap, b: ValueMap, skip: SkipTree): string[] | undefined {
+  const changed: string[] = [];
+  return sameKeysShaped(a, b, { changed: false }, skip, changed) ? changed : undefined;
 }
 
 /**
@@ -445,13 +481,14 @@ function createdEntriesOf(ctx: Context, next: ValueMap, shape: string, manager: 
   return made;
 }
 
-/** The text of memo entries' fieldsV1, written once: a live entry encoded alike has the same text. */
-const createdFieldsText = new WeakMap<ManagedFieldsEntry, string>();
+/** The text of a memo entry's fieldsV1 under a top-level field, written once: a live set encoded alike has the same text. */
+const createdFieldsText = new WeakMap<ManagedFieldsEntry, Map<string, string | undefined>>();
 
-function fieldsTextOf(created: ManagedFieldsEntry): string {
-  let text = createdFieldsText.get(created);
-  if (text === undefined) createdFieldsText.set(created, (text = JSON.stringify(created.fieldsV1)));
-  return text;
+function createdFieldsTextOf(created: ManagedFieldsEntry, field: string): string | undefined {
+  let texts = createdFieldsText.get(created);
+  if (!texts) createdFieldsText.set(created, (texts = new Map()));
+  if (!texts.has(field)) texts.set(field, JSON.stringify((created.fieldsV1 as ValueMap | undefined)?.[field]));
+  return texts.get(field);
 }
 
 /** A copy of an entry of the memo or of the live object, at the time given (when it has one). */
@@ -497,12 +534,13 @@ function isEncodedEntry(e: unknown): e is ManagedFieldsEntry & { fieldsV1: Value
 }
 
 /**
- * The managedFields of an update that keeps the object's shape (where this endpoint's field sets see it), made by
- * a manager whose Update entry for this endpoint owns all of the object that a create of it would: such a write
- * moves no field. Every field it can change is one the manager owns already (same shape: nothing added or removed,
- * and changed values are not zero), and no other entry shares a top-level field with it, so no other manager
- * loses one. Only the manager's time changes, if the write changed a value. Undefined when the write needs the
- * full computation, which gives the same (the tests hold them equal).
+ * The managedFields of an update that keeps the object's shape where this endpoint's field sets see it (keys, which
+ * values are zero, list elements), when its outcome is plain without computing it. Such a write adds and removes
+ * no field, and a value it changes is never zero, so it is a field a create of the object would own (kube's
+ * Update semantics). If the writer's entry owns, under each top-level field where a value changed, just what a create
+ * would, and no other entry has anything there, no field changes hands: only the writer's time moves. A write that
+ * changed no value changes nothing. Undefined when the write needs the full computation, which gives the same (the
+ * tests hold them equal).
  */
 export function sameShapeUpdate(old: KubeObject, updated: KubeObject, opts: UpdateManagedFieldsOptions): KubeObject | undefined {
   const live: unknown = old.metadata?.managedFields;
@@ -512,28 +550,32 @@ export function sameShapeUpdate(old: KubeObject, updated: KubeObject, opts: Upda
   // A main-resource write that brings managedFields other than the live ones sets them.
   if (subresource === '' && requested !== undefined && requested !== null && !valuesEqual(requested, live)) return undefined;
   const ctx = contextOf(opts);
-  const name = opts.manager || 'unknown';
-  let own: (ManagedFieldsEntry & { fieldsV1: ValueMap }) | undefined;
-  for (const e of live) {
-    if (!isEncodedEntry(e)) return undefined;
-    if (e.operation === 'Update' && e.manager === name && e.apiVersion === ctx.apiVersion && (e.subresource ?? '') === subresource) {
-      if (own) return undefined;
-      own = e;
+  const skip = skipTreeOf(ctx.updater);
+  if (!skip || !live.every(isEncodedEntry)) return undefined;
+  const changed = trackedChanges(old as ValueMap, updated as ValueMap, skip);
+  if (!changed) return undefined;
+  const next = withoutManagedFields(cloneJson(updated) as ValueMap);
+  const entries = live as (ManagedFieldsEntry & { fieldsV1: ValueMap })[];
+  let own: ManagedFieldsEntry | undefined;
+  if (changed.length > 0) {
+    const name = opts.manager || 'unknown';
+    const owners = entries.filter((e) => e.operation === 'Update' && e.manager === name && e.apiVersion === ctx.apiVersion && (e.subresource ?? '') === subresource);
+    own = owners.length === 1 ? owners[0] : undefined;
+    if (own?.time === undefined) return undefined;
+    const shape = trackedShapeOf(next);
+    if (shape.length > MAX_SHAPE_LENGTH) return undefined;
+    const created = createdEntriesOf(ctx, next, shape, opts.manager);
+    if (created?.length !== 1) return undefined;
+    for (const k of changed) {
+      const field = `f:${k}`;
+      // Both encoded the same way: equal sets are equal texts.
+      const text = createdFieldsTextOf(created[0]!, field);
+      if (text === undefined || text !== JSON.stringify(own.fieldsV1?.[field])) return undefined;
+      if (entries.some((e) => e !== own && Object.hasOwn(e.fieldsV1, field))) return undefined;
     }
   }
-  if (own?.time === undefined) return undefined;
-  const change = trackedChange(old as ValueMap, updated as ValueMap, ctx.updater.ignored);
-  if (!change) return undefined;
-  const next = withoutManagedFields(cloneJson(updated) as ValueMap);
-  const shape = trackedShapeOf(next);
-  if (shape.length > MAX_SHAPE_LENGTH) return undefined;
-  const created = createdEntriesOf(ctx, next, shape, opts.manager);
-  // Both encoded the same way: equal sets are equal texts.
-  if (created?.length !== 1 || fieldsTextOf(created[0]!) !== JSON.stringify(own.fieldsV1)) return undefined;
-  const owned = Object.keys(own.fieldsV1);
-  for (const e of live as (typeof own)[]) {
+  for (const e of entries) {
     if (e === own) continue;
-    if (owned.some((k) => Object.hasOwn(e.fieldsV1, k))) return undefined;
     // A set that does not decode leaves the object untracked, the full way.
     try {
       FieldSet.fromFieldsV1(e.fieldsV1);
@@ -541,9 +583,8 @@ export function sameShapeUpdate(old: KubeObject, updated: KubeObject, opts: Upda
       return undefined;
     }
   }
-  // A write that changed no field the manager could own leaves its time too.
-  const entries = (live as ManagedFieldsEntry[]).map((e) => entryCopy(e, e === own && change.changed ? ctx.now : undefined));
-  return withEntries(next, entries.sort(compareEntries));
+  const copies = entries.map((e) => entryCopy(e, e === own ? ctx.now : undefined));
+  return withEntries(next, copies.sort(compareEntries));
 }
 
 /**

@@ -207,6 +207,8 @@ test('an update keeping the shape, by the manager owning all of it, gives what t
   // A list item changed is another shape; so is a zero.
   write(deployments, d, { ...d, spec: spec(4, 'nginx:2') } as KubeObject, 'ctl', false);
   write(deployments, d, { ...d, spec: spec(0, 'nginx:1') } as KubeObject, 'ctl', false);
+  // Through status, labels are reset: a write changing only them changes nothing, whoever writes.
+  write(deployments, d, { ...d, metadata: { ...d.metadata, labels: { x: 'y' } } } as KubeObject, 'someone', true, 'status');
   // An applier of the same replicas shares them with ctl; ctl changing them takes them from it, the full way.
   const apply = (replicas: number) => stored(applyServerSide(d, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w', namespace: 'ns' }, spec: { replicas } } as KubeObject, { manager: 'kubectl', apiVersion: 'apps/v1', def: deployments, now: now(), force: false }));
   d = apply(4);
@@ -216,4 +218,16 @@ test('an update keeping the shape, by the manager owning all of it, gives what t
   d = apply(6);
   write(deployments, d, { ...d, spec: spec(7, 'nginx:1') } as KubeObject, 'ctl', false);
   write(deployments, d, { ...d, status: status(3) } as KubeObject, 'controller', true, 'status');
+  // A write that changes no value leaves every entry as it was, whoever writes it.
+  write(deployments, d, { ...d } as KubeObject, 'someone-else', true);
+
+  // A Pod's kubelet owns its status only, though a create through status would own the labels too: the labels did
+  // not change, so only status has to be the kubelet's alone.
+  const pods = builtinDef('', 'v1', 'pods');
+  const podStatus = (phase: string) => ({ phase, conditions: [{ type: 'Ready', status: 'True' }], podIP: '10.0.0.1' });
+  let pod = stored(updateManagedFields(undefined, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', labels: { app: 'p' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } as KubeObject, { manager: 'ctl', apiVersion: 'v1', def: pods, now: now() }));
+  pod = write(pods, pod, { ...pod, status: podStatus('Pending') } as KubeObject, 'kubelet', false, 'status');
+  pod = write(pods, pod, { ...pod, status: podStatus('Running') } as KubeObject, 'kubelet', true, 'status');
+  write(pods, pod, { ...pod, metadata: { ...pod.metadata, labels: { app: 'q' } }, status: podStatus('Failed') } as KubeObject, 'kubelet', false, 'status');
+  pod = write(pods, pod, { ...pod, metadata: { ...pod.metadata, labels: { app: 'q' } } } as KubeObject, 'ctl', true);
 });
