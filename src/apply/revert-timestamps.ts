@@ -23,10 +23,11 @@ export function revertManagedFieldsTimestamps(newObj: KubeObject, oldObj: KubeOb
   const oldMF = oldObj.metadata?.managedFields;
   const newMF = newObj.metadata?.managedFields;
   if (!Array.isArray(oldMF) || !Array.isArray(newMF) || oldMF.length !== newMF.length) return newObj;
-  // Same timestamps too: there is nothing to revert (and no need to compare the rest of the objects).
-  if (valuesEqual(oldMF, newMF)) return newObj;
-  if (!valuesEqual(withoutTimes(oldMF), withoutTimes(newMF))) return newObj;
+  // The objects first: most writes change them, and the difference shows before the managedFields' sets are walked.
   const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
   if (!valuesEqual(strip(oldObj), strip(newObj))) return newObj;
+  // Same timestamps too: there is nothing to revert.
+  if (valuesEqual(oldMF, newMF)) return newObj;
+  if (!valuesEqual(withoutTimes(oldMF), withoutTimes(newMF))) return newObj;
   return { ...newObj, metadata: { ...newObj.metadata, managedFields: cloneJson(oldMF) } };
 }
