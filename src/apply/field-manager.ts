@@ -25,12 +25,13 @@ import {
   normalizeTime,
   type Managed,
 } from './managed-fields.ts';
-import { fieldElement, valuesEqual, type PathElement } from './path-element.ts';
+import { comparePathElements, fieldElement, serializePathElement, valuesEqual, type PathElement } from './path-element.ts';
+import { fieldType, isEmptyMap } from './merging-walk.ts';
 import { resetFieldsFor } from './reset-fields.ts';
-import { rootTypeOf } from './schema.ts';
+import { rootTypeOf, type TypeRef } from './schema.ts';
 import { typedView } from './typed-view.ts';
 import { validateTyped, validationErrorsString } from './typed-validate.ts';
-import { isValueMap, type Value, type ValueMap } from './typed-values.ts';
+import { deduceAtom, isValueMap, listItemPathElement, sameAtom, type Value, type ValueMap } from './typed-values.ts';
 import { applyManagers, updateManagers, type ManagerSets, type UpdaterContext } from './updater.ts';
 import { cloneJson } from '../apis/json-clone.ts';
 
@@ -411,46 +412,38 @@ function skipTreeOf(updater: UpdaterContext): SkipTree | undefined {
   return result;
 }
 
-/** What a walk of two values of the same shape found: whether any value outside their lists differs. */
+/** A walk of two objects: where it is and the fields it found changed (as fieldsV1 keys). */
 interface ShapeWalk {
-  changed: boolean;
+  readonly path: (string | PathElement)[];
+  readonly changed: string[][];
 }
 
-/** Whether two values have the same shape (shapeOf) outside the fields skipped, found without writing it out. */
-function sameShape(a: unknown, b: unknown, walk: ShapeWalk, skip: SkipTree | undefined): boolean {
-  if (typeof a !== typeof b) return false;
-  switch (typeof a) {
-    case 'string':
-      if (a === b) return true;
-      walk.changed = true;
-      return a !== '' && b !== '';
-    case 'number':
-      if (a === b) return true;
-      walk.changed = true;
-      return a !== 0 && b !== 0;
-    case 'boolean':
-      return a === b;
-    case 'object': {
-      if (a === null || b === null) return a === b;
-      if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && valuesEqual(a, b);
-      return sameKeysShaped(a as ValueMap, b as ValueMap, walk, skip);
-    }
-    default:
-      return true;
-  }
+/** A leaf of the walk (a scalar or an atomic container) of the same shape on both sides: changed when unequal. */
+function leafShaped(sameShape: boolean, a: unknown, b: unknown, walk: ShapeWalk): boolean {
+  if (sameShape && !valuesEqual(a, b)) walk.changed.push(walk.path.map((pe) => (typeof pe === 'string' ? pe : serializePathElement(pe))));
+  return sameShape;
 }
 
-/** sameShape of two maps (map key order aside); `changed` gets the keys under which a value differs. */
-function sameKeysShaped(a: ValueMap, b: ValueMap, walk: ShapeWalk, skip: SkipTree | undefined, changed?: string[]): boolean {
+/** Lists this long find twice-named items by their keys' text rather than item by item. */
+const PAIRWISE_ITEMS = 16;
+
+/** Whether a list's items (their path elements) name one item twice. */
+function namesAnItemTwice(items: readonly PathElement[]): boolean {
+  if (items.length > PAIRWISE_ITEMS) return new Set(items.map(serializePathElement)).size !== items.length;
+  for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (comparePathElements(items[i]!, items[j]!) === 0) return true;
+  return false;
+}
+
+/** Two maps with the same keys outside the fields skipped (key order aside), whose values `same` finds alike. */
+function sameMapsShaped(a: ValueMap, b: ValueMap, walk: ShapeWalk, skip: SkipTree | undefined, same: (a: unknown, b: unknown, key: string, skip: SkipTree | undefined) => boolean): boolean {
   let count = 0;
   for (const k in a) {
     const below = skip?.[k];
     if (a[k] === undefined || below === true) continue;
-    const before = walk.changed;
-    walk.changed = false;
-    if (b[k] === undefined || !sameShape(a[k], b[k], walk, below)) return false;
-    if (walk.changed) changed?.push(k);
-    walk.changed ||= before;
+    walk.path.push(`f:${k}`);
+    const alike = b[k] !== undefined && same(a[k], b[k], k, below);
+    walk.path.pop();
+    if (!alike) return false;
     count++;
   }
   for (const k in b) if (b[k] !== undefined && skip?.[k] !== true) count--;
@@ -458,12 +451,90 @@ function sameKeysShaped(a: ValueMap, b: ValueMap, walk: ShapeWalk, skip: SkipTre
 }
 
 /**
- * Two objects compared where an endpoint's field sets can see them: undefined when their shapes differ, else the
- * top-level fields under which a value changed.
+ * Whether two values of a type have the same shape: the same fields, list items of the same identities (keys or
+ * values) in the same order, containers and scalars that are empty or zero on both sides or on neither (a zero a
+ * view may leave out), the same booleans. What differs is a field changed in place, recorded at the level the typed
+ * comparison records it (atomic containers whole). A value its type does not describe is another shape.
  */
-function trackedChanges(a: ValueMap, b: ValueMap, skip: SkipTree): string[] | undefined {
-  const changed: string[] = [];
-  return sameKeysShaped(a, b, { changed: false }, skip, changed) ? changed : undefined;
+function sameTypedShape(a: unknown, b: unknown, type: TypeRef, walk: ShapeWalk, skip: SkipTree | undefined): boolean {
+  if (a === null || b === null) return a === b;
+  const atom = deduceAtom(type.atom, a as Value);
+  if (!sameAtom(atom, deduceAtom(type.atom, b as Value))) return false;
+  if (isValueMap(a)) {
+    const t = atom.map;
+    if (!isValueMap(b) || !t) return false;
+    if (t.atomic) return leafShaped(isEmptyMap(a) === isEmptyMap(b), a, b, walk);
+    return sameMapsShaped(a, b, walk, skip, (x, y, k, below) => sameTypedShape(x, y, fieldType(t, k), walk, below));
+  }
+  if (Array.isArray(a)) {
+    const t = atom.list;
+    if (!Array.isArray(b) || !t) return false;
+    if (t.atomic) return leafShaped((a.length === 0) === (b.length === 0), a, b, walk);
+    if (a.length !== b.length) return false;
+    const items: PathElement[] = [];
+    for (let i = 0; i < a.length; i++) {
+      const pa = listItemPathElement(t, i, a[i] as Value);
+      const pb = listItemPathElement(t, i, b[i] as Value);
+      if (typeof pa === 'string' || typeof pb === 'string' || comparePathElements(pa, pb) !== 0) return false;
+      items.push(pa);
+    }
+    // Items twice in a list are compared as one atomic entry: the full computation's case.
+    if (namesAnItemTwice(items)) return false;
+    for (let i = 0; i < a.length; i++) {
+      walk.path.push(items[i]!);
+      const alike = sameTypedShape(a[i], b[i], t.elem, walk, undefined);
+      walk.path.pop();
+      if (!alike) return false;
+    }
+    return true;
+  }
+  if (atom.scalar === undefined || typeof a !== typeof b) return false;
+  switch (typeof a) {
+    case 'string':
+      return leafShaped((a === '') === (b === ''), a, b, walk);
+    case 'number':
+      return leafShaped((a === 0) === (b === 0), a, b, walk);
+    default:
+      return a === b;
+  }
+}
+
+/**
+ * Two objects compared where an endpoint's field sets can see them: undefined when their shapes differ, else the
+ * fields whose values changed (none added or removed).
+ */
+function trackedChanges(a: ValueMap, b: ValueMap, ctx: Context, skip: SkipTree): string[][] | undefined {
+  const root = ctx.updater.type.atom.map;
+  if (!root) return undefined;
+  const walk: ShapeWalk = { path: [], changed: [] };
+  return sameMapsShaped(a, b, walk, skip, (x, y, k, below) => sameTypedShape(x, y, fieldType(root, k), walk, below)) ? walk.changed : undefined;
+}
+
+/** Sets (fieldsV1 texts) seen to decode, the newest kept: an object's entries are mostly as its last write left them. */
+const decodingSets = new Set<string>();
+const MAX_DECODING_SETS = 256;
+
+function decodes(fields: ValueMap): boolean {
+  const text = JSON.stringify(fields);
+  if (decodingSets.has(text)) return true;
+  try {
+    FieldSet.fromFieldsV1(fields);
+  } catch {
+    return false;
+  }
+  if (decodingSets.size >= MAX_DECODING_SETS) decodingSets.delete(decodingSets.values().next().value!);
+  decodingSets.add(text);
+  return true;
+}
+
+/** Whether a set in its fieldsV1 form holds a field (its path as fieldsV1 keys). */
+function fieldsV1Has(fields: ValueMap, path: readonly string[]): boolean {
+  let at: unknown = fields;
+  for (const key of path) {
+    if (!isValueMap(at) || !Object.hasOwn(at, key)) return false;
+    at = at[key];
+  }
+  return true;
 }
 
 /**
@@ -479,16 +550,6 @@ function createdEntriesOf(ctx: Context, next: ValueMap, shape: string, manager: 
   if (memo.size >= MAX_CREATED_SHAPES) memo.clear();
   memo.set(key, made);
   return made;
-}
-
-/** The text of a memo entry's fieldsV1 under a top-level field, written once: a live set encoded alike has the same text. */
-const createdFieldsText = new WeakMap<ManagedFieldsEntry, Map<string, string | undefined>>();
-
-function createdFieldsTextOf(created: ManagedFieldsEntry, field: string): string | undefined {
-  let texts = createdFieldsText.get(created);
-  if (!texts) createdFieldsText.set(created, (texts = new Map()));
-  if (!texts.has(field)) texts.set(field, JSON.stringify((created.fieldsV1 as ValueMap | undefined)?.[field]));
-  return texts.get(field);
 }
 
 /** A copy of an entry of the memo or of the live object, at the time given (when it has one). */
@@ -534,13 +595,11 @@ function isEncodedEntry(e: unknown): e is ManagedFieldsEntry & { fieldsV1: Value
 }
 
 /**
- * The managedFields of an update that keeps the object's shape where this endpoint's field sets see it (keys, which
- * values are zero, list elements), when its outcome is plain without computing it. Such a write adds and removes
- * no field, and a value it changes is never zero, so it is a field a create of the object would own (kube's
- * Update semantics). If the writer's entry owns, under each top-level field where a value changed, just what a create
- * would, and no other entry has anything there, no field changes hands: only the writer's time moves. A write that
- * changed no value changes nothing. Undefined when the write needs the full computation, which gives the same (the
- * tests hold them equal).
+ * The managedFields of an update that keeps the object's shape where this endpoint's field sets see it, when its
+ * outcome is plain without the full computation. Such a write adds and removes no field: it changes fields in place.
+ * If the writer's entry owns every field changed and no other entry owns any of them, no field changes hands, and
+ * only the writer's time moves (kube's Update semantics); a write that changed no field changes nothing. Undefined
+ * when the write needs the full computation, which gives the same (the tests hold them equal).
  */
 export function sameShapeUpdate(old: KubeObject, updated: KubeObject, opts: UpdateManagedFieldsOptions): KubeObject | undefined {
   const live: unknown = old.metadata?.managedFields;
@@ -552,37 +611,23 @@ export function sameShapeUpdate(old: KubeObject, updated: KubeObject, opts: Upda
   const ctx = contextOf(opts);
   const skip = skipTreeOf(ctx.updater);
   if (!skip || !live.every(isEncodedEntry)) return undefined;
-  const changed = trackedChanges(old as ValueMap, updated as ValueMap, skip);
+  const changed = trackedChanges(old as ValueMap, updated as ValueMap, ctx, skip);
   if (!changed) return undefined;
-  const next = withoutManagedFields(cloneJson(updated) as ValueMap);
   const entries = live as (ManagedFieldsEntry & { fieldsV1: ValueMap })[];
-  let own: ManagedFieldsEntry | undefined;
+  let own: (typeof entries)[number] | undefined;
   if (changed.length > 0) {
     const name = opts.manager || 'unknown';
     const owners = entries.filter((e) => e.operation === 'Update' && e.manager === name && e.apiVersion === ctx.apiVersion && (e.subresource ?? '') === subresource);
     own = owners.length === 1 ? owners[0] : undefined;
     if (own?.time === undefined) return undefined;
-    const shape = trackedShapeOf(next);
-    if (shape.length > MAX_SHAPE_LENGTH) return undefined;
-    const created = createdEntriesOf(ctx, next, shape, opts.manager);
-    if (created?.length !== 1) return undefined;
-    for (const k of changed) {
-      const field = `f:${k}`;
-      // Both encoded the same way: equal sets are equal texts.
-      const text = createdFieldsTextOf(created[0]!, field);
-      if (text === undefined || text !== JSON.stringify(own.fieldsV1?.[field])) return undefined;
-      if (entries.some((e) => e !== own && Object.hasOwn(e.fieldsV1, field))) return undefined;
+    for (const path of changed) {
+      if (!fieldsV1Has(own.fieldsV1, path)) return undefined;
+      if (entries.some((e) => e !== own && fieldsV1Has(e.fieldsV1, path))) return undefined;
     }
   }
-  for (const e of entries) {
-    if (e === own) continue;
-    // A set that does not decode leaves the object untracked, the full way.
-    try {
-      FieldSet.fromFieldsV1(e.fieldsV1);
-    } catch {
-      return undefined;
-    }
-  }
+  // A set that does not decode leaves the object untracked, the full way.
+  if (!entries.every((e) => decodes(e.fieldsV1))) return undefined;
+  const next = withoutManagedFields(cloneJson(updated) as ValueMap);
   const copies = entries.map((e) => entryCopy(e, e === own ? ctx.now : undefined));
   return withEntries(next, copies.sort(compareEntries));
 }

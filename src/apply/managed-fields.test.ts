@@ -186,8 +186,8 @@ test('an update keeping the shape, by the manager owning all of it, gives what t
   cm = write(configMaps, cm, { ...cm, metadata: { ...cm.metadata, managedFields: ownsX } } as KubeObject, 'ctl', false);
   cm = write(configMaps, cm, withData(cm, { x: '8', y: '9' }), 'ctl', false);
   cm = write(configMaps, cm, { ...withData(cm, { x: '1', y: '1' }), metadata: { ...cm.metadata, labels: { a: 'd' } } } as KubeObject, 'ctl', false);
-  // Taken by updates, not made by a create: the entry lacks the maps' own '.' a create's has.
-  write(configMaps, cm, withData(cm, { x: '2', y: '1' }), 'ctl', false);
+  // Owned through updates now, x changes in place.
+  write(configMaps, cm, withData(cm, { x: '2', y: '1' }), 'ctl', true);
 
   // A Deployment written through its main endpoint and its status, by different managers: neither shares a
   // top-level field with the other.
@@ -204,8 +204,16 @@ test('an update keeping the shape, by the manager owning all of it, gives what t
   // Another entry that does not decode leaves the object untracked, the full way.
   const broken = { ...d, metadata: { ...d.metadata, managedFields: d.metadata.managedFields?.map((e) => (e.manager === 'controller' ? { ...e, fieldsV1: { 'f:status': { 'i:z': {} } } } : e)) } } as KubeObject;
   assert.equal(write(deployments, broken, { ...broken, spec: spec(5, 'nginx:1') } as KubeObject, 'ctl', false).metadata.managedFields, undefined);
-  // A list item changed is another shape; so is a zero.
-  write(deployments, d, { ...d, spec: spec(4, 'nginx:2') } as KubeObject, 'ctl', false);
+  // Items of a keyed list are known by their keys: a new image is a value changed; a renamed or added container,
+  // another shape; so is a zero.
+  write(deployments, d, { ...d, spec: spec(4, 'nginx:2') } as KubeObject, 'ctl', true);
+  const containers = (list: unknown[]) => ({ ...d, spec: { ...spec(4, 'nginx:1'), template: { ...spec(4, 'nginx:1').template, spec: { containers: list } } } }) as KubeObject;
+  write(deployments, d, containers([{ name: 'other', image: 'nginx:1' }]), 'ctl', false);
+  write(deployments, d, containers([{ name: 'web', image: 'nginx:1' }, { name: 'side', image: 'busybox' }]), 'ctl', false);
+  const withArgs = write(deployments, d, containers([{ name: 'web', image: 'nginx:1', args: ['a'] }]), 'ctl', false);
+  // An atomic list is one value, changed in place while it stays non-empty; emptied, the typed view drops it.
+  write(deployments, withArgs, { ...containers([{ name: 'web', image: 'nginx:1', args: ['b', 'c'] }]), metadata: withArgs.metadata } as KubeObject, 'ctl', true);
+  write(deployments, withArgs, { ...containers([{ name: 'web', image: 'nginx:1', args: [] }]), metadata: withArgs.metadata } as KubeObject, 'ctl', false);
   write(deployments, d, { ...d, spec: spec(0, 'nginx:1') } as KubeObject, 'ctl', false);
   // Through status, labels are reset: a write changing only them changes nothing, whoever writes.
   write(deployments, d, { ...d, metadata: { ...d.metadata, labels: { x: 'y' } } } as KubeObject, 'someone', true, 'status');
@@ -224,10 +232,27 @@ test('an update keeping the shape, by the manager owning all of it, gives what t
   // A Pod's kubelet owns its status only, though a create through status would own the labels too: the labels did
   // not change, so only status has to be the kubelet's alone.
   const pods = builtinDef('', 'v1', 'pods');
-  const podStatus = (phase: string) => ({ phase, conditions: [{ type: 'Ready', status: 'True' }], podIP: '10.0.0.1' });
+  const podStatus = (phase: string, ready = 'True', restarts = 1, conditions: { type: string; status: string }[] = [{ type: 'Ready', status: ready }]) => ({
+    phase,
+    conditions,
+    podIP: '10.0.0.1',
+    containerStatuses: [{ name: 'c', ready: ready === 'True', restartCount: restarts, image: 'i', imageID: 'sha256:1' }],
+  });
   let pod = stored(updateManagedFields(undefined, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', labels: { app: 'p' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } as KubeObject, { manager: 'ctl', apiVersion: 'v1', def: pods, now: now() }));
   pod = write(pods, pod, { ...pod, status: podStatus('Pending') } as KubeObject, 'kubelet', false, 'status');
   pod = write(pods, pod, { ...pod, status: podStatus('Running') } as KubeObject, 'kubelet', true, 'status');
+  // Conditions are known by type, container statuses are one atomic value: their values change in place.
+  pod = write(pods, pod, { ...pod, status: podStatus('Running', 'False', 2) } as KubeObject, 'kubelet', true, 'status');
+  pod = write(pods, pod, { ...pod, status: podStatus('Running', 'True', 3) } as KubeObject, 'kubelet', true, 'status');
+  pod = write(pods, pod, { ...pod, status: podStatus('Running', 'True', 4) } as KubeObject, 'kubelet', true, 'status');
+  write(pods, pod, { ...pod, status: podStatus('Running', 'True', 3, [{ type: 'Ready', status: 'True' }, { type: 'Initialized', status: 'True' }]) } as KubeObject, 'kubelet', false, 'status');
+  write(pods, pod, { ...pod, status: podStatus('Running', 'True', 3, [{ type: 'Initialized', status: 'True' }]) } as KubeObject, 'kubelet', false, 'status');
+  write(pods, pod, { ...pod, status: podStatus('Running', '', 3) } as KubeObject, 'kubelet', false, 'status');
+  // A list naming an item twice is compared the full way.
+  const twice = (status: string) => podStatus('Running', 'True', 4, [{ type: 'Ready', status: 'True' }, { type: 'Ready', status }]);
+  const doubled = write(pods, pod, { ...pod, status: twice('True') } as KubeObject, 'kubelet', false, 'status');
+  write(pods, doubled, { ...doubled, status: twice('False') } as KubeObject, 'kubelet', false, 'status');
+  write(pods, pod, { ...pod, metadata: { ...pod.metadata, finalizers: ['x'] } } as KubeObject, 'ctl', false);
   write(pods, pod, { ...pod, metadata: { ...pod.metadata, labels: { app: 'q' } }, status: podStatus('Failed') } as KubeObject, 'kubelet', false, 'status');
   pod = write(pods, pod, { ...pod, metadata: { ...pod.metadata, labels: { app: 'q' } } } as KubeObject, 'ctl', true);
 });
