@@ -1,0 +1,158 @@
+// The fields an update changes in place: a walk of the old and the new object along their type that tells whether
+// they have the same shape (the same fields, list items of the same identities, the same empty and zero values) and,
+// if so, which fields' values differ, as the typed comparison would report them. With the same shape no field is
+// added or removed, so the managedFields of such an update follow from the changed fields alone (field-manager.ts).
+
+import { FieldSet } from './field-set.ts';
+import { fieldType, isEmptyMap } from './merging-walk.ts';
+import { comparePathElements, serializePathElement, valuesEqual, type PathElement } from './path-element.ts';
+import type { TypeRef } from './schema.ts';
+import { deduceAtom, isValueMap, listItemPathElement, sameAtom, type Value, type ValueMap } from './typed-values.ts';
+
+/** Fields a walk of an object leaves out, as a tree of field names: true leaves out the field and all below it. */
+export type SkipTree = { readonly [field: string]: SkipTree | true };
+
+/** The tree of the paths given; undefined when one is not made of field names alone. */
+export function skipTree(paths: readonly (readonly PathElement[])[]): SkipTree | undefined {
+  type Node = { [field: string]: Node | true };
+  const node = (): Node => Object.create(null) as Node;
+  const tree = node();
+  let byName = true;
+  for (const path of paths) {
+    let at = tree;
+    for (let i = 0; i < path.length; i++) {
+      const pe = path[i]!;
+      if (pe.kind !== 'field') byName = false;
+      if (pe.kind !== 'field' || at[pe.name] === true) break;
+      if (i === path.length - 1) at[pe.name] = true;
+      else at = (at[pe.name] as Node | undefined) ?? (at[pe.name] = node());
+    }
+  }
+  return byName ? tree : undefined;
+}
+
+/** A walk of two objects: where it is and the fields it found changed (as fieldsV1 keys). */
+interface ShapeWalk {
+  readonly path: (string | PathElement)[];
+  readonly changed: string[][];
+}
+
+/** A leaf of the walk (a scalar or an atomic container) of the same shape on both sides: changed when unequal. */
+function leafShaped(sameShape: boolean, a: unknown, b: unknown, walk: ShapeWalk): boolean {
+  if (sameShape && !valuesEqual(a, b)) walk.changed.push(walk.path.map((pe) => (typeof pe === 'string' ? pe : serializePathElement(pe))));
+  return sameShape;
+}
+
+/** Lists this long find twice-named items by their keys' text rather than item by item. */
+const PAIRWISE_ITEMS = 16;
+
+/** Whether a list's items (their path elements) name one item twice. */
+function namesAnItemTwice(items: readonly PathElement[]): boolean {
+  if (items.length > PAIRWISE_ITEMS) return new Set(items.map(serializePathElement)).size !== items.length;
+  for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (comparePathElements(items[i]!, items[j]!) === 0) return true;
+  return false;
+}
+
+/** Two maps with the same keys outside the fields skipped (key order aside), whose values `same` finds alike. */
+function sameMapsShaped(a: ValueMap, b: ValueMap, walk: ShapeWalk, skip: SkipTree | undefined, same: (a: unknown, b: unknown, key: string, skip: SkipTree | undefined) => boolean): boolean {
+  let count = 0;
+  for (const k in a) {
+    const below = skip?.[k];
+    if (a[k] === undefined || below === true) continue;
+    walk.path.push(`f:${k}`);
+    const alike = b[k] !== undefined && same(a[k], b[k], k, below);
+    walk.path.pop();
+    if (!alike) return false;
+    count++;
+  }
+  for (const k in b) if (b[k] !== undefined && skip?.[k] !== true) count--;
+  return count === 0;
+}
+
+/**
+ * Whether two values of a type have the same shape: the same fields, list items of the same identities (keys or
+ * values) in the same order, containers and scalars that are empty or zero on both sides or on neither (a zero a
+ * view may leave out), the same booleans. What differs is a field changed in place, recorded at the level the typed
+ * comparison records it (atomic containers whole). A value its type does not describe is another shape.
+ */
+function sameTypedShape(a: unknown, b: unknown, type: TypeRef, walk: ShapeWalk, skip: SkipTree | undefined): boolean {
+  if (a === null || b === null) return a === b;
+  const atom = deduceAtom(type.atom, a as Value);
+  if (!sameAtom(atom, deduceAtom(type.atom, b as Value))) return false;
+  if (isValueMap(a)) {
+    const t = atom.map;
+    if (!isValueMap(b) || !t) return false;
+    if (t.atomic) return leafShaped(isEmptyMap(a) === isEmptyMap(b), a, b, walk);
+    return sameMapsShaped(a, b, walk, skip, (x, y, k, below) => sameTypedShape(x, y, fieldType(t, k), walk, below));
+  }
+  if (Array.isArray(a)) {
+    const t = atom.list;
+    if (!Array.isArray(b) || !t) return false;
+    if (t.atomic) return leafShaped((a.length === 0) === (b.length === 0), a, b, walk);
+    if (a.length !== b.length) return false;
+    const items: PathElement[] = [];
+    for (let i = 0; i < a.length; i++) {
+      const pa = listItemPathElement(t, i, a[i] as Value);
+      const pb = listItemPathElement(t, i, b[i] as Value);
+      if (typeof pa === 'string' || typeof pb === 'string' || comparePathElements(pa, pb) !== 0) return false;
+      items.push(pa);
+    }
+    // Items twice in a list are compared as one atomic entry: the full computation's case.
+    if (namesAnItemTwice(items)) return false;
+    for (let i = 0; i < a.length; i++) {
+      walk.path.push(items[i]!);
+      const alike = sameTypedShape(a[i], b[i], t.elem, walk, undefined);
+      walk.path.pop();
+      if (!alike) return false;
+    }
+    return true;
+  }
+  if (atom.scalar === undefined || typeof a !== typeof b) return false;
+  switch (typeof a) {
+    case 'string':
+      return leafShaped((a === '') === (b === ''), a, b, walk);
+    case 'number':
+      return leafShaped((a === 0) === (b === 0), a, b, walk);
+    default:
+      return a === b;
+  }
+}
+
+/**
+ * Two objects of a type compared outside the fields skipped: undefined when their shapes differ, else the fields
+ * whose values changed in place (as fieldsV1 keys, the paths the typed comparison would report as modified).
+ */
+export function changedInPlace(a: ValueMap, b: ValueMap, type: TypeRef, skip: SkipTree): string[][] | undefined {
+  const root = type.atom.map;
+  if (!root) return undefined;
+  const walk: ShapeWalk = { path: [], changed: [] };
+  return sameMapsShaped(a, b, walk, skip, (x, y, k, below) => sameTypedShape(x, y, fieldType(root, k), walk, below)) ? walk.changed : undefined;
+}
+
+/** Sets (fieldsV1 texts) seen to decode, the newest kept: an object's entries are mostly as its last write left them. */
+const decodingSets = new Set<string>();
+const MAX_DECODING_SETS = 256;
+
+/** Whether a set in its fieldsV1 form decodes (FieldSet.fromFieldsV1 takes it). */
+export function setDecodes(fields: ValueMap): boolean {
+  const text = JSON.stringify(fields);
+  if (decodingSets.has(text)) return true;
+  try {
+    FieldSet.fromFieldsV1(fields);
+  } catch {
+    return false;
+  }
+  if (decodingSets.size >= MAX_DECODING_SETS) decodingSets.delete(decodingSets.values().next().value!);
+  decodingSets.add(text);
+  return true;
+}
+
+/** Whether a set in its fieldsV1 form holds a field (its path as fieldsV1 keys). */
+export function fieldsV1Has(fields: ValueMap, path: readonly string[]): boolean {
+  let at: unknown = fields;
+  for (const key of path) {
+    if (!isValueMap(at) || !Object.hasOwn(at, key)) return false;
+    at = at[key];
+  }
+  return true;
+}
