@@ -92,6 +92,11 @@ function promRegistry(durations: KeyedHistogram, sizes: KeyedHistogram) {
   return { registry, requests, inflight, longRunning, stored, deprecatedApis, reloads: { authentication: reloadSeries('authentication'), authorization: reloadSeries('authorization') } };
 }
 
+/** prom-client writes a NaN sample as "Nan"; the exposition format (and kube) spell it "NaN". */
+export function spellNaN(exposition: string): string {
+  return exposition.replace(/ Nan$/gm, ' NaN');
+}
+
 export function createServerMetrics(storageObjects: () => readonly StorageObjectCount[]): ServerMetrics {
   // The hot path counts in plain maps and numbers; the prom-client series are brought up to date at each scrape
   // (labels are hashed once per scrape, not several times per request).
@@ -130,7 +135,7 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
         reloads[r.config].total.inc(r.labels, r.n);
         reloads[r.config].last.set(r.labels, r.last);
       }
-      return registry.metrics();
+      return spellNaN(await registry.metrics());
     },
     recordConfigReload(config, status, apiServerId) {
       const labels = { status, apiserver_id_hash: `sha256:${createHash('sha256').update(apiServerId).digest('hex')}` };
