@@ -156,3 +156,78 @@ export function fieldsV1Has(fields: ValueMap, path: readonly string[]): boolean 
   }
   return true;
 }
+
+/** An atomic map the configuration holds less of than the object: where it is, in the object and as a field. */
+export interface ReplacedMap {
+  readonly at: readonly (string | number)[];
+  readonly field: readonly string[];
+  readonly value: ValueMap;
+}
+
+/**
+ * What applying `config` onto `live` does, told conservatively, or undefined when it cannot tell. Every field of
+ * the configuration must be in live with an equal value, lists of keyed items must hold the same items in the same
+ * order, atomic lists and sets must be equal as wholes, and the configuration must set no null. An atomic map may
+ * hold less than live's (the fields the server defaults, like a fieldRef's apiVersion): the merge replaces live's
+ * with it, and those are returned. Nothing else changes.
+ */
+export function applyInPlace(config: ValueMap, live: ValueMap, type: TypeRef): ReplacedMap[] | undefined {
+  const replaced: ReplacedMap[] = [];
+  return appliesAsIs(config, live, type, { at: [], field: [], replaced }) ? replaced : undefined;
+}
+
+interface ApplyWalk {
+  readonly at: (string | number)[];
+  readonly field: (string | PathElement)[];
+  readonly replaced: ReplacedMap[];
+}
+
+function appliesAsIs(config: unknown, live: unknown, type: TypeRef, walk: ApplyWalk): boolean {
+  if (config === null || live === null || config === undefined || live === undefined) return false;
+  const atom = deduceAtom(type.atom, config as Value);
+  if (!sameAtom(atom, deduceAtom(type.atom, live as Value))) return false;
+  if (isValueMap(config)) {
+    const t = atom.map;
+    if (!isValueMap(live) || !t) return false;
+    if (t.atomic) {
+      if (valuesEqual(config, live)) return true;
+      for (const k in config) if (config[k] !== undefined && !valuesEqual(config[k], live[k])) return false;
+      walk.replaced.push({ at: [...walk.at], field: walk.field.map((pe) => (typeof pe === 'string' ? pe : serializePathElement(pe))), value: config });
+      return true;
+    }
+    for (const k in config) {
+      if (config[k] === undefined) continue;
+      walk.at.push(k);
+      walk.field.push(`f:${k}`);
+      const asIs = appliesAsIs(config[k], live[k], fieldType(t, k), walk);
+      walk.at.pop();
+      walk.field.pop();
+      if (!asIs) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(config)) {
+    const t = atom.list;
+    if (!Array.isArray(live) || !t) return false;
+    if (t.atomic || t.keys.length === 0) return valuesEqual(config, live);
+    if (config.length !== live.length) return false;
+    const items: PathElement[] = [];
+    for (let i = 0; i < config.length; i++) {
+      const pc = listItemPathElement(t, i, config[i] as Value);
+      const pl = listItemPathElement(t, i, live[i] as Value);
+      if (typeof pc === 'string' || typeof pl === 'string' || comparePathElements(pc, pl) !== 0) return false;
+      items.push(pc);
+    }
+    if (namesAnItemTwice(items)) return false;
+    for (let i = 0; i < config.length; i++) {
+      walk.at.push(i);
+      walk.field.push(items[i]!);
+      const asIs = appliesAsIs(config[i], live[i], t.elem, walk);
+      walk.at.pop();
+      walk.field.pop();
+      if (!asIs) return false;
+    }
+    return true;
+  }
+  return atom.scalar !== undefined && valuesEqual(config, live);
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../registry/types.ts';
 import { StatusError } from '../apis/errors.ts';
 import { applyServerSide, decodeApplyBody, revertManagedFieldsTimestamps, serverSideApply, updateManagedFields } from './index.ts';
-import { sameShapeUpdate } from './field-manager.ts';
+import { sameShapeUpdate, unchangedApply } from './field-manager.ts';
 import { decodeManagedFields, encodeManagedFields, isResetManagedFields, managerIdentifier, normalizeTime } from './managed-fields.ts';
 import { builtinDef, entry, widgetDef } from './test-fixtures.ts';
 
@@ -255,4 +255,72 @@ test('an update keeping the shape, by the manager owning all of it, gives what t
   write(pods, pod, { ...pod, metadata: { ...pod.metadata, finalizers: ['x'] } } as KubeObject, 'ctl', false);
   write(pods, pod, { ...pod, metadata: { ...pod.metadata, labels: { app: 'q' } }, status: podStatus('Failed') } as KubeObject, 'kubelet', false, 'status');
   pod = write(pods, pod, { ...pod, metadata: { ...pod.metadata, labels: { app: 'q' } } } as KubeObject, 'ctl', true);
+});
+
+test('an apply that changes nothing gives what the full computation gives; any other apply goes the full way', () => {
+  const deployments = builtinDef('apps', 'v1', 'deployments');
+  let tick = 0;
+  const opts = (manager: string) => ({ manager, apiVersion: 'apps/v1', def: deployments, now: `2024-01-01T00:00:${String(tick++ % 60).padStart(2, '0')}Z`, force: false });
+  const stored = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, uid: 'u-1', creationTimestamp: '2024-01-01T00:00:00Z', resourceVersion: String(tick) } }) as KubeObject;
+  const config = (replicas: number, containers: unknown[] = [{ name: 'web', image: 'nginx:1', ports: [{ containerPort: 80 }] }, { name: 'side', image: 'busybox' }], extra: Record<string, unknown> = {}) =>
+    ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'w', namespace: 'ns', labels: { app: 'w' }, ...extra },
+      spec: { replicas, selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers } } },
+    }) as KubeObject;
+  /** One apply both ways: the shortcut, when taken, must store what the full computation stores. */
+  const apply = (current: KubeObject, applied: KubeObject, manager: string, shortcut: boolean) => {
+    const o = opts(manager);
+    const fast = unchangedApply(current, structuredClone(applied), o);
+    assert.equal(fast !== undefined, shortcut, `shortcut taken: ${manager} ${JSON.stringify(applied).slice(0, 160)}`);
+    let full: KubeObject | Error;
+    try {
+      full = applyServerSide(current, structuredClone(applied), o, false);
+    } catch (e) {
+      full = e as Error;
+    }
+    if (fast) assert.equal(JSON.stringify(fast), JSON.stringify(full));
+    return full;
+  };
+  let d = stored(applyServerSide(undefined, config(2), opts('m')));
+  apply(d, config(2), 'm', true);
+  // A value changed, a field dropped (pruned), a list reordered, a null, another applier, managedFields in the body.
+  apply(d, config(3), 'm', false);
+  apply(d, { ...config(2), spec: { ...(config(2).spec as object), replicas: undefined } } as KubeObject, 'm', false);
+  apply(d, config(2, [{ name: 'side', image: 'busybox' }, { name: 'web', image: 'nginx:1', ports: [{ containerPort: 80 }] }]), 'm', false);
+  apply(d, { ...config(2), spec: { ...(config(2).spec as object), paused: null } } as KubeObject, 'm', false);
+  apply(d, config(2), 'other', false);
+  assert.ok(apply(d, config(2, undefined, { managedFields: [{ manager: 'x' }] }), 'm', false) instanceof Error);
+  // Another writer took replicas: applying the old value changes it back (a conflict unless forced).
+  const taken = stored(updateManagedFields(d, { ...d, spec: { ...(d.spec as object), replicas: 5 } } as KubeObject, { manager: 'scaler', apiVersion: 'apps/v1', def: deployments, now: '2024-01-01T00:01:00Z' }));
+  assert.ok(apply(taken, config(2), 'm', false) instanceof Error);
+  // A second applier of the same values shares them; both can then re-apply as they are.
+  d = stored(apply(d, config(2), 'second', false) as KubeObject);
+  apply(d, config(2), 'm', true);
+  apply(d, config(2), 'second', true);
+  // An atomic map the configuration holds less of (the server defaults a fieldRef's apiVersion on write) is replaced,
+  // as the merge replaces it; the applier's time moves. Not when someone else owns it too.
+  const env = (fieldRef: Record<string, string>) => [{ name: 'web', image: 'nginx:1', env: [{ name: 'POD', valueFrom: { fieldRef } }] }];
+  const fieldRef = { fieldPath: 'metadata.name' };
+  const defaulted = (o: KubeObject) => JSON.parse(JSON.stringify(o).replace('"fieldPath":"metadata.name"', '"fieldPath":"metadata.name","apiVersion":"v1"')) as KubeObject;
+  const withEnv = defaulted(stored(applyServerSide(undefined, config(2, env(fieldRef)), opts('m'))));
+  apply(withEnv, config(2, env(fieldRef)), 'm', true);
+  apply(withEnv, config(2, env({ ...fieldRef, apiVersion: 'v1' })), 'm', true);
+  apply(withEnv, config(2, env({ fieldPath: 'metadata.namespace' })), 'm', false);
+  const sharedRef = defaulted(stored(apply(withEnv, config(2, env({ ...fieldRef, apiVersion: 'v1' })), 'second', false) as KubeObject));
+  apply(sharedRef, config(2, env(fieldRef)), 'm', false);
+  // Stored managedFields that do not decode are kube's 500.
+  const broken = { ...d, metadata: { ...d.metadata, managedFields: d.metadata.managedFields?.map((e) => (e.manager === 'second' ? { ...e, fieldsV1: { 'f:spec': { 'i:z': {} } } } : e)) } } as KubeObject;
+  assert.ok(apply(broken, config(2), 'm', false) instanceof Error);
+  // An entry of another version is rewritten in the version applied.
+  const older = { ...d, metadata: { ...d.metadata, managedFields: d.metadata.managedFields?.map((e) => (e.manager === 'm' ? { ...e, apiVersion: 'apps/v1beta2' } : e)) } } as KubeObject;
+  apply(older, config(2), 'm', false);
+  // kubectl's last-applied annotation is rewritten from each configuration, even one that changes nothing else.
+  const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+  const created = stored(updateManagedFields(undefined, config(2, undefined, { annotations: { [lastApplied]: '{}' } }), { manager: 'creator', apiVersion: 'apps/v1', def: deployments, now: '2024-01-01T00:02:00Z' }));
+  const byKubectl = stored(applyServerSide(created, config(2), opts('kubectl')));
+  assert.notEqual(byKubectl.metadata.annotations?.[lastApplied], '{}');
+  const edited = stored(updateManagedFields(byKubectl, { ...byKubectl, metadata: { ...byKubectl.metadata, annotations: { [lastApplied]: '{}' } } } as KubeObject, { manager: 'editor', apiVersion: 'apps/v1', def: deployments, now: '2024-01-01T00:03:00Z' }));
+  apply(edited, config(2), 'kubectl', false);
 });
