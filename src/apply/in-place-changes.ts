@@ -6,7 +6,7 @@
 import { FieldSet } from './field-set.ts';
 import { fieldType, isEmptyMap } from './merging-walk.ts';
 import { comparePathElements, serializePathElement, valuesEqual, type PathElement } from './path-element.ts';
-import type { TypeRef } from './schema.ts';
+import type { ListAtom, TypeRef } from './schema.ts';
 import { deduceAtom, isValueMap, listItemPathElement, sameAtom, type Value, type ValueMap } from './typed-values.ts';
 
 /** Fields a walk of an object leaves out, as a tree of field names: true leaves out the field and all below it. */
@@ -53,6 +53,22 @@ function namesAnItemTwice(items: readonly PathElement[]): boolean {
   return false;
 }
 
+/**
+ * The items of two lists of items known by keys or values (their path elements) when both name the same items in
+ * the same order, none twice (items twice in a list are compared as one atomic entry: the full computation's case).
+ */
+function sameItems(t: ListAtom, a: readonly unknown[], b: readonly unknown[]): PathElement[] | undefined {
+  if (a.length !== b.length) return undefined;
+  const items: PathElement[] = [];
+  for (let i = 0; i < a.length; i++) {
+    const pa = listItemPathElement(t, i, a[i] as Value);
+    const pb = listItemPathElement(t, i, b[i] as Value);
+    if (typeof pa === 'string' || typeof pb === 'string' || comparePathElements(pa, pb) !== 0) return undefined;
+    items.push(pa);
+  }
+  return namesAnItemTwice(items) ? undefined : items;
+}
+
 /** Two maps with the same keys outside the fields skipped (key order aside), whose values `same` finds alike. */
 function sameMapsShaped(a: ValueMap, b: ValueMap, walk: ShapeWalk, skip: SkipTree | undefined, same: (a: unknown, b: unknown, key: string, skip: SkipTree | undefined) => boolean): boolean {
   let count = 0;
@@ -89,16 +105,8 @@ function sameTypedShape(a: unknown, b: unknown, type: TypeRef, walk: ShapeWalk, 
     const t = atom.list;
     if (!Array.isArray(b) || !t) return false;
     if (t.atomic) return leafShaped((a.length === 0) === (b.length === 0), a, b, walk);
-    if (a.length !== b.length) return false;
-    const items: PathElement[] = [];
-    for (let i = 0; i < a.length; i++) {
-      const pa = listItemPathElement(t, i, a[i] as Value);
-      const pb = listItemPathElement(t, i, b[i] as Value);
-      if (typeof pa === 'string' || typeof pb === 'string' || comparePathElements(pa, pb) !== 0) return false;
-      items.push(pa);
-    }
-    // Items twice in a list are compared as one atomic entry: the full computation's case.
-    if (namesAnItemTwice(items)) return false;
+    const items = sameItems(t, a, b);
+    if (!items) return false;
     for (let i = 0; i < a.length; i++) {
       walk.path.push(items[i]!);
       const alike = sameTypedShape(a[i], b[i], t.elem, walk, undefined);
@@ -210,15 +218,8 @@ function appliesAsIs(config: unknown, live: unknown, type: TypeRef, walk: ApplyW
     const t = atom.list;
     if (!Array.isArray(live) || !t) return false;
     if (t.atomic || t.keys.length === 0) return valuesEqual(config, live);
-    if (config.length !== live.length) return false;
-    const items: PathElement[] = [];
-    for (let i = 0; i < config.length; i++) {
-      const pc = listItemPathElement(t, i, config[i] as Value);
-      const pl = listItemPathElement(t, i, live[i] as Value);
-      if (typeof pc === 'string' || typeof pl === 'string' || comparePathElements(pc, pl) !== 0) return false;
-      items.push(pc);
-    }
-    if (namesAnItemTwice(items)) return false;
+    const items = sameItems(t, config, live);
+    if (!items) return false;
     for (let i = 0; i < config.length; i++) {
       walk.at.push(i);
       walk.field.push(items[i]!);
