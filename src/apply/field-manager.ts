@@ -277,7 +277,8 @@ function applyWithLastApplied(ctx: Context, live: ValueMap, applied: ValueMap, m
  * Server-side apply of `applied` (the request body) onto `current` (undefined: the object does not exist
  * and is created). Returns the new object with metadata.managedFields updated.
  * Throws StatusError: 400 for a body of another kind or one carrying managedFields, 409 for conflicts
- * with other managers (unless forced), 500 for a body the schema rejects (as kube does).
+ * with other managers (unless forced), 500 for a body the schema rejects (as kube does). `shortcuts: false`
+ * always takes the full computation (the tests compare the two).
  */
 export function applyServerSide(current: KubeObject | undefined, applied: KubeObject, opts: ApplyOptions, shortcuts = true): KubeObject {
   if (shortcuts) {
@@ -542,7 +543,8 @@ export function sameShapeUpdate(old: KubeObject, updated: KubeObject, opts: Upda
 /**
  * managedFields for a non-apply write (create, update, patch, subresource writes): the fields that changed
  * from `old` (undefined for a create) to `updated` become the manager's, in its Update entry. A request that
- * carries managedFields replaces them (when valid); `[]` or `[{}]` clears them.
+ * carries managedFields replaces them (when valid); `[]` or `[{}]` clears them. `shortcuts: false` always takes
+ * the full computation (the tests compare the two).
  */
 export function updateManagedFields(old: KubeObject | undefined, updated: KubeObject, opts: UpdateManagedFieldsOptions, shortcuts = true): KubeObject {
   if (shortcuts && old) {
