@@ -283,8 +283,8 @@ function applyWithLastApplied(ctx: Context, live: ValueMap, applied: ValueMap, m
 export function applyServerSide(current: KubeObject | undefined, applied: KubeObject, opts: ApplyOptions, shortcuts = true): KubeObject {
   if (shortcuts) {
     try {
-      const asIs = unchangedApply(current, applied, opts);
-      if (asIs) return asIs;
+      const made = inPlaceApply(current, applied, opts);
+      if (made) return made;
     } catch {
       // The full computation decides.
     }
@@ -299,14 +299,14 @@ export function applyServerSide(current: KubeObject | undefined, applied: KubeOb
 }
 
 /**
- * An apply that changes no field's value or owner, told without the full computation: the manager's Apply entry (of
- * this version and endpoint) holds just the fields the configuration sets, and the object holds them already with
- * the configuration's values. The merge leaves the object as it is, but for atomic maps the configuration holds less
- * of (fields the server defaults on write, like a fieldRef's apiVersion): those it replaces, as kube's merge does,
- * when no other entry owns them; the manager's time then moves. Nothing is pruned and nobody conflicts. Undefined
- * when the apply needs the full computation (which gives the same, or the error: the tests hold them equal).
+ * An apply that only changes values in place, told without the full computation: the manager's Apply entry (of this
+ * version and endpoint) holds just the fields the configuration sets, the object holds all of them already, and no
+ * other entry owns a field whose value the configuration changes. The merge then replaces those values (scalars,
+ * atomic lists and maps whole), nothing is pruned, nobody conflicts, and only the manager's time moves (if a value
+ * changed). Undefined when the apply needs the full computation (which gives the same, or the error: the tests hold
+ * them equal).
  */
-export function unchangedApply(current: KubeObject | undefined, applied: KubeObject, opts: ApplyOptions): KubeObject | undefined {
+export function inPlaceApply(current: KubeObject | undefined, applied: KubeObject, opts: ApplyOptions): KubeObject | undefined {
   const live: unknown = current?.metadata?.managedFields;
   if (!current?.metadata?.uid || !Array.isArray(live) || live.length === 0 || !live.every(isEncodedEntry) || !isValueMap(applied)) return undefined;
   if (!isValueMap(applied.metadata) || applied.metadata.managedFields !== undefined) return undefined;

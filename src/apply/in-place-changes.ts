@@ -165,70 +165,72 @@ export function fieldsV1Has(fields: ValueMap, path: readonly string[]): boolean 
   return true;
 }
 
-/** An atomic map the configuration holds less of than the object: where it is, in the object and as a field. */
-export interface ReplacedMap {
+/** A value the merge of a configuration replaces: where it is, in the object and as a field, and the new value. */
+export interface Replaced {
   readonly at: readonly (string | number)[];
   readonly field: readonly string[];
-  readonly value: ValueMap;
+  readonly value: Value;
 }
 
 /**
- * What applying `config` onto `live` does, told conservatively, or undefined when it cannot tell. Every field of
- * the configuration must be in live with an equal value, lists of keyed items must hold the same items in the same
- * order, atomic lists and sets must be equal as wholes, and the configuration must set no null. An atomic map may
- * hold less than live's (the fields the server defaults, like a fieldRef's apiVersion): the merge replaces live's
- * with it, and those are returned. Nothing else changes.
+ * What applying `config` onto `live` changes, when the merge only replaces values in place: the values replaced, or
+ * undefined when it does more or cannot tell. Every field of the configuration must be in live (nothing added), lists
+ * of keyed items must hold the same items in the same order, sets must be equal, and the configuration must set no
+ * null. Scalars, atomic lists and atomic maps that differ are replaced by the configuration's, as the merge replaces
+ * them (an atomic map the configuration holds less of, like a fieldRef whose apiVersion the server defaulted, too).
  */
-export function applyInPlace(config: ValueMap, live: ValueMap, type: TypeRef): ReplacedMap[] | undefined {
-  const replaced: ReplacedMap[] = [];
-  return appliesAsIs(config, live, type, { at: [], field: [], replaced }) ? replaced : undefined;
+export function applyInPlace(config: ValueMap, live: ValueMap, type: TypeRef): Replaced[] | undefined {
+  const replaced: Replaced[] = [];
+  return appliesInPlace(config, live, type, { at: [], field: [], replaced }) ? replaced : undefined;
 }
 
 interface ApplyWalk {
   readonly at: (string | number)[];
   readonly field: (string | PathElement)[];
-  readonly replaced: ReplacedMap[];
+  readonly replaced: Replaced[];
 }
 
-function appliesAsIs(config: unknown, live: unknown, type: TypeRef, walk: ApplyWalk): boolean {
+function replace(walk: ApplyWalk, config: Value, live: Value): true {
+  if (!valuesEqual(config, live)) walk.replaced.push({ at: [...walk.at], field: walk.field.map((pe) => (typeof pe === 'string' ? pe : serializePathElement(pe))), value: config });
+  return true;
+}
+
+function appliesInPlace(config: unknown, live: unknown, type: TypeRef, walk: ApplyWalk): boolean {
   if (config === null || live === null || config === undefined || live === undefined) return false;
   const atom = deduceAtom(type.atom, config as Value);
   if (!sameAtom(atom, deduceAtom(type.atom, live as Value))) return false;
   if (isValueMap(config)) {
     const t = atom.map;
     if (!isValueMap(live) || !t) return false;
-    if (t.atomic) {
-      if (valuesEqual(config, live)) return true;
-      for (const k in config) if (config[k] !== undefined && !valuesEqual(config[k], live[k])) return false;
-      walk.replaced.push({ at: [...walk.at], field: walk.field.map((pe) => (typeof pe === 'string' ? pe : serializePathElement(pe))), value: config });
-      return true;
-    }
+    if (t.atomic) return replace(walk, config, live);
     for (const k in config) {
       if (config[k] === undefined) continue;
       walk.at.push(k);
       walk.field.push(`f:${k}`);
-      const asIs = appliesAsIs(config[k], live[k], fieldType(t, k), walk);
+      const inPlace = appliesInPlace(config[k], live[k], fieldType(t, k), walk);
       walk.at.pop();
       walk.field.pop();
-      if (!asIs) return false;
+      if (!inPlace) return false;
     }
     return true;
   }
   if (Array.isArray(config)) {
     const t = atom.list;
     if (!Array.isArray(live) || !t) return false;
-    if (t.atomic || t.keys.length === 0) return valuesEqual(config, live);
+    if (t.atomic) return replace(walk, config, live);
+    // A set merges as a union: only an equal one changes nothing.
+    if (t.keys.length === 0) return valuesEqual(config, live);
     const items = sameItems(t, config, live);
     if (!items) return false;
     for (let i = 0; i < config.length; i++) {
       walk.at.push(i);
       walk.field.push(items[i]!);
-      const asIs = appliesAsIs(config[i], live[i], t.elem, walk);
+      const inPlace = appliesInPlace(config[i], live[i], t.elem, walk);
       walk.at.pop();
       walk.field.pop();
-      if (!asIs) return false;
+      if (!inPlace) return false;
     }
     return true;
   }
-  return atom.scalar !== undefined && valuesEqual(config, live);
+  return atom.scalar !== undefined && replace(walk, config, live);
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../registry/types.ts';
 import { StatusError } from '../apis/errors.ts';
 import { applyServerSide, decodeApplyBody, revertManagedFieldsTimestamps, serverSideApply, updateManagedFields } from './index.ts';
-import { sameShapeUpdate, unchangedApply } from './field-manager.ts';
+import { sameShapeUpdate, inPlaceApply } from './field-manager.ts';
 import { decodeManagedFields, encodeManagedFields, isResetManagedFields, managerIdentifier, normalizeTime } from './managed-fields.ts';
 import { builtinDef, entry, widgetDef } from './test-fixtures.ts';
 
@@ -257,7 +257,7 @@ test('an update keeping the shape, by the manager owning all of it, gives what t
   pod = write(pods, pod, { ...pod, metadata: { ...pod.metadata, labels: { app: 'q' } } } as KubeObject, 'ctl', true);
 });
 
-test('an apply that changes nothing gives what the full computation gives; any other apply goes the full way', () => {
+test('an apply that changes values in place gives what the full computation gives; any other apply goes the full way', () => {
   const deployments = builtinDef('apps', 'v1', 'deployments');
   let tick = 0;
   const opts = (manager: string) => ({ manager, apiVersion: 'apps/v1', def: deployments, now: `2024-01-01T00:00:${String(tick++ % 60).padStart(2, '0')}Z`, force: false });
@@ -272,7 +272,7 @@ test('an apply that changes nothing gives what the full computation gives; any o
   /** One apply both ways: the shortcut, when taken, must store what the full computation stores. */
   const apply = (current: KubeObject, applied: KubeObject, manager: string, shortcut: boolean) => {
     const o = opts(manager);
-    const fast = unchangedApply(current, structuredClone(applied), o);
+    const fast = inPlaceApply(current, structuredClone(applied), o);
     assert.equal(fast !== undefined, shortcut, `shortcut taken: ${manager} ${JSON.stringify(applied).slice(0, 160)}`);
     let full: KubeObject | Error;
     try {
@@ -285,9 +285,14 @@ test('an apply that changes nothing gives what the full computation gives; any o
   };
   let d = stored(applyServerSide(undefined, config(2), opts('m')));
   apply(d, config(2), 'm', true);
-  // A value changed, a field dropped (pruned), a list reordered, a null, another applier, managedFields in the body.
-  apply(d, config(3), 'm', false);
+  // Values changed in place, of scalars and of a keyed list's item, zeros included.
+  apply(d, config(3), 'm', true);
+  apply(d, config(0), 'm', true);
+  apply(d, config(2, [{ name: 'web', image: 'nginx:2', ports: [{ containerPort: 80 }] }, { name: 'side', image: 'busybox' }]), 'm', true);
+  // A field added or dropped (pruned), an item added, a list reordered, a null, another applier, managedFields in the body.
+  apply(d, { ...config(2), spec: { ...(config(2).spec as object), paused: true } } as KubeObject, 'm', false);
   apply(d, { ...config(2), spec: { ...(config(2).spec as object), replicas: undefined } } as KubeObject, 'm', false);
+  apply(d, config(2, [{ name: 'web', image: 'nginx:1', ports: [{ containerPort: 80 }] }, { name: 'side', image: 'busybox' }, { name: 'third', image: 'x' }]), 'm', false);
   apply(d, config(2, [{ name: 'side', image: 'busybox' }, { name: 'web', image: 'nginx:1', ports: [{ containerPort: 80 }] }]), 'm', false);
   apply(d, { ...config(2), spec: { ...(config(2).spec as object), paused: null } } as KubeObject, 'm', false);
   apply(d, config(2), 'other', false);
@@ -299,15 +304,21 @@ test('an apply that changes nothing gives what the full computation gives; any o
   d = stored(apply(d, config(2), 'second', false) as KubeObject);
   apply(d, config(2), 'm', true);
   apply(d, config(2), 'second', true);
-  // An atomic map the configuration holds less of (the server defaults a fieldRef's apiVersion on write) is replaced,
-  // as the merge replaces it; the applier's time moves. Not when someone else owns it too.
+  // A shared value changed is a conflict (or, forced, taken from the other): the full way.
+  assert.ok(apply(d, config(3), 'm', false) instanceof Error);
+  // A set merges as a union: a different one goes the full way.
+  const withFinalizers = stored(applyServerSide(undefined, config(2, undefined, { finalizers: ['a'] }), opts('m')));
+  apply(withFinalizers, config(2, undefined, { finalizers: ['a'] }), 'm', true);
+  apply(withFinalizers, config(2, undefined, { finalizers: ['b'] }), 'm', false);
+  // An atomic map is replaced whole, as the merge replaces it: one the configuration holds less of too (the server
+  // defaults a fieldRef's apiVersion on write, and the write is a no-op again). Not when someone else owns it.
   const env = (fieldRef: Record<string, string>) => [{ name: 'web', image: 'nginx:1', env: [{ name: 'POD', valueFrom: { fieldRef } }] }];
   const fieldRef = { fieldPath: 'metadata.name' };
   const defaulted = (o: KubeObject) => JSON.parse(JSON.stringify(o).replace('"fieldPath":"metadata.name"', '"fieldPath":"metadata.name","apiVersion":"v1"')) as KubeObject;
   const withEnv = defaulted(stored(applyServerSide(undefined, config(2, env(fieldRef)), opts('m'))));
   apply(withEnv, config(2, env(fieldRef)), 'm', true);
   apply(withEnv, config(2, env({ ...fieldRef, apiVersion: 'v1' })), 'm', true);
-  apply(withEnv, config(2, env({ fieldPath: 'metadata.namespace' })), 'm', false);
+  apply(withEnv, config(2, env({ fieldPath: 'metadata.namespace' })), 'm', true);
   const sharedRef = defaulted(stored(apply(withEnv, config(2, env({ ...fieldRef, apiVersion: 'v1' })), 'second', false) as KubeObject));
   apply(sharedRef, config(2, env(fieldRef)), 'm', false);
   // Stored managedFields that do not decode are kube's 500.
