@@ -26,7 +26,7 @@ import {
   type Managed,
 } from './managed-fields.ts';
 import { fieldElement, valuesEqual } from './path-element.ts';
-import { applyInPlace, changedInPlace, fieldsV1Has, setDecodes, skipTree, type SkipTree } from './in-place-changes.ts';
+import { applyInPlace, changedInPlace, fieldsV1Has, setDecodes, skipTree, typedShapeOf, type SkipTree } from './in-place-changes.ts';
 import { toFieldSet } from './typed-fieldset.ts';
 import { resetFieldsFor } from './reset-fields.ts';
 import { rootTypeOf } from './schema.ts';
@@ -391,48 +391,13 @@ function managedForWrite(old: KubeObject | undefined, updated: KubeObject, isSub
 }
 
 // A create's managedFields are its manager's Update entry owning every field of the object: a function of the
-// object's shape (its keys and nesting, which values are null or zero, and the elements of its lists, whose keys
-// name list items), not of its other values. Creates of objects shaped alike (a controller's, a client's in a loop)
+// object's shape as its type sees it (its keys and nesting, which values are null or zero, the identities of keyed
+// list items, the values of sets, whether atomic lists and maps are empty), not of its other values. Creates of objects shaped alike (a controller's, a client's in a loop)
 // share the entry, computed once; the time is the request's.
 const createdEntries = new WeakMap<UpdaterContext, Map<string, ManagedFieldsEntry[] | undefined>>();
 /** Shapes kept per endpoint; past it the memo starts over. */
 const MAX_CREATED_SHAPES = 256;
 const MAX_SHAPE_LENGTH = 8192;
-
-/** The shape of a JSON value: lists as they are, scalars elsewhere as their type and whether they are zero. */
-function shapeOf(v: unknown, skip?: readonly string[]): string {
-  switch (typeof v) {
-    case 'string':
-      return v === '' ? 'e' : 's';
-    case 'number':
-      return v === 0 ? 'z' : 'n';
-    case 'boolean':
-      return v ? 't' : 'f';
-    case 'object': {
-      if (v === null) return '0';
-      if (Array.isArray(v)) return JSON.stringify(v);
-      let out = '{';
-      for (const k in v) {
-        const x = (v as Record<string, unknown>)[k];
-        if (x !== undefined && !skip?.includes(k)) out += `${JSON.stringify(k)}:${shapeOf(x)},`;
-      }
-      return `${out}}`;
-    }
-    default:
-      return '?';
-  }
-}
-
-/** The shape of an object as its field sets see it: without the fields never tracked (which decide no entry). */
-function trackedShapeOf(obj: ValueMap): string {
-  let out = '{';
-  for (const k in obj) {
-    const x = obj[k];
-    if (x === undefined || UNTRACKED_TOP.includes(k)) continue;
-    out += `${JSON.stringify(k)}:${k === 'metadata' ? shapeOf(x, UNTRACKED_METADATA) : shapeOf(x)},`;
-  }
-  return `${out}}`;
-}
 
 const skipTrees = new WeakMap<UpdaterContext, SkipTree | undefined>();
 
@@ -470,7 +435,7 @@ function createdManagedFields(ctx: Context, next: ValueMap, manager: string): Ku
   const compute = () => withManagedFields(next, updateCore(ctx, emptyObject(), next, emptyManaged(), manager));
   let shape: string;
   try {
-    shape = trackedShapeOf(next);
+    shape = typedShapeOf(next, ctx.updater.type, skipTreeOf(ctx.updater));
   } catch {
     return compute();
   }

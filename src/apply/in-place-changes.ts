@@ -234,3 +234,47 @@ function appliesInPlace(config: unknown, live: unknown, type: TypeRef, walk: App
   }
   return atom.scalar !== undefined && replace(walk, config, live);
 }
+
+/**
+ * The shape of a value as its type sees it, written out: what decides the field set a create of it gets. Maps by
+ * their keys (outside the fields skipped), atomic lists and maps by whether they are empty, other lists by their
+ * items' identities (keys, or values for sets) and shapes, scalars by their type and whether they are zero.
+ * Values that decide no field (an atomic list's items, a scalar's non-zero value) are left out.
+ */
+export function typedShapeOf(v: unknown, type: TypeRef, skip?: SkipTree): string {
+  if (v === null || v === undefined) return '0';
+  const atom = deduceAtom(type.atom, v as Value);
+  if (isValueMap(v)) {
+    const t = atom.map;
+    if (!t) return JSON.stringify(v);
+    if (t.atomic) return isEmptyMap(v) ? 'M0' : 'M1';
+    let out = '{';
+    for (const k in v) {
+      const below = skip?.[k];
+      if (v[k] !== undefined && below !== true) out += `${JSON.stringify(k)}:${typedShapeOf(v[k], fieldType(t, k), below)},`;
+    }
+    return `${out}}`;
+  }
+  if (Array.isArray(v)) {
+    const t = atom.list;
+    if (!t) return JSON.stringify(v);
+    if (t.atomic) return v.length === 0 ? 'L0' : 'L1';
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const pe = listItemPathElement(t, i, v[i] as Value);
+      if (typeof pe === 'string') return JSON.stringify(v);
+      out += `${serializePathElement(pe)}=${typedShapeOf(v[i], t.elem)},`;
+    }
+    return `${out}]`;
+  }
+  switch (typeof v) {
+    case 'string':
+      return v === '' ? 'e' : 's';
+    case 'number':
+      return v === 0 ? 'z' : 'n';
+    case 'boolean':
+      return v ? 't' : 'f';
+    default:
+      return '?';
+  }
+}

@@ -136,9 +136,28 @@ test("a create's managedFields, shared by the objects shaped alike, equal those 
     }
   }
   // Objects of other shapes own other fields.
-  const owned = (o: KubeObject) => JSON.stringify(updateManagedFields(undefined, o, { manager: 'm', apiVersion: 'v1', def: configMaps, now: '2024-01-01T00:00:00Z' }).metadata.managedFields?.[0]?.fieldsV1);
+  const owned = (o: KubeObject, def = configMaps) => JSON.stringify(updateManagedFields(undefined, o, { manager: 'm', apiVersion: 'v1', def, now: '2024-01-01T00:00:00Z' }).metadata.managedFields?.[0]?.fieldsV1);
   assert.notEqual(owned(cm('a', 'x')), owned(cm('a', 'x', { more: '1' })));
   assert.equal(owned(cm('a', 'x')), owned(cm('zz', 'other value')));
+  // Shapes as the type sees them: an atomic list's items (a Service's cluster IPs) decide nothing, a set's values and
+  // keyed items' keys do; each memoized entry equals one computed afresh.
+  const services = builtinDef('', 'v1', 'services');
+  const service = (name: string, ip: string, port: number, finalizers: string[] = []) =>
+    ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'ns', finalizers }, spec: { clusterIP: ip, clusterIPs: [ip], ports: [{ port, protocol: 'TCP' }] } }) as KubeObject;
+  const svcOpts = { manager: 'm', apiVersion: 'v1', def: services, now: '2024-01-01T00:00:00Z' };
+  for (const s of [service('a', '10.0.0.1', 80), service('b', '10.0.0.2', 80), service('c', '10.0.0.3', 443), service('d', '10.0.0.4', 80, ['x']), service('e', '10.0.0.5', 80, ['y'])]) {
+    assert.deepEqual(updateManagedFields(undefined, structuredClone(s), svcOpts), updateManagedFields(undefined, structuredClone(s), { ...svcOpts, def: { ...services } }), String(s.metadata.name));
+  }
+  assert.equal(owned(service('a', '10.0.0.1', 80), services), owned(service('b', '10.0.0.2', 80), services));
+  assert.notEqual(owned(service('a', '10.0.0.1', 80), services), owned(service('c', '10.0.0.3', 443), services));
+  assert.notEqual(owned(service('d', '10.0.0.4', 80, ['x']), services), owned(service('e', '10.0.0.5', 80, ['y']), services));
+  // An emptied atomic list or map is not owned (the typed view drops it): emptiness is part of the shape.
+  const withArgs = (args: string[], selector: Record<string, string>) =>
+    ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w', namespace: 'ns' }, spec: { selector: Object.keys(selector).length > 0 ? { matchLabels: selector } : {}, template: { spec: { containers: [{ name: 'c', image: 'i', args }] } } } }) as KubeObject;
+  const depOpts = { manager: 'm', apiVersion: 'apps/v1', def: deployments, now: '2024-01-01T00:00:00Z' };
+  for (const o of [withArgs(['a'], { app: 'w' }), withArgs([], { app: 'w' }), withArgs(['a'], {}), withArgs([], {})]) {
+    assert.deepEqual(updateManagedFields(undefined, structuredClone(o), depOpts), updateManagedFields(undefined, structuredClone(o), { ...depOpts, def: { ...deployments } }));
+  }
   // What a caller does to the objects it is given never reaches the entries later creates get.
   const opts = { manager: 'changer', apiVersion: 'v1', def: configMaps, now: '2024-01-01T00:00:00Z' };
   const first = updateManagedFields(undefined, cm('m1', 'x'), opts);
