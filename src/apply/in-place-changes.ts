@@ -1,7 +1,9 @@
-// The fields an update changes in place: a walk of the old and the new object along their type that tells whether
-// they have the same shape (the same fields, list items of the same identities, the same empty and zero values) and,
-// if so, which fields' values differ, as the typed comparison would report them. With the same shape no field is
-// added or removed, so the managedFields of such an update follow from the changed fields alone (field-manager.ts).
+// Walks along an object's type that let field-manager.ts skip the full managedFields computation where its outcome
+// is plain:
+// - changedInPlace: whether an update keeps the object's shape (the same fields, list items of the same identities,
+//   the same empty and zero values) and, if so, which fields' values differ, as the typed comparison reports them;
+// - applyInPlace: whether applying a configuration only replaces values in place, and which;
+// - typedShapeOf: the shape a create's field set depends on, written out (the key of the create memo).
 
 import { FieldSet } from './field-set.ts';
 import { fieldType, isEmptyMap } from './merging-walk.ts';
