@@ -142,6 +142,8 @@ export function changedInPlace(a: ValueMap, b: ValueMap, type: TypeRef, skip: Sk
 /** Sets (fieldsV1 texts) seen to decode, the newest kept: an object's entries are mostly as its last write left them. */
 const decodingSets = new Set<string>();
 const MAX_DECODING_SETS = 256;
+/** Longer texts are decoded each time: 256 of them could hold megabytes. */
+const MAX_REMEMBERED_TEXT = 16 * 1024;
 
 /** Whether a set in its fieldsV1 form decodes (FieldSet.fromFieldsV1 takes it). */
 export function setDecodes(fields: ValueMap): boolean {
@@ -152,6 +154,7 @@ export function setDecodes(fields: ValueMap): boolean {
   } catch {
     return false;
   }
+  if (text.length > MAX_REMEMBERED_TEXT) return true;
   if (decodingSets.size >= MAX_DECODING_SETS) decodingSets.delete(decodingSets.values().next().value!);
   decodingSets.add(text);
   return true;
