@@ -5,6 +5,7 @@
 import { goEscape } from '../encoding/json.ts';
 import type { KeyValue } from '../storage/types.ts';
 import { resourceVersionPair, type JsonLayout } from './list-json.ts';
+import { keptConcat, keptUtf8 } from './packed-bytes.ts';
 
 /**
  * A KeyValue whose value is `head` + json[1:cut] + json[resume:] (byte offsets, decoded as UTF-8). Usually head is
@@ -65,16 +66,6 @@ function sharedHead(stored: string, end: number): string {
   return copy;
 }
 
-/**
- * The UTF-8 bytes of s in a buffer of their exact size from Node's shared pool. (Buffer.from picks its slab as if
- * each character took 4 bytes: with 1 KiB items it leaves about 4 KiB of every 64 KiB slab unused.)
- */
-function utf8Bytes(s: string): Buffer {
-  const bytes = Buffer.allocUnsafe(Buffer.byteLength(s, 'utf8'));
-  bytes.write(s, 0, 'utf8');
-  return bytes;
-}
-
 /** Per head: its UTF-8 bytes when Go's escaping leaves it as it is (null otherwise); bounded like `heads`. */
 const headBytes = new Map<string, Buffer | null>();
 
@@ -117,7 +108,7 @@ export function itemKeyValue(kv: KeyValue, layout: JsonLayout): ItemKeyValue {
   const before = stored.slice(layout.metaKey, layout.insertAt);
   const text = `{${before}${pair}${stored.slice(layout.insertAt)}`;
   const escaped = goEscape(text);
-  const json = utf8Bytes(escaped);
+  const json = keptUtf8(escaped);
   const ascii = json.length === escaped.length;
   // Outside ASCII the bytes give the text back unless it has a lone surrogate (encoded as U+FFFD).
   if (escaped !== text || (!ascii && json.toString('utf8') !== text)) return new ItemKeyValue(kv, json, stored, 1, json.length, 0);
@@ -139,7 +130,7 @@ export function itemAtRevision(previous: ItemKeyValue, kv: KeyValue): ItemKeyVal
   const whole = previous.cut === 1;
   const valueStart = old.indexOf(RV_KEY, previous.cut) + RV_KEY.length;
   const valueEnd = old.indexOf(0x22, valueStart);
-  const json = Buffer.concat([old.subarray(0, valueStart), Buffer.from(String(kv.modRevision), 'latin1'), old.subarray(valueEnd)]);
+  const json = keptConcat([old.subarray(0, valueStart), Buffer.from(String(kv.modRevision), 'latin1'), old.subarray(valueEnd)]);
   const grown = json.length - old.length;
   return new ItemKeyValue(kv, json, previous.head, previous.cut, whole ? json.length : previous.resume + grown, whole ? 0 : previous.metadataEnd + grown);
 }
