@@ -177,7 +177,10 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
     state.versions = versionRuntimes(crd);
     state.namespaced = crd.spec.scope === 'Namespaced';
     const convertAsync = crd.spec.conversion?.strategy === 'Webhook' ? webhookConverter(crd, registry) : undefined;
-    const defs = customResourceDefinitions(crd, { strategy: state.strategy, convertAsync, schemaNode: (v) => state.versions.get(`${crd.spec.group}/${v}`)?.schema?.node });
+    // As kube's storage decoder, reads default each object by the schema of the version it is stored in.
+    const defaulted = [...state.versions.values()].some((v) => v.schema?.root.hasDefaultsBelow);
+    const readDefaults = defaulted ? state.strategy.defaults : undefined;
+    const defs = customResourceDefinitions(crd, { strategy: state.strategy, convertAsync, readDefaults, schemaNode: (v) => state.versions.get(`${crd.spec.group}/${v}`)?.schema?.node });
     const gone = state.defs.filter((d) => !defs.some((n) => n.version === d.version && n.resource === d.resource));
     if (gone.length) registry.unregister(gone);
     Object.assign(state, { defs, generation, plural });

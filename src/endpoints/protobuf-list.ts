@@ -3,7 +3,7 @@
 // as JSON responses are spliced from the stored JSON.
 
 import { encodeEnvelopedMessage, encodeProtobufListOf, encodeProtobufObject, protobufDefinition, protobufListItemDefinition } from '../encoding/protobuf/envelope.ts';
-import { convertToVersion, decodeFromStorage } from '../registry/store-codec.ts';
+import { servedObject } from '../registry/store-codec.ts';
 import { encodeMessage } from '../encoding/protobuf/messages.ts';
 import { storedListItems } from '../registry/list-json.ts';
 import type { KubeList, ResourceDefinition, StoredObject } from '../registry/types.ts';
@@ -53,7 +53,7 @@ function messageOf(kv: KeyValue, definition: string, decode: (kv: KeyValue) => u
 /** A stored object's protobuf response: encoded once per stored value, in the envelope of its kind. */
 export function storedProtobuf(answer: StoredObject, def: ResourceDefinition): Uint8Array {
   const definition = protobufDefinition(answer.apiVersion, def.kind);
-  const decode = (kv: KeyValue) => convertToVersion(decodeFromStorage(kv), def);
+  const decode = (kv: KeyValue) => servedObject(kv, def);
   if (!definition) return encodeProtobufObject(decode(answer.stored));
   const item = encodedItem(answer.stored, definition, decode);
   if (item.enveloped) return item.bytes;

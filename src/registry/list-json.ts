@@ -3,7 +3,7 @@
 // decode + convert + JSON.stringify would give. A list built here carries those strings next to lazily decoded
 // items, so JSON responses can be written by concatenation while every other consumer sees a normal KubeList.
 
-import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
+import { apiVersionOf, decodesOnRead, servedObject } from './store-codec.ts';
 import { goEscape } from '../encoding/json.ts';
 import type { KeyValue } from '../storage/types.ts';
 import { copyItems, rawItems, type RawItems } from './raw-items.ts';
@@ -239,7 +239,7 @@ export interface StoredItemHint {
  * writeResult produces: built-in items without kind/apiVersion) are kept alongside.
  */
 export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta, hints?: readonly (StoredItemHint | undefined)[]): KubeList {
-  if (convertsOnRead(def)) return eagerList(def, kvs, metadata);
+  if (decodesOnRead(def)) return eagerList(def, kvs, metadata);
   // A definition that converts between versions (events, HPAs) serves stored text as it is only when every
   // object is stored in the version asked for.
   if (def.convert && !allStoredIn(kvs, hints, apiVersionOf(def))) return eagerList(def, kvs, metadata);
@@ -250,7 +250,7 @@ export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[]
   Object.defineProperty(list, 'items', {
     enumerable: true,
     configurable: true,
-    get: () => (decoded ??= kvs.map((kv) => convertToVersion(decodeFromStorage(kv), def))),
+    get: () => (decoded ??= kvs.map((kv) => servedObject(kv, def))),
     set: (v: KubeObject[]) => {
       decoded = v;
       // Items replaced: the stored values no longer describe them.
@@ -258,7 +258,7 @@ export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[]
     },
   });
   Object.defineProperty(list, RAW_ITEMS, { value: items, enumerable: false });
-  const stored: StoredListItems = { kvs, decode: (kv) => convertToVersion(decodeFromStorage(kv), def) };
+  const stored: StoredListItems = { kvs, decode: (kv) => servedObject(kv, def) };
   Object.defineProperty(list, STORED_ITEMS, { value: stored, enumerable: false, configurable: true });
   return list;
 }
@@ -306,5 +306,5 @@ function itemPieces(def: ResourceDefinition, kvs: readonly KeyValue[], hints: re
 }
 
 function eagerList(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta): KubeList {
-  return { kind: def.listKind, apiVersion: apiVersionOf(def), metadata, items: kvs.map((kv) => convertToVersion(decodeFromStorage(kv), def)) };
+  return { kind: def.listKind, apiVersion: apiVersionOf(def), metadata, items: kvs.map((kv) => servedObject(kv, def)) };
 }

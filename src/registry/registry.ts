@@ -160,7 +160,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
         if (!ns) decodedNamespaces.set(cached.kv, (ns = decodeFromStorage(cached.kv)));
         return ns;
       }
-      return (await readCurrent(core, key))?.object;
+      return (await readCurrent(core, key, core.definition))?.object;
     } catch (e) {
       if (isStatusError(e) && e.code === 400) return undefined;
       throw e;

@@ -43,7 +43,7 @@ export interface WatchCacheOptions {
 
 const NOTHING: StoreAttrs = { labels: undefined, name: '', namespace: '', fields: undefined, layout: undefined, item: undefined, held: undefined };
 
-type AttrsSource = Pick<ResourceDefinition, 'selectableFields' | 'custom'> & { readonly strategy?: Pick<Strategy, 'heldValues'> };
+type AttrsSource = Pick<ResourceDefinition, 'selectableFields' | 'custom' | 'readDefaults'> & { readonly strategy?: Pick<Strategy, 'heldValues'> };
 
 export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs {
   const extra = Object.keys(def.selectableFields);
@@ -60,6 +60,8 @@ export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs 
       return NOTHING;
     }
     const meta = obj && typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {};
+    // Selectable fields are read from the object as reads serve it.
+    if (extra.length > 0 && def.readDefaults && obj && typeof obj === 'object') def.readDefaults(obj);
     let fields: Record<string, string | undefined> | undefined;
     if (extra.length > 0) {
       fields = {};

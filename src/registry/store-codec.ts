@@ -14,6 +14,9 @@ export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>)
 /** What conversion needs of a definition. */
 export type ConversionTarget = Pick<ResourceDefinition, 'group' | 'version'> & Partial<Pick<ResourceDefinition, 'storageVersion' | 'convert'>>;
 
+/** What decoding a stored object for reading needs of a definition. */
+export type ReadTarget = ConversionTarget & Partial<Pick<ResourceDefinition, 'readDefaults'>>;
+
 /**
  * The stored form: no resourceVersion, no selfLink (kube's PrepareObjectForStorage), in the definition's
  * storageVersion when it has one.
@@ -24,9 +27,12 @@ export function encodeForStorage(obj: KubeObject, def?: ConversionTarget): strin
   return JSON.stringify(inKubeOrder({ ...stored, metadata: meta }));
 }
 
-/** True when objects served by this definition are not stored in its own version (so reads must convert). */
-export function convertsOnRead(def: ConversionTarget): boolean {
-  return def.convert !== undefined && def.storageVersion !== undefined && def.storageVersion !== apiVersionOf(def);
+/**
+ * True when reads must decode each stored object: the definition's objects are stored in another version, or get
+ * defaults when read. Otherwise stored text can be served as it is.
+ */
+export function decodesOnRead(def: ReadTarget): boolean {
+  return def.readDefaults !== undefined || (def.convert !== undefined && def.storageVersion !== undefined && def.storageVersion !== apiVersionOf(def));
 }
 
 /** ObjectMeta's fields in the order kube serializes them. */
@@ -70,13 +76,25 @@ export function decodeFromStorage(kv: KeyValue, revision = kv.modRevision): Kube
   return inKubeOrder(obj);
 }
 
+/** A stored object as reads see it, still in its stored version: decoded, with the definition's read defaults. */
+export function decodeStored(kv: KeyValue, def: ReadTarget, revision = kv.modRevision): KubeObject {
+  const obj = decodeFromStorage(kv, revision);
+  def.readDefaults?.(obj);
+  return obj;
+}
+
+/** A stored object as this definition's version serves it: decoded, defaulted for reading, converted. */
+export function servedObject(kv: KeyValue, def: ReadTarget, revision = kv.modRevision): KubeObject {
+  return convertToVersion(decodeStored(kv, def, revision), def);
+}
+
 /**
  * The object a write just stored, as reading kv back would give it, without parsing kv.value again: the stored form
  * has no resourceVersion or selfLink, and the revision becomes the resourceVersion. A definition stored in another
  * version reads back through its conversion.
  */
-export function writtenObject(obj: KubeObject, kv: KeyValue, def: ConversionTarget): KubeObject {
-  if (convertsOnRead(def)) return convertToVersion(decodeFromStorage(kv), def);
+export function writtenObject(obj: KubeObject, kv: KeyValue, def: ReadTarget): KubeObject {
+  if (decodesOnRead(def)) return servedObject(kv, def);
   const { selfLink: _selfLink, ...meta } = obj.metadata ?? {};
   return convertToVersion(inKubeOrder({ ...obj, metadata: { ...meta, resourceVersion: String(kv.modRevision) } }), def);
 }

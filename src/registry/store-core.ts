@@ -7,7 +7,7 @@ import { clockDate } from '../apis/clock.ts';
 import { badRequest, conflict, notFound, type GroupKind, type GroupResource } from '../apis/errors.ts';
 import { namespacePrefix, objectKey } from '../storage/keys.ts';
 import { StorageError, type KeyValue, type Storage } from '../storage/types.ts';
-import { decodeFromStorage, encodeForStorage, inKubeOrder, sameStoredContent, writtenObject } from './store-codec.ts';
+import { decodeFromStorage, decodeStored, encodeForStorage, inKubeOrder, jsonEqual, sameStoredContent, writtenObject, type ReadTarget } from './store-codec.ts';
 import { tooLargeResourceVersion } from './store-errors.ts';
 import { createStoreCacher, type StoreCacher, type WatchCacheOptions } from './store-cache.ts';
 import type { KubeObject, ResourceDefinition, Strategy } from './types.ts';
@@ -80,11 +80,20 @@ export function rootFor(core: StoreCore, namespace: string): string {
 export interface Current {
   readonly kv: KeyValue;
   readonly object: KubeObject;
+  /**
+   * The read defaults changed the object: it differs from what is stored, so even an update that changes nothing
+   * writes (kube compares the bytes it would write with the stored ones), persisting the defaults.
+   */
+  readonly defaultedOnRead?: boolean;
 }
 
-export async function readCurrent(core: StoreCore, key: string): Promise<Current | undefined> {
+/** The stored object at key as reads see it through def (its read defaults), still in its stored version. */
+export async function readCurrent(core: StoreCore, key: string, def: ReadTarget): Promise<Current | undefined> {
   const { kv } = await core.storage.get(key);
-  return kv ? { kv, object: decodeFromStorage(kv) } : undefined;
+  if (!kv) return undefined;
+  if (!def.readDefaults) return { kv, object: decodeFromStorage(kv) };
+  const object = decodeStored(kv, def);
+  return { kv, object, defaultedOnRead: !jsonEqual(object, decodeFromStorage(kv)) };
 }
 
 /** Wait (briefly) until storage reaches `revision`; 504 "Too large resource version" when it does not. */
@@ -112,17 +121,18 @@ const maxAttempts = 64;
  */
 export async function guaranteedUpdate(
   core: StoreCore,
+  def: ReadTarget,
   key: string,
   name: string,
   mutate: (current: Current) => Mutation | Promise<Mutation>,
   dryRun: boolean,
 ): Promise<{ object: KubeObject; written: boolean }> {
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    const current = await readCurrent(core, key);
+    const current = await readCurrent(core, key, def);
     if (!current) throw notFound(core.gr, name);
     // The mutation works on its own copy; `current` stays the reference for "did anything change".
     const next = await mutate({ kv: current.kv, object: cloneJson(current.object) });
-    if (next === 'unchanged' || sameStoredContent(next, current.object)) {
+    if (next === 'unchanged' || (!current.defaultedOnRead && sameStoredContent(next, current.object))) {
       return { object: current.object, written: false };
     }
     if (dryRun) {

@@ -103,7 +103,7 @@ export function deletedResult(core: StoreCore, def: ResourceDefinition, obj: Kub
 /** Remove the object now (preconditions re-checked against the newest state). */
 export async function removeNow(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, key: string, name: string, pre: Preconditions | undefined): Promise<DeleteResult> {
   for (;;) {
-    const current = await readCurrent(core, key);
+    const current = await readCurrent(core, key, def);
     if (!current) throw notFound(core.gr, name);
     checkDeletePreconditions(core, current.object, pre);
     if (ctx.dryRun) return deletedResult(core, def, current.object);
@@ -161,7 +161,7 @@ function alreadyDeleting(core: StoreCore, def: ResourceDefinition, obj: KubeObje
 export async function deleteObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: DeleteOptions = {}): Promise<DeleteResult> {
   validateDeleteOptions(options);
   const key = keyFor(core, ctx.namespace, name);
-  const current = await readCurrent(core, key);
+  const current = await readCurrent(core, key, def);
   if (!current) throw notFound(core.gr, name);
   checkDeletePreconditions(core, current.object, options.preconditions);
   await ctx.validate?.(undefined, convertToVersion(current.object, def));
@@ -176,6 +176,7 @@ export async function deleteObject(core: StoreCore, def: ResourceDefinition, ctx
     let keep = false;
     const res = await guaranteedUpdate(
       core,
+      def,
       key,
       name,
       ({ object }) => {

@@ -61,7 +61,7 @@ export async function deleteNamespace(core: StoreCore, def: ResourceDefinition, 
   if (!ctx.admit && IMMORTAL_NAMESPACES.includes(name)) throw forbiddenError(NAMESPACES, name, 'this namespace may not be deleted');
   validateDeleteOptions(options);
   const key = keyFor(core, '', name);
-  const current = await readCurrent(core, key);
+  const current = await readCurrent(core, key, def);
   if (!current) throw notFound(NAMESPACES, name);
   const ns = current.object;
   const uid = options.preconditions?.uid ?? ns.metadata.uid ?? '';
@@ -78,6 +78,7 @@ export async function deleteNamespace(core: StoreCore, def: ResourceDefinition, 
     // First DELETE: start termination; the namespace controller removes the content and then the namespace.
     const res = await guaranteedUpdate(
       core,
+      def,
       key,
       name,
       ({ object }) => {

@@ -16,7 +16,7 @@ import { StorageError, type KeyValue } from '../storage/types.ts';
 import { servesHeldObject } from './item-key-value.ts';
 import { jsonLayout, listFromStored } from './list-json.ts';
 import { cacheFilter, type StoreAttrs } from './store-cache.ts';
-import { apiVersionOf, convertsOnRead, convertToVersion, decodeFromStorage } from './store-codec.ts';
+import { apiVersionOf, convertToVersion, decodesOnRead, decodeStored } from './store-codec.ts';
 import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueAt } from './store-continue.ts';
 import { keyFor, rootFor, waitForRevision, type StoreCore } from './store-core.ts';
 import { CONTINUE_EXPIRED, CONTINUE_INCONSISTENT, LIST_TOO_OLD, parseResourceVersion, StatusErrorWithListMeta, tooLargeResourceVersion } from './store-errors.ts';
@@ -95,7 +95,7 @@ async function readForGet(core: StoreCore, ctx: RequestContext, name: string, op
 }
 
 export async function getObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<KubeObject> {
-  const object = decodeFromStorage(await readForGet(core, ctx, name, options));
+  const object = decodeStored(await readForGet(core, ctx, name, options), def);
   if (options.subresource === 'scale') return scaleOf(core, object, def.scale);
   return convertToVersion(object, def);
 }
@@ -108,14 +108,14 @@ export async function getObject(core: StoreCore, def: ResourceDefinition, ctx: R
 export async function getStoredObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<StoredObject | KubeObject> {
   const kv = await readForGet(core, ctx, name, options);
   const apiVersion = apiVersionOf(def);
-  const asStored = options.subresource !== 'scale' && !convertsOnRead(def);
+  const asStored = options.subresource !== 'scale' && !decodesOnRead(def);
   if (asStored && servesHeldObject(kv, apiVersion)) return { stored: kv, layout: undefined, apiVersion };
   const layout = asStored ? jsonLayout(kv.value) : undefined;
   // A definition that converts between versions serves stored text only when it is stored in the version asked for.
   if (layout?.apiVersion !== undefined && (!def.convert || kv.value.slice(layout.apiVersion[0], layout.apiVersion[1]) === JSON.stringify(apiVersion))) {
     return { stored: kv, layout, apiVersion };
   }
-  const object = decodeFromStorage(kv);
+  const object = decodeStored(kv, def);
   if (options.subresource === 'scale') return scaleOf(core, object, def.scale);
   return convertToVersion(object, def);
 }
@@ -260,7 +260,7 @@ async function listStorage(core: StoreCore, def: ResourceDefinition, ctx: Reques
       const kv = res.kvs[i];
       lastKey = kv.key;
       if (!pred.empty) {
-        const obj = decodeFromStorage(kv);
+        const obj = decodeStored(kv, def);
         if (!pred.matches(obj)) continue;
         items.push(convertToVersion(obj, def));
       }

@@ -13,7 +13,7 @@ import type { Status } from '../apis/errors.ts';
 import { cacheFilter, type StoreAttrs, type StoreCacher } from './store-cache.ts';
 import { heldMetadataJson } from './item-key-value.ts';
 import { jsonLayout, withoutManagedFieldsJson } from './list-json.ts';
-import { apiVersionOf, convertToVersion, decodeFromStorage } from './store-codec.ts';
+import { apiVersionOf, convertToVersion, decodeStored, servedObject, type ReadTarget } from './store-codec.ts';
 import { rootFor, waitForRevision, type StoreCore } from './store-core.ts';
 import { parseResourceVersion, tooLargeResourceVersion, watchTooOld } from './store-errors.ts';
 
@@ -37,12 +37,15 @@ function memoOf(kv: KeyValue): Memo {
   return m;
 }
 
-/** The stored object of kv shown at `revision` (shared: watchers must not mutate event objects). */
-function decodedAt(kv: KeyValue, revision: number): KubeObject {
+/**
+ * The stored object of kv shown at `revision` (shared: watchers must not mutate event objects). Read defaults are
+ * the CRD's, the same for every version of it that shares the memo.
+ */
+function decodedAt(kv: KeyValue, revision: number, def: ReadTarget): KubeObject {
   const m = memoOf(kv);
   let o = m.objects.get(revision);
   if (!o) {
-    o = decodeFromStorage(kv, revision);
+    o = decodeStored(kv, def, revision);
     m.objects.set(revision, o);
   }
   return o;
@@ -53,7 +56,7 @@ function sharedEvent(kv: KeyValue, revision: number, type: WatchEventType, def: 
   const key = `${type} ${revision} ${apiVersionOf(def)}`;
   let ev = m.events.get(key);
   if (!ev) {
-    ev = { type, object: convertToVersion(decodedAt(kv, revision), def) };
+    ev = { type, object: convertToVersion(decodedAt(kv, revision, def), def) };
     m.events.set(key, ev);
   }
   return ev;
@@ -64,11 +67,11 @@ export function translateEvent(ev: StorageEvent, pred: Predicate, def: ResourceD
   const rev = ev.kv.modRevision;
   if (ev.type === 'delete') {
     const last = ev.prevKv ?? ev.kv;
-    return pred.matches(decodedAt(last, rev)) ? sharedEvent(last, rev, 'DELETED', def) : undefined;
+    return pred.matches(decodedAt(last, rev, def)) ? sharedEvent(last, rev, 'DELETED', def) : undefined;
   }
-  const nowMatches = pred.matches(decodedAt(ev.kv, rev));
+  const nowMatches = pred.matches(decodedAt(ev.kv, rev, def));
   if (!ev.prevKv) return nowMatches ? sharedEvent(ev.kv, rev, 'ADDED', def) : undefined;
-  const wasMatching = pred.empty || pred.matches(decodedAt(ev.prevKv, ev.prevKv.modRevision));
+  const wasMatching = pred.empty || pred.matches(decodedAt(ev.prevKv, ev.prevKv.modRevision, def));
   if (nowMatches) return sharedEvent(ev.kv, rev, wasMatching ? 'MODIFIED' : 'ADDED', def);
   // Stopped matching: DELETED carrying the previous content at this event's revision.
   return wasMatching ? sharedEvent(ev.prevKv, rev, 'DELETED', def) : undefined;
@@ -197,7 +200,7 @@ function cacheWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs
   const initial = ev.type === 'ADDED' && ev.revision === ev.object.kv.modRevision ? initialEvents(ev.object) : undefined;
   we = initial?.get(def);
   if (!we) {
-    we = { type: ev.type, object: convertToVersion(decodeFromStorage(ev.object.kv, ev.revision), def) };
+    we = { type: ev.type, object: servedObject(ev.object.kv, def, ev.revision) };
     initial?.set(def, we);
   }
   memo?.set(def, we);
@@ -289,7 +292,7 @@ async function openStorageWatch(core: StoreCore, def: ResourceDefinition, ctx: R
     const snapshot = await core.storage.range(root);
     from = snapshot.revision;
     for (const kv of snapshot.kvs) {
-      if (pred.matches(decodedAt(kv, kv.modRevision))) initial.push(sharedEvent(kv, kv.modRevision, 'ADDED', def));
+      if (pred.matches(decodedAt(kv, kv.modRevision, def))) initial.push(sharedEvent(kv, kv.modRevision, 'ADDED', def));
     }
     if (sendInitialEvents && options.allowWatchBookmarks === true) initial.push(bookmarkEvent(def, from, true));
   }

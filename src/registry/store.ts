@@ -167,7 +167,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
 
   const key = keyFor(core, obj.metadata.namespace ?? '', name);
   if (ctx.dryRun) {
-    const existing = await readCurrent(core, key);
+    const existing = await readCurrent(core, key, def);
     if (existing) throw existsError(core, obj, existing.object);
     return convertToVersion(inKubeOrder(obj), def);
   }
@@ -180,7 +180,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
     return writtenObject(obj, kv, def);
   } catch (e) {
     if (e instanceof StorageError && e.code === 'KeyExists') {
-      const existing = await readCurrent(core, key);
+      const existing = await readCurrent(core, key, def);
       throw existsError(core, obj, existing?.object);
     }
     throw e;
@@ -329,7 +329,7 @@ async function updateAttempts(
   }
   const key = keyFor(core, ctx.namespace, name);
   for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
-    const current = await readCurrent(core, key);
+    const current = await readCurrent(core, key, def);
     if (!current) {
       if (subresource || !(core.strategy.allowCreateOnUpdate || options.forceAllowCreate)) throw notFound(core.gr, name);
       const obj = cloneJson(await tryUpdate(undefined));
@@ -383,7 +383,7 @@ async function updateAttempts(
       }
       return { object: convertToVersion(next, def), created: false };
     }
-    if (sameStoredContent(next, old)) return { object: convertToVersion(old, def), created: false };
+    if (!current.defaultedOnRead && sameStoredContent(next, old)) return { object: convertToVersion(old, def), created: false };
     if (ctx.dryRun) {
       next.metadata.resourceVersion = currentRV;
       return { object: convertToVersion(inKubeOrder(next), def), created: false };

@@ -218,6 +218,12 @@ export interface ResourceDefinition {
    * apiVersion for what must stay synchronous (storage keys, bookmarks).
    */
   convertAsync?(objects: readonly KubeObject[], apiVersion: string): Promise<KubeObject[]>;
+  /**
+   * Defaults applied, in place, to every object read from storage before it is converted or served (a CRD with
+   * schema defaults: those of the version the object is stored in, as kube's storage decoder applies them). They
+   * are not written back. Absent: stored objects are served as they are stored.
+   */
+  readDefaults?(obj: KubeObject): void;
   /** The root schema of the kind (properties inline or by ref). */
   readonly schema: SchemaNode;
   /** Resolves a `ref` in `schema` (the built-in model's definitions, or none for CRDs whose schemas are inline). */

@@ -301,6 +301,57 @@ describe('CRD lifecycle', () => {
     assert.deepEqual([v2.apiVersion, v2.text], ['example.com/v2', 'hello']);
   });
 
+  test('a default added to a CRD later shows on reads of objects stored before it (the stored version\'s default), and is written back by the next update only', async () => {
+    const version = (name: string, storage: boolean, mode?: string) => ({
+      name,
+      served: true,
+      storage,
+      schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, mode: { type: 'string', ...(mode ? { default: mode } : {}) } } } } } },
+    });
+    const crd = (v1Mode?: string, v2Mode?: string) => JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'tasks.example.com' },
+      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'tasks', kind: 'Task' }, versions: [version('v1', true, v1Mode), version('v2', false, v2Mode)] },
+    });
+    await s.kubectlOk(['apply', '-f', '-'], { input: crd() });
+    await s.kubectlOk(['wait', '--for=condition=established', 'crd/tasks.example.com', '--timeout=10s']);
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Task', metadata: { name: 'old' }, spec: { size: 1 } }) });
+    const get = async (v: string, name: string) => JSON.parse((await s.adminRequest(`/apis/example.com/${v}/namespaces/default/tasks/${name}`)).body);
+    assert.deepEqual((await get('v1', 'old')).spec, { size: 1 });
+
+    await s.kubectlOk(['apply', '-f', '-'], { input: crd('slow', 'fast') });
+    const before = await get('v1', 'old');
+    // Objects stored in v1 get v1's default, whichever version serves them (conversion None).
+    assert.deepEqual(before.spec, { size: 1, mode: 'slow' });
+    assert.deepEqual((await get('v2', 'old')).spec, { size: 1, mode: 'slow' });
+    assert.equal(JSON.parse(await s.kubectlOk(['get', 'task', 'old', '-o', 'json'])).spec.mode, 'slow');
+    // A create through v2 gets the request version's default, which is stored.
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'example.com/v2', kind: 'Task', metadata: { name: 'new' }, spec: { size: 2 } }) });
+    const list = JSON.parse(await s.kubectlOk(['get', 'tasks.v1.example.com', '-o', 'json']));
+    assert.deepEqual(list.items.map((t: { metadata: { name: string }; spec: unknown }) => [t.metadata.name, t.spec]), [['new', { size: 2, mode: 'fast' }], ['old', { size: 1, mode: 'slow' }]]);
+    const watch = await s.adminRequest('/apis/example.com/v1/namespaces/default/tasks?watch=1&resourceVersion=0&timeoutSeconds=1');
+    const events = watch.body.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string }; spec: unknown } });
+    assert.deepEqual(events.map((e) => [e.type, e.object.metadata.name, e.object.spec]), [['ADDED', 'new', { size: 2, mode: 'fast' }], ['ADDED', 'old', { size: 1, mode: 'slow' }]]);
+
+    // Not written back: a changed default shows on the next read.
+    await s.kubectlOk(['apply', '-f', '-'], { input: crd('slower', 'fast') });
+    assert.equal((await get('v1', 'old')).spec.mode, 'slower');
+    assert.equal((await get('v1', 'old')).metadata.resourceVersion, before.metadata.resourceVersion);
+    // An update that changes nothing still writes (the stored bytes differ from the defaulted object), as kube's does;
+    // from then on the default is stored.
+    const current = await get('v1', 'old');
+    const put = await s.adminRequest('/apis/example.com/v1/namespaces/default/tasks/old', { method: 'PUT', body: JSON.stringify(current), headers: { 'content-type': 'application/json' } });
+    assert.equal(put.status, 200);
+    assert.notEqual(JSON.parse(put.body).metadata.resourceVersion, current.metadata.resourceVersion);
+    await s.kubectlOk(['apply', '-f', '-'], { input: crd('slowest', 'fast') });
+    assert.equal((await get('v1', 'old')).spec.mode, 'slower');
+    // Once stored, a further no-op update writes nothing.
+    const stored = await get('v1', 'old');
+    const again = await s.adminRequest('/apis/example.com/v1/namespaces/default/tasks/old', { method: 'PUT', body: JSON.stringify(stored), headers: { 'content-type': 'application/json' } });
+    assert.equal(JSON.parse(again.body).metadata.resourceVersion, stored.metadata.resourceVersion);
+  });
+
   test('deleting a CRD deletes its instances (their finalizers honoured), then the CRD and its endpoints go', async () => {
     await s.kubectlOk(['apply', '-f', '-'], { input: CRONTAB_CRD });
     await s.kubectlOk(['wait', '--for=condition=established', 'crd/crontabs.stable.example.com', '--timeout=10s']);

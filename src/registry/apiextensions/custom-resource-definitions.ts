@@ -35,6 +35,8 @@ export interface CustomResourceParts {
   readonly convertAsync?: (objects: readonly KubeObject[], apiVersion: string) => Promise<KubeObject[]>;
   /** The schema node of a version (the compiled structural schema), or undefined without a schema. */
   schemaNode(version: string): SchemaNode | undefined;
+  /** Defaults for objects read from storage; absent when no version's schema has a default. */
+  readonly readDefaults?: (obj: KubeObject) => void;
 }
 
 function subresourcesOf(version: CrdVersion, kind: string): SubresourceFacts[] {
@@ -80,6 +82,7 @@ export function customResourceDefinitions(crd: CustomResourceDefinition, parts: 
       storagePrefix: resourcePrefix(group, plural),
       ...(storageVersion ? { storageVersion, convert: rewriteApiVersion } : {}),
       ...(storageVersion && parts.convertAsync ? { convertAsync: parts.convertAsync } : {}),
+      ...(parts.readDefaults ? { readDefaults: parts.readDefaults } : {}),
       schema: schemaNode,
       resolveRef: () => undefined,
       strategy: parts.strategy,
