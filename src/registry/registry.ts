@@ -214,11 +214,21 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       return () => listeners.delete(listener);
     },
     register(newDefs) {
-      for (const d of newDefs) {
-        defs.set(gvrKey(d), d);
-        if (!virtualFactories.has(grKey(d))) baseStore(d);
-      }
+      for (const d of newDefs) defs.set(gvrKey(d), d);
       ordered = [...defs.values()];
+      const current = new Set(ordered);
+      for (const d of newDefs) {
+        if (virtualFactories.has(grKey(d))) continue;
+        // A CRD's new generation replaces its definitions. As kube replaces a CRD's storage on each spec change
+        // (ending its watches), the store starts afresh from them: its watch cache relists with the new selectable
+        // fields and read defaults.
+        const existing = stores.get(grKey(d));
+        if (existing && d.custom && !current.has(existing.core.definition)) {
+          existing.core.cache?.stop();
+          stores.delete(grKey(d));
+        }
+        baseStore(d);
+      }
       notify();
     },
     unregister(gone) {

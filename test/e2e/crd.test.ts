@@ -352,6 +352,46 @@ describe('CRD lifecycle', () => {
     assert.equal(JSON.parse(again.body).metadata.resourceVersion, stored.metadata.resourceVersion);
   });
 
+  test('a CRD spec change starts its resources\' storage afresh, as kube: open watches end, a new selectable field and a new default select stored objects', async () => {
+    const crd = (selectable: boolean, color?: string) => JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'things.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'things', kind: 'Thing' },
+        versions: [{
+          name: 'v1',
+          served: true,
+          storage: true,
+          ...(selectable ? { selectableFields: [{ jsonPath: '.spec.color' }] } : {}),
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { color: { type: 'string', ...(color ? { default: color } : {}) } } } } } },
+        }],
+      },
+    });
+    await s.kubectlOk(['apply', '-f', '-'], { input: crd(false) });
+    await s.kubectlOk(['wait', '--for=condition=established', 'crd/things.example.com', '--timeout=10s']);
+    for (const [name, spec] of [['red', { color: 'red' }], ['plain', {}]] as const) {
+      await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name }, spec }) });
+    }
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(s.kubeconfig);
+    const seen: string[] = [];
+    let ended!: () => void;
+    const watchEnded = new Promise<void>((resolve) => (ended = resolve));
+    const watch = await new k8s.Watch(kc).watch('/apis/example.com/v1/namespaces/default/things', {}, (type, obj: k8s.KubernetesObject) => seen.push(`${type} ${obj.metadata?.name}`), () => ended());
+    for (let i = 0; i < 200 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(seen, ['ADDED plain', 'ADDED red']);
+
+    await s.kubectlOk(['apply', '-f', '-'], { input: crd(true) });
+    await Promise.race([watchEnded, new Promise((_, reject) => setTimeout(() => reject(new Error('the watch did not end')), 5000))]).finally(() => watch.abort());
+    assert.equal(await s.kubectlOk(['get', 'things', '--field-selector', 'spec.color=red', '-o', 'name']), 'thing.example.com/red\n');
+    assert.equal(await s.kubectlOk(['get', 'things', '--field-selector', 'spec.color=blue', '-o', 'name']), '');
+    await s.kubectlOk(['apply', '-f', '-'], { input: crd(true, 'blue') });
+    assert.equal(await s.kubectlOk(['get', 'things', '--field-selector', 'spec.color=blue', '-o', 'name']), 'thing.example.com/plain\n');
+  });
+
   test('deleting a CRD deletes its instances (their finalizers honoured), then the CRD and its endpoints go', async () => {
     await s.kubectlOk(['apply', '-f', '-'], { input: CRONTAB_CRD });
     await s.kubectlOk(['wait', '--for=condition=established', 'crd/crontabs.stable.example.com', '--timeout=10s']);
