@@ -61,3 +61,35 @@ test("a built-in kind's cache holds each object as its list item, which reads ba
   assert.match(a.attrs.item!.json.toString(), new RegExp(`"resourceVersion":"${rev}"`));
   cache.stop();
 });
+
+test('selectable fields are read from the stored object when first asked, also after a rebase; held values at once', () => {
+  let reads = 0;
+  const withFields = {
+    selectableFields: {
+      'spec.nodeName': (o: { spec?: { nodeName?: string } }) => {
+        reads++;
+        return o.spec?.nodeName;
+      },
+    },
+    custom: false,
+  } as unknown as Parameters<typeof storeAttributes>[0];
+  const value = '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"default","labels":{"app":"x"}},"spec":{"nodeName":"n1"}}';
+  const attrs = storeAttributes(withFields)({ key: '/k', value, createRevision: 5, modRevision: 5 });
+  assert.deepEqual([attrs.name, attrs.namespace, attrs.labels], ['p', 'default', { app: 'x' }]);
+  assert.equal(reads, 0);
+  assert.deepEqual(attrs.fields, { 'spec.nodeName': 'n1' });
+  assert.deepEqual(attrs.fields, { 'spec.nodeName': 'n1' });
+  assert.equal(reads, 1);
+  const rebased = rebaseStoreAttributes(withFields)(attrs, { key: '/k', value, createRevision: 5, modRevision: 9 });
+  assert.deepEqual(rebased.fields, { 'spec.nodeName': 'n1' });
+  assert.equal(reads, 1);
+  assert.match(rebased.item!.json.toString(), /"resourceVersion":"9"/);
+  // Not read yet when rebased: read from the new item when asked.
+  const fresh = storeAttributes(withFields)({ key: '/k', value, createRevision: 5, modRevision: 5 });
+  const later = rebaseStoreAttributes(withFields)(fresh, { key: '/k', value, createRevision: 5, modRevision: 10 });
+  assert.deepEqual(later.fields, { 'spec.nodeName': 'n1' });
+  assert.equal(reads, 2);
+  const held = { selectableFields: {}, custom: false, strategy: { heldValues: (o: { spec?: { clusterIP?: string } }) => [o.spec?.clusterIP ?? ''] } } as unknown as Parameters<typeof storeAttributes>[0];
+  const svc = storeAttributes(held)({ key: '/s', value: '{"kind":"Service","apiVersion":"v1","metadata":{"name":"s","namespace":"default"},"spec":{"clusterIP":"10.0.0.9"}}', createRevision: 1, modRevision: 1 });
+  assert.deepEqual(svc.held, ['10.0.0.9']);
+});

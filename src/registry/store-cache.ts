@@ -45,14 +45,32 @@ const NOTHING: StoreAttrs = { labels: undefined, name: '', namespace: '', fields
 
 type AttrsSource = Pick<ResourceDefinition, 'selectableFields' | 'custom' | 'readDefaults'> & { readonly strategy?: Pick<Strategy, 'heldValues'> };
 
+/** The selectable fields of an object (beyond name and namespace), read as reads serve it. */
+function selectableFieldsOf(def: AttrsSource, extra: readonly string[], obj: KubeObject): Record<string, string | undefined> {
+  // A CRD's read defaults apply before its fields are read.
+  if (def.readDefaults && obj && typeof obj === 'object') def.readDefaults(obj);
+  const fields: Record<string, string | undefined> = {};
+  for (const f of extra) {
+    try {
+      fields[f] = def.selectableFields[f](obj);
+    } catch {
+      fields[f] = undefined;
+    }
+  }
+  return fields;
+}
+
 export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs {
   const extra = Object.keys(def.selectableFields);
   const heldValues = def.strategy?.heldValues;
-  // Without selectable fields or held values, the attributes come from metadata's spans: no whole-object parse.
-  const fromSpans = extra.length === 0 && !heldValues;
+  // Without held values, the attributes come from metadata's spans; selectable fields are parsed out of the object
+  // when a field selector first asks for them (most objects are never selected by one: a Pod's parse was a fifth of
+  // its create).
+  const fromSpans = !heldValues;
+  const fields = extra.length > 0 ? (obj: KubeObject) => selectableFieldsOf(def, extra, obj) : undefined;
   return (kv) => {
     const layout = jsonLayout(kv.value);
-    if (fromSpans && layout) return attrsFromLayout(def, kv, layout);
+    if (fromSpans && layout) return attrsFromLayout(def, kv, layout, fields);
     let obj: KubeObject;
     try {
       obj = JSON.parse(kv.value) as KubeObject;
@@ -60,26 +78,13 @@ export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs 
       return NOTHING;
     }
     const meta = obj && typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {};
-    // Selectable fields are read from the object as reads serve it.
-    if (extra.length > 0 && def.readDefaults && obj && typeof obj === 'object') def.readDefaults(obj);
-    let fields: Record<string, string | undefined> | undefined;
-    if (extra.length > 0) {
-      fields = {};
-      for (const f of extra) {
-        try {
-          fields[f] = def.selectableFields[f](obj);
-        } catch {
-          fields[f] = undefined;
-        }
-      }
-    }
     // Custom resources are served in the requested version's apiVersion: their items are spliced per list.
     const item = layout && !def.custom ? itemKeyValue(kv, layout) : undefined;
     const attrs: StoreAttrs = {
       labels: labelsOf(meta.labels),
       name: typeof meta.name === 'string' ? meta.name : '',
       namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
-      fields,
+      fields: fields?.(obj),
       layout: item ? undefined : layout,
       item,
       held: heldValues?.(obj),
@@ -92,7 +97,62 @@ function labelsOf(labels: unknown): Record<string, string> | undefined {
   return labels && typeof labels === 'object' && Object.keys(labels).length > 0 ? (labels as Record<string, string>) : undefined;
 }
 
-function attrsFromLayout(def: AttrsSource, kv: KeyValue, layout: JsonLayout): StoreAttrs {
+/**
+ * Attributes read from metadata's spans in the stored text; the selectable fields, if the kind has any, are parsed
+ * from the object on first use and kept. The object is read back from what the cache holds (the item, or the kv).
+ */
+type FieldReader = (obj: KubeObject) => Record<string, string | undefined>;
+
+class SpanAttrs implements StoreAttrs {
+  readonly labels: Readonly<Record<string, string>> | undefined;
+  readonly name: string;
+  readonly namespace: string;
+  readonly layout: JsonLayout | undefined;
+  readonly item: ItemKeyValue | undefined;
+  readonly held = undefined;
+  readonly #source: KeyValue;
+  readonly #readFields: FieldReader | undefined;
+  /** null: not read yet. */
+  #fields: Readonly<Record<string, string | undefined>> | undefined | null;
+
+  constructor(
+    meta: Pick<StoreAttrs, 'labels' | 'name' | 'namespace'>,
+    layout: JsonLayout | undefined,
+    item: ItemKeyValue | undefined,
+    source: KeyValue,
+    readFields: FieldReader | undefined,
+    fields: Readonly<Record<string, string | undefined>> | undefined | null = null,
+  ) {
+    this.labels = meta.labels;
+    this.name = meta.name;
+    this.namespace = meta.namespace;
+    this.layout = layout;
+    this.item = item;
+    this.#source = source;
+    this.#readFields = readFields;
+    this.#fields = readFields ? fields : undefined;
+  }
+
+  get fields(): Readonly<Record<string, string | undefined>> | undefined {
+    if (this.#fields === null) {
+      let obj: KubeObject | undefined;
+      try {
+        obj = JSON.parse(this.#source.value) as KubeObject;
+      } catch {
+        obj = undefined;
+      }
+      this.#fields = obj === undefined ? undefined : this.#readFields!(obj);
+    }
+    return this.#fields;
+  }
+
+  /** The same attributes held with the item of the same value at another revision. */
+  rebased(item: ItemKeyValue): SpanAttrs {
+    return new SpanAttrs(this, undefined, item, item, this.#readFields, this.#fields);
+  }
+}
+
+function attrsFromLayout(def: AttrsSource, kv: KeyValue, layout: JsonLayout, readFields: FieldReader | undefined): StoreAttrs {
   const text = kv.value;
   const { name, namespace, labels } = layout.spans;
   const str = (span: readonly [number, number] | undefined): string => {
@@ -101,15 +161,9 @@ function attrsFromLayout(def: AttrsSource, kv: KeyValue, layout: JsonLayout): St
     return typeof v === 'string' ? v : '';
   };
   const item = def.custom ? undefined : itemKeyValue(kv, layout);
-  return {
-    labels: labels ? labelsOf(JSON.parse(text.slice(labels[0], labels[1]))) : undefined,
-    name: str(name),
-    namespace: str(namespace),
-    fields: undefined,
-    layout: item ? undefined : layout,
-    item,
-    held: undefined,
-  };
+  const labelSet = labels ? labelsOf(JSON.parse(text.slice(labels[0], labels[1]))) : undefined;
+  // What the cache holds is the source: the item for built-in kinds, else the kv itself.
+  return new SpanAttrs({ labels: labelSet, name: str(name), namespace: str(namespace) }, item ? undefined : layout, item, item ?? kv, readFields);
 }
 
 /**
@@ -117,7 +171,11 @@ function attrsFromLayout(def: AttrsSource, kv: KeyValue, layout: JsonLayout): St
  * metadata.resourceVersion), so it is the old one with that value replaced.
  */
 export function rebaseStoreAttributes(def: AttrsSource): (previous: StoreAttrs, kv: KeyValue) => StoreAttrs {
-  return (previous, kv) => (previous.item === undefined ? previous : { ...previous, item: itemAtRevision(previous.item, kv) });
+  return (previous, kv) => {
+    if (previous.item === undefined) return previous;
+    const item = itemAtRevision(previous.item, kv);
+    return previous instanceof SpanAttrs ? previous.rebased(item) : { ...previous, item };
+  };
 }
 
 /** The cache filter of a predicate; undefined when it selects everything. */
