@@ -103,6 +103,14 @@ function labelsOf(labels: unknown): Record<string, string> | undefined {
  */
 type FieldReader = (obj: KubeObject) => Record<string, string | undefined>;
 
+/** A kind's selectable fields of one object: read from `source` on first use (value null until then). */
+interface LazyFields {
+  readonly source: KeyValue;
+  readonly read: FieldReader;
+  value: Readonly<Record<string, string | undefined>> | undefined | null;
+}
+
+/** The fields slot holds the lazily read fields instead: an object only for kinds with selectable fields. */
 class SpanAttrs implements StoreAttrs {
   readonly labels: Readonly<Record<string, string>> | undefined;
   readonly name: string;
@@ -110,45 +118,36 @@ class SpanAttrs implements StoreAttrs {
   readonly layout: JsonLayout | undefined;
   readonly item: ItemKeyValue | undefined;
   readonly held = undefined;
-  readonly #source: KeyValue;
-  readonly #readFields: FieldReader | undefined;
-  /** null: not read yet. */
-  #fields: Readonly<Record<string, string | undefined>> | undefined | null;
+  readonly #lazy: LazyFields | undefined;
 
-  constructor(
-    meta: Pick<StoreAttrs, 'labels' | 'name' | 'namespace'>,
-    layout: JsonLayout | undefined,
-    item: ItemKeyValue | undefined,
-    source: KeyValue,
-    readFields: FieldReader | undefined,
-    fields: Readonly<Record<string, string | undefined>> | undefined | null = null,
-  ) {
+  constructor(meta: Pick<StoreAttrs, 'labels' | 'name' | 'namespace'>, layout: JsonLayout | undefined, item: ItemKeyValue | undefined, lazy: LazyFields | undefined) {
     this.labels = meta.labels;
     this.name = meta.name;
     this.namespace = meta.namespace;
     this.layout = layout;
     this.item = item;
-    this.#source = source;
-    this.#readFields = readFields;
-    this.#fields = readFields ? fields : undefined;
+    this.#lazy = lazy;
   }
 
   get fields(): Readonly<Record<string, string | undefined>> | undefined {
-    if (this.#fields === null) {
+    const lazy = this.#lazy;
+    if (lazy === undefined) return undefined;
+    if (lazy.value === null) {
       let obj: KubeObject | undefined;
       try {
-        obj = JSON.parse(this.#source.value) as KubeObject;
+        obj = JSON.parse(lazy.source.value) as KubeObject;
       } catch {
         obj = undefined;
       }
-      this.#fields = obj === undefined ? undefined : this.#readFields!(obj);
+      lazy.value = obj === undefined ? undefined : lazy.read(obj);
     }
-    return this.#fields;
+    return lazy.value;
   }
 
   /** The same attributes held with the item of the same value at another revision. */
   rebased(item: ItemKeyValue): SpanAttrs {
-    return new SpanAttrs(this, undefined, item, item, this.#readFields, this.#fields);
+    const lazy = this.#lazy;
+    return new SpanAttrs(this, undefined, item, lazy && { source: item, read: lazy.read, value: lazy.value });
   }
 }
 
@@ -163,7 +162,8 @@ function attrsFromLayout(def: AttrsSource, kv: KeyValue, layout: JsonLayout, rea
   const item = def.custom ? undefined : itemKeyValue(kv, layout);
   const labelSet = labels ? labelsOf(JSON.parse(text.slice(labels[0], labels[1]))) : undefined;
   // What the cache holds is the source: the item for built-in kinds, else the kv itself.
-  return new SpanAttrs({ labels: labelSet, name: str(name), namespace: str(namespace) }, item ? undefined : layout, item, item ?? kv, readFields);
+  const lazy = readFields && { source: item ?? kv, read: readFields, value: null };
+  return new SpanAttrs({ labels: labelSet, name: str(name), namespace: str(namespace) }, item ? undefined : layout, item, lazy);
 }
 
 /**
