@@ -24,3 +24,12 @@ test('small bodies are not pooled; a buffer is not reused before its response cl
   const other = bodyBuffer(2 << 20, new EventEmitter());
   assert.notEqual(open.buffer, other.buffer);
 });
+
+test('a page of 100 list items (about 100 KiB) is pooled: its memory is reused, not fresh from the system each time', () => {
+  const holder = new EventEmitter();
+  const a = bodyBuffer(100 << 10, holder);
+  assert.equal(holder.listenerCount('close'), 1);
+  holder.emit('close');
+  const b = bodyBuffer((100 << 10) - 64, new EventEmitter());
+  assert.equal(b.buffer, a.buffer);
+});

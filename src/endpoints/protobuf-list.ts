@@ -4,6 +4,7 @@
 
 import { encodeEnvelopedMessage, encodeProtobufListOf, encodeProtobufObject, protobufDefinition, protobufListItemDefinition } from '../encoding/protobuf/envelope.ts';
 import { servedObject } from '../registry/store-codec.ts';
+import { bodyBuffer, type BodyHolder } from './body-pool.ts';
 import { encodeMessage } from '../encoding/protobuf/messages.ts';
 import { storedListItems } from '../registry/list-json.ts';
 import type { KubeList, ResourceDefinition, StoredObject } from '../registry/types.ts';
@@ -26,14 +27,17 @@ const ENVELOPE_TRAILER = 4;
 
 const encodedItems = new WeakMap<KeyValue, EncodedItem>();
 
-/** The protobuf bytes of a list built from stored values; undefined for other lists (encode them as objects). */
-export function encodeStoredListProtobuf(list: KubeList): Uint8Array | undefined {
+/**
+ * The protobuf bytes of a list built from stored values, in a body buffer `holder` sends (pooled as JSON lists'
+ * are); undefined for other lists (encode them as objects).
+ */
+export function encodeStoredListProtobuf(list: KubeList, holder: BodyHolder): Uint8Array | undefined {
   const stored = storedListItems(list);
   if (!stored) return undefined;
   const definition = protobufListItemDefinition(list.apiVersion, list.kind);
   if (!definition) return undefined;
   const items = stored.kvs.map((kv) => messageOf(kv, definition, stored.decode));
-  return encodeProtobufListOf(list, items);
+  return encodeProtobufListOf(list, items, (size) => bodyBuffer(size, holder));
 }
 
 function encodedItem(kv: KeyValue, definition: string, decode: (kv: KeyValue) => unknown): EncodedItem {

@@ -106,9 +106,13 @@ export function protobufListItemDefinition(apiVersion: string, listKind: string)
 
 /**
  * A list whose items are already encoded messages (memoized by the caller): the same bytes encodeProtobufObject
- * gives for the list, without encoding the items again.
+ * gives for the list, without encoding the items again, in a buffer from `alloc` (which the caller may reuse).
  */
-export function encodeProtobufListOf(list: { apiVersion: string; kind: string; metadata?: unknown }, items: readonly Uint8Array[]): Uint8Array {
+export function encodeProtobufListOf(
+  list: { apiVersion: string; kind: string; metadata?: unknown },
+  items: readonly Uint8Array[],
+  alloc: (size: number) => Uint8Array = Buffer.allocUnsafe,
+): Uint8Array {
   const definition = protobufDefinition(list.apiVersion, list.kind);
   const fields = definition ? listFields(definition) : undefined;
   if (!fields) throw new Error(`${list.apiVersion}, Kind=${list.kind} is not a list with a protobuf message`);
@@ -128,7 +132,7 @@ export function encodeProtobufListOf(list: { apiVersion: string; kind: string; m
   let rawLength = metadataTag + varintLength(metadata.length) + metadata.length;
   for (const item of items) rawLength += itemTag + varintLength(item.length) + item.length;
   const total = PROTOBUF_MAGIC.length + 1 + varintLength(typeMeta.length) + typeMeta.length + 1 + varintLength(rawLength) + rawLength + 4;
-  const out = Buffer.allocUnsafe(total);
+  const out = alloc(total);
   out.set(PROTOBUF_MAGIC, 0);
   let at = PROTOBUF_MAGIC.length;
   const put = (field: number, bytes: Uint8Array): void => {

@@ -77,7 +77,7 @@ export function transformResult(scope: Scope, result: KubeObject | KubeList, med
 export function writeResult(scope: Scope, code: number, result: KubeObject | KubeList, media: NegotiatedMediaType): void {
   // A list of stored values (not touching `items`, which would decode them all).
   if (media.mediaType === PROTOBUF_MEDIA_TYPE && !media.convert) {
-    const bytes = encodeStoredListProtobuf(result as KubeList);
+    const bytes = encodeStoredListProtobuf(result as KubeList, scope.r.res);
     if (bytes) {
       writeBody(scope.r, code, PROTOBUF_MEDIA_TYPE, bytes);
       return;
