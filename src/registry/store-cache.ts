@@ -97,10 +97,6 @@ function labelsOf(labels: unknown): Record<string, string> | undefined {
   return labels && typeof labels === 'object' && Object.keys(labels).length > 0 ? (labels as Record<string, string>) : undefined;
 }
 
-/**
- * Attributes read from metadata's spans in the stored text; the selectable fields, if the kind has any, are parsed
- * from the object on first use and kept. The object is read back from what the cache holds (the item, or the kv).
- */
 type FieldReader = (obj: KubeObject) => Record<string, string | undefined>;
 
 /** A kind's selectable fields of one object: read from `source` on first use (value null until then). */
@@ -110,7 +106,11 @@ interface LazyFields {
   value: Readonly<Record<string, string | undefined>> | undefined | null;
 }
 
-/** The fields slot holds the lazily read fields instead: an object only for kinds with selectable fields. */
+/**
+ * Attributes read from metadata's spans in the stored text; the selectable fields, if the kind has any, are parsed
+ * from the object on first use and kept. The object is read back from what the cache holds (the item, or the kv).
+ * The lazily read fields take the slot the fields had: an object only for kinds with selectable fields.
+ */
 class SpanAttrs implements StoreAttrs {
   readonly labels: Readonly<Record<string, string>> | undefined;
   readonly name: string;
