@@ -14,7 +14,7 @@ import { setCrdCondition } from '../registry/apiextensions/crd-strategy.ts';
 import { CLEANUP_FINALIZER, crdConditionTrue, type CrdCondition, type CrdNames, type CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
 import { compileSchema, type CompiledSchema } from '../registry/apiextensions/schema/index.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
-import type { ResourceDefinition, ResourceStore, Strategy } from '../registry/types.ts';
+import type { KubeObject, ResourceDefinition, ResourceStore, Strategy } from '../registry/types.ts';
 import { jsonEqual } from '../registry/store-codec.ts';
 import { startWorkQueue, type WorkQueue } from './work-queue.ts';
 
@@ -179,7 +179,9 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
     const convertAsync = crd.spec.conversion?.strategy === 'Webhook' ? webhookConverter(crd, registry) : undefined;
     // As kube's storage decoder, reads default each object by the schema of the version it is stored in.
     const defaulted = [...state.versions.values()].some((v) => v.schema?.root.hasDefaultsBelow);
-    const readDefaults = defaulted ? state.strategy.defaults : undefined;
+    // A function of its own per generation: what was checked against the old defaults is checked again.
+    const defaults = state.strategy.defaults!;
+    const readDefaults = defaulted ? (obj: KubeObject) => defaults(obj) : undefined;
     const defs = customResourceDefinitions(crd, { strategy: state.strategy, convertAsync, readDefaults, schemaNode: (v) => state.versions.get(`${crd.spec.group}/${v}`)?.schema?.node });
     const gone = state.defs.filter((d) => !defs.some((n) => n.version === d.version && n.resource === d.resource));
     if (gone.length) registry.unregister(gone);

@@ -3,7 +3,7 @@
 // decode + convert + JSON.stringify would give. A list built here carries those strings next to lazily decoded
 // items, so JSON responses can be written by concatenation while every other consumer sees a normal KubeList.
 
-import { apiVersionOf, decodesOnRead, servedObject } from './store-codec.ts';
+import { apiVersionOf, convertsOnRead, readDefaultsChange, servedObject } from './store-codec.ts';
 import { goEscape } from '../encoding/json.ts';
 import type { KeyValue } from '../storage/types.ts';
 import { copyItems, rawItems, type RawItems } from './raw-items.ts';
@@ -239,7 +239,9 @@ export interface StoredItemHint {
  * writeResult produces: built-in items without kind/apiVersion) are kept alongside.
  */
 export function listFromStored(def: ResourceDefinition, kvs: readonly KeyValue[], metadata: ListMeta, hints?: readonly (StoredItemHint | undefined)[]): KubeList {
-  if (decodesOnRead(def)) return eagerList(def, kvs, metadata);
+  if (convertsOnRead(def)) return eagerList(def, kvs, metadata);
+  // A CRD's read defaults: the stored text serves unless they change an object.
+  if (def.readDefaults && kvs.some((kv) => readDefaultsChange(kv, def))) return eagerList(def, kvs, metadata);
   // A definition that converts between versions (events, HPAs) serves stored text as it is only when every
   // object is stored in the version asked for.
   if (def.convert && !allStoredIn(kvs, hints, apiVersionOf(def))) return eagerList(def, kvs, metadata);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeFromStorage, encodeForStorage, writtenObject } from './store-codec.ts';
+import { decodeFromStorage, encodeForStorage, readDefaultsChange, writtenObject } from './store-codec.ts';
 import { definition } from './store-testing.ts';
 import type { KubeObject } from './types.ts';
 
@@ -17,4 +17,25 @@ test('writtenObject answers a write exactly as reading the stored value back wou
   const written = writtenObject(obj, kv, def);
   assert.equal(JSON.stringify(written), JSON.stringify(read));
   assert.equal(written.metadata.resourceVersion, '9');
+});
+
+test('read defaults: whether they change a stored object is checked once per stored value and defaults function', () => {
+  let calls = 0;
+  const addMode = (obj: KubeObject) => {
+    calls++;
+    const spec = (obj.spec ??= {}) as Record<string, unknown>;
+    spec.mode ??= 'fast';
+  };
+  const without = { key: '/k/a', value: '{"apiVersion":"example.com/v1","kind":"Task","metadata":{"name":"a"},"spec":{"size":1}}', createRevision: 2, modRevision: 2 };
+  const withMode = { key: '/k/b', value: '{"apiVersion":"example.com/v1","kind":"Task","metadata":{"name":"b"},"spec":{"size":1,"mode":"slow"}}', createRevision: 3, modRevision: 3 };
+  const def = { group: 'example.com', version: 'v1', readDefaults: addMode };
+  assert.equal(readDefaultsChange(without, def), true);
+  assert.equal(readDefaultsChange(withMode, def), false);
+  assert.equal(readDefaultsChange(without, def), true);
+  assert.equal(calls, 2, 'memoized per stored value');
+  // A CRD's new generation brings a new function: checked again.
+  const generation2 = { ...def, readDefaults: (obj: KubeObject) => addMode(obj) };
+  assert.equal(readDefaultsChange(withMode, generation2), false);
+  assert.equal(calls, 3);
+  assert.equal(readDefaultsChange(without, { group: 'example.com', version: 'v1' }), false, 'no read defaults');
 });

@@ -27,12 +27,30 @@ export function encodeForStorage(obj: KubeObject, def?: ConversionTarget): strin
   return JSON.stringify(inKubeOrder({ ...stored, metadata: meta }));
 }
 
+/** True when objects served by this definition are not stored in its own version (so reads must convert). */
+export function convertsOnRead(def: ConversionTarget): boolean {
+  return def.convert !== undefined && def.storageVersion !== undefined && def.storageVersion !== apiVersionOf(def);
+}
+
+/** Per stored value: the read defaults it was checked with, and whether they change it. */
+const readDefaulting = new WeakMap<KeyValue, { readonly by: (obj: KubeObject) => void; readonly changes: boolean }>();
+
 /**
- * True when reads must decode each stored object: the definition's objects are stored in another version, or get
- * defaults when read. Otherwise stored text can be served as it is.
+ * Whether the definition's read defaults change this stored object, so that it cannot be served as stored text.
+ * Checked once per stored value and defaults (a CRD's new generation brings new ones): most objects were written
+ * with their defaults already.
  */
-export function decodesOnRead(def: ReadTarget): boolean {
-  return def.readDefaults !== undefined || (def.convert !== undefined && def.storageVersion !== undefined && def.storageVersion !== apiVersionOf(def));
+export function readDefaultsChange(kv: KeyValue, def: ReadTarget): boolean {
+  const by = def.readDefaults;
+  if (!by) return false;
+  const known = readDefaulting.get(kv);
+  if (known?.by === by) return known.changes;
+  const stored = decodeFromStorage(kv);
+  const defaulted = cloneJson(stored);
+  by(defaulted);
+  const changes = !jsonEqual(stored, defaulted);
+  readDefaulting.set(kv, { by, changes });
+  return changes;
 }
 
 /** ObjectMeta's fields in the order kube serializes them. */
@@ -94,7 +112,7 @@ export function servedObject(kv: KeyValue, def: ReadTarget, revision = kv.modRev
  * version reads back through its conversion.
  */
 export function writtenObject(obj: KubeObject, kv: KeyValue, def: ReadTarget): KubeObject {
-  if (decodesOnRead(def)) return servedObject(kv, def);
+  if (convertsOnRead(def) || def.readDefaults) return servedObject(kv, def);
   const { selfLink: _selfLink, ...meta } = obj.metadata ?? {};
   return convertToVersion(inKubeOrder({ ...obj, metadata: { ...meta, resourceVersion: String(kv.modRevision) } }), def);
 }

@@ -16,7 +16,7 @@ import { StorageError, type KeyValue } from '../storage/types.ts';
 import { servesHeldObject } from './item-key-value.ts';
 import { jsonLayout, listFromStored } from './list-json.ts';
 import { cacheFilter, type StoreAttrs } from './store-cache.ts';
-import { apiVersionOf, convertToVersion, decodesOnRead, decodeStored } from './store-codec.ts';
+import { apiVersionOf, convertsOnRead, convertToVersion, decodeStored, readDefaultsChange } from './store-codec.ts';
 import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueAt } from './store-continue.ts';
 import { keyFor, rootFor, waitForRevision, type StoreCore } from './store-core.ts';
 import { CONTINUE_EXPIRED, CONTINUE_INCONSISTENT, LIST_TOO_OLD, parseResourceVersion, StatusErrorWithListMeta, tooLargeResourceVersion } from './store-errors.ts';
@@ -108,7 +108,7 @@ export async function getObject(core: StoreCore, def: ResourceDefinition, ctx: R
 export async function getStoredObject(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<StoredObject | KubeObject> {
   const kv = await readForGet(core, ctx, name, options);
   const apiVersion = apiVersionOf(def);
-  const asStored = options.subresource !== 'scale' && !decodesOnRead(def);
+  const asStored = options.subresource !== 'scale' && !convertsOnRead(def) && !readDefaultsChange(kv, def);
   if (asStored && servesHeldObject(kv, apiVersion)) return { stored: kv, layout: undefined, apiVersion };
   const layout = asStored ? jsonLayout(kv.value) : undefined;
   // A definition that converts between versions serves stored text only when it is stored in the version asked for.
