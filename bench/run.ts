@@ -30,7 +30,7 @@ import { bundle } from '../scripts/build.ts';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'etcd', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'memory', 'testing', 'observability', 'simulation']);
+const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'etcd', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'aggregation', 'memory', 'testing', 'observability', 'simulation']);
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
@@ -437,6 +437,10 @@ if (only.has('protobuf')) for (const r of await (await import('./protobuf.ts')).
 if (only.has('auth')) {
   process.stdout.write(`authorization and token authentication on the get path (memory, ${32} concurrent keep-alive clients)\n`);
   for (const r of await (await import('./auth.ts')).benchAuth({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
+}
+if (only.has('aggregation')) {
+  process.stdout.write('aggregation layer: gets of an aggregated API through Capstan vs straight to its server (memory, 32 keep-alive clients)\n');
+  for (const r of await (await import('./aggregation.ts')).benchAggregation({ quick })) rows.push([r.what, r.capstan, r.raw, r.ratio]);
 }
 if (only.has('observability')) {
   process.stdout.write('observability: request metrics and a Metadata audit log on the get path\n');

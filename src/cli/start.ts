@@ -50,7 +50,8 @@ import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
 import { createLogger } from '../server/log.ts';
-import { ensurePki, splitPemCertificates } from '../server/pki.ts';
+import { ensurePki, ensureProxyClientPair, PROXY_CLIENT_NAME, splitPemCertificates } from '../server/pki.ts';
+import { startAggregator } from '../aggregator/aggregator.ts';
 import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
@@ -168,6 +169,14 @@ export interface CapstanOptions {
   requestheaderGroupHeaders?: string[];
   /** --requestheader-extra-headers-prefix, e.g. X-Remote-Extra-. */
   requestheaderExtraHeadersPrefix?: string[];
+  /**
+   * --proxy-client-cert-file / --proxy-client-key-file: the client certificate the aggregator presents to extension
+   * API servers. Default: CN front-proxy-client, signed by the generated CA (<dataDir>/pki, made on first use).
+   */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
+  /** How often the aggregator checks every APIService's backend again (kube: 30 s). */
+  aggregatorResyncMs?: number;
   /** --oidc-issuer-url (https): enables OpenID Connect tokens, with the --oidc-* settings below. */
   oidcIssuerUrl?: string;
   /** --oidc-client-id: the audience tokens must name (required with the issuer). */
@@ -526,7 +535,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
   if (temporary) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   try {
-    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, abacPolicies, tokenWebhookTarget, authzWebhookTarget] = await allSettled([
+    if (!!options.proxyClientCertFile !== !!options.proxyClientKeyFile) throw new ConfigError('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+    const [pkiResult, tokenFile, extraClientCa, customTls, storage, saKeys, requestHeaderCa, oidcCa, abacPolicies, tokenWebhookTarget, authzWebhookTarget, proxyClientPair] = await allSettled([
       pkiFor({ dataDir, bindAddress: cfg.bindAddress, skipServing: !!options.tlsCertFile }, temporary),
       options.tokenAuthFile ? loadTokenFile(options.tokenAuthFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve<TokenFile | undefined>(undefined),
       options.clientCaFile ? readRequired(options.clientCaFile, 'client CA file') : Promise.resolve(''),
@@ -561,6 +571,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         : Promise.resolve(undefined),
       options.authenticationTokenWebhookConfigFile ? webhookTargetFromKubeconfig(options.authenticationTokenWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
       options.authorizationWebhookConfigFile ? webhookTargetFromKubeconfig(options.authorizationWebhookConfigFile).catch((e: Error) => Promise.reject(new ConfigError(e.message))) : Promise.resolve(undefined),
+      options.proxyClientCertFile && options.proxyClientKeyFile
+        ? Promise.all([readRequired(options.proxyClientCertFile, 'proxy client certificate file'), readRequired(options.proxyClientKeyFile, 'proxy client key file')]).then(([certPem, keyPem]) => ({ certPem, keyPem }))
+        : Promise.resolve(undefined),
     ] as const);
     const tokenIssuer = createTokenIssuer(saKeys, options.serviceAccountIssuers ?? [DEFAULT_ISSUER], options.apiAudiences ?? []);
     const { pki, generated } = pkiResult;
@@ -692,8 +705,19 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         flowControl = createFlowControl({ config, serverConcurrencyLimit: cfg.maxRequestsInflight + cfg.maxMutatingRequestsInflight, queueWaitMs: (cfg.requestTimeoutMs || 60_000) / 4 });
       }
     }
+    // What extension API servers read to trust the aggregator's client certificate and the clients it vouches for:
+    // the --requestheader-* settings, or, without them, the generated CA and the aggregator's own certificate name.
+    const authenticationInfo: Record<string, string> = {
+      'client-ca-file': userClientCaPems.join(''),
+      'requestheader-client-ca-file': requestHeader ? requestHeader.caPems.join('') : pki.ca.certPem,
+      'requestheader-allowed-names': JSON.stringify(requestHeader ? requestHeader.allowedNames : [PROXY_CLIENT_NAME]),
+      'requestheader-username-headers': JSON.stringify(requestHeader ? requestHeader.usernameHeaders : ['X-Remote-User']),
+      'requestheader-group-headers': JSON.stringify(requestHeader ? requestHeader.groupHeaders : ['X-Remote-Group']),
+      'requestheader-extra-headers-prefix': JSON.stringify(requestHeader ? requestHeader.extraHeaderPrefixes : ['X-Remote-Extra-']),
+    };
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
+        authenticationInfo,
         securePort: cfg.port !== 0 ? cfg.port : undefined,
         advertiseAddress: options.advertiseAddress ?? advertiseAddressFor(cfg.bindAddress),
         endpointReconciler: options.endpointReconcilerType ?? 'lease',
@@ -722,6 +746,16 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     });
 
 
+    // The aggregation layer (the apiregistration group may be turned off with --runtime-config).
+    const aggregator = registry.lookup('apiregistration.k8s.io', 'v1', 'apiservices')
+      ? startAggregator(registry, {
+          proxyClient: () => (proxyClientPair ? Promise.resolve(proxyClientPair) : ensureProxyClientPair(dataDir, pki.ca)),
+          resyncMs: options.aggregatorResyncMs,
+          onError: (message, fields) => log.v(2, message, fields),
+        })
+      : undefined;
+    if (aggregator) cleanups.push(() => aggregator.stop());
+
     const createApi = options.createApi ?? defaultCreateApi;
     const api = await createApi({
       registry,
@@ -741,6 +775,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       logger: log,
       dataDir,
       admission,
+      aggregator,
     });
     cleanups.push(() => api.close());
 

@@ -27,6 +27,8 @@ export interface BootstrapOptions {
   readonly endpointReconciler?: EndpointReconcilerType;
   /** The instances' master leases (etcd); absent: the endpoints name this instance only (one process owns storage). */
   readonly leases?: MasterLeases;
+  /** The data of kube-system/extension-apiserver-authentication (how extension API servers trust callers); absent: none. */
+  readonly authenticationInfo?: Readonly<Record<string, string>>;
 }
 
 export interface BootstrapController {
@@ -281,6 +283,23 @@ export async function ensureSystemPriorityClasses(registry: Registry): Promise<v
   for (const pc of SYSTEM_PRIORITY_CLASSES) await reconcile(store, context(''), pc, () => undefined);
 }
 
+export const AUTHENTICATION_INFO_CONFIGMAP = 'extension-apiserver-authentication';
+
+/**
+ * kube's cluster-authentication-trust controller: kube-system/extension-apiserver-authentication holds the client CA
+ * and the request header settings, which extension API servers read to authenticate the aggregator and clients.
+ */
+export async function reconcileAuthenticationInfo(registry: Registry, data: Readonly<Record<string, string>>): Promise<void> {
+  const store = storeOf(registry, '', 'v1', 'configmaps');
+  if (!store) return;
+  const desired: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_INFO_CONFIGMAP, namespace: 'kube-system' }, data: { ...data } };
+  const same = (current: KubeObject): boolean => {
+    const have = (current.data ?? {}) as Record<string, unknown>;
+    return Object.keys(have).length === Object.keys(data).length && Object.entries(data).every(([k, v]) => have[k] === v);
+  };
+  await reconcile(store, context('kube-system'), desired, (current) => (same(current) ? undefined : { ...current, data: { ...data } }));
+}
+
 export async function startBootstrapController(registry: Registry, options: BootstrapOptions = {}): Promise<BootstrapController> {
   const port = options.securePort && options.securePort > 0 ? options.securePort : DEFAULT_SECURE_PORT;
   const address = options.advertiseAddress ?? '127.0.0.1';
@@ -295,6 +314,7 @@ export async function startBootstrapController(registry: Registry, options: Boot
 
   try {
     await ensureSystemPriorityClasses(registry);
+    if (options.authenticationInfo) await reconcileAuthenticationInfo(registry, options.authenticationInfo);
     await sync();
   } catch (e) {
     if (!options.onError) throw e;

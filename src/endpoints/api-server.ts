@@ -1,6 +1,7 @@
 // createApiServer: discovery and OpenAPI, and the resource handlers over the registry start-up built, behind the
 // one handle() the server's filter chain calls. It serves; it builds nothing below it.
 
+import type { Aggregator } from '../aggregator/aggregator.ts';
 import type { KubeObject, Registry, ResourceDefinition } from '../registry/types.ts';
 import { checkAgainstSchema } from '../registry/validation/schema-check.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
@@ -12,11 +13,11 @@ import type { EndpointDeps } from './scope.ts';
 const DEFAULT_MAX_WATCH_BUFFER_BYTES = 32 * 1024 * 1024;
 
 /** The OpenAPI documents' builders load on the first /openapi/ request (start-up time). */
-function lazyOpenApiHandler(registry: Registry): PathHandler {
+function lazyOpenApiHandler(registry: Registry, aggregator: Aggregator | undefined): PathHandler {
   let handler: Promise<PathHandler> | undefined;
   return async (req, res, info) => {
     if (!info.path.startsWith('/openapi/')) return false;
-    handler ??= import('./openapi.ts').then((m) => m.createOpenApiHandler(registry));
+    handler ??= import('./openapi.ts').then((m) => m.createOpenApiHandler(registry, { external: aggregator }));
     return (await handler)(req, res, info);
   };
 }
@@ -42,8 +43,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     responseCompression: options.featureGates.APIResponseCompression !== false,
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
     admission: options.admission,
+    aggregator: options.aggregator,
   };
-  const pathHandlers = [createDiscoveryHandler(registry, { compress: deps.responseCompression }), lazyOpenApiHandler(registry)];
+  const pathHandlers = [createDiscoveryHandler(registry, { compress: deps.responseCompression, external: options.aggregator }), lazyOpenApiHandler(registry, options.aggregator)];
   if (options.openIdMetadata) pathHandlers.push(openIdMetadataHandler(options.openIdMetadata));
   const handle = createRequestHandler(deps, pathHandlers);
   return {

@@ -68,31 +68,63 @@ export { compareKubeAwareVersions };
 export type AggregatedVersion = 'v2' | 'v2beta1';
 
 /**
- * Groups and their versions in discovery order: the core group first, the built-in groups in registry order
- * (kube's group priorities), then the groups of custom resources by name with their versions in kube-aware
- * order (as apiextensions and the aggregator order them, whatever order the CRDs were registered in).
+ * A group-version another server serves through an APIService (src/aggregator), with the priorities that place it
+ * and the resources its server reported.
  */
-export function servedGroups(defs: readonly ResourceDefinition[]): GroupVersions[] {
-  const byName = new Map<string, { versions: string[]; builtIn: boolean }>();
+export interface ExternalGroupVersion {
+  readonly group: string;
+  readonly version: string;
+  readonly groupPriorityMinimum: number;
+  readonly versionPriority: number;
+  readonly resources: readonly APIResourceDiscovery[];
+  readonly freshness: 'Current' | 'Stale';
+}
+
+/** The priorities kube's CRD registration gives every custom resource group-version (groupPriorityMinimum / versionPriority). */
+const CRD_GROUP_PRIORITY = 1000;
+const CRD_VERSION_PRIORITY = 100;
+
+/**
+ * Groups and their versions in discovery order: the core group first, the built-in groups in registry order
+ * (kube's group priorities), then the groups of custom resources and of APIServices by group priority (custom
+ * resources have 1000), then name, with their versions by version priority, then in kube-aware order (as
+ * apiextensions and the aggregator order them, whatever order the CRDs were registered in).
+ */
+export function servedGroups(defs: readonly ResourceDefinition[], external: readonly ExternalGroupVersion[] = []): GroupVersions[] {
+  const byName = new Map<string, { versions: string[]; builtIn: boolean; priority: number; versionPriority: Map<string, number> }>();
+  const entryOf = (name: string) => {
+    let entry = byName.get(name);
+    if (!entry) byName.set(name, (entry = { versions: [], builtIn: false, priority: 0, versionPriority: new Map() }));
+    return entry;
+  };
   for (const def of defs) {
-    let entry = byName.get(def.group);
-    if (!entry) {
-      entry = { versions: [], builtIn: false };
-      byName.set(def.group, entry);
-    }
+    const entry = entryOf(def.group);
     if (!entry.versions.includes(def.version)) entry.versions.push(def.version);
     if (!def.custom) entry.builtIn = true;
+    else {
+      entry.priority = Math.max(entry.priority, CRD_GROUP_PRIORITY);
+      entry.versionPriority.set(def.version, CRD_VERSION_PRIORITY);
+    }
+  }
+  for (const gv of external) {
+    const entry = entryOf(gv.group);
+    if (!entry.versions.includes(gv.version)) entry.versions.push(gv.version);
+    entry.priority = Math.max(entry.priority, gv.groupPriorityMinimum);
+    entry.versionPriority.set(gv.version, gv.versionPriority);
   }
   const builtIn: GroupVersions[] = [];
-  const custom: GroupVersions[] = [];
-  for (const [name, { versions, builtIn: isBuiltIn }] of byName) {
+  const others: (GroupVersions & { priority: number })[] = [];
+  for (const [name, { versions, builtIn: isBuiltIn, priority, versionPriority }] of byName) {
     if (isBuiltIn) builtIn.push({ name, versions });
-    else custom.push({ name, versions: [...versions].sort(compareKubeAwareVersions) });
+    else {
+      const byPriority = (a: string, b: string) => (versionPriority.get(b) ?? 0) - (versionPriority.get(a) ?? 0) || compareKubeAwareVersions(a, b);
+      others.push({ name, versions: [...versions].sort(byPriority), priority });
+    }
   }
   const core = builtIn.findIndex((g) => g.name === '');
   if (core > 0) builtIn.unshift(...builtIn.splice(core, 1));
-  custom.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return [...builtIn, ...custom];
+  others.sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...builtIn, ...others.map(({ name, versions }) => ({ name, versions }))];
 }
 
 function groupVersionString(group: string, version: string): string {
@@ -118,15 +150,15 @@ function apiGroupEntry(group: GroupVersions): APIGroup {
 }
 
 /** /apis: every named group with its versions and preferred version. */
-export function apiGroupListDocument(defs: readonly ResourceDefinition[]): Record<string, unknown> {
-  const groups = servedGroups(defs).filter((g) => g.name !== '');
+export function apiGroupListDocument(defs: readonly ResourceDefinition[], external: readonly ExternalGroupVersion[] = []): Record<string, unknown> {
+  const groups = servedGroups(defs, external).filter((g) => g.name !== '');
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(apiGroupEntry) };
 }
 
 /** /apis/<group>, or undefined when no version of the group is served. */
-export function apiGroupDocument(defs: readonly ResourceDefinition[], group: string): APIGroup | undefined {
+export function apiGroupDocument(defs: readonly ResourceDefinition[], group: string, external: readonly ExternalGroupVersion[] = []): APIGroup | undefined {
   if (!group) return undefined;
-  const found = servedGroups(defs).find((g) => g.name === group);
+  const found = servedGroups(defs, external).find((g) => g.name === group);
   if (!found) return undefined;
   return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroupEntry(found) };
 }
@@ -274,11 +306,15 @@ export function aggregatedDiscoveryDocument(
   defs: readonly ResourceDefinition[],
   scope: 'api' | 'apis',
   apiVersion: AggregatedVersion,
+  external: readonly ExternalGroupVersion[] = [],
 ): Record<string, unknown> {
-  const groups = servedGroups(defs).filter((g) => (scope === 'api' ? g.name === '' : g.name !== ''));
+  const groups = servedGroups(defs, external).filter((g) => (scope === 'api' ? g.name === '' : g.name !== ''));
   const items = groups.map((g) => ({
     metadata: g.name ? { name: g.name, creationTimestamp: null } : { creationTimestamp: null },
-    versions: g.versions.map((v) => versionDiscovery(defs, g.name, v)),
+    versions: g.versions.map((v) => {
+      const aggregated = external.find((e) => e.group === g.name && e.version === v);
+      return aggregated ? { version: v, resources: aggregated.resources, freshness: aggregated.freshness } : versionDiscovery(defs, g.name, v);
+    }),
   }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${apiVersion}`, metadata: {}, items };
 }

@@ -17,6 +17,7 @@ import {
   apiResourceListDocument,
   apiVersionsDocument,
   type AggregatedVersion,
+  type ExternalGroupVersion,
 } from './discovery-documents.ts';
 import { requestQuery } from '../server/request-query.ts';
 import { API_GZIP_THRESHOLD, encodedDocument, serveDocument, serveStatus, type EncodedDocument } from './discovery-response.ts';
@@ -101,17 +102,31 @@ function targetOf(info: RequestInfo): Target | undefined {
   return undefined;
 }
 
-/** `compress`: the APIResponseCompression feature gate (kube writes discovery through the same response writers). */
-export function createDiscoveryHandler(registry: Registry, options: { compress?: boolean } = {}): ApiPathHandler {
+/** The group-versions other servers serve through APIServices (src/aggregator), for discovery to list. */
+export interface ExternalDiscovery {
+  groupVersions(): readonly ExternalGroupVersion[];
+  onChange(listener: () => void): void;
+}
+
+/**
+ * `compress`: the APIResponseCompression feature gate (kube writes discovery through the same response writers).
+ * `external`: the aggregated group-versions (their /apis/<group>/<version> documents come from their servers).
+ */
+export function createDiscoveryHandler(registry: Registry, options: { compress?: boolean; external?: ExternalDiscovery } = {}): ApiPathHandler {
   const gzipAbove = options.compress === false ? undefined : API_GZIP_THRESHOLD;
   // Encoded documents of the current registry state; null marks "no such document" (404) so misses are cached too.
   let cache = new Map<DocumentKey, EncodedDocument | null>();
   let defsSnapshot: readonly ResourceDefinition[] | undefined;
-  registry.onChange(() => {
+  let externalSnapshot: readonly ExternalGroupVersion[] | undefined;
+  const invalidate = () => {
     cache = new Map();
     defsSnapshot = undefined;
-  });
+    externalSnapshot = undefined;
+  };
+  registry.onChange(invalidate);
+  options.external?.onChange(invalidate);
   const defs = () => (defsSnapshot ??= registry.all());
+  const external = () => (externalSnapshot ??= options.external?.groupVersions() ?? []);
 
   function cached(key: DocumentKey, build: () => unknown, encoding: Encoding): EncodedDocument | null {
     const fullKey = `${encoding}:${key}`;
@@ -136,7 +151,7 @@ export function createDiscoveryHandler(registry: Registry, options: { compress?:
     const negotiated = negotiateDiscovery(Array.isArray(acceptHeader) ? acceptHeader.join(',') : acceptHeader, aggregatedAllowed);
 
     // Unknown groups and versions are not ours: the caller answers 404 as for any unknown path.
-    if (target.kind === 'group' && !defs().some((d) => d.group === target.group)) return false;
+    if (target.kind === 'group' && !defs().some((d) => d.group === target.group) && !external().some((e) => e.group === target.group)) return false;
     if (target.kind === 'resourceList' && !defs().some((d) => d.group === target.group && d.version === target.version)) return false;
 
     if (!negotiated) {
@@ -151,7 +166,7 @@ export function createDiscoveryHandler(registry: Registry, options: { compress?:
       const scope = target.kind === 'apiVersions' ? 'api' : 'apis';
       const version = negotiated.aggregated;
       const encoding: Encoding = negotiated.mediaType === PROTOBUF_MEDIA_TYPE ? 'protobuf' : pretty ? 'pretty' : 'json';
-      const doc = cached(`aggregated:${scope}:${version}`, () => aggregatedDiscoveryDocument(defs(), scope, version), encoding);
+      const doc = cached(`aggregated:${scope}:${version}`, () => aggregatedDiscoveryDocument(defs(), scope, version, external()), encoding);
       if (!doc) return false;
       serveDocument(req, res, doc, {
         contentType: aggregatedContentType(negotiated.mediaType, version),
@@ -172,10 +187,10 @@ export function createDiscoveryHandler(registry: Registry, options: { compress?:
         break;
       }
       case 'groupList':
-        doc = cached(`groups`, () => apiGroupListDocument(defs()), format);
+        doc = cached(`groups`, () => apiGroupListDocument(defs(), external()), format);
         break;
       case 'group':
-        doc = cached(`group:${target.group}`, () => apiGroupDocument(defs(), target.group), format);
+        doc = cached(`group:${target.group}`, () => apiGroupDocument(defs(), target.group, external()), format);
         break;
       case 'resourceList':
         doc = cached(

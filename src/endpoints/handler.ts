@@ -95,6 +95,12 @@ export function createRequestHandler(deps: EndpointDeps, pathHandlers: readonly 
       if (!res.writableFinished) abort.abort();
     });
     try {
+      // kube-aggregator sits in front of everything: an APIService that names a Service takes its group-version.
+      const aggregated = deps.aggregator && info.apiPrefix === 'apis' && info.apiVersion !== '' ? deps.aggregator.target(info.apiGroup, info.apiVersion) : undefined;
+      if (aggregated) {
+        await deps.aggregator!.proxy(req, res, user, aggregated);
+        return;
+      }
       if (!info.isResourceRequest || info.resource === '') {
         for (const handler of pathHandlers) {
           if (await handler(req, res, info)) return;

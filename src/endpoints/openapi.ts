@@ -15,6 +15,8 @@ import { openApiV2Protobuf } from './openapi-protobuf.ts';
 export interface OpenApiOptions {
   /** info.version of the documents; default: the gitVersion /version reports. */
   readonly gitVersion?: string;
+  /** The aggregated group-versions' OpenAPI v3 documents (src/aggregator), served beside the registry's. */
+  readonly external?: { openApiV3(): ReadonlyMap<string, string>; onChange(listener: () => void): void };
 }
 
 const PROTOBUF_V2 = 'com.github.proto-openapi.spec.v2.v1.0+protobuf';
@@ -84,6 +86,9 @@ export function createOpenApiHandler(registry: Registry, options: OpenApiOptions
     v2 = undefined;
     v3 = undefined;
   });
+  options.external?.onChange(() => {
+    v3 = undefined;
+  });
 
   function v2State(): V2State {
     if (!v2) {
@@ -96,6 +101,7 @@ export function createOpenApiHandler(registry: Registry, options: OpenApiOptions
     if (!v3) {
       const documents = new Map<string, EncodedDocument>();
       for (const [key, doc] of openApiV3Documents(registry.all(), gitVersion)) documents.set(key, encodedDocument(JSON.stringify(doc)));
+      for (const [key, text] of options.external?.openApiV3() ?? []) if (!documents.has(key)) documents.set(key, encodedDocument(text));
       const paths: Record<string, { serverRelativeURL: string }> = {};
       for (const [key, doc] of documents) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
       v3 = { built: new Date(), documents, index: encodedDocument(JSON.stringify({ paths })) };

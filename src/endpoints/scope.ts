@@ -1,6 +1,7 @@
 // What every verb handler works with: the resolved endpoint (definition, store, subresource, served kind),
 // the request, and the collaborators the API server wires in.
 
+import type { Aggregator } from '../aggregator/aggregator.ts';
 import { StatusError, type StatusDetails } from '../apis/errors.ts';
 import { appliedTimestampsKeeper, loadManagedFieldsEngine, managedFieldsTracker } from './managed-fields.ts';
 import type { UserInfo } from '../auth/user.ts';
@@ -59,6 +60,8 @@ export interface EndpointDeps {
   readonly admission?: AdmissionChain;
   /** The APIResponseCompression feature gate (gzip of large responses). */
   readonly responseCompression: boolean;
+  /** The aggregation layer: group-versions of APIServices that name a Service are proxied to it. */
+  readonly aggregator?: Aggregator;
 }
 
 export interface Scope {

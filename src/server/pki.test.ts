@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { ensurePki, servingNamesFor, splitPemCertificates } from './pki.ts';
+import { ensurePki, ensureProxyClientPair, servingNamesFor, splitPemCertificates } from './pki.ts';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'capstan-pki-'));
@@ -121,6 +121,29 @@ test('a restart issues no certificate; a new bind address issues only the servin
     await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1' });
     assert.deepEqual((await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1' })).generated, []);
     assert.deepEqual((await ensurePki({ dataDir: dir, bindAddress: '127.0.0.7' })).generated, ['serving certificate']);
+  }));
+
+test('the aggregator client certificate is made on first use, kept, and re-issued for a new CA', () =>
+  withDir(async (dir) => {
+    const { pki } = await ensurePki({ dataDir: dir, bindAddress: '127.0.0.1' });
+    const pair = await ensureProxyClientPair(dir, pki.ca);
+    const cert = new X509Certificate(pair.certPem);
+    assert.equal(cert.subject, 'CN=front-proxy-client');
+    assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.2']);
+    assert.ok(cert.checkIssued(new X509Certificate(pki.ca.certPem)));
+    assert.ok(cert.checkPrivateKey(createPrivateKey(pair.keyPem)));
+    assert.equal((await stat(join(dir, 'pki', 'front-proxy-client.key'))).mode & 0o777, 0o600);
+    assert.deepEqual(await ensureProxyClientPair(dir, pki.ca), pair);
+    // Another CA (its files replaced): the old leaf is not signed by it, so a new one is issued.
+    const other = await mkdtemp(join(tmpdir(), 'capstan-pki-other-'));
+    try {
+      const { pki: otherPki } = await ensurePki({ dataDir: other, bindAddress: '127.0.0.1' });
+      const reissued = await ensureProxyClientPair(dir, otherPki.ca);
+      assert.notEqual(reissued.certPem, pair.certPem);
+      assert.ok(new X509Certificate(reissued.certPem).checkIssued(new X509Certificate(otherPki.ca.certPem)));
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
   }));
 
 test('serving names: loopback set plus a specific bind address', () => {

@@ -179,6 +179,26 @@ export async function ensurePki(options: EnsurePkiOptions): Promise<EnsurePkiRes
   return { pki: { ca, serving: serving ?? { certPem: '', keyPem: '' }, admin, servingNames }, generated };
 }
 
+/** The common name of the aggregator's client certificate (kubeadm's front-proxy-client). */
+export const PROXY_CLIENT_NAME = 'front-proxy-client';
+
+/**
+ * The aggregator's client certificate (--proxy-client-cert-file's default): CN front-proxy-client, signed by the
+ * cluster CA, made in <dataDir>/pki on first use and renewed like the other leaves. Extension API servers accept it
+ * through the extension-apiserver-authentication ConfigMap's requestheader-* keys.
+ */
+export async function ensureProxyClientPair(dataDir: string, ca: KeyPairPem, now = Date.now()): Promise<KeyPairPem> {
+  const dir = join(dataDir, 'pki');
+  const caCert = new NodeX509(ca.certPem);
+  const existing = await readPair(dir, PROXY_CLIENT_NAME);
+  const isProxyClient = (cert: NodeX509): boolean => cert.subject === `CN=${PROXY_CLIENT_NAME}`;
+  if (existing && usableLeaf(existing, caCert, now, isProxyClient)) return existing;
+  const pair = await generateLeaf(ca, now, { commonName: PROXY_CLIENT_NAME }, 'client');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writePair(dir, PROXY_CLIENT_NAME, pair);
+  return pair;
+}
+
 /** Splits a PEM bundle into its certificates (for --client-ca-file and kubeconfig trust). */
 export function splitPemCertificates(bundle: string): string[] {
   return bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)?.map((c) => c + '\n') ?? [];

@@ -1,5 +1,6 @@
 // The seam between the HTTP server (listeners, TLS, filters, health) and the API (endpoints + registry).
 
+import type { Aggregator } from '../aggregator/aggregator.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { UserInfo } from '../auth/user.ts';
@@ -38,6 +39,8 @@ export interface ApiServerOptions {
   readonly dataDir?: string;
   /** The admission chain every write runs through (src/admission); absent: none. */
   readonly admission?: AdmissionChain;
+  /** The aggregation layer (src/aggregator); absent: APIServices are stored but not served. */
+  readonly aggregator?: Aggregator;
 }
 
 /** What createApiServer (src/endpoints/api-server.ts) returns: the handler the filter chain calls after authn/authz. */
