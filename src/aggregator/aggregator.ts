@@ -144,15 +144,22 @@ export function startAggregator(registry: Registry, options: AggregatorOptions):
     if (changed) notify();
   }
 
+  /** Each APIService's connections to its backend, kept alive, made again when its TLS settings change. */
+  const agentOf = new WeakMap<ExternalApiService, Agent>();
   async function agentFor(api: ExternalApiService): Promise<Agent> {
+    const seen = agentOf.get(api);
+    if (seen) return seen;
     const pair = await proxyClient();
     const fingerprint = JSON.stringify([api.service.namespace, api.service.name, api.caPem, api.insecureSkipTLSVerify, pair.certPem]);
     const known = agents.get(api.name);
-    if (known?.fingerprint === fingerprint) return known.agent;
-    known?.agent.destroy();
-    const agent = new Agent({ keepAlive: true, ...backendTls(api, pair) });
-    agents.set(api.name, { fingerprint, agent });
-    return agent;
+    let agent = known?.agent;
+    if (known?.fingerprint !== fingerprint) {
+      known?.agent.destroy();
+      agent = new Agent({ keepAlive: true, ...backendTls(api, pair) });
+      agents.set(api.name, { fingerprint, agent });
+    }
+    agentOf.set(api, agent!);
+    return agent!;
   }
 
   /** A GET on the backend as system:kube-aggregator (in system:masters), TLS unverified, within 5 s. */

@@ -116,9 +116,12 @@ export function proxyRequest(req: HttpRequest, res: HttpResponse, user: UserInfo
     outgoing.once('response', (answer) => {
       res.statusCode = answer.statusCode ?? 502;
       copyResponseHeaders(answer, res);
-      // The head goes out at once and the body's bytes as they arrive (watch events), with the client's pace.
-      (res as { writeHead(code: number): unknown }).writeHead(res.statusCode);
-      (res as { flushHeaders?: () => void }).flushHeaders?.();
+      // The body's bytes go out as they arrive, at the client's pace. A body of unknown length (a watch) may wait
+      // for its first event: its head goes out at once. Others leave with their first bytes, in one write.
+      if (answer.headers['content-length'] === undefined) {
+        (res as { writeHead(code: number): unknown }).writeHead(res.statusCode);
+        (res as { flushHeaders?: () => void }).flushHeaders?.();
+      }
       answer.pipe(res as unknown as NodeJS.WritableStream);
       answer.once('end', finish);
       answer.once('error', () => {
@@ -126,6 +129,14 @@ export function proxyRequest(req: HttpRequest, res: HttpResponse, user: UserInfo
         finish();
       });
     });
-    req.pipe(outgoing);
+    if (hasBody(req)) req.pipe(outgoing);
+    else outgoing.end();
   });
+}
+
+/** Whether the request comes with a body to forward (a GET or DELETE usually has none). */
+function hasBody(req: HttpRequest): boolean {
+  if (req.httpVersionMajor === 2) return !(req as { stream?: { endAfterHeaders?: boolean } }).stream?.endAfterHeaders;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -195,6 +195,24 @@ describe('aggregated APIs', () => {
     }
   });
 
+  test('the backend\'s certificate is verified against the caBundle: another CA gets 503 with the x509 error', async () => {
+    const path = '/apis/wardle.example.com/v1alpha1/namespaces/wardle/flunders';
+    await server.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(apiService(backend.port, Buffer.from(server.caCert).toString('base64'))) });
+    let r = await server.adminRequest(path);
+    for (let i = 0; i < 50 && r.status === 200; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await server.adminRequest(path);
+    }
+    assert.equal(r.status, 503);
+    assert.equal(r.body, 'tls: failed to verify certificate: x509: certificate signed by unknown authority\n');
+    await server.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(apiService(backend.port, backend.caBundle)) });
+    for (let i = 0; i < 50 && r.status !== 200; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await server.adminRequest(path);
+    }
+    assert.equal(r.status, 200);
+  });
+
   test('an APIService whose Service is missing is not Available and its requests get 503 service unavailable', async () => {
     await server.kubectlOk(['apply', '-f', '-'], {
       input: JSON.stringify({
