@@ -30,6 +30,48 @@ describe('watch clients', () => {
     await until(() => cacherStats().watchers <= baseline, 10000, 'watchers to be freed');
   });
 
+  test('HTTP/2 watchers that reset their streams while events wait in them, then exit, are freed', async () => {
+    const ns = await namespace(s, 'w-h2reset');
+    const baseline = await settledWatcherCount(() => cacherStats().watchers);
+    const n = 30;
+    // A client-go-like process: its watches share one connection and read slowly, so events pile up in the
+    // server's streams; then it resets them and goes away. (Node 24 never closes such a stream on its own.)
+    const client = `
+      import http2 from 'node:http2';
+      const [url, ca, cert, key, path, n] = JSON.parse(process.argv[1]);
+      const session = http2.connect(url, { ca, cert, key });
+      session.on('error', () => {});
+      const streams = [];
+      for (let i = 0; i < n; i++) {
+        const st = session.request({ ':path': path });
+        st.on('error', () => {});
+        st.on('data', () => { st.pause(); setTimeout(() => st.resume(), 200); });
+        streams.push(st);
+      }
+      process.stdin.once('data', () => {
+        for (const st of streams) st.close();
+        session.close();
+        setTimeout(() => process.exit(0), 300);
+      });
+      process.stdout.write('open\\n');
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', client, JSON.stringify([`https://127.0.0.1:${s.port}`, s.caCert, s.clientCert, s.clientKey, `${cmPath(ns)}?watch=true&timeoutSeconds=60`, n])], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await new Promise((r, j) => {
+        child.stdout!.once('data', r);
+        child.once('exit', (code) => j(new Error(`the watch client exited with ${code}`)));
+      });
+      await until(() => cacherStats().watchers >= baseline + n, 10000, 'the watchers to open');
+      const payload = 'y'.repeat(8 * 1024);
+      for (let i = 0; i < 60; i++) await createCm(s, ns, `burst-${i}`, {}, { payload });
+      child.stdin!.write('go\n');
+      await new Promise((r) => child.once('exit', r));
+      await until(() => cacherStats().watchers <= baseline, 10000, 'the reset watchers to be freed');
+    } finally {
+      if (child.exitCode === null) child.kill();
+    }
+  });
+
   test('a slow watcher is dropped without holding the others back', async () => {
     const ns = await namespace(s, 'w-slow');
     const baseline = await settledWatcherCount(() => cacherStats().watchers);
