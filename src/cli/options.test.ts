@@ -88,7 +88,7 @@ test('every flag maps to its option', () => {
     '--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=hd=example.com', '--oidc-required-claim=tier=gold', '--oidc-signing-algs=RS256,ES256',
     '--requestheader-client-ca-file=proxy-ca.pem', '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User',
     '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-    '--proxy-client-cert-file=front-proxy-client.crt', '--proxy-client-key-file=front-proxy-client.key',
+    '--proxy-client-cert-file=front-proxy-client.crt', '--proxy-client-key-file=front-proxy-client.key', '--enable-aggregator-routing=true',
     '--leader-elect=true', '--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s', '--leader-elect-retry-period=3s',
     '--shutdown-delay-duration=2s', '--shutdown-send-retry-after',
     '--enable-priority-and-fairness=false', '--max-requests-inflight=10', '--max-mutating-requests-inflight=5',

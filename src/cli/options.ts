@@ -26,6 +26,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'requestheader-extra-headers-prefix', type: 'stringList', valueName: 'strings', help: 'Header prefixes of extra user information, e.g. X-Remote-Extra-.' },
   { name: 'proxy-client-cert-file', type: 'string', valueName: 'string', help: 'Client certificate the aggregator presents to extension API servers (with --proxy-client-key-file). Default: front-proxy-client, signed by the generated CA, made in the data dir on first use.' },
   { name: 'proxy-client-key-file', type: 'string', valueName: 'string', help: 'Private key of --proxy-client-cert-file.' },
+  { name: 'enable-aggregator-routing', type: 'bool', default: true, help: "Accepted for kube-apiserver command lines; always on here: an APIService's ClusterIP Service is reached through its endpoint addresses, as cluster IPs lead nowhere without a service proxy (ExternalName Services through their name)." },
   { name: 'oidc-issuer-url', type: 'string', valueName: 'string', help: 'The https URL of the OpenID issuer; with --oidc-client-id, its ID tokens authenticate.' },
   { name: 'oidc-client-id', type: 'string', valueName: 'string', help: 'The client ID (audience) OpenID tokens must be issued for.' },
   { name: 'oidc-ca-file', type: 'string', valueName: 'string', help: "The CA bundle of the OpenID issuer's TLS certificate (default: the system roots)." },
