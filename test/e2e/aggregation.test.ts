@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:http2';
+import * as k8s from '@kubernetes/client-node';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import { startExtensionApiServer, type ExtensionApiServer } from './extension-apiserver.ts';
@@ -192,6 +193,29 @@ describe('aggregated APIs', () => {
       stream.close();
     } finally {
       session.close();
+    }
+  });
+
+  test('client-node: CustomObjectsApi create, get and list, and an informer fed through the proxy', async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(server.kubeconfig);
+    const api = kc.makeApiClient(k8s.CustomObjectsApi);
+    const gvr = { group: 'wardle.example.com', version: 'v1alpha1', namespace: 'wardle', plural: 'flunders' };
+    const seen: string[] = [];
+    const informer = k8s.makeInformer(kc, '/apis/wardle.example.com/v1alpha1/namespaces/wardle/flunders', () => api.listNamespacedCustomObject(gvr) as never);
+    informer.on('add', (o: k8s.KubernetesObject) => seen.push(o.metadata?.name ?? ''));
+    await informer.start();
+    try {
+      const created = (await api.createNamespacedCustomObject({ ...gvr, body: { apiVersion: 'wardle.example.com/v1alpha1', kind: 'Flunder', metadata: { name: 'from-node' } } })) as { metadata: { annotations: Record<string, string> } };
+      assert.equal(created.metadata.annotations['wardle.example.com/created-by'], 'capstan-admin');
+      const got = (await api.getNamespacedCustomObject({ ...gvr, name: 'from-node' })) as { kind: string };
+      assert.equal(got.kind, 'Flunder');
+      const list = (await api.listNamespacedCustomObject(gvr)) as { items: { metadata: { name: string } }[] };
+      assert.ok(list.items.some((i) => i.metadata.name === 'from-node'));
+      for (let i = 0; i < 200 && !seen.includes('from-node'); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(seen.includes('from-node'), seen.join(','));
+    } finally {
+      await informer.stop();
     }
   });
 
