@@ -11,7 +11,7 @@ import type { Capstan, CapstanOptions } from '../../src/index.ts';
 import type { ApiServer } from '../../src/server/types.ts';
 import { createLogger, silentLogger } from '../../src/server/log.ts';
 
-export interface KubectlResult {
+export interface CommandResult {
   code: number;
   stdout: string;
   stderr: string;
@@ -19,7 +19,7 @@ export interface KubectlResult {
 
 export interface TestServer extends Capstan {
   /** Runs kubectl with the admin kubeconfig (or opts.kubeconfig). */
-  kubectl(args: readonly string[], opts?: KubectlOptions): Promise<KubectlResult>;
+  kubectl(args: readonly string[], opts?: KubectlOptions): Promise<CommandResult>;
   /** Runs kubectl, fails the test unless it exits 0 (with its stderr in the message), returns its stdout. */
   kubectlOk(args: readonly string[], opts?: KubectlOptions): Promise<string>;
   /** Writes a kubeconfig for this server authenticating with a bearer token (or nothing); returns its path. */
@@ -55,21 +55,22 @@ export interface RawResponse {
 
 const KUBECTL_TIMEOUT_MS = 20_000;
 
-/** Runs kubectl with a kubeconfig, a private cache dir and a timeout (the process is killed past it). */
-export function runKubectl(kubeconfig: string, args: readonly string[], opts: { input?: string; timeoutMs?: number; cacheDir?: string; env?: Record<string, string> } = {}): Promise<KubectlResult> {
+/** Runs a command with a timeout (the process is killed, by its PID, past it); its exit code and output. */
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  opts: { input?: string; timeoutMs: number; env?: NodeJS.ProcessEnv; cwd?: string },
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', ['--kubeconfig', kubeconfig, ...(opts.cacheDir ? ['--cache-dir', opts.cacheDir] : []), ...args], {
-      env: { ...process.env, ...opts.env, KUBECONFIG: kubeconfig },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      stderr += `\n[helpers] kubectl timed out after ${opts.timeoutMs ?? KUBECTL_TIMEOUT_MS}ms`;
-    }, opts.timeoutMs ?? KUBECTL_TIMEOUT_MS);
+      stderr += `\n[helpers] ${command} timed out after ${opts.timeoutMs}ms`;
+    }, opts.timeoutMs);
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
@@ -79,6 +80,15 @@ export function runKubectl(kubeconfig: string, args: readonly string[], opts: { 
       resolve({ code: code ?? -1, stdout, stderr });
     });
     child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Runs kubectl with a kubeconfig, a private cache dir and a timeout (the process is killed past it). */
+export function runKubectl(kubeconfig: string, args: readonly string[], opts: { input?: string; timeoutMs?: number; cacheDir?: string; env?: Record<string, string> } = {}): Promise<CommandResult> {
+  return runCommand('kubectl', ['--kubeconfig', kubeconfig, ...(opts.cacheDir ? ['--cache-dir', opts.cacheDir] : []), ...args], {
+    input: opts.input,
+    timeoutMs: opts.timeoutMs ?? KUBECTL_TIMEOUT_MS,
+    env: { ...process.env, ...opts.env, KUBECONFIG: kubeconfig },
   });
 }
 
@@ -166,7 +176,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
   const kubeconfigFile = join(scratch, 'admin.kubeconfig');
   await writeFile(kubeconfigFile, server.kubeconfig, { mode: 0o600 });
-  const kubectl = (args: readonly string[], opts: KubectlOptions = {}): Promise<KubectlResult> =>
+  const kubectl = (args: readonly string[], opts: KubectlOptions = {}): Promise<CommandResult> =>
     runKubectl(opts.kubeconfig ?? kubeconfigFile, args, { input: opts.input, timeoutMs: opts.timeoutMs, cacheDir, env: opts.env });
   return {
     ...server,

@@ -1,6 +1,7 @@
 // Simulated workloads with kubectl: nodes that are Ready, a Deployment rolled out, updated and undone
 // (`kubectl rollout status`, `kubectl wait --for=condition=Available`), a StatefulSet scaled in order, a
-// DaemonSet on every node, a Job completed, and a Service's endpoints following ready pods.
+// DaemonSet on every node, a Job completed, a bare pod run to completion, and a Service's endpoints following ready
+// pods.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -78,6 +79,17 @@ describe('simulated workloads', () => {
     const job = JSON.parse(await s.kubectlOk(['get', 'job', 'once', '-o', 'json']));
     assert.equal(job.status.succeeded, 1);
     assert.ok(job.status.completionTime);
+  });
+
+  test('a pod that runs to completion succeeds; one that restarts always keeps running', async () => {
+    await s.kubectlOk(['run', 'one-shot', '--image=busybox', '--restart=Never', '--', 'true']);
+    await s.kubectlOk(['run', 'server', '--image=nginx']);
+    await s.kubectlOk(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/one-shot', '--timeout=30s']);
+    const pod = JSON.parse(await s.kubectlOk(['get', 'pod', 'one-shot', '-o', 'json']));
+    assert.deepEqual(pod.status.containerStatuses.map((c: { state: { terminated?: { exitCode: number; reason: string } } }) => c.state.terminated && [c.state.terminated.exitCode, c.state.terminated.reason]), [[0, 'Completed']]);
+    // Twice the run time later, the restartPolicy Always pod is still Running.
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await s.kubectlOk(['get', 'pod', 'server', '-o', 'jsonpath={.status.phase}']), 'Running');
   });
 
   test('a CronJob fires when the server clock passes its schedule, and its Job completes', async () => {

@@ -19,7 +19,7 @@ export interface SimulationOptions {
   readonly nodes?: number;
   /** Delay from a pod's binding to Running and Ready (default 100 ms). */
   readonly podStartupMs?: number;
-  /** How long a Job's pod runs before it succeeds (default 300 ms). */
+  /** How long a pod that runs to completion (a Job's, any with restartPolicy Never or OnFailure) runs before it succeeds (default 300 ms). */
   readonly jobPodRunMs?: number;
 }
 

@@ -1,24 +1,32 @@
 // Simulated kubelets (kwok-style pod stages): a pod bound to a simulated node starts after a delay (Running,
-// Ready, an IP from its node's pod CIDR, running container statuses); a pod a Job controls then completes
-// (Succeeded, containers terminated with exit code 0). Deleting pods is pod-termination.ts's part.
+// Ready, an IP from its node's pod CIDR, running container statuses); a pod that runs to completion (restartPolicy
+// Never or OnFailure: a Job's pods, `kubectl run --restart=Never`, helm's test hooks) then completes (Succeeded,
+// containers terminated with exit code 0), as its command would with nothing to fail on. Deleting pods is
+// pod-termination.ts's part.
 
 import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { createKeyedQueue, followWatch } from '../work-queue.ts';
-import { asObj, controllerOf, ctxFor, isConflictOrGone, key, splitKey, storeFor, type Obj } from './shared.ts';
+import { asObj, ctxFor, isConflictOrGone, key, splitKey, storeFor, type Obj } from './shared.ts';
 
 export interface KubeletOptions {
   /** The simulated nodes' names (pods bound elsewhere are left alone). */
   readonly nodes: readonly string[];
   /** Delay from binding to Running and Ready (default 100 ms). */
   readonly podStartupMs?: number;
-  /** How long a Job's pod runs before it succeeds (default 300 ms). */
+  /** How long a pod that runs to completion (a Job's, any with restartPolicy Never or OnFailure) runs before it succeeds (default 300 ms). */
   readonly jobPodRunMs?: number;
 }
 
 function condition(type: string, status: string, at: string, reason?: string) {
   return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}) };
+}
+
+/** Whether the pod's containers are meant to exit (restartPolicy Never or OnFailure; kube defaults it to Always). */
+function runsToCompletion(pod: KubeObject): boolean {
+  const policy = asObj(pod.spec).restartPolicy;
+  return policy === 'Never' || policy === 'OnFailure';
 }
 
 function containers(pod: KubeObject): Obj[] {
@@ -104,7 +112,7 @@ export function startKubelets(registry: Registry, options: KubeletOptions): { st
     const at = rfc3339(clockDate());
     let status: Obj | undefined;
     if (phase === 'Pending' || phase === undefined) status = running(pod, node, at);
-    else if (phase === 'Running' && controllerOf(pod)?.kind === 'Job') status = succeeded(pod, at);
+    else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
     if (!status) return;
     await store.update(ctxFor(namespace), name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch((e) => {
       if (!isConflictOrGone(e)) throw e;
@@ -121,7 +129,7 @@ export function startKubelets(registry: Registry, options: KubeletOptions): { st
       if (!nodes.has(node) || pod.metadata.deletionTimestamp) return;
       const phase = asObj(pod.status).phase;
       if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
-      else if (phase === 'Running' && controllerOf(pod)?.kind === 'Job') queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
+      else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
     },
     queue,
     500,
