@@ -1,8 +1,8 @@
 // helm (v3.17.3, the official binary: scripts/fetch-helm.ts) against Capstan: a chart made by `helm create` is
 // installed, upgraded, rolled back, dry-run on the server and uninstalled, with releases stored as helm stores them
 // (Secrets of type helm.sh/release.v1); a chart's CRDs are installed before its custom resources; a chart kube
-// refuses fails with kube's message; and with simulated workloads `--wait`, `--atomic` and `helm test` settle as on
-// a cluster.
+// refuses fails with kube's message; and with simulated workloads `--wait`, `--atomic`, hook Jobs and `helm test`
+// settle as on a cluster.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -168,6 +168,9 @@ describe('helm', () => {
     await writeFile(join(chart, 'templates', 'widget.yaml'), 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  size: {{ .Values.size }}\n');
     assert.match(await helm.ok(['install', 'small', chart, '--set', 'size=2']), /^STATUS: deployed$/m);
     assert.equal(await s.kubectlOk(['get', 'widget', 'small', '-o', 'jsonpath={.spec.size}']), '2');
+    // An upgrade patches a custom resource with a JSON merge patch (strategic merge is for built-in kinds only).
+    assert.match(await helm.ok(['upgrade', 'small', chart, '--set', 'size=4']), /^REVISION: 2$/m);
+    assert.equal(await s.kubectlOk(['get', 'widget', 'small', '-o', 'jsonpath={.spec.size}']), '4');
     const r = await helm.run(['install', 'empty', chart, '--set', 'size=-1']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /Widget\.example\.com "empty" is invalid: spec\.size: Invalid value: -1: spec\.size in body should be greater than or equal to 1/);
@@ -207,6 +210,36 @@ describe('helm with simulated workloads', () => {
     assert.match(out, /^TEST SUITE:\s+web-mychart-test-connection$/m);
     assert.match(out, /^Phase:\s+Succeeded$/m);
     assert.equal(await s.kubectlOk(['get', 'pod', 'web-mychart-test-connection', '-o', 'jsonpath={.status.phase}']), 'Succeeded');
+  });
+
+  test('a pre-install hook Job runs to completion before the release’s objects, and is deleted once it succeeds', async () => {
+    const chart = join(helm.dir, 'hooked');
+    await mkdir(join(chart, 'templates'), { recursive: true });
+    await writeFile(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: hooked\nversion: 0.1.0\n');
+    await writeFile(
+      join(chart, 'templates', 'migrate.yaml'),
+      [
+        'apiVersion: batch/v1',
+        'kind: Job',
+        'metadata:',
+        '  name: {{ .Release.Name }}-migrate',
+        '  annotations:',
+        '    helm.sh/hook: pre-install',
+        '    helm.sh/hook-delete-policy: hook-succeeded',
+        'spec:',
+        '  template:',
+        '    spec:',
+        '      restartPolicy: Never',
+        '      containers: [{name: migrate, image: busybox, command: ["true"]}]',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(join(chart, 'templates', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-settings\ndata:\n  migrated: "yes"\n');
+    assert.match(await helm.ok(['install', 'hooked', chart, '--timeout', '60s']), /^STATUS: deployed$/m);
+    assert.equal(await s.kubectlOk(['get', 'configmap', 'hooked-settings', '-o', 'jsonpath={.data.migrated}']), 'yes');
+    const r = await s.kubectl(['get', 'job', 'hooked-migrate']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Error from server \(NotFound\): jobs\.batch "hooked-migrate" not found/);
   });
 
   test('upgrade --atomic --wait scales and uninstall --wait removes everything', async () => {
