@@ -208,7 +208,7 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     if (!info.isResourceRequest) {
       if (hooks?.serve && (await hooks.serve(req, res, path, query, user))) return { info, user: user.name };
       if (await health.serve(path, query, res)) return { info, user: user.name };
-      if (path === '/version') {
+      if (path === '/version' || path === '/version/') {
         writeJson(res, 200, versionInfo(), true);
         return { info, user: user.name };
       }
