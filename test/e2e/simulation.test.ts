@@ -114,4 +114,17 @@ describe('simulated workloads', () => {
       s.clock!.reset();
     }
   });
+  test('kubectl drain evicts a node’s pods, which stop at once and come back on the other node; a cordoned node takes no pods', async () => {
+    await s.kubectlOk(['create', 'deployment', 'mover', '--image=nginx', '--replicas=2']);
+    assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/mover', '--timeout=30s']), /successfully rolled out/);
+    // The pods' grace period is kube's default 30 s: without simulated kubelets stopping them, drain would time out.
+    const drained = await s.kubectlOk(['drain', 'capstan-node-1', '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=15s'], { timeoutMs: 30_000 });
+    assert.match(drained, /^node\/capstan-node-1 drained$/m);
+    const node = JSON.parse(await s.kubectlOk(['get', 'node', 'capstan-node-1', '-o', 'json']));
+    assert.equal(node.spec.unschedulable, true);
+    assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/mover', '--timeout=30s']), /successfully rolled out/);
+    const pods = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=mover', '-o', 'json'])).items;
+    assert.deepEqual(pods.map((p: { spec: { nodeName: string } }) => p.spec.nodeName), ['capstan-node-2', 'capstan-node-2']);
+    await s.kubectlOk(['uncordon', 'capstan-node-1']);
+  });
 });

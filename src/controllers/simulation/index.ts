@@ -21,6 +21,8 @@ export interface SimulationOptions {
   readonly podStartupMs?: number;
   /** How long a pod that runs to completion (a Job's, any with restartPolicy Never or OnFailure) runs before it succeeds (default 300 ms). */
   readonly jobPodRunMs?: number;
+  /** Delay from a pod's graceful deletion to its removal by its simulated kubelet (default 100 ms). */
+  readonly podTerminationMs?: number;
 }
 
 export interface Simulation {
@@ -31,7 +33,7 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
   const count = Math.max(1, options.nodes ?? 1);
   const nodes = await startSimulatedNodes(registry, count);
   const parts = [
-    startKubelets(registry, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs }),
+    startKubelets(registry, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs }),
     startScheduler(registry),
     startReplicaSetController(registry),
     startDeploymentController(registry),

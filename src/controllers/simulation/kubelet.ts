@@ -1,8 +1,9 @@
 // Simulated kubelets (kwok-style pod stages): a pod bound to a simulated node starts after a delay (Running,
 // Ready, an IP from its node's pod CIDR, running container statuses); a pod that runs to completion (restartPolicy
 // Never or OnFailure: a Job's pods, `kubectl run --restart=Never`, helm's test hooks) then completes (Succeeded,
-// containers terminated with exit code 0), as its command would with nothing to fail on. Deleting pods is
-// pod-termination.ts's part.
+// containers terminated with exit code 0), as its command would with nothing to fail on. A pod marked for deletion
+// is gone shortly after (its containers stop at once on SIGTERM, as most do), where without simulated kubelets
+// pod-termination.ts waits out its grace period.
 
 import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
@@ -17,6 +18,8 @@ export interface KubeletOptions {
   readonly podStartupMs?: number;
   /** How long a pod that runs to completion (a Job's, any with restartPolicy Never or OnFailure) runs before it succeeds (default 300 ms). */
   readonly jobPodRunMs?: number;
+  /** Delay from a pod's graceful deletion to its removal (default 100 ms). */
+  readonly podTerminationMs?: number;
 }
 
 function condition(type: string, status: string, at: string, reason?: string) {
@@ -107,7 +110,14 @@ export function startKubelets(registry: Registry, options: KubeletOptions): { st
     const { namespace, name } = splitKey(k);
     const pod = await store.get(ctxFor(namespace), name).catch(() => undefined);
     const node = String(asObj(pod?.spec).nodeName ?? '');
-    if (!pod || !nodes.has(node) || pod.metadata.deletionTimestamp) return;
+    if (!pod || !nodes.has(node)) return;
+    if (pod.metadata.deletionTimestamp) {
+      // The kubelet's last word on a pod it has stopped: deleted for good, if it is still the same pod.
+      await store.delete(ctxFor(namespace), name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch((e) => {
+        if (!isConflictOrGone(e)) throw e;
+      });
+      return;
+    }
     const phase = asObj(pod.status).phase;
     const at = rfc3339(clockDate());
     let status: Obj | undefined;
@@ -126,7 +136,8 @@ export function startKubelets(registry: Registry, options: KubeletOptions): { st
       const pod = ev.object as KubeObject;
       if (ev.type === 'DELETED') return void addresses.delete(pod.metadata.uid ?? '');
       const node = String(asObj(pod.spec).nodeName ?? '');
-      if (!nodes.has(node) || pod.metadata.deletionTimestamp) return;
+      if (!nodes.has(node)) return;
+      if (pod.metadata.deletionTimestamp) return void queue.enqueue(key(pod), options.podTerminationMs ?? 100);
       const phase = asObj(pod.status).phase;
       if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
       else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);

@@ -1,6 +1,6 @@
 // A simple scheduler: pending pods (no node, default scheduler) are bound through pods/binding to the
 // simulated node with room for their requests, whose labels match their nodeSelector and whose taints they
-// tolerate; the least loaded such node wins.
+// tolerate, and that is not cordoned (unless they tolerate that too); the least loaded such node wins.
 
 import { parseQuantity } from '../../registry/validation/quantity.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
@@ -34,7 +34,11 @@ function tolerates(pod: KubeObject, taint: Obj): boolean {
   });
 }
 
+/** The taint a cordoned node stands for (kube's NodeUnschedulable filter admits only pods that tolerate it). */
+const UNSCHEDULABLE: Obj = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
+
 function fits(pod: KubeObject, node: KubeObject): boolean {
+  if (asObj(node.spec).unschedulable === true && !tolerates(pod, UNSCHEDULABLE)) return false;
   const selector = asObj(asObj(pod.spec).nodeSelector);
   const labels = node.metadata.labels ?? {};
   if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) return false;
