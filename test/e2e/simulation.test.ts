@@ -87,6 +87,9 @@ describe('simulated workloads', () => {
     await s.kubectlOk(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/one-shot', '--timeout=30s']);
     const pod = JSON.parse(await s.kubectlOk(['get', 'pod', 'one-shot', '-o', 'json']));
     assert.deepEqual(pod.status.containerStatuses.map((c: { state: { terminated?: { exitCode: number; reason: string } } }) => c.state.terminated && [c.state.terminated.exitCode, c.state.terminated.reason]), [[0, 'Completed']]);
+    // Simulated containers print nothing: their logs are empty, as kube streams them (not a node that is not found).
+    assert.equal(await s.kubectlOk(['logs', 'one-shot']), '');
+    assert.equal(await s.kubectlOk(['logs', 'server']), '');
     // Twice the run time later, the restartPolicy Always pod is still Running.
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(await s.kubectlOk(['get', 'pod', 'server', '-o', 'jsonpath={.status.phase}']), 'Running');

@@ -6,6 +6,7 @@ import { isStatusError } from '../../apis/errors.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { ctxFor, storeFor } from './shared.ts';
+import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 
 export const NODE_CAPACITY = { cpu: '8', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' };
 const LEASE_SECONDS = 40;
@@ -20,7 +21,7 @@ function nodeObject(i: number, now: string): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'node.kubernetes.io/instance-type': 'capstan' }, annotations: { 'capstan.dev/simulated': 'true' } },
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'node.kubernetes.io/instance-type': 'capstan' }, annotations: { [SIMULATED_NODE_ANNOTATION]: 'true' } },
     spec: { podCIDR: `10.244.${i}.0/24`, podCIDRs: [`10.244.${i}.0/24`] },
     status: {
       capacity: NODE_CAPACITY,

@@ -1,11 +1,14 @@
 // Pod log/exec/attach/portforward/proxy on a server that runs no kubelets: kube's answers for pods
-// that have no node (or a node nobody serves), after the same pod and container checks.
+// that have no node (or a node nobody serves), after the same pod and container checks. The kubelets of
+// `--simulate-workloads` run no processes: their pods' logs are empty.
 
 import { badRequest, notFound } from '../../apis/errors.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { writeBody } from '../respond.ts';
 import { admissionInfo, requestContext, type Scope } from '../scope.ts';
 import { admissionAttributes } from '../../admission/request.ts';
+import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
+import { loopbackContext } from '../../registry/registry.ts';
 
 function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' | 'ephemeralContainers'): string[] {
   const spec = pod.spec as Record<string, unknown> | undefined;
@@ -45,6 +48,12 @@ function connectOptions(scope: Scope): Record<string, unknown> {
   return out;
 }
 
+async function isSimulatedNode(scope: Scope, name: string): Promise<boolean> {
+  const def = scope.deps.registry.lookup('', 'v1', 'nodes');
+  const node = def && (await scope.deps.registry.store(def).get(loopbackContext(), name).catch(() => undefined));
+  return node?.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
+}
+
 export async function connectResource(scope: Scope): Promise<void> {
   const chain = scope.deps.admission;
   if (chain && CONNECT_OPTIONS[scope.subresource]) {
@@ -58,7 +67,8 @@ export async function connectResource(scope: Scope): Promise<void> {
   const nodeName = String((pod.spec as Record<string, unknown> | undefined)?.nodeName ?? '');
   if (scope.subresource === 'log') {
     // A pod without a node has no logs yet: kube streams an empty body.
-    if (nodeName === '') {
+    // So has a pod on a simulated node: its containers print nothing.
+    if (nodeName === '' || (await isSimulatedNode(scope, nodeName))) {
       writeBody(scope.r, 200, 'text/plain', '');
       return;
     }
