@@ -10,7 +10,7 @@
 // of them changed.
 import { build, type Plugin } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,23 +29,43 @@ const ENTRIES = {
 const ASSETS = { 'src/apis/generated/model.json': 'generated/model.json', 'src/apis/generated/protobuf.json': 'generated/protobuf.json' };
 
 /**
+ * The names the sources import from each of Node's built-in modules (`import { a, b as c } from 'node:x'`), so that
+ * the bundle reads just those. Type-only imports are left out; tests are not bundled.
+ */
+function builtinNamedImports(): Map<string, Set<string>> {
+  const found = new Map<string, Set<string>>();
+  const IMPORT = /import\s+(type\s+)?(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*'(node:[\w/]+)'/g;
+  for (const file of readdirSync(join(root, 'src'), { recursive: true }) as string[]) {
+    if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
+    for (const [, typeOnly, specifiers, id] of readFileSync(join(root, 'src', file), 'utf8').matchAll(IMPORT)) {
+      if (typeOnly) continue;
+      const names = found.get(id!) ?? new Set<string>();
+      for (const spec of specifiers!.split(',').map((x) => x.trim())) {
+        if (spec !== '' && !spec.startsWith('type ')) names.add(spec.split(/\s+as\s+/)[0]!);
+      }
+      found.set(id!, names);
+    }
+  }
+  return found;
+}
+
+/**
  * Node's built-in modules taken with `process.getBuiltinModule()` instead of `import`. An ES import of a built-in
  * makes Node build a module facade that reads every export, getters included: `node:fs` then loads its streams and
  * `node:crypto` its Web Crypto, none of which Capstan uses at start. The 18 built-ins Capstan imports cost about
  * 62 ms imported and 37 ms taken this way (this machine, 2026-11-29). Each becomes a small module that exports the
- * module object as its default and, as named exports, its plain data properties: a named import of an accessor
- * fails the build (esbuild: no matching export) instead of loading it at start.
+ * module object as its default and the names the sources import from it: a name they reach otherwise (a namespace
+ * import's member) fails the build instead of reading undefined.
  */
 function builtinsWithoutFacades(): Plugin {
+  const imported = builtinNamedImports();
   return {
     name: 'builtins-without-facades',
     setup(b) {
       b.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'node-builtin' }));
       b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
-        const id = JSON.stringify(args.path);
-        const module = process.getBuiltinModule(args.path) as Record<string, unknown>;
-        const names = Object.keys(module).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default' && 'value' in Object.getOwnPropertyDescriptor(module, name)!);
-        const lines = [`const m = process.getBuiltinModule(${id});`, 'export default m;', ...names.map((name) => `export const ${name} = m.${name};`)];
+        const names = [...(imported.get(args.path) ?? [])];
+        const lines = [`const m = process.getBuiltinModule(${JSON.stringify(args.path)});`, 'export default m;', ...names.map((name) => `export const ${name} = m.${name};`)];
         return { contents: lines.join('\n'), loader: 'js' };
       });
     },
