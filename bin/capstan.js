@@ -23,9 +23,11 @@ if (process.platform === 'linux' && typeof process.execve === 'function' && proc
   process.execve(process.execPath, [process.execPath].concat(process.execArgv, process.argv.slice(1)), Object.assign({}, allocator, process.env, { MALLOC_ARENA_MAX: allocator.MALLOC_ARENA_MAX }));
 }
 
-const { readFileSync, statSync } = await import('node:fs');
-const { enableCompileCache } = await import('node:module');
-const { fileURLToPath } = await import('node:url');
+// Built-ins are taken as the bundle takes them (scripts/build.ts): an import would build module facades that read
+// every export, and node:fs's would load its streams (about 10 ms).
+const { readFileSync, statSync } = process.getBuiltinModule('node:fs');
+const { enableCompileCache } = process.getBuiltinModule('node:module');
+const { fileURLToPath } = process.getBuiltinModule('node:url');
 
 const self = fileURLToPath(import.meta.url);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -44,7 +46,7 @@ function bundleIsFresh() {
 
 const bundled = installed || bundleIsFresh();
 if (!bundled && !process.features.typescript) {
-  const { spawn } = await import('node:child_process');
+  const { spawn } = process.getBuiltinModule('node:child_process');
   const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', ...process.execArgv, self, ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
