@@ -55,14 +55,15 @@ function builtinNamedImports(): Map<string, Set<string>> {
  * `node:crypto` its Web Crypto, none of which Capstan uses at start. The 18 built-ins Capstan imports cost about
  * 62 ms imported and 37 ms taken this way (this machine, 2026-11-29). Each becomes a small module that exports the
  * module object as its default and the names the sources import from it: a name they reach otherwise (a namespace
- * import's member) fails the build instead of reading undefined.
+ * import's member) fails the build instead of reading undefined. Dynamic imports are left to Node.
  */
 function builtinsWithoutFacades(): Plugin {
   const imported = builtinNamedImports();
   return {
     name: 'builtins-without-facades',
     setup(b) {
-      b.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'node-builtin' }));
+      // A dynamic import (`await import('node:http')`) names no exports esbuild could check: it stays Node's own.
+      b.onResolve({ filter: /^node:/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : { path: args.path, namespace: 'node-builtin' }));
       b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
         const names = [...(imported.get(args.path) ?? [])];
         const lines = [`const m = process.getBuiltinModule(${JSON.stringify(args.path)});`, 'export default m;', ...names.map((name) => `export const ${name} = m.${name};`)];

@@ -1,7 +1,8 @@
 // End to end: the bundle (scripts/build.ts) that the installed package and `bin/capstan.js` run. The rest of the
 // suite drives the sources; this file builds a bundle of them and checks what only a bundle can get wrong: the files
-// modules find beside themselves at run time (the API model, the YAML worker, the CEL runtime loaded on first use)
-// and the packages left outside it (prom-client, yaml).
+// modules find beside themselves at run time (the API model, the YAML worker, the CEL runtime loaded on first use),
+// the packages left outside it (prom-client, yaml), and Node's built-ins as the bundle takes them (an HTTP/1.1
+// upgrade loads node:http on first use).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { request as httpsRequest } from 'node:https';
+import { randomBytes } from 'node:crypto';
 import { bundle } from '../../scripts/build.ts';
 import { rawRequest, runKubectl } from './helpers.ts';
 
@@ -110,6 +113,31 @@ test('bundle: a large YAML body is read by the YAML worker; /metrics answers fro
   const metrics = await rawRequest(port, ca, '/metrics', admin);
   assert.equal(metrics.status, 200);
   assert.match(metrics.body, /^apiserver_request_total\{.*verb="POST".*\} \d+$/m);
+});
+
+test('bundle: a WebSocket watch (an HTTP/1.1 upgrade, which loads node:http on first use) is accepted; the server stays up', async () => {
+  const key = randomBytes(16).toString('base64');
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = httpsRequest({
+      host: '127.0.0.1',
+      port,
+      path: '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1',
+      ca,
+      cert: admin.clientCert,
+      key: admin.clientKey,
+      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': key, 'Sec-WebSocket-Version': '13', Origin: 'https://127.0.0.1' },
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('response', (res) => resolve(res.statusCode ?? 0));
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(status, 101);
+  const ns = await kubectl(['get', 'ns', 'default', '-o', 'jsonpath={.metadata.name}']);
+  assert.deepEqual(ns, { code: 0, stdout: 'default', stderr: '' });
 });
 
 test('bundle: SIGTERM stops it with exit code 0', async () => {
