@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeFromStorage, encodeForStorage, readDefaultsChange, writtenObject } from './store-codec.ts';
+import { decodeFromStorage, encodeForStorage, jsonEqual, readDefaultsChange, writtenObject } from './store-codec.ts';
 import { definition } from './store-testing.ts';
 import type { KubeObject } from './types.ts';
 
@@ -38,4 +38,17 @@ test('read defaults: whether they change a stored object is checked once per sto
   assert.equal(readDefaultsChange(withMode, generation2), false);
   assert.equal(calls, 3);
   assert.equal(readDefaultsChange(without, { group: 'example.com', version: 'v1' }), false, 'no read defaults');
+});
+
+test('jsonEqual: deep, key order ignored, keys holding undefined as if absent', () => {
+  assert.equal(jsonEqual({ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 }), true);
+  assert.equal(jsonEqual({ a: 1, u: undefined }, { a: 1 }), true);
+  assert.equal(jsonEqual({ a: 1 }, { a: 1, u: undefined }), true);
+  assert.equal(jsonEqual({ a: 1, u: undefined }, { a: 1, v: 2 }), false);
+  assert.equal(jsonEqual({ a: 1 }, { a: 1, b: 2 }), false);
+  assert.equal(jsonEqual({ a: 1, b: 2 }, { a: 1 }), false);
+  assert.equal(jsonEqual({ a: undefined }, { b: undefined }), true);
+  assert.equal(jsonEqual({ a: null }, { a: undefined }), false);
+  assert.equal(jsonEqual([1, 2], { 0: 1, 1: 2 }), false);
+  assert.equal(jsonEqual({ a: [1, 2] }, { a: [2, 1] }), false);
 });

@@ -143,11 +143,16 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(b)) return false;
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!Object.hasOwn(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
-  return true;
+  // Keys holding undefined count as absent (JSON drops them).
+  let defined = 0;
+  for (const k of Object.keys(ao)) {
+    const v = ao[k];
+    if (v === undefined) continue;
+    defined++;
+    if (!jsonEqual(v, Object.hasOwn(bo, k) ? bo[k] : undefined)) return false;
+  }
+  for (const k of Object.keys(bo)) if (bo[k] !== undefined) defined--;
+  return defined === 0;
 }
 
 /** Same stored content: everything but apiVersion, resourceVersion and selfLink. */

@@ -182,7 +182,10 @@ export interface Strategy {
 }
 
 export interface SubresourceStrategy {
-  /** Merge the subresource write into the old object: e.g. for status, keep old spec and metadata except labels/annotations. */
+  /**
+   * Merge the subresource write into the old object: e.g. for status, keep old spec and metadata except
+   * labels/annotations. obj and old are the update's own copies: the result may share their parts.
+   */
   prepareForUpdate(obj: KubeObject, old: KubeObject, ctx: RequestContext): KubeObject;
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
 }

@@ -5,37 +5,29 @@
 
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
-import type { KubeObject, Registry } from '../../registry/types.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import type { Informers } from './informers.ts';
 import { lastScheduleBetween, parseCronSchedule } from './cron-schedule.ts';
-import { asObj, controlled, controllerRef, ctxFor, isConflictOrGone, isNotFound, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, controllerRef, CRONJOBS, ignoreConflictOrGone, JOBS, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
 
 const finished = (job: KubeObject): string | undefined =>
   ((asObj(job.status).conditions as Obj[] | undefined) ?? []).find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type as string | undefined;
 
-export function startCronJobController(registry: Registry): Loop & { tick(): void } {
+export function startCronJobController(informers: Informers): Loop & { tick(): void } {
+  const cronJobs = informers.of(CRONJOBS);
+  const jobCache = informers.of(JOBS);
   const loop = startLoop(
-    registry,
-    { group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob' },
+    informers,
+    CRONJOBS,
     async (namespace, name) => {
-      const cjStore = storeFor(registry, 'batch', 'v1', 'cronjobs');
-      const jobStore = storeFor(registry, 'batch', 'v1', 'jobs');
-      if (!cjStore || !jobStore) return;
-      let cj: KubeObject;
-      try {
-        cj = await cjStore.get(ctxFor(namespace), name);
-      } catch (e) {
-        if (isNotFound(e)) return;
-        throw e;
-      }
-      if (cj.metadata.deletionTimestamp) return;
+      const cj = cronJobs.get(namespace, name);
+      if (!cj || cj.metadata.deletionTimestamp) return;
       const spec = asObj(cj.spec);
       const status: Obj = { ...asObj(cj.status) };
-      const jobs = await controlled(jobStore, namespace, cj);
+      const jobs = controlled(jobCache, cj);
       const active = jobs.filter((j) => !finished(j));
       const remove = (job: KubeObject) =>
-        jobStore.delete(ctxFor(namespace), job.metadata.name ?? '', { propagationPolicy: 'Background' }).catch((e) => {
-          if (!isConflictOrGone(e)) throw e;
-        });
+        jobCache.delete(namespace, job.metadata.name ?? '', { propagationPolicy: 'Background' }).catch(ignoreConflictOrGone);
       for (const kind of ['Complete', 'Failed'] as const) {
         const limit = Number(spec[kind === 'Complete' ? 'successfulJobsHistoryLimit' : 'failedJobsHistoryLimit'] ?? (kind === 'Complete' ? 3 : 1));
         const done = jobs.filter((j) => finished(j) === kind).sort((a, b) => String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
@@ -73,26 +65,21 @@ export function startCronJobController(registry: Registry): Loop & { tick(): voi
             },
             spec: asObj(template.spec),
           };
-          const created = await jobStore.create(ctxFor(namespace), job).catch((e) => {
-            if (!isConflictOrGone(e)) throw e;
-            return undefined;
-          });
+          const created = await jobCache.create(namespace, job).catch(ignoreConflictOrGone);
           if (created) current = [...current, created];
           status.lastScheduleTime = rfc3339(new Date(due));
         }
       }
       if (current.length) status.active = current.map((j) => ({ kind: 'Job', namespace, name: j.metadata.name, uid: j.metadata.uid, apiVersion: 'batch/v1', resourceVersion: j.metadata.resourceVersion }));
       else delete status.active;
-      await writeStatus(cjStore, cj, status);
+      await writeStatus(cronJobs, cj, status);
     },
-    { owned: [{ group: 'batch', version: 'v1', resource: 'jobs' }] },
+    { owned: [JOBS] },
   );
   // Every CronJob is looked at again each minute of the clock, and at once when the clock is moved.
-  const all = async () => {
-    const store = storeFor(registry, 'batch', 'v1', 'cronjobs');
-    for (const cj of (await store?.list(ctxFor(), {}))?.items ?? []) loop.enqueue(`${cj.metadata.namespace}/${cj.metadata.name}`);
+  const tick = () => {
+    for (const cj of cronJobs.list()) loop.enqueue(`${cj.metadata.namespace}/${cj.metadata.name}`);
   };
-  const tick = () => void all().catch(() => undefined);
   const timer = setInterval(tick, 10_000);
   timer.unref();
   const offClock = onClockChange(() => tick());

@@ -2,10 +2,11 @@
 // it tolerates (placed on the node directly, as kube's controller pins them), replaced when the template changes,
 // with the status counts `kubectl rollout status` reads.
 
-import type { KubeObject, Registry } from '../../registry/types.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import type { Informers } from './informers.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
-import { asObj, controlled, ctxFor, isConflictOrGone, isNotFound, podReady, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, DAEMONSETS, ignoreConflictOrGone, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 
@@ -18,39 +19,31 @@ function eligible(template: Obj, node: KubeObject): boolean {
   );
 }
 
-export function startDaemonSetController(registry: Registry): Loop {
+export function startDaemonSetController(informers: Informers): Loop {
+  const daemonSets = informers.of(DAEMONSETS);
+  const podCache = informers.of(PODS);
+  const nodeCache = informers.of(NODES);
   return startLoop(
-    registry,
-    { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet' },
+    informers,
+    DAEMONSETS,
     async (namespace, name) => {
-      const store = storeFor(registry, 'apps', 'v1', 'daemonsets');
-      const podStore = storeFor(registry, '', 'v1', 'pods');
-      const nodeStore = storeFor(registry, '', 'v1', 'nodes');
-      if (!store || !podStore || !nodeStore) return;
-      let ds: KubeObject;
-      try {
-        ds = await store.get(ctxFor(namespace), name);
-      } catch (e) {
-        if (isNotFound(e)) return;
-        throw e;
-      }
-      if (ds.metadata.deletionTimestamp) return;
+      await nodeCache.synced;
+      const ds = daemonSets.get(namespace, name);
+      if (!ds || ds.metadata.deletionTimestamp) return;
       const template = asObj(asObj(ds.spec).template);
       const revision = templateHash(template);
-      const nodes = (await nodeStore.list(ctxFor(), {})).items.filter((n) => eligible(template, n));
-      const pods = (await controlled(podStore, namespace, ds)).filter((p) => !p.metadata.deletionTimestamp);
+      const nodes = nodeCache.list().filter((n) => eligible(template, n));
+      const pods = controlled(podCache, ds).filter((p) => !p.metadata.deletionTimestamp);
       for (const node of nodes) {
         const onNode = pods.filter((p) => asObj(p.spec).nodeName === node.metadata.name);
         const current = onNode.find((p) => p.metadata.labels?.[REVISION_LABEL] === revision);
         for (const stale of onNode.filter((p) => p !== current)) {
-          await podStore.delete(ctxFor(namespace), stale.metadata.name ?? '', { preconditions: { uid: stale.metadata.uid } }).catch((e) => {
-            if (!isConflictOrGone(e)) throw e;
-          });
+          await podCache.delete(namespace, stale.metadata.name ?? '', { preconditions: { uid: stale.metadata.uid } }).catch(ignoreConflictOrGone);
         }
         if (!current) {
           const pod = podFromTemplate(ds, 'apps/v1', 'DaemonSet', template, { nodeName: node.metadata.name });
           pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision };
-          await podStore.create(ctxFor(namespace), pod);
+          await podCache.create(namespace, pod);
         }
       }
       const scheduled = pods.filter((p) => nodes.some((n) => n.metadata.name === asObj(p.spec).nodeName));
@@ -67,8 +60,8 @@ export function startDaemonSetController(registry: Registry): Loop {
       if (nodes.length - ready > 0) status.numberUnavailable = nodes.length - ready;
       if (status.numberAvailable === 0) delete status.numberAvailable;
       if (status.updatedNumberScheduled === 0) delete status.updatedNumberScheduled;
-      await writeStatus(store, ds, status);
+      await writeStatus(daemonSets, ds, status);
     },
-    { owned: [{ group: '', version: 'v1', resource: 'pods' }] },
+    { owned: [PODS] },
   );
 }

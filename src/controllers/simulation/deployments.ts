@@ -5,8 +5,9 @@
 // `kubectl wait --for=condition=Available` read).
 
 import { jsonEqual } from '../../registry/store-codec.ts';
-import type { KubeObject, Registry, ResourceStore } from '../../registry/types.ts';
-import { asObj, controlled, controllerRef, ctxFor, isConflictOrGone, isNotFound, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import type { Informer, Informers } from './informers.ts';
+import { asObj, controlled, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, REPLICASETS, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
 import { now } from './replicasets.ts';
 
 const HASH_LABEL = 'pod-template-hash';
@@ -16,7 +17,8 @@ const SAFE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 /** FNV-32a of the template, encoded as rand.SafeEncodeString does (kube hashes its Go printout; this its JSON). */
 export function templateHash(template: unknown): string {
   let h = 0x811c9dc5;
-  for (const byte of Buffer.from(JSON.stringify(template ?? {}))) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  const bytes = Buffer.from(JSON.stringify(template ?? {}));
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193) >>> 0;
   return [...String(h)].map((c) => SAFE_CHARS[c.charCodeAt(0) % SAFE_CHARS.length]).join('');
 }
 
@@ -33,25 +35,27 @@ const revisionOf = (rs: KubeObject) => Number(rs.metadata.annotations?.[REVISION
 const specReplicas = (rs: KubeObject) => Number(asObj(rs.spec).replicas ?? 0);
 const stat = (rs: KubeObject, k: string) => Number(asObj(rs.status)[k] ?? 0);
 
-function templateWithoutHash(rs: KubeObject): Obj {
-  const template = structuredClone(asObj(asObj(rs.spec).template));
-  const labels = { ...(asObj(asObj(template.metadata).labels) as Record<string, string>) };
-  delete labels[HASH_LABEL];
-  template.metadata = { ...asObj(template.metadata), labels };
-  return template;
+/** Whether the ReplicaSet's pod template is the Deployment's, its pod-template-hash label aside (EqualIgnoreHash). */
+function sameTemplateIgnoringHash(rs: KubeObject, template: Obj): boolean {
+  const { metadata: rsMeta, ...rsRest } = asObj(asObj(rs.spec).template);
+  const { metadata: meta, ...rest } = template;
+  if (!jsonEqual(rsRest, rest)) return false;
+  const { labels: rsLabels, ...rsOtherMeta } = asObj(rsMeta);
+  const { labels, ...otherMeta } = asObj(meta);
+  if (!jsonEqual(rsOtherMeta, otherMeta)) return false;
+  const { [HASH_LABEL]: _hash, ...rsOwnLabels } = asObj(rsLabels);
+  return jsonEqual(rsOwnLabels, asObj(labels));
 }
 
-async function setReplicas(store: ResourceStore, rs: KubeObject, replicas: number, annotations: Record<string, string> = {}): Promise<void> {
+async function setReplicas(replicaSets: Informer, rs: KubeObject, replicas: number, annotations: Record<string, string> = {}): Promise<void> {
   if (specReplicas(rs) === replicas && Object.entries(annotations).every(([k, v]) => rs.metadata.annotations?.[k] === v)) return;
-  await store
-    .update(ctxFor(rs.metadata.namespace ?? ''), rs.metadata.name ?? '', (cur) => ({
+  await replicaSets
+    .update(rs.metadata.namespace ?? '', rs.metadata.name ?? '', (cur) => ({
       ...cur!,
       metadata: { ...cur!.metadata, annotations: { ...(cur!.metadata.annotations ?? {}), ...annotations } },
       spec: { ...asObj(cur!.spec), replicas },
     }))
-    .catch((e) => {
-      if (!isConflictOrGone(e)) throw e;
-    });
+    .catch(ignoreConflictOrGone);
 }
 
 function condition(type: string, status: string, reason: string, message: string, previous: Obj[] | undefined): Obj {
@@ -61,32 +65,24 @@ function condition(type: string, status: string, reason: string, message: string
   return { type, status, lastUpdateTime: same ? old.lastUpdateTime : at, lastTransitionTime: old && old.status === status ? old.lastTransitionTime : at, reason, message };
 }
 
-export function startDeploymentController(registry: Registry): Loop {
+export function startDeploymentController(informers: Informers): Loop {
+  const deployments = informers.of(DEPLOYMENTS);
+  const replicaSets = informers.of(REPLICASETS);
   return startLoop(
-    registry,
-    { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment' },
+    informers,
+    DEPLOYMENTS,
     async (namespace, name) => {
-      const dStore = storeFor(registry, 'apps', 'v1', 'deployments');
-      const rsStore = storeFor(registry, 'apps', 'v1', 'replicasets');
-      if (!dStore || !rsStore) return;
-      let d: KubeObject;
-      try {
-        d = await dStore.get(ctxFor(namespace), name);
-      } catch (e) {
-        if (isNotFound(e)) return;
-        throw e;
-      }
-      if (d.metadata.deletionTimestamp) return;
+      const d = deployments.get(namespace, name);
+      if (!d || d.metadata.deletionTimestamp) return;
       const spec = asObj(d.spec);
       const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
       const template = asObj(spec.template);
-      const hash = templateHash(template);
-      let all = await controlled(rsStore, namespace, d);
-      let newRS = all.find((rs) => jsonEqual(templateWithoutHash(rs), template));
+      let all = controlled(replicaSets, d);
+      let newRS = all.find((rs) => sameTemplateIgnoringHash(rs, template));
       const maxRevision = Math.max(0, ...all.map(revisionOf));
       let created = false;
       if (!newRS) {
-        const podHash = hash;
+        const podHash = templateHash(template);
         const labels = { ...(asObj(asObj(template.metadata).labels) as Record<string, string>), [HASH_LABEL]: podHash };
         const selector = asObj(spec.selector);
         const rs: KubeObject = {
@@ -106,15 +102,18 @@ export function startDeploymentController(registry: Registry): Loop {
             template: { ...template, metadata: { ...asObj(template.metadata), labels } },
           },
         };
-        newRS = await rsStore.create(ctxFor(namespace), rs).catch(async (e) => {
+        newRS = await replicaSets.create(namespace, rs).catch(async (e) => {
           if (!isConflictOrGone(e)) throw e;
-          return rsStore.get(ctxFor(namespace), rs.metadata.name ?? '');
+          // Made by an earlier pass whose write the cache has not seen yet: read it.
+          const made = await replicaSets.store()?.get(ctxFor(namespace), rs.metadata.name ?? '');
+          if (!made) throw e;
+          return made;
         });
         created = true;
         all = [...all.filter((x) => x.metadata.uid !== newRS!.metadata.uid), newRS];
       } else if (revisionOf(newRS) < maxRevision) {
         // A rollback to an older template: that ReplicaSet becomes the newest revision again.
-        await setReplicas(rsStore, newRS, specReplicas(newRS), { [REVISION]: String(maxRevision + 1) });
+        await setReplicas(replicaSets, newRS, specReplicas(newRS), { [REVISION]: String(maxRevision + 1) });
       }
       const olds = all.filter((rs) => rs.metadata.uid !== newRS!.metadata.uid).sort((a, b) => revisionOf(a) - revisionOf(b));
       const maxSurge = scaled(asObj(asObj(spec.strategy).rollingUpdate).maxSurge, desired, true, '25%');
@@ -123,15 +122,15 @@ export function startDeploymentController(registry: Registry): Loop {
 
       if (!spec.paused) {
         if (asObj(spec.strategy).type === 'Recreate') {
-          for (const rs of olds) await setReplicas(rsStore, rs, 0);
-          if (olds.every((rs) => stat(rs, 'replicas') === 0)) await setReplicas(rsStore, newRS, desired);
+          for (const rs of olds) await setReplicas(replicaSets, rs, 0);
+          if (olds.every((rs) => stat(rs, 'replicas') === 0)) await setReplicas(replicaSets, newRS, desired);
         } else {
           const allSpec = all.reduce((n, rs) => n + specReplicas(rs), 0);
           const newSpec = specReplicas(newRS);
-          if (newSpec > desired) await setReplicas(rsStore, newRS, desired);
+          if (newSpec > desired) await setReplicas(replicaSets, newRS, desired);
           else if (newSpec < desired) {
             const up = Math.min(desired + maxSurge - allSpec, desired - newSpec);
-            if (up > 0) await setReplicas(rsStore, newRS, newSpec + up);
+            if (up > 0) await setReplicas(replicaSets, newRS, newSpec + up);
           }
           const minAvailable = desired - maxUnavailable;
           const newUnavailable = Math.max(0, specReplicas(newRS) - stat(newRS, 'availableReplicas'));
@@ -139,20 +138,18 @@ export function startDeploymentController(registry: Registry): Loop {
           for (const rs of olds) {
             if (down <= 0) break;
             const cut = Math.min(specReplicas(rs), down);
-            if (cut > 0) await setReplicas(rsStore, rs, specReplicas(rs) - cut);
+            if (cut > 0) await setReplicas(replicaSets, rs, specReplicas(rs) - cut);
             down -= cut;
           }
         }
         const limit = typeof spec.revisionHistoryLimit === 'number' ? spec.revisionHistoryLimit : 10;
         const idle = olds.filter((rs) => specReplicas(rs) === 0 && stat(rs, 'replicas') === 0);
         for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) {
-          await rsStore.delete(ctxFor(namespace), rs.metadata.name ?? '', { preconditions: { uid: rs.metadata.uid } }).catch((e) => {
-            if (!isConflictOrGone(e)) throw e;
-          });
+          await replicaSets.delete(namespace, rs.metadata.name ?? '', { preconditions: { uid: rs.metadata.uid } }).catch(ignoreConflictOrGone);
         }
       }
 
-      const fresh = await controlled(rsStore, namespace, d);
+      const fresh = controlled(replicaSets, d);
       const current = fresh.find((rs) => rs.metadata.uid === newRS!.metadata.uid) ?? newRS;
       const sum = (k: string) => fresh.reduce((n, rs) => n + stat(rs, k), 0);
       const replicas = sum('replicas');
@@ -180,8 +177,8 @@ export function startDeploymentController(registry: Registry): Loop {
         conditions: [availableCondition, progressing],
       };
       for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) if (status[k] === 0) delete status[k];
-      await writeStatus(dStore, d, status);
+      await writeStatus(deployments, d, status);
     },
-    { owned: [{ group: 'apps', version: 'v1', resource: 'replicasets' }] },
+    { owned: [REPLICASETS] },
   );
 }

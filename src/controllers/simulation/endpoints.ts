@@ -2,9 +2,10 @@
 // addresses, the others as notReadyAddresses) and one EndpointSlice labelled kubernetes.io/service-name, with
 // target ports resolved against the pods' named container ports.
 
-import type { KubeObject, Registry, ResourceStore } from '../../registry/types.ts';
-import { createKeyedQueue, followWatch } from '../work-queue.ts';
-import { asObj, ctxFor, isConflictOrGone, key, podReady, selects, splitKey, storeFor, type Obj } from './shared.ts';
+import type { KubeObject, ResourceStore } from '../../registry/types.ts';
+import { createKeyedQueue } from '../work-queue.ts';
+import type { Informers } from './informers.ts';
+import { asObj, ctxFor, ignoreConflictOrGone, key, PODS, podReady, selects, SERVICES, splitKey, storeFor, type Obj } from './shared.ts';
 
 function targetPort(port: Obj, pod: KubeObject): number | undefined {
   const target = port.targetPort ?? port.port;
@@ -16,24 +17,22 @@ function targetPort(port: Obj, pod: KubeObject): number | undefined {
 }
 
 async function upsert(store: ResourceStore, namespace: string, name: string, build: (cur: KubeObject | undefined) => KubeObject): Promise<void> {
-  await store.update(ctxFor(namespace), name, (cur) => build(cur), { forceAllowCreate: true }).catch((e) => {
-    if (!isConflictOrGone(e)) throw e;
-  });
+  await store.update(ctxFor(namespace), name, (cur) => build(cur), { forceAllowCreate: true }).catch(ignoreConflictOrGone);
 }
 
-export function startEndpointsController(registry: Registry): { stop(): Promise<void> } {
-  const services = () => storeFor(registry, '', 'v1', 'services');
+export function startEndpointsController(informers: Informers): { stop(): Promise<void> } {
+  const services = informers.of(SERVICES);
+  const podCache = informers.of(PODS);
   const queue = createKeyedQueue(async (k) => {
+    await Promise.all([services.synced, podCache.synced]);
     const { namespace, name } = splitKey(k);
-    const svcStore = services();
-    const podStore = storeFor(registry, '', 'v1', 'pods');
-    const epStore = storeFor(registry, '', 'v1', 'endpoints');
-    const sliceStore = storeFor(registry, 'discovery.k8s.io', 'v1', 'endpointslices');
-    if (!svcStore || !podStore || !epStore || !sliceStore) return;
-    const svc = await svcStore.get(ctxFor(namespace), name).catch(() => undefined);
+    const epStore = storeFor(informers.registry, '', 'v1', 'endpoints');
+    const sliceStore = storeFor(informers.registry, 'discovery.k8s.io', 'v1', 'endpointslices');
+    if (!epStore || !sliceStore) return;
+    const svc = services.get(namespace, name);
     const selector = asObj(asObj(svc?.spec).selector);
     if (!svc || Object.keys(selector).length === 0) return;
-    const pods = (await podStore.list(ctxFor(namespace), {})).items.filter(
+    const pods = podCache.list(namespace).filter(
       (p) => selects({ matchLabels: selector }, p.metadata.labels) && asObj(p.status).podIP && !p.metadata.deletionTimestamp,
     );
     const ports = ((asObj(svc.spec).ports as unknown[]) ?? []).map(asObj);
@@ -63,29 +62,11 @@ export function startEndpointsController(registry: Registry): { stop(): Promise<
       ports: epPorts,
     }));
   }, 500);
-  const stops = [
-    followWatch(services, ctxFor(), (ev) => queue.enqueue(key(ev.object as KubeObject)), queue, 500),
-    followWatch(
-      () => storeFor(registry, '', 'v1', 'pods'),
-      ctxFor(),
-      (ev) => {
-        const pod = ev.object as KubeObject;
-        const ns = pod.metadata.namespace ?? '';
-        // Every selecting Service of the pod's namespace looks again (cheap at simulation scale).
-        void services()
-          ?.list(ctxFor(ns), {})
-          .then((list) => {
-            for (const svc of list.items) if (selects({ matchLabels: asObj(asObj(svc.spec).selector) }, pod.metadata.labels)) queue.enqueue(key(svc));
-          });
-      },
-      queue,
-      500,
-    ),
-  ];
-  return {
-    async stop() {
-      for (const s of stops) s();
-      await queue.stop();
-    },
-  };
+  services.onEvent((ev) => queue.enqueue(key(ev.object)));
+  podCache.onEvent((ev) => {
+    const pod = ev.object;
+    // Every selecting Service of the pod's namespace looks again (cheap at simulation scale).
+    for (const svc of services.list(pod.metadata.namespace ?? '')) if (selects({ matchLabels: asObj(asObj(svc.spec).selector) }, pod.metadata.labels)) queue.enqueue(key(svc));
+  });
+  return { stop: queue.stop };
 }

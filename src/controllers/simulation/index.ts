@@ -7,6 +7,7 @@ import { startCronJobController } from './cronjobs.ts';
 import { startDaemonSetController } from './daemonsets.ts';
 import { startDeploymentController } from './deployments.ts';
 import { startEndpointsController } from './endpoints.ts';
+import { createInformers } from './informers.ts';
 import { startJobController } from './jobs.ts';
 import { startKubelets } from './kubelet.ts';
 import { nodeName, startSimulatedNodes } from './nodes.ts';
@@ -32,21 +33,23 @@ export interface Simulation {
 export async function startSimulation(registry: Registry, options: SimulationOptions = {}): Promise<Simulation> {
   const count = Math.max(1, options.nodes ?? 1);
   const nodes = await startSimulatedNodes(registry, count);
+  const informers = createInformers(registry);
   const parts = [
-    startKubelets(registry, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs }),
-    startScheduler(registry),
-    startReplicaSetController(registry),
-    startDeploymentController(registry),
-    startStatefulSetController(registry),
-    startDaemonSetController(registry),
-    startJobController(registry),
-    startCronJobController(registry),
-    startEndpointsController(registry),
+    startKubelets(informers, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs }),
+    startScheduler(informers),
+    startReplicaSetController(informers),
+    startDeploymentController(informers),
+    startStatefulSetController(informers),
+    startDaemonSetController(informers),
+    startJobController(informers),
+    startCronJobController(informers),
+    startEndpointsController(informers),
     nodes,
   ];
   return {
     async stop() {
       for (const p of parts) await p.stop();
+      await informers.stop();
     },
   };
 }

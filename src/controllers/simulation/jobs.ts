@@ -2,30 +2,24 @@
 // succeeds and none is active), then the Complete condition and completionTime; failures beyond backoffLimit end
 // it Failed (BackoffLimitExceeded), as kube's controller does.
 
-import type { KubeObject, Registry } from '../../registry/types.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import type { Informers } from './informers.ts';
 import { podFromTemplate, now } from './replicasets.ts';
-import { asObj, controlled, ctxFor, isNotFound, podReady, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, JOBS, PODS, podReady, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
 
 const finished = (job: KubeObject) => ((asObj(job.status).conditions as Obj[] | undefined) ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 
-export function startJobController(registry: Registry): Loop {
+export function startJobController(informers: Informers): Loop {
+  const jobs = informers.of(JOBS);
+  const podCache = informers.of(PODS);
   return startLoop(
-    registry,
-    { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job' },
+    informers,
+    JOBS,
     async (namespace, name) => {
-      const jobStore = storeFor(registry, 'batch', 'v1', 'jobs');
-      const podStore = storeFor(registry, '', 'v1', 'pods');
-      if (!jobStore || !podStore) return;
-      let job: KubeObject;
-      try {
-        job = await jobStore.get(ctxFor(namespace), name);
-      } catch (e) {
-        if (isNotFound(e)) return;
-        throw e;
-      }
-      if (job.metadata.deletionTimestamp || finished(job) || asObj(job.spec).suspend === true) return;
+      const job = jobs.get(namespace, name);
+      if (!job || job.metadata.deletionTimestamp || finished(job) || asObj(job.spec).suspend === true) return;
       const spec = asObj(job.spec);
-      const pods = await controlled(podStore, namespace, job);
+      const pods = controlled(podCache, job);
       const phase = (p: KubeObject) => asObj(p.status).phase;
       const succeeded = pods.filter((p) => phase(p) === 'Succeeded').length;
       const failed = pods.filter((p) => phase(p) === 'Failed').length;
@@ -42,7 +36,7 @@ export function startJobController(registry: Registry): Loop {
         status.completionTime = now();
       } else {
         const want = completions !== undefined ? Math.min(parallelism, completions - succeeded) : succeeded > 0 ? 0 : parallelism;
-        for (let i = active.length; i < want; i++) await podStore.create(ctxFor(namespace), podFromTemplate(job, 'batch/v1', 'Job', asObj(spec.template)));
+        for (let i = active.length; i < want; i++) await podCache.create(namespace, podFromTemplate(job, 'batch/v1', 'Job', asObj(spec.template)));
       }
       status.active = active.length;
       status.ready = active.filter(podReady).length;
@@ -52,8 +46,8 @@ export function startJobController(registry: Registry): Loop {
       if (failed) status.failed = failed;
       else delete status.failed;
       if (status.active === 0) delete status.active;
-      await writeStatus(jobStore, job, status);
+      await writeStatus(jobs, job, status);
     },
-    { owned: [{ group: '', version: 'v1', resource: 'pods' }] },
+    { owned: [PODS] },
   );
 }

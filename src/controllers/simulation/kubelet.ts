@@ -7,9 +7,10 @@
 
 import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
-import type { KubeObject, Registry } from '../../registry/types.ts';
-import { createKeyedQueue, followWatch } from '../work-queue.ts';
-import { asObj, ctxFor, isConflictOrGone, key, splitKey, storeFor, type Obj } from './shared.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import { createKeyedQueue } from '../work-queue.ts';
+import type { Informers } from './informers.ts';
+import { asObj, ignoreConflictOrGone, key, PODS, splitKey, type Obj } from './shared.ts';
 
 export interface KubeletOptions {
   /** The simulated nodes' names (pods bound elsewhere are left alone). */
@@ -36,9 +37,9 @@ function containers(pod: KubeObject): Obj[] {
   return ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj);
 }
 
-export function startKubelets(registry: Registry, options: KubeletOptions): { stop(): Promise<void> } {
+export function startKubelets(informers: Informers, options: KubeletOptions): { stop(): Promise<void> } {
   const nodes = new Map(options.nodes.map((n, i) => [n, { index: i, next: 2 }]));
-  const pods = () => storeFor(registry, '', 'v1', 'pods');
+  const pods = informers.of(PODS);
   const addresses = new Map<string, string>();
 
   function podIP(pod: KubeObject, node: string): string {
@@ -105,17 +106,13 @@ export function startKubelets(registry: Registry, options: KubeletOptions): { st
   }
 
   const queue = createKeyedQueue(async (k) => {
-    const store = pods();
-    if (!store) return;
     const { namespace, name } = splitKey(k);
-    const pod = await store.get(ctxFor(namespace), name).catch(() => undefined);
+    const pod = pods.get(namespace, name);
     const node = String(asObj(pod?.spec).nodeName ?? '');
     if (!pod || !nodes.has(node)) return;
     if (pod.metadata.deletionTimestamp) {
       // The kubelet's last word on a pod it has stopped: deleted for good, if it is still the same pod.
-      await store.delete(ctxFor(namespace), name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch((e) => {
-        if (!isConflictOrGone(e)) throw e;
-      });
+      await pods.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
       return;
     }
     const phase = asObj(pod.status).phase;
@@ -124,31 +121,18 @@ export function startKubelets(registry: Registry, options: KubeletOptions): { st
     if (phase === 'Pending' || phase === undefined) status = running(pod, node, at);
     else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
     if (!status) return;
-    await store.update(ctxFor(namespace), name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch((e) => {
-      if (!isConflictOrGone(e)) throw e;
-    });
+    await pods.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
   }, 500);
 
-  const stopWatch = followWatch(
-    pods,
-    ctxFor(),
-    (ev) => {
-      const pod = ev.object as KubeObject;
-      if (ev.type === 'DELETED') return void addresses.delete(pod.metadata.uid ?? '');
-      const node = String(asObj(pod.spec).nodeName ?? '');
-      if (!nodes.has(node)) return;
-      if (pod.metadata.deletionTimestamp) return void queue.enqueue(key(pod), options.podTerminationMs ?? 100);
-      const phase = asObj(pod.status).phase;
-      if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
-      else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
-    },
-    queue,
-    500,
-  );
-  return {
-    async stop() {
-      stopWatch();
-      await queue.stop();
-    },
-  };
+  pods.onEvent((ev) => {
+    const pod = ev.object;
+    if (ev.type === 'DELETED') return void addresses.delete(pod.metadata.uid ?? '');
+    const node = String(asObj(pod.spec).nodeName ?? '');
+    if (!nodes.has(node)) return;
+    if (pod.metadata.deletionTimestamp) return void queue.enqueue(key(pod), options.podTerminationMs ?? 100);
+    const phase = asObj(pod.status).phase;
+    if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
+    else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
+  });
+  return { stop: queue.stop };
 }

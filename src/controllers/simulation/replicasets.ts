@@ -3,8 +3,9 @@
 
 import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
-import type { KubeObject, Registry } from '../../registry/types.ts';
-import { asObj, controlled, controllerRef, ctxFor, isConflictOrGone, isNotFound, podActive, podReady, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import type { Informers } from './informers.ts';
+import { asObj, controlled, controllerRef, ignoreConflictOrGone, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
 
 /** A pod from a controller's pod template. */
 export function podFromTemplate(owner: KubeObject, ownerApiVersion: string, ownerKind: string, template: Obj, extra: { name?: string; generateName?: string; nodeName?: string } = {}): KubeObject {
@@ -30,44 +31,37 @@ function deletionOrder(a: KubeObject, b: KubeObject): number {
   return String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? ''));
 }
 
-export function startReplicaSetController(registry: Registry): Loop {
+export function startReplicaSetController(informers: Informers): Loop {
+  const replicaSets = informers.of(REPLICASETS);
+  const pods = informers.of(PODS);
   return startLoop(
-    registry,
-    { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet' },
+    informers,
+    REPLICASETS,
     async (namespace, name) => {
-      const rsStore = storeFor(registry, 'apps', 'v1', 'replicasets');
-      const podStore = storeFor(registry, '', 'v1', 'pods');
-      if (!rsStore || !podStore) return;
-      let rs: KubeObject;
-      try {
-        rs = await rsStore.get(ctxFor(namespace), name);
-      } catch (e) {
-        if (isNotFound(e)) return;
-        throw e;
-      }
+      const rs = replicaSets.get(namespace, name);
+      if (!rs) return;
       const spec = asObj(rs.spec);
-      const pods = (await controlled(podStore, namespace, rs)).filter(podActive);
+      const active = controlled(pods, rs).filter(podActive);
       const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
       if (!rs.metadata.deletionTimestamp) {
-        for (let i = pods.length; i < desired; i++) await podStore.create(ctxFor(namespace), podFromTemplate(rs, 'apps/v1', 'ReplicaSet', asObj(spec.template)));
-        for (const pod of [...pods].sort(deletionOrder).slice(0, Math.max(0, pods.length - desired))) {
-          await podStore.delete(ctxFor(namespace), pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch((e) => {
-            if (!isConflictOrGone(e)) throw e;
-          });
+        for (let i = active.length; i < desired; i++) await pods.create(namespace, podFromTemplate(rs, 'apps/v1', 'ReplicaSet', asObj(spec.template)));
+        const surplus = active.length > desired ? [...active].sort(deletionOrder).slice(0, active.length - desired) : [];
+        for (const pod of surplus) {
+          await pods.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
         }
       }
-      const ready = pods.filter(podReady).length;
+      const ready = active.filter(podReady).length;
       const status: Obj = {
-        replicas: pods.length,
-        fullyLabeledReplicas: pods.length,
+        replicas: active.length,
+        fullyLabeledReplicas: active.length,
         readyReplicas: ready,
         availableReplicas: ready,
         observedGeneration: rs.metadata.generation ?? 0,
       };
       for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (status[k] === 0) delete status[k];
-      await writeStatus(rsStore, rs, status);
+      await writeStatus(replicaSets, rs, status);
     },
-    { owned: [{ group: '', version: 'v1', resource: 'pods' }] },
+    { owned: [PODS] },
   );
 }
 

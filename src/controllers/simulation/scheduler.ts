@@ -3,10 +3,11 @@
 // tolerate, and that is not cordoned (unless they tolerate that too); the least loaded such node wins.
 
 import { parseQuantity } from '../../registry/validation/quantity.ts';
-import type { KubeObject, Registry } from '../../registry/types.ts';
-import { createKeyedQueue, followWatch } from '../work-queue.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import { createKeyedQueue } from '../work-queue.ts';
+import type { Informers } from './informers.ts';
 import { NODE_CAPACITY } from './nodes.ts';
-import { asObj, ctxFor, isConflictOrGone, key, splitKey, storeFor, type Obj } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, NODES, PODS, splitKey, type Obj } from './shared.ts';
 
 /** A quantity in units (cores, bytes); 0 when it does not parse. */
 function units(q: unknown): number {
@@ -61,40 +62,46 @@ function placementOf(pod: KubeObject): Placement | undefined {
   return { node, ...requests(pod) };
 }
 
-export function startScheduler(registry: Registry): { stop(): Promise<void> } {
-  const pods = () => storeFor(registry, '', 'v1', 'pods');
+interface Usage {
+  cpu: number;
+  memory: number;
+  count: number;
+}
+
+export function startScheduler(informers: Informers): { stop(): Promise<void> } {
+  const pods = informers.of(PODS);
+  const nodes = informers.of(NODES);
   const capacity = { cpu: units(NODE_CAPACITY.cpu), memory: units(NODE_CAPACITY.memory) };
-  // The scheduler's cache (as kube-scheduler's): what each bound pod takes, kept from the pod watch, with a pod
-  // counted on its node as soon as the binding succeeds so the next decision sees it.
+  // The scheduler's cache (as kube-scheduler's): what each bound pod takes, and each node's sum of it, kept from the
+  // pod informer, which takes a binding in as soon as it succeeds, so the next decision sees it.
   const placements = new Map<string, Placement>();
-  function place(k: string, p: Placement | undefined) {
-    if (p) placements.set(k, p);
-    else placements.delete(k);
+  const usage = new Map<string, Usage>();
+  function account(p: Placement, sign: 1 | -1): void {
+    let u = usage.get(p.node);
+    if (!u) usage.set(p.node, (u = { cpu: 0, memory: 0, count: 0 }));
+    u.cpu += sign * p.cpu;
+    u.memory += sign * p.memory;
+    u.count += sign;
+    if (u.count === 0) usage.delete(p.node);
   }
-  function usage(): Map<string, { cpu: number; memory: number; count: number }> {
-    const byNode = new Map<string, { cpu: number; memory: number; count: number }>();
-    for (const p of placements.values()) {
-      const u = byNode.get(p.node) ?? { cpu: 0, memory: 0, count: 0 };
-      u.cpu += p.cpu;
-      u.memory += p.memory;
-      u.count++;
-      byNode.set(p.node, u);
-    }
-    return byNode;
+  function place(k: string, p: Placement | undefined): void {
+    const old = placements.get(k);
+    if (old) account(old, -1);
+    if (p) {
+      placements.set(k, p);
+      account(p, 1);
+    } else placements.delete(k);
   }
   const queue = createKeyedQueue(async (k) => {
-    const podStore = pods();
-    const nodeStore = storeFor(registry, '', 'v1', 'nodes');
-    if (!podStore || !nodeStore) return;
+    await Promise.all([pods.synced, nodes.synced]);
     const { namespace, name } = splitKey(k);
-    const pod = await podStore.get(ctxFor(namespace), name).catch(() => undefined);
+    const pod = pods.get(namespace, name);
     if (!pod || asObj(pod.spec).nodeName || pod.metadata.deletionTimestamp) return;
     const want = requests(pod);
-    const used = usage();
     let best: { name: string; load: number } | undefined;
-    for (const node of (await nodeStore.list(ctxFor(), {})).items) {
+    for (const node of nodes.list()) {
       if (!fits(pod, node)) continue;
-      const u = used.get(node.metadata.name ?? '') ?? { cpu: 0, memory: 0, count: 0 };
+      const u = usage.get(node.metadata.name ?? '') ?? { cpu: 0, memory: 0, count: 0 };
       if (u.cpu + want.cpu > capacity.cpu || u.memory + want.memory > capacity.memory || u.count >= 110) continue;
       if (!best || u.count < best.load) best = { name: node.metadata.name ?? '', load: u.count };
     }
@@ -102,32 +109,17 @@ export function startScheduler(registry: Registry): { stop(): Promise<void> } {
       queue.enqueue(k, 1000);
       return;
     }
-    const bound = await podStore
-      .createSubresource?.(ctxFor(namespace), name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: best.name } })
-      .then(() => true)
-      .catch((e) => {
-        if (!isConflictOrGone(e)) throw e;
-        return false;
-      });
+    const bound = await pods
+      .createSubresource(namespace, name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: best.name } })
+      .then(() => true, ignoreConflictOrGone);
     if (bound && !placements.has(k)) place(k, { node: best.name, ...want });
   }, 500);
-  const stopWatch = followWatch(
-    pods,
-    ctxFor(),
-    (ev) => {
-      const pod = ev.object as KubeObject;
-      const spec = asObj(pod.spec);
-      // An unbound pod's event (possibly older than a binding just made) leaves the assumed placement alone.
-      if (ev.type === 'DELETED' || spec.nodeName) place(key(pod), ev.type === 'DELETED' ? undefined : placementOf(pod));
-      if (ev.type !== 'DELETED' && !spec.nodeName && (spec.schedulerName ?? 'default-scheduler') === 'default-scheduler') queue.enqueue(key(pod));
-    },
-    queue,
-    500,
-  );
-  return {
-    async stop() {
-      stopWatch();
-      await queue.stop();
-    },
-  };
+  pods.onEvent((ev) => {
+    const pod = ev.object;
+    const spec = asObj(pod.spec);
+    // An unbound pod's event (possibly older than a binding just made) leaves the assumed placement alone.
+    if (ev.type === 'DELETED' || spec.nodeName) place(key(pod), ev.type === 'DELETED' ? undefined : placementOf(pod));
+    if (ev.type !== 'DELETED' && !spec.nodeName && (spec.schedulerName ?? 'default-scheduler') === 'default-scheduler') queue.enqueue(key(pod));
+  });
+  return { stop: queue.stop };
 }

@@ -1,15 +1,26 @@
-// What the simulated kube-controller-manager and kubelets share: stores by resource, controller references,
-// pod readiness, label selectors, and one controller loop shape (a keyed queue of "namespace/name" fed by
-// watches of a primary resource and of the pods it owns).
+// What the simulated kube-controller-manager and kubelets share: the resources they follow, controller references,
+// pod readiness, label selectors, and one controller loop shape (a keyed queue of "namespace/name" fed by the
+// informers of a primary resource and of the objects it controls).
 
 import { isStatusError } from '../../apis/errors.ts';
 import { formatLabelSelector, labelsMatch, parseLabelSelector } from '../../apis/labels.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
-import type { KubeObject, OwnerReference, Registry, RequestContext, ResourceStore, WatchEvent } from '../../registry/types.ts';
-import { createKeyedQueue, followWatch } from '../work-queue.ts';
+import type { KubeObject, OwnerReference, Registry, RequestContext, ResourceStore } from '../../registry/types.ts';
+import { createKeyedQueue } from '../work-queue.ts';
+import type { Informer, Informers, ResourceRef } from './informers.ts';
 
 export type Obj = Record<string, unknown>;
+
+export const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods' };
+export const NODES: ResourceRef = { group: '', version: 'v1', resource: 'nodes' };
+export const SERVICES: ResourceRef = { group: '', version: 'v1', resource: 'services' };
+export const REPLICASETS = { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet' } as const;
+export const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment' } as const;
+export const STATEFULSETS = { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet' } as const;
+export const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet' } as const;
+export const JOBS = { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job' } as const;
+export const CRONJOBS = { group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob' } as const;
 export const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 export const isNotFound = (e: unknown): boolean => isStatusError(e) && e.code === 404;
 export const isConflictOrGone = (e: unknown): boolean => isStatusError(e) && (e.code === 404 || e.code === 409);
@@ -58,62 +69,66 @@ export interface Loop {
 }
 
 /**
- * A controller loop: `sync(namespace/name)` for the primary resource's objects, queued on their own events and on
- * the events of the objects they control (found by the controller reference's kind).
+ * A controller loop: `sync(namespace, name)` for the primary resource's objects, queued on their own events and on
+ * the events of the objects they control (found by the controller reference's kind), once the informers of both
+ * have listed.
  */
 export function startLoop(
-  registry: Registry,
-  primary: { group: string; version: string; resource: string; kind: string },
+  informers: Informers,
+  primary: ResourceRef & { kind: string },
   sync: (namespace: string, name: string) => Promise<void>,
-  extra: { owned?: { group: string; version: string; resource: string }[]; retryMs?: number } = {},
+  extra: { owned?: ResourceRef[]; retryMs?: number } = {},
 ): Loop {
-  const retryMs = extra.retryMs ?? 500;
-  const queue = createKeyedQueue((k) => {
+  const own = informers.of(primary);
+  const owned = (extra.owned ?? []).map((o) => informers.of(o));
+  const synced = Promise.all([own.synced, ...owned.map((o) => o.synced)]);
+  const queue = createKeyedQueue(async (k) => {
+    await synced;
     const { namespace, name } = splitKey(k);
     return sync(namespace, name);
-  }, retryMs);
-  const stops = [
-    followWatch(() => storeFor(registry, primary.group, primary.version, primary.resource), ctxFor(), (ev: WatchEvent) => queue.enqueue(key(ev.object as KubeObject)), queue, retryMs),
-    ...(extra.owned ?? []).map((o) =>
-      followWatch(
-        () => storeFor(registry, o.group, o.version, o.resource),
-        ctxFor(),
-        (ev: WatchEvent) => {
-          const obj = ev.object as KubeObject;
-          const ref = controllerOf(obj);
-          if (ref && ref.kind === primary.kind) queue.enqueue(`${obj.metadata.namespace ?? ''}/${ref.name}`);
-        },
-        queue,
-        retryMs,
-      ),
-    ),
-  ];
-  return {
-    enqueue: queue.enqueue,
-    async stop() {
-      for (const s of stops) s();
-      await queue.stop();
-    },
-  };
+  }, extra.retryMs ?? 500);
+  own.onEvent((ev) => queue.enqueue(key(ev.object)));
+  for (const informer of owned) {
+    informer.onEvent((ev) => {
+      const ref = controllerOf(ev.object);
+      if (ref && ref.kind === primary.kind) queue.enqueue(`${ev.object.metadata.namespace ?? ''}/${ref.name}`);
+    });
+  }
+  return { enqueue: queue.enqueue, stop: queue.stop };
+}
+
+/** Parsed spec.selectors, by the (never modified) cached objects they belong to. */
+const parsedSelectors = new WeakMap<KubeObject, ReturnType<typeof parseLabelSelector> | undefined>();
+
+function selectorOf(owner: KubeObject): ReturnType<typeof parseLabelSelector> | undefined {
+  if (parsedSelectors.has(owner)) return parsedSelectors.get(owner);
+  const selector = asObj(owner.spec).selector;
+  const text = selector ? formatLabelSelector(selector) : '';
+  const requirements = text ? parseLabelSelector(text) : undefined;
+  parsedSelectors.set(owner, requirements);
+  return requirements;
 }
 
 /**
- * The objects of a store in a namespace that the owner controls (by uid), narrowed first by the owner's
- * spec.selector when it has one (as kube's controllers list through their selector).
+ * The cached objects of the owner's namespace that it controls (by uid) and that its spec.selector, when it has one,
+ * selects (kube's controllers list through their selector).
  */
-export async function controlled(store: ResourceStore, namespace: string, owner: KubeObject): Promise<KubeObject[]> {
-  const selector = asObj(owner.spec).selector;
-  const labelSelector = selector ? formatLabelSelector(selector) : '';
-  const list = await store.list(ctxFor(namespace), labelSelector ? { labelSelector } : {});
-  return list.items.filter((o) => controllerOf(o)?.uid === owner.metadata.uid);
+export function controlled(informer: Informer, owner: KubeObject): KubeObject[] {
+  const requirements = selectorOf(owner);
+  const namespace = owner.metadata.namespace ?? '';
+  return informer
+    .controlledBy(owner.metadata.uid ?? '')
+    .filter((o) => (o.metadata.namespace ?? '') === namespace && (!requirements || labelsMatch(requirements, o.metadata.labels)));
 }
 
 /** Updates the status of obj when the computed one differs (status subresource). */
-export async function writeStatus(store: ResourceStore, obj: KubeObject, status: Obj): Promise<void> {
+export async function writeStatus(informer: Informer, obj: KubeObject, status: Obj): Promise<void> {
   if (jsonEqual(status, obj.status ?? {})) return;
-  await store
-    .update(ctxFor(obj.metadata.namespace ?? ''), obj.metadata.name ?? '', (cur) => ({ ...cur!, status }), { subresource: 'status' })
-    .catch((e) => {
-      if (!isConflictOrGone(e)) throw e;
-    });
+  await informer.update(obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => ({ ...cur!, status }), { subresource: 'status' }).catch(ignoreConflictOrGone);
+}
+
+/** For writes that another writer may have overtaken or made moot: a conflict or a vanished object is no failure. */
+export function ignoreConflictOrGone(e: unknown): undefined {
+  if (!isConflictOrGone(e)) throw e;
+  return undefined;
 }

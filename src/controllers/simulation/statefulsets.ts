@@ -3,34 +3,28 @@
 // template changes (RollingUpdate, honouring partition), with controller-revision-hash labels and the revision
 // status `kubectl rollout status` compares.
 
-import type { KubeObject, Registry } from '../../registry/types.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import type { Informers } from './informers.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
-import { asObj, controlled, ctxFor, isConflictOrGone, isNotFound, podReady, startLoop, storeFor, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, ignoreConflictOrGone, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 
-export function startStatefulSetController(registry: Registry): Loop {
+export function startStatefulSetController(informers: Informers): Loop {
+  const statefulSets = informers.of(STATEFULSETS);
+  const podCache = informers.of(PODS);
   return startLoop(
-    registry,
-    { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet' },
+    informers,
+    STATEFULSETS,
     async (namespace, name) => {
-      const store = storeFor(registry, 'apps', 'v1', 'statefulsets');
-      const podStore = storeFor(registry, '', 'v1', 'pods');
-      if (!store || !podStore) return;
-      let sts: KubeObject;
-      try {
-        sts = await store.get(ctxFor(namespace), name);
-      } catch (e) {
-        if (isNotFound(e)) return;
-        throw e;
-      }
-      if (sts.metadata.deletionTimestamp) return;
+      const sts = statefulSets.get(namespace, name);
+      if (!sts || sts.metadata.deletionTimestamp) return;
       const spec = asObj(sts.spec);
       const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
       const revision = `${name}-${templateHash(spec.template)}`;
       const ordered = asObj(spec).podManagementPolicy !== 'Parallel';
-      const pods = (await controlled(podStore, namespace, sts)).filter((p) => !p.metadata.deletionTimestamp);
+      const pods = controlled(podCache, sts).filter((p) => !p.metadata.deletionTimestamp);
       const byOrdinal = new Map(pods.map((p) => [Number(String(p.metadata.name).slice(name.length + 1)), p]));
       const template = asObj(spec.template);
       for (let i = 0; i < replicas; i++) {
@@ -41,15 +35,10 @@ export function startStatefulSetController(registry: Registry): Loop {
         const pod = podFromTemplate(sts, 'apps/v1', 'StatefulSet', template, { name: `${name}-${i}` });
         pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision, 'statefulset.kubernetes.io/pod-name': `${name}-${i}`, 'apps.kubernetes.io/pod-index': String(i) };
         pod.spec = { ...asObj(pod.spec), hostname: `${name}-${i}`, ...(spec.serviceName ? { subdomain: spec.serviceName } : {}) };
-        await podStore.create(ctxFor(namespace), pod).catch((e) => {
-          if (!isConflictOrGone(e)) throw e;
-        });
+        await podCache.create(namespace, pod).catch(ignoreConflictOrGone);
         if (ordered) break;
       }
-      const remove = async (pod: KubeObject) =>
-        podStore.delete(ctxFor(namespace), pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch((e) => {
-          if (!isConflictOrGone(e)) throw e;
-        });
+      const remove = async (pod: KubeObject) => podCache.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
       const surplus = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a);
       if (surplus.length) await remove(surplus[0][1]);
       const rolling = asObj(spec.updateStrategy).type !== 'OnDelete';
@@ -75,8 +64,8 @@ export function startStatefulSetController(registry: Registry): Loop {
         availableReplicas: ready,
       };
       for (const k of ['readyReplicas', 'currentReplicas', 'updatedReplicas']) if (status[k] === 0) delete status[k];
-      await writeStatus(store, sts, status);
+      await writeStatus(statefulSets, sts, status);
     },
-    { owned: [{ group: '', version: 'v1', resource: 'pods' }] },
+    { owned: [PODS] },
   );
 }

@@ -81,12 +81,14 @@ function restoreStatus(obj: KubeObject, old: KubeObject): void {
 export function statusSubresource(hooks: TypeHooks, rules: TypeRules): SubresourceStrategy {
   return {
     prepareForUpdate(obj, old, ctx) {
-      const merged = clone(obj);
+      // obj and old are the update's own copies (store.ts), so the merge takes their parts without copying them:
+      // what follows changes only the merged metadata and status.
+      const merged: KubeObject = { ...obj, metadata: { ...obj.metadata } };
       const keys = new Set([...Object.keys(obj), ...Object.keys(old)]);
       for (const k of keys) {
         if (k === 'metadata' || k === 'status' || k === 'apiVersion' || k === 'kind') continue;
         if (old[k] === undefined) delete merged[k];
-        else merged[k] = clone(old[k]);
+        else merged[k] = old[k];
       }
       carrySystemMeta(merged, old);
       hooks.resetMetaForStatus?.(merged, old);

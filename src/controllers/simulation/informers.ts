@@ -1,0 +1,228 @@
+// Shared informers for the simulated controllers (client-go's shared informers in miniature): one per resource,
+// listed once and then kept from its watch, indexed by namespace and by controller, so a controller reads what it
+// needs without decoding it from the store again. Writes go through the store, and what a write returns is taken
+// into the cache at once: a controller's next look sees its own creates, updates and deletes before their watch
+// events arrive (the part client-go's expectations and kube-scheduler's assumed pods play). Events older than what
+// the cache holds for a key are skipped. Objects in the cache are shared: readers never modify them.
+
+import type { DeleteOptions, KubeObject, Registry, ResourceStore, TryUpdate, UpdateOptions } from '../../registry/types.ts';
+import { createKeyedQueue } from '../work-queue.ts';
+import { controllerOf, ctxFor } from './shared.ts';
+
+export interface ResourceRef {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+}
+
+export interface InformerEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly object: KubeObject;
+}
+
+export interface Informer {
+  /** Resolves once the first list is in the cache. */
+  readonly synced: Promise<void>;
+  get(namespace: string, name: string): KubeObject | undefined;
+  /** The cached objects of a namespace, or of all namespaces. */
+  list(namespace?: string): KubeObject[];
+  /** The cached objects whose controller reference names this uid. */
+  controlledBy(uid: string): KubeObject[];
+  /** Called after each change of the cache, from the watch or from a write made through the informer. */
+  onEvent(handler: (event: InformerEvent) => void): void;
+  create(namespace: string, obj: KubeObject): Promise<KubeObject>;
+  update(namespace: string, name: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<KubeObject>;
+  delete(namespace: string, name: string, options?: DeleteOptions): Promise<void>;
+  createSubresource(namespace: string, name: string, subresource: string, obj: KubeObject): Promise<KubeObject>;
+  /** The store behind the informer (undefined while its resource is not served). */
+  store(): ResourceStore | undefined;
+}
+
+export interface Informers {
+  readonly registry: Registry;
+  of(ref: ResourceRef): Informer;
+  stop(): Promise<void>;
+}
+
+const revisionOf = (obj: KubeObject): number => Number(obj.metadata.resourceVersion ?? 0);
+const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+
+function unavailable(ref: ResourceRef): Error {
+  return new Error(`${ref.resource}.${ref.group} is not served`);
+}
+
+function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): Informer & { stop(): Promise<void> } {
+  const storeOf = (): ResourceStore | undefined => {
+    const def = registry.lookup(ref.group, ref.version, ref.resource);
+    return def ? registry.store(def) : undefined;
+  };
+  const byNamespace = new Map<string, Map<string, KubeObject>>();
+  const byController = new Map<string, Set<KubeObject>>();
+  /** The revision each key was last seen at (a deleted key keeps its deletion's until the watch catches up). */
+  const seen = new Map<string, number>();
+  const handlers: ((event: InformerEvent) => void)[] = [];
+  let markSynced!: () => void;
+  const synced = new Promise<void>((resolve) => (markSynced = resolve));
+
+  function index(obj: KubeObject, add: boolean): void {
+    const uid = controllerOf(obj)?.uid;
+    if (!uid) return;
+    let set = byController.get(uid);
+    if (add) {
+      if (!set) byController.set(uid, (set = new Set()));
+      set.add(obj);
+    } else if (set) {
+      set.delete(obj);
+      if (set.size === 0) byController.delete(uid);
+    }
+  }
+
+  function current(namespace: string, name: string): KubeObject | undefined {
+    return byNamespace.get(namespace)?.get(name);
+  }
+
+  function notify(event: InformerEvent): void {
+    for (const h of handlers) h(event);
+  }
+
+  /** Takes obj into the cache unless the cache already holds this key at a later revision. */
+  function upsert(obj: KubeObject): void {
+    const k = keyOf(obj);
+    const rev = revisionOf(obj);
+    if (rev <= (seen.get(k) ?? 0)) return;
+    seen.set(k, rev);
+    const namespace = obj.metadata.namespace ?? '';
+    let names = byNamespace.get(namespace);
+    if (!names) byNamespace.set(namespace, (names = new Map()));
+    const old = names.get(obj.metadata.name ?? '');
+    if (old) index(old, false);
+    names.set(obj.metadata.name ?? '', obj);
+    index(obj, true);
+    notify({ type: old ? 'MODIFIED' : 'ADDED', object: obj });
+  }
+
+  /** Drops the key, as of revision rev (later events of the key are still taken). */
+  function remove(obj: KubeObject, rev: number): void {
+    const k = keyOf(obj);
+    if (rev < (seen.get(k) ?? 0)) return;
+    seen.set(k, rev);
+    const namespace = obj.metadata.namespace ?? '';
+    const names = byNamespace.get(namespace);
+    const old = names?.get(obj.metadata.name ?? '');
+    if (!old) return;
+    index(old, false);
+    names!.delete(obj.metadata.name ?? '');
+    if (names!.size === 0) byNamespace.delete(namespace);
+    notify({ type: 'DELETED', object: old });
+  }
+
+  /** A fresh list: what it has is taken, what it lacks (and the cache saw before the list) is dropped. */
+  function replace(items: readonly KubeObject[], listRevision: number): void {
+    const listed = new Set(items.map(keyOf));
+    for (const names of [...byNamespace.values()]) {
+      for (const obj of [...names.values()]) if (!listed.has(keyOf(obj)) && revisionOf(obj) <= listRevision) remove(obj, listRevision);
+    }
+    for (const obj of items) upsert(obj);
+  }
+
+  // The watch is opened from a fresh list, and when it ends (or the list fails) the informer lists again: soon at
+  // first (a watch cache still filling at start-up), then every retryMs. A queue of one key keeps these in order.
+  let stopWatch: (() => void) | undefined;
+  let failures = 0;
+  const runner = createKeyedQueue(async () => {
+    stopWatch?.();
+    stopWatch = undefined;
+    try {
+      const store = storeOf();
+      if (!store) throw unavailable(ref);
+      const list = await store.list(ctxFor(), {});
+      const listRevision = Number(list.metadata.resourceVersion ?? 0);
+      replace(list.items, listRevision);
+      markSynced();
+      const watch = await store.watch(ctxFor(), { resourceVersion: String(listRevision) });
+      if (runner.stopped) return watch.stop();
+      failures = 0;
+      let open = true;
+      stopWatch = () => {
+        open = false;
+        watch.stop();
+      };
+      watch.start(
+        (ev) => {
+          if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') return;
+          const obj = ev.object as KubeObject;
+          if (ev.type === 'DELETED') remove(obj, revisionOf(obj));
+          else upsert(obj);
+        },
+        () => {
+          if (open) runner.enqueue('list');
+        },
+      );
+    } catch {
+      runner.later(() => runner.enqueue('list'), failures++ < 10 ? 20 : retryMs);
+    }
+  });
+  runner.enqueue('list');
+
+  const take = (obj: KubeObject): KubeObject => {
+    upsert(obj);
+    return obj;
+  };
+
+  return {
+    synced,
+    get: current,
+    list(namespace) {
+      if (namespace !== undefined) return [...(byNamespace.get(namespace)?.values() ?? [])];
+      const all: KubeObject[] = [];
+      for (const names of byNamespace.values()) for (const obj of names.values()) all.push(obj);
+      return all;
+    },
+    controlledBy: (uid) => [...(byController.get(uid) ?? [])],
+    onEvent: (handler) => void handlers.push(handler),
+    store: storeOf,
+    async create(namespace, obj) {
+      const store = storeOf();
+      if (!store) throw unavailable(ref);
+      return take(await store.create(ctxFor(namespace), obj));
+    },
+    async update(namespace, name, tryUpdate, options) {
+      const store = storeOf();
+      if (!store) throw unavailable(ref);
+      return take((await store.update(ctxFor(namespace), name, tryUpdate, options)).object);
+    },
+    async delete(namespace, name, options) {
+      const store = storeOf();
+      if (!store) throw unavailable(ref);
+      const result = await store.delete(ctxFor(namespace), name, options);
+      if (result.deletedImmediately) remove(result.object, revisionOf(result.object));
+      else upsert(result.object);
+    },
+    async createSubresource(namespace, name, subresource, obj) {
+      const store = storeOf();
+      if (!store?.createSubresource) throw unavailable(ref);
+      return store.createSubresource(ctxFor(namespace), name, subresource, obj);
+    },
+    async stop() {
+      stopWatch?.();
+      await runner.stop();
+    },
+  };
+}
+
+/** The simulation's informers, each started on first use and shared by every controller that asks for it. */
+export function createInformers(registry: Registry, retryMs = 500): Informers {
+  const started = new Map<string, ReturnType<typeof startInformer>>();
+  return {
+    registry,
+    of(ref) {
+      const k = `${ref.group}/${ref.version}/${ref.resource}`;
+      let informer = started.get(k);
+      if (!informer) started.set(k, (informer = startInformer(registry, ref, retryMs)));
+      return informer;
+    },
+    async stop() {
+      for (const informer of started.values()) await informer.stop();
+    },
+  };
+}
