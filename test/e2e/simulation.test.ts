@@ -32,16 +32,31 @@ describe('simulated workloads', () => {
       assert.match(p.status.podIP, /^10\.244\.\d+\.\d+$/);
     }
     await s.kubectlOk(['set', 'image', 'deployment/web', 'nginx=nginx:1.27']);
+    // The Deployment's annotations reach its new ReplicaSet (not the old one): rollout history shows the cause.
+    await s.kubectlOk(['annotate', 'deployment/web', 'kubernetes.io/change-cause=image 1.27']);
     assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']), /successfully rolled out/);
     const images = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=web', '-o', 'json'])).items.filter((p: { metadata: { deletionTimestamp?: string } }) => !p.metadata.deletionTimestamp).map((p: { spec: { containers: { image: string }[] } }) => p.spec.containers[0].image);
     assert.deepEqual(images, ['nginx:1.27', 'nginx:1.27', 'nginx:1.27']);
-    assert.match(await s.kubectlOk(['rollout', 'history', 'deployment/web']), /^1\s+<none>\n2\s+<none>$/m);
+    assert.match(await s.kubectlOk(['rollout', 'history', 'deployment/web']), /^1\s+<none>\n2\s+image 1\.27$/m);
+    assert.equal(await s.kubectlOk(['get', 'deployment', 'web', '-o', 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}']), '2');
     await s.kubectlOk(['rollout', 'undo', 'deployment/web']);
     assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']), /successfully rolled out/);
-    const template = JSON.parse(await s.kubectlOk(['get', 'deployment', 'web', '-o', 'json'])).spec.template;
-    assert.equal(template.spec.containers[0].image, 'nginx:1.25');
+    const deployment = JSON.parse(await s.kubectlOk(['get', 'deployment', 'web', '-o', 'json']));
+    assert.equal(deployment.spec.template.spec.containers[0].image, 'nginx:1.25');
+    assert.equal(deployment.metadata.annotations['deployment.kubernetes.io/revision'], '3');
+    // The first template's ReplicaSet is revision 3 now, remembers it was 1, and records the size it was scaled for
+    // (3 replicas, at most 4 with the default surge of 25%).
     const rs = JSON.parse(await s.kubectlOk(['get', 'rs', '-l', 'app=web', '-o', 'json'])).items;
     assert.equal(rs.length, 2);
+    const current = rs.find((r: { spec: { replicas: number } }) => r.spec.replicas === 3);
+    const annotations = Object.fromEntries(Object.entries(current.metadata.annotations).filter(([k]) => k.startsWith('deployment.kubernetes.io/')));
+    assert.deepEqual(annotations, {
+      'deployment.kubernetes.io/desired-replicas': '3',
+      'deployment.kubernetes.io/max-replicas': '4',
+      'deployment.kubernetes.io/revision': '3',
+      'deployment.kubernetes.io/revision-history': '1',
+    });
+    assert.match(await s.kubectlOk(['rollout', 'history', 'deployment/web']), /^2\s+image 1\.27\n3\s+<none>$/m);
   });
 
   test('a Service gets endpoints of its ready pods', async () => {

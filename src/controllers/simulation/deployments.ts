@@ -12,6 +12,11 @@ import { now } from './replicasets.ts';
 
 const HASH_LABEL = 'pod-template-hash';
 const REVISION = 'deployment.kubernetes.io/revision';
+const REVISION_HISTORY = 'deployment.kubernetes.io/revision-history';
+const DESIRED_REPLICAS = 'deployment.kubernetes.io/desired-replicas';
+const MAX_REPLICAS = 'deployment.kubernetes.io/max-replicas';
+/** The Deployment's annotations its ReplicaSets do not get (kube's annotationsToSkip). */
+const NOT_COPIED = new Set(['kubectl.kubernetes.io/last-applied-configuration', REVISION, REVISION_HISTORY, DESIRED_REPLICAS, MAX_REPLICAS, 'deprecated.deployment.rollback.to']);
 const SAFE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** FNV-32a of the template, encoded as rand.SafeEncodeString does (kube hashes its Go printout; this its JSON). */
@@ -47,6 +52,12 @@ function sameTemplateIgnoringHash(rs: KubeObject, template: Obj): boolean {
   return jsonEqual(rsOwnLabels, asObj(labels));
 }
 
+/** The Deployment's annotations a ReplicaSet of it carries (copyDeploymentAnnotationsToReplicaSet). */
+function copiedAnnotations(d: KubeObject): Record<string, string> {
+  return Object.fromEntries(Object.entries(d.metadata.annotations ?? {}).filter(([k]) => !NOT_COPIED.has(k)));
+}
+
+/** Sets spec.replicas and the annotations given, when any differs. */
 async function setReplicas(replicaSets: Informer, rs: KubeObject, replicas: number, annotations: Record<string, string> = {}): Promise<void> {
   if (specReplicas(rs) === replicas && Object.entries(annotations).every(([k, v]) => rs.metadata.annotations?.[k] === v)) return;
   await replicaSets
@@ -80,6 +91,14 @@ export function startDeploymentController(informers: Informers): Loop {
       let all = controlled(replicaSets, d);
       let newRS = all.find((rs) => sameTemplateIgnoringHash(rs, template));
       const maxRevision = Math.max(0, ...all.map(revisionOf));
+      const recreate = asObj(spec.strategy).type === 'Recreate';
+      const maxSurge = recreate ? 0 : scaled(asObj(asObj(spec.strategy).rollingUpdate).maxSurge, desired, true, '25%');
+      let maxUnavailable = recreate ? 0 : scaled(asObj(asObj(spec.strategy).rollingUpdate).maxUnavailable, desired, false, '25%');
+      // ResolveFenceposts: a rolling update that may neither surge nor go short still moves one pod at a time.
+      if (!recreate && maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
+      // What a ReplicaSet scaled for this Deployment records (SetReplicasAnnotations).
+      const sizeAnnotations = { [DESIRED_REPLICAS]: String(desired), [MAX_REPLICAS]: String(desired + maxSurge) };
+      const scaleTo = (rs: KubeObject, replicas: number) => setReplicas(replicaSets, rs, replicas, replicas === specReplicas(rs) ? {} : sizeAnnotations);
       let created = false;
       if (!newRS) {
         const podHash = templateHash(template);
@@ -92,7 +111,7 @@ export function startDeploymentController(informers: Informers): Loop {
             name: `${name}-${podHash}`,
             namespace,
             labels,
-            annotations: { [REVISION]: String(maxRevision + 1), 'deployment.kubernetes.io/desired-replicas': String(desired) },
+            annotations: { ...copiedAnnotations(d), [REVISION]: String(maxRevision + 1), ...sizeAnnotations },
             ownerReferences: [controllerRef(d, 'apps/v1', 'Deployment')],
           },
           spec: {
@@ -111,26 +130,39 @@ export function startDeploymentController(informers: Informers): Loop {
         });
         created = true;
         all = [...all.filter((x) => x.metadata.uid !== newRS!.metadata.uid), newRS];
-      } else if (revisionOf(newRS) < maxRevision) {
-        // A rollback to an older template: that ReplicaSet becomes the newest revision again.
-        await setReplicas(replicaSets, newRS, specReplicas(newRS), { [REVISION]: String(maxRevision + 1) });
+      } else {
+        const annotations = copiedAnnotations(d);
+        const revision = revisionOf(newRS);
+        if (revision < maxRevision) {
+          // A rollback to an older template: that ReplicaSet becomes the newest revision again, and remembers the
+          // revisions it had.
+          const history = newRS.metadata.annotations?.[REVISION_HISTORY];
+          annotations[REVISION] = String(maxRevision + 1);
+          annotations[REVISION_HISTORY] = history ? `${history},${revision}` : String(revision);
+        }
+        await setReplicas(replicaSets, newRS, specReplicas(newRS), annotations);
+        newRS = replicaSets.get(namespace, newRS.metadata.name ?? '') ?? newRS;
+      }
+      // The Deployment names its current revision (SetDeploymentRevision).
+      const revision = newRS.metadata.annotations?.[REVISION];
+      if (revision !== undefined && d.metadata.annotations?.[REVISION] !== revision) {
+        await deployments
+          .update(namespace, name, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, annotations: { ...(cur!.metadata.annotations ?? {}), [REVISION]: revision } } }))
+          .catch(ignoreConflictOrGone);
       }
       const olds = all.filter((rs) => rs.metadata.uid !== newRS!.metadata.uid).sort((a, b) => revisionOf(a) - revisionOf(b));
-      const maxSurge = scaled(asObj(asObj(spec.strategy).rollingUpdate).maxSurge, desired, true, '25%');
-      let maxUnavailable = scaled(asObj(asObj(spec.strategy).rollingUpdate).maxUnavailable, desired, false, '25%');
-      if (maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
 
       if (!spec.paused) {
-        if (asObj(spec.strategy).type === 'Recreate') {
-          for (const rs of olds) await setReplicas(replicaSets, rs, 0);
-          if (olds.every((rs) => stat(rs, 'replicas') === 0)) await setReplicas(replicaSets, newRS, desired);
+        if (recreate) {
+          for (const rs of olds) await scaleTo(rs, 0);
+          if (olds.every((rs) => stat(rs, 'replicas') === 0)) await scaleTo(newRS, desired);
         } else {
           const allSpec = all.reduce((n, rs) => n + specReplicas(rs), 0);
           const newSpec = specReplicas(newRS);
-          if (newSpec > desired) await setReplicas(replicaSets, newRS, desired);
+          if (newSpec > desired) await scaleTo(newRS, desired);
           else if (newSpec < desired) {
             const up = Math.min(desired + maxSurge - allSpec, desired - newSpec);
-            if (up > 0) await setReplicas(replicaSets, newRS, newSpec + up);
+            if (up > 0) await scaleTo(newRS, newSpec + up);
           }
           const minAvailable = desired - maxUnavailable;
           const newUnavailable = Math.max(0, specReplicas(newRS) - stat(newRS, 'availableReplicas'));
@@ -138,7 +170,7 @@ export function startDeploymentController(informers: Informers): Loop {
           for (const rs of olds) {
             if (down <= 0) break;
             const cut = Math.min(specReplicas(rs), down);
-            if (cut > 0) await setReplicas(replicaSets, rs, specReplicas(rs) - cut);
+            if (cut > 0) await scaleTo(rs, specReplicas(rs) - cut);
             down -= cut;
           }
         }
