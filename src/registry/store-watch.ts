@@ -226,6 +226,20 @@ function metadataWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAt
   return { type: ev.type, object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } };
 }
 
+/** The watch event of one cache event, its object decoded (through cacheWatchEvent) only when read. */
+function lazyWatchEvent(def: ResourceDefinition, ev: CacheWatchEvent<StoreAttrs>): WatchEvent {
+  if (ev.type === 'BOOKMARK' || !ev.object.attrs.name) return cacheWatchEvent(def, ev);
+  let decoded: WatchEvent | undefined;
+  const { name, namespace } = ev.object.attrs;
+  return {
+    type: ev.type,
+    peek: { namespace, name, revision: ev.revision },
+    get object() {
+      return (decoded ??= cacheWatchEvent(def, ev)).object;
+    },
+  };
+}
+
 function cacheStream(cache: StoreCacher, def: ResourceDefinition, ctx: RequestContext, plan: CacheWatchPlan): WatchStream {
   let handle: CacheWatcherHandle | undefined;
   let stopped = false;
@@ -256,7 +270,7 @@ function cacheStream(cache: StoreCacher, def: ResourceDefinition, ctx: RequestCo
           initialEventsEnd: plan.initialEventsEnd,
           bookmarks: plan.bookmarks,
           deadline: plan.deadline,
-          onEvent: (ev) => (stopped || ended ? false : onEvent(ctx.metadataOnly ? metadataWatchEvent(def, ev) : cacheWatchEvent(def, ev))),
+          onEvent: (ev) => (stopped || ended ? false : onEvent(ctx.metadataOnly ? metadataWatchEvent(def, ev) : ctx.lazyObjects ? lazyWatchEvent(def, ev) : cacheWatchEvent(def, ev))),
           // Dropped as too slow, or the cache reset: the stream ends and the client watches again. After a restore
           // of the test controls the client learns its revision is gone at once (as a re-watch would tell it).
           onEnd: (_reason, expired) => {

@@ -97,6 +97,12 @@ export interface RequestContext {
    */
   readonly metadataOnly?: boolean;
   /**
+   * Watches of in-process watchers that look at an event's object only when they need it (the simulation's
+   * informers, which already hold what their own writes made): each event carries `peek`, and its object is
+   * decoded when first read.
+   */
+  readonly lazyObjects?: boolean;
+  /**
    * Records this write in metadata.managedFields (non-apply writes; server-side apply records its own, and only has
    * the old managedFields kept when nothing else changed but their timestamps). The store calls it after
    * defaulting, before validation, with the live object (undefined on create) and the new one.
@@ -306,6 +312,8 @@ export interface WatchEvent {
   readonly type: WatchEventType;
   readonly object: KubeObject | Status;
   encoded?: Map<string, Uint8Array>;
+  /** Watches with lazyObjects: which object changed, and at what revision, known without decoding it. */
+  readonly peek?: { readonly namespace: string; readonly name: string; readonly revision: number };
 }
 
 export interface WatchStream {

@@ -59,7 +59,7 @@ test("an informer's own writes are in its cache when they return, and their late
   const informer = informers.of(CONFIGMAPS);
   await informer.synced;
   const events: string[] = [];
-  informer.onEvent((ev) => events.push(`${ev.type} ${ev.object.metadata.name} ${ev.object.metadata.resourceVersion}`));
+  informer.onEvent((ev) => events.push(`${ev.type} ${ev.object.metadata.name} ${ev.object.metadata.resourceVersion} ${ev.written ?? 'watch'}`));
 
   const created = await informer.create('a', configMap('mine'));
   assert.equal(informer.get('a', 'mine'), created);
@@ -73,10 +73,17 @@ test("an informer's own writes are in its cache when they return, and their late
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(informer.get('a', 'mine'), undefined);
   assert.deepEqual(events, [
-    `ADDED mine ${created.metadata.resourceVersion}`,
-    `MODIFIED mine ${updated.metadata.resourceVersion}`,
-    `DELETED mine ${updated.metadata.resourceVersion}`,
+    `ADDED mine ${created.metadata.resourceVersion} `,
+    `MODIFIED mine ${updated.metadata.resourceVersion} `,
+    `DELETED mine ${updated.metadata.resourceVersion} `,
   ]);
+  // Another writer's change comes from the watch.
+  await informer.create('a', configMap('theirs'));
+  events.length = 0;
+  const seen = nextEvent(informer, (ev) => ev.type === 'MODIFIED');
+  await informers.registry.store(informers.registry.lookup('', 'v1', 'configmaps')!).update(ctxFor('a'), 'theirs', (cur) => ({ ...cur!, data: { by: 'them' } }));
+  const theirs = await seen;
+  assert.deepEqual(events, [`MODIFIED theirs ${theirs.object.metadata.resourceVersion} watch`]);
   await informers.stop();
 });
 

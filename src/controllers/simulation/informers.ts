@@ -18,6 +18,11 @@ export interface ResourceRef {
 export interface InformerEvent {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
   readonly object: KubeObject;
+  /**
+   * For a write made through this informer, reported when it returned (not from the watch): the subresource it
+   * wrote ('' for the object itself).
+   */
+  readonly written?: string;
 }
 
 export interface Informer {
@@ -86,7 +91,7 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
   }
 
   /** Takes obj into the cache unless the cache already holds this key at a later revision. */
-  function upsert(obj: KubeObject): void {
+  function upsert(obj: KubeObject, written?: string): void {
     const k = keyOf(obj);
     const rev = revisionOf(obj);
     if (rev <= (seen.get(k) ?? 0)) return;
@@ -98,29 +103,30 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
     if (old) index(old, false);
     names.set(obj.metadata.name ?? '', obj);
     index(obj, true);
-    notify({ type: old ? 'MODIFIED' : 'ADDED', object: obj });
+    notify({ type: old ? 'MODIFIED' : 'ADDED', object: obj, written });
   }
 
   /** Drops the key, as of revision rev (later events of the key are still taken). */
-  function remove(obj: KubeObject, rev: number): void {
-    const k = keyOf(obj);
+  function remove(namespace: string, name: string, rev: number, written?: string): void {
+    const k = `${namespace}/${name}`;
     if (rev < (seen.get(k) ?? 0)) return;
     seen.set(k, rev);
-    const namespace = obj.metadata.namespace ?? '';
     const names = byNamespace.get(namespace);
-    const old = names?.get(obj.metadata.name ?? '');
+    const old = names?.get(name);
     if (!old) return;
     index(old, false);
-    names!.delete(obj.metadata.name ?? '');
+    names!.delete(name);
     if (names!.size === 0) byNamespace.delete(namespace);
-    notify({ type: 'DELETED', object: old });
+    notify({ type: 'DELETED', object: old, written });
   }
+
+  const removeObject = (obj: KubeObject, rev: number, written?: string): void => remove(obj.metadata.namespace ?? '', obj.metadata.name ?? '', rev, written);
 
   /** A fresh list: what it has is taken, what it lacks (and the cache saw before the list) is dropped. */
   function replace(items: readonly KubeObject[], listRevision: number): void {
     const listed = new Set(items.map(keyOf));
     for (const names of [...byNamespace.values()]) {
-      for (const obj of [...names.values()]) if (!listed.has(keyOf(obj)) && revisionOf(obj) <= listRevision) remove(obj, listRevision);
+      for (const obj of [...names.values()]) if (!listed.has(keyOf(obj)) && revisionOf(obj) <= listRevision) removeObject(obj, listRevision);
     }
     for (const obj of items) upsert(obj);
   }
@@ -139,7 +145,7 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
       const listRevision = Number(list.metadata.resourceVersion ?? 0);
       replace(list.items, listRevision);
       markSynced();
-      const watch = await store.watch(ctxFor(), { resourceVersion: String(listRevision) });
+      const watch = await store.watch({ ...ctxFor(), lazyObjects: true }, { resourceVersion: String(listRevision) });
       if (runner.stopped) return watch.stop();
       failures = 0;
       let open = true;
@@ -150,8 +156,12 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
       watch.start(
         (ev) => {
           if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') return;
+          // Most events are of the informers' own writes, already in the cache: those are not decoded.
+          const peek = ev.peek;
+          if (peek && ev.type === 'DELETED') return remove(peek.namespace, peek.name, peek.revision);
+          if (peek && peek.revision <= (seen.get(`${peek.namespace}/${peek.name}`) ?? 0)) return;
           const obj = ev.object as KubeObject;
-          if (ev.type === 'DELETED') remove(obj, revisionOf(obj));
+          if (ev.type === 'DELETED') removeObject(obj, revisionOf(obj));
           else upsert(obj);
         },
         () => {
@@ -164,8 +174,8 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
   });
   runner.enqueue('list');
 
-  const take = (obj: KubeObject): KubeObject => {
-    upsert(obj);
+  const take = (obj: KubeObject, subresource = ''): KubeObject => {
+    upsert(obj, subresource);
     return obj;
   };
 
@@ -189,14 +199,14 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
     async update(namespace, name, tryUpdate, options) {
       const store = storeOf();
       if (!store) throw unavailable(ref);
-      return take((await store.update(ctxFor(namespace), name, tryUpdate, options)).object);
+      return take((await store.update(ctxFor(namespace), name, tryUpdate, options)).object, options?.subresource);
     },
     async delete(namespace, name, options) {
       const store = storeOf();
       if (!store) throw unavailable(ref);
       const result = await store.delete(ctxFor(namespace), name, options);
-      if (result.deletedImmediately) remove(result.object, revisionOf(result.object));
-      else upsert(result.object);
+      if (result.deletedImmediately) removeObject(result.object, revisionOf(result.object), '');
+      else upsert(result.object, '');
     },
     async createSubresource(namespace, name, subresource, obj) {
       const store = storeOf();

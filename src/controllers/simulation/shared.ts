@@ -79,15 +79,17 @@ export function startLoop(
   sync: (namespace: string, name: string) => Promise<void>,
   extra: { owned?: ResourceRef[]; retryMs?: number } = {},
 ): Loop {
-  const own = informers.of(primary);
+  const primaries = informers.of(primary);
   const owned = (extra.owned ?? []).map((o) => informers.of(o));
-  const synced = Promise.all([own.synced, ...owned.map((o) => o.synced)]);
+  const synced = Promise.all([primaries.synced, ...owned.map((o) => o.synced)]);
   const queue = createKeyedQueue(async (k) => {
     await synced;
     const { namespace, name } = splitKey(k);
     return sync(namespace, name);
   }, extra.retryMs ?? 500);
-  own.onEvent((ev) => queue.enqueue(key(ev.object)));
+  // The status of a primary object is written through the informers by its own controller only, with what its
+  // last pass computed: that write is no reason for another pass (any other change is).
+  primaries.onEvent((ev) => ev.written === 'status' || queue.enqueue(key(ev.object)));
   for (const informer of owned) {
     informer.onEvent((ev) => {
       const ref = controllerOf(ev.object);
