@@ -63,7 +63,10 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
   };
   const byNamespace = new Map<string, Map<string, KubeObject>>();
   const byController = new Map<string, Set<KubeObject>>();
-  /** The revision each key was last seen at (a deleted key keeps its deletion's until the watch catches up). */
+  /**
+   * The revision each key was last seen at. A key deleted through the informer keeps its entry until the watch (or a
+   * list) reports the deletion: nothing older can come after that.
+   */
   const seen = new Map<string, number>();
   const handlers: ((event: InformerEvent) => void)[] = [];
   let markSynced!: () => void;
@@ -110,7 +113,8 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
   function remove(namespace: string, name: string, rev: number, written?: string): void {
     const k = `${namespace}/${name}`;
     if (rev < (seen.get(k) ?? 0)) return;
-    seen.set(k, rev);
+    if (written === undefined) seen.delete(k);
+    else seen.set(k, rev);
     const names = byNamespace.get(namespace);
     const old = names?.get(name);
     if (!old) return;
