@@ -715,6 +715,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       'requestheader-group-headers': JSON.stringify(requestHeader ? requestHeader.groupHeaders : ['X-Remote-Group']),
       'requestheader-extra-headers-prefix': JSON.stringify(requestHeader ? requestHeader.extraHeaderPrefixes : ['X-Remote-Extra-']),
     };
+    // Simulated workloads run where kube-controller-manager's loops run: on the instance that leads.
+    const simulation = options.simulateWorkloads ? (options.simulateWorkloads === true ? {} : options.simulateWorkloads) : undefined;
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
         authenticationInfo,
@@ -728,17 +730,13 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
       serviceAccountTokens: options.namespaceDefaults ? { caPem: trustedCa, issueLegacy: (ns, sa, secret) => tokenIssuer.issueLegacy(ns, sa, secret) } : undefined,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
+      ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation) } : {}),
       ...((options.leaderElect ?? cfg.backend === 'etcd3')
         ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }
         : {}),
     });
     cleanups.push(() => controlPlane.stop());
     preShutdown = () => controlPlane.preShutdown();
-    if (options.simulateWorkloads) {
-      const { startSimulation } = await import('../controllers/simulation/index.ts');
-      const simulation = await startSimulation(registry, options.simulateWorkloads === true ? {} : options.simulateWorkloads);
-      cleanups.push(() => simulation.stop());
-    }
     // RBAC's informers start after the defaults are in place, so the first request already sees them.
     if (cfg.modes.includes('RBAC')) await rbacPolicy().synced();
     const namespacesReady = namedCheck('poststarthook/start-system-namespaces-controller', () => {

@@ -37,6 +37,12 @@ export interface ControlPlaneOptions {
   /** The bootstrap token cleaner and signer (--enable-bootstrap-token-auth); absent: not run. */
   readonly bootstrapTokens?: BootstrapTokenOptions;
   /**
+   * More loops that run only while this instance leads (or always, without leader election), started after the
+   * controllers above: the simulated nodes, kubelets and workload controllers, which several instances must not
+   * run side by side.
+   */
+  readonly whileLeading?: () => Promise<{ stop(): Promise<void> }>;
+  /**
    * Run kube-controller-manager's controllers (namespace lifecycle, garbage collection, ClusterRole aggregation,
    * quota, service accounts and root CA, bootstrap tokens, the end of pods' graceful deletion) only while this
    * instance holds the kube-system/kube-controller-manager Lease (--leader-elect). Absent: they always run (one
@@ -80,6 +86,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     namespaceDefaults: ReturnType<typeof startNamespaceDefaults> | undefined;
     bootstrapTokens: BootstrapTokenControllers | undefined;
     serviceAccountTokens: ReturnType<typeof startServiceAccountTokens>;
+    more: { stop(): Promise<void> } | undefined;
   }
   let leading: Leading | undefined;
   const startLeading = async () => {
@@ -95,16 +102,25 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       namespaceDefaults,
       bootstrapTokens: options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined,
       serviceAccountTokens: options.serviceAccountTokens ? startServiceAccountTokens(registry, options.serviceAccountTokens) : undefined,
+      more: undefined,
     };
+    const current = leading;
     // The default admin, edit and view roles are aggregated, and every namespace has its default service
     // account, before the server answers anyone.
     if (options.rbacBootstrapPolicy) await aggregation?.idle();
     await namespaceDefaults?.idle();
+    if (options.whileLeading) {
+      const more = await options.whileLeading();
+      // Leadership lost meanwhile: what just started stops again.
+      if (leading === current) current.more = more;
+      else await more.stop();
+    }
   };
   const stopLeading = async () => {
     const l = leading;
     leading = undefined;
     if (!l) return;
+    await l.more?.stop();
     l.aggregation?.stop();
     l.quotas.stop();
     l.policyStatus.stop();

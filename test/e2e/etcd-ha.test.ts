@@ -1,27 +1,19 @@
 // Several Capstan instances on one etcd cluster (real etcd members started by the test).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEtcdCluster, type EtcdCluster } from '../../src/storage/etcd/test-cluster.ts';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { type TestServer } from './helpers.ts';
+import { startHaPair, type HaPair } from './ha-pair.ts';
 
-let etcd: EtcdCluster;
+let pair: HaPair;
 let a: TestServer;
 let b: TestServer;
 
 before(async () => {
-  etcd = await startEtcdCluster(1);
-  const etcdOptions = { servers: etcd.clientUrls, prefix: '/registry', compactionIntervalMs: 0 };
-  // Leader election timings scaled down from kube's 15 s / 10 s / 2 s so the takeover test stays short.
-  const leaderElection = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
-  a = await startTestServer({ storageBackend: 'etcd3', etcd: etcdOptions, leaderElection });
-  b = await startTestServer({ storageBackend: 'etcd3', etcd: etcdOptions, leaderElection });
+  pair = await startHaPair();
+  ({ a, b } = pair);
 });
 
-after(async () => {
-  await a?.close();
-  await b?.close();
-  await etcd?.close();
-});
+after(() => pair?.close());
 
 test('a write acknowledged by one instance is visible to a consistent read on the other', async () => {
   for (let i = 0; i < 5; i++) {
