@@ -38,10 +38,16 @@ export class StatusError extends Error {
     this.reason = reason;
     this.details = details;
   }
+  /**
+   * The Status in kube's field order. Details given are kept even when empty: kube sends `"details":{}` for errors
+   * made with a StatusDetails (kubectl debug reads the details of a 404 and fails on a Status without them).
+   */
   toStatus(): Status {
-    const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, code: this.code };
+    const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure' } as Status;
+    if (this.message) status.message = this.message;
     if (this.reason) status.reason = this.reason;
-    if (this.details && Object.keys(this.details).length > 0) status.details = this.details;
+    if (this.details !== undefined) status.details = this.details;
+    status.code = this.code;
     return status;
   }
 }

@@ -29,8 +29,8 @@ export type RouteResult = ResolvedRoute | { kind: 'error'; error: StatusError } 
 
 /** Subresources served here; others that a definition lists are answered as kube answers without nodes. */
 // approval: CertificateSigningRequests' (its strategy is the type's); binding and eviction: pods' (created through
-// the store's createSubresource).
-const SERVED_SUBRESOURCES = new Set(['status', 'scale', 'token', 'approval', 'binding', 'eviction', 'finalize']);
+// the store's createSubresource); ephemeralcontainers: pods' (its strategy is the type's).
+const SERVED_SUBRESOURCES = new Set(['status', 'scale', 'token', 'approval', 'binding', 'eviction', 'finalize', 'ephemeralcontainers']);
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
 /** Whether a definition's subresource answers here (discovery and OpenAPI list only those). */

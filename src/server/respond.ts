@@ -5,14 +5,9 @@ import { noteResponseBody } from './audit/request-notes.ts';
 import type { HttpResponse } from './types.ts';
 import { endIfStarted, endWithBody } from './write-batching.ts';
 
-/** A Status object in kube's field order; details kept when present, even empty (kube sends "details":{}). */
+/** A Status error's JSON body (StatusError.toStatus: kube's field order, details kept even when empty). */
 export function statusBody(err: StatusError): string {
-  const body: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure' };
-  if (err.message) body.message = err.message;
-  if (err.reason) body.reason = err.reason;
-  if (err.details !== undefined) body.details = err.details;
-  body.code = err.code;
-  return JSON.stringify(body);
+  return JSON.stringify(err.toStatus());
 }
 
 /** A whole response of one content type (with its Content-Length). */

@@ -113,6 +113,13 @@ describe('REST errors', () => {
     ['/api/v1/namespaces/default/configmaps/x', { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: {} }, 404, 'configmaps "x" not found'],
     ['/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'x', namespace: 'other' } } }, 400, 'the namespace of the provided object does not match the namespace sent on the request'],
   ];
+  test('a path the server does not serve: kube\'s 404 body byte for byte, "details":{} included (kubectl debug reads it)', async () => {
+    for (const path of ['/api/v1/nothings', '/api/v1/namespaces/default/pods/p/nothing']) {
+      const r = await call(path, {});
+      assert.equal(r.status, 404);
+      assert.equal(r.body, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n');
+    }
+  });
   for (const [path, opts, code, message] of cases) {
     test(`${opts.method ?? 'GET'} ${path} -> ${code}`, async () => {
       const r = await call(path, opts);

@@ -59,6 +59,28 @@ describe('simulated workloads', () => {
     assert.match(await s.kubectlOk(['rollout', 'history', 'deployment/web']), /^2\s+image 1\.27\n3\s+<none>$/m);
   });
 
+  test('kubectl debug adds an ephemeral container, which the simulated kubelet starts', async () => {
+    const pod = await s.kubectlOk(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[0].metadata.name}']);
+    assert.equal(await s.kubectlOk(['debug', pod, '--image=busybox:1.36', '-c', 'dbg', '--', 'sleep', '3600']), '');
+    let status: { name: string; ready: boolean; state: { running?: unknown } }[] | undefined;
+    for (let i = 0; i < 100 && !status; i++) {
+      const p = JSON.parse(await s.kubectlOk(['get', 'pod', pod, '-o', 'json']));
+      assert.deepEqual(p.spec.ephemeralContainers, [
+        { name: 'dbg', image: 'busybox:1.36', command: ['sleep', '3600'], imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {} },
+      ]);
+      status = p.status.ephemeralContainerStatuses;
+      if (!status) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(status?.length, 1);
+    assert.equal(status![0]!.name, 'dbg');
+    assert.equal(status![0]!.ready, false);
+    assert.ok(status![0]!.state.running);
+    // Ephemeral containers are only ever added.
+    const refused = await s.kubectl(['debug', pod, '--image=busybox:1.36', '-c', 'web2', '--target=nope']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, new RegExp(`The Pod "${pod}" is invalid: spec\\.ephemeralContainers\\[1\\]\\.targetContainerName: Not found: "nope"`));
+  });
+
   test('a Service gets endpoints of its ready pods', async () => {
     await s.kubectlOk(['expose', 'deployment', 'web', '--port=80']);
     for (let i = 0; i < 100; i++) {

@@ -33,8 +33,29 @@ function runsToCompletion(pod: KubeObject): boolean {
   return policy === 'Never' || policy === 'OnFailure';
 }
 
-function containers(pod: KubeObject): Obj[] {
-  return ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj);
+function containers(pod: KubeObject, field = 'containers'): Obj[] {
+  return ((asObj(pod.spec)[field] as unknown[] | undefined) ?? []).map(asObj);
+}
+
+/** The ephemeral containers (kubectl debug's) the pod's status does not report yet. */
+function unstartedEphemeral(pod: KubeObject): Obj[] {
+  const reported = new Set(((asObj(pod.status).ephemeralContainerStatuses as unknown[] | undefined) ?? []).map((s) => asObj(s).name));
+  return containers(pod, 'ephemeralContainers').filter((c) => !reported.has(c.name));
+}
+
+/** A container's status once started: running since `at`. */
+function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): Obj {
+  return {
+    name: c.name,
+    state: { running: { startedAt: at } },
+    lastState: {},
+    ready,
+    restartCount: 0,
+    image: c.image,
+    imageID: `capstan-simulated://${String(c.image)}`,
+    containerID: `capstan://${pod.metadata.uid}-${String(c.name)}`,
+    started: true,
+  };
 }
 
 export function startKubelets(informers: Informers, options: KubeletOptions): { stop(): Promise<void> } {
@@ -64,18 +85,15 @@ export function startKubelets(informers: Informers, options: KubeletOptions): { 
       podIP: ip,
       podIPs: [{ ip }],
       startTime: at,
-      containerStatuses: containers(pod).map((c) => ({
-        name: c.name,
-        state: { running: { startedAt: at } },
-        lastState: {},
-        ready: true,
-        restartCount: 0,
-        image: c.image,
-        imageID: `capstan-simulated://${String(c.image)}`,
-        containerID: `capstan://${pod.metadata.uid}-${String(c.name)}`,
-        started: true,
-      })),
+      containerStatuses: containers(pod).map((c) => runningContainer(pod, c, at, true)),
     };
+  }
+
+  /** A running pod's status with its new ephemeral containers started (never ready: they take no part in it). */
+  function ephemeralStarted(pod: KubeObject, at: string): Obj {
+    const status = asObj(pod.status);
+    const reported = (status.ephemeralContainerStatuses as unknown[] | undefined) ?? [];
+    return { ...status, ephemeralContainerStatuses: [...reported, ...unstartedEphemeral(pod).map((c) => runningContainer(pod, c, at, false))] };
   }
 
   function succeeded(pod: KubeObject, at: string): Obj {
@@ -119,6 +137,7 @@ export function startKubelets(informers: Informers, options: KubeletOptions): { 
     const at = rfc3339(clockDate());
     let status: Obj | undefined;
     if (phase === 'Pending' || phase === undefined) status = running(pod, node, at);
+    else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) status = ephemeralStarted(pod, at);
     else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
     if (!status) return;
     await pods.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
@@ -132,6 +151,7 @@ export function startKubelets(informers: Informers, options: KubeletOptions): { 
     if (pod.metadata.deletionTimestamp) return void queue.enqueue(key(pod), options.podTerminationMs ?? 100);
     const phase = asObj(pod.status).phase;
     if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
+    else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) queue.enqueue(key(pod), options.podStartupMs ?? 100);
     else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
   });
   return { stop: queue.stop };

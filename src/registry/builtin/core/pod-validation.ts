@@ -486,6 +486,36 @@ function validateInitContainers(spec: Obj, volumes: Set<string>, path: string, g
   return errs;
 }
 
+/** EphemeralContainerCommon's fields an ephemeral container may not set (kube's allow list, in its field order). */
+const NOT_FOR_EPHEMERAL_CONTAINERS = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+
+/** Whether a field holds a non-zero Go value (an empty object is a zero struct; an empty list is still set). */
+function isSet(v: unknown): boolean {
+  if (v === undefined || v === null || v === '' || v === false || v === 0) return false;
+  return !(isObj(v) && Object.values(v).every((x) => !isSet(x)));
+}
+
+/** validateEphemeralContainers: the common container rules, names unique across all containers, the target a regular container. */
+function validateEphemeralContainers(spec: Obj, volumes: Set<string>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const others = new Set([...objsAt(spec, 'containers'), ...objsAt(spec, 'initContainers')].map((c) => str(c.name)));
+  const all = new Set(others);
+  objsAt(spec, 'ephemeralContainers').forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    errs.push(...containerCommonErrors(c, volumes, p));
+    const name = str(c.name);
+    if (all.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
+    else all.add(name);
+    const target = str(c.targetContainerName);
+    if (target !== '' && !others.has(target)) errs.push(fieldErrors.notFound(`${p}.targetContainerName`, target));
+    for (const f of NOT_FOR_EPHEMERAL_CONTAINERS) if (isSet(c[f])) errs.push(fieldErrors.forbidden(`${p}.${f}`, 'cannot be set for an Ephemeral Container'));
+    objsAt(c, 'volumeMounts').forEach((m, mi) => {
+      for (const f of ['subPath', 'subPathExpr']) if (str(m[f]) !== '') errs.push(fieldErrors.forbidden(`${p}.volumeMounts[${mi}].${f}`, 'cannot be set for an Ephemeral Container'));
+    });
+  });
+  return errs;
+}
+
 export function validateTolerations(tolerations: Obj[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   tolerations.forEach((t, i) => {
@@ -537,6 +567,7 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
   errs.push(...vols.errs);
   errs.push(...validateContainers(spec, vols.names, `${path}.containers`, grace));
   errs.push(...validateInitContainers(spec, vols.names, `${path}.initContainers`, grace));
+  errs.push(...validateEphemeralContainers(spec, vols.names, `${path}.ephemeralContainers`));
   if (spec.hostNetwork === true) {
     objsAt(spec, 'containers').forEach((c, ci) => {
       objsAt(c, 'ports').forEach((port, pi) => {

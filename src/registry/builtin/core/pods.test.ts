@@ -224,3 +224,44 @@ test('selectable fields of pods', () => {
     },
   );
 });
+
+test('pods/ephemeralcontainers: only the ephemeral containers of the write are taken, defaulted, and only ever added', () => {
+  const sub = strategy.subresources!.ephemeralcontainers!;
+  const old = created({ containers: [{ name: 'web', image: 'nginx' }] }, { labels: { app: 'web' }, uid: 'u1', resourceVersion: '5' });
+  old.status = { phase: 'Running' };
+  const write = (ephemeralContainers: unknown[], extra: Partial<KubeObject> = {}): KubeObject => ({
+    ...structuredClone(old),
+    metadata: { ...structuredClone(old.metadata), labels: { app: 'changed' } },
+    spec: { ...structuredClone(old.spec as object), containers: [{ name: 'web', image: 'changed' }], ephemeralContainers },
+    status: { phase: 'Failed' },
+    ...extra,
+  });
+  const next = sub.prepareForUpdate(write([{ name: 'dbg', image: 'busybox:1.36', stdin: true }]), old, ctx);
+  // Everything but the ephemeral containers is the stored pod's: spec, status, labels.
+  assert.deepEqual((next.spec as { containers: unknown }).containers, (old.spec as { containers: unknown }).containers);
+  assert.deepEqual(next.status, { phase: 'Running' });
+  assert.deepEqual(next.metadata.labels, { app: 'web' });
+  assert.deepEqual((next.spec as { ephemeralContainers: unknown }).ephemeralContainers, [
+    { name: 'dbg', image: 'busybox:1.36', stdin: true, imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {} },
+  ]);
+  assert.deepEqual(sub.validateUpdate?.(next, old, ctx), []);
+
+  const errors = (obj: KubeObject, from: KubeObject) => (sub.validateUpdate?.(sub.prepareForUpdate(obj, from, ctx), from, ctx) ?? []).map(fieldErrorString);
+  assert.deepEqual(errors(write([{ name: 'web', image: 'busybox', targetContainerName: 'nope', ports: [{ containerPort: 80 }], readinessProbe: { exec: { command: ['true'] } }, volumeMounts: [{ name: 'v', mountPath: '/v', subPath: 'x' }] }]), old), [
+    'spec.ephemeralContainers[0].volumeMounts[0].name: Not found: "v"',
+    'spec.ephemeralContainers[0].name: Duplicate value: "web"',
+    'spec.ephemeralContainers[0].targetContainerName: Not found: "nope"',
+    'spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container',
+    'spec.ephemeralContainers[0].readinessProbe: Forbidden: cannot be set for an Ephemeral Container',
+    'spec.ephemeralContainers[0].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container',
+  ]);
+  // Added ones stay as they are: neither removed nor changed.
+  assert.deepEqual(errors(write([]), next), ['spec.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be removed\n']);
+  assert.deepEqual(errors(write([{ name: 'dbg', image: 'busybox:1.37', stdin: true }]), next), ['spec.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be changed\n']);
+  assert.deepEqual(errors(write([{ name: 'dbg', image: 'busybox:1.36', stdin: true }, { name: 'dbg2', image: 'busybox' }]), next), []);
+  // Static (mirror) pods take none.
+  const mirror = { ...next, metadata: { ...next.metadata, annotations: { 'kubernetes.io/config.mirror': 'x' } } };
+  assert.deepEqual(errors(write([{ name: 'dbg3', image: 'busybox' }]), mirror), [': Forbidden: static pods do not support ephemeral containers']);
+  // A pod is still created without any.
+  assert.deepEqual(createErrors({ containers: [{ name: 'web', image: 'nginx' }], ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] }), ['spec.ephemeralContainers: Forbidden: cannot be set on create']);
+});

@@ -4,15 +4,16 @@
 
 import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
-import type { KubeObject } from '../../types.ts';
-import { FIELD_IMMUTABLE, validateObjectMeta } from '../../validation/meta.ts';
+import { goQuote } from '../../../encoding/go-format.ts';
+import type { KubeObject, SubresourceStrategy } from '../../types.ts';
+import { FIELD_IMMUTABLE, validateObjectMeta, validateObjectMetaUpdate } from '../../validation/meta.ts';
 import { isDNS1123Subdomain } from '../../validation/names.ts';
 import { buildStrategy, type BuiltinStrategy } from '../generic.ts';
 import { arrAt, clone, isObj, objAt, objsAt, semanticEqual, strAt, type Obj } from '../object.ts';
 import { ageColumn, column, translateTimestampSince } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
-import { defaultPod } from './pod-defaults.ts';
+import { defaultContainer, defaultPod } from './pod-defaults.ts';
 import { validatePodSpec } from './pod-validation.ts';
 import { podQOSClass } from './qos.ts';
 
@@ -166,6 +167,51 @@ function gracefulDeletePeriod(pod: KubeObject, requested: number | undefined): n
   return period;
 }
 
+const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+/** The metadata a subresource write cannot change (metav1.ResetObjectMetaForStatus). */
+const RESET_FOR_STATUS = ['deletionTimestamp', 'generation', 'labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+
+/**
+ * pods/ephemeralcontainers (dropNonEphemeralContainerUpdates): the stored pod with the written
+ * spec.ephemeralContainers (defaulted as containers are), its metadata reset as for a status write. Ephemeral
+ * containers are only ever added (ValidatePodEphemeralContainersUpdate).
+ */
+function ephemeralContainersSubresource(rules: TypeRules): SubresourceStrategy {
+  return {
+    prepareForUpdate(obj, old) {
+      const metadata = { ...obj.metadata };
+      for (const k of RESET_FOR_STATUS) {
+        if (old.metadata?.[k] === undefined) delete metadata[k];
+        else (metadata as Obj)[k] = old.metadata[k];
+      }
+      const spec: Obj = { ...(isObj(old.spec) ? old.spec : {}) };
+      const written = isObj(obj.spec) ? obj.spec.ephemeralContainers : undefined;
+      if (Array.isArray(written)) {
+        spec.ephemeralContainers = clone(written);
+        for (const c of objsAt(spec, 'ephemeralContainers')) defaultContainer(c);
+      } else delete spec.ephemeralContainers;
+      const next: KubeObject = { ...obj, metadata, spec };
+      if (old.status === undefined) delete next.status;
+      else next.status = old.status;
+      return next;
+    },
+    validateUpdate(obj, old) {
+      // Static pods don't support ephemeral containers (kubernetes#113935).
+      if (old.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
+      const errs = [...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers), ...validateObjectMeta(obj.metadata, rules), ...validatePodCreate(obj)];
+      // Existing ephemeral containers may be neither removed nor changed (a patch may reorder them).
+      const written = new Map(objsAt(obj, 'spec', 'ephemeralContainers').map((c) => [strAt(c, 'name'), c]));
+      for (const existing of objsAt(old, 'spec', 'ephemeralContainers')) {
+        const name = strAt(existing, 'name');
+        const now = written.get(name);
+        if (!now) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${goQuote(name)} may not be removed\n`));
+        else if (!semanticEqual(existing, now)) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${goQuote(name)} may not be changed\n`));
+      }
+      return errs;
+    },
+  };
+}
+
 export function podStrategy(rules: TypeRules): BuiltinStrategy {
   return buildStrategy(rules, {
     defaults: (obj) => defaultPod(obj),
@@ -187,6 +233,7 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
       else merged.metadata.ownerReferences = clone(refs);
     },
     validateStatusUpdate: (obj, old) => validatePodStatusUpdate(obj, old),
+    subresources: { ephemeralcontainers: ephemeralContainersSubresource(rules) },
     gracefulDeletePeriod,
   });
 }
