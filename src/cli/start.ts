@@ -730,7 +730,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
       serviceAccountTokens: options.namespaceDefaults ? { caPem: trustedCa, issueLegacy: (ns, sa, secret) => tokenIssuer.issueLegacy(ns, sa, secret) } : undefined,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
-      ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation) } : {}),
+      ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation, admission) } : {}),
       ...((options.leaderElect ?? cfg.backend === 'etcd3')
         ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }
         : {}),

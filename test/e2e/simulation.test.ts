@@ -1,7 +1,7 @@
 // Simulated workloads with kubectl: nodes that are Ready, a Deployment rolled out, updated and undone
-// (`kubectl rollout status`, `kubectl wait --for=condition=Available`), a StatefulSet scaled in order, a
-// DaemonSet on every node, a Job completed, a bare pod run to completion, and a Service's endpoints following ready
-// pods.
+// (`kubectl rollout status`, `kubectl wait --for=condition=Available`), kubectl debug, the controllers' writes
+// through admission, a StatefulSet scaled in order, a DaemonSet on every node, a Job completed, a bare pod run to
+// completion, and a Service's endpoints following ready pods.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,6 +79,42 @@ describe('simulated workloads', () => {
     const refused = await s.kubectl(['debug', pod, '--image=busybox:1.36', '-c', 'web2', '--target=nope']);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, new RegExp(`The Pod "${pod}" is invalid: spec\\.ephemeralContainers\\[1\\]\\.targetContainerName: Not found: "nope"`));
+  });
+
+  test("the controllers' writes go through admission: kube's defaults on their pods, and PodSecurity refusing them (ReplicaFailure)", async () => {
+    await s.kubectlOk(['create', 'namespace', 'locked']);
+    await s.kubectlOk(['create', 'deployment', 'plain', '-n', 'locked', '--image=nginx', '--replicas=1']);
+    assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/plain', '-n', 'locked', '--timeout=30s']), /successfully rolled out/);
+    const pod = JSON.parse(await s.kubectlOk(['get', 'pods', '-n', 'locked', '-l', 'app=plain', '-o', 'json'])).items[0];
+    // The Priority and DefaultTolerationSeconds plugins ran on the ReplicaSet controller's create.
+    assert.equal(pod.spec.priority, 0);
+    assert.equal(pod.spec.preemptionPolicy, 'PreemptLowerPriority');
+    assert.deepEqual(pod.spec.tolerations, [
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ]);
+    // A namespace that enforces the restricted profile refuses the next pod; the ReplicaSet says why.
+    await s.kubectlOk(['label', 'namespace', 'locked', 'pod-security.kubernetes.io/enforce=restricted']);
+    await s.kubectlOk(['scale', 'deployment/plain', '-n', 'locked', '--replicas=2']);
+    let condition: { type: string; status: string; reason: string; message: string } | undefined;
+    for (let i = 0; i < 100 && !condition; i++) {
+      const rs = JSON.parse(await s.kubectlOk(['get', 'rs', '-n', 'locked', '-l', 'app=plain', '-o', 'json'])).items[0];
+      condition = rs.status.conditions?.find((c: { type: string }) => c.type === 'ReplicaFailure');
+      if (!condition) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(condition?.status, 'True');
+    assert.equal(condition?.reason, 'FailedCreate');
+    assert.match(condition!.message, /^pods "plain-[a-z0-9]+-[a-z0-9]{5}" is forbidden: violates PodSecurity "restricted:latest": /);
+    assert.equal(JSON.parse(await s.kubectlOk(['get', 'pods', '-n', 'locked', '-o', 'json'])).items.length, 1);
+    // Lifting the policy lets the next pass through, and the condition goes.
+    await s.kubectlOk(['label', 'namespace', 'locked', 'pod-security.kubernetes.io/enforce-']);
+    assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/plain', '-n', 'locked', '--timeout=30s']), /successfully rolled out/);
+    for (let i = 0; i < 100 && condition; i++) {
+      const rs = JSON.parse(await s.kubectlOk(['get', 'rs', '-n', 'locked', '-l', 'app=plain', '-o', 'json'])).items[0];
+      condition = rs.status.conditions?.find((c: { type: string }) => c.type === 'ReplicaFailure');
+      if (condition) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(condition, undefined);
   });
 
   test('a Service gets endpoints of its ready pods', async () => {

@@ -8,14 +8,14 @@ import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { Informers } from './informers.ts';
 import { lastScheduleBetween, parseCronSchedule } from './cron-schedule.ts';
-import { asObj, controlled, controllerRef, CRONJOBS, ignoreConflictOrGone, JOBS, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, controllerRef, CRONJOBS, ignoreConflictOrGone, JOBS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const finished = (job: KubeObject): string | undefined =>
   ((asObj(job.status).conditions as Obj[] | undefined) ?? []).find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type as string | undefined;
 
 export function startCronJobController(informers: Informers): Loop & { tick(): void } {
-  const cronJobs = informers.of(CRONJOBS);
-  const jobCache = informers.of(JOBS);
+  const cronJobs = informers.of(CRONJOBS).as(WRITERS.cronjob);
+  const jobCache = informers.of(JOBS).as(WRITERS.cronjob);
   const loop = startLoop(
     informers,
     CRONJOBS,

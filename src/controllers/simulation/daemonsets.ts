@@ -6,7 +6,7 @@ import type { KubeObject } from '../../registry/types.ts';
 import type { Informers } from './informers.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
-import { asObj, controlled, DAEMONSETS, ignoreConflictOrGone, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, DAEMONSETS, ignoreConflictOrGone, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 
@@ -20,8 +20,8 @@ function eligible(template: Obj, node: KubeObject): boolean {
 }
 
 export function startDaemonSetController(informers: Informers): Loop {
-  const daemonSets = informers.of(DAEMONSETS);
-  const podCache = informers.of(PODS);
+  const daemonSets = informers.of(DAEMONSETS).as(WRITERS.daemonset);
+  const podCache = informers.of(PODS).as(WRITERS.daemonset);
   const nodeCache = informers.of(NODES);
   return startLoop(
     informers,

@@ -7,7 +7,7 @@
 import { jsonEqual } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { Informer, Informers } from './informers.ts';
-import { asObj, controlled, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, REPLICASETS, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 import { now } from './replicasets.ts';
 
 const HASH_LABEL = 'pod-template-hash';
@@ -77,8 +77,8 @@ function condition(type: string, status: string, reason: string, message: string
 }
 
 export function startDeploymentController(informers: Informers): Loop {
-  const deployments = informers.of(DEPLOYMENTS);
-  const replicaSets = informers.of(REPLICASETS);
+  const deployments = informers.of(DEPLOYMENTS).as(WRITERS.deployment);
+  const replicaSets = informers.of(REPLICASETS).as(WRITERS.deployment);
   return startLoop(
     informers,
     DEPLOYMENTS,

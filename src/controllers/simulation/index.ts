@@ -2,6 +2,7 @@
 // and kubelets, a scheduler, and the workload controllers of kube-controller-manager (CronJobs on the server's clock), all in process and through
 // the stores like any client, so applied apps settle as on a small real cluster.
 
+import type { AdmissionChain } from '../../admission/types.ts';
 import type { Registry } from '../../registry/types.ts';
 import { startCronJobController } from './cronjobs.ts';
 import { startDaemonSetController } from './daemonsets.ts';
@@ -30,10 +31,11 @@ export interface Simulation {
   stop(): Promise<void>;
 }
 
-export async function startSimulation(registry: Registry, options: SimulationOptions = {}): Promise<Simulation> {
+/** `admission`: the server's chain, which the simulated components' writes go through as any client's do. */
+export async function startSimulation(registry: Registry, options: SimulationOptions = {}, admission?: AdmissionChain): Promise<Simulation> {
   const count = Math.max(1, options.nodes ?? 1);
   const nodes = await startSimulatedNodes(registry, count);
-  const informers = createInformers(registry);
+  const informers = createInformers(registry, { admission });
   const parts = [
     startKubelets(informers, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs }),
     startScheduler(informers),

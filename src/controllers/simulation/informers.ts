@@ -5,7 +5,10 @@
 // events arrive (the part client-go's expectations and kube-scheduler's assumed pods play). Events older than what
 // the cache holds for a key are skipped. Objects in the cache are shared: readers never modify them.
 
-import type { DeleteOptions, KubeObject, Registry, ResourceStore, TryUpdate, UpdateOptions } from '../../registry/types.ts';
+import { admissionHooks, admitDelete, type AdmissionRequestInfo } from '../../admission/request.ts';
+import type { AdmissionChain } from '../../admission/types.ts';
+import type { UserInfo } from '../../auth/user.ts';
+import type { DeleteOptions, KubeObject, Registry, RequestContext, ResourceStore, TryUpdate, UpdateOptions } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import { controllerOf, ctxFor } from './shared.ts';
 
@@ -41,6 +44,8 @@ export interface Informer {
   createSubresource(namespace: string, name: string, subresource: string, obj: KubeObject): Promise<KubeObject>;
   /** The store behind the informer (undefined while its resource is not served). */
   store(): ResourceStore | undefined;
+  /** The same informer, writing as this user (what admission is told; by default the loopback user). */
+  as(user: UserInfo): Informer;
 }
 
 export interface Informers {
@@ -56,7 +61,19 @@ function unavailable(ref: ResourceRef): Error {
   return new Error(`${ref.resource}.${ref.group} is not served`);
 }
 
-function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): Informer & { stop(): Promise<void> } {
+/**
+ * The context of a write as `user`: through the admission chain, as every API client's writes go (kube's
+ * controllers, scheduler and kubelets write through the API server), when the simulation was given one.
+ */
+function writeContext(registry: Registry, ref: ResourceRef, admission: AdmissionChain | undefined, namespace: string, user: UserInfo | undefined, subresource = '', kind?: string): RequestContext {
+  const base = user ? { ...ctxFor(namespace), user } : ctxFor(namespace);
+  const def = admission && registry.lookup(ref.group, ref.version, ref.resource);
+  if (!admission || !def) return base;
+  const info: AdmissionRequestInfo = { def, subresource, kind: { group: def.group, version: def.version, kind: kind ?? def.kind }, user: base.user, namespace: def.namespaced ? namespace : '', dryRun: false, warnings: [] };
+  return { ...base, ...admissionHooks(admission, info) };
+}
+
+function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, admission: AdmissionChain | undefined): Informer & { stop(): Promise<void> } {
   const storeOf = (): ResourceStore | undefined => {
     const def = registry.lookup(ref.group, ref.version, ref.resource);
     return def ? registry.store(def) : undefined;
@@ -183,40 +200,55 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
     return obj;
   };
 
-  return {
+  const reads = {
     synced,
     get: current,
-    list(namespace) {
+    list(namespace?: string) {
       if (namespace !== undefined) return [...(byNamespace.get(namespace)?.values() ?? [])];
       const all: KubeObject[] = [];
       for (const names of byNamespace.values()) for (const obj of names.values()) all.push(obj);
       return all;
     },
-    controlledBy: (uid) => [...(byController.get(uid) ?? [])],
-    onEvent: (handler) => void handlers.push(handler),
+    controlledBy: (uid: string) => [...(byController.get(uid) ?? [])],
+    onEvent: (handler: (event: InformerEvent) => void) => void handlers.push(handler),
     store: storeOf,
+  };
+  const served = (): ResourceStore => {
+    const store = storeOf();
+    if (!store) throw unavailable(ref);
+    return store;
+  };
+  /** Writes as `user` (undefined: the loopback user). */
+  const writer = (user: UserInfo | undefined): Informer => ({
+    ...reads,
     async create(namespace, obj) {
-      const store = storeOf();
-      if (!store) throw unavailable(ref);
-      return take(await store.create(ctxFor(namespace), obj));
+      return take(await served().create(writeContext(registry, ref, admission, namespace, user), obj));
     },
     async update(namespace, name, tryUpdate, options) {
-      const store = storeOf();
-      if (!store) throw unavailable(ref);
-      return take((await store.update(ctxFor(namespace), name, tryUpdate, options)).object, options?.subresource);
+      const ctx = writeContext(registry, ref, admission, namespace, user, options?.subresource);
+      return take((await served().update(ctx, name, tryUpdate, options)).object, options?.subresource);
     },
     async delete(namespace, name, options) {
-      const store = storeOf();
-      if (!store) throw unavailable(ref);
-      const result = await store.delete(ctxFor(namespace), name, options);
+      const store = served();
+      const ctx = writeContext(registry, ref, admission, namespace, user);
+      if (admission && ctx.admit) {
+        const def = registry.lookup(ref.group, ref.version, ref.resource)!;
+        await admitDelete(admission, { def, subresource: '', kind: { group: def.group, version: def.version, kind: def.kind }, user: ctx.user, namespace: def.namespaced ? namespace : '', dryRun: false, warnings: [], deleteOptions: options as Record<string, unknown> | undefined }, name);
+      }
+      const result = await store.delete(ctx, name, options);
       if (result.deletedImmediately) removeObject(result.object, revisionOf(result.object), '');
       else upsert(result.object, '');
     },
     async createSubresource(namespace, name, subresource, obj) {
-      const store = storeOf();
-      if (!store?.createSubresource) throw unavailable(ref);
-      return store.createSubresource(ctxFor(namespace), name, subresource, obj);
+      const store = served();
+      if (!store.createSubresource) throw unavailable(ref);
+      return store.createSubresource(writeContext(registry, ref, admission, namespace, user, subresource, obj.kind), name, subresource, obj);
     },
+    as: (other) => writer(other),
+  });
+
+  return {
+    ...writer(undefined),
     async stop() {
       stopWatch?.();
       await runner.stop();
@@ -225,14 +257,14 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number): I
 }
 
 /** The simulation's informers, each started on first use and shared by every controller that asks for it. */
-export function createInformers(registry: Registry, retryMs = 500): Informers {
+export function createInformers(registry: Registry, options: { admission?: AdmissionChain; retryMs?: number } = {}): Informers {
   const started = new Map<string, ReturnType<typeof startInformer>>();
   return {
     registry,
     of(ref) {
       const k = `${ref.group}/${ref.version}/${ref.resource}`;
       let informer = started.get(k);
-      if (!informer) started.set(k, (informer = startInformer(registry, ref, retryMs)));
+      if (!informer) started.set(k, (informer = startInformer(registry, ref, options.retryMs ?? 500, options.admission)));
       return informer;
     },
     async stop() {

@@ -5,13 +5,13 @@
 import type { KubeObject } from '../../registry/types.ts';
 import type { Informers } from './informers.ts';
 import { podFromTemplate, now } from './replicasets.ts';
-import { asObj, controlled, JOBS, PODS, podReady, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, JOBS, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const finished = (job: KubeObject) => ((asObj(job.status).conditions as Obj[] | undefined) ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 
 export function startJobController(informers: Informers): Loop {
-  const jobs = informers.of(JOBS);
-  const podCache = informers.of(PODS);
+  const jobs = informers.of(JOBS).as(WRITERS.job);
+  const podCache = informers.of(PODS).as(WRITERS.job);
   return startLoop(
     informers,
     JOBS,

@@ -10,7 +10,7 @@ import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import type { Informers } from './informers.ts';
-import { asObj, ignoreConflictOrGone, key, PODS, splitKey, type Obj } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, PODS, splitKey, type Obj, WRITERS } from './shared.ts';
 
 export interface KubeletOptions {
   /** The simulated nodes' names (pods bound elsewhere are left alone). */
@@ -128,9 +128,10 @@ export function startKubelets(informers: Informers, options: KubeletOptions): { 
     const pod = pods.get(namespace, name);
     const node = String(asObj(pod?.spec).nodeName ?? '');
     if (!pod || !nodes.has(node)) return;
+    const kubelet = pods.as(WRITERS.kubelet(node));
     if (pod.metadata.deletionTimestamp) {
       // The kubelet's last word on a pod it has stopped: deleted for good, if it is still the same pod.
-      await pods.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
+      await kubelet.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
       return;
     }
     const phase = asObj(pod.status).phase;
@@ -140,7 +141,7 @@ export function startKubelets(informers: Informers, options: KubeletOptions): { 
     else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) status = ephemeralStarted(pod, at);
     else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
     if (!status) return;
-    await pods.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
+    await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
   }, 500);
 
   pods.onEvent((ev) => {

@@ -5,7 +5,7 @@ import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { Informers } from './informers.ts';
-import { asObj, controlled, controllerRef, ignoreConflictOrGone, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, controllerRef, ignoreConflictOrGone, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 /** A pod from a controller's pod template. */
 export function podFromTemplate(owner: KubeObject, ownerApiVersion: string, ownerKind: string, template: Obj, extra: { name?: string; generateName?: string; nodeName?: string } = {}): KubeObject {
@@ -32,8 +32,8 @@ function deletionOrder(a: KubeObject, b: KubeObject): number {
 }
 
 export function startReplicaSetController(informers: Informers): Loop {
-  const replicaSets = informers.of(REPLICASETS);
-  const pods = informers.of(PODS);
+  const replicaSets = informers.of(REPLICASETS).as(WRITERS.replicaset);
+  const pods = informers.of(PODS).as(WRITERS.replicaset);
   return startLoop(
     informers,
     REPLICASETS,
@@ -43,11 +43,18 @@ export function startReplicaSetController(informers: Informers): Loop {
       const spec = asObj(rs.spec);
       const active = controlled(pods, rs).filter(podActive);
       const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
+      // A create or delete refused (admission: PodSecurity, ResourceQuota, a webhook) is reported in the status as
+      // kube's ReplicaFailure condition, and the pass is retried.
+      let failure: unknown;
       if (!rs.metadata.deletionTimestamp) {
-        for (let i = active.length; i < desired; i++) await pods.create(namespace, podFromTemplate(rs, 'apps/v1', 'ReplicaSet', asObj(spec.template)));
-        const surplus = active.length > desired ? [...active].sort(deletionOrder).slice(0, active.length - desired) : [];
-        for (const pod of surplus) {
-          await pods.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
+        try {
+          for (let i = active.length; i < desired; i++) await pods.create(namespace, podFromTemplate(rs, 'apps/v1', 'ReplicaSet', asObj(spec.template)));
+          const surplus = active.length > desired ? [...active].sort(deletionOrder).slice(0, active.length - desired) : [];
+          for (const pod of surplus) {
+            await pods.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
+          }
+        } catch (e) {
+          failure = e;
         }
       }
       const ready = active.filter(podReady).length;
@@ -59,7 +66,18 @@ export function startReplicaSetController(informers: Informers): Loop {
         observedGeneration: rs.metadata.generation ?? 0,
       };
       for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (status[k] === 0) delete status[k];
+      const conditions = ((asObj(rs.status).conditions as unknown[] | undefined) ?? []).map(asObj);
+      const failed = conditions.find((c) => c.type === 'ReplicaFailure');
+      if (failure !== undefined && !failed) {
+        const reason = active.length < desired ? 'FailedCreate' : 'FailedDelete';
+        const message = failure instanceof Error ? failure.message : String(failure);
+        status.conditions = [...conditions, { type: 'ReplicaFailure', status: 'True', lastTransitionTime: now(), reason, message }];
+      } else if (failure === undefined && failed) {
+        const rest = conditions.filter((c) => c !== failed);
+        if (rest.length > 0) status.conditions = rest;
+      } else if (conditions.length > 0) status.conditions = conditions;
       await writeStatus(replicaSets, rs, status);
+      if (failure !== undefined) throw failure;
     },
     { owned: [PODS] },
   );

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import type { Informers } from './informers.ts';
 import { NODE_CAPACITY } from './nodes.ts';
-import { asObj, ignoreConflictOrGone, key, NODES, PODS, splitKey, type Obj } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, NODES, PODS, splitKey, type Obj, WRITERS } from './shared.ts';
 
 /** A quantity in units (cores, bytes); 0 when it does not parse. */
 function units(q: unknown): number {
@@ -69,7 +69,7 @@ interface Usage {
 }
 
 export function startScheduler(informers: Informers): { stop(): Promise<void> } {
-  const pods = informers.of(PODS);
+  const pods = informers.of(PODS).as(WRITERS.scheduler);
   const nodes = informers.of(NODES);
   const capacity = { cpu: units(NODE_CAPACITY.cpu), memory: units(NODE_CAPACITY.memory) };
   // The scheduler's cache (as kube-scheduler's): what each bound pod takes, and each node's sum of it, kept from the

@@ -3,6 +3,7 @@
 // informers of a primary resource and of the objects it controls).
 
 import { isStatusError } from '../../apis/errors.ts';
+import { ALL_AUTHENTICATED, type UserInfo } from '../../auth/user.ts';
 import { formatLabelSelector, labelsMatch, parseLabelSelector } from '../../apis/labels.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
@@ -21,6 +22,23 @@ export const STATEFULSETS = { group: 'apps', version: 'v1', resource: 'statefuls
 export const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet' } as const;
 export const JOBS = { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job' } as const;
 export const CRONJOBS = { group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob' } as const;
+/** A controller's identity when kube-controller-manager uses service account credentials (kubeadm does). */
+function controllerAccount(name: string): UserInfo {
+  return { name: `system:serviceaccount:kube-system:${name}`, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', ALL_AUTHENTICATED] };
+}
+
+/** Who the simulated components write as: what admission (plugins, webhooks, policies) is told. */
+export const WRITERS = {
+  replicaset: controllerAccount('replicaset-controller'),
+  deployment: controllerAccount('deployment-controller'),
+  statefulset: controllerAccount('statefulset-controller'),
+  daemonset: controllerAccount('daemon-set-controller'),
+  job: controllerAccount('job-controller'),
+  cronjob: controllerAccount('cronjob-controller'),
+  scheduler: { name: 'system:kube-scheduler', groups: [ALL_AUTHENTICATED] } as UserInfo,
+  kubelet: (node: string): UserInfo => ({ name: `system:node:${node}`, groups: ['system:nodes', ALL_AUTHENTICATED] }),
+};
+
 export const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 export const isNotFound = (e: unknown): boolean => isStatusError(e) && e.code === 404;
 export const isConflictOrGone = (e: unknown): boolean => isStatusError(e) && (e.code === 404 || e.code === 409);

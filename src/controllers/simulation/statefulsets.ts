@@ -7,13 +7,13 @@ import type { KubeObject } from '../../registry/types.ts';
 import type { Informers } from './informers.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
-import { asObj, controlled, ignoreConflictOrGone, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj } from './shared.ts';
+import { asObj, controlled, ignoreConflictOrGone, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 
 export function startStatefulSetController(informers: Informers): Loop {
-  const statefulSets = informers.of(STATEFULSETS);
-  const podCache = informers.of(PODS);
+  const statefulSets = informers.of(STATEFULSETS).as(WRITERS.statefulset);
+  const podCache = informers.of(PODS).as(WRITERS.statefulset);
   return startLoop(
     informers,
     STATEFULSETS,
