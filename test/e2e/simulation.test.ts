@@ -106,6 +106,14 @@ describe('simulated workloads', () => {
     assert.equal(condition?.reason, 'FailedCreate');
     assert.match(condition!.message, /^pods "plain-[a-z0-9]+-[a-z0-9]{5}" is forbidden: violates PodSecurity "restricted:latest": /);
     assert.equal(JSON.parse(await s.kubectlOk(['get', 'pods', '-n', 'locked', '-o', 'json'])).items.length, 1);
+    // The Deployment carries the ReplicaSet's failure (kubectl describe shows it).
+    let onDeployment: { type: string; status: string; reason: string; message: string } | undefined = undefined;
+    for (let i = 0; i < 100 && !onDeployment; i++) {
+      const d = JSON.parse(await s.kubectlOk(['get', 'deployment', 'plain', '-n', 'locked', '-o', 'json']));
+      onDeployment = d.status.conditions?.find((c: { type: string }) => c.type === 'ReplicaFailure');
+      if (!onDeployment) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual({ ...onDeployment, lastUpdateTime: undefined, lastTransitionTime: undefined }, { ...condition, lastUpdateTime: undefined, lastTransitionTime: undefined });
     // Lifting the policy lets the next pass through, and the condition goes.
     await s.kubectlOk(['label', 'namespace', 'locked', 'pod-security.kubernetes.io/enforce-']);
     assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/plain', '-n', 'locked', '--timeout=30s']), /successfully rolled out/);
@@ -115,6 +123,13 @@ describe('simulated workloads', () => {
       if (condition) await new Promise((r) => setTimeout(r, 50));
     }
     assert.equal(condition, undefined);
+    let types: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      types = JSON.parse(await s.kubectlOk(['get', 'deployment', 'plain', '-n', 'locked', '-o', 'json'])).status.conditions.map((c: { type: string }) => c.type);
+      if (!types.includes('ReplicaFailure')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual(types, ['Available', 'Progressing']);
   });
 
   test('a Service gets endpoints of its ready pods', async () => {

@@ -208,6 +208,15 @@ export function startDeploymentController(informers: Informers): Loop {
         unavailableReplicas: Math.max(0, replicas - available),
         conditions: [availableCondition, progressing],
       };
+      // A ReplicaSet that cannot make or remove its pods says so on the Deployment too (getReplicaFailures: the new
+      // ReplicaSet's condition first, else an old one's).
+      const failure = [current, ...fresh.filter((rs) => rs !== current)]
+        .map((rs) => ((asObj(rs.status).conditions as unknown[] | undefined) ?? []).map(asObj).find((c) => c.type === 'ReplicaFailure'))
+        .find((c) => c !== undefined);
+      if (failure) {
+        const { type, status: value, reason, message, lastTransitionTime } = failure;
+        (status.conditions as Obj[]).push({ type, status: value, lastUpdateTime: lastTransitionTime, lastTransitionTime, reason, message });
+      }
       for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) if (status[k] === 0) delete status[k];
       await writeStatus(deployments, d, status);
     },
