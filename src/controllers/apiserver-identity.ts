@@ -8,7 +8,7 @@ import { hostname as osHostname } from 'node:os';
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
-import { microTime } from '../server/audit/types.ts';
+import { microTime } from '../registry/store-codec.ts';
 
 export const IDENTITY_LEASE_NAMESPACE = 'kube-system';
 export const IDENTITY_LABEL = 'apiserver.kubernetes.io/identity';

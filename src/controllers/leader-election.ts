@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext } from '../registry/registry.ts';
+import { microTime } from '../registry/store-codec.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
 
 export interface LeaderElectionConfig {
@@ -45,11 +46,6 @@ interface LeaseSpec {
   acquireTime?: string;
   renewTime?: string;
   leaseTransitions?: number;
-}
-
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-function microTime(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 export function startLeaderElection(registry: Registry, config: LeaderElectionConfig, callbacks: LeaderCallbacks): LeaderElector {
@@ -99,8 +95,8 @@ export function startLeaderElection(registry: Registry, config: LeaderElectionCo
     return {
       holderIdentity: identity,
       leaseDurationSeconds: Math.max(1, Math.round(leaseDurationMs / 1000)),
-      acquireTime: acquiring ? microTime(now) : current?.acquireTime ?? microTime(now),
-      renewTime: microTime(now),
+      acquireTime: acquiring ? microTime(now.getTime()) : current?.acquireTime ?? microTime(now.getTime()),
+      renewTime: microTime(now.getTime()),
       leaseTransitions: (current?.leaseTransitions ?? 0) + (acquiring && current?.holderIdentity ? 1 : 0),
     };
   }

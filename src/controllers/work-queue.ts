@@ -15,7 +15,38 @@ export interface KeyedQueue {
   readonly stopped: boolean;
 }
 
-export function createKeyedQueue(sync: (key: string) => Promise<void>, retryMs = 1000): KeyedQueue {
+/** The work a group of queues has queued or running (the simulation's), and when it last changed. */
+export interface Activity {
+  readonly busy: number;
+  /** performance.now() of the last key queued or finished. */
+  readonly lastChange: number;
+  begin(): void;
+  end(): void;
+}
+
+export function createActivity(): Activity {
+  let busy = 0;
+  let lastChange = 0;
+  return {
+    get busy() {
+      return busy;
+    },
+    get lastChange() {
+      return lastChange;
+    },
+    begin() {
+      busy++;
+      lastChange = performance.now();
+    },
+    end() {
+      busy--;
+      lastChange = performance.now();
+    },
+  };
+}
+
+/** `activity`: counts this queue's queued and running keys into a group's. */
+export function createKeyedQueue(sync: (key: string) => Promise<void>, retryMs = 1000, activity?: Activity): KeyedQueue {
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
   const queued = new Set<string>();
@@ -34,13 +65,15 @@ export function createKeyedQueue(sync: (key: string) => Promise<void>, retryMs =
     if (delayMs > 0) return later(() => enqueue(key), delayMs);
     if (stopped || queued.has(key)) return;
     queued.add(key);
+    activity?.begin();
     draining = draining.then(async () => {
       queued.delete(key);
-      if (stopped) return;
       try {
-        await sync(key);
+        if (!stopped) await sync(key);
       } catch {
         enqueue(key, retryMs);
+      } finally {
+        activity?.end();
       }
     });
   }

@@ -174,6 +174,21 @@ export function specChanged(a: KubeObject, b: KubeObject): boolean {
   return !jsonEqual(strip(a), strip(b));
 }
 
+let microSecond = -1;
+let microPrefix = '';
+
+/** metav1.MicroTime's JSON form: RFC 3339 with exactly six fractional digits, UTC. The text up to the second is
+ * reused while the second lasts (events are made several times per request). */
+export function microTime(epochMs: number): string {
+  const second = Math.floor(epochMs / 1000);
+  if (second !== microSecond) {
+    microSecond = second;
+    microPrefix = new Date(second * 1000).toISOString().slice(0, 19); // 2024-01-02T03:04:05
+  }
+  const micros = Math.min(999_999, Math.round((epochMs - second * 1000) * 1000));
+  return `${microPrefix}.${String(micros).padStart(6, '0')}Z`;
+}
+
 /** RFC 3339 with second precision, as metav1.Time serializes. */
 export function rfc3339(d: Date): string {
   const second = Math.floor(d.getTime() / 1000);

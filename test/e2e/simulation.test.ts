@@ -1,6 +1,6 @@
 // Simulated workloads with kubectl: nodes that are Ready, a Deployment rolled out, updated and undone
 // (`kubectl rollout status`, `kubectl wait --for=condition=Available`), kubectl debug, the controllers' writes
-// through admission, a StatefulSet scaled in order, a DaemonSet on every node, a Job completed, a bare pod run to
+// through admission, the components' Events, a StatefulSet scaled in order, a DaemonSet on every node, a Job completed, a bare pod run to
 // completion, and a Service's endpoints following ready pods.
 
 import { after, before, describe, test } from 'node:test';
@@ -130,6 +130,59 @@ describe('simulated workloads', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.deepEqual(types, ['Available', 'Progressing']);
+  });
+
+  test("the simulated components record kube's Events: kubectl describe and kubectl get events show them", async () => {
+    await s.kubectlOk(['create', 'deployment', 'evt', '--image=nginx:1.27', '--replicas=2']);
+    await s.kubectlOk(['rollout', 'status', 'deployment/evt', '--timeout=30s']);
+    const rs = await s.kubectlOk(['get', 'rs', '-l', 'app=evt', '-o', 'jsonpath={.items[0].metadata.name}']);
+    const pods = (await s.kubectlOk(['get', 'pods', '-l', 'app=evt', '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').sort();
+    assert.equal(pods.length, 2);
+    type Ev = { type: string; reason: string; message: string; count: number; source: { component?: string; host?: string }; reportingComponent: string; involvedObject: { kind: string; name: string; fieldPath?: string }; action?: string };
+    const eventsOf = async (kind: string, name: string): Promise<Ev[]> =>
+      JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.kind=${kind},involvedObject.name=${name}`, '--sort-by=.metadata.name', '-o', 'json'])).items;
+    // Events are written in the background, once the simulated components are quiet: wait for the last of them.
+    const settled = async (kind: string, name: string, count: number): Promise<Ev[]> => {
+      for (let i = 0; i < 100; i++) {
+        const evs = await eventsOf(kind, name);
+        if (evs.length >= count) return evs;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return eventsOf(kind, name);
+    };
+    const brief = (e: Ev) => `${e.type} ${e.reason} ${e.source.component ?? e.reportingComponent}${e.source.host ? `/${e.source.host}` : ''} ${e.involvedObject.fieldPath ?? '-'} ${e.message} x${e.count ?? 1}`;
+    assert.deepEqual((await settled('Deployment', 'evt', 1)).map(brief), [`Normal ScalingReplicaSet deployment-controller - Scaled up replica set ${rs} to 2 x1`]);
+    assert.deepEqual((await settled('ReplicaSet', rs, 2)).map(brief).sort(), pods.map((p) => `Normal SuccessfulCreate replicaset-controller - Created pod: ${p} x1`));
+    const podEvents = await settled('Pod', pods[0]!, 4);
+    const node = podEvents.find((e) => e.reason === 'Pulled')!.source.host!;
+    assert.match(node, /^capstan-node-[12]$/);
+    assert.deepEqual(podEvents.map(brief).sort(), [
+      `Normal Created kubelet/${node} spec.containers{nginx} Created container nginx x1`,
+      `Normal Pulled kubelet/${node} spec.containers{nginx} Container image "nginx:1.27" already present on machine x1`,
+      `Normal Scheduled default-scheduler - Successfully assigned default/${pods[0]} to ${node} x1`,
+      `Normal Started kubelet/${node} spec.containers{nginx} Started container nginx x1`,
+    ]);
+    // The scheduler writes events.k8s.io/v1 Events: read through that API they have kube's fields.
+    const scheduled = JSON.parse(await s.kubectlOk(['get', 'events.v1.events.k8s.io', '--field-selector', `regarding.name=${pods[0]},reason=Scheduled`, '-o', 'json'])).items;
+    assert.equal(scheduled.length, 1);
+    assert.equal(scheduled[0].reportingController, 'default-scheduler');
+    assert.match(scheduled[0].reportingInstance, /^default-scheduler-/);
+    assert.equal(scheduled[0].action, 'Binding');
+    assert.match(scheduled[0].eventTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    // kubectl describe lists them with their sources.
+    const describe = await s.kubectlOk(['describe', 'pod', pods[0]!]);
+    assert.match(describe, /Normal\s+Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned/);
+    assert.match(describe, /Normal\s+Started\s+\S+\s+kubelet\s+Started container nginx/);
+    // Scaling down: the Deployment's, the ReplicaSet's and the stopped pod's events.
+    await s.kubectlOk(['scale', 'deployment/evt', '--replicas=1']);
+    await s.kubectlOk(['rollout', 'status', 'deployment/evt', '--timeout=30s']);
+    assert.deepEqual((await settled('Deployment', 'evt', 2)).map(brief).sort(), [`Normal ScalingReplicaSet deployment-controller - Scaled down replica set ${rs} to 1 from 2 x1`, `Normal ScalingReplicaSet deployment-controller - Scaled up replica set ${rs} to 2 x1`]);
+    const deleted = (await settled('ReplicaSet', rs, 3)).filter((e) => e.reason === 'SuccessfulDelete');
+    assert.equal(deleted.length, 1);
+    const gone = deleted[0]!.message.replace('Deleted pod: ', '');
+    assert.ok(pods.includes(gone), deleted[0]!.message);
+    const killing = (await settled('Pod', gone, 5)).filter((e) => e.reason === 'Killing').map(brief);
+    assert.deepEqual(killing, [`Normal Killing kubelet/${(await eventsOf('Pod', gone)).find((e) => e.reason === 'Pulled')!.source.host} spec.containers{nginx} Stopping container nginx x1`]);
   });
 
   test('a Service gets endpoints of its ready pods', async () => {

@@ -6,16 +6,18 @@
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
+import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
 import { lastScheduleBetween, parseCronSchedule } from './cron-schedule.ts';
-import { asObj, controlled, controllerRef, CRONJOBS, ignoreConflictOrGone, JOBS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, controlled, controllerEvents, controllerRef, CRONJOBS, ignoreConflictOrGone, JOBS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const finished = (job: KubeObject): string | undefined =>
   ((asObj(job.status).conditions as Obj[] | undefined) ?? []).find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type as string | undefined;
 
-export function startCronJobController(informers: Informers): Loop & { tick(): void } {
+export function startCronJobController(informers: Informers, eventSink: EventSink): Loop & { tick(): void } {
   const cronJobs = informers.of(CRONJOBS).as(WRITERS.cronjob);
   const jobCache = informers.of(JOBS).as(WRITERS.cronjob);
+  const events = controllerEvents(eventSink, 'cronjob-controller', WRITERS.cronjob);
   const loop = startLoop(
     informers,
     CRONJOBS,
@@ -26,12 +28,20 @@ export function startCronJobController(informers: Informers): Loop & { tick(): v
       const status: Obj = { ...asObj(cj.status) };
       const jobs = controlled(jobCache, cj);
       const active = jobs.filter((j) => !finished(j));
-      const remove = (job: KubeObject) =>
-        jobCache.delete(namespace, job.metadata.name ?? '', { propagationPolicy: 'Background' }).catch(ignoreConflictOrGone);
+      const remove = async (job: KubeObject) => {
+        await jobCache.delete(namespace, job.metadata.name ?? '', { propagationPolicy: 'Background' });
+        events.event(cj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name}`);
+      };
+      // A Job of the active list that has finished leaves it (SawCompletedJob).
+      const listed = new Set(((asObj(cj.status).active as Obj[] | undefined) ?? []).map((r) => r.uid));
+      for (const job of jobs) {
+        const condition = finished(job);
+        if (condition && listed.has(job.metadata.uid)) events.event(cj, 'Normal', 'SawCompletedJob', `Saw completed job: ${job.metadata.name}, status: ${condition}`);
+      }
       for (const kind of ['Complete', 'Failed'] as const) {
         const limit = Number(spec[kind === 'Complete' ? 'successfulJobsHistoryLimit' : 'failedJobsHistoryLimit'] ?? (kind === 'Complete' ? 3 : 1));
         const done = jobs.filter((j) => finished(j) === kind).sort((a, b) => String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
-        for (const job of done.slice(0, Math.max(0, done.length - limit))) await remove(job);
+        for (const job of done.slice(0, Math.max(0, done.length - limit))) await remove(job).catch(ignoreConflictOrGone);
         if (kind === 'Complete' && done.length) status.lastSuccessfulTime = asObj(done[done.length - 1].status).completionTime ?? status.lastSuccessfulTime;
       }
       const now = clockNow();
@@ -49,7 +59,7 @@ export function startCronJobController(informers: Informers): Loop & { tick(): v
         const policy = spec.concurrencyPolicy ?? 'Allow';
         if (!(policy === 'Forbid' && active.length > 0)) {
           if (policy === 'Replace') {
-            for (const job of active) await remove(job);
+            for (const job of active) await remove(job).catch(ignoreConflictOrGone);
             current = [];
           }
           const template = asObj(spec.jobTemplate);
@@ -66,7 +76,10 @@ export function startCronJobController(informers: Informers): Loop & { tick(): v
             spec: asObj(template.spec),
           };
           const created = await jobCache.create(namespace, job).catch(ignoreConflictOrGone);
-          if (created) current = [...current, created];
+          if (created) {
+            current = [...current, created];
+            events.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata.name}`);
+          }
           status.lastScheduleTime = rfc3339(new Date(due));
         }
       }

@@ -3,10 +3,11 @@
 // with the status counts `kubectl rollout status` reads.
 
 import type { KubeObject } from '../../registry/types.ts';
+import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
 import { templateHash } from './deployments.ts';
-import { podFromTemplate } from './replicasets.ts';
-import { asObj, controlled, DAEMONSETS, ignoreConflictOrGone, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { createControlledPod, deleteControlledPod, podFromTemplate } from './replicasets.ts';
+import { asObj, controlled, controllerEvents, DAEMONSETS, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 
@@ -19,9 +20,10 @@ function eligible(template: Obj, node: KubeObject): boolean {
   );
 }
 
-export function startDaemonSetController(informers: Informers): Loop {
+export function startDaemonSetController(informers: Informers, eventSink: EventSink): Loop {
   const daemonSets = informers.of(DAEMONSETS).as(WRITERS.daemonset);
   const podCache = informers.of(PODS).as(WRITERS.daemonset);
+  const events = controllerEvents(eventSink, 'daemonset-controller', WRITERS.daemonset);
   const nodeCache = informers.of(NODES);
   return startLoop(
     informers,
@@ -37,13 +39,11 @@ export function startDaemonSetController(informers: Informers): Loop {
       for (const node of nodes) {
         const onNode = pods.filter((p) => asObj(p.spec).nodeName === node.metadata.name);
         const current = onNode.find((p) => p.metadata.labels?.[REVISION_LABEL] === revision);
-        for (const stale of onNode.filter((p) => p !== current)) {
-          await podCache.delete(namespace, stale.metadata.name ?? '', { preconditions: { uid: stale.metadata.uid } }).catch(ignoreConflictOrGone);
-        }
+        for (const stale of onNode.filter((p) => p !== current)) await deleteControlledPod(podCache, events, ds, stale);
         if (!current) {
           const pod = podFromTemplate(ds, 'apps/v1', 'DaemonSet', template, { nodeName: node.metadata.name });
           pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision };
-          await podCache.create(namespace, pod);
+          await createControlledPod(podCache, events, ds, pod);
         }
       }
       const scheduled = pods.filter((p) => nodes.some((n) => n.metadata.name === asObj(p.spec).nodeName));

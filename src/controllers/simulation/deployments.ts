@@ -6,8 +6,9 @@
 
 import { jsonEqual } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
+import type { EventSink } from './events.ts';
 import type { Informer, Informers } from './informers.ts';
-import { asObj, controlled, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, controlled, controllerEvents, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 import { now } from './replicasets.ts';
 
 const HASH_LABEL = 'pod-template-hash';
@@ -57,16 +58,17 @@ function copiedAnnotations(d: KubeObject): Record<string, string> {
   return Object.fromEntries(Object.entries(d.metadata.annotations ?? {}).filter(([k]) => !NOT_COPIED.has(k)));
 }
 
-/** Sets spec.replicas and the annotations given, when any differs. */
-async function setReplicas(replicaSets: Informer, rs: KubeObject, replicas: number, annotations: Record<string, string> = {}): Promise<void> {
-  if (specReplicas(rs) === replicas && Object.entries(annotations).every(([k, v]) => rs.metadata.annotations?.[k] === v)) return;
-  await replicaSets
+/** Sets spec.replicas and the annotations given, when any differs; whether it wrote them. */
+async function setReplicas(replicaSets: Informer, rs: KubeObject, replicas: number, annotations: Record<string, string> = {}): Promise<boolean> {
+  if (specReplicas(rs) === replicas && Object.entries(annotations).every(([k, v]) => rs.metadata.annotations?.[k] === v)) return false;
+  const written = await replicaSets
     .update(rs.metadata.namespace ?? '', rs.metadata.name ?? '', (cur) => ({
       ...cur!,
       metadata: { ...cur!.metadata, annotations: { ...(cur!.metadata.annotations ?? {}), ...annotations } },
       spec: { ...asObj(cur!.spec), replicas },
     }))
     .catch(ignoreConflictOrGone);
+  return written !== undefined;
 }
 
 function condition(type: string, status: string, reason: string, message: string, previous: Obj[] | undefined): Obj {
@@ -76,9 +78,10 @@ function condition(type: string, status: string, reason: string, message: string
   return { type, status, lastUpdateTime: same ? old.lastUpdateTime : at, lastTransitionTime: old && old.status === status ? old.lastTransitionTime : at, reason, message };
 }
 
-export function startDeploymentController(informers: Informers): Loop {
+export function startDeploymentController(informers: Informers, eventSink: EventSink): Loop {
   const deployments = informers.of(DEPLOYMENTS).as(WRITERS.deployment);
   const replicaSets = informers.of(REPLICASETS).as(WRITERS.deployment);
+  const events = controllerEvents(eventSink, 'deployment-controller', WRITERS.deployment);
   return startLoop(
     informers,
     DEPLOYMENTS,
@@ -98,8 +101,15 @@ export function startDeploymentController(informers: Informers): Loop {
       if (!recreate && maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
       // What a ReplicaSet scaled for this Deployment records (SetReplicasAnnotations).
       const sizeAnnotations = { [DESIRED_REPLICAS]: String(desired), [MAX_REPLICAS]: String(desired + maxSurge) };
-      const scaleTo = (rs: KubeObject, replicas: number) => setReplicas(replicaSets, rs, replicas, replicas === specReplicas(rs) ? {} : sizeAnnotations);
       let created = false;
+      // ScalingReplicaSet: kube creates a new ReplicaSet at its first size ("Scaled up replica set <rs> to <n>");
+      // here it is made at 0 and scaled in the same pass, which reads the same.
+      const scaleTo = async (rs: KubeObject, replicas: number) => {
+        const from = specReplicas(rs);
+        if (!(await setReplicas(replicaSets, rs, replicas, replicas === from ? {} : sizeAnnotations)) || replicas === from) return;
+        const fresh = created && from === 0 && rs.metadata.uid === newRS?.metadata.uid;
+        events.event(d, 'Normal', 'ScalingReplicaSet', `Scaled ${replicas > from ? 'up' : 'down'} replica set ${rs.metadata.name} to ${replicas}${fresh ? '' : ` from ${from}`}`);
+      };
       if (!newRS) {
         const podHash = templateHash(template);
         const labels = { ...(asObj(asObj(template.metadata).labels) as Record<string, string>), [HASH_LABEL]: podHash };

@@ -61,7 +61,7 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
       })),
       ports: epPorts,
     }));
-  }, 500);
+  }, 500, informers.activity);
   services.onEvent((ev) => queue.enqueue(key(ev.object)));
   podCache.onEvent((ev) => {
     const pod = ev.object;

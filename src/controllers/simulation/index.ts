@@ -8,6 +8,7 @@ import { startCronJobController } from './cronjobs.ts';
 import { startDaemonSetController } from './daemonsets.ts';
 import { startDeploymentController } from './deployments.ts';
 import { startEndpointsController } from './endpoints.ts';
+import { createEventSink } from './events.ts';
 import { createInformers } from './informers.ts';
 import { startJobController } from './jobs.ts';
 import { startKubelets } from './kubelet.ts';
@@ -36,21 +37,23 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
   const count = Math.max(1, options.nodes ?? 1);
   const nodes = await startSimulatedNodes(registry, count);
   const informers = createInformers(registry, { admission });
+  const events = createEventSink(informers);
   const parts = [
-    startKubelets(informers, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs }),
-    startScheduler(informers),
-    startReplicaSetController(informers),
-    startDeploymentController(informers),
-    startStatefulSetController(informers),
-    startDaemonSetController(informers),
-    startJobController(informers),
-    startCronJobController(informers),
+    startKubelets(informers, events, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs }),
+    startScheduler(informers, events),
+    startReplicaSetController(informers, events),
+    startDeploymentController(informers, events),
+    startStatefulSetController(informers, events),
+    startDaemonSetController(informers, events),
+    startJobController(informers, events),
+    startCronJobController(informers, events),
     startEndpointsController(informers),
     nodes,
   ];
   return {
     async stop() {
       for (const p of parts) await p.stop();
+      await events.stop();
       await informers.stop();
     },
   };

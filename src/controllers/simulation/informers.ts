@@ -9,7 +9,7 @@ import { admissionHooks, admitDelete, type AdmissionRequestInfo } from '../../ad
 import type { AdmissionChain } from '../../admission/types.ts';
 import type { UserInfo } from '../../auth/user.ts';
 import type { DeleteOptions, KubeObject, Registry, RequestContext, ResourceStore, TryUpdate, UpdateOptions } from '../../registry/types.ts';
-import { createKeyedQueue } from '../work-queue.ts';
+import { createActivity, createKeyedQueue, type Activity } from '../work-queue.ts';
 import { controllerOf, ctxFor } from './shared.ts';
 
 export interface ResourceRef {
@@ -50,7 +50,11 @@ export interface Informer {
 
 export interface Informers {
   readonly registry: Registry;
+  /** The simulated components' queued and running work (their queues count themselves in). */
+  readonly activity: Activity;
   of(ref: ResourceRef): Informer;
+  /** The context of a write as `user` to a resource no informer follows (through admission, as the informers' writes). */
+  writeContext(ref: ResourceRef, namespace: string, user: UserInfo): RequestContext;
   stop(): Promise<void>;
 }
 
@@ -261,6 +265,8 @@ export function createInformers(registry: Registry, options: { admission?: Admis
   const started = new Map<string, ReturnType<typeof startInformer>>();
   return {
     registry,
+    activity: createActivity(),
+    writeContext: (ref, namespace, user) => writeContext(registry, ref, options.admission, namespace, user),
     of(ref) {
       const k = `${ref.group}/${ref.version}/${ref.resource}`;
       let informer = started.get(k);

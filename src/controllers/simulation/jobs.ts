@@ -3,15 +3,17 @@
 // it Failed (BackoffLimitExceeded), as kube's controller does.
 
 import type { KubeObject } from '../../registry/types.ts';
+import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
-import { podFromTemplate, now } from './replicasets.ts';
-import { asObj, controlled, JOBS, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { createControlledPod, podFromTemplate, now } from './replicasets.ts';
+import { asObj, controlled, controllerEvents, JOBS, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const finished = (job: KubeObject) => ((asObj(job.status).conditions as Obj[] | undefined) ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 
-export function startJobController(informers: Informers): Loop {
+export function startJobController(informers: Informers, eventSink: EventSink): Loop {
   const jobs = informers.of(JOBS).as(WRITERS.job);
   const podCache = informers.of(PODS).as(WRITERS.job);
+  const events = controllerEvents(eventSink, 'job-controller', WRITERS.job);
   return startLoop(
     informers,
     JOBS,
@@ -31,12 +33,14 @@ export function startJobController(informers: Informers): Loop {
       const done = completions !== undefined ? succeeded >= completions : succeeded > 0 && active.length === 0;
       if (failed > backoffLimit) {
         status.conditions = [{ type: 'Failed', status: 'True', lastProbeTime: now(), lastTransitionTime: now(), reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }];
+        events.event(job, 'Warning', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit');
       } else if (done) {
         status.conditions = [{ type: 'Complete', status: 'True', lastProbeTime: now(), lastTransitionTime: now() }];
         status.completionTime = now();
+        events.event(job, 'Normal', 'Completed', 'Job completed');
       } else {
         const want = completions !== undefined ? Math.min(parallelism, completions - succeeded) : succeeded > 0 ? 0 : parallelism;
-        for (let i = active.length; i < want; i++) await podCache.create(namespace, podFromTemplate(job, 'batch/v1', 'Job', asObj(spec.template)));
+        for (let i = active.length; i < want; i++) await createControlledPod(podCache, events, job, podFromTemplate(job, 'batch/v1', 'Job', asObj(spec.template)));
       }
       status.active = active.length;
       status.ready = active.filter(podReady).length;

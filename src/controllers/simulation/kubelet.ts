@@ -9,6 +9,7 @@ import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
+import type { EventRecorder, EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
 import { asObj, ignoreConflictOrGone, key, PODS, splitKey, type Obj, WRITERS } from './shared.ts';
 
@@ -58,8 +59,30 @@ function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): 
   };
 }
 
-export function startKubelets(informers: Informers, options: KubeletOptions): { stop(): Promise<void> } {
+/** Where a container's events point: spec.containers{web}, spec.initContainers{setup}, spec.ephemeralContainers{dbg}. */
+const fieldPath = (field: string, c: Obj) => `spec.${field}{${String(c.name)}}`;
+
+/** The kubelet's events for a container it starts: the image (pulled when its policy is Always), created, started. */
+function recordStart(events: EventRecorder, pod: KubeObject, field: string, c: Obj): void {
+  const at = { fieldPath: fieldPath(field, c) };
+  const image = String(c.image ?? '');
+  if (c.imagePullPolicy === 'Always') {
+    events.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`, at);
+    events.event(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}" in 0s (0s including waiting). Image size: 0 bytes.`, at);
+  } else events.event(pod, 'Normal', 'Pulled', `Container image "${image}" already present on machine`, at);
+  events.event(pod, 'Normal', 'Created', `Created container ${String(c.name)}`, at);
+  events.event(pod, 'Normal', 'Started', `Started container ${String(c.name)}`, at);
+}
+
+export function startKubelets(informers: Informers, eventSink: EventSink, options: KubeletOptions): { stop(): Promise<void> } {
   const nodes = new Map(options.nodes.map((n, i) => [n, { index: i, next: 2 }]));
+  // Each node's kubelet records Events with its own client (eventRecordQPS 50, eventBurst 100).
+  const recorders = new Map<string, EventRecorder>();
+  const eventsOf = (node: string): EventRecorder => {
+    let r = recorders.get(node);
+    if (!r) recorders.set(node, (r = eventSink.recorder({ component: 'kubelet', host: node, user: WRITERS.kubelet(node), qps: 50, burst: 100 })));
+    return r;
+  };
   const pods = informers.of(PODS);
   const addresses = new Map<string, string>();
 
@@ -129,20 +152,31 @@ export function startKubelets(informers: Informers, options: KubeletOptions): { 
     const node = String(asObj(pod?.spec).nodeName ?? '');
     if (!pod || !nodes.has(node)) return;
     const kubelet = pods.as(WRITERS.kubelet(node));
+    const events = eventsOf(node);
     if (pod.metadata.deletionTimestamp) {
-      // The kubelet's last word on a pod it has stopped: deleted for good, if it is still the same pod.
+      // Its running containers are stopped (Killing), then the pod deleted for good, if it is still the same pod.
+      for (const [field, statuses] of [['containers', 'containerStatuses'], ['ephemeralContainers', 'ephemeralContainerStatuses']]) {
+        const running = new Set(((asObj(pod.status)[statuses] as unknown[] | undefined) ?? []).map(asObj).filter((s) => asObj(s.state).running).map((s) => s.name));
+        for (const c of containers(pod, field)) if (running.has(c.name)) events.event(pod, 'Normal', 'Killing', `Stopping container ${String(c.name)}`, { fieldPath: fieldPath(field, c) });
+      }
       await kubelet.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
       return;
     }
     const phase = asObj(pod.status).phase;
     const at = rfc3339(clockDate());
     let status: Obj | undefined;
-    if (phase === 'Pending' || phase === undefined) status = running(pod, node, at);
-    else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) status = ephemeralStarted(pod, at);
-    else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
+    let started: [string, Obj][] = [];
+    if (phase === 'Pending' || phase === undefined) {
+      status = running(pod, node, at);
+      started = [...containers(pod, 'initContainers').map((c): [string, Obj] => ['initContainers', c]), ...containers(pod).map((c): [string, Obj] => ['containers', c])];
+    } else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) {
+      status = ephemeralStarted(pod, at);
+      started = unstartedEphemeral(pod).map((c) => ['ephemeralContainers', c]);
+    } else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
     if (!status) return;
-    await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
-  }, 500);
+    const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
+    if (written) for (const [field, c] of started) recordStart(events, pod, field, c);
+  }, 500, informers.activity);
 
   pods.onEvent((ev) => {
     const pod = ev.object;

@@ -4,8 +4,9 @@
 import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { Informers } from './informers.ts';
-import { asObj, controlled, controllerRef, ignoreConflictOrGone, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import type { EventRecorder, EventSink } from './events.ts';
+import type { Informer, Informers } from './informers.ts';
+import { asObj, controlled, controllerEvents, controllerRef, isConflictOrGone, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 /** A pod from a controller's pod template. */
 export function podFromTemplate(owner: KubeObject, ownerApiVersion: string, ownerKind: string, template: Obj, extra: { name?: string; generateName?: string; nodeName?: string } = {}): KubeObject {
@@ -31,9 +32,37 @@ function deletionOrder(a: KubeObject, b: KubeObject): number {
   return String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? ''));
 }
 
-export function startReplicaSetController(informers: Informers): Loop {
+/**
+ * kube's PodControl: creates a pod for a controller and records SuccessfulCreate ("Created pod: <name>"), or
+ * FailedCreate ("Error creating: <error>") and throws.
+ */
+export async function createControlledPod(pods: Informer, events: EventRecorder, owner: KubeObject, pod: KubeObject): Promise<KubeObject> {
+  try {
+    const made = await pods.create(owner.metadata.namespace ?? '', pod);
+    events.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${made.metadata.name}`);
+    return made;
+  } catch (e) {
+    events.event(owner, 'Warning', 'FailedCreate', `Error creating: ${e instanceof Error ? e.message : String(e)}`);
+    throw e;
+  }
+}
+
+/** kube's PodControl: deletes a controller's pod (if it is still the same) and records SuccessfulDelete or FailedDelete. */
+export async function deleteControlledPod(pods: Informer, events: EventRecorder, owner: KubeObject, pod: KubeObject): Promise<void> {
+  try {
+    await pods.delete(pod.metadata.namespace ?? '', pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } });
+    events.event(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
+  } catch (e) {
+    if (isConflictOrGone(e)) return;
+    events.event(owner, 'Warning', 'FailedDelete', `Error deleting: ${e instanceof Error ? e.message : String(e)}`);
+    throw e;
+  }
+}
+
+export function startReplicaSetController(informers: Informers, eventSink: EventSink): Loop {
   const replicaSets = informers.of(REPLICASETS).as(WRITERS.replicaset);
   const pods = informers.of(PODS).as(WRITERS.replicaset);
+  const events = controllerEvents(eventSink, 'replicaset-controller', WRITERS.replicaset);
   return startLoop(
     informers,
     REPLICASETS,
@@ -48,11 +77,9 @@ export function startReplicaSetController(informers: Informers): Loop {
       let failure: unknown;
       if (!rs.metadata.deletionTimestamp) {
         try {
-          for (let i = active.length; i < desired; i++) await pods.create(namespace, podFromTemplate(rs, 'apps/v1', 'ReplicaSet', asObj(spec.template)));
+          for (let i = active.length; i < desired; i++) await createControlledPod(pods, events, rs, podFromTemplate(rs, 'apps/v1', 'ReplicaSet', asObj(spec.template)));
           const surplus = active.length > desired ? [...active].sort(deletionOrder).slice(0, active.length - desired) : [];
-          for (const pod of surplus) {
-            await pods.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
-          }
+          for (const pod of surplus) await deleteControlledPod(pods, events, rs, pod);
         } catch (e) {
           failure = e;
         }

@@ -5,6 +5,8 @@
 import { parseQuantity } from '../../registry/validation/quantity.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
+import { hostname } from 'node:os';
+import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
 import { NODE_CAPACITY } from './nodes.ts';
 import { asObj, ignoreConflictOrGone, key, NODES, PODS, splitKey, type Obj, WRITERS } from './shared.ts';
@@ -68,8 +70,10 @@ interface Usage {
   count: number;
 }
 
-export function startScheduler(informers: Informers): { stop(): Promise<void> } {
+export function startScheduler(informers: Informers, eventSink: EventSink): { stop(): Promise<void> } {
   const pods = informers.of(PODS).as(WRITERS.scheduler);
+  // kube-scheduler records events.k8s.io/v1 Events at its client's rate (--kube-api-qps 50, burst 100).
+  const events = eventSink.recorder({ component: 'default-scheduler', host: `default-scheduler-${hostname()}`, user: WRITERS.scheduler, qps: 50, burst: 100, eventsV1: true });
   const nodes = informers.of(NODES);
   const capacity = { cpu: units(NODE_CAPACITY.cpu), memory: units(NODE_CAPACITY.memory) };
   // The scheduler's cache (as kube-scheduler's): what each bound pod takes, and each node's sum of it, kept from the
@@ -112,8 +116,10 @@ export function startScheduler(informers: Informers): { stop(): Promise<void> } 
     const bound = await pods
       .createSubresource(namespace, name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: best.name } })
       .then(() => true, ignoreConflictOrGone);
-    if (bound && !placements.has(k)) place(k, { node: best.name, ...want });
-  }, 500);
+    if (!bound) return;
+    if (!placements.has(k)) place(k, { node: best.name, ...want });
+    events.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${best.name}`, { action: 'Binding' });
+  }, 500, informers.activity);
   pods.onEvent((ev) => {
     const pod = ev.object;
     const spec = asObj(pod.spec);

@@ -9,6 +9,7 @@ import { loopbackContext } from '../../registry/registry.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
 import type { KubeObject, OwnerReference, Registry, RequestContext, ResourceStore } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
+import type { EventRecorder, EventSink } from './events.ts';
 import type { Informer, Informers, ResourceRef } from './informers.ts';
 
 export type Obj = Record<string, unknown>;
@@ -38,6 +39,14 @@ export const WRITERS = {
   scheduler: { name: 'system:kube-scheduler', groups: [ALL_AUTHENTICATED] } as UserInfo,
   kubelet: (node: string): UserInfo => ({ name: `system:node:${node}`, groups: ['system:nodes', ALL_AUTHENTICATED] }),
 };
+
+/**
+ * A kube-controller-manager controller's event recorder: its component name, its identity, and kcm's client rate
+ * (--kube-api-qps 20, --kube-api-burst 30).
+ */
+export function controllerEvents(events: EventSink, component: string, user: UserInfo): EventRecorder {
+  return events.recorder({ component, user, qps: 20, burst: 30 });
+}
 
 export const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 export const isNotFound = (e: unknown): boolean => isStatusError(e) && e.code === 404;
@@ -104,7 +113,7 @@ export function startLoop(
     await synced;
     const { namespace, name } = splitKey(k);
     return sync(namespace, name);
-  }, extra.retryMs ?? 500);
+  }, extra.retryMs ?? 500, informers.activity);
   // The status of a primary object is written through the informers by its own controller only, with what its
   // last pass computed: that write is no reason for another pass (any other change is).
   primaries.onEvent((ev) => ev.written === 'status' || queue.enqueue(key(ev.object)));

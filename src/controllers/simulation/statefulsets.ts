@@ -4,16 +4,31 @@
 // status `kubectl rollout status` compares.
 
 import type { KubeObject } from '../../registry/types.ts';
+import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
-import { asObj, controlled, ignoreConflictOrGone, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, controlled, controllerEvents, isConflictOrGone, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 
-export function startStatefulSetController(informers: Informers): Loop {
+export function startStatefulSetController(informers: Informers, eventSink: EventSink): Loop {
   const statefulSets = informers.of(STATEFULSETS).as(WRITERS.statefulset);
   const podCache = informers.of(PODS).as(WRITERS.statefulset);
+  const events = controllerEvents(eventSink, 'statefulset-controller', WRITERS.statefulset);
+  /** recordPodEvent: "<verb> Pod <pod> in StatefulSet <set> successful", or Failed<Verb> with the error. */
+  async function podWrite(verb: 'create' | 'delete', sts: KubeObject, pod: KubeObject, write: () => Promise<unknown>): Promise<void> {
+    const where = `Pod ${pod.metadata.name} in StatefulSet ${sts.metadata.name}`;
+    const reason = verb === 'create' ? 'Create' : 'Delete';
+    try {
+      await write();
+      events.event(sts, 'Normal', `Successful${reason}`, `${verb} ${where} successful`);
+    } catch (e) {
+      if (isConflictOrGone(e)) return;
+      events.event(sts, 'Warning', `Failed${reason}`, `${verb} ${where} failed error: ${e instanceof Error ? e.message : String(e)}`);
+      throw e;
+    }
+  }
   return startLoop(
     informers,
     STATEFULSETS,
@@ -35,10 +50,10 @@ export function startStatefulSetController(informers: Informers): Loop {
         const pod = podFromTemplate(sts, 'apps/v1', 'StatefulSet', template, { name: `${name}-${i}` });
         pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision, 'statefulset.kubernetes.io/pod-name': `${name}-${i}`, 'apps.kubernetes.io/pod-index': String(i) };
         pod.spec = { ...asObj(pod.spec), hostname: `${name}-${i}`, ...(spec.serviceName ? { subdomain: spec.serviceName } : {}) };
-        await podCache.create(namespace, pod).catch(ignoreConflictOrGone);
+        await podWrite('create', sts, pod, () => podCache.create(namespace, pod));
         if (ordered) break;
       }
-      const remove = async (pod: KubeObject) => podCache.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
+      const remove = (pod: KubeObject) => podWrite('delete', sts, pod, () => podCache.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }));
       const surplus = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a);
       if (surplus.length) await remove(surplus[0][1]);
       const rolling = asObj(spec.updateStrategy).type !== 'OnDelete';

@@ -7,7 +7,8 @@ import type { UserInfo } from '../../auth/user.ts';
 import type { HttpRequest, HttpResponse } from '../types.ts';
 import { evaluatePolicy } from './policy.ts';
 import { beginRequestNotes, Capture, type RequestNotes } from './request-notes.ts';
-import { levelAtLeast, microTime, type AuditBackend, type AuditEvent, type AuditPolicy, type AuditStage, type AuditUser, type ObjectReference, type RequestAuditConfig, type ResponseStatus } from './types.ts';
+import { microTime } from '../../registry/store-codec.ts';
+import { levelAtLeast, type AuditBackend, type AuditEvent, type AuditPolicy, type AuditStage, type AuditUser, type ObjectReference, type RequestAuditConfig, type ResponseStatus } from './types.ts';
 
 export interface Auditor {
   /** Starts auditing one authenticated request; undefined when the policy's level for it is None. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backupName, createLogBackend, parseAuditLog } from './log-backend.ts';
 import type { AuditEvent } from './types.ts';
-import { microTime } from './types.ts';
+import { microTime } from '../../registry/store-codec.ts';
 
 const event = (i: number, pad: number): AuditEvent => ({
   kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `id-${i}`, stage: 'ResponseComplete', requestURI: `/x/${'a'.repeat(pad)}`, verb: 'get',

@@ -99,18 +99,3 @@ export interface AuditBackend {
 export function levelAtLeast(level: AuditLevel, min: AuditLevel): boolean {
   return AUDIT_LEVELS.indexOf(level) >= AUDIT_LEVELS.indexOf(min);
 }
-
-let cachedSecond = -1;
-let cachedPrefix = '';
-
-/** metav1.MicroTime's JSON form: RFC 3339 with exactly six fractional digits, UTC. The text up to the second is
- * reused while the second lasts (events are made several times per request). */
-export function microTime(epochMs: number): string {
-  const second = Math.floor(epochMs / 1000);
-  if (second !== cachedSecond) {
-    cachedSecond = second;
-    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19); // 2024-01-02T03:04:05
-  }
-  const micros = Math.min(999_999, Math.round((epochMs - second * 1000) * 1000));
-  return `${cachedPrefix}.${String(micros).padStart(6, '0')}Z`;
-}
