@@ -81,8 +81,10 @@ async function run(job: Job): Promise<void> {
   let next = 0;
   let answered = 0;
   let errors = 0;
-  const cpu0 = process.cpuUsage();
-  const start = performance.now();
+  // The clock starts once every connection has finished its TLS handshake: the figures are of kept-alive connections,
+  // and a handshake (a client certificate checked, for Capstan) would otherwise weigh on short runs only.
+  let cpu0 = process.cpuUsage();
+  let start = performance.now();
   await new Promise<void>((resolve) => {
     const finish = () => {
       if (answered === payloads.length) resolve();
@@ -126,9 +128,24 @@ async function run(job: Job): Promise<void> {
         }
         connection();
       });
-      socket.once('secureConnect', send);
+      socket.once('secureConnect', () => {
+        if (waiting === null) send();
+        else {
+          waiting.push(send);
+          if (waiting.length === opening) {
+            const ready = waiting;
+            waiting = null;
+            cpu0 = process.cpuUsage();
+            start = performance.now();
+            for (const go of ready) go();
+          }
+        }
+      });
     };
-    for (let i = 0; i < Math.min(job.concurrency, payloads.length); i++) connection();
+    // The first connections wait for each other; a connection opened later (after a close) starts at once.
+    const opening = Math.min(job.concurrency, payloads.length);
+    let waiting: (() => void)[] | null = [];
+    for (let i = 0; i < opening; i++) connection();
   });
   const seconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpu0);

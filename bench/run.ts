@@ -34,7 +34,7 @@ const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http
 const root = new URL('..', import.meta.url).pathname;
 const node = process.execPath;
 
-const N_CREATE = quick ? 1000 : 16000;
+const N_CREATE = quick ? 1000 : 48000;
 const N_GET = quick ? 4000 : 80000;
 const N_LIST = quick ? 300 : 2000;
 /** Rounds of bare get, create and get (N_GET and N_CREATE requests in all), each ratio taken within its round. */
