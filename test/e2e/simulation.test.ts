@@ -271,4 +271,72 @@ describe('simulated workloads', () => {
     assert.deepEqual(pods.map((p: { spec: { nodeName: string } }) => p.spec.nodeName), ['capstan-node-2', 'capstan-node-2']);
     await s.kubectlOk(['uncordon', 'capstan-node-1']);
   });
+
+  test("a pod no node fits stays Pending with kube's FailedScheduling events and PodScheduled condition, until a node fits", async () => {
+    type Ev = { type: string; reason: string; reportingComponent: string; message: string; series?: { count: number } };
+    const failures = async (name: string): Promise<Ev[]> =>
+      JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},reason=FailedScheduling`, '--sort-by=.metadata.name', '-o', 'json'])).items;
+    const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+      for (let i = 0; i < 300; i++) {
+        const v = await probe();
+        if (v !== undefined) return v;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`timed out waiting for ${what}`);
+    };
+    const failedWith = (name: string, count: number) => until(`${count} FailedScheduling events of ${name}`, async () => ((await failures(name)).length >= count ? failures(name) : undefined));
+    const scheduledCondition = async (name: string) => {
+      const pod = JSON.parse(await s.kubectlOk(['get', 'pod', name, '-o', 'json']));
+      const c = pod.status.conditions.find((x: { type: string }) => x.type === 'PodScheduled');
+      return `${c.status} ${c.reason ?? '-'} ${c.message ?? '-'}`;
+    };
+    const pod = (name: string, spec: Record<string, unknown> = {}, resources: Record<string, unknown> = {}) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'nginx', resources }], ...spec } });
+
+    // A nodeSelector no node matches: the event, the condition, kubectl's view.
+    await s.kubectlOk(['apply', '-f', '-'], { input: pod('picky', { nodeSelector: { disk: 'ssd' } }) });
+    const selectorMessage = "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..";
+    const [first] = await failedWith('picky', 1);
+    assert.deepEqual([first!.type, first!.reason, first!.reportingComponent, first!.message], ['Warning', 'FailedScheduling', 'default-scheduler', selectorMessage]);
+    assert.equal(await until('the PodScheduled condition', async () => ((await scheduledCondition('picky')).startsWith('False') ? scheduledCondition('picky') : undefined)), `False Unschedulable ${selectorMessage}`);
+    assert.match(await s.kubectlOk(['get', 'pod', 'picky']), /^picky\s+0\/1\s+Pending\s+0\s+/m);
+    // Tried again when a node changes (after its backoff): the second failure is a new Event (the pod changed with
+    // its condition), the third counts on the second as a series.
+    await s.kubectlOk(['label', 'node', 'capstan-node-1', 'rack=a']);
+    await failedWith('picky', 2);
+    await s.kubectlOk(['label', 'node', 'capstan-node-1', 'rack=b', '--overwrite']);
+    const counted = await until('a series', async () => {
+      const evs = await failures('picky');
+      return evs.some((e) => e.series?.count === 2) ? evs : undefined;
+    });
+    assert.deepEqual(counted.map((e) => `${e.message} ${e.series?.count ?? 1}`), [`${selectorMessage} 1`, `${selectorMessage} 2`]);
+    assert.match(await s.kubectlOk(['describe', 'pod', 'picky']), /Warning\s+FailedScheduling\s+\S+ \(x2 over \S+\)\s+default-scheduler\s+0\/2 nodes are available: 2 node\(s\) didn't match/);
+    // A node that gets the label takes the pod.
+    await s.kubectlOk(['label', 'node', 'capstan-node-2', 'disk=ssd']);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/picky', '--timeout=20s']);
+    assert.equal(await s.kubectlOk(['get', 'pod', 'picky', '-o', 'jsonpath={.spec.nodeName}']), 'capstan-node-2');
+    assert.equal(await scheduledCondition('picky'), 'True - -');
+
+    // A cordoned node and an untolerated taint; then resources, with and without preemption.
+    await s.kubectlOk(['cordon', 'capstan-node-1']);
+    await s.kubectlOk(['taint', 'node', 'capstan-node-2', 'dedicated=gpu:NoSchedule']);
+    await s.kubectlOk(['apply', '-f', '-'], { input: pod('blocked') });
+    assert.equal(
+      (await failedWith('blocked', 1))[0]!.message,
+      '0/2 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..',
+    );
+    await s.kubectlOk(['uncordon', 'capstan-node-1']);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/blocked', '--timeout=20s']);
+    assert.equal(await s.kubectlOk(['get', 'pod', 'blocked', '-o', 'jsonpath={.spec.nodeName}']), 'capstan-node-1');
+    await s.kubectlOk(['taint', 'node', 'capstan-node-2', 'dedicated-']);
+    await s.kubectlOk(['apply', '-f', '-'], { input: pod('huge', {}, { requests: { cpu: '100' } }) });
+    assert.equal((await failedWith('huge', 1))[0]!.message, '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..');
+    await s.kubectlOk(['create', 'priorityclass', 'no-preempt', '--value=10', '--preemption-policy=Never']);
+    await s.kubectlOk(['apply', '-f', '-'], { input: pod('huge-never', { priorityClassName: 'no-preempt' }, { requests: { memory: '1Ti' } }) });
+    assert.equal((await failedWith('huge-never', 1))[0]!.message, '0/2 nodes are available: 2 Insufficient memory. preemption: not eligible due to preemptionPolicy=Never..');
+    await s.kubectlOk(['delete', 'pod', 'picky', 'blocked', 'huge', 'huge-never', '--now']);
+    await s.kubectlOk(['delete', 'priorityclass', 'no-preempt']);
+    await s.kubectlOk(['label', 'node', 'capstan-node-1', 'rack-']);
+    await s.kubectlOk(['label', 'node', 'capstan-node-2', 'disk-']);
+  });
 });

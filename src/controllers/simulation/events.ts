@@ -8,7 +8,9 @@
 // correlator (tools/record): past 10 events of one object with one reason and different messages within 10 minutes
 // they are combined into one; a repeat of an event counts on the Event already written (count, lastTimestamp)
 // instead of making another; and each object gets at most 25 events from a source, then one per 5 minutes.
-// The scheduler writes events.k8s.io/v1 Events (tools/events), one per call.
+// The scheduler writes events.k8s.io/v1 Events as tools/events does: the first of a kind (action, reason, object,
+// note) is created, the second turns it into a series (series.count 2), later ones are counted in memory and
+// written when the series ends (6 minutes without one) or every 30 minutes while it goes on.
 
 import { clockNow } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
@@ -60,6 +62,9 @@ const COMBINED_PREFIX = '(combined from similar events): ';
 /** How long the components must have had no work before events are written; the longest an event waits for that. */
 const QUIET_MS = 20;
 const MAX_DEFER_MS = 1000;
+/** tools/events: a series ends after 6 minutes without a repeat; a running one is written again every 30 minutes. */
+const SERIES_FINISH_MS = 360_000;
+const SERIES_HEARTBEAT_MS = 1_800_000;
 
 type Obj = Record<string, unknown>;
 
@@ -170,10 +175,24 @@ export function createCorrelator(nowMs: () => number = Date.now): (event: CoreEv
   };
 }
 
+/** What a lane writes: a core/v1 Event (before correlation), or an events.k8s.io/v1 Event, alone or as a series. */
+type Queued = { readonly core: CoreEvent } | { readonly v1: Obj; readonly series?: Obj };
+
+/** An events.k8s.io/v1 Event already written, and its series once it repeats (real-time ms for the intervals). */
+interface Isomorphic {
+  readonly event: Obj;
+  readonly atMs: number;
+  series?: { count: number; lastObservedTime: string };
+  observedMs: number;
+  writtenMs: number;
+}
+
 /** One component's lane: its queue, correlator and client rate. */
-function startLane(informers: Informers, options: RecorderOptions, stopped: () => boolean, sleeping: Map<NodeJS.Timeout, () => void>, quiet: () => Promise<void>): EventRecorder & { drained(): Promise<void> } {
-  const queue: Obj[] = [];
+function startLane(informers: Informers, options: RecorderOptions, stopped: () => boolean, sleeping: Map<NodeJS.Timeout, () => void>, quiet: () => Promise<void>): EventRecorder & { drained(): Promise<void>; close(): void } {
+  const queue: Queued[] = [];
   const correlate = createCorrelator();
+  const isomorphic = new Map<string, Isomorphic>();
+  let seriesTimer: NodeJS.Timeout | undefined;
   let tokens = options.burst;
   let refilledAt = performance.now();
   let draining: Promise<void> | undefined;
@@ -220,23 +239,83 @@ function startLane(informers: Informers, options: RecorderOptions, stopped: () =
     await store.create(ctx, w.event as unknown as KubeObject);
   }
 
-  async function writeV1(event: Obj): Promise<void> {
+  async function writeV1(event: Obj, series: Obj | undefined): Promise<void> {
     const def = informers.registry.lookup('events.k8s.io', 'v1', 'events');
     if (!def) return;
-    const namespace = String((event.metadata as Obj).namespace);
-    await informers.registry.store(def).create(informers.writeContext(EVENTS_V1, namespace, options.user), event as unknown as KubeObject);
+    const store = informers.registry.store(def);
+    const { namespace, name } = event.metadata as { namespace: string; name: string };
+    const ctx = informers.writeContext(EVENTS_V1, namespace, options.user);
+    if (series) {
+      try {
+        await store.update(ctx, name, (cur) => ({ ...cur!, series }));
+        return;
+      } catch (e) {
+        // A series whose Event is gone is written anew, series and all (recordEvent).
+        if (!isStatusError(e) || e.code !== 404) throw e;
+      }
+    }
+    await store.create(ctx, (series ? { ...event, series } : event) as unknown as KubeObject);
+  }
+
+  /** finishSeries and refreshExistingEventSeries: ended series written and forgotten, long ones written again. */
+  function tendSeries(): void {
+    const now = performance.now();
+    for (const [k, iso] of isomorphic) {
+      if (!iso.series) {
+        if (now - iso.atMs > SERIES_FINISH_MS) isomorphic.delete(k);
+        continue;
+      }
+      const ended = now - iso.observedMs > SERIES_FINISH_MS;
+      if (ended) isomorphic.delete(k);
+      if (ended || now - iso.writtenMs > SERIES_HEARTBEAT_MS) {
+        iso.writtenMs = now;
+        push({ v1: iso.event, series: { ...iso.series } });
+      }
+    }
+    if (isomorphic.size === 0 && seriesTimer) {
+      clearInterval(seriesTimer);
+      seriesTimer = undefined;
+    }
+  }
+
+  /** tools/events' recordToSink: an event like one written before counts on it instead. */
+  function recordV1(event: Obj): void {
+    const k = JSON.stringify([event.action, event.reason, event.reportingController, event.regarding, event.note]);
+    const now = performance.now();
+    const seen = isomorphic.get(k);
+    if (!seen) {
+      isomorphic.set(k, { event, atMs: now, observedMs: now, writtenMs: now });
+      seriesTimer ??= setInterval(tendSeries, SERIES_FINISH_MS).unref();
+      push({ v1: event });
+      return;
+    }
+    seen.observedMs = now;
+    if (seen.series) {
+      seen.series.count++;
+      seen.series.lastObservedTime = microTime(clockNow());
+      return;
+    }
+    seen.series = { count: 2, lastObservedTime: microTime(clockNow()) };
+    seen.writtenMs = now;
+    push({ v1: seen.event, series: { ...seen.series } });
+  }
+
+  function push(q: Queued): void {
+    if (stopped() || queue.length >= MAX_QUEUED) return;
+    queue.push(q);
+    kick();
   }
 
   async function drain(): Promise<void> {
     while (queue.length > 0 && !stopped()) {
       const next = queue.shift()!;
-      const write = options.eventsV1 ? undefined : correlate(next as CoreEvent);
-      if (!options.eventsV1 && !write) continue;
+      const write = 'core' in next ? correlate(next.core) : undefined;
+      if ('core' in next && !write) continue;
       await allowed();
       await quiet();
       if (stopped()) return;
       // As client-go's sink: a refused write (a terminating namespace, a webhook) is not retried.
-      await (write ? writeCore(write) : writeV1(next)).catch(() => undefined);
+      await (write ? writeCore(write) : 'v1' in next ? writeV1(next.v1, next.series) : undefined)?.catch(() => undefined);
     }
   }
 
@@ -249,34 +328,39 @@ function startLane(informers: Informers, options: RecorderOptions, stopped: () =
 
   return {
     event(obj, type, reason, message, extra = {}) {
-      if (stopped() || queue.length >= MAX_QUEUED) return;
+      if (stopped()) return;
       const nowMs = clockNow();
       const ref = referenceTo(obj, extra.fieldPath);
       const name = eventName(obj.metadata.name ?? '', nowMs);
       const namespace = obj.metadata.namespace || 'default';
-      queue.push(
-        options.eventsV1
-          ? { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name, namespace }, eventTime: microTime(nowMs), reportingController: options.component, reportingInstance: options.host ?? '', action: extra.action ?? '', reason, regarding: ref, note: message, type }
-          : {
-              apiVersion: 'v1',
-              kind: 'Event',
-              metadata: { name, namespace },
-              involvedObject: ref,
-              reason,
-              message,
-              source: options.host ? { component: options.component, host: options.host } : { component: options.component },
-              firstTimestamp: rfc3339(new Date(nowMs)),
-              lastTimestamp: rfc3339(new Date(nowMs)),
-              count: 1,
-              type,
-              eventTime: null,
-              reportingComponent: options.component,
-              reportingInstance: options.host ?? '',
-            },
-      );
-      kick();
+      if (options.eventsV1) {
+        recordV1({ apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name, namespace }, eventTime: microTime(nowMs), reportingController: options.component, reportingInstance: options.host ?? '', action: extra.action ?? '', reason, regarding: ref, note: message, type });
+        return;
+      }
+      push({
+        core: {
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: { name, namespace },
+          involvedObject: ref,
+          reason,
+          message,
+          source: options.host ? { component: options.component, host: options.host } : { component: options.component },
+          firstTimestamp: rfc3339(new Date(nowMs)),
+          lastTimestamp: rfc3339(new Date(nowMs)),
+          count: 1,
+          type,
+          eventTime: null,
+          reportingComponent: options.component,
+          reportingInstance: options.host ?? '',
+        },
+      });
     },
     drained: () => draining ?? Promise.resolve(),
+    close() {
+      if (seriesTimer) clearInterval(seriesTimer);
+      seriesTimer = undefined;
+    },
   };
 }
 
@@ -317,6 +401,7 @@ export function createEventSink(informers: Informers): EventSink {
       sleeping.clear();
       if (check) clearTimeout(check);
       check = undefined;
+      for (const lane of lanes) lane.close();
       for (const w of waiting.splice(0)) w.resolve();
       await Promise.all(lanes.map((l) => l.drained()));
     },

@@ -1,73 +1,63 @@
-// A simple scheduler: pending pods (no node, default scheduler) are bound through pods/binding to the
-// simulated node with room for their requests, whose labels match their nodeSelector and whose taints they
-// tolerate, and that is not cordoned (unless they tolerate that too); the least loaded such node wins.
+// A simple scheduler: pending pods (no node, default scheduler, no scheduling gates) are bound through pods/binding
+// to a simulated node that passes kube-scheduler's filters (scheduler-filters.ts); the least loaded such node wins.
+// A pod no node takes gets kube's FailedScheduling event and PodScheduled=False condition (reason Unschedulable),
+// and waits, as in kube-scheduler's unschedulable queue, for a change that could let it fit (a node added or
+// changed, a bound pod gone), at the earliest after its backoff (1 s, doubling to 10 s), and at least every 5 min.
 
-import { parseQuantity } from '../../registry/validation/quantity.ts';
+import { clockDate } from '../../apis/clock.ts';
+import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import { hostname } from 'node:os';
 import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
-import { NODE_CAPACITY } from './nodes.ts';
-import { asObj, ignoreConflictOrGone, key, NODES, PODS, splitKey, type Obj, WRITERS } from './shared.ts';
-
-/** A quantity in units (cores, bytes); 0 when it does not parse. */
-function units(q: unknown): number {
-  const r = typeof q === 'string' || typeof q === 'number' ? parseQuantity(String(q)) : undefined;
-  return r?.ok ? Number(r.nanos) / 1e9 : 0;
-}
-
-function requests(pod: KubeObject): { cpu: number; memory: number } {
-  let cpu = 0;
-  let memory = 0;
-  for (const c of (asObj(pod.spec).containers as unknown[] | undefined) ?? []) {
-    const r = asObj(asObj(asObj(c).resources).requests);
-    cpu += units(r.cpu);
-    memory += units(r.memory);
-  }
-  return { cpu, memory };
-}
-
-function tolerates(pod: KubeObject, taint: Obj): boolean {
-  if (taint.effect === 'PreferNoSchedule') return true;
-  return ((asObj(pod.spec).tolerations as unknown[] | undefined) ?? []).map(asObj).some((t) => {
-    if (t.effect && t.effect !== taint.effect) return false;
-    if (t.operator === 'Exists') return !t.key || t.key === taint.key;
-    return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
-  });
-}
-
-/** The taint a cordoned node stands for (kube's NodeUnschedulable filter admits only pods that tolerate it). */
-const UNSCHEDULABLE: Obj = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
-
-function fits(pod: KubeObject, node: KubeObject): boolean {
-  if (asObj(node.spec).unschedulable === true && !tolerates(pod, UNSCHEDULABLE)) return false;
-  const selector = asObj(asObj(pod.spec).nodeSelector);
-  const labels = node.metadata.labels ?? {};
-  if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) return false;
-  const taints = ((asObj(node.spec).taints as unknown[] | undefined) ?? []).map(asObj);
-  if (!taints.every((t) => tolerates(pod, t))) return false;
-  return asObj(node.status).conditions !== undefined && ((asObj(node.status).conditions as unknown[]) ?? []).some((c) => asObj(c).type === 'Ready' && asObj(c).status === 'True');
-}
+import { dryRun, fitErrorMessage, podRequests, refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
+import { asObj, ignoreConflictOrGone, key, NODES, PODS, splitKey, WRITERS } from './shared.ts';
 
 /** What a bound pod takes from its node while it is neither terminated nor being deleted. */
-interface Placement {
+interface Placement extends Resources {
   readonly node: string;
-  readonly cpu: number;
-  readonly memory: number;
+  readonly priority: number;
 }
 
 function placementOf(pod: KubeObject): Placement | undefined {
-  const node = asObj(pod.spec).nodeName;
+  const spec = asObj(pod.spec);
   const phase = asObj(pod.status).phase;
-  if (typeof node !== 'string' || !node || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return undefined;
-  return { node, ...requests(pod) };
+  if (typeof spec.nodeName !== 'string' || !spec.nodeName || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return undefined;
+  return { node: spec.nodeName, priority: priorityOf(pod), ...podRequests(pod) };
 }
 
-interface Usage {
-  cpu: number;
-  memory: number;
-  count: number;
+function priorityOf(pod: KubeObject): number {
+  const p = asObj(pod.spec).priority;
+  return typeof p === 'number' ? p : 0;
+}
+
+const NONE: Resources = { cpu: 0, memory: 0, pods: 0 };
+const NO_NODES = 'no nodes available to schedule pods';
+const INITIAL_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 10_000;
+/** kube-scheduler's podMaxInUnschedulablePodsDuration. */
+const UNSCHEDULABLE_RETRY_MS = 300_000;
+
+/** A pod no node took: how often it failed, when it may be tried again, and what it was when it failed. */
+interface Unschedulable {
+  attempts: number;
+  backoffUntil: number;
+  fingerprint: string;
+  retryAt?: number;
+}
+
+/** What kube-scheduler's isPodUpdated compares: the pod without its status and bookkeeping. */
+function podFingerprint(pod: KubeObject): string {
+  const { resourceVersion: _rv, generation: _g, managedFields: _mf, ...meta } = pod.metadata;
+  return JSON.stringify([meta, pod.spec]);
+}
+
+/** The parts of a node a pending pod's filters read. */
+function nodeFingerprint(node: KubeObject): string {
+  const status = asObj(node.status);
+  const ready = ((status.conditions as unknown[] | undefined) ?? []).map(asObj).find((c) => c.type === 'Ready')?.status;
+  return JSON.stringify([node.metadata.labels, node.spec, status.allocatable, ready]);
 }
 
 export function startScheduler(informers: Informers, eventSink: EventSink): { stop(): Promise<void> } {
@@ -75,57 +65,150 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
   // kube-scheduler records events.k8s.io/v1 Events at its client's rate (--kube-api-qps 50, burst 100).
   const events = eventSink.recorder({ component: 'default-scheduler', host: `default-scheduler-${hostname()}`, user: WRITERS.scheduler, qps: 50, burst: 100, eventsV1: true });
   const nodes = informers.of(NODES);
-  const capacity = { cpu: units(NODE_CAPACITY.cpu), memory: units(NODE_CAPACITY.memory) };
   // The scheduler's cache (as kube-scheduler's): what each bound pod takes, and each node's sum of it, kept from the
   // pod informer, which takes a binding in as soon as it succeeds, so the next decision sees it.
   const placements = new Map<string, Placement>();
-  const usage = new Map<string, Usage>();
+  const usage = new Map<string, Resources>();
+  const unschedulable = new Map<string, Unschedulable>();
+  const nodeSeen = new Map<string, string>();
+
   function account(p: Placement, sign: 1 | -1): void {
     let u = usage.get(p.node);
-    if (!u) usage.set(p.node, (u = { cpu: 0, memory: 0, count: 0 }));
+    if (!u) usage.set(p.node, (u = { cpu: 0, memory: 0, pods: 0 }));
     u.cpu += sign * p.cpu;
     u.memory += sign * p.memory;
-    u.count += sign;
-    if (u.count === 0) usage.delete(p.node);
+    u.pods += sign * p.pods;
+    if (u.pods === 0) usage.delete(p.node);
   }
-  function place(k: string, p: Placement | undefined): void {
+  /** Records where a pod is now; true when it gave resources back. */
+  function place(k: string, p: Placement | undefined): boolean {
     const old = placements.get(k);
     if (old) account(old, -1);
     if (p) {
       placements.set(k, p);
       account(p, 1);
     } else placements.delete(k);
+    return old !== undefined && (p === undefined || p.cpu < old.cpu || p.memory < old.memory || p.node !== old.node);
   }
+  /** What the pods of lower priority than `priority` on a node take (DefaultPreemption's possible victims). */
+  function lowerPriorityOn(node: string, priority: number): Resources {
+    const sum = { cpu: 0, memory: 0, pods: 0 };
+    for (const p of placements.values()) {
+      if (p.node !== node || p.priority >= priority) continue;
+      sum.cpu += p.cpu;
+      sum.memory += p.memory;
+      sum.pods += p.pods;
+    }
+    return sum;
+  }
+  /** Moves the unschedulable pods back to the queue, each once its backoff has passed (a cluster event may help them). */
+  function retryUnschedulable(): void {
+    const now = Date.now();
+    for (const [k, state] of unschedulable) {
+      const at = Math.max(now, state.backoffUntil);
+      if (state.retryAt !== undefined && state.retryAt <= at) continue;
+      state.retryAt = at;
+      queue.later(() => {
+        if (unschedulable.get(k) !== state || state.retryAt !== at) return;
+        state.retryAt = undefined;
+        queue.enqueue(k);
+      }, at - now);
+    }
+  }
+
+  async function failed(k: string, pod: KubeObject, message: string): Promise<void> {
+    const state = unschedulable.get(k) ?? { attempts: 0, backoffUntil: 0, fingerprint: '' };
+    state.attempts++;
+    state.backoffUntil = Date.now() + Math.min(INITIAL_BACKOFF_MS * 2 ** (state.attempts - 1), MAX_BACKOFF_MS);
+    state.fingerprint = podFingerprint(pod);
+    unschedulable.set(k, state);
+    queue.enqueue(k, UNSCHEDULABLE_RETRY_MS);
+    events.event(pod, 'Warning', 'FailedScheduling', message, { action: 'Scheduling' });
+    // updatePod: the PodScheduled condition is written only when it changes (lastTransitionTime kept while False).
+    const conditions = ((asObj(pod.status).conditions as unknown[] | undefined) ?? []).map(asObj);
+    const old = conditions.find((c) => c.type === 'PodScheduled');
+    if (old && old.status === 'False' && old.reason === 'Unschedulable' && old.message === message) return;
+    const condition = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: old?.status === 'False' ? old.lastTransitionTime : rfc3339(clockDate()), reason: 'Unschedulable', message };
+    const { namespace, name } = splitKey(k);
+    await pods
+      .update(
+        namespace,
+        name,
+        (cur) => {
+          if (!cur || cur.metadata.uid !== pod.metadata.uid || asObj(cur.spec).nodeName) return cur!;
+          const current = ((asObj(cur.status).conditions as unknown[] | undefined) ?? []).filter((c) => asObj(c).type !== 'PodScheduled');
+          const at = ((asObj(cur.status).conditions as unknown[] | undefined) ?? []).findIndex((c) => asObj(c).type === 'PodScheduled');
+          const next = at < 0 ? [...current, condition] : [...current.slice(0, at), condition, ...current.slice(at)];
+          return { ...cur, status: { ...asObj(cur.status), conditions: next } };
+        },
+        { subresource: 'status' },
+      )
+      .catch(ignoreConflictOrGone);
+  }
+
   const queue = createKeyedQueue(async (k) => {
     await Promise.all([pods.synced, nodes.synced]);
     const { namespace, name } = splitKey(k);
     const pod = pods.get(namespace, name);
-    if (!pod || asObj(pod.spec).nodeName || pod.metadata.deletionTimestamp) return;
-    const want = requests(pod);
+    const spec = asObj(pod?.spec);
+    if (!pod || spec.nodeName || pod.metadata.deletionTimestamp || ((spec.schedulingGates as unknown[] | undefined) ?? []).length > 0) {
+      unschedulable.delete(k);
+      return;
+    }
+    const want = podRequests(pod);
+    const all = nodes.list();
     let best: { name: string; load: number } | undefined;
-    for (const node of nodes.list()) {
-      if (!fits(pod, node)) continue;
-      const u = usage.get(node.metadata.name ?? '') ?? { cpu: 0, memory: 0, count: 0 };
-      if (u.cpu + want.cpu > capacity.cpu || u.memory + want.memory > capacity.memory || u.count >= 110) continue;
-      if (!best || u.count < best.load) best = { name: node.metadata.name ?? '', load: u.count };
+    const refused: { node: KubeObject; used: Resources; refusal: NonNullable<ReturnType<typeof refusal>> }[] = [];
+    for (const node of all) {
+      const nodeName = node.metadata.name ?? '';
+      const used = usage.get(nodeName) ?? NONE;
+      const why = refusal(pod, want, node, used);
+      if (why) refused.push({ node, used, refusal: why });
+      else if (!best || used.pods < best.load) best = { name: nodeName, load: used.pods };
     }
     if (!best) {
-      queue.enqueue(k, 1000);
+      const priority = priorityOf(pod);
+      const verdicts: RefusedNode[] = refused.map((r) => ({
+        refusal: r.refusal,
+        dryRun: r.refusal.resolvable ? dryRun(want, r.node, r.used, lowerPriorityOn(r.node.metadata.name ?? '', priority)) : undefined,
+      }));
+      await failed(k, pod, all.length === 0 ? NO_NODES : fitErrorMessage(pod, verdicts));
       return;
     }
     const bound = await pods
       .createSubresource(namespace, name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: best.name } })
       .then(() => true, ignoreConflictOrGone);
     if (!bound) return;
-    if (!placements.has(k)) place(k, { node: best.name, ...want });
+    unschedulable.delete(k);
+    if (!placements.has(k)) place(k, { node: best.name, priority: priorityOf(pod), ...want });
     events.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${best.name}`, { action: 'Binding' });
   }, 500, informers.activity);
+
   pods.onEvent((ev) => {
     const pod = ev.object;
     const spec = asObj(pod.spec);
+    const k = key(pod);
+    if (ev.type === 'DELETED') unschedulable.delete(k);
     // An unbound pod's event (possibly older than a binding just made) leaves the assumed placement alone.
-    if (ev.type === 'DELETED' || spec.nodeName) place(key(pod), ev.type === 'DELETED' ? undefined : placementOf(pod));
-    if (ev.type !== 'DELETED' && !spec.nodeName && (spec.schedulerName ?? 'default-scheduler') === 'default-scheduler') queue.enqueue(key(pod));
+    if (ev.type === 'DELETED' || spec.nodeName) {
+      if (place(k, ev.type === 'DELETED' ? undefined : placementOf(pod))) retryUnschedulable();
+    }
+    if (ev.type === 'DELETED' || spec.nodeName || (spec.schedulerName ?? 'default-scheduler') !== 'default-scheduler') return;
+    // A pod waiting as unschedulable is tried again when it changes, not for its own status (the condition written).
+    const waiting = unschedulable.get(k);
+    if (waiting && waiting.fingerprint === podFingerprint(pod)) return;
+    queue.enqueue(k);
+  });
+  nodes.onEvent((ev) => {
+    const name = ev.object.metadata.name ?? '';
+    if (ev.type === 'DELETED') {
+      nodeSeen.delete(name);
+      return;
+    }
+    const fingerprint = nodeFingerprint(ev.object);
+    if (nodeSeen.get(name) === fingerprint) return;
+    nodeSeen.set(name, fingerprint);
+    retryUnschedulable();
   });
   return { stop: queue.stop };
 }

@@ -1,0 +1,189 @@
+// The simulated scheduler's filters, as kube-scheduler's default profile runs them (NodeUnschedulable,
+// TaintToleration, NodeAffinity, NodeResourcesFit, in that order, the first that fails answering for the node), and
+// the message of a pod no node fits: kube's FitError with DefaultPreemption's dry run, e.g. "0/2 nodes are
+// available: 1 Insufficient cpu, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 1 No preemption
+// victims found for incoming pod, 1 Preemption is not helpful for scheduling.." (the doubled period is kube's).
+
+import { parseQuantity } from '../../registry/validation/quantity.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import { NODE_CAPACITY } from './nodes.ts';
+import { asObj, type Obj } from './shared.ts';
+
+/** What a pod asks of a node, or a node has: millicores, bytes, pods. */
+export interface Resources {
+  cpu: number;
+  memory: number;
+  pods: number;
+}
+
+/** kube's MilliValue (cpu) and Value (bytes), rounded up; 0 when absent or unparsable. */
+function quantity(q: unknown, milli: boolean): number {
+  const r = typeof q === 'string' || typeof q === 'number' ? parseQuantity(String(q)) : undefined;
+  if (!r?.ok) return 0;
+  const unit = milli ? 1_000_000n : 1_000_000_000n;
+  const n = BigInt(r.nanos);
+  return Number(n / unit + (n % unit > 0n ? 1n : 0n));
+}
+
+function containerRequests(containers: unknown): { cpu: number; memory: number }[] {
+  return ((containers as unknown[] | undefined) ?? []).map((c) => {
+    const r = asObj(asObj(asObj(c).resources).requests);
+    return { cpu: quantity(r.cpu, true), memory: quantity(r.memory, false) };
+  });
+}
+
+/** A pod's requests as NodeResourcesFit counts them: its containers' sum, at least any init container's, plus overhead. */
+export function podRequests(pod: KubeObject): Resources {
+  const spec = asObj(pod.spec);
+  const sum = containerRequests(spec.containers).reduce((a, c) => ({ cpu: a.cpu + c.cpu, memory: a.memory + c.memory }), { cpu: 0, memory: 0 });
+  for (const c of containerRequests(spec.initContainers)) {
+    sum.cpu = Math.max(sum.cpu, c.cpu);
+    sum.memory = Math.max(sum.memory, c.memory);
+  }
+  const overhead = asObj(spec.overhead);
+  return { cpu: sum.cpu + quantity(overhead.cpu, true), memory: sum.memory + quantity(overhead.memory, false), pods: 1 };
+}
+
+/** A node's allocatable resources (a simulated node's capacity when it reports none). */
+export function allocatable(node: KubeObject): Resources {
+  const a = asObj(asObj(node.status).allocatable);
+  const pick = (k: keyof typeof NODE_CAPACITY) => a[k] ?? NODE_CAPACITY[k];
+  return { cpu: quantity(pick('cpu'), true), memory: quantity(pick('memory'), false), pods: quantity(pick('pods'), false) };
+}
+
+/** ToleratesTaint: effect, key and value (operator Equal) or key alone (Exists; an empty key matches every taint). */
+export function tolerates(pod: KubeObject, taint: Obj): boolean {
+  return ((asObj(pod.spec).tolerations as unknown[] | undefined) ?? []).map(asObj).some((t) => {
+    if (t.effect && t.effect !== taint.effect) return false;
+    if (t.operator === 'Exists') return !t.key || t.key === taint.key;
+    return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
+  });
+}
+
+/** The taint kube's node lifecycle controller puts on a node whose Ready condition is not True. */
+const NOT_READY: Obj = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
+
+function ready(node: KubeObject): boolean {
+  return ((asObj(node.status).conditions as unknown[] | undefined) ?? []).some((c) => asObj(c).type === 'Ready' && asObj(c).status === 'True');
+}
+
+function taintsOf(node: KubeObject): Obj[] {
+  const taints = ((asObj(node.spec).taints as unknown[] | undefined) ?? []).map(asObj);
+  return ready(node) || taints.some((t) => t.key === NOT_READY.key) ? taints : [...taints, NOT_READY];
+}
+
+/** A NodeSelectorRequirement against a node's labels (matchExpressions) or its name (matchFields). */
+function requirementMatches(req: Obj, value: string | undefined): boolean {
+  const values = ((req.values as unknown[] | undefined) ?? []).map(String);
+  switch (req.operator) {
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      if (value === undefined || values.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(values[0]!)) return false;
+      const [have, bound] = [BigInt(value), BigInt(values[0]!)];
+      return req.operator === 'Gt' ? have > bound : have < bound;
+    }
+    default:
+      return false;
+  }
+}
+
+/** A NodeSelectorTerm: all its requirements hold (an empty term matches no node). */
+function termMatches(term: Obj, node: KubeObject): boolean {
+  const expressions = ((term.matchExpressions as unknown[] | undefined) ?? []).map(asObj);
+  const fields = ((term.matchFields as unknown[] | undefined) ?? []).map(asObj);
+  if (expressions.length === 0 && fields.length === 0) return false;
+  const labels = node.metadata.labels ?? {};
+  return (
+    expressions.every((r) => requirementMatches(r, Object.hasOwn(labels, String(r.key)) ? labels[String(r.key)] : undefined)) &&
+    fields.every((r) => r.key === 'metadata.name' && requirementMatches(r, node.metadata.name))
+  );
+}
+
+/** NodeAffinity's filter: the pod's nodeSelector and its required node affinity (any of its terms). */
+function affinityMatches(pod: KubeObject, node: KubeObject): boolean {
+  const spec = asObj(pod.spec);
+  const labels = node.metadata.labels ?? {};
+  if (!Object.entries(asObj(spec.nodeSelector)).every(([k, v]) => labels[k] === v)) return false;
+  const required = asObj(asObj(asObj(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
+  if (!Object.hasOwn(required, 'nodeSelectorTerms')) return true;
+  return ((required.nodeSelectorTerms as unknown[] | undefined) ?? []).map(asObj).some((t) => termMatches(t, node));
+}
+
+/** NodeResourcesFit's reasons: pods first, then cpu and memory, each asked only when the pod requests it. */
+export function insufficient(want: Resources, used: Resources, has: Resources): string[] {
+  const reasons: string[] = [];
+  if (used.pods + want.pods > has.pods) reasons.push('Too many pods');
+  if (want.cpu > 0 && want.cpu > has.cpu - used.cpu) reasons.push('Insufficient cpu');
+  if (want.memory > 0 && want.memory > has.memory - used.memory) reasons.push('Insufficient memory');
+  return reasons;
+}
+
+/**
+ * Why a node cannot take a pod, undefined when it can. `resolvable` is kube's Unschedulable (removing pods could
+ * help: resources) against UnschedulableAndUnresolvable (the node itself refuses the pod).
+ */
+export interface Refusal {
+  readonly reasons: string[];
+  readonly resolvable: boolean;
+}
+
+export function refusal(pod: KubeObject, want: Resources, node: KubeObject, used: Resources): Refusal | undefined {
+  if (asObj(node.spec).unschedulable === true && !tolerates(pod, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
+    return { reasons: ['node(s) were unschedulable'], resolvable: false };
+  }
+  const taint = taintsOf(node).find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(pod, t));
+  if (taint) return { reasons: [`node(s) had untolerated taint {${String(taint.key ?? '')}: ${String(taint.value ?? '')}}`], resolvable: false };
+  if (!affinityMatches(pod, node)) return { reasons: ["node(s) didn't match Pod's node affinity/selector"], resolvable: false };
+  const reasons = insufficient(want, used, allocatable(node));
+  return reasons.length > 0 ? { reasons, resolvable: true } : undefined;
+}
+
+/** kube's reason histogram: "<count> <reason>" per distinct reason, sorted, comma-separated. */
+function histogram(reasons: string[]): string {
+  const counts = new Map<string, number>();
+  for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  return [...counts].map(([r, n]) => `${n} ${r}`).sort().join(', ');
+}
+
+/** A node a pod does not fit: its refusal and, for a resolvable one, DefaultPreemption's dry run on it. */
+export interface RefusedNode {
+  readonly refusal: Refusal;
+  /** The reasons the pod still does not fit with every lower-priority pod gone; undefined: victims were found. */
+  readonly dryRun?: string[];
+}
+
+/**
+ * FitError's message for a pod no node fits: each node's reasons counted, then DefaultPreemption's: "not eligible
+ * due to preemptionPolicy=Never." or each node's dry-run verdict. When the dry run finds victims on some node, kube
+ * preempts them and its message has no preemption part; the simulation does not preempt (the pod stays pending).
+ */
+export function fitErrorMessage(pod: KubeObject, nodes: RefusedNode[]): string {
+  let message = `0/${nodes.length} nodes are available: ${histogram(nodes.flatMap((n) => n.refusal.reasons))}.`;
+  let post: string | undefined;
+  if (asObj(pod.spec).preemptionPolicy === 'Never') post = 'not eligible due to preemptionPolicy=Never.';
+  else if (nodes.every((n) => !n.refusal.resolvable || n.dryRun !== undefined)) {
+    post = `0/${nodes.length} nodes are available: ${histogram(nodes.flatMap((n) => (n.refusal.resolvable ? n.dryRun! : ['Preemption is not helpful for scheduling'])))}.`;
+  }
+  if (post !== undefined) message += ` preemption: ${post}.`;
+  return message;
+}
+
+/**
+ * SelectVictimsOnNode's answer for a node refused for its resources, given what its pods of lower priority than
+ * the incoming one take: none there ("No preemption victims found for incoming pod"), still no room with all of
+ * them gone (the resources' reasons), or undefined (they would be preempted).
+ */
+export function dryRun(want: Resources, node: KubeObject, used: Resources, lowerPriority: Resources): string[] | undefined {
+  if (lowerPriority.pods === 0) return ['No preemption victims found for incoming pod'];
+  const left = { cpu: used.cpu - lowerPriority.cpu, memory: used.memory - lowerPriority.memory, pods: used.pods - lowerPriority.pods };
+  const reasons = insufficient(want, left, allocatable(node));
+  return reasons.length > 0 ? reasons : undefined;
+}
