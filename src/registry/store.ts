@@ -10,6 +10,7 @@ import { createCore, keyFor, readCurrent, type StoreCore, type StoreOptions } fr
 import { deleteObject } from './store-delete.ts';
 import { generateNameConflict, parseResourceVersion } from './store-errors.ts';
 import { metaOf, validateCreateMeta, validateUpdateMeta } from './store-meta.ts';
+import { validateManagedFields } from './validation/meta.ts';
 import { matchRequestNamespace } from './request-namespace.ts';
 import { checkNamespaceForCreate, deleteNamespace, isNamespaceStore } from './store-namespaces.ts';
 import { applyScale, scaleOf } from './store-scale.ts';
@@ -137,13 +138,22 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   matchRequestNamespace(metaOf(obj), core.namespaced ? ctx.namespace : '');
   const strategy = core.strategy;
   strategy.defaults?.(obj);
+  // The writer's managedFields entry covers what it sent (defaults included), not what mutating admission adds:
+  // kube's create handler runs its field manager before admission.
+  trackManagedFields(ctx, undefined, obj, '');
   if (ctx.admit) {
     // Mutating admission sees the decoded, defaulted object (no uid or creationTimestamp yet, as in kube).
+    const tracked = obj.metadata.managedFields;
     const admitted = await ctx.admit(obj, undefined);
     if (admitted !== obj) {
       obj = admitted;
       matchRequestNamespace(metaOf(obj), core.namespaced ? ctx.namespace : '');
       strategy.defaults?.(obj);
+      // managedFields that admission left invalid are put back (kube's managedFields validating admission).
+      if (validateManagedFields(obj.metadata.managedFields, 'metadata.managedFields').length > 0) {
+        if (tracked) obj.metadata.managedFields = tracked;
+        else delete obj.metadata.managedFields;
+      }
     }
   }
 
@@ -156,7 +166,6 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   if (trackGeneration(core)) meta.generation = 1;
 
   held.release = await strategy.beginWrite?.(obj, undefined, ctx, holdersOf(core, def, ctx), claimsOf(core));
-  trackManagedFields(ctx, undefined, obj, '');
   strategy.prepareForCreate?.(obj, ctx);
   const name = obj.metadata.name ?? '';
   const typeErrs = strategy.validate?.(obj, ctx) ?? [];

@@ -186,6 +186,34 @@ describe('kubectl write paths', () => {
     assert.deepEqual(shared.obj.spec, labelled.obj.spec);
   });
 
+  test("a create's managedFields hold what the client sent (with the defaults), not what admission adds; a binding leaves them as they are", async () => {
+    await s.kubectlOk(['run', 'owned', '--image=nginx', '--restart=Never']);
+    const pod = JSON.parse(await s.kubectlOk(['get', 'pod', 'owned', '-o', 'json', '--show-managed-fields']));
+    // The Priority and DefaultTolerationSeconds admission plugins set these; kube's field manager runs before them.
+    assert.equal(pod.spec.priority, 0);
+    assert.equal(pod.spec.tolerations.length, 2);
+    assert.deepEqual(pod.metadata.managedFields.map((m: { manager: string; operation: string }) => `${m.manager} ${m.operation}`), ['kubectl-run Update']);
+    assert.deepEqual(pod.metadata.managedFields[0].fieldsV1, {
+      'f:metadata': { 'f:labels': { '.': {}, 'f:run': {} } },
+      'f:spec': {
+        'f:containers': { 'k:{"name":"owned"}': { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:resources': {}, 'f:terminationMessagePath': {}, 'f:terminationMessagePolicy': {} } },
+        'f:dnsPolicy': {},
+        'f:enableServiceLinks': {},
+        'f:restartPolicy': {},
+        'f:schedulerName': {},
+        'f:securityContext': {},
+        'f:terminationGracePeriodSeconds': {},
+      },
+    });
+    // kube's binding writes the pod in storage directly: nodeName and PodScheduled change, managedFields do not.
+    const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'owned' }, target: { kind: 'Node', name: 'node-a' } };
+    await s.kubectlOk(['create', '--raw', '/api/v1/namespaces/default/pods/owned/binding', '-f', '-'], { input: JSON.stringify(binding) });
+    const bound = JSON.parse(await s.kubectlOk(['get', 'pod', 'owned', '-o', 'json', '--show-managed-fields']));
+    assert.equal(bound.spec.nodeName, 'node-a');
+    assert.deepEqual(bound.metadata.managedFields, pod.metadata.managedFields);
+    await s.kubectlOk(['delete', 'pod', 'owned', '--now']);
+  });
+
   test('create and delete with --dry-run=server change nothing', async () => {
     assert.equal(await ok(['create', 'cm', 'dry', '--from-literal=a=b', '--dry-run=server']), 'configmap/dry created (server dry run)\n');
     const missing = await s.kubectl(['get', 'cm', 'dry']);

@@ -29,8 +29,9 @@ async function bind(store: ResourceStore, ctx: RequestContext, name: string, bin
   if (errs.length) throw invalid({ group: '', kind: 'Binding' }, name, errs);
   const node = String(asObj(binding.target).name);
   const on = { group: '', resource: 'pods/binding' };
+  // kube's assignPod writes the pod straight to storage: the binding leaves the pod's managedFields as they are.
   await store.update(
-    ctx,
+    { ...ctx, trackManagedFields: undefined },
     name,
     (pod) => {
       if (!pod) throw notFound({ group: '', resource: 'pods' }, name);
