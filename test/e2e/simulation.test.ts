@@ -339,4 +339,56 @@ describe('simulated workloads', () => {
     await s.kubectlOk(['label', 'node', 'capstan-node-1', 'rack-']);
     await s.kubectlOk(['label', 'node', 'capstan-node-2', 'disk-']);
   });
+
+  test('a pod of higher priority preempts a lower one: the victim is deleted with a Preempted event, the pod nominated to its node and placed there', async () => {
+    type Ev = { reason: string; message: string; reportingComponent: string; involvedObject: { name: string }; related?: { name: string } };
+    const eventsWith = async (selector: string): Promise<Ev[]> => JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', selector, '-o', 'json'])).items;
+    const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+      for (let i = 0; i < 300; i++) {
+        const v = await probe();
+        if (v !== undefined) return v;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`timed out waiting for ${what}`);
+    };
+    await s.kubectlOk(['create', 'priorityclass', 'vip', '--value=1000']);
+    // Two pods of 6 cpu, one on each node (8 cpu each), leave no node room for 4 more.
+    const filler = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'filler' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'filler' } }, template: { metadata: { labels: { app: 'filler' } }, spec: { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '6' } } }] } } },
+    };
+    await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(filler) });
+    await s.kubectlOk(['rollout', 'status', 'deployment/filler', '--timeout=30s']);
+    const fillers = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=filler', '-o', 'json'])).items as { metadata: { name: string }; spec: { nodeName: string } }[];
+    assert.deepEqual(fillers.map((p) => p.spec.nodeName).sort(), ['capstan-node-1', 'capstan-node-2']);
+    const vipPod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'vip' }, spec: { priorityClassName: 'vip', containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '4' } } }] } };
+    await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(vipPod) });
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/vip', '--timeout=30s']);
+    const vip = JSON.parse(await s.kubectlOk(['get', 'pod', 'vip', '-o', 'json']));
+    const node = vip.spec.nodeName as string;
+    assert.equal(vip.status.nominatedNodeName, node);
+    const victim = fillers.find((p) => p.spec.nodeName === node)!.metadata.name;
+    const [preempted] = await until('the Preempted event', async () => ((await eventsWith('reason=Preempted')).length > 0 ? eventsWith('reason=Preempted') : undefined));
+    assert.deepEqual([preempted!.involvedObject.name, preempted!.message, preempted!.reportingComponent, preempted!.related?.name], [victim, `Preempted by pod ${vip.metadata.uid} on node ${node}`, 'default-scheduler', 'vip']);
+    const [vipFailure] = await until('the FailedScheduling event of vip', async () => {
+      const evs = await eventsWith('involvedObject.name=vip,reason=FailedScheduling');
+      return evs.length > 0 ? evs : undefined;
+    });
+    assert.equal(vipFailure!.message, '0/2 nodes are available: 2 Insufficient cpu.');
+    // The victim's replacement finds no room and no pod it may preempt.
+    const replacement = await until('the replacement filler', async () => {
+      const pods = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=filler', '-o', 'json'])).items as { metadata: { name: string }; spec: { nodeName?: string } }[];
+      return pods.find((p) => !p.spec.nodeName)?.metadata.name;
+    });
+    const [pending] = await until('the replacement\'s FailedScheduling event', async () => {
+      const evs = await eventsWith(`involvedObject.name=${replacement},reason=FailedScheduling`);
+      return evs.length > 0 ? evs : undefined;
+    });
+    assert.equal(pending!.message, '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..');
+    await s.kubectlOk(['delete', 'deployment', 'filler']);
+    await s.kubectlOk(['delete', 'pod', 'vip', '--now']);
+    await s.kubectlOk(['delete', 'priorityclass', 'vip']);
+  });
 });

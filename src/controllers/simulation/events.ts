@@ -24,9 +24,9 @@ export type EventType = 'Normal' | 'Warning';
 export interface EventRecorder {
   /**
    * Records an event about obj; fieldPath names the part of it (the kubelet's `spec.containers{web}`), action what
-   * was done (events.k8s.io/v1 only).
+   * was done and related the other object involved (events.k8s.io/v1 only).
    */
-  event(obj: KubeObject, type: EventType, reason: string, message: string, extra?: { fieldPath?: string; action?: string }): void;
+  event(obj: KubeObject, type: EventType, reason: string, message: string, extra?: { fieldPath?: string; action?: string; related?: KubeObject }): void;
 }
 
 export interface RecorderOptions {
@@ -280,7 +280,7 @@ function startLane(informers: Informers, options: RecorderOptions, stopped: () =
 
   /** tools/events' recordToSink: an event like one written before counts on it instead. */
   function recordV1(event: Obj): void {
-    const k = JSON.stringify([event.action, event.reason, event.reportingController, event.regarding, event.note]);
+    const k = JSON.stringify([event.action, event.reason, event.reportingController, event.regarding, event.related, event.note]);
     const now = performance.now();
     const seen = isomorphic.get(k);
     if (!seen) {
@@ -334,7 +334,8 @@ function startLane(informers: Informers, options: RecorderOptions, stopped: () =
       const name = eventName(obj.metadata.name ?? '', nowMs);
       const namespace = obj.metadata.namespace || 'default';
       if (options.eventsV1) {
-        recordV1({ apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name, namespace }, eventTime: microTime(nowMs), reportingController: options.component, reportingInstance: options.host ?? '', action: extra.action ?? '', reason, regarding: ref, note: message, type });
+        const related = extra.related ? { related: referenceTo(extra.related) } : {};
+        recordV1({ apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name, namespace }, eventTime: microTime(nowMs), reportingController: options.component, reportingInstance: options.host ?? '', action: extra.action ?? '', reason, regarding: ref, ...related, note: message, type });
         return;
       }
       push({

@@ -3,6 +3,9 @@
 // A pod no node takes gets kube's FailedScheduling event and PodScheduled=False condition (reason Unschedulable),
 // and waits, as in kube-scheduler's unschedulable queue, for a change that could let it fit (a node added or
 // changed, a bound pod gone), at the earliest after its backoff (1 s, doubling to 10 s), and at least every 5 min.
+// When pods of lower priority stand in its way, it preempts them as DefaultPreemption does: on the node where the
+// fewest and least important of them make room, they get the DisruptionTarget condition, are deleted and get a
+// Preempted event, and the pod is nominated to that node (status.nominatedNodeName), which it is tried on first.
 
 import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
@@ -11,7 +14,7 @@ import { createKeyedQueue } from '../work-queue.ts';
 import { hostname } from 'node:os';
 import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
-import { dryRun, fitErrorMessage, podRequests, refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
+import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, refusal, type Refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
 import { asObj, ignoreConflictOrGone, key, NODES, PODS, splitKey, WRITERS } from './shared.ts';
 
 /** What a bound pod takes from its node while it is neither terminated nor being deleted. */
@@ -47,6 +50,34 @@ interface Unschedulable {
   retryAt?: number;
 }
 
+/** A node where preempting `victims` (keys of bound pods) makes room for a pod. */
+interface Candidate {
+  readonly node: string;
+  readonly victims: { readonly key: string; readonly placement: Placement }[];
+}
+
+const plus = (a: Resources, b: Resources, sign: 1 | -1 = 1): Resources => ({ cpu: a.cpu + sign * b.cpu, memory: a.memory + sign * b.memory, pods: a.pods + sign * b.pods });
+
+/**
+ * pickOneNodeForPreemption's order (PodDisruptionBudgets and start times aside): the lowest highest-priority victim,
+ * then the lowest sum of priorities each offset by 2^31 (so fewer victims first), then the fewest victims.
+ */
+function betterCandidate(a: Candidate, b: Candidate): boolean {
+  const top = (c: Candidate) => Math.max(...c.victims.map((v) => v.placement.priority));
+  const sum = (c: Candidate) => c.victims.reduce((n, v) => n + v.placement.priority + 2 ** 31, 0);
+  if (top(a) !== top(b)) return top(a) < top(b);
+  if (sum(a) !== sum(b)) return sum(a) < sum(b);
+  return a.victims.length < b.victims.length;
+}
+
+/** A pod with `condition` in its status, in place of one of the same type. */
+function withCondition(pod: KubeObject, condition: Record<string, unknown>): KubeObject {
+  const conditions = (asObj(pod.status).conditions as unknown[] | undefined) ?? [];
+  const at = conditions.findIndex((c) => asObj(c).type === condition.type);
+  const next = at < 0 ? [...conditions, condition] : conditions.map((c, i) => (i === at ? condition : c));
+  return { ...pod, status: { ...asObj(pod.status), conditions: next } };
+}
+
 /** What kube-scheduler's isPodUpdated compares: the pod without its status and bookkeeping. */
 function podFingerprint(pod: KubeObject): string {
   const { resourceVersion: _rv, generation: _g, managedFields: _mf, ...meta } = pod.metadata;
@@ -70,6 +101,8 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
   const placements = new Map<string, Placement>();
   const usage = new Map<string, Resources>();
   const unschedulable = new Map<string, Unschedulable>();
+  // Pods a preemption nominated to a node, not bound yet: they hold its room against pods of no higher priority.
+  const nominations = new Map<string, Placement>();
   const nodeSeen = new Map<string, string>();
 
   function account(p: Placement, sign: 1 | -1): void {
@@ -89,6 +122,12 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       account(p, 1);
     } else placements.delete(k);
     return old !== undefined && (p === undefined || p.cpu < old.cpu || p.memory < old.memory || p.node !== old.node);
+  }
+  /** What a node holds for a pod of `priority`: its bound pods and the pods nominated to it of at least that priority. */
+  function usedFor(node: string, priority: number, self: string): Resources {
+    let used = usage.get(node) ?? NONE;
+    for (const [k, n] of nominations) if (k !== self && n.node === node && n.priority >= priority) used = plus(used, n);
+    return used;
   }
   /** What the pods of lower priority than `priority` on a node take (DefaultPreemption's possible victims). */
   function lowerPriorityOn(node: string, priority: number): Resources {
@@ -116,18 +155,23 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     }
   }
 
-  async function failed(k: string, pod: KubeObject, message: string): Promise<void> {
+  /** handleSchedulingFailure, after PostFilter's preemption (if it chose a node, the pod is nominated to it). */
+  async function failed(k: string, pod: KubeObject, message: string, preemption?: Candidate): Promise<void> {
     const state = unschedulable.get(k) ?? { attempts: 0, backoffUntil: 0, fingerprint: '' };
     state.attempts++;
     state.backoffUntil = Date.now() + Math.min(INITIAL_BACKOFF_MS * 2 ** (state.attempts - 1), MAX_BACKOFF_MS);
     state.fingerprint = podFingerprint(pod);
     unschedulable.set(k, state);
     queue.enqueue(k, UNSCHEDULABLE_RETRY_MS);
+    // Preempted only now that the pod waits as unschedulable: its victims' deletion moves it back to the queue.
+    if (preemption) await preempt(pod, preemption);
+    const nominated = preemption?.node;
     events.event(pod, 'Warning', 'FailedScheduling', message, { action: 'Scheduling' });
-    // updatePod: the PodScheduled condition is written only when it changes (lastTransitionTime kept while False).
-    const conditions = ((asObj(pod.status).conditions as unknown[] | undefined) ?? []).map(asObj);
-    const old = conditions.find((c) => c.type === 'PodScheduled');
-    if (old && old.status === 'False' && old.reason === 'Unschedulable' && old.message === message) return;
+    // updatePod: the PodScheduled condition (lastTransitionTime kept while False) and the node a preemption
+    // nominated, written only when either changes.
+    const old = ((asObj(pod.status).conditions as unknown[] | undefined) ?? []).map(asObj).find((c) => c.type === 'PodScheduled');
+    const renominate = nominated !== undefined && asObj(pod.status).nominatedNodeName !== nominated;
+    if (old && old.status === 'False' && old.reason === 'Unschedulable' && old.message === message && !renominate) return;
     const condition = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: old?.status === 'False' ? old.lastTransitionTime : rfc3339(clockDate()), reason: 'Unschedulable', message };
     const { namespace, name } = splitKey(k);
     await pods
@@ -136,14 +180,41 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
         name,
         (cur) => {
           if (!cur || cur.metadata.uid !== pod.metadata.uid || asObj(cur.spec).nodeName) return cur!;
-          const current = ((asObj(cur.status).conditions as unknown[] | undefined) ?? []).filter((c) => asObj(c).type !== 'PodScheduled');
-          const at = ((asObj(cur.status).conditions as unknown[] | undefined) ?? []).findIndex((c) => asObj(c).type === 'PodScheduled');
-          const next = at < 0 ? [...current, condition] : [...current.slice(0, at), condition, ...current.slice(at)];
-          return { ...cur, status: { ...asObj(cur.status), conditions: next } };
+          const next = withCondition(cur, condition);
+          return nominated === undefined ? next : { ...next, status: { ...asObj(next.status), nominatedNodeName: nominated } };
         },
         { subresource: 'status' },
       )
       .catch(ignoreConflictOrGone);
+  }
+
+  /** SelectVictimsOnNode: all lower-priority pods removed, then as many as still leave room put back, most important first. */
+  function candidateOn(node: KubeObject, used: Resources, want: Resources, priority: number): Candidate | undefined {
+    const name = node.metadata.name ?? '';
+    const lower = [...placements].filter(([, p]) => p.node === name && p.priority < priority).sort(([, a], [, b]) => b.priority - a.priority);
+    const has = allocatable(node);
+    let left = lower.reduce((u, [, p]) => plus(u, p, -1), used);
+    const victims: Candidate['victims'] = [];
+    for (const [key, placement] of lower) {
+      const back = plus(left, placement);
+      if (insufficient(want, back, has).length === 0) left = back;
+      else victims.push({ key, placement });
+    }
+    return victims.length > 0 ? { node: name, victims } : undefined;
+  }
+
+  /** prepareCandidate: each victim gets the DisruptionTarget condition, is deleted and gets a Preempted event. */
+  async function preempt(pod: KubeObject, candidate: Candidate): Promise<void> {
+    const scheduler = String(asObj(pod.spec).schedulerName ?? 'default-scheduler');
+    for (const { key: victimKey } of candidate.victims) {
+      const { namespace, name } = splitKey(victimKey);
+      const victim = pods.get(namespace, name);
+      if (!victim) continue;
+      const condition = { type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(clockDate()), reason: 'PreemptionByScheduler', message: `${scheduler}: preempting to accommodate a higher priority pod` };
+      await pods.update(namespace, name, (cur) => (cur && cur.metadata.uid === victim.metadata.uid ? withCondition(cur, condition) : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
+      await pods.delete(namespace, name).catch(ignoreConflictOrGone);
+      events.event(victim, 'Normal', 'Preempted', `Preempted by pod ${pod.metadata.uid ?? ''} on node ${candidate.node}`, { action: 'Preempting', related: pod });
+    }
   }
 
   const queue = createKeyedQueue(async (k) => {
@@ -157,22 +228,32 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     }
     const want = podRequests(pod);
     const all = nodes.list();
+    // The node a preemption nominated is tried first; otherwise the least loaded node that fits.
+    const nominated = asObj(pod.status).nominatedNodeName;
+    const priority = priorityOf(pod);
     let best: { name: string; load: number } | undefined;
-    const refused: { node: KubeObject; used: Resources; refusal: NonNullable<ReturnType<typeof refusal>> }[] = [];
+    const refused: { node: KubeObject; used: Resources; refusal: Refusal }[] = [];
     for (const node of all) {
       const nodeName = node.metadata.name ?? '';
-      const used = usage.get(nodeName) ?? NONE;
+      const used = usedFor(nodeName, priority, k);
       const why = refusal(pod, want, node, used);
       if (why) refused.push({ node, used, refusal: why });
-      else if (!best || used.pods < best.load) best = { name: nodeName, load: used.pods };
+      else if (!best || (best.name !== nominated && (nodeName === nominated || used.pods < best.load))) best = { name: nodeName, load: used.pods };
     }
     if (!best) {
-      const priority = priorityOf(pod);
       const verdicts: RefusedNode[] = refused.map((r) => ({
         refusal: r.refusal,
         dryRun: r.refusal.resolvable ? dryRun(want, r.node, r.used, lowerPriorityOn(r.node.metadata.name ?? '', priority)) : undefined,
       }));
-      await failed(k, pod, all.length === 0 ? NO_NODES : fitErrorMessage(pod, verdicts));
+      let chosen: Candidate | undefined;
+      if (asObj(pod.spec).preemptionPolicy !== 'Never') {
+        refused.forEach((r, i) => {
+          if (!r.refusal.resolvable || verdicts[i]!.dryRun !== undefined) return;
+          const c = candidateOn(r.node, r.used, want, priority);
+          if (c && (!chosen || betterCandidate(c, chosen))) chosen = c;
+        });
+      }
+      await failed(k, pod, all.length === 0 ? NO_NODES : fitErrorMessage(pod, verdicts), chosen);
       return;
     }
     const bound = await pods
@@ -189,6 +270,10 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     const spec = asObj(pod.spec);
     const k = key(pod);
     if (ev.type === 'DELETED') unschedulable.delete(k);
+    const nominatedTo = asObj(pod.status).nominatedNodeName;
+    if (ev.type !== 'DELETED' && !spec.nodeName && !pod.metadata.deletionTimestamp && typeof nominatedTo === 'string' && nominatedTo) {
+      nominations.set(k, { node: nominatedTo, priority: priorityOf(pod), ...podRequests(pod) });
+    } else nominations.delete(k);
     // An unbound pod's event (possibly older than a binding just made) leaves the assumed placement alone.
     if (ev.type === 'DELETED' || spec.nodeName) {
       if (place(k, ev.type === 'DELETED' ? undefined : placementOf(pod))) retryUnschedulable();
