@@ -7,6 +7,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.ts';
 
+/** Polls probe every 50 ms until it answers (at most 15 s). */
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
 describe('simulated workloads', () => {
   let s: TestServer;
   before(async () => {
@@ -276,14 +286,6 @@ describe('simulated workloads', () => {
     type Ev = { type: string; reason: string; reportingComponent: string; message: string; series?: { count: number } };
     const failures = async (name: string): Promise<Ev[]> =>
       JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},reason=FailedScheduling`, '--sort-by=.metadata.name', '-o', 'json'])).items;
-    const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-      for (let i = 0; i < 300; i++) {
-        const v = await probe();
-        if (v !== undefined) return v;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`timed out waiting for ${what}`);
-    };
     const failedWith = (name: string, count: number) => until(`${count} FailedScheduling events of ${name}`, async () => ((await failures(name)).length >= count ? failures(name) : undefined));
     const scheduledCondition = async (name: string) => {
       const pod = JSON.parse(await s.kubectlOk(['get', 'pod', name, '-o', 'json']));
@@ -343,14 +345,6 @@ describe('simulated workloads', () => {
   test('a pod of higher priority preempts a lower one: the victim is deleted with a Preempted event, the pod nominated to its node and placed there', async () => {
     type Ev = { reason: string; message: string; reportingComponent: string; involvedObject: { name: string }; related?: { name: string } };
     const eventsWith = async (selector: string): Promise<Ev[]> => JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', selector, '-o', 'json'])).items;
-    const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-      for (let i = 0; i < 300; i++) {
-        const v = await probe();
-        if (v !== undefined) return v;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`timed out waiting for ${what}`);
-    };
     await s.kubectlOk(['create', 'priorityclass', 'vip', '--value=1000']);
     // Two pods of 6 cpu, one on each node (8 cpu each), leave no node room for 4 more.
     const filler = {
