@@ -385,4 +385,39 @@ describe('simulated workloads', () => {
     await s.kubectlOk(['delete', 'pod', 'vip', '--now']);
     await s.kubectlOk(['delete', 'priorityclass', 'vip']);
   });
+
+  test('required pod anti-affinity spreads a Deployment one pod per node; the replica with no node left stays Pending', async () => {
+    const spread = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'spread' },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'spread' } },
+        template: {
+          metadata: { labels: { app: 'spread' } },
+          spec: {
+            affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'spread' } }, topologyKey: 'kubernetes.io/hostname' }] } },
+            containers: [{ name: 'app', image: 'nginx' }],
+          },
+        },
+      },
+    };
+    await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(spread) });
+    type P = { metadata: { name: string }; spec: { nodeName?: string }; status: { phase: string } };
+    const pods = async (): Promise<P[]> => JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=spread', '-o', 'json'])).items;
+    const pending = await until('a pending replica', async () => {
+      const all = await pods();
+      return all.filter((p) => p.status.phase === 'Running').length === 2 ? all.find((p) => !p.spec.nodeName) : undefined;
+    });
+    assert.deepEqual((await pods()).filter((p) => p.spec.nodeName).map((p) => p.spec.nodeName).sort(), ['capstan-node-1', 'capstan-node-2']);
+    const failure = await until('its FailedScheduling event', async () => {
+      const evs = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${pending.metadata.name},reason=FailedScheduling`, '-o', 'json'])).items;
+      return evs[0]?.message as string | undefined;
+    });
+    assert.equal(failure, "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..");
+    await s.kubectlOk(['scale', 'deployment/spread', '--replicas=2']);
+    assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/spread', '--timeout=30s']), /successfully rolled out/);
+    await s.kubectlOk(['delete', 'deployment', 'spread']);
+  });
 });

@@ -72,6 +72,11 @@ function taintsOf(node: KubeObject): Obj[] {
   return ready(node) || taints.some((t) => t.key === NOT_READY.key) ? taints : [...taints, NOT_READY];
 }
 
+/** The first of a node's NoSchedule and NoExecute taints the pod does not tolerate. */
+export function untoleratedTaint(pod: KubeObject, node: KubeObject): Obj | undefined {
+  return taintsOf(node).find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(pod, t));
+}
+
 /** A NodeSelectorRequirement against a node's labels (matchExpressions) or its name (matchFields). */
 function requirementMatches(req: Obj, value: string | undefined): boolean {
   const values = ((req.values as unknown[] | undefined) ?? []).map(String);
@@ -108,7 +113,7 @@ function termMatches(term: Obj, node: KubeObject): boolean {
 }
 
 /** NodeAffinity's filter: the pod's nodeSelector and its required node affinity (any of its terms). */
-function affinityMatches(pod: KubeObject, node: KubeObject): boolean {
+export function affinityMatches(pod: KubeObject, node: KubeObject): boolean {
   const spec = asObj(pod.spec);
   const labels = node.metadata.labels ?? {};
   if (!Object.entries(asObj(spec.nodeSelector)).every(([k, v]) => labels[k] === v)) return false;
@@ -135,15 +140,26 @@ export interface Refusal {
   readonly resolvable: boolean;
 }
 
-export function refusal(pod: KubeObject, want: Resources, node: KubeObject, used: Resources): Refusal | undefined {
+/** The filters that look at the pods already bound (scheduler-inter-pod.ts), in their places in kube's order. */
+export interface InterPodFilters {
+  /** NodePorts, which runs before NodeResourcesFit. */
+  ports(node: KubeObject): Refusal | undefined;
+  /** PodTopologySpread, then InterPodAffinity, which run after it. */
+  spreadAndAffinity(node: KubeObject): Refusal | undefined;
+}
+
+export function refusal(pod: KubeObject, want: Resources, node: KubeObject, used: Resources, interPod?: InterPodFilters): Refusal | undefined {
   if (asObj(node.spec).unschedulable === true && !tolerates(pod, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
     return { reasons: ['node(s) were unschedulable'], resolvable: false };
   }
-  const taint = taintsOf(node).find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(pod, t));
+  const taint = untoleratedTaint(pod, node);
   if (taint) return { reasons: [`node(s) had untolerated taint {${String(taint.key ?? '')}: ${String(taint.value ?? '')}}`], resolvable: false };
   if (!affinityMatches(pod, node)) return { reasons: ["node(s) didn't match Pod's node affinity/selector"], resolvable: false };
+  const ports = interPod?.ports(node);
+  if (ports) return ports;
   const reasons = insufficient(want, used, allocatable(node));
-  return reasons.length > 0 ? { reasons, resolvable: true } : undefined;
+  if (reasons.length > 0) return { reasons, resolvable: true };
+  return interPod?.spreadAndAffinity(node);
 }
 
 /** kube's reason histogram: "<count> <reason>" per distinct reason, sorted, comma-separated. */

@@ -13,9 +13,11 @@ import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import { hostname } from 'node:os';
 import type { EventSink } from './events.ts';
-import type { Informers } from './informers.ts';
+import type { Informer, Informers } from './informers.ts';
+import type { ClusterView } from './scheduler-inter-pod.ts';
+import { interPodFilters, needsInterPod } from './scheduler-inter-pod.ts';
 import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, refusal, type Refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
-import { asObj, ignoreConflictOrGone, key, NODES, PODS, splitKey, WRITERS } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PODS, splitKey, WRITERS } from './shared.ts';
 
 /** What a bound pod takes from its node while it is neither terminated nor being deleted. */
 interface Placement extends Resources {
@@ -35,6 +37,11 @@ function priorityOf(pod: KubeObject): number {
   return typeof p === 'number' ? p : 0;
 }
 
+function hasRequiredAntiAffinity(pod: KubeObject): boolean {
+  const terms = asObj(asObj(asObj(pod.spec).affinity).podAntiAffinity).requiredDuringSchedulingIgnoredDuringExecution;
+  return Array.isArray(terms) && terms.length > 0;
+}
+
 const NONE: Resources = { cpu: 0, memory: 0, pods: 0 };
 const NO_NODES = 'no nodes available to schedule pods';
 const INITIAL_BACKOFF_MS = 1000;
@@ -48,6 +55,8 @@ interface Unschedulable {
   backoffUntil: number;
   fingerprint: string;
   retryAt?: number;
+  /** Whether the filters that look at bound pods judged it (a pod bound somewhere may then help it). */
+  interPod: boolean;
 }
 
 /** A node where preempting `victims` (keys of bound pods) makes room for a pod. */
@@ -103,6 +112,26 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
   const unschedulable = new Map<string, Unschedulable>();
   // Pods a preemption nominated to a node, not bound yet: they hold its room against pods of no higher priority.
   const nominations = new Map<string, Placement>();
+  // Bound pods with required anti-affinity: every decision must then respect them.
+  const antiAffine = new Set<string>();
+  let namespaces: Informer | undefined;
+  function clusterView(all: KubeObject[]): ClusterView {
+    const bound: KubeObject[] = [];
+    for (const [k, p] of placements) {
+      const { namespace, name } = splitKey(k);
+      const pod = pods.get(namespace, name);
+      // A pod bound by this scheduler may not show its node in the informer yet.
+      if (pod) bound.push(asObj(pod.spec).nodeName ? pod : { ...pod, spec: { ...asObj(pod.spec), nodeName: p.node } });
+    }
+    return {
+      nodes: all,
+      bound,
+      namespaceLabels(name) {
+        namespaces ??= informers.of(NAMESPACES);
+        return namespaces.get('', name)?.metadata.labels;
+      },
+    };
+  }
   const nodeSeen = new Map<string, string>();
 
   function account(p: Placement, sign: 1 | -1): void {
@@ -140,10 +169,14 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     }
     return sum;
   }
-  /** Moves the unschedulable pods back to the queue, each once its backoff has passed (a cluster event may help them). */
-  function retryUnschedulable(): void {
+  /**
+   * Moves the unschedulable pods back to the queue, each once its backoff has passed (a cluster event may help them);
+   * only those the inter-pod filters judged when a pod was just bound.
+   */
+  function retryUnschedulable(podBound = false): void {
     const now = Date.now();
     for (const [k, state] of unschedulable) {
+      if (podBound && !state.interPod) continue;
       const at = Math.max(now, state.backoffUntil);
       if (state.retryAt !== undefined && state.retryAt <= at) continue;
       state.retryAt = at;
@@ -156,8 +189,9 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
   }
 
   /** handleSchedulingFailure, after PostFilter's preemption (if it chose a node, the pod is nominated to it). */
-  async function failed(k: string, pod: KubeObject, message: string, preemption?: Candidate): Promise<void> {
-    const state = unschedulable.get(k) ?? { attempts: 0, backoffUntil: 0, fingerprint: '' };
+  async function failed(k: string, pod: KubeObject, message: string, interPod: boolean, preemption?: Candidate): Promise<void> {
+    const state = unschedulable.get(k) ?? { attempts: 0, backoffUntil: 0, fingerprint: '', interPod };
+    state.interPod = interPod;
     state.attempts++;
     state.backoffUntil = Date.now() + Math.min(INITIAL_BACKOFF_MS * 2 ** (state.attempts - 1), MAX_BACKOFF_MS);
     state.fingerprint = podFingerprint(pod);
@@ -231,12 +265,13 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     // The node a preemption nominated is tried first; otherwise the least loaded node that fits.
     const nominated = asObj(pod.status).nominatedNodeName;
     const priority = priorityOf(pod);
+    const interPod = needsInterPod(pod, antiAffine.size) ? interPodFilters(pod, clusterView(all)) : undefined;
     let best: { name: string; load: number } | undefined;
     const refused: { node: KubeObject; used: Resources; refusal: Refusal }[] = [];
     for (const node of all) {
       const nodeName = node.metadata.name ?? '';
       const used = usedFor(nodeName, priority, k);
-      const why = refusal(pod, want, node, used);
+      const why = refusal(pod, want, node, used, interPod);
       if (why) refused.push({ node, used, refusal: why });
       else if (!best || (best.name !== nominated && (nodeName === nominated || used.pods < best.load))) best = { name: nodeName, load: used.pods };
     }
@@ -253,7 +288,7 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
           if (c && (!chosen || betterCandidate(c, chosen))) chosen = c;
         });
       }
-      await failed(k, pod, all.length === 0 ? NO_NODES : fitErrorMessage(pod, verdicts), chosen);
+      await failed(k, pod, all.length === 0 ? NO_NODES : fitErrorMessage(pod, verdicts), interPod !== undefined, chosen);
       return;
     }
     const bound = await pods
@@ -261,7 +296,10 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       .then(() => true, ignoreConflictOrGone);
     if (!bound) return;
     unschedulable.delete(k);
-    if (!placements.has(k)) place(k, { node: best.name, priority: priorityOf(pod), ...want });
+    if (!placements.has(k)) {
+      place(k, { node: best.name, priority: priorityOf(pod), ...want });
+      if (hasRequiredAntiAffinity(pod)) antiAffine.add(k);
+    }
     events.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${best.name}`, { action: 'Binding' });
   }, 500, informers.activity);
 
@@ -276,7 +314,12 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     } else nominations.delete(k);
     // An unbound pod's event (possibly older than a binding just made) leaves the assumed placement alone.
     if (ev.type === 'DELETED' || spec.nodeName) {
-      if (place(k, ev.type === 'DELETED' ? undefined : placementOf(pod))) retryUnschedulable();
+      const placement = ev.type === 'DELETED' ? undefined : placementOf(pod);
+      const added = placement !== undefined && !placements.has(k);
+      if (place(k, placement)) retryUnschedulable();
+      else if (added && unschedulable.size > 0) retryUnschedulable(true);
+      if (placement && hasRequiredAntiAffinity(pod)) antiAffine.add(k);
+      else antiAffine.delete(k);
     }
     if (ev.type === 'DELETED' || spec.nodeName || (spec.schedulerName ?? 'default-scheduler') !== 'default-scheduler') return;
     // A pod waiting as unschedulable is tried again when it changes, not for its own status (the condition written).

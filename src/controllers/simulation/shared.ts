@@ -16,6 +16,7 @@ export type Obj = Record<string, unknown>;
 
 export const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods' };
 export const NODES: ResourceRef = { group: '', version: 'v1', resource: 'nodes' };
+export const NAMESPACES: ResourceRef = { group: '', version: 'v1', resource: 'namespaces' };
 export const SERVICES: ResourceRef = { group: '', version: 'v1', resource: 'services' };
 export const REPLICASETS = { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet' } as const;
 export const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment' } as const;
