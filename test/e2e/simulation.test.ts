@@ -420,4 +420,27 @@ describe('simulated workloads', () => {
     assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/spread', '--timeout=30s']), /successfully rolled out/);
     await s.kubectlOk(['delete', 'deployment', 'spread']);
   });
+
+  test('a pod with required pod affinity waits for the pod it names, then joins it on its node', async () => {
+    const follower = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'follower' },
+      spec: {
+        affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'leader' } }, topologyKey: 'kubernetes.io/hostname' }] } },
+        containers: [{ name: 'app', image: 'nginx' }],
+      },
+    };
+    await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(follower) });
+    const failure = await until('the FailedScheduling event', async () => {
+      const evs = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=follower,reason=FailedScheduling', '-o', 'json'])).items;
+      return evs[0]?.message as string | undefined;
+    });
+    assert.equal(failure, "0/2 nodes are available: 2 node(s) didn't match pod affinity rules. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..");
+    await s.kubectlOk(['run', 'leader', '--image=nginx', '--labels=app=leader']);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/follower', '--timeout=20s']);
+    const nodeOf = (name: string) => s.kubectlOk(['get', 'pod', name, '-o', 'jsonpath={.spec.nodeName}']);
+    assert.equal(await nodeOf('follower'), await nodeOf('leader'));
+    await s.kubectlOk(['delete', 'pod', 'follower', 'leader', '--now']);
+  });
 });

@@ -299,6 +299,7 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     if (!placements.has(k)) {
       place(k, { node: best.name, priority: priorityOf(pod), ...want });
       if (hasRequiredAntiAffinity(pod)) antiAffine.add(k);
+      if (unschedulable.size > 0) retryUnschedulable(true);
     }
     events.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${best.name}`, { action: 'Binding' });
   }, 500, informers.activity);
