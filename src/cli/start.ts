@@ -29,7 +29,7 @@ import { parseAbacPolicies } from '../auth/authz/abac.ts';
 import { tokenWebhookAuthenticator } from '../auth/authn/token-webhook.ts';
 import { serviceAccountAuthenticator } from '../auth/authn/service-account.ts';
 import type { AuthnRequest, Authenticator } from '../auth/authn/types.ts';
-import { loadServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
+import { loadServiceAccountKeys, type KeyOptions, type ServiceAccountKeys } from '../auth/serviceaccount/keys.ts';
 import { tokenRequestWrapper } from '../auth/serviceaccount/token-request.ts';
 import { createTokenIssuer, DEFAULT_ISSUER } from '../auth/serviceaccount/tokens.ts';
 import type { CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
@@ -489,6 +489,19 @@ function pkiFor(options: EnsurePkiOptions, temporary: boolean): Promise<EnsurePk
   return fresh;
 }
 
+// Their service-account signing key likewise: a generated key (no key files given) is made once per process.
+let processSaKeys: Promise<ServiceAccountKeys> | undefined;
+
+function serviceAccountKeysFor(options: KeyOptions, temporary: boolean): Promise<ServiceAccountKeys> {
+  const generated = !options.signingKeyFile && !options.tlsPrivateKeyFile && !(options.keyFiles?.length);
+  if (!temporary || !generated) return loadServiceAccountKeys(options);
+  if (processSaKeys) return processSaKeys;
+  const fresh = loadServiceAccountKeys(options);
+  processSaKeys = fresh;
+  fresh.catch(() => (processSaKeys = undefined));
+  return fresh;
+}
+
 function need(controls: TestControls | undefined): TestControls {
   if (!controls) throw new Error('the test controls are off (enableTestControls: false)');
   return controls;
@@ -552,12 +565,12 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         cleanups.push(() => s.close());
         return s;
       }),
-      loadServiceAccountKeys({
+      serviceAccountKeysFor({
         dataDir,
         signingKeyFile: options.serviceAccountSigningKeyFile,
         keyFiles: options.serviceAccountKeyFiles,
         tlsPrivateKeyFile: options.tlsPrivateKeyFile,
-      }).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
+      }, temporary).catch((e: Error) => Promise.reject(new ConfigError(e.message))),
       options.requestheaderClientCaFile ? readRequired(options.requestheaderClientCaFile, 'request header client CA file') : Promise.resolve(''),
       options.oidcCaFile ? readRequired(options.oidcCaFile, 'OIDC CA file') : Promise.resolve(undefined),
       options.authorizationPolicyFile
@@ -874,7 +887,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     await controlPlane.bootstrapTokens()?.sync();
     const kubeconfig = renderKubeconfig({ server: url, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
-    await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
+    // A fresh temporary directory cannot hold one yet: a new file is made with its mode.
+    if (temporary) await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600, flag: 'wx' });
+    else await writeFileAtomic(kubeconfigPath, kubeconfig, 0o600);
     servedUrl = url;
     kubeconfigFor = (server) => renderKubeconfig({ server, caPem: trustedCa, clientCertPem: pki.admin.certPem, clientKeyPem: pki.admin.keyPem });
     // reset() returns here: everything start-up made (system namespaces, bootstrap objects, stored CRDs).

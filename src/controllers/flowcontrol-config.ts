@@ -7,7 +7,7 @@ import { clockDate } from '../apis/clock.ts';
 import { isStatusError } from '../apis/errors.ts';
 import { startInformer, type Informer } from '../registry/informer.ts';
 import { loopbackContext } from '../registry/registry.ts';
-import type { KubeObject, Registry } from '../registry/types.ts';
+import type { KubeObject, Registry, ResourceStore } from '../registry/types.ts';
 import { semanticEqual } from '../registry/builtin/object.ts';
 import { AUTO_UPDATE_ANNOTATION, MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../server/flowcontrol/bootstrap.ts';
 import type { FlowControlConfig } from '../server/flowcontrol/dispatcher.ts';
@@ -21,17 +21,23 @@ export interface FlowControlConfigController extends FlowControlConfig {
   stop(): void;
 }
 
-async function ensure(registry: Registry, resource: string, kind: string, name: string, spec: unknown, mandatory: boolean): Promise<void> {
+/** The bootstrap objects of one resource, created when missing and updated when not kept as they are. */
+async function ensureAll(registry: Registry, resource: string, kind: string, objects: readonly { name: string; spec: unknown; mandatory: boolean }[]): Promise<void> {
   const def = registry.lookup(GROUP, 'v1', resource);
   if (!def) return;
   const store = registry.store(def);
+  // Every start finds them as they are: one list from the watch cache spares a read (or a NotFound) per object.
+  const found = new Map((await store.list(loopbackContext())).items.map((o) => [o.metadata.name, o]));
+  // The objects are independent: their writes share the storage's commits instead of waiting for one another.
+  await Promise.all(objects.map(({ name, spec, mandatory }) => ensure(store, kind, name, spec, mandatory, found.get(name))));
+}
+
+async function ensure(store: ResourceStore, kind: string, name: string, spec: unknown, mandatory: boolean, found: KubeObject | undefined): Promise<void> {
   const ctx = loopbackContext();
   const kept = (current: KubeObject): boolean => {
     const annotations = (current.metadata?.annotations ?? {}) as Record<string, string>;
     return !(mandatory || annotations[AUTO_UPDATE_ANNOTATION] === 'true') || semanticEqual(current.spec, spec);
   };
-  // Every start finds them as they are: a read from the watch cache spares the write path's checks.
-  const found = await store.get(ctx, name).catch(() => undefined);
   if (found && kept(found)) return;
   try {
     await store.update(ctx, name, (current) => {
@@ -62,10 +68,14 @@ export async function startFlowControlConfig(registry: Registry): Promise<FlowCo
   const fsDef = registry.lookup(GROUP, 'v1', 'flowschemas');
   const plDef = registry.lookup(GROUP, 'v1', 'prioritylevelconfigurations');
   if (!fsDef || !plDef) return undefined;
-  for (const [name, spec] of Object.entries(MANDATORY_PRIORITY_LEVELS)) await ensure(registry, 'prioritylevelconfigurations', 'PriorityLevelConfiguration', name, spec, true);
-  for (const [name, spec] of Object.entries(SUGGESTED_PRIORITY_LEVELS)) await ensure(registry, 'prioritylevelconfigurations', 'PriorityLevelConfiguration', name, spec, false);
-  for (const [name, spec] of Object.entries(MANDATORY_FLOW_SCHEMAS)) await ensure(registry, 'flowschemas', 'FlowSchema', name, spec, true);
-  for (const [name, spec] of Object.entries(SUGGESTED_FLOW_SCHEMAS)) await ensure(registry, 'flowschemas', 'FlowSchema', name, spec, false);
+  const objects = (mandatory: Record<string, unknown>, suggested: Record<string, unknown>) => [
+    ...Object.entries(mandatory).map(([name, spec]) => ({ name, spec, mandatory: true })),
+    ...Object.entries(suggested).map(([name, spec]) => ({ name, spec, mandatory: false })),
+  ];
+  await Promise.all([
+    ensureAll(registry, 'prioritylevelconfigurations', 'PriorityLevelConfiguration', objects(MANDATORY_PRIORITY_LEVELS, SUGGESTED_PRIORITY_LEVELS)),
+    ensureAll(registry, 'flowschemas', 'FlowSchema', objects(MANDATORY_FLOW_SCHEMAS, SUGGESTED_FLOW_SCHEMAS)),
+  ]);
 
   const fsStore = registry.store(fsDef);
   const schemas: Informer = startInformer(fsStore);
@@ -80,20 +90,21 @@ export async function startFlowControlConfig(registry: Registry): Promise<FlowCo
     conditionsPending = false;
     if (stopped) return;
     const plNames = new Set([...levels.items()].map((p) => p.metadata?.name));
+    const writes: Promise<unknown>[] = [];
     for (const fs of [...schemas.items()]) {
       const plName = ((fs.spec as { priorityLevelConfiguration?: { name?: string } })?.priorityLevelConfiguration?.name) ?? '';
       const conditions = ((fs.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions ?? []);
       const previous = conditions.find((c) => c.type === 'Dangling');
       const wanted = danglingCondition(plName, plNames.has(plName), previous);
       if (previous && previous.status === wanted.status && previous.message === wanted.message) continue;
-      await fsStore
-        .update(loopbackContext(), fs.metadata!.name!, (current: KubeObject | undefined) => {
-          if (!current) throw new Error('gone');
-          const others = ((current.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions ?? []).filter((c) => c.type !== 'Dangling');
-          return { ...current, status: { ...(current.status as object), conditions: [...others, wanted] } };
-        }, { subresource: 'status' })
-        .catch(() => undefined);
+      const write = fsStore.update(loopbackContext(), fs.metadata!.name!, (current: KubeObject | undefined) => {
+        if (!current) throw new Error('gone');
+        const others = ((current.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions ?? []).filter((c) => c.type !== 'Dangling');
+        return { ...current, status: { ...(current.status as object), conditions: [...others, wanted] } };
+      }, { subresource: 'status' });
+      writes.push(write.catch(() => undefined));
     }
+    await Promise.all(writes);
   };
   const changed = (): void => {
     version++;

@@ -100,7 +100,22 @@ const GATED_RESOURCES: Readonly<Record<string, readonly string[]>> = {
   'resource.k8s.io/podschedulingcontexts': ['DynamicResourceAllocation', 'DRAControlPlaneController'],
 };
 
-export function builtinDefinitions(runtimeConfig: string, featureGates: Readonly<Record<string, boolean>> = {}): ResourceDefinition[] {
+// Built-in definitions are read-only data derived from the model: every registry of the process with the same
+// settings shares them (and what is memoized per definition: routing tables, apply schemas), so a second server or
+// logical cluster does not build them again.
+const builtinSets = new Map<string, readonly ResourceDefinition[]>();
+
+export function builtinDefinitions(runtimeConfig: string, featureGates: Readonly<Record<string, boolean>> = {}): readonly ResourceDefinition[] {
+  const key = `${runtimeConfig}\n${Object.keys(featureGates).sort().map((g) => `${g}=${featureGates[g]}`).join(',')}`;
+  let defs = builtinSets.get(key);
+  if (!defs) {
+    defs = buildBuiltinDefinitions(runtimeConfig, featureGates);
+    builtinSets.set(key, defs);
+  }
+  return defs;
+}
+
+function buildBuiltinDefinitions(runtimeConfig: string, featureGates: Readonly<Record<string, boolean>>): ResourceDefinition[] {
   const defs: ResourceDefinition[] = [];
   for (const gv of enabledGroupVersions(runtimeConfig)) {
     for (const r of gv.resources) {
