@@ -1,5 +1,6 @@
 // pods/binding and pods/eviction: a scheduler's Binding assigns a pod once (a second is kube's 409), an Eviction
-// deletes a pod, and a PodDisruptionBudget no controller has processed yet refuses it with kube's 429.
+// deletes a pod, and a PodDisruptionBudget no controller has processed yet refuses it with kube's 429. The streaming
+// subresources answer as kube does when no kubelet can be reached.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -48,5 +49,37 @@ describe('pod subresources', () => {
     assert.equal(status.message, "Cannot evict pod as it would violate the pod's disruption budget.");
     assert.deepEqual(status.details.causes, [{ reason: 'DisruptionBudget', message: 'The disruption budget db is still being processed by the server.' }]);
     assert.equal((await s.kubectl(['get', 'pod', 'guarded'])).code, 0);
+  });
+
+  test('exec, attach, port-forward and logs: a node that does not exist is 404; one no kubelet serves is 500', async () => {
+    await createPod('unplaced');
+    const unplaced = await s.kubectl(['exec', 'unplaced', '--', 'ls']);
+    assert.equal(unplaced.code, 1);
+    assert.match(unplaced.stderr, /pod unplaced does not have a host assigned/);
+    assert.equal(await s.kubectlOk(['logs', 'unplaced']), '');
+    for (const [pod, node] of [['on-missing', 'node-missing'], ['on-existing', 'node-existing']]) {
+      await createPod(pod!);
+      const r = await post(podPath(pod!, 'binding'), { apiVersion: 'v1', kind: 'Binding', metadata: { name: pod }, target: { kind: 'Node', name: node } });
+      assert.equal(r.status, 201, r.body);
+    }
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-existing' } }) });
+    // kube reads the node before it dials the kubelet: NotFound for the node, then the dial's error (500, no reason).
+    const missing = await s.kubectl(['exec', 'on-missing', '--', 'ls']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /Error from server \(NotFound\): nodes "node-missing" not found/);
+    for (const args of [['exec', 'on-existing', '--', 'ls'], ['attach', 'on-existing'], ['logs', 'on-existing']]) {
+      const r = await s.kubectl(args);
+      assert.equal(r.code, 1, args.join(' '));
+      assert.match(r.stderr, /error dialing backend: no kubelet serves node "node-existing"/, args.join(' '));
+    }
+    // kubectl port-forward stops at a pod that is not Running; the request itself gets the same answer.
+    for (const sub of ['exec?command=ls&stdout=true', 'portforward?ports=80']) {
+      const raw = await s.adminRequest(podPath('on-existing', sub), { method: sub.startsWith('exec') ? 'POST' : 'GET' });
+      assert.equal(raw.status, 500, sub);
+      assert.deepEqual(JSON.parse(raw.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'error dialing backend: no kubelet serves node "node-existing"', code: 500 });
+    }
+    const proxied = await s.adminRequest(podPath('on-existing', 'proxy/'));
+    assert.equal(proxied.status, 500);
+    assert.equal(JSON.parse(proxied.body).message, 'error trying to reach pod "on-existing": no container serves it');
   });
 });

@@ -241,6 +241,10 @@ describe('simulated workloads', () => {
     // Simulated containers print nothing: their logs are empty, as kube streams them (not a node that is not found).
     assert.equal(await s.kubectlOk(['logs', 'one-shot']), '');
     assert.equal(await s.kubectlOk(['logs', 'server']), '');
+    // Nor can one exec into them: no kubelet serves a simulated node.
+    const exec = await s.kubectl(['exec', 'server', '--', 'ls']);
+    assert.equal(exec.code, 1);
+    assert.match(exec.stderr, /Error from server: error dialing backend: no kubelet serves node "[^"]+" \(a simulated node: its containers run no processes\)/);
     // Twice the run time later, the restartPolicy Always pod is still Running.
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(await s.kubectlOk(['get', 'pod', 'server', '-o', 'jsonpath={.status.phase}']), 'Running');

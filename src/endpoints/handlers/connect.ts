@@ -2,7 +2,7 @@
 // that have no node (or a node nobody serves), after the same pod and container checks. The kubelets of
 // `--simulate-workloads` run no processes: their pods' logs are empty.
 
-import { badRequest, notFound } from '../../apis/errors.ts';
+import { badRequest, notFound, StatusError } from '../../apis/errors.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { writeBody } from '../respond.ts';
 import { admissionInfo, requestContext, type Scope } from '../scope.ts';
@@ -48,10 +48,19 @@ function connectOptions(scope: Scope): Record<string, unknown> {
   return out;
 }
 
-async function isSimulatedNode(scope: Scope, name: string): Promise<boolean> {
+async function readNode(scope: Scope, name: string): Promise<KubeObject | undefined> {
   const def = scope.deps.registry.lookup('', 'v1', 'nodes');
-  const node = def && (await scope.deps.registry.store(def).get(loopbackContext(), name).catch(() => undefined));
-  return node?.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
+  return def && (await scope.deps.registry.store(def).get(loopbackContext(), name).catch(() => undefined));
+}
+
+/**
+ * kube's answer when the node's kubelet cannot be reached (ErrorToAPIStatus of the dial error: 500, no reason). No
+ * kubelet serves any node here, so the dial is not tried: the message says why instead of a resolver's words.
+ */
+function kubeletUnreachable(node: KubeObject): StatusError {
+  const name = node.metadata.name ?? '';
+  const simulated = node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
+  return new StatusError(500, '', `error dialing backend: no kubelet serves node "${name}"${simulated ? ' (a simulated node: its containers run no processes)' : ''}`);
 }
 
 export async function connectResource(scope: Scope): Promise<void> {
@@ -65,15 +74,21 @@ export async function connectResource(scope: Scope): Promise<void> {
   const pod = await scope.store.get(requestContext(scope), scope.name);
   if (scope.subresource === 'log' || scope.subresource === 'exec' || scope.subresource === 'attach') validateContainer(scope, pod);
   const nodeName = String((pod.spec as Record<string, unknown> | undefined)?.nodeName ?? '');
-  if (scope.subresource === 'log') {
-    // A pod without a node has no logs yet: kube streams an empty body.
-    // So has a pod on a simulated node: its containers print nothing.
-    if (nodeName === '' || (await isSimulatedNode(scope, nodeName))) {
-      writeBody(scope.r, 200, 'text/plain', '');
-      return;
-    }
-    throw notFound({ group: '', resource: 'nodes' }, nodeName);
+  // A pod without a node has no logs yet: kube streams an empty body.
+  if (scope.subresource === 'log' && nodeName === '') {
+    writeBody(scope.r, 200, 'text/plain', '');
+    return;
   }
   if (nodeName === '') throw badRequest(`pod ${scope.name} does not have a host assigned`);
-  throw notFound({ group: '', resource: 'nodes' }, nodeName);
+  // pods/proxy goes to the pod's IP, not through its node's kubelet; what answers there is a container.
+  if (scope.subresource === 'proxy') throw new StatusError(500, '', `error trying to reach pod "${scope.name}": no container serves it`);
+  // kube finds the node (GetConnectionInfo) before it dials the kubelet.
+  const node = await readNode(scope, nodeName);
+  if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
+  // A simulated node's containers print nothing: their logs are empty.
+  if (scope.subresource === 'log' && node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true') {
+    writeBody(scope.r, 200, 'text/plain', '');
+    return;
+  }
+  throw kubeletUnreachable(node);
 }
