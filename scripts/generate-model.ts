@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compareKubeAwareVersions } from '../src/apis/versions.ts';
+import { EXTRA_JSON_NAMES, EXTRA_PROTO_FILES } from './extra-proto-facts.ts';
 import type { ApiModel, GroupFacts, GroupVersionFacts, ProtobufFacts, ProtoFieldFacts, ProtoMessageFacts, ProtoScalar, ResourceFacts, SchemaNode, SubresourceFacts } from '../src/apis/model-types.ts';
 
 export const DEFAULT_REFERENCE_DIR = path.resolve(import.meta.dirname, '../../shared/k8s-1.31');
@@ -361,47 +362,56 @@ function resolveProtoType(type: string, prefix: string): string {
   return `${prefix}.${type}`;
 }
 
-/** Every message of every generated.proto by definition-style name ("io.k8s.api.core.v1.ConfigMap"). */
+/** The messages of one .proto text into `messages`, by definition-style name ("io.k8s.api.core.v1.ConfigMap"). */
+function parseProtoText(text: string, messages: Map<string, RawProtoMessage>): void {
+  const pkg = /^package\s+([\w.]+)\s*;/m.exec(text)?.[1];
+  if (!pkg) return;
+  const prefix = protoPackagePrefix(pkg);
+  let current: RawProtoMessage | undefined;
+  let renames: Record<string, string> = {};
+  let nullable = false;
+  for (const line of text.split('\n')) {
+    if (/^\/\/ \+protobuf\.nullable=true/.test(line)) nullable = true;
+    const open = /^message\s+(\w+)\s*\{/.exec(line);
+    if (open) {
+      const name = `${prefix}.${open[1]}`;
+      current = { fields: [], listWrapper: nullable };
+      renames = EXTRA_JSON_NAMES[name] ?? {};
+      nullable = false;
+      messages.set(name, current);
+      continue;
+    }
+    if (/^\}/.test(line)) {
+      current = undefined;
+      nullable = false;
+      continue;
+    }
+    if (!current) continue;
+    const field = /^\s*(optional|repeated|required)?\s*(map<\s*(\w+)\s*,\s*([\w.]+)\s*>|[\w.]+)\s+(\w+)\s*=\s*(\d+)\s*(?:\[[^\]]*\])?\s*;/.exec(line);
+    if (!field) continue;
+    const f: RawProtoField = { protoName: renames[field[5]!] ?? field[5]!, number: Number(field[6]), type: '', repeated: field[1] === 'repeated' };
+    if (field[3]) {
+      f.mapKey = field[3] as ProtoScalar;
+      f.type = resolveProtoType(field[4]!, prefix);
+    } else {
+      f.type = resolveProtoType(field[2]!, prefix);
+    }
+    current.fields.push(f);
+  }
+}
+
+/**
+ * Every message of every generated.proto, and of the groups whose files the reference data lacks
+ * (extra-proto-facts.ts), by definition-style name.
+ */
 function readProtoMessages(protoDir: string): Map<string, RawProtoMessage> {
   const messages = new Map<string, RawProtoMessage>();
   if (!fs.existsSync(protoDir)) return messages;
   const files = (fs.readdirSync(protoDir, { recursive: true }) as string[])
     .filter((f) => f.endsWith('.proto'))
     .sort();
-  for (const file of files) {
-    const text = fs.readFileSync(path.join(protoDir, file), 'utf8');
-    const pkg = /^package\s+([\w.]+)\s*;/m.exec(text)?.[1];
-    if (!pkg) continue;
-    const prefix = protoPackagePrefix(pkg);
-    let current: RawProtoMessage | undefined;
-    let nullable = false;
-    for (const line of text.split('\n')) {
-      if (/^\/\/ \+protobuf\.nullable=true/.test(line)) nullable = true;
-      const open = /^message\s+(\w+)\s*\{/.exec(line);
-      if (open) {
-        current = { fields: [], listWrapper: nullable };
-        nullable = false;
-        messages.set(`${prefix}.${open[1]}`, current);
-        continue;
-      }
-      if (/^\}/.test(line)) {
-        current = undefined;
-        nullable = false;
-        continue;
-      }
-      if (!current) continue;
-      const field = /^\s*(optional|repeated|required)?\s*(map<\s*(\w+)\s*,\s*([\w.]+)\s*>|[\w.]+)\s+(\w+)\s*=\s*(\d+)\s*(?:\[[^\]]*\])?\s*;/.exec(line);
-      if (!field) continue;
-      const f: RawProtoField = { protoName: field[5]!, number: Number(field[6]), type: '', repeated: field[1] === 'repeated' };
-      if (field[3]) {
-        f.mapKey = field[3] as ProtoScalar;
-        f.type = resolveProtoType(field[4]!, prefix);
-      } else {
-        f.type = resolveProtoType(field[2]!, prefix);
-      }
-      current.fields.push(f);
-    }
-  }
+  for (const file of files) parseProtoText(fs.readFileSync(path.join(protoDir, file), 'utf8'), messages);
+  for (const text of Object.values(EXTRA_PROTO_FILES)) parseProtoText(text, messages);
   return messages;
 }
 

@@ -380,3 +380,105 @@ test('a protobuf get is the JSON get encoded, for each stored version of the obj
     }
   }
 });
+
+/** A CRD's spec exercising every JSON-schema union and the apiextensions fields clients send. */
+function richCrd(group: string, goZeros = false): Record<string, unknown> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `gadgets.${group}`, labels: { from: 'protobuf' } },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', shortNames: ['gd'], categories: ['all'] },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          selectableFields: [{ jsonPath: '.spec.color' }],
+          additionalPrinterColumns: [{ name: 'Color', type: 'string', jsonPath: '.spec.color', priority: 1 }],
+          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  required: ['color'],
+                  'x-kubernetes-validations': [{ rule: 'self.replicas <= 10', messageExpression: "'too many: ' + string(self.replicas)", reason: 'FieldValueForbidden', fieldPath: '.replicas' }],
+                  properties: {
+                    color: { type: 'string', enum: ['red', 'blue'], default: 'red', description: 'what it looks like' },
+                    replicas: { type: 'integer', format: 'int32', minimum: 0, maximum: 10, ...(goZeros ? { exclusiveMaximum: false, uniqueItems: false, description: '' } : {}) },
+                    size: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+                    labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 63 } },
+                    tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set', maxItems: 5 },
+                    ports: {
+                      type: 'array',
+                      'x-kubernetes-list-type': 'map',
+                      'x-kubernetes-list-map-keys': ['name'],
+                      items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', default: 80 } } },
+                    },
+                    extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                    settings: { type: 'object', properties: { debug: { type: 'boolean', nullable: true } } },
+                    template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+                  },
+                },
+                status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+test('CustomResourceDefinitions and APIServices in protobuf: created from protobuf bodies as from JSON; get, list and watch', async () => {
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const rv = ((await getJson(crds)).metadata as { resourceVersion: string }).resourceVersion;
+  const w = protobufWatch(s, `${crds}?watch=1&resourceVersion=${rv}&timeoutSeconds=30`);
+  try {
+    const created = await binaryRequest(s, crds, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: encodeProtobufObject(richCrd('pbwire.example.com', true)) });
+    assert.equal(created.status, 201, JSON.stringify(created.status === 201 ? {} : decodeProtobufObject(created.body)));
+    assert.equal(created.headers['content-type'], PROTOBUF);
+    const viaJson = await s.adminRequest(crds, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(richCrd('pbjson.example.com')) });
+    assert.equal(viaJson.status, 201, viaJson.body);
+    await s.kubectlOk(['wait', '--for=condition=established', 'crd/gadgets.pbwire.example.com', 'crd/gadgets.pbjson.example.com', '--timeout=10s']);
+    // The protobuf body stored what the JSON body did; the zero values a Go client writes for its value fields
+    // (exclusiveMaximum: false, description: "") are dropped as kube's JSON leaves them out.
+    const fromWire = await getJson(`${crds}/gadgets.pbwire.example.com`);
+    const fromJson = await getJson(`${crds}/gadgets.pbjson.example.com`);
+    assert.deepEqual({ ...(fromWire.spec as object), group: 'x' }, { ...(fromJson.spec as object), group: 'x' });
+    const props = (fromWire.spec as { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, Record<string, unknown>> } } } } }[] }).versions[0]!.schema.openAPIV3Schema.properties.spec.properties;
+    assert.deepEqual(props.replicas, { type: 'integer', format: 'int32', minimum: 0, maximum: 10 });
+    assert.deepEqual(props.settings!.properties, { debug: { type: 'boolean', nullable: true } });
+    assert.deepEqual(props.labels!.additionalProperties, { type: 'string', maxLength: 63 });
+    assert.deepEqual(props.color!.default, 'red');
+    // Served in protobuf as in JSON: the object and the list.
+    const got = await binaryRequest(s, `${crds}/gadgets.pbwire.example.com`, { headers: { Accept: PROTOBUF } });
+    assert.equal(got.status, 200);
+    assert.equal(got.headers['content-type'], PROTOBUF);
+    assert.deepEqual(decodeProtobufObject(got.body), fromWire);
+    const list = await binaryRequest(s, `${crds}?labelSelector=from%3Dprotobuf`, { headers: { Accept: PROTOBUF } });
+    assert.equal(list.status, 200);
+    assert.deepEqual(decodeProtobufObject(list.body), await getJson(`${crds}?labelSelector=from%3Dprotobuf`));
+    // A watch in protobuf sees both, as an informer over CRDs would.
+    await w.waitFor(() => w.events.filter((e) => e.type === 'ADDED').length >= 2);
+    assert.deepEqual(w.events.filter((e) => e.type === 'ADDED').map(nameOf), ['gadgets.pbwire.example.com', 'gadgets.pbjson.example.com']);
+  } finally {
+    w.close();
+  }
+  // The custom resources themselves stay JSON only, as kube's.
+  assert.equal((await binaryRequest(s, '/apis/pbwire.example.com/v1/namespaces/default/gadgets', { headers: { Accept: PROTOBUF } })).status, 406);
+
+  const apiService = { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.pbwire.example.org' }, spec: { group: 'pbwire.example.org', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15, insecureSkipTLSVerify: true, service: { namespace: 'default', name: 'pb-backend', port: 8443 } } };
+  const services = '/apis/apiregistration.k8s.io/v1/apiservices';
+  const made = await binaryRequest(s, services, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: encodeProtobufObject(apiService) });
+  assert.equal(made.status, 201, made.body.toString());
+  assert.deepEqual((decodeProtobufObject(made.body) as { spec: unknown }).spec, apiService.spec);
+  const read = await binaryRequest(s, `${services}/v1.pbwire.example.org`, { headers: { Accept: PROTOBUF } });
+  assert.equal(read.status, 200);
+  assert.deepEqual(decodeProtobufObject(read.body), await getJson(`${services}/v1.pbwire.example.org`));
+  assert.equal((await s.adminRequest(`${services}/v1.pbwire.example.org`, { method: 'DELETE' })).status, 200);
+});

@@ -1,8 +1,8 @@
 // Kubernetes objects in protobuf, driven by the generated.proto facts of the built-in model: a JSON value is
 // written field by field in field-number order as Go's gogo-protobuf marshalling writes it, and read back
 // into the JSON value kube's JSON encoding of the same Go struct gives. The special messages of apimachinery
-// (Time, MicroTime, Quantity, IntOrString, RawExtension, FieldsV1, Duration, list wrappers) map to their JSON
-// forms here.
+// (Time, MicroTime, Quantity, IntOrString, RawExtension, FieldsV1, Duration, list wrappers) and apiextensions'
+// JSON-schema ones (JSON, JSONSchemaPropsOrArray, OrBool, OrStringArray) map to their JSON forms here.
 
 import { binaryReader, binaryWriter, WireType, type BinaryReader, type BinaryWriter } from './wire.ts';
 import { protobufFacts } from '../../apis/model.ts';
@@ -18,6 +18,15 @@ const FIELDS_V1 = `${META}FieldsV1`;
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
+// apiextensions' JSON-schema unions: one JSON value in either of two shapes, two fields in protobuf.
+const APIEXTENSIONS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
+const JSON_VALUE = `${APIEXTENSIONS}JSON`;
+const SCHEMA_PROPS = `${APIEXTENSIONS}JSONSchemaProps`;
+const PROPS_OR_ARRAY = `${APIEXTENSIONS}JSONSchemaPropsOrArray`;
+const PROPS_OR_BOOL = `${APIEXTENSIONS}JSONSchemaPropsOrBool`;
+const PROPS_OR_STRINGS = `${APIEXTENSIONS}JSONSchemaPropsOrStringArray`;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A protobuf body kube's decoder would reject; the message is the Go error text. */
 export class ProtobufDecodeError extends Error {
@@ -158,7 +167,8 @@ function writeFields(w: BinaryWriter, name: string, obj: Record<string, unknown>
     }
     if (f.repeated) {
       if (!Array.isArray(v)) continue;
-      for (const item of v) writeValue(w, f.number, f.type, item ?? (f.type === 'string' ? '' : {}));
+      // A JSON list item keeps its null (an enum may hold one).
+      for (const item of v) writeValue(w, f.number, f.type, item ?? (f.type === 'string' ? '' : f.type === JSON_VALUE ? null : {}));
       continue;
     }
     writeValue(w, f.number, f.type, v);
@@ -216,11 +226,27 @@ function writeMessageBody(w: BinaryWriter, type: string, v: unknown): void {
       return;
     case RAW_EXTENSION:
     case FIELDS_V1:
+    case JSON_VALUE:
       // The raw bytes as stored, which are not HTML-escaped as JSON responses are.
       w.tag(1, WireType.LengthDelimited).string(JSON.stringify(v) ?? 'null');
       return;
     case DURATION:
       w.tag(1, WireType.Varint).int64(typeof v === 'string' ? parseGoDuration(v) : Number(v));
+      return;
+    case PROPS_OR_ARRAY:
+      // A schema, or a list of schemas.
+      if (Array.isArray(v)) for (const item of v) writeValue(w, 2, SCHEMA_PROPS, item ?? {});
+      else if (isObject(v)) writeValue(w, 1, SCHEMA_PROPS, v);
+      return;
+    case PROPS_OR_BOOL:
+      // Go's UnmarshalJSON: a schema allows, with that schema; a bool allows or not. Allows is always written.
+      w.tag(1, WireType.Varint).bool(isObject(v) || v === true);
+      if (isObject(v)) writeValue(w, 2, SCHEMA_PROPS, v);
+      return;
+    case PROPS_OR_STRINGS:
+      // A schema, or the names of the properties a property needs.
+      if (Array.isArray(v)) for (const item of v) w.tag(2, WireType.LengthDelimited).string(String(item ?? ''));
+      else if (isObject(v)) writeValue(w, 1, SCHEMA_PROPS, v);
       return;
   }
   const idx = messageIndex(type);
@@ -431,7 +457,9 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       return kind === 1 ? strVal : intVal;
     }
     case RAW_EXTENSION:
-    case FIELDS_V1: {
+    case FIELDS_V1:
+    case JSON_VALUE: {
+      // Raw bytes in field 1: JSON text (a RawExtension's may be an envelope).
       const r = binaryReader(bytes);
       let data: Uint8Array | undefined;
       while (r.pos < r.len) {
@@ -452,6 +480,10 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       }
       return formatGoDuration(ns);
     }
+    case PROPS_OR_ARRAY:
+    case PROPS_OR_BOOL:
+    case PROPS_OR_STRINGS:
+      return schemaUnionValue(bytes, type, raw);
   }
   const idx = messageIndex(type);
   if (!idx) throw new Error(`no protobuf message ${type}`);
@@ -469,6 +501,25 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
   const obj: Record<string, unknown> = {};
   readFields(bytes, type, obj, raw);
   return obj;
+}
+
+/** The JSON value of a JSON-schema union, as its Go MarshalJSON writes it. */
+function schemaUnionValue(bytes: Uint8Array, type: string, raw: RawDecoder): unknown {
+  const r = binaryReader(bytes);
+  let schema: unknown;
+  const many: unknown[] = [];
+  let allows = false;
+  while (r.pos < r.len) {
+    const [no, wire] = r.tag();
+    const schemaField = type === PROPS_OR_BOOL ? 2 : 1;
+    if (no === schemaField && wire === WireType.LengthDelimited) schema = decodeMessageBody(r.bytes(), SCHEMA_PROPS, raw);
+    else if (no === 2 && wire === WireType.LengthDelimited) many.push(type === PROPS_OR_ARRAY ? decodeMessageBody(r.bytes(), SCHEMA_PROPS, raw) : r.string());
+    else if (no === 1 && wire === WireType.Varint && type === PROPS_OR_BOOL) allows = r.bool();
+    else r.skip(wire, no);
+  }
+  if (type === PROPS_OR_BOOL) return schema ?? allows;
+  if (many.length > 0) return many;
+  return schema ?? null;
 }
 
 export function parseJsonBytes(data: Uint8Array): unknown {

@@ -1,7 +1,7 @@
 // The storage codec of --storage-media-type (kube's storage.NewStorageCodec): objects of built-in kinds are written
 // as JSON or, with application/vnd.kubernetes.protobuf, as the k8s\0 envelope kube-apiserver writes to etcd.
-// Values without a protobuf message stay JSON in either mode: custom resources, and the kinds of the apiextensions
-// and aggregator servers, whose storage codecs kube fixes to JSON. Reading recognizes both forms whatever the flag
+// Custom resources (no protobuf message) stay JSON in either mode, and so do the kinds of the apiextensions and
+// aggregator servers (CustomResourceDefinition, APIService), whose storage codecs kube fixes to JSON. Reading recognizes both forms whatever the flag
 // (kube's storage decoder is a recognizer over JSON and protobuf), so an etcd written by kube-apiserver can be served.
 
 import type { ValueCodec } from '../../storage/value-codec.ts';
