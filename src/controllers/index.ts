@@ -159,7 +159,10 @@ async function ensureSystemNamespaces(registry: Registry): Promise<void> {
   const def = registry.lookup('', 'v1', 'namespaces');
   if (!def) return;
   const store = registry.store(def);
+  // A restart finds them: one read from the watch cache spares the create path and its AlreadyExists.
+  const existing = new Set((await store.list(loopbackContext())).items.map((ns) => ns.metadata.name));
   for (const name of SYSTEM_NAMESPACES) {
+    if (existing.has(name)) continue;
     try {
       await store.create(loopbackContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     } catch (e) {

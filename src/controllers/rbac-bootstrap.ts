@@ -73,34 +73,35 @@ const reconcileBinding: Reconcile = (current, expected) => {
   return changed ? next : undefined;
 };
 
+const objectKey = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+
 async function reconcileAll(store: ResourceStore, objects: readonly KubeObject[], reconcile: Reconcile): Promise<void> {
-  for (const expected of objects) {
-    const ctx = loopbackContext(expected.metadata.namespace ?? '');
-    const name = expected.metadata.name!;
-    let current: KubeObject | undefined;
+  // One list from the watch cache instead of a read (a NotFound on a first start) per object; the objects are
+  // independent, so their writes share the storage's commits.
+  const found = new Map((await store.list(loopbackContext())).items.map((o) => [objectKey(o), o]));
+  await Promise.all(objects.map((expected) => reconcileOne(store, expected, found.get(objectKey(expected)), reconcile)));
+}
+
+async function reconcileOne(store: ResourceStore, expected: KubeObject, current: KubeObject | undefined, reconcile: Reconcile): Promise<void> {
+  const ctx = loopbackContext(expected.metadata.namespace ?? '');
+  const name = expected.metadata.name!;
+  if (!current) {
     try {
-      current = await store.get(ctx, name);
-    } catch (e) {
-      if (!(isStatusError(e) && e.code === 404)) throw e;
-    }
-    if (!current) {
-      try {
-        await store.create(ctx, structuredClone(expected));
-      } catch (e) {
-        if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
-      }
-      continue;
-    }
-    if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') continue;
-    const result = reconcile(current, expected);
-    if (result === undefined) continue;
-    if (result === 'recreate') {
-      await store.delete(ctx, name, { preconditions: { uid: current.metadata.uid } });
       await store.create(ctx, structuredClone(expected));
-      continue;
+    } catch (e) {
+      if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
     }
-    await store.update(ctx, name, (live) => (live ? (reconcile(live, expected) as KubeObject | undefined) ?? live : structuredClone(expected)));
+    return;
   }
+  if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
+  const result = reconcile(current, expected);
+  if (result === undefined) return;
+  if (result === 'recreate') {
+    await store.delete(ctx, name, { preconditions: { uid: current.metadata.uid } });
+    await store.create(ctx, structuredClone(expected));
+    return;
+  }
+  await store.update(ctx, name, (live) => (live ? (reconcile(live, expected) as KubeObject | undefined) ?? live : structuredClone(expected)));
 }
 
 /** Creates or reconciles the default RBAC policy; resolves once every object is in place. */
