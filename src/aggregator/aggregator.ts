@@ -23,6 +23,7 @@ import type { HttpRequest, HttpResponse } from '../server/types.ts';
 import { backendTls, backendUrl, describeNetworkError, externalApiService, resolveBackend, ResolveError, type BackendAddress, type ExternalApiService, type ServiceLookup } from './backend.ts';
 import { resourcesFromList } from './discovery.ts';
 import { proxyRequest, writePlainError } from './proxy.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 export interface Aggregator {
   /** The external APIService serving group/version, if one does. */
@@ -259,7 +260,7 @@ export function startAggregator(registry: Registry, options: AggregatorOptions):
       obj.metadata.name ?? '',
       (cur) => {
         if (!cur) throw new Error('gone');
-        const next = structuredClone(cur);
+        const next = cloneJson(cur);
         const status = ((next.status as Record<string, unknown> | undefined) ?? {}) as { conditions?: Record<string, unknown>[] };
         const conditions = [...(status.conditions ?? [])];
         const i = conditions.findIndex((c) => c.type === 'Available');

@@ -5,6 +5,7 @@
 import { compileOne } from '../admission/policy/compile.ts';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -41,7 +42,7 @@ export function startPolicyStatusController(registry: Registry, options: { resyn
             loopbackContext(),
             p.metadata.name ?? '',
             (cur) => {
-              const c = structuredClone(cur!);
+              const c = cloneJson(cur!);
               c.status = { ...((c.status as Obj) ?? {}), observedGeneration: c.metadata.generation ?? 0, typeChecking: typeCheckingOf(c) };
               return c;
             },

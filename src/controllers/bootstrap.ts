@@ -10,6 +10,7 @@ import { semanticEqual } from '../registry/builtin/object.ts';
 import { KUBERNETES_SERVICE_IP } from '../registry/builtin/core/services.ts';
 import type { KubeObject, Registry, RequestContext, ResourceStore } from '../registry/types.ts';
 import type { MasterLeases } from './master-leases.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 /** kube's --endpoint-reconciler-type values Capstan has (master-count, deprecated in kube, is not one). */
 export type EndpointReconcilerType = 'lease' | 'none';
@@ -102,7 +103,7 @@ async function reconcile(store: ResourceStore, ctx: RequestContext, desired: Kub
   const current = await getOrUndefined(store, ctx, name);
   if (!current) {
     try {
-      return await store.create(ctx, structuredClone(desired));
+      return await store.create(ctx, cloneJson(desired));
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
       return undefined;
@@ -163,7 +164,7 @@ export function kubernetesEndpointSlice(endpoints: KubeObject): KubeObject {
     metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACE, labels: { [SERVICE_NAME_LABEL]: KUBERNETES_SERVICE_NAME } },
     addressType: all.length > 0 && all.every((ip) => ip.includes(':')) ? 'IPv6' : 'IPv4',
     endpoints: [...ready.map((ip) => ({ addresses: [ip], conditions: { ready: true } })), ...notReady.map((ip) => ({ addresses: [ip], conditions: { ready: false } }))],
-    ports: structuredClone(listAt(subset, 'ports')),
+    ports: cloneJson(listAt(subset, 'ports')),
   };
 }
 
@@ -219,8 +220,8 @@ function fixEndpointSlice(desired: KubeObject) {
       ...current,
       metadata: withLabel(current, SERVICE_NAME_LABEL, KUBERNETES_SERVICE_NAME),
       addressType: desired.addressType,
-      endpoints: structuredClone(desired.endpoints),
-      ports: structuredClone(desired.ports),
+      endpoints: cloneJson(desired.endpoints),
+      ports: cloneJson(desired.ports),
     };
   };
 }

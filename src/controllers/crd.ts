@@ -17,6 +17,7 @@ import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
 import type { KubeObject, ResourceDefinition, ResourceStore, Strategy } from '../registry/types.ts';
 import { jsonEqual } from '../registry/store-codec.ts';
 import { startWorkQueue, type WorkQueue } from './work-queue.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 export interface CrdController {
   /** Resolves once the CRDs stored at start are served. */
@@ -197,7 +198,7 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
         ctx,
         name,
         (cur) => {
-          const next = structuredClone(cur!) as CustomResourceDefinition;
+          const next = cloneJson(cur!) as CustomResourceDefinition;
           mutate(next);
           return next;
         },
@@ -264,7 +265,7 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
       const others = ((await store.list(ctx, {})).items as CustomResourceDefinition[]).filter((o) => o.metadata.name !== name && o.spec?.group === crd.spec.group);
       const { names, namesAccepted, established } = namesAndConditions(crd, others);
       const status = crd.status ?? {};
-      const probe = structuredClone(crd);
+      const probe = cloneJson(crd);
       probe.status = { ...status, acceptedNames: names };
       setCrdCondition(probe, namesAccepted);
       setCrdCondition(probe, established);

@@ -15,6 +15,7 @@ import { RBAC_GROUP } from '../auth/authz/rbac/policy.ts';
 import { covers, rulesOf } from '../auth/authz/rbac/rules.ts';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry, ResourceStore } from '../registry/types.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 type Reconcile = (current: KubeObject, expected: KubeObject) => KubeObject | 'recreate' | undefined;
 
@@ -87,7 +88,7 @@ async function reconcileOne(store: ResourceStore, expected: KubeObject, current:
   const name = expected.metadata.name!;
   if (!current) {
     try {
-      await store.create(ctx, structuredClone(expected));
+      await store.create(ctx, cloneJson(expected));
     } catch (e) {
       if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
     }
@@ -98,10 +99,10 @@ async function reconcileOne(store: ResourceStore, expected: KubeObject, current:
   if (result === undefined) return;
   if (result === 'recreate') {
     await store.delete(ctx, name, { preconditions: { uid: current.metadata.uid } });
-    await store.create(ctx, structuredClone(expected));
+    await store.create(ctx, cloneJson(expected));
     return;
   }
-  await store.update(ctx, name, (live) => (live ? (reconcile(live, expected) as KubeObject | undefined) ?? live : structuredClone(expected)));
+  await store.update(ctx, name, (live) => (live ? (reconcile(live, expected) as KubeObject | undefined) ?? live : cloneJson(expected)));
 }
 
 /** Creates or reconciles the default RBAC policy; resolves once every object is in place. */

@@ -5,6 +5,7 @@
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
 import { amountText, countedResources, usageOf, type Amount } from '../admission/quota/usage.ts';
+import { cloneJson } from '../apis/json-clone.ts';
 
 export interface QuotaController {
   /** Recount now (tests, and after a quota event). */
@@ -55,7 +56,7 @@ export function startQuotaController(registry: Registry, options: { resyncMs?: n
         .update(
           loopbackContext(q.metadata.namespace ?? ''),
           q.metadata.name ?? '',
-          (cur) => ({ ...structuredClone(cur!), status: { hard: { ...hard }, used } }),
+          (cur) => ({ ...cloneJson(cur!), status: { hard: { ...hard }, used } }),
           { subresource: 'status' },
         )
         .catch(() => undefined);

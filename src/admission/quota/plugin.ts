@@ -9,6 +9,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { nanosOf, isBinary } from '../plugins/resources.ts';
 import { amountText, missingPodResources, usageOf } from './usage.ts';
 import { createInformer } from '../informer.ts';
+import { cloneJson } from '../../apis/json-clone.ts';
 
 type Obj = Record<string, string>;
 
@@ -82,7 +83,7 @@ export function resourceQuotaPlugin(registry: Registry): AdmissionPlugin {
           loopbackContext(a.namespace),
           u.quota.metadata.name ?? '',
           (cur) => {
-            const c = structuredClone(cur!);
+            const c = cloneJson(cur!);
             const status = (c.status ?? {}) as { used?: Obj };
             const used = { ...(status.used ?? {}) };
             for (const [r, v] of Object.entries(u.used)) {

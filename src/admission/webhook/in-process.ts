@@ -6,6 +6,7 @@
 import type { KubeObject } from '../../registry/types.ts';
 import { WebhookCallError } from './client.ts';
 import type { Webhook, WebhookTransport } from './webhook.ts';
+import { cloneJson } from '../../apis/json-clone.ts';
 
 /** What an in-process hook answers: an AdmissionResponse (uid optional) whose patch may be a JSON Patch array, or the patched object. */
 export interface InProcessResponse {
@@ -48,7 +49,7 @@ function transportOf(hook: InProcessHook): WebhookTransport {
     const request = review.request as Record<string, unknown>;
     let answer: InProcessResponse;
     try {
-      answer = await hook(structuredClone(request));
+      answer = await hook(cloneJson(request));
     } catch (e) {
       throw new WebhookCallError(`failed to call webhook: ${(e as Error).message}`);
     }

@@ -11,6 +11,7 @@ import { validateCrd, validateCrdStatusUpdate, validateCrdUpdate } from './crd-v
 import { CLEANUP_FINALIZER, type CrdCondition, type CrdStatus, type CustomResourceDefinition } from './crd-types.ts';
 import { jsonEqual } from '../store-codec.ts';
 import { genericStatusStrategy } from '../store-subresources.ts';
+import { cloneJson } from '../../apis/json-clone.ts';
 
 const asCrd = (obj: KubeObject) => obj as CustomResourceDefinition;
 
@@ -65,7 +66,7 @@ export const crdStrategy: Strategy = {
     const crd = asCrd(obj);
     carrySystemMeta(crd, old);
     if (old.status === undefined) delete crd.status;
-    else crd.status = structuredClone(old.status) as CrdStatus;
+    else crd.status = cloneJson(old.status) as CrdStatus;
     if (!jsonEqual(crd.spec, old.spec)) metaOf(crd).generation = (old.metadata?.generation ?? 0) + 1;
     recordStoredVersion(crd);
   },

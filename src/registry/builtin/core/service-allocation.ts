@@ -15,6 +15,7 @@ import { goQuote } from '../../../encoding/go-format.ts';
 import type { Holders, KubeObject, RequestContext, ValueClaims } from '../../types.ts';
 import { NODE_PORT_RANGE_KEY, SERVICE_IP_RANGE_KEY } from '../../../storage/keys.ts';
 import { arrAt, ensureObj, objAt, objsAt, strAt, type Obj } from '../object.ts';
+import { cloneJson } from '../../../apis/json-clone.ts';
 
 export const SERVICE_CIDR = '10.96.0.0/12';
 const CIDR_BASE = (10 << 24) | (96 << 16);
@@ -152,11 +153,11 @@ export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undef
   const holder = `${obj.metadata.namespace ?? ctx.namespace}/${obj.metadata.name ?? ''}`;
   /** Held by a stored Service other than the one written. */
   const heldByOthers = (lookup: Holders) => (value: string | number) => lookup(value).some((h) => h !== holder);
-  const originalSpec = structuredClone(obj.spec);
+  const originalSpec = cloneJson(obj.spec);
   const blocked: Blocked = { ips: new Set(), ports: new Set() };
   const refuse = (fieldError: FieldError) => invalid({ group: '', kind: 'Service' }, obj.metadata.name ?? '', [fieldError]);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (attempt > 0) obj.spec = structuredClone(originalSpec);
+    if (attempt > 0) obj.spec = cloneJson(originalSpec);
     const taken = heldByOthers(await holders());
     const picks: Pick[] = [];
     try {
