@@ -12,7 +12,7 @@ import { loopbackContext } from '../../registry/registry.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { LEGACY_CLAIMS, LEGACY_ISSUER, type KubernetesClaim, type ObjectRef, type TokenIssuer } from '../serviceaccount/tokens.ts';
 import type { UserInfo } from '../user.ts';
-import { NO_OPINION, authenticated, failed, type Authenticator } from './types.ts';
+import { NO_OPINION, authenticated, failed, type AuthnResult, type Authenticator } from './types.ts';
 
 export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 const SUCCESS_TTL_MS = 10_000;
@@ -145,29 +145,34 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
     return { user: { name: `system:serviceaccount:${namespace}:${saName}`, uid: saUid, groups: serviceAccountGroups(namespace) }, granted: [...issuer.apiAudiences], expiresAt: Infinity };
   }
 
+  /** A token not in the success cache: decoded, verified, cached when it passes. */
+  async function authenticateAfresh(token: string, key: string, audiences: readonly string[], t: number): Promise<AuthnResult> {
+    let iss: string | undefined;
+    try {
+      iss = (await loadJose()).decodeJwt(token).iss;
+    } catch {
+      return NO_OPINION;
+    }
+    if (iss === undefined || !accepted.has(iss)) return NO_OPINION;
+    const result = await verify(token, audiences);
+    if (typeof result === 'string') return failed(result);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, { user: result.user, audiences, granted: result.granted, until: Math.min(t + SUCCESS_TTL_MS, result.expiresAt) });
+    return authenticated(result.user, result.granted);
+  }
+
   return {
-    async authenticate(req) {
+    authenticate(req) {
       const token = requestBearerToken(req);
       // Only JWTs of an accepted issuer are ours; other bearer tokens are left to the other authenticators.
       if (token === undefined || !looksLikeJwt(token)) return NO_OPINION;
-      // Only tokens this authenticator verified are cached, so a hit needs no decoding.
+      // Only tokens this authenticator verified are cached, so a hit needs no decoding, and is answered at once.
       const audiences = req.audiences && req.audiences.length > 0 ? req.audiences : issuer.apiAudiences;
       const key = requestTokenKey(req);
       const hit = cache.get(key);
       const t = now();
       if (hit && hit.until > t && hit.audiences === audiences) return authenticated(hit.user, hit.granted);
-      let iss: string | undefined;
-      try {
-        iss = (await loadJose()).decodeJwt(token).iss;
-      } catch {
-        return NO_OPINION;
-      }
-      if (iss === undefined || !accepted.has(iss)) return NO_OPINION;
-      const result = await verify(token, audiences);
-      if (typeof result === 'string') return failed(result);
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(key, { user: result.user, audiences, granted: result.granted, until: Math.min(t + SUCCESS_TTL_MS, result.expiresAt) });
-      return authenticated(result.user, result.granted);
+      return authenticateAfresh(token, key, audiences, t);
     },
   };
 }

@@ -38,25 +38,32 @@ export function requestBearerToken(req: AuthnRequest): string | undefined {
  * Per connection, its last bearer token and that token's digest: a kept-alive connection sends the same header with
  * every request, so a token is hashed once per connection. The token is held as long as the connection, no longer.
  */
-const connectionDigests = new WeakMap<object, { readonly token: string; readonly digest: Buffer }>();
+const connectionDigests = new WeakMap<object, { readonly token: string; readonly digest: Buffer; key?: string }>();
+
+/** The connection's memo of the request's token, made when the connection last carried another one. */
+function connectionMemo(req: AuthnRequest, memo: BearerMemo): { readonly token: string; readonly digest: Buffer; key?: string } {
+  const token = memo.token ?? '';
+  const connection = req.connection;
+  const last = connection !== undefined ? connectionDigests.get(connection) : undefined;
+  if (last !== undefined && last.token === token) return last;
+  const fresh = { token, digest: tokenDigest(token) };
+  if (connection !== undefined) connectionDigests.set(connection, fresh);
+  return fresh;
+}
 
 /** The SHA-256 of the request's bearer token (once per request, or per connection); call only when it has one. */
 export function requestTokenDigest(req: AuthnRequest): Buffer {
   const memo = bearerMemo(req);
-  if (memo.digest !== undefined) return memo.digest;
-  const token = memo.token ?? '';
-  const connection = req.connection;
-  const last = connection !== undefined ? connectionDigests.get(connection) : undefined;
-  if (last !== undefined && last.token === token) return (memo.digest = last.digest);
-  memo.digest = tokenDigest(token);
-  if (connection !== undefined) connectionDigests.set(connection, { token, digest: memo.digest });
-  return memo.digest;
+  return (memo.digest ??= connectionMemo(req, memo).digest);
 }
 
-/** tokenKey of the request's bearer token without a context (once per request); call only when it has one. */
+/** tokenKey of the request's bearer token without a context (once per request, or per connection); call only when it has one. */
 export function requestTokenKey(req: AuthnRequest): string {
   const memo = bearerMemo(req);
-  return (memo.key ??= requestTokenDigest(req).toString('base64url'));
+  if (memo.key !== undefined) return memo.key;
+  const shared = connectionMemo(req, memo);
+  memo.digest = shared.digest;
+  return (memo.key = shared.key ??= shared.digest.toString('base64url'));
 }
 
 /** The cache key of a token (and what else the answer depends on, e.g. the audiences). */
