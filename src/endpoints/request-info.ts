@@ -42,53 +42,46 @@ function isTrue(v: string | null): boolean {
   return v !== null && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 }
 
-export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
-  const path = rawPath;
-  const nonResource: RequestInfo = {
-    isResourceRequest: false,
-    path,
-    verb: method.toLowerCase(),
-    apiPrefix: '',
-    apiGroup: '',
-    apiVersion: '',
-    namespace: '',
-    resource: '',
-    subresource: '',
-    name: '',
-    parts: [],
-  };
-  const segments = path.replace(/^\/+|\/+$/g, '').split('/').filter((s) => s !== '');
-  if (segments.length === 0) return nonResource;
+/** The path's segments, without the empty ones leading, trailing or doubled slashes make. */
+function segmentsOf(path: string): string[] {
+  // As clients send paths: one leading slash, no empty segment after it.
+  if (path.charCodeAt(0) === 0x2f && path.charCodeAt(path.length - 1) !== 0x2f && !path.includes('//')) return path.slice(1).split('/');
+  return path.split('/').filter((s) => s !== '');
+}
+
+function nonResourceInfo(method: string, path: string, apiPrefix: string, apiGroup: string, apiVersion: string, parts: readonly string[]): RequestInfo {
+  return { isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix, apiGroup, apiVersion, namespace: '', resource: '', subresource: '', name: '', parts };
+}
+
+export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const segments = segmentsOf(path);
   const prefix = segments[0];
-  if (prefix !== 'api' && prefix !== 'apis') return nonResource;
-  let parts = segments.slice(1);
+  if (prefix !== 'api' && prefix !== 'apis') return nonResourceInfo(method, path, '', '', '', []);
+  // segments[at] is the first one not read yet.
+  let at = 1;
   let apiGroup = '';
   if (prefix === 'apis') {
-    if (parts.length < 2) return { ...nonResource, apiPrefix: prefix, apiGroup: parts[0] ?? '', parts };
-    apiGroup = parts[0];
-    parts = parts.slice(1);
-  } else if (parts.length < 1) {
-    return { ...nonResource, apiPrefix: prefix, parts };
+    if (segments.length < 3) return nonResourceInfo(method, path, prefix, segments[1] ?? '', '', segments.slice(1));
+    apiGroup = segments[at++]!;
+  } else if (segments.length < 2) {
+    return nonResourceInfo(method, path, prefix, '', '', []);
   }
-  const apiVersion = parts[0];
-  parts = parts.slice(1);
-  const discovery = { ...nonResource, apiPrefix: prefix, apiGroup, apiVersion, parts };
-  if (parts.length === 0) return discovery;
+  const apiVersion = segments[at++]!;
+  if (at === segments.length) return nonResourceInfo(method, path, prefix, apiGroup, apiVersion, []);
 
   let verb = verbForMethod(method);
   // /watch/... is the deprecated watch path form.
-  if (parts[0] === 'watch') {
+  if (segments[at] === 'watch') {
     if (verb === 'get') verb = 'watch';
-    parts = parts.slice(1);
+    at++;
   }
   let namespace = '';
-  if (parts[0] === 'namespaces') {
-    if (parts.length > 1) {
-      namespace = parts[1];
-      // /namespaces/{name} and /namespaces/{name}/{status|finalize} address the namespace itself.
-      if (parts.length > 2 && !namespaceSubresources.has(parts[2])) parts = parts.slice(2);
-    }
+  if (segments[at] === 'namespaces' && segments.length - at > 1) {
+    namespace = segments[at + 1]!;
+    // /namespaces/{name} and /namespaces/{name}/{status|finalize} address the namespace itself.
+    if (segments.length - at > 2 && !namespaceSubresources.has(segments[at + 2]!)) at += 2;
   }
+  const parts = segments.slice(at);
   const resource = parts[0] ?? '';
   const name = parts.length >= 2 ? parts[1] : '';
   const subresource = parts.length >= 3 ? parts[2] : '';

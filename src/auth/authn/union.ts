@@ -33,6 +33,9 @@ export function unionAuthenticator(authenticators: readonly Authenticator[], opt
 
 /** Adds system:authenticated to every authenticated user that is not anonymous and not already in it. */
 export function withAuthenticatedGroup(inner: Authenticator): Authenticator {
+  // Answers are read-only: one an authenticator gives again (a connection's certificate, a cached token) gets the
+  // same extended answer again.
+  const extended = new WeakMap<AuthnResult, AuthnResult>();
   return {
     authenticate(req) {
       return andThen(inner.authenticate(req), (r) => {
@@ -40,7 +43,9 @@ export function withAuthenticatedGroup(inner: Authenticator): Authenticator {
         const u = r.user;
         if (u.name === ANONYMOUS_USER) return r;
         if (u.groups.includes(ALL_AUTHENTICATED) || u.groups.includes(ALL_UNAUTHENTICATED)) return r;
-        return { ...r, user: { ...u, groups: [...u.groups, ALL_AUTHENTICATED] } };
+        let answer = extended.get(r);
+        if (!answer) extended.set(r, (answer = { ...r, user: { ...u, groups: [...u.groups, ALL_AUTHENTICATED] } }));
+        return answer;
       });
     },
   };

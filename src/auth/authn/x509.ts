@@ -3,7 +3,7 @@
 
 import type { X509Certificate } from 'node:crypto';
 import { issuedByOneOf } from './request-header.ts';
-import type { Authenticator } from './types.ts';
+import type { AuthnResult, Authenticator, ClientCertificate } from './types.ts';
 import { NO_OPINION, authenticated, failed } from './types.ts';
 
 /**
@@ -11,6 +11,8 @@ import { NO_OPINION, authenticated, failed } from './types.ts';
  * certificate must come from.
  */
 export function x509Authenticator(clientCas?: readonly X509Certificate[]): Authenticator {
+  // A connection's certificate is one object (see clientCertificateOf): its requests share one read-only answer.
+  const answers = new WeakMap<ClientCertificate, AuthnResult>();
   return {
     authenticate(req) {
       const cert = req.clientCertificate;
@@ -18,7 +20,9 @@ export function x509Authenticator(clientCas?: readonly X509Certificate[]): Authe
       if (!cert.verified) return failed(`verifying client certificate failed: ${cert.verifyError ?? 'unknown authority'}`);
       if (clientCas && !(cert.raw && issuedByOneOf(cert.raw, clientCas))) return failed('verifying client certificate failed: certificate signed by unknown authority');
       if (cert.commonName === '') return NO_OPINION;
-      return authenticated({ name: cert.commonName, groups: [...cert.organizations] });
+      let answer = answers.get(cert);
+      if (!answer) answers.set(cert, (answer = authenticated({ name: cert.commonName, groups: [...cert.organizations] })));
+      return answer;
     },
   };
 }

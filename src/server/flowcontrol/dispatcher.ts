@@ -131,6 +131,14 @@ export function createFlowControl(options: FlowControlOptions): FlowControl {
     }
   };
 
+  // Users are read-only and one connection's requests share one (see withAuthenticatedGroup).
+  const userKeys = new WeakMap<UserInfo, string>();
+  const userKey = (user: UserInfo): string => {
+    let key = userKeys.get(user);
+    if (key === undefined) userKeys.set(user, (key = `${user.name}\0${user.groups.join('\0')}`));
+    return key;
+  };
+
   const seat = (level: Level): Admission => {
     level.executing++;
     let released = false;
@@ -148,7 +156,7 @@ export function createFlowControl(options: FlowControlOptions): FlowControl {
   return {
     classify(user, info) {
       refresh();
-      const key = `${user.name}\0${user.groups.join('\0')}\0${info.verb}\0${info.isResourceRequest ? `${info.apiGroup}\0${info.resource}\0${info.subresource}\0${info.namespace}` : `\0${info.path}`}`;
+      const key = `${userKey(user)}\0${info.verb}\0${info.isResourceRequest ? `${info.apiGroup}\0${info.resource}\0${info.subresource}\0${info.namespace}` : `\0${info.path}`}`;
       const cached = cache.get(key);
       if (cached !== undefined) return cached ?? undefined;
       let result: Classification | null = null;
