@@ -69,6 +69,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'etcd-keyfile', type: 'string', valueName: 'string', help: 'SSL key file used to secure etcd communication.' },
   { name: 'etcd-compaction-interval', type: 'string', valueName: 'duration', default: '5m0s', help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
   { name: 'etcd-count-metric-poll-period', type: 'string', valueName: 'duration', default: '1m0s', help: 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.' },
+  { name: 'cluster-signing-duration', type: 'string', valueName: 'duration', default: '8760h0m0s', help: 'The longest validity the signers of kubernetes.io CertificateSigningRequests give a certificate (they sign with the cluster CA); a request\'s spec.expirationSeconds may ask for less, 10 minutes at least.' },
   { name: 'leader-elect', type: 'bool', help: 'Start a leader election client and gain leadership before running the controllers (namespace lifecycle, ClusterRole aggregation). Default: true with --storage-backend=etcd3, false otherwise.' },
   { name: 'leader-elect-lease-duration', type: 'string', valueName: 'duration', default: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.' },
   { name: 'leader-elect-renew-deadline', type: 'string', valueName: 'duration', default: '10s', help: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.' },
@@ -184,6 +185,7 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
   // client-go's NewLeaderElector checks.
   if (!(leaseDurationMs > renewDeadlineMs)) throw new FlagError('leaseDuration must be greater than renewDeadline');
   if (!(renewDeadlineMs > retryPeriodMs * 1.2)) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
+  const clusterSigningDurationMs = durationFlag('cluster-signing-duration');
   const shutdownDelayMs = durationFlag('shutdown-delay-duration');
   if (shutdownDelayMs < 0) throw new FlagError('--shutdown-delay-duration can not be negative value');
   if (mediaType === 'application/yaml') throw new FlagError(`--storage-media-type "${mediaType}" is not supported by Capstan (objects are stored as application/json or application/vnd.kubernetes.protobuf)`);
@@ -231,6 +233,7 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
     storageBackend: backend,
     leaderElect: parsed.given.has('leader-elect') ? (v['leader-elect'] as boolean) : undefined,
     leaderElection: { leaseDurationMs, renewDeadlineMs, retryPeriodMs },
+    clusterSigningDurationMs,
     shutdownDelaySeconds: shutdownDelayMs / 1000,
     shutdownSendRetryAfter: v['shutdown-send-retry-after'] as boolean,
     ...(backend === 'etcd3'

@@ -50,6 +50,7 @@ import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
 import { createLogger } from '../server/log.ts';
+import { DEFAULT_SIGNING_DURATION_MS } from '../controllers/csr-signing.ts';
 import { ensurePki, ensureProxyClientPair, PROXY_CLIENT_NAME, splitPemCertificates } from '../server/pki.ts';
 import { startAggregator } from '../aggregator/aggregator.ts';
 import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
@@ -83,6 +84,8 @@ export interface CapstanOptions {
   leaderElect?: boolean;
   /** --leader-elect-lease-duration / -renew-deadline / -retry-period (ms; kube's 15 s, 10 s, 2 s). */
   leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  /** --cluster-signing-duration (ms): the longest validity the CSR signers give (default one year). */
+  clusterSigningDurationMs?: number;
   /** Where certificates, the kubeconfig and the sqlite database live. Library default: a new temp dir, removed by close(). */
   dataDir?: string;
   /** HTTPS port; 0 picks a free one (library default). */
@@ -743,6 +746,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
       serviceAccountTokens: options.namespaceDefaults ? { caPem: trustedCa, issueLegacy: (ns, sa, secret) => tokenIssuer.issueLegacy(ns, sa, secret) } : undefined,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
+      csrSigning: { ca: pki.ca, durationMs: options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS },
       ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation, admission) } : {}),
       ...((options.leaderElect ?? cfg.backend === 'etcd3')
         ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }

@@ -1,7 +1,8 @@
 // The in-process control plane kube-apiserver (and the part of kube-controller-manager users expect) runs beside
 // its API: the system namespaces, the objects it makes for itself (bootstrap), the CRD controllers, the namespace
 // lifecycle controller, the garbage collector, the default RBAC policy and ClusterRole aggregation, the
-// default ServiceAccount and kube-root-ca.crt of every namespace. Everything writes through the registry's stores.
+// default ServiceAccount and kube-root-ca.crt of every namespace, the signers of certificate signing requests.
+// Everything writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
@@ -19,6 +20,7 @@ import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 import { startServiceAccountTokens, type ServiceAccountTokenOptions } from './service-account-tokens.ts';
 import { startQuotaController } from './resource-quota.ts';
 import { startPolicyStatusController } from './admission-policy-status.ts';
+import { startCsrSigning, type CsrSigningOptions } from './csr-signing.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
 export interface ControlPlaneOptions {
@@ -34,6 +36,8 @@ export interface ControlPlaneOptions {
   readonly namespaceDefaults?: NamespaceDefaultsOptions | false;
   /** The tokens controller of legacy service account token Secrets; absent: not run. */
   readonly serviceAccountTokens?: ServiceAccountTokenOptions;
+  /** The signers of approved CertificateSigningRequests for the kubernetes.io signers; absent: not run. */
+  readonly csrSigning?: CsrSigningOptions;
   /** The bootstrap token cleaner and signer (--enable-bootstrap-token-auth); absent: not run. */
   readonly bootstrapTokens?: BootstrapTokenOptions;
   /**
@@ -44,7 +48,7 @@ export interface ControlPlaneOptions {
   readonly whileLeading?: () => Promise<{ stop(): Promise<void> }>;
   /**
    * Run kube-controller-manager's controllers (namespace lifecycle, garbage collection, ClusterRole aggregation,
-   * quota, service accounts and root CA, bootstrap tokens, the end of pods' graceful deletion) only while this
+   * quota, service accounts and root CA, bootstrap tokens, certificate signing, the end of pods' graceful deletion) only while this
    * instance holds the kube-system/kube-controller-manager Lease (--leader-elect). Absent: they always run (one
    * process owns its storage). The apiserver's own loops (system namespaces, bootstrap objects, the RBAC default
    * policy, CRD naming and establishing) run on every instance, as in kube-apiserver.
@@ -86,6 +90,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     namespaceDefaults: ReturnType<typeof startNamespaceDefaults> | undefined;
     bootstrapTokens: BootstrapTokenControllers | undefined;
     serviceAccountTokens: ReturnType<typeof startServiceAccountTokens>;
+    csrSigning: ReturnType<typeof startCsrSigning> | undefined;
     more: { stop(): Promise<void> } | undefined;
   }
   let leading: Leading | undefined;
@@ -102,6 +107,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       namespaceDefaults,
       bootstrapTokens: options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined,
       serviceAccountTokens: options.serviceAccountTokens ? startServiceAccountTokens(registry, options.serviceAccountTokens) : undefined,
+      csrSigning: options.csrSigning ? startCsrSigning(registry, options.csrSigning) : undefined,
       more: undefined,
     };
     const current = leading;
@@ -127,6 +133,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     l.bootstrapTokens?.stop();
     l.serviceAccountTokens?.stop();
     l.namespaceDefaults?.stop();
+    await l.csrSigning?.stop();
     await l.podTermination.stop();
     await l.garbageCollector.stop();
     await l.namespaces.stop();

@@ -6,7 +6,9 @@
 import { createHash, createPrivateKey, generateKeyPair, randomBytes, sign, X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
-import { bitString, boolean, children, element, explicit, implicit, namedBits, octetString, oid, sequence, set, time, unsignedInteger, utf8String } from './der.ts';
+import { pemEncode } from './pem.ts';
+import { bitString, boolean, children, element, explicit, implicit, namedBits, octetString, oid, sequence, set, time, tlv, unsignedInteger, utf8String } from './der.ts';
+import type { SigningRequest, SubjectName } from './certificate-request.ts';
 
 export interface DistinguishedName {
   readonly commonName: string;
@@ -47,6 +49,17 @@ const OID = {
 const DIGITAL_SIGNATURE = 0;
 const KEY_CERT_SIGN = 5;
 const CRL_SIGN = 6;
+
+/** The other name attributes Go's pkix.Name knows. */
+const NAME_OID = {
+  serialNumber: '2.5.4.5',
+  country: '2.5.4.6',
+  locality: '2.5.4.7',
+  province: '2.5.4.8',
+  streetAddress: '2.5.4.9',
+  organizationalUnit: '2.5.4.11',
+  postalCode: '2.5.4.17',
+} as const;
 
 const SIGNATURE_ALGORITHM = sequence(oid(OID.ecdsaWithSha256));
 
@@ -134,11 +147,6 @@ function loadIssuer(ca: PemPair): Issuer {
   return { name: subject, signingKey: createPrivateKey(ca.keyPem), keyId: keyId ?? keyIdOf(spki) };
 }
 
-function pem(label: string, der: Buffer): string {
-  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
-}
-
 /**
  * Makes a new key pair and a certificate for it, signed by the given CA, or self-signed without one (a
  * self-signed CA carries no authority key identifier).
@@ -158,8 +166,92 @@ export async function issueCertificate(req: CertificateRequest, ca?: PemPair): P
     spki,
     explicit(3, extensionsFor(req, keyIdOf(spki), issuer?.keyId)),
   );
+  return { certPem: signedCertificate(tbs, issuer?.signingKey ?? keys.privateKey), keyPem: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
+}
+
+/** The certificate of a TBSCertificate signed with an ECDSA P-256 key, PEM. */
+function signedCertificate(tbs: Buffer, key: KeyObject): string {
   // ECDSA signatures come DER-encoded (Ecdsa-Sig-Value), as X.509 carries them.
-  const signature = sign('sha256', tbs, issuer?.signingKey ?? keys.privateKey);
-  const cert = sequence(tbs, SIGNATURE_ALGORITHM, bitString(signature));
-  return { certPem: pem('CERTIFICATE', cert), keyPem: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
+  const signature = sign('sha256', tbs, key);
+  return pemEncode('CERTIFICATE', sequence(tbs, SIGNATURE_ALGORITHM, bitString(signature)));
+}
+
+// ---- certificates for signing requests (kube's CertificateAuthority.Sign with its PermissiveSigningPolicy) ----
+
+/** What the signer decided of the certificate; the rest comes from the request. */
+export interface SigningPolicy {
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+  /** KeyUsage bit numbers (RFC 5280: 0 digitalSignature ... 8 decipherOnly). */
+  readonly keyUsage: readonly number[];
+  /** Extended key usage OIDs, in the order they are written. */
+  readonly extKeyUsage: readonly string[];
+}
+
+/** asn1.Marshal's choice for a Go string: PrintableString when every character allows it, else UTF8String. */
+function goString(s: string): Buffer {
+  return /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(s) ? tlv(0x13, Buffer.from(s, 'latin1')) : utf8String(s);
+}
+
+/**
+ * pkix.Name.ToRDNSequence: the attributes Go keeps, in its order, the values of one type together in one RDN (its SET
+ * sorted, as DER wants).
+ */
+function goName(name: SubjectName): Buffer {
+  const rdns: Buffer[] = [];
+  const add = (type: string, values: readonly string[]): void => {
+    if (values.length === 0) return;
+    const atvs = values.map((v) => sequence(oid(type), goString(v))).sort(Buffer.compare);
+    rdns.push(set(...atvs));
+  };
+  add(NAME_OID.country, name.country);
+  add(NAME_OID.province, name.province);
+  add(NAME_OID.locality, name.locality);
+  add(NAME_OID.streetAddress, name.streetAddress);
+  add(NAME_OID.postalCode, name.postalCode);
+  add(OID.organization, name.organization);
+  add(NAME_OID.organizationalUnit, name.organizationalUnit);
+  if (name.commonName) add(OID.commonName, [name.commonName]);
+  if (name.serialNumber) add(NAME_OID.serialNumber, [name.serialNumber]);
+  return sequence(...rdns);
+}
+
+/** marshalSANs: DNS names, emails, IP addresses (IPv4 in 4 bytes), URIs. */
+function requestAltNames(req: SigningRequest): Buffer[] {
+  const ipv4Mapped = (ip: Buffer): Buffer => (ip.length === 16 && ip.subarray(0, 10).every((b) => b === 0) && ip[10] === 0xff && ip[11] === 0xff ? ip.subarray(12) : ip);
+  return [
+    ...req.dnsNames.map((n) => implicit(2, Buffer.from(n, 'latin1'))),
+    ...req.emailAddresses.map((e) => implicit(1, Buffer.from(e, 'latin1'))),
+    ...req.ipAddresses.map((ip) => implicit(7, ipv4Mapped(ip))),
+    ...req.uris.map((u) => implicit(6, Buffer.from(u, 'latin1'))),
+  ];
+}
+
+/**
+ * A certificate for a signing request, as Go's x509.CreateCertificate makes kube's: the request's subject (as
+ * pkix.Name re-encodes it), key and alternative names; the policy's validity and usages; not a CA; the issuer's key
+ * identifier; none of the other requested extensions. PEM.
+ */
+export function signCertificateRequest(req: SigningRequest, policy: SigningPolicy, ca: PemPair): string {
+  const issuer = loadIssuer(ca);
+  const subject = goName(req.subject);
+  const extensions: Buffer[] = [];
+  if (policy.keyUsage.length > 0) extensions.push(extension(OID.keyUsage, true, namedBits(policy.keyUsage)));
+  if (policy.extKeyUsage.length > 0) extensions.push(extension(OID.extKeyUsage, false, sequence(...policy.extKeyUsage.map(oid))));
+  extensions.push(extension(OID.basicConstraints, true, sequence()));
+  extensions.push(extension(OID.authorityKeyIdentifier, false, sequence(implicit(0, issuer.keyId))));
+  const altNames = requestAltNames(req);
+  // Critical when the subject is empty (RFC 5280 4.2.1.6).
+  if (altNames.length > 0) extensions.push(extension(OID.subjectAltName, subject.length === 2, sequence(...altNames)));
+  const tbs = sequence(
+    explicit(0, unsignedInteger(Buffer.from([2]))),
+    serialNumber(),
+    SIGNATURE_ALGORITHM,
+    issuer.name,
+    sequence(time(policy.notBefore), time(policy.notAfter)),
+    subject,
+    req.publicKeyInfo,
+    explicit(3, sequence(...extensions)),
+  );
+  return signedCertificate(tbs, issuer.signingKey);
 }

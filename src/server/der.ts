@@ -95,3 +95,17 @@ export function element(b: Buffer): Element {
   if (!e) throw new Error('empty DER');
   return e;
 }
+
+/** The dotted text of an OBJECT IDENTIFIER's contents. */
+export function oidText(contents: Buffer): string {
+  const arcs: number[] = [];
+  let value = 0;
+  for (const byte of contents) {
+    value = value * 128 + (byte & 0x7f);
+    if (byte & 0x80) continue;
+    if (arcs.length === 0) arcs.push(value < 80 ? Math.floor(value / 40) : 2, value < 80 ? value % 40 : value - 80);
+    else arcs.push(value);
+    value = 0;
+  }
+  return arcs.join('.');
+}

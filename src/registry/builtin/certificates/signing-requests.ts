@@ -13,6 +13,7 @@ import type { FactsMaker } from '../facts.ts';
 import { buildStrategy, carrySystemMeta } from '../generic.ts';
 import { arrAt, clone, getPath, isObj, objAt, objsAt, semanticEqual, strAt, type Obj } from '../object.ts';
 import { ageColumn, column, orNone } from '../printing.ts';
+import { pemBlocks } from '../../../server/pem.ts';
 
 const USAGES = [
   'any', 'cert sign', 'client auth', 'code signing', 'content commitment', 'crl sign', 'data encipherment', 'decipher only', 'digital signature',
@@ -25,17 +26,6 @@ const MIN_EXPIRATION_SECONDS = 600;
 
 const bytesOf = (b64: unknown) => (typeof b64 === 'string' ? Buffer.from(b64, 'base64') : Buffer.alloc(0));
 const goBytes = (b: Buffer) => renderedBadValue(`[]byte{${[...b].map((x) => `0x${x.toString(16)}`).join(', ')}}`);
-
-/** PEM blocks of a byte string: type, headers present, base64 body. */
-function pemBlocks(text: string): { type: string; headers: boolean; body: string }[] {
-  const out: { type: string; headers: boolean; body: string }[] = [];
-  const re = /-----BEGIN ([^-]+)-----\r?\n([\s\S]*?)-----END \1-----/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const lines = m[2].split(/\r?\n/).filter((l) => l !== '');
-    out.push({ type: m[1], headers: lines.some((l) => l.includes(':')), body: lines.filter((l) => !l.includes(':')).join('') });
-  }
-  return out;
-}
 
 /** certificates.ParseCSR's complaint about the PEM wrapping (the DER content and signature are not checked here). */
 function requestError(request: Buffer): string | undefined {

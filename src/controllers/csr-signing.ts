@@ -1,0 +1,221 @@
+// kube-controller-manager's csrsigning controllers: an approved CertificateSigningRequest for one of the
+// kubernetes.io signers, not failed and not yet issued, is checked against its signer's rules and either gets a
+// certificate signed by the cluster CA in status.certificate, or a Failed condition (SignerValidationFailure) saying
+// which rule it broke. Requests for other signers are left to their own controllers.
+
+import { X509Certificate } from 'node:crypto';
+import { isStatusError } from '../apis/errors.ts';
+import { cloneJson } from '../apis/json-clone.ts';
+import { loopbackContext } from '../registry/registry.ts';
+import type { KubeObject, Registry, ResourceStore } from '../registry/types.ts';
+import { checkRequestSignature, parseCertificateRequest, type SigningRequest } from '../server/certificate-request.ts';
+import type { SigningPolicy } from '../server/certificates.ts';
+import type { KeyPairPem } from '../server/pki.ts';
+import { startWorkQueue, type WorkQueue } from './work-queue.ts';
+
+export interface CsrSigningOptions {
+  /** The cluster CA: its certificate is trusted for client certificates, its key signs. */
+  readonly ca: KeyPairPem;
+  /** --cluster-signing-duration: the longest validity, in ms; a shorter spec.expirationSeconds is honoured. */
+  readonly durationMs: number;
+}
+
+/** kube-controller-manager's default --cluster-signing-duration (8760h). */
+export const DEFAULT_SIGNING_DURATION_MS = 365 * 24 * 3600 * 1000;
+
+const MINUTE = 60 * 1000;
+/** NotBefore is this far in the past (clock skew); validity this long or more also ends this much earlier. */
+const BACKDATE_MS = 5 * MINUTE;
+const SHORT_MS = 8 * 60 * MINUTE;
+/** The shortest validity given, whatever spec.expirationSeconds asks (twice the backdating). */
+const MIN_DURATION_MS = 10 * MINUTE;
+
+type Obj = Record<string, unknown>;
+/** A signer's rules for a request and its usages: the error message of the first it breaks. */
+type SignerRules = (req: SigningRequest, usages: ReadonlySet<string>) => string | undefined;
+
+const NODE_ORGANIZATION = 'system:nodes';
+const NODE_NAME_PREFIX = 'system:node:';
+
+function sameSet(a: ReadonlySet<string>, b: readonly string[]): boolean {
+  return a.size === b.length && b.every((x) => a.has(x));
+}
+
+/** validAPIServerClientUsages. */
+const apiServerClient: SignerRules = (_req, usages) => {
+  for (const u of usages) if (u !== 'digital signature' && u !== 'key encipherment' && u !== 'client auth') return `invalid usage for client certificate: ${u}`;
+  return usages.has('client auth') ? undefined : 'missing required usage for client certificate: client auth';
+};
+
+const isNodeOrganization = (req: SigningRequest): boolean => req.subject.organization.length === 1 && req.subject.organization[0] === NODE_ORGANIZATION;
+
+/** ValidateKubeletClientCSR. */
+const kubeletClient: SignerRules = (req, usages) => {
+  if (!isNodeOrganization(req)) return 'subject organization is not system:nodes';
+  if (req.dnsNames.length > 0) return 'DNS subjectAltNames are not allowed';
+  if (req.emailAddresses.length > 0) return 'Email subjectAltNames are not allowed';
+  if (req.ipAddresses.length > 0) return 'IP subjectAltNames are not allowed';
+  if (req.uris.length > 0) return 'URI subjectAltNames are not allowed';
+  if (!req.subject.commonName.startsWith(NODE_NAME_PREFIX)) return 'subject common name does not begin with system:node:';
+  if (!sameSet(usages, ['digital signature', 'key encipherment', 'client auth']) && !sameSet(usages, ['digital signature', 'client auth'])) return 'usages did not match [client auth digital signature key encipherment]';
+  return undefined;
+};
+
+/** ValidateKubeletServingCSR. */
+const kubeletServing: SignerRules = (req, usages) => {
+  if (!isNodeOrganization(req)) return 'subject organization is not system:nodes';
+  if (req.dnsNames.length === 0 && req.ipAddresses.length === 0) return 'DNS or IP subjectAltName is required';
+  if (req.emailAddresses.length > 0) return 'Email subjectAltNames are not allowed';
+  if (req.uris.length > 0) return 'URI subjectAltNames are not allowed';
+  if (!sameSet(usages, ['digital signature', 'key encipherment', 'server auth']) && !sameSet(usages, ['digital signature', 'server auth'])) return 'usages did not match [digital signature key encipherment server auth]';
+  if (!req.subject.commonName.startsWith(NODE_NAME_PREFIX)) return 'subject common name does not begin with system:node:';
+  return undefined;
+};
+
+const SIGNERS: Readonly<Record<string, SignerRules>> = {
+  'kubernetes.io/kube-apiserver-client': apiServerClient,
+  'kubernetes.io/kube-apiserver-client-kubelet': kubeletClient,
+  'kubernetes.io/kubelet-serving': kubeletServing,
+  // No rules, for backward compatibility (v1 refuses to create requests for it).
+  'kubernetes.io/legacy-unknown': () => undefined,
+};
+
+/** The certificates API's usages as X.509 key usage bits. */
+const KEY_USAGE_BITS: Readonly<Record<string, number>> = {
+  signing: 0,
+  'digital signature': 0,
+  'content commitment': 1,
+  'key encipherment': 2,
+  'data encipherment': 3,
+  'key agreement': 4,
+  'cert sign': 5,
+  'crl sign': 6,
+  'encipher only': 7,
+  'decipher only': 8,
+};
+
+/** The certificates API's usages as extended key usage OIDs, in the order Go's ExtKeyUsage values sort them. */
+const EXT_KEY_USAGE_OIDS: readonly (readonly [string, string])[] = [
+  ['any', '2.5.29.37.0'],
+  ['server auth', '1.3.6.1.5.5.7.3.1'],
+  ['client auth', '1.3.6.1.5.5.7.3.2'],
+  ['code signing', '1.3.6.1.5.5.7.3.3'],
+  ['email protection', '1.3.6.1.5.5.7.3.4'],
+  ['s/mime', '1.3.6.1.5.5.7.3.4'],
+  ['ipsec end system', '1.3.6.1.5.5.7.3.5'],
+  ['ipsec tunnel', '1.3.6.1.5.5.7.3.6'],
+  ['ipsec user', '1.3.6.1.5.5.7.3.7'],
+  ['timestamping', '1.3.6.1.5.5.7.3.8'],
+  ['ocsp signing', '1.3.6.1.5.5.7.3.9'],
+  ['microsoft sgc', '1.3.6.1.4.1.311.10.3.3'],
+  ['netscape sgc', '2.16.840.1.113730.4.1'],
+];
+
+/** signer.duration: the configured validity, or the requested one when shorter (but at least 10 minutes). */
+export function signingDuration(expirationSeconds: unknown, maxMs: number): number {
+  if (typeof expirationSeconds !== 'number') return maxMs;
+  return Math.min(maxMs, Math.max(MIN_DURATION_MS, expirationSeconds * 1000));
+}
+
+/** PermissiveSigningPolicy: backdated, usages as asked, never past the CA's own expiry. */
+export function signingPolicy(usages: readonly string[], ttlMs: number, caNotAfter: number, now: number): SigningPolicy {
+  const bits = new Set<number>();
+  for (const u of usages) if (u in KEY_USAGE_BITS) bits.add(KEY_USAGE_BITS[u]!);
+  const extKeyUsage = [...new Set(EXT_KEY_USAGE_OIDS.filter(([name]) => usages.includes(name)).map(([, oid]) => oid))];
+  const notAfter = Math.min(now + (ttlMs < SHORT_MS ? ttlMs : ttlMs - BACKDATE_MS), caNotAfter);
+  return { notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(notAfter), keyUsage: [...bits].sort((a, b) => a - b), extKeyUsage };
+}
+
+const conditions = (csr: KubeObject): Obj[] => {
+  const list = (csr.status as Obj | undefined)?.conditions;
+  return Array.isArray(list) ? (list as Obj[]) : [];
+};
+const hasTrue = (csr: KubeObject, type: string): boolean => conditions(csr).some((c) => c.type === type && c.status === 'True');
+const issued = (csr: KubeObject): boolean => typeof (csr.status as Obj | undefined)?.certificate === 'string' && (csr.status as Obj).certificate !== '';
+
+/** Whether the signers here have something to do with a request: approved, neither failed nor issued, for them. */
+function awaitsSigning(csr: KubeObject): boolean {
+  const signer = (csr.spec as Obj | undefined)?.signerName;
+  return typeof signer === 'string' && signer in SIGNERS && hasTrue(csr, 'Approved') && !hasTrue(csr, 'Failed') && !issued(csr);
+}
+
+export function startCsrSigning(registry: Registry, options: CsrSigningOptions): WorkQueue {
+  const store = (): ResourceStore | undefined => {
+    const def = registry.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+    return def ? registry.store(def) : undefined;
+  };
+  let caNotAfter: number | undefined;
+
+  /** Writes the status change to the request as it is now, if it still awaits signing. */
+  async function writeStatus(name: string, change: (status: Obj) => void): Promise<void> {
+    try {
+      await store()!.update(
+        loopbackContext(),
+        name,
+        (current) => {
+          if (!current || !awaitsSigning(current)) return current!;
+          const next = cloneJson(current);
+          const status = (next.status ?? {}) as Obj;
+          change(status);
+          next.status = status;
+          return next;
+        },
+        { subresource: 'status' },
+      );
+    } catch (e) {
+      if (!(isStatusError(e) && e.code === 404)) throw e;
+    }
+  }
+
+  async function sync(name: string): Promise<void> {
+    const s = store();
+    if (!s) return;
+    let csr: KubeObject;
+    try {
+      csr = await s.get(loopbackContext(), name, { resourceVersion: '0' });
+    } catch (e) {
+      if (isStatusError(e) && e.code === 404) return;
+      throw e;
+    }
+    if (!awaitsSigning(csr)) return;
+    const spec = csr.spec as Obj;
+    let request: SigningRequest;
+    try {
+      request = parseCertificateRequest(Buffer.from(String(spec.request ?? ''), 'base64').toString('latin1'));
+    } catch {
+      // The request never changes (spec is immutable): kube retries it in vain; nothing to do here.
+      return;
+    }
+    const usages = Array.isArray(spec.usages) ? (spec.usages as string[]) : [];
+    const broken = SIGNERS[spec.signerName as string]!(request, new Set(usages));
+    if (broken !== undefined) {
+      // Its times are stamped by the status write, as for any condition written without them.
+      const condition = { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: broken };
+      return writeStatus(name, (status) => {
+        status.conditions = [...(Array.isArray(status.conditions) ? status.conditions : []), condition];
+      });
+    }
+    try {
+      checkRequestSignature(request);
+    } catch {
+      // As kube's: a request its own key did not sign gets no certificate (and no condition).
+      return;
+    }
+    const { signCertificateRequest } = await import('../server/certificates.ts');
+    caNotAfter ??= Date.parse(new X509Certificate(options.ca.certPem).validTo);
+    const now = Date.now();
+    // The CA has expired: nothing can be signed until it is renewed.
+    if (!(now < caNotAfter)) return;
+    const pem = signCertificateRequest(request, signingPolicy(usages, signingDuration(spec.expirationSeconds, options.durationMs), caNotAfter, now), options.ca);
+    await writeStatus(name, (status) => {
+      status.certificate = Buffer.from(pem, 'latin1').toString('base64');
+    });
+  }
+
+  return startWorkQueue({
+    store,
+    context: loopbackContext(),
+    filter: (ev) => ev.type !== 'DELETED' && awaitsSigning(ev.object as KubeObject),
+    sync,
+  });
+}

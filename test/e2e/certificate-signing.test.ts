@@ -1,0 +1,170 @@
+// kube-controller-manager's CSR signers, driven as the Kubernetes docs' "normal user" tutorial drives them: openssl
+// makes a key and a request, kubectl creates the CertificateSigningRequest and approves it, the signed certificate
+// is read from status.certificate and used to log in. Requests a signer refuses get its Failed condition; denied
+// requests and other signers' requests get nothing.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCommand, startTestServer, type TestServer } from './helpers.ts';
+
+let s: TestServer;
+let dir: string;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'capstan-csr-'));
+  s = await startTestServer({ authorizationMode: ['RBAC'], clusterSigningDurationMs: 2 * 3600_000 });
+});
+after(async () => {
+  await s?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function openssl(args: string[]): Promise<string> {
+  const r = await runCommand('openssl', args, { timeoutMs: 20_000, cwd: dir, env: process.env });
+  assert.equal(r.code, 0, `openssl ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A new key (RSA or EC P-256) and a PEM request for it with this subject and openssl -addext arguments. */
+async function keyAndRequest(name: string, kind: 'rsa' | 'ec', subject: string, addext: string[] = []): Promise<string> {
+  if (kind === 'rsa') await openssl(['genrsa', '-out', `${name}.key`, '2048']);
+  else await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`]);
+  await openssl(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject, ...addext.flatMap((e) => ['-addext', e])]);
+  return readFile(join(dir, `${name}.csr`), 'utf8');
+}
+
+function csrYaml(name: string, request: string, signerName: string, usages: string[], expirationSeconds?: number): string {
+  return [
+    'apiVersion: certificates.k8s.io/v1',
+    'kind: CertificateSigningRequest',
+    'metadata:',
+    `  name: ${name}`,
+    'spec:',
+    `  request: ${Buffer.from(request).toString('base64')}`,
+    `  signerName: ${signerName}`,
+    ...(expirationSeconds !== undefined ? [`  expirationSeconds: ${expirationSeconds}`] : []),
+    `  usages: [${usages.join(', ')}]`,
+    '',
+  ].join('\n');
+}
+
+async function createAndApprove(yaml: string, name: string, verdict: 'approve' | 'deny' = 'approve'): Promise<void> {
+  await s.kubectlOk(['create', '-f', '-'], { input: yaml });
+  assert.equal((await s.kubectlOk(['certificate', verdict, name])).trim(), `certificatesigningrequest.certificates.k8s.io/${name} ${verdict === 'approve' ? 'approved' : 'denied'}`);
+}
+
+interface Csr {
+  status?: { certificate?: string; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+async function getCsr(name: string): Promise<Csr> {
+  return JSON.parse(await s.kubectlOk(['get', 'csr', name, '-o', 'json'])) as Csr;
+}
+
+/** The request once the signer has answered it: a certificate or a Failed condition. */
+async function answered(name: string): Promise<Csr> {
+  for (let i = 0; i < 100; i++) {
+    const csr = await getCsr(name);
+    if (csr.status?.certificate || csr.status?.conditions?.some((c) => c.type === 'Failed')) return csr;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`${name} was not answered`);
+}
+
+/** The issued certificate's subject, validity in minutes and extensions, as openssl prints them. */
+async function describe(name: string, csr: Csr): Promise<{ subject: string; minutes: number; text: string }> {
+  await writeFile(join(dir, `${name}.crt`), Buffer.from(csr.status!.certificate!, 'base64'));
+  await writeFile(join(dir, 'ca.crt'), s.caCert);
+  assert.equal((await openssl(['verify', '-CAfile', 'ca.crt', `${name}.crt`])).trim(), `${name}.crt: OK`);
+  const subject = (await openssl(['x509', '-in', `${name}.crt`, '-noout', '-subject'])).trim();
+  const dates = await openssl(['x509', '-in', `${name}.crt`, '-noout', '-startdate', '-enddate']);
+  const [start, end] = [/notBefore=(.*)/, /notAfter=(.*)/].map((re) => Date.parse(re.exec(dates)![1]!));
+  const text = await openssl(['x509', '-in', `${name}.crt`, '-noout', '-ext', 'keyUsage,extendedKeyUsage,basicConstraints,subjectAltName']);
+  return { subject, minutes: (end! - start!) / 60_000, text };
+}
+
+test('an approved kube-apiserver-client request is signed by the cluster CA and its certificate logs in', async () => {
+  const request = await keyAndRequest('jane', 'rsa', '/CN=jane/O=dev/O=app');
+  await createAndApprove(csrYaml('jane', request, 'kubernetes.io/kube-apiserver-client', ['client auth'], 3600), 'jane');
+  const csr = await answered('jane');
+  assert.deepEqual(csr.status?.conditions?.map((c) => [c.type, c.status, c.reason]), [['Approved', 'True', 'KubectlApprove']]);
+  const cert = await describe('jane', csr);
+  // Go's pkix.Name puts the organizations in one multi-valued RDN before the common name.
+  assert.equal(cert.subject, 'subject=O = app + O = dev, CN = jane');
+  // An hour asked for (under 8 h: not shortened), backdated 5 minutes.
+  assert.equal(cert.minutes, 65);
+  assert.match(cert.text, /X509v3 Extended Key Usage: \n\s*TLS Web Client Authentication\n/);
+  assert.match(cert.text, /X509v3 Basic Constraints: critical\n\s*CA:FALSE/);
+  assert.doesNotMatch(cert.text, /X509v3 Key Usage/, 'no key usage was asked for');
+
+  const table = await s.kubectlOk(['get', 'csr', 'jane']);
+  assert.match(table, /jane\s+\S+\s+kubernetes\.io\/kube-apiserver-client\s+capstan-admin\s+60m\s+Approved,Issued/);
+
+  const kubeconfig = await s.writeKubeconfig('jane', { clientCert: Buffer.from(csr.status!.certificate!, 'base64').toString(), clientKey: await readFile(join(dir, 'jane.key'), 'utf8') });
+  const whoami = JSON.parse(await s.kubectlOk(['auth', 'whoami', '-o', 'json'], { kubeconfig })) as { status: { userInfo: { username: string; groups: string[] } } };
+  assert.deepEqual(whoami.status.userInfo, { username: 'jane', groups: ['app', 'dev', 'system:authenticated'] });
+  const forbidden = await s.kubectl(['get', 'pods'], { kubeconfig });
+  assert.match(forbidden.stderr, /pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "default"/);
+});
+
+test('validity is --cluster-signing-duration unless the request asks for less, and never under 10 minutes', async () => {
+  const request = await keyAndRequest('ttl', 'ec', '/CN=ttl');
+  const cases: [string, number | undefined, number][] = [
+    // 2 h (short: not shortened by the backdating).
+    ['ttl-default', undefined, 125],
+    ['ttl-capped', 86_400, 125],
+    ['ttl-floor', 600, 15],
+  ];
+  for (const [name, seconds] of cases) await createAndApprove(csrYaml(name, request, 'kubernetes.io/kube-apiserver-client', ['digital signature', 'client auth'], seconds), name);
+  for (const [name, , minutes] of cases) {
+    const cert = await describe(name, await answered(name));
+    assert.equal(cert.minutes, minutes, name);
+    assert.match(cert.text, /X509v3 Key Usage: critical\n\s*Digital Signature\n/, name);
+  }
+});
+
+test('kubelet requests are checked against the kubelet signers rules', async () => {
+  const serving = await keyAndRequest('node-serving', 'ec', '/CN=system:node:n1/O=system:nodes', ['subjectAltName=DNS:n1.example,IP:10.0.0.7']);
+  await createAndApprove(csrYaml('node-serving', serving, 'kubernetes.io/kubelet-serving', ['digital signature', 'server auth']), 'node-serving');
+  const cert = await describe('node-serving', await answered('node-serving'));
+  assert.equal(cert.subject, 'subject=O = system:nodes, CN = system:node:n1');
+  assert.match(cert.text, /X509v3 Subject Alternative Name: \n\s*DNS:n1\.example, IP Address:10\.0\.0\.7/);
+  assert.match(cert.text, /TLS Web Server Authentication/);
+
+  const refused: [string, string, string, string[], string][] = [
+    ['no-san', '/CN=system:node:n1/O=system:nodes', 'kubernetes.io/kubelet-serving', ['digital signature', 'server auth'], 'DNS or IP subjectAltName is required'],
+    ['wrong-org', '/CN=system:node:n1/O=nodes', 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth'], 'subject organization is not system:nodes'],
+    ['wrong-usages', '/CN=system:node:n1/O=system:nodes', 'kubernetes.io/kube-apiserver-client-kubelet', ['client auth'], 'usages did not match [client auth digital signature key encipherment]'],
+    ['wrong-cn', '/CN=n1/O=system:nodes', 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth'], 'subject common name does not begin with system:node:'],
+    ['server-usage', '/CN=jane', 'kubernetes.io/kube-apiserver-client', ['client auth', 'server auth'], 'invalid usage for client certificate: server auth'],
+    ['no-client-auth', '/CN=jane', 'kubernetes.io/kube-apiserver-client', ['digital signature'], 'missing required usage for client certificate: client auth'],
+  ];
+  for (const [name, subject, signer, usages] of refused) {
+    await createAndApprove(csrYaml(name, await keyAndRequest(name, 'ec', subject), signer, usages), name);
+  }
+  for (const [name, , , , message] of refused) {
+    const csr = await answered(name);
+    assert.equal(csr.status?.certificate, undefined, name);
+    const failed = csr.status?.conditions?.find((c) => c.type === 'Failed');
+    assert.deepEqual([failed?.status, failed?.reason, failed?.message], ['True', 'SignerValidationFailure', message], name);
+  }
+  assert.match(await s.kubectlOk(['get', 'csr', 'no-san']), /Approved,Failed/);
+});
+
+test('denied requests, pending ones and other signers are left alone', async () => {
+  const request = await keyAndRequest('left', 'ec', '/CN=left');
+  await createAndApprove(csrYaml('denied', request, 'kubernetes.io/kube-apiserver-client', ['client auth']), 'denied', 'deny');
+  await createAndApprove(csrYaml('other-signer', request, 'example.com/issuer', ['client auth']), 'other-signer');
+  await s.kubectlOk(['create', '-f', '-'], { input: csrYaml('pending', request, 'kubernetes.io/kube-apiserver-client', ['client auth']) });
+  // The signer works through requests in order: once one approved after these is issued, these were seen.
+  await createAndApprove(csrYaml('after', request, 'kubernetes.io/kube-apiserver-client', ['client auth']), 'after');
+  assert.ok((await answered('after')).status?.certificate);
+  for (const name of ['denied', 'other-signer', 'pending']) {
+    const csr = await getCsr(name);
+    assert.equal(csr.status?.certificate, undefined, name);
+    assert.equal(csr.status?.conditions?.some((c) => c.type === 'Failed'), false, name);
+  }
+});
