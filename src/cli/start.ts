@@ -747,6 +747,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       serviceAccountTokens: options.namespaceDefaults ? { caPem: trustedCa, issueLegacy: (ns, sa, secret) => tokenIssuer.issueLegacy(ns, sa, secret) } : undefined,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
       csrSigning: { ca: pki.ca, durationMs: options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS },
+      csrApproving: authorizer,
       ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation, admission) } : {}),
       ...((options.leaderElect ?? cfg.backend === 'etcd3')
         ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }

@@ -50,7 +50,7 @@ const apiServerClient: SignerRules = (_req, usages) => {
 const isNodeOrganization = (req: SigningRequest): boolean => req.subject.organization.length === 1 && req.subject.organization[0] === NODE_ORGANIZATION;
 
 /** ValidateKubeletClientCSR. */
-const kubeletClient: SignerRules = (req, usages) => {
+export const kubeletClientRules: SignerRules = (req, usages) => {
   if (!isNodeOrganization(req)) return 'subject organization is not system:nodes';
   if (req.dnsNames.length > 0) return 'DNS subjectAltNames are not allowed';
   if (req.emailAddresses.length > 0) return 'Email subjectAltNames are not allowed';
@@ -74,7 +74,7 @@ const kubeletServing: SignerRules = (req, usages) => {
 
 const SIGNERS: Readonly<Record<string, SignerRules>> = {
   'kubernetes.io/kube-apiserver-client': apiServerClient,
-  'kubernetes.io/kube-apiserver-client-kubelet': kubeletClient,
+  'kubernetes.io/kube-apiserver-client-kubelet': kubeletClientRules,
   'kubernetes.io/kubelet-serving': kubeletServing,
   // No rules, for backward compatibility (v1 refuses to create requests for it).
   'kubernetes.io/legacy-unknown': () => undefined,
@@ -130,68 +130,78 @@ const conditions = (csr: KubeObject): Obj[] => {
   const list = (csr.status as Obj | undefined)?.conditions;
   return Array.isArray(list) ? (list as Obj[]) : [];
 };
-const hasTrue = (csr: KubeObject, type: string): boolean => conditions(csr).some((c) => c.type === type && c.status === 'True');
-const issued = (csr: KubeObject): boolean => typeof (csr.status as Obj | undefined)?.certificate === 'string' && (csr.status as Obj).certificate !== '';
+export const hasTrueCondition = (csr: KubeObject, type: string): boolean => conditions(csr).some((c) => c.type === type && c.status === 'True');
+export const isIssued = (csr: KubeObject): boolean => typeof (csr.status as Obj | undefined)?.certificate === 'string' && (csr.status as Obj).certificate !== '';
+
+/** The CertificateSigningRequests store (looked up on each use: it may not be served yet). */
+export function csrStore(registry: Registry): ResourceStore | undefined {
+  const def = registry.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+  return def ? registry.store(def) : undefined;
+}
+
+/** The request of a CSR as stored (base64 PEM), parsed; undefined when it cannot be (its spec never changes). */
+export function signingRequestOf(csr: KubeObject): SigningRequest | undefined {
+  try {
+    return parseCertificateRequest(Buffer.from(String((csr.spec as Obj | undefined)?.request ?? ''), 'base64').toString('latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The CSR as the watch cache has it now; undefined once it is gone. */
+export async function currentCsr(store: ResourceStore, name: string): Promise<KubeObject | undefined> {
+  try {
+    return await store.get(loopbackContext(), name, { resourceVersion: '0' });
+  } catch (e) {
+    if (isStatusError(e) && e.code === 404) return undefined;
+    throw e;
+  }
+}
+
+/** Writes a change to the CSR as it is now (through a subresource), if `still` holds for it; gone is fine. */
+export async function writeCsr(store: ResourceStore, name: string, subresource: string, still: (csr: KubeObject) => boolean, change: (status: Obj) => void): Promise<void> {
+  try {
+    await store.update(
+      loopbackContext(),
+      name,
+      (current) => {
+        if (!current || !still(current)) return current!;
+        const next = cloneJson(current);
+        const status = (next.status ?? {}) as Obj;
+        change(status);
+        next.status = status;
+        return next;
+      },
+      { subresource },
+    );
+  } catch (e) {
+    if (!(isStatusError(e) && e.code === 404)) throw e;
+  }
+}
 
 /** Whether the signers here have something to do with a request: approved, neither failed nor issued, for them. */
 function awaitsSigning(csr: KubeObject): boolean {
   const signer = (csr.spec as Obj | undefined)?.signerName;
-  return typeof signer === 'string' && signer in SIGNERS && hasTrue(csr, 'Approved') && !hasTrue(csr, 'Failed') && !issued(csr);
+  return typeof signer === 'string' && signer in SIGNERS && hasTrueCondition(csr, 'Approved') && !hasTrueCondition(csr, 'Failed') && !isIssued(csr);
 }
 
 export function startCsrSigning(registry: Registry, options: CsrSigningOptions): WorkQueue {
-  const store = (): ResourceStore | undefined => {
-    const def = registry.lookup('certificates.k8s.io', 'v1', 'certificatesigningrequests');
-    return def ? registry.store(def) : undefined;
-  };
   let caNotAfter: number | undefined;
 
-  /** Writes the status change to the request as it is now, if it still awaits signing. */
-  async function writeStatus(name: string, change: (status: Obj) => void): Promise<void> {
-    try {
-      await store()!.update(
-        loopbackContext(),
-        name,
-        (current) => {
-          if (!current || !awaitsSigning(current)) return current!;
-          const next = cloneJson(current);
-          const status = (next.status ?? {}) as Obj;
-          change(status);
-          next.status = status;
-          return next;
-        },
-        { subresource: 'status' },
-      );
-    } catch (e) {
-      if (!(isStatusError(e) && e.code === 404)) throw e;
-    }
-  }
-
   async function sync(name: string): Promise<void> {
-    const s = store();
-    if (!s) return;
-    let csr: KubeObject;
-    try {
-      csr = await s.get(loopbackContext(), name, { resourceVersion: '0' });
-    } catch (e) {
-      if (isStatusError(e) && e.code === 404) return;
-      throw e;
-    }
-    if (!awaitsSigning(csr)) return;
+    const store = csrStore(registry);
+    const csr = store && (await currentCsr(store, name));
+    if (!store || !csr || !awaitsSigning(csr)) return;
+    // An unreadable request never changes (spec is immutable): kube retries it in vain.
+    const request = signingRequestOf(csr);
+    if (!request) return;
     const spec = csr.spec as Obj;
-    let request: SigningRequest;
-    try {
-      request = parseCertificateRequest(Buffer.from(String(spec.request ?? ''), 'base64').toString('latin1'));
-    } catch {
-      // The request never changes (spec is immutable): kube retries it in vain; nothing to do here.
-      return;
-    }
     const usages = Array.isArray(spec.usages) ? (spec.usages as string[]) : [];
     const broken = SIGNERS[spec.signerName as string]!(request, new Set(usages));
     if (broken !== undefined) {
       // Its times are stamped by the status write, as for any condition written without them.
       const condition = { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: broken };
-      return writeStatus(name, (status) => {
+      return writeCsr(store, name, 'status', awaitsSigning, (status) => {
         status.conditions = [...(Array.isArray(status.conditions) ? status.conditions : []), condition];
       });
     }
@@ -207,13 +217,13 @@ export function startCsrSigning(registry: Registry, options: CsrSigningOptions):
     // The CA has expired: nothing can be signed until it is renewed.
     if (!(now < caNotAfter)) return;
     const pem = signCertificateRequest(request, signingPolicy(usages, signingDuration(spec.expirationSeconds, options.durationMs), caNotAfter, now), options.ca);
-    await writeStatus(name, (status) => {
+    await writeCsr(store, name, 'status', awaitsSigning, (status) => {
       status.certificate = Buffer.from(pem, 'latin1').toString('base64');
     });
   }
 
   return startWorkQueue({
-    store,
+    store: () => csrStore(registry),
     context: loopbackContext(),
     filter: (ev) => ev.type !== 'DELETED' && awaitsSigning(ev.object as KubeObject),
     sync,

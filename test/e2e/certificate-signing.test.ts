@@ -1,7 +1,9 @@
-// kube-controller-manager's CSR signers, driven as the Kubernetes docs' "normal user" tutorial drives them: openssl
-// makes a key and a request, kubectl creates the CertificateSigningRequest and approves it, the signed certificate
-// is read from status.certificate and used to log in. Requests a signer refuses get its Failed condition; denied
-// requests and other signers' requests get nothing.
+// kube-controller-manager's CSR signers and approver. The signers are driven as the Kubernetes docs' "normal user"
+// tutorial drives them: openssl makes a key and a request, kubectl creates the CertificateSigningRequest and
+// approves it, the signed certificate is read from status.certificate and used to log in. Requests a signer refuses
+// get its Failed condition; denied requests and other signers' requests get nothing. The approver is driven as a
+// kubeadm join's TLS bootstrap drives it: a bootstrap token user asks for a node's client certificate, then the node
+// renews it with that certificate.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +17,7 @@ let dir: string;
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'capstan-csr-'));
-  s = await startTestServer({ authorizationMode: ['RBAC'], clusterSigningDurationMs: 2 * 3600_000 });
+  s = await startTestServer({ authorizationMode: ['Node', 'RBAC'], clusterSigningDurationMs: 2 * 3600_000, enableBootstrapTokenAuth: true });
 });
 after(async () => {
   await s?.close();
@@ -53,10 +55,15 @@ function csrYaml(name: string, request: string, signerName: string, usages: stri
 
 async function createAndApprove(yaml: string, name: string, verdict: 'approve' | 'deny' = 'approve'): Promise<void> {
   await s.kubectlOk(['create', '-f', '-'], { input: yaml });
+  await decide(name, verdict);
+}
+
+async function decide(name: string, verdict: 'approve' | 'deny'): Promise<void> {
   assert.equal((await s.kubectlOk(['certificate', verdict, name])).trim(), `certificatesigningrequest.certificates.k8s.io/${name} ${verdict === 'approve' ? 'approved' : 'denied'}`);
 }
 
 interface Csr {
+  spec?: { username?: string; groups?: string[] };
   status?: { certificate?: string; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
@@ -165,6 +172,64 @@ test('denied requests, pending ones and other signers are left alone', async () 
   for (const name of ['denied', 'other-signer', 'pending']) {
     const csr = await getCsr(name);
     assert.equal(csr.status?.certificate, undefined, name);
-    assert.equal(csr.status?.conditions?.some((c) => c.type === 'Failed'), false, name);
+    assert.equal(csr.status?.conditions?.some((c) => c.type === 'Failed') ?? false, false, name);
   }
+});
+
+test('a bootstrapping node is approved as kubeadm binds it, and so is its renewal; others wait', async () => {
+  const apply = (obj: unknown) => s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(obj) });
+  const group = 'system:bootstrappers:kubeadm:default-node-token';
+  await apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'bootstrap-token-abcdef', namespace: 'kube-system' },
+    type: 'bootstrap.kubernetes.io/token',
+    stringData: { 'token-id': 'abcdef', 'token-secret': '0123456789abcdef', 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': group },
+  });
+  const binding = (name: string, role: string, subject: { kind: string; name: string }) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', ...subject }],
+  });
+  // kubeadm's bindings for joining nodes, and one that lets eve ask for certificates but nothing more.
+  await apply(binding('kubeadm:kubelet-bootstrap', 'system:node-bootstrapper', { kind: 'Group', name: group }));
+  await apply(binding('kubeadm:node-autoapprove-bootstrap', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', { kind: 'Group', name: group }));
+  await apply(binding('kubeadm:node-autoapprove-certificate-rotation', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', { kind: 'Group', name: 'system:nodes' }));
+  await apply(binding('eve-csr', 'system:node-bootstrapper', { kind: 'User', name: 'system:bootstrap:eveeve' }));
+  await apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'bootstrap-token-eveeve', namespace: 'kube-system' },
+    type: 'bootstrap.kubernetes.io/token',
+    stringData: { 'token-id': 'eveeve', 'token-secret': 'eeeeeeeeeeeeeeee', 'usage-bootstrap-authentication': 'true' },
+  });
+  const bootstrapper = await s.writeKubeconfig('bootstrapper', { token: 'abcdef.0123456789abcdef' });
+  const eve = await s.writeKubeconfig('eve', { token: 'eveeve.eeeeeeeeeeeeeeee' });
+  const nodeUsages = ['digital signature', 'key encipherment', 'client auth'];
+
+  const first = await keyAndRequest('node-n2', 'rsa', '/O=system:nodes/CN=system:node:n2');
+  await s.kubectlOk(['create', '-f', '-'], { input: csrYaml('node-csr-n2', first, 'kubernetes.io/kube-apiserver-client-kubelet', nodeUsages), kubeconfig: bootstrapper });
+  const joined = await answered('node-csr-n2');
+  assert.deepEqual([joined.spec?.username, joined.spec?.groups], ['system:bootstrap:abcdef', ['system:bootstrappers', group, 'system:authenticated']]);
+  assert.deepEqual(joined.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]), [['Approved', 'True', 'AutoApproved', 'Auto approving kubelet client certificate after SubjectAccessReview.']]);
+
+  // The node, logged in with what it got, renews its certificate.
+  const node = await s.writeKubeconfig('node-n2', { clientCert: Buffer.from(joined.status!.certificate!, 'base64').toString(), clientKey: await readFile(join(dir, 'node-n2.key'), 'utf8') });
+  const whoami = JSON.parse(await s.kubectlOk(['auth', 'whoami', '-o', 'json'], { kubeconfig: node })) as { status: { userInfo: { username: string; groups: string[] } } };
+  assert.deepEqual(whoami.status.userInfo, { username: 'system:node:n2', groups: ['system:nodes', 'system:authenticated'] });
+  const renewal = await keyAndRequest('node-n2-renewal', 'ec', '/O=system:nodes/CN=system:node:n2');
+  await s.kubectlOk(['create', '-f', '-'], { input: csrYaml('node-csr-n2-renewal', renewal, 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth']), kubeconfig: node });
+  const renewed = await answered('node-csr-n2-renewal');
+  assert.deepEqual(renewed.status?.conditions?.map((c) => [c.type, c.reason, c.message]), [['Approved', 'AutoApproved', 'Auto approving self kubelet client certificate after SubjectAccessReview.']]);
+
+  // Without the nodeclient permission, or for a certificate that is not a node's client certificate: pending.
+  await s.kubectlOk(['create', '-f', '-'], { input: csrYaml('eve-node', await keyAndRequest('eve-node', 'rsa', '/O=system:nodes/CN=system:node:n3'), 'kubernetes.io/kube-apiserver-client-kubelet', nodeUsages), kubeconfig: eve });
+  await s.kubectlOk(['create', '-f', '-'], { input: csrYaml('not-a-node', await keyAndRequest('not-a-node', 'ec', '/CN=mallory'), 'kubernetes.io/kube-apiserver-client', ['client auth']), kubeconfig: bootstrapper });
+  // The approver takes requests in order: once a later one is approved, these were looked at.
+  await s.kubectlOk(['create', '-f', '-'], { input: csrYaml('node-csr-n4', await keyAndRequest('node-n4', 'ec', '/O=system:nodes/CN=system:node:n4'), 'kubernetes.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth']), kubeconfig: bootstrapper });
+  assert.ok((await answered('node-csr-n4')).status?.certificate);
+  for (const name of ['eve-node', 'not-a-node']) assert.deepEqual((await getCsr(name)).status, {}, name);
+  assert.match(await s.kubectlOk(['get', 'csr', 'eve-node']), /system:bootstrap:eveeve\s+<none>\s+Pending/);
 });

@@ -169,7 +169,10 @@ function stampConditions(csr: KubeObject, old: KubeObject): void {
 function preserveConditions(csr: KubeObject, old: KubeObject, type: string): void {
   const status = isObj(csr.status) ? csr.status : (csr.status = {});
   const kept = objsAt(status, 'conditions').filter((c) => c.type !== type);
-  status.conditions = [...kept, ...clone(conditionsOf(old, type))];
+  const conditions = [...kept, ...clone(conditionsOf(old, type))];
+  // An empty list is not written (omitempty), as kube's responses do not show one.
+  if (conditions.length > 0) status.conditions = conditions;
+  else delete status.conditions;
 }
 
 /** A subresource write: the stored object with this write's status (what the subresource may change of it). */
@@ -195,7 +198,8 @@ function stampRequester(csr: KubeObject, ctx: RequestContext): void {
   if (ctx.user.groups.length > 0) spec.groups = [...ctx.user.groups];
   const extra = ctx.user.extra;
   if (extra && Object.keys(extra).length > 0) spec.extra = clone(extra);
-  csr.status = { conditions: [] };
+  // kube sets an empty list of conditions, which its responses omit.
+  csr.status = {};
 }
 
 function csrCondition(obj: KubeObject): string {
