@@ -1,8 +1,8 @@
 // The in-process control plane kube-apiserver (and the part of kube-controller-manager users expect) runs beside
 // its API: the system namespaces, the objects it makes for itself (bootstrap), the CRD controllers, the namespace
 // lifecycle controller, the garbage collector, the default RBAC policy and ClusterRole aggregation, the
-// default ServiceAccount and kube-root-ca.crt of every namespace, the approver and signers of certificate signing
-// requests. Everything writes through the registry's stores.
+// default ServiceAccount and kube-root-ca.crt of every namespace, the approver, signers and cleaner of certificate
+// signing requests. Everything writes through the registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
@@ -22,6 +22,7 @@ import { startQuotaController } from './resource-quota.ts';
 import { startPolicyStatusController } from './admission-policy-status.ts';
 import { startCsrSigning, type CsrSigningOptions } from './csr-signing.ts';
 import { startCsrApproving } from './csr-approving.ts';
+import { startCsrCleaning } from './csr-cleaning.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
@@ -52,7 +53,7 @@ export interface ControlPlaneOptions {
   readonly whileLeading?: () => Promise<{ stop(): Promise<void> }>;
   /**
    * Run kube-controller-manager's controllers (namespace lifecycle, garbage collection, ClusterRole aggregation,
-   * quota, service accounts and root CA, bootstrap tokens, certificate approval and signing, the end of pods' graceful deletion) only while this
+   * quota, service accounts and root CA, bootstrap tokens, certificate approval, signing and cleaning, the end of pods' graceful deletion) only while this
    * instance holds the kube-system/kube-controller-manager Lease (--leader-elect). Absent: they always run (one
    * process owns its storage). The apiserver's own loops (system namespaces, bootstrap objects, the RBAC default
    * policy, CRD naming and establishing) run on every instance, as in kube-apiserver.
@@ -96,6 +97,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     serviceAccountTokens: ReturnType<typeof startServiceAccountTokens>;
     csrSigning: ReturnType<typeof startCsrSigning> | undefined;
     csrApproving: ReturnType<typeof startCsrApproving> | undefined;
+    csrCleaning: ReturnType<typeof startCsrCleaning>;
     more: { stop(): Promise<void> } | undefined;
   }
   let leading: Leading | undefined;
@@ -114,6 +116,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       serviceAccountTokens: options.serviceAccountTokens ? startServiceAccountTokens(registry, options.serviceAccountTokens) : undefined,
       csrSigning: options.csrSigning ? startCsrSigning(registry, options.csrSigning) : undefined,
       csrApproving: options.csrApproving ? startCsrApproving(registry, options.csrApproving) : undefined,
+      csrCleaning: startCsrCleaning(registry),
       more: undefined,
     };
     const current = leading;
@@ -141,6 +144,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     l.namespaceDefaults?.stop();
     await l.csrSigning?.stop();
     await l.csrApproving?.stop();
+    l.csrCleaning.stop();
     await l.podTermination.stop();
     await l.garbageCollector.stop();
     await l.namespaces.stop();

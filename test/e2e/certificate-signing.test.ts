@@ -233,3 +233,28 @@ test('a bootstrapping node is approved as kubeadm binds it, and so is its renewa
   for (const name of ['eve-node', 'not-a-node']) assert.deepEqual((await getCsr(name)).status, {}, name);
   assert.match(await s.kubectlOk(['get', 'csr', 'eve-node']), /system:bootstrap:eveeve\s+<none>\s+Pending/);
 });
+
+test('the cleaner deletes requests past their time when the clock moves on', async () => {
+  const names = async () => (await s.kubectlOk(['get', 'csr', '-o', 'name'])).split('\n').filter(Boolean).map((n) => n.replace('certificatesigningrequest.certificates.k8s.io/', '')).sort();
+  const pending = ['eve-node', 'not-a-node', 'pending'];
+  // Approved for another signer, never issued: no deadline applies.
+  const kept = ['other-signer'];
+  try {
+    assert.ok((await names()).length > pending.length + kept.length);
+    s.clock.advance('61m');
+    // Issued, denied and failed requests are an hour past their condition: gone.
+    await waitFor(async () => JSON.stringify(await names()) === JSON.stringify([...kept, ...pending].sort()), 'issued, denied and failed requests cleaned');
+    s.clock.advance('24h');
+    await waitFor(async () => JSON.stringify(await names()) === JSON.stringify(kept), 'pending requests cleaned');
+  } finally {
+    s.clock.reset();
+  }
+});
+
+async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`never happened: ${what}`);
+}
