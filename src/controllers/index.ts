@@ -1,8 +1,9 @@
 // The in-process control plane kube-apiserver (and the part of kube-controller-manager users expect) runs beside
 // its API: the system namespaces, the objects it makes for itself (bootstrap), the CRD controllers, the namespace
-// lifecycle controller, the garbage collector, the default RBAC policy and ClusterRole aggregation, the
-// default ServiceAccount and kube-root-ca.crt of every namespace, the approver, signers and cleaner of certificate
-// signing requests. Everything writes through the registry's stores.
+// lifecycle controller, the garbage collector, the disruption controller (PodDisruptionBudgets' status), the
+// default RBAC policy and ClusterRole aggregation, the default ServiceAccount and kube-root-ca.crt of every
+// namespace, the approver, signers and cleaner of certificate signing requests. Everything writes through the
+// registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
@@ -23,6 +24,7 @@ import { startPolicyStatusController } from './admission-policy-status.ts';
 import { startCsrSigning, type CsrSigningOptions } from './csr-signing.ts';
 import { startCsrApproving } from './csr-approving.ts';
 import { startCsrCleaning } from './csr-cleaning.ts';
+import { startDisruptionController, type DisruptionController } from './disruption.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
@@ -53,7 +55,7 @@ export interface ControlPlaneOptions {
   readonly whileLeading?: () => Promise<{ stop(): Promise<void> }>;
   /**
    * Run kube-controller-manager's controllers (namespace lifecycle, garbage collection, ClusterRole aggregation,
-   * quota, service accounts and root CA, bootstrap tokens, certificate approval, signing and cleaning, the end of pods' graceful deletion) only while this
+   * quota, service accounts and root CA, bootstrap tokens, certificate approval, signing and cleaning, disruption budgets, the end of pods' graceful deletion) only while this
    * instance holds the kube-system/kube-controller-manager Lease (--leader-elect). Absent: they always run (one
    * process owns its storage). The apiserver's own loops (system namespaces, bootstrap objects, the RBAC default
    * policy, CRD naming and establishing) run on every instance, as in kube-apiserver.
@@ -98,6 +100,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     csrSigning: ReturnType<typeof startCsrSigning> | undefined;
     csrApproving: ReturnType<typeof startCsrApproving> | undefined;
     csrCleaning: ReturnType<typeof startCsrCleaning>;
+    disruption: DisruptionController;
     more: { stop(): Promise<void> } | undefined;
   }
   let leading: Leading | undefined;
@@ -117,6 +120,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       csrSigning: options.csrSigning ? startCsrSigning(registry, options.csrSigning) : undefined,
       csrApproving: options.csrApproving ? startCsrApproving(registry, options.csrApproving) : undefined,
       csrCleaning: startCsrCleaning(registry),
+      disruption: startDisruptionController(registry),
       more: undefined,
     };
     const current = leading;
@@ -145,6 +149,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     await l.csrSigning?.stop();
     await l.csrApproving?.stop();
     l.csrCleaning.stop();
+    await l.disruption.stop();
     await l.podTermination.stop();
     await l.garbageCollector.stop();
     await l.namespaces.stop();

@@ -7,7 +7,6 @@ import { isStatusError } from '../apis/errors.ts';
 import { deprecatedKind, deprecationWarning } from '../apis/deprecated-versions.ts';
 import { enabledGroupVersions, schemaByName } from '../apis/model.ts';
 import type { ResourceFacts } from '../apis/model-types.ts';
-import { LOOPBACK_USER } from '../auth/user.ts';
 import { builtinResourcePrefix } from '../storage/keys.ts';
 import type { KeyValue, Storage } from '../storage/types.ts';
 import { conversionFacts } from './builtin/conversion/index.ts';
@@ -20,7 +19,7 @@ import { namespaceMayBeDeleted } from './store-namespaces.ts';
 import { createGenericStore, type GenericStore } from './store.ts';
 import { asyncConvertingStore } from './store-async-conversion.ts';
 import { apiVersionOf } from './store-codec.ts';
-import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from './types.ts';
+import type { KubeObject, Registry, ResourceDefinition, ResourceStore } from './types.ts';
 
 export interface RegistryOptions {
   readonly storage: Storage;
@@ -55,10 +54,7 @@ export interface RegistryHandle extends Registry {
   close(): Promise<void>;
 }
 
-/** The context in-process writers (start-up, controllers) use. */
-export function loopbackContext(namespace = ''): RequestContext {
-  return { user: LOOPBACK_USER, namespace, dryRun: false, warnings: [] };
-}
+export { loopbackContext } from './loopback-context.ts';
 
 
 /** The definition of one built-in resource of the model. */

@@ -74,10 +74,7 @@ export function selects(selector: unknown, labels: Readonly<Record<string, strin
   return text !== '' && labelsMatch(parseLabelSelector(text), labels);
 }
 
-export function podReady(pod: KubeObject): boolean {
-  const conditions = asObj(pod.status).conditions;
-  return Array.isArray(conditions) && conditions.some((c) => asObj(c).type === 'Ready' && asObj(c).status === 'True');
-}
+export { isPodReady as podReady } from '../../registry/builtin/core/pod-ready.ts';
 
 export function podActive(pod: KubeObject): boolean {
   const phase = asObj(pod.status).phase;

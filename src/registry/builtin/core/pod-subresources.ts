@@ -3,7 +3,11 @@
 // `kubectl drain` posts). Both answer 201 with a Success Status, as kube does.
 
 import { clockDate } from '../../../apis/clock.ts';
-import { badRequest, conflict, fieldErrors, invalid, notFound, StatusError, type FieldError } from '../../../apis/errors.ts';
+import { badRequest, conflict, fieldErrors, invalid, isStatusError, notFound, StatusError, type FieldError } from '../../../apis/errors.ts';
+import { cloneJson } from '../../../apis/json-clone.ts';
+import { withDisruptionCondition } from '../policy/disruption-status.ts';
+import { isPodReady } from './pod-ready.ts';
+import { loopbackContext } from '../../loopback-context.ts';
 import { labelsMatch, parseLabelSelector, formatLabelSelector } from '../../../apis/labels.ts';
 import { rfc3339 } from '../../store-codec.ts';
 import type { KubeObject, Registry, RequestContext, ResourceStore } from '../../types.ts';
@@ -54,42 +58,112 @@ async function bind(store: ResourceStore, ctx: RequestContext, name: string, bin
   return SUCCESS;
 }
 
-/** The disruption budgets that select the pod; a pod covered by one that allows no disruption is not evicted. */
-async function checkDisruptionBudgets(registry: Registry, ctx: RequestContext, pod: KubeObject): Promise<void> {
+/** MaxDisruptedPodSize: evictions the disruption controller has not confirmed yet, at most. */
+const MAX_DISRUPTED_PODS = 2000;
+
+/** createTooManyRequestsError: the budget's status is older than its spec. */
+function budgetNotProcessed(name: string): StatusError {
+  return new StatusError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
+    causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${name} is still being processed by the server.` }],
+    retryAfterSeconds: 10,
+  });
+}
+
+function budgetForbids(name: string, why: string): StatusError {
+  return new StatusError(403, 'Forbidden', `poddisruptionbudget.policy "${name}" is forbidden: ${why}`, { name, group: 'policy', kind: 'poddisruptionbudget' });
+}
+
+/** The budgets selecting the pod, as the eviction reads them: a budget with no or an empty selector selects nothing. */
+async function budgetsOf(registry: Registry, pod: KubeObject): Promise<{ store: ResourceStore; pdbs: KubeObject[] } | undefined> {
   const def = registry.lookup('policy', 'v1', 'poddisruptionbudgets');
-  if (!def) return;
-  const pdbs = (await registry.store(def).list(ctx, {})).items.filter((pdb) => {
+  if (!def) return undefined;
+  const store = registry.store(def);
+  const pdbs = (await store.list(loopbackContext(pod.metadata.namespace ?? ''), {})).items.filter((pdb) => {
     const selector = formatLabelSelector(asObj(pdb.spec).selector);
     return selector !== '' && labelsMatch(parseLabelSelector(selector), pod.metadata.labels);
   });
-  if (pdbs.length > 1) throw new StatusError(500, 'InternalError', 'Internal error occurred: This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
-  const pdb = pdbs[0];
-  if (!pdb) return;
-  const status = asObj(pdb.status);
+  return { store, pdbs };
+}
+
+/** checkAndDecrement: the budget allows one more disruption, which the pod takes (recorded in disruptedPods). */
+function takeDisruption(pdb: KubeObject, podName: string): KubeObject {
   const name = pdb.metadata.name ?? '';
-  if (typeof status.observedGeneration !== 'number' || status.observedGeneration < (pdb.metadata.generation ?? 0)) {
-    throw new StatusError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', {
-      causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${name} is still being processed by the server.` }],
-    });
-  }
-  if (typeof status.disruptionsAllowed !== 'number' || status.disruptionsAllowed < 1) {
-    throw new StatusError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', {
+  const status = asObj(pdb.status);
+  const allowed = typeof status.disruptionsAllowed === 'number' ? status.disruptionsAllowed : 0;
+  if (typeof status.observedGeneration !== 'number' || status.observedGeneration < (pdb.metadata.generation ?? 0)) throw budgetNotProcessed(name);
+  if (allowed < 0) throw budgetForbids(name, 'pdb disruptions allowed is negative');
+  if (Object.keys(asObj(status.disruptedPods)).length > MAX_DISRUPTED_PODS) throw budgetForbids(name, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+  if (allowed === 0) {
+    throw new StatusError(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
       causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${name} needs ${String(status.desiredHealthy ?? 0)} healthy pods and has ${String(status.currentHealthy ?? 0)} currently` }],
     });
   }
+  const next = cloneJson(pdb);
+  const nextStatus: Obj = { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...asObj(status.disruptedPods), [podName]: rfc3339(clockDate()) } };
+  if (allowed - 1 === 0) nextStatus.conditions = withDisruptionCondition(status.conditions, false, 'InsufficientPods', '', Number(status.observedGeneration));
+  next.status = nextStatus;
+  return next;
+}
+
+/** canIgnorePDB: a pod that is done, not started or already going is deleted without asking the budgets. */
+function canIgnoreBudgets(pod: KubeObject): boolean {
+  const phase = asObj(pod.status).phase;
+  return phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod.metadata.deletionTimestamp;
 }
 
 async function evict(registry: Registry, store: ResourceStore, ctx: RequestContext, name: string, eviction: KubeObject): Promise<KubeObject> {
   if ((eviction.metadata?.name ?? '') !== name) throw badRequest('name in URL does not match name in Eviction object');
+  const options = asObj(eviction.deleteOptions);
+  const given = asObj(options.preconditions) as { uid?: string; resourceVersion?: string };
+  const dryRun = ctx.dryRun || (Array.isArray(options.dryRun) && options.dryRun.includes('All'));
+  const deleteCtx = dryRun && !ctx.dryRun ? { ...ctx, dryRun: true } : ctx;
+  const remove = (preconditions: { uid?: string; resourceVersion?: string } | undefined) =>
+    store.delete(deleteCtx, name, {
+      ...(typeof options.gracePeriodSeconds === 'number' ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
+      ...(preconditions && Object.keys(preconditions).length > 0 ? { preconditions } : {}),
+    });
   const pod = await store.get(ctx, name);
   const phase = asObj(pod.status).phase;
-  // Terminal or terminating pods are deleted without asking the budgets (kube's eviction shortcut).
-  if (phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp) await checkDisruptionBudgets(registry, ctx, pod);
-  const options = asObj(eviction.deleteOptions);
-  await store.delete(ctx, name, {
-    ...(typeof options.gracePeriodSeconds === 'number' ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
-    ...(options.preconditions ? { preconditions: options.preconditions as { uid?: string; resourceVersion?: string } } : {}),
-  });
+  // The pod's version is held to, unless given: it must not have become Ready (and guarded) meanwhile.
+  const pinned = given.resourceVersion === undefined ? { ...given, resourceVersion: pod.metadata.resourceVersion } : given;
+  if (canIgnoreBudgets(pod)) {
+    const terminal = phase === 'Succeeded' || phase === 'Failed' || !!pod.metadata.deletionTimestamp;
+    await remove(terminal ? given : pinned);
+    return SUCCESS;
+  }
+  const found = await budgetsOf(registry, pod);
+  const pdbs = found?.pdbs ?? [];
+  // Answered as a Status of its own (no reason), as kube's REST handler returns it.
+  if (pdbs.length > 1) throw new StatusError(500, '', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+  let holdVersion = false;
+  const pdb = pdbs[0];
+  if (pdb && found) {
+    const status = asObj(pdb.status);
+    const current = Number(status.currentHealthy ?? 0);
+    const desired = Number(status.desiredHealthy ?? 0);
+    // An unready pod does not count as healthy: evicting it takes nothing from the budget when the policy lets it go.
+    if (!isPodReady(pod) && (asObj(pdb.spec).unhealthyPodEvictionPolicy === 'AlwaysAllow' || (current >= desired && desired > 0))) {
+      holdVersion = true;
+    } else if (dryRun) {
+      takeDisruption(pdb, name);
+    } else {
+      await found.store.update(
+        loopbackContext(pod.metadata.namespace ?? ''),
+        pdb.metadata.name ?? '',
+        (latest) => {
+          if (!latest) throw notFound({ group: 'policy', resource: 'poddisruptionbudgets' }, pdb.metadata.name ?? '');
+          return takeDisruption(latest, name);
+        },
+        { subresource: 'status' },
+      );
+    }
+  }
+  try {
+    await remove(holdVersion ? pinned : given);
+  } catch (e) {
+    if (holdVersion && given.resourceVersion === undefined && isStatusError(e) && e.code === 409) throw budgetNotProcessed(pdb?.metadata.name ?? '');
+    throw e;
+  }
   return SUCCESS;
 }
 
