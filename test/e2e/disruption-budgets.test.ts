@@ -146,3 +146,35 @@ test('a pod with more than one budget is not evicted', async () => {
   assert.equal(r.status, 500);
   assert.deepEqual(JSON.parse(r.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.', code: 500 });
 });
+
+test('preemption spares the pods a budget protects when another node has victims it does not', async () => {
+  await s.kubectlOk(['create', 'priorityclass', 'vip', '--value=1000']);
+  const deployment = (name: string, node: string) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { nodeSelector: { 'kubernetes.io/hostname': node }, containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '6' } } }] } },
+    },
+  });
+  // 6 of each node's 8 cpu taken; the first node's pod is protected by a budget that allows no disruption.
+  await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(deployment('guarded', 'capstan-node-1')) });
+  await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(deployment('spare', 'capstan-node-2')) });
+  await s.kubectlOk(['create', 'pdb', 'guarded', '--selector=app=guarded', '--min-available=1']);
+  for (const name of ['guarded', 'spare']) await s.kubectlOk(['rollout', 'status', `deployment/${name}`, '--timeout=30s'], { timeoutMs: 40_000 });
+  await until('the budget counts its pod', async () => (await status('guarded')).currentHealthy === 1);
+  const protectedPod = (await s.kubectlOk(['get', 'pods', '-l', 'app=guarded', '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
+  const vip = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'vip' }, spec: { priorityClassName: 'vip', containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '4' } } }] } };
+  await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(vip) });
+  await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/vip', '--timeout=30s'], { timeoutMs: 40_000 });
+  assert.equal((await s.kubectlOk(['get', 'pod', 'vip', '-o', 'jsonpath={.spec.nodeName}'])).trim(), 'capstan-node-2');
+  assert.equal((await s.kubectl(['get', 'pod', protectedPod])).code, 0, 'the protected pod is still there');
+  const preempted = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', 'reason=Preempted', '-o', 'json'])).items as { involvedObject: { name: string } }[];
+  assert.ok(preempted.length > 0 && preempted.every((e) => e.involvedObject.name.startsWith('spare-')), JSON.stringify(preempted.map((e) => e.involvedObject.name)));
+  for (const name of ['guarded', 'spare']) await s.kubectlOk(['delete', 'deployment', name]);
+  await s.kubectlOk(['delete', 'pod', 'vip', '--now']);
+  await s.kubectlOk(['delete', 'pdb', 'guarded']);
+  await s.kubectlOk(['delete', 'priorityclass', 'vip']);
+});

@@ -4,7 +4,7 @@
 // and waits, as in kube-scheduler's unschedulable queue, for a change that could let it fit (a node added or
 // changed, a bound pod gone), at the earliest after its backoff (1 s, doubling to 10 s), and at least every 5 min.
 // When pods of lower priority stand in its way, it preempts them as DefaultPreemption does: on the node where the
-// fewest and least important of them make room, they get the DisruptionTarget condition, are deleted and get a
+// fewest of them that a PodDisruptionBudget protects, then the fewest and least important of them, make room, they get the DisruptionTarget condition, are deleted and get a
 // Preempted event, and the pod is nominated to that node (status.nominatedNodeName), which it is tried on first.
 
 import { clockDate } from '../../apis/clock.ts';
@@ -17,7 +17,7 @@ import type { Informer, Informers } from './informers.ts';
 import type { ClusterView } from './scheduler-inter-pod.ts';
 import { interPodFilters, needsInterPod } from './scheduler-inter-pod.ts';
 import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, refusal, type Refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
-import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PODS, splitKey, WRITERS } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PDBS, PODS, selects, splitKey, WRITERS } from './shared.ts';
 
 /** What a bound pod takes from its node while it is neither terminated nor being deleted. */
 interface Placement extends Resources {
@@ -59,19 +59,22 @@ interface Unschedulable {
   interPod: boolean;
 }
 
-/** A node where preempting `victims` (keys of bound pods) makes room for a pod. */
+/** A node where preempting `victims` (keys of bound pods) makes room for a pod, `violations` of them against a PodDisruptionBudget. */
 interface Candidate {
   readonly node: string;
   readonly victims: { readonly key: string; readonly placement: Placement }[];
+  readonly violations: number;
 }
 
 const plus = (a: Resources, b: Resources, sign: 1 | -1 = 1): Resources => ({ cpu: a.cpu + sign * b.cpu, memory: a.memory + sign * b.memory, pods: a.pods + sign * b.pods });
 
 /**
- * pickOneNodeForPreemption's order (PodDisruptionBudgets and start times aside): the lowest highest-priority victim,
- * then the lowest sum of priorities each offset by 2^31 (so fewer victims first), then the fewest victims.
+ * pickOneNodeForPreemption's order (start times aside): the fewest victims a PodDisruptionBudget protects, the lowest
+ * highest-priority victim, then the lowest sum of priorities each offset by 2^31 (so fewer victims first), then the
+ * fewest victims.
  */
 function betterCandidate(a: Candidate, b: Candidate): boolean {
+  if (a.violations !== b.violations) return a.violations < b.violations;
   const top = (c: Candidate) => Math.max(...c.victims.map((v) => v.placement.priority));
   const sum = (c: Candidate) => c.victims.reduce((n, v) => n + v.placement.priority + 2 ** 31, 0);
   if (top(a) !== top(b)) return top(a) < top(b);
@@ -115,6 +118,8 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
   // Bound pods with required anti-affinity: every decision must then respect them.
   const antiAffine = new Set<string>();
   let namespaces: Informer | undefined;
+  // Followed from the start: a preemption must see the budgets as they are.
+  const budgets = informers.of(PDBS);
   function clusterView(all: KubeObject[]): ClusterView {
     const bound: KubeObject[] = [];
     for (const [k, p] of placements) {
@@ -222,19 +227,50 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       .catch(ignoreConflictOrGone);
   }
 
-  /** SelectVictimsOnNode: all lower-priority pods removed, then as many as still leave room put back, most important first. */
+  /**
+   * filterPodsWithPDBViolation: which of these pods (most important first) a PodDisruptionBudget of theirs would not
+   * let go, counting down each budget's allowed disruptions (pods it already counts as disrupted take none).
+   */
+  function violatesBudget(lower: readonly (readonly [string, Placement])[]): Set<string> {
+    const allowed = new Map<KubeObject, number>();
+    const violating = new Set<string>();
+    for (const [k] of lower) {
+      const { namespace, name } = splitKey(k);
+      const pod = pods.get(namespace, name);
+      if (!pod) continue;
+      for (const pdb of budgets.list(namespace)) {
+        if (!selects(asObj(pdb.spec).selector, pod.metadata.labels)) continue;
+        const status = asObj(pdb.status);
+        if (name in asObj(status.disruptedPods)) continue;
+        const left = (allowed.get(pdb) ?? Number(status.disruptionsAllowed ?? 0)) - 1;
+        allowed.set(pdb, left);
+        if (left < 0) violating.add(k);
+      }
+    }
+    return violating;
+  }
+
+  /**
+   * SelectVictimsOnNode: all lower-priority pods removed, then as many as still leave room put back, most important
+   * first, those a budget protects before the others; the protected ones left as victims are its violations.
+   */
   function candidateOn(node: KubeObject, used: Resources, want: Resources, priority: number): Candidate | undefined {
     const name = node.metadata.name ?? '';
     const lower = [...placements].filter(([, p]) => p.node === name && p.priority < priority).sort(([, a], [, b]) => b.priority - a.priority);
     const has = allocatable(node);
     let left = lower.reduce((u, [, p]) => plus(u, p, -1), used);
+    const violating = violatesBudget(lower);
     const victims: Candidate['victims'] = [];
-    for (const [key, placement] of lower) {
+    let violations = 0;
+    for (const [key, placement] of [...lower.filter(([k]) => violating.has(k)), ...lower.filter(([k]) => !violating.has(k))]) {
       const back = plus(left, placement);
       if (insufficient(want, back, has).length === 0) left = back;
-      else victims.push({ key, placement });
+      else {
+        victims.push({ key, placement });
+        if (violating.has(key)) violations++;
+      }
     }
-    return victims.length > 0 ? { node: name, victims } : undefined;
+    return victims.length > 0 ? { node: name, victims, violations } : undefined;
   }
 
   /** prepareCandidate: each victim gets the DisruptionTarget condition, is deleted and gets a Preempted event. */

@@ -18,6 +18,7 @@ export const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods' };
 export const NODES: ResourceRef = { group: '', version: 'v1', resource: 'nodes' };
 export const NAMESPACES: ResourceRef = { group: '', version: 'v1', resource: 'namespaces' };
 export const SERVICES: ResourceRef = { group: '', version: 'v1', resource: 'services' };
+export const PDBS: ResourceRef = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
 export const REPLICASETS = { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet' } as const;
 export const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment' } as const;
 export const STATEFULSETS = { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet' } as const;
