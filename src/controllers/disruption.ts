@@ -181,6 +181,22 @@ export function startDisruptionController(registry: Registry, options: { retryMs
   }
 
   const queue = createKeyedQueue(sync, retryMs);
+  // Pods only say which budgets to look at again: their metadata is enough. Followed once there is a budget (most
+  // servers have none, and every pod write would otherwise reach one more watcher).
+  let stopPods: (() => void) | undefined;
+  const followPods = (): void => {
+    stopPods ??= followWatch(
+      podStore,
+      { ...loopbackContext(), metadataOnly: true },
+      (ev) => {
+        // Every budget of the namespace: one the pod's labels no longer match must count it out.
+        const inNamespace = known.get((ev.object as KubeObject).metadata.namespace ?? '');
+        for (const name of inNamespace ?? []) queue.enqueue(`${(ev.object as KubeObject).metadata.namespace}/${name}`);
+      },
+      queue,
+      retryMs,
+    );
+  };
   const stopBudgets = followWatch(
     budgets,
     loopbackContext(),
@@ -195,21 +211,8 @@ export function startDisruptionController(registry: Registry, options: { retryMs
       }
       if (!inNamespace) known.set(namespace, (inNamespace = new Set()));
       inNamespace.add(name);
+      followPods();
       queue.enqueue(`${namespace}/${name}`);
-    },
-    queue,
-    retryMs,
-  );
-  // Pods only say which budgets to look at again: their metadata (labels) is enough.
-  const stopPods = followWatch(
-    podStore,
-    { ...loopbackContext(), metadataOnly: true },
-    (ev) => {
-      const pod = ev.object as KubeObject;
-      // Every budget of the namespace: one the pod's labels no longer match must count it out.
-      const inNamespace = known.get(pod.metadata.namespace ?? '');
-      if (!inNamespace) return;
-      for (const name of inNamespace) queue.enqueue(`${pod.metadata.namespace}/${name}`);
     },
     queue,
     retryMs,
@@ -218,7 +221,7 @@ export function startDisruptionController(registry: Registry, options: { retryMs
     idle: () => queue.idle(),
     async stop() {
       stopBudgets();
-      stopPods();
+      stopPods?.();
       await queue.stop();
     },
   };
