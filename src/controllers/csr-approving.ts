@@ -6,11 +6,9 @@
 
 import type { Authorizer } from '../auth/authz/types.ts';
 import type { UserInfo } from '../auth/user.ts';
-import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
 import type { SigningRequest } from '../server/certificate-request.ts';
-import { csrStore, currentCsr, hasTrueCondition, isIssued, kubeletClientRules, signingRequestOf, writeCsr } from './csr-signing.ts';
-import { startWorkQueue, type WorkQueue } from './work-queue.ts';
+import { csrStore, currentCsr, hasTrueCondition, isIssued, kubeletClientRules, signingRequestOf, writeCsr, type CsrHandler } from './csr-signing.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -55,12 +53,10 @@ function requesterOf(spec: Obj): UserInfo {
 /** client-go's default controller rate limiter: 5 ms doubling per failure, up to 1000 s. */
 const retryDelayMs = (failures: number): number => Math.min(1_000_000, 5 * 2 ** failures);
 
-export function startCsrApproving(registry: Registry, authorizer: Authorizer): WorkQueue {
+export function csrApprover(registry: Registry, authorizer: Authorizer): CsrHandler {
   /** Requests recognized but not (yet) allowed: tried again as kube's queue would, since a binding may come. */
   const failures = new Map<string, number>();
-  let queue: WorkQueue;
-
-  async function sync(name: string): Promise<void> {
+  async function sync(name: string, requeue: (name: string, delayMs: number) => void): Promise<void> {
     const store = csrStore(registry);
     const csr = store && (await currentCsr(store, name));
     if (!store || !csr || !isPending(csr)) return void failures.delete(name);
@@ -93,18 +89,15 @@ export function startCsrApproving(registry: Registry, authorizer: Authorizer): W
     if (!tried) return;
     const n = failures.get(name) ?? 0;
     failures.set(name, n + 1);
-    queue.enqueue(name, retryDelayMs(n));
+    requeue(name, retryDelayMs(n));
   }
 
-  queue = startWorkQueue({
-    store: () => csrStore(registry),
-    context: loopbackContext(),
-    filter: (ev) => {
+  return {
+    wants(ev) {
       const csr = ev.object as KubeObject;
       if (ev.type === 'DELETED') failures.delete(csr.metadata.name ?? '');
       return ev.type !== 'DELETED' && isPending(csr) && !hasTrueCondition(csr, 'Failed');
     },
     sync,
-  });
-  return queue;
+  };
 }

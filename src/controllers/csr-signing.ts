@@ -7,11 +7,10 @@ import { X509Certificate } from 'node:crypto';
 import { isStatusError } from '../apis/errors.ts';
 import { cloneJson } from '../apis/json-clone.ts';
 import { loopbackContext } from '../registry/registry.ts';
-import type { KubeObject, Registry, ResourceStore } from '../registry/types.ts';
+import type { KubeObject, Registry, ResourceStore, WatchEvent } from '../registry/types.ts';
 import { checkRequestSignature, parseCertificateRequest, type SigningRequest } from '../server/certificate-request.ts';
 import type { SigningPolicy } from '../server/certificates.ts';
 import type { KeyPairPem } from '../server/pki.ts';
-import { startWorkQueue, type WorkQueue } from './work-queue.ts';
 
 export interface CsrSigningOptions {
   /** The cluster CA: its certificate is trusted for client certificates, its key signs. */
@@ -185,7 +184,14 @@ function awaitsSigning(csr: KubeObject): boolean {
   return typeof signer === 'string' && signer in SIGNERS && hasTrueCondition(csr, 'Approved') && !hasTrueCondition(csr, 'Failed') && !isIssued(csr);
 }
 
-export function startCsrSigning(registry: Registry, options: CsrSigningOptions): WorkQueue {
+/** One of the controllers that follow CSRs (csr-controllers.ts): which events concern it, and its work on one name. */
+export interface CsrHandler {
+  wants(event: WatchEvent): boolean;
+  /** Processes one name; `requeue` asks for it again later. A thrown error retries it after a second. */
+  sync(name: string, requeue: (name: string, delayMs: number) => void): Promise<void>;
+}
+
+export function csrSigner(registry: Registry, options: CsrSigningOptions): CsrHandler {
   let caNotAfter: number | undefined;
 
   async function sync(name: string): Promise<void> {
@@ -222,10 +228,5 @@ export function startCsrSigning(registry: Registry, options: CsrSigningOptions):
     });
   }
 
-  return startWorkQueue({
-    store: () => csrStore(registry),
-    context: loopbackContext(),
-    filter: (ev) => ev.type !== 'DELETED' && awaitsSigning(ev.object as KubeObject),
-    sync,
-  });
+  return { wants: (ev) => ev.type !== 'DELETED' && awaitsSigning(ev.object as KubeObject), sync };
 }

@@ -21,8 +21,9 @@ import { reconcileBootstrapPolicy } from './rbac-bootstrap.ts';
 import { startServiceAccountTokens, type ServiceAccountTokenOptions } from './service-account-tokens.ts';
 import { startQuotaController } from './resource-quota.ts';
 import { startPolicyStatusController } from './admission-policy-status.ts';
-import { startCsrSigning, type CsrSigningOptions } from './csr-signing.ts';
-import { startCsrApproving } from './csr-approving.ts';
+import { csrSigner, type CsrHandler, type CsrSigningOptions } from './csr-signing.ts';
+import { csrApprover } from './csr-approving.ts';
+import { startCsrControllers } from './csr-controllers.ts';
 import { startCsrCleaning } from './csr-cleaning.ts';
 import { startDisruptionController, type DisruptionController } from './disruption.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
@@ -97,13 +98,15 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     namespaceDefaults: ReturnType<typeof startNamespaceDefaults> | undefined;
     bootstrapTokens: BootstrapTokenControllers | undefined;
     serviceAccountTokens: ReturnType<typeof startServiceAccountTokens>;
-    csrSigning: ReturnType<typeof startCsrSigning> | undefined;
-    csrApproving: ReturnType<typeof startCsrApproving> | undefined;
+    certificates: ReturnType<typeof startCsrControllers> | undefined;
     csrCleaning: ReturnType<typeof startCsrCleaning>;
     disruption: DisruptionController;
     more: { stop(): Promise<void> } | undefined;
   }
   let leading: Leading | undefined;
+  const csrHandlers: CsrHandler[] = [];
+  if (options.csrApproving) csrHandlers.push(csrApprover(registry, options.csrApproving));
+  if (options.csrSigning) csrHandlers.push(csrSigner(registry, options.csrSigning));
   const startLeading = async () => {
     const aggregation = startClusterRoleAggregation(registry);
     const namespaceDefaults = options.namespaceDefaults === false ? undefined : startNamespaceDefaults(registry, options.namespaceDefaults ?? {});
@@ -117,8 +120,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       namespaceDefaults,
       bootstrapTokens: options.bootstrapTokens ? startBootstrapTokenControllers(registry, options.bootstrapTokens) : undefined,
       serviceAccountTokens: options.serviceAccountTokens ? startServiceAccountTokens(registry, options.serviceAccountTokens) : undefined,
-      csrSigning: options.csrSigning ? startCsrSigning(registry, options.csrSigning) : undefined,
-      csrApproving: options.csrApproving ? startCsrApproving(registry, options.csrApproving) : undefined,
+      certificates: csrHandlers.length > 0 ? startCsrControllers(registry, csrHandlers) : undefined,
       csrCleaning: startCsrCleaning(registry),
       disruption: startDisruptionController(registry),
       more: undefined,
@@ -146,8 +148,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     l.bootstrapTokens?.stop();
     l.serviceAccountTokens?.stop();
     l.namespaceDefaults?.stop();
-    await l.csrSigning?.stop();
-    await l.csrApproving?.stop();
+    await l.certificates?.stop();
     l.csrCleaning.stop();
     await l.disruption.stop();
     await l.podTermination.stop();
