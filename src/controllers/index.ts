@@ -1,6 +1,8 @@
 // The in-process control plane kube-apiserver (and the part of kube-controller-manager users expect) runs beside
 // its API: the system namespaces, the objects it makes for itself (bootstrap), the CRD controllers, the namespace
 // lifecycle controller, the garbage collector, the disruption controller (PodDisruptionBudgets' status), the
+// pvc-protection and pv-protection controllers (claims used by pods and bound volumes kept until unused), the
+// PersistentVolume binder (claims bound to volumes, volumes' phases and reclaiming), the
 // default RBAC policy and ClusterRole aggregation, the default ServiceAccount and kube-root-ca.crt of every
 // namespace, the approver, signers and cleaner of certificate signing requests. Everything writes through the
 // registry's stores.
@@ -26,6 +28,8 @@ import { csrApprover } from './csr-approving.ts';
 import { startCsrControllers } from './csr-controllers.ts';
 import { startCsrCleaning } from './csr-cleaning.ts';
 import { startDisruptionController, type DisruptionController } from './disruption.ts';
+import { startVolumeProtection, type VolumeProtection } from './volume-protection.ts';
+import { startPersistentVolumeBinder, type PersistentVolumeBinder } from './persistent-volumes.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
@@ -56,7 +60,7 @@ export interface ControlPlaneOptions {
   readonly whileLeading?: () => Promise<{ stop(): Promise<void> }>;
   /**
    * Run kube-controller-manager's controllers (namespace lifecycle, garbage collection, ClusterRole aggregation,
-   * quota, service accounts and root CA, bootstrap tokens, certificate approval, signing and cleaning, disruption budgets, the end of pods' graceful deletion) only while this
+   * quota, service accounts and root CA, bootstrap tokens, certificate approval, signing and cleaning, disruption budgets, claim and volume in-use protection, persistent volume binding, the end of pods' graceful deletion) only while this
    * instance holds the kube-system/kube-controller-manager Lease (--leader-elect). Absent: they always run (one
    * process owns its storage). The apiserver's own loops (system namespaces, bootstrap objects, the RBAC default
    * policy, CRD naming and establishing) run on every instance, as in kube-apiserver.
@@ -101,6 +105,8 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     certificates: ReturnType<typeof startCsrControllers> | undefined;
     csrCleaning: ReturnType<typeof startCsrCleaning>;
     disruption: DisruptionController;
+    volumeProtection: VolumeProtection;
+    persistentVolumes: PersistentVolumeBinder;
     more: { stop(): Promise<void> } | undefined;
   }
   let leading: Leading | undefined;
@@ -123,6 +129,8 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       certificates: csrHandlers.length > 0 ? startCsrControllers(registry, csrHandlers) : undefined,
       csrCleaning: startCsrCleaning(registry),
       disruption: startDisruptionController(registry),
+      volumeProtection: startVolumeProtection(registry),
+      persistentVolumes: startPersistentVolumeBinder(registry),
       more: undefined,
     };
     const current = leading;
@@ -151,6 +159,8 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     await l.certificates?.stop();
     l.csrCleaning.stop();
     await l.disruption.stop();
+    await l.volumeProtection.stop();
+    await l.persistentVolumes.stop();
     await l.podTermination.stop();
     await l.garbageCollector.stop();
     await l.namespaces.stop();

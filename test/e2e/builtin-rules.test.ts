@@ -75,7 +75,10 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     assert.equal(await ok(['get', 'pvc', 'data', '-o', 'jsonpath={.spec.volumeMode} {.status.phase}']), 'Filesystem Pending');
     const unbound = await refused(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']);
     assert.match(unbound, /^The PersistentVolumeClaim "data" is invalid: spec: Forbidden: spec is immutable after creation except resources\.requests and volumeAttributesClassName for bound claims/);
-    await ok(['patch', 'pvc', 'data', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Bound"}}']);
+    // The PersistentVolume controller binds it to a volume that fits.
+    await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'data-volume' }, spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/data' } } }));
+    for (let i = 0; i < 100 && (await ok(['get', 'pvc', 'data', '-o', 'jsonpath={.status.phase}'])) !== 'Bound'; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await ok(['get', 'pvc', 'data', '-o', 'jsonpath={.status.phase} {.spec.volumeName}']), 'Bound data-volume');
     await ok(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']);
     assert.equal(
       await refused(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"1Gi"}}}}']),

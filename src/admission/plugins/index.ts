@@ -8,6 +8,7 @@ import { limitRanger } from './limit-ranger.ts';
 import { alwaysAdmit, alwaysDeny, alwaysPullImages, denyServiceExternalIPs, namespaceAutoProvision, namespaceExists, runtimeClass, taintNodesByCondition } from './opt-in.ts';
 import { podSecurity, type PodSecurityConfiguration } from './pod-security.ts';
 import { defaultIngressClass, defaultStorageClass, defaultTolerationSeconds, priority } from './defaults.ts';
+import { storageObjectInUseProtection } from './storage-protection.ts';
 import { resourceQuotaPlugin } from '../quota/plugin.ts';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugins.ts';
 
@@ -23,6 +24,7 @@ export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
   Priority: ({ registry }) => priority(registry),
   DefaultTolerationSeconds: () => defaultTolerationSeconds(),
   DefaultStorageClass: ({ registry }) => defaultStorageClass(registry),
+  StorageObjectInUseProtection: () => storageObjectInUseProtection(),
   RuntimeClass: ({ registry }) => runtimeClass(registry),
   DefaultIngressClass: ({ registry }) => defaultIngressClass(registry),
   DenyServiceExternalIPs: () => denyServiceExternalIPs(),

@@ -16,6 +16,7 @@ import { nodeName, startSimulatedNodes } from './nodes.ts';
 import { startReplicaSetController } from './replicasets.ts';
 import { startScheduler } from './scheduler.ts';
 import { startStatefulSetController } from './statefulsets.ts';
+import { ensureDefaultStorageClass, startVolumeProvisioner } from './volumes.ts';
 
 export interface SimulationOptions {
   /** How many nodes (default 1). */
@@ -36,6 +37,7 @@ export interface Simulation {
 export async function startSimulation(registry: Registry, options: SimulationOptions = {}, admission?: AdmissionChain): Promise<Simulation> {
   const count = Math.max(1, options.nodes ?? 1);
   const nodes = await startSimulatedNodes(registry, count);
+  await ensureDefaultStorageClass(registry);
   const informers = createInformers(registry, { admission });
   const events = createEventSink(informers);
   const parts = [
@@ -48,6 +50,7 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
     startJobController(informers, events),
     startCronJobController(informers, events),
     startEndpointsController(informers),
+    startVolumeProvisioner(informers, events),
     nodes,
   ];
   return {

@@ -6,6 +6,7 @@
 
 import { parseQuantity } from '../../registry/validation/quantity.ts';
 import type { KubeObject } from '../../registry/types.ts';
+import { nodeSelectorMatches } from '../../apis/node-selectors.ts';
 import { NODE_CAPACITY } from './nodes.ts';
 import { asObj, type Obj } from './shared.ts';
 
@@ -77,49 +78,12 @@ export function untoleratedTaint(pod: KubeObject, node: KubeObject): Obj | undef
   return taintsOf(node).find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(pod, t));
 }
 
-/** A NodeSelectorRequirement against a node's labels (matchExpressions) or its name (matchFields). */
-function requirementMatches(req: Obj, value: string | undefined): boolean {
-  const values = ((req.values as unknown[] | undefined) ?? []).map(String);
-  switch (req.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      if (value === undefined || values.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(values[0]!)) return false;
-      const [have, bound] = [BigInt(value), BigInt(values[0]!)];
-      return req.operator === 'Gt' ? have > bound : have < bound;
-    }
-    default:
-      return false;
-  }
-}
-
-/** A NodeSelectorTerm: all its requirements hold (an empty term matches no node). */
-function termMatches(term: Obj, node: KubeObject): boolean {
-  const expressions = ((term.matchExpressions as unknown[] | undefined) ?? []).map(asObj);
-  const fields = ((term.matchFields as unknown[] | undefined) ?? []).map(asObj);
-  if (expressions.length === 0 && fields.length === 0) return false;
-  const labels = node.metadata.labels ?? {};
-  return (
-    expressions.every((r) => requirementMatches(r, Object.hasOwn(labels, String(r.key)) ? labels[String(r.key)] : undefined)) &&
-    fields.every((r) => r.key === 'metadata.name' && requirementMatches(r, node.metadata.name))
-  );
-}
-
 /** NodeAffinity's filter: the pod's nodeSelector and its required node affinity (any of its terms). */
 export function affinityMatches(pod: KubeObject, node: KubeObject): boolean {
   const spec = asObj(pod.spec);
   const labels = node.metadata.labels ?? {};
   if (!Object.entries(asObj(spec.nodeSelector)).every(([k, v]) => labels[k] === v)) return false;
-  const required = asObj(asObj(asObj(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
-  if (!Object.hasOwn(required, 'nodeSelectorTerms')) return true;
-  return ((required.nodeSelectorTerms as unknown[] | undefined) ?? []).map(asObj).some((t) => termMatches(t, node));
+  return nodeSelectorMatches(asObj(asObj(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution, node);
 }
 
 /** NodeResourcesFit's reasons: pods first, then cpu and memory, each asked only when the pod requests it. */
@@ -148,7 +112,8 @@ export interface InterPodFilters {
   spreadAndAffinity(node: KubeObject): Refusal | undefined;
 }
 
-export function refusal(pod: KubeObject, want: Resources, node: KubeObject, used: Resources, interPod?: InterPodFilters): Refusal | undefined {
+/** `volumes`: VolumeBinding's filter, which runs after NodeResourcesFit and before PodTopologySpread. */
+export function refusal(pod: KubeObject, want: Resources, node: KubeObject, used: Resources, interPod?: InterPodFilters, volumes?: (node: KubeObject) => Refusal | undefined): Refusal | undefined {
   if (asObj(node.spec).unschedulable === true && !tolerates(pod, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
     return { reasons: ['node(s) were unschedulable'], resolvable: false };
   }
@@ -159,7 +124,7 @@ export function refusal(pod: KubeObject, want: Resources, node: KubeObject, used
   if (ports) return ports;
   const reasons = insufficient(want, used, allocatable(node));
   if (reasons.length > 0) return { reasons, resolvable: true };
-  return interPod?.spreadAndAffinity(node);
+  return volumes?.(node) ?? interPod?.spreadAndAffinity(node);
 }
 
 /** kube's reason histogram: "<count> <reason>" per distinct reason, sorted, comma-separated. */
@@ -190,6 +155,12 @@ export function fitErrorMessage(pod: KubeObject, nodes: RefusedNode[]): string {
   }
   if (post !== undefined) message += ` preemption: ${post}.`;
   return message;
+}
+
+/** FitError's message when a PreFilter plugin refuses the pod: every node is then beyond preemption's help. */
+export function preFilterMessage(pod: KubeObject, nodeCount: number, reason: string): string {
+  const post = asObj(pod.spec).preemptionPolicy === 'Never' ? 'not eligible due to preemptionPolicy=Never.' : `0/${nodeCount} nodes are available: ${nodeCount} Preemption is not helpful for scheduling.`;
+  return `0/${nodeCount} nodes are available: ${reason}. preemption: ${post}.`;
 }
 
 /**

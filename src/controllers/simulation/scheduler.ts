@@ -16,7 +16,8 @@ import type { EventSink } from './events.ts';
 import type { Informer, Informers } from './informers.ts';
 import type { ClusterView } from './scheduler-inter-pod.ts';
 import { interPodFilters, needsInterPod } from './scheduler-inter-pod.ts';
-import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, refusal, type Refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
+import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, preFilterMessage, refusal, type Refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
+import { createVolumeBinding } from './scheduler-volumes.ts';
 import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PDBS, PODS, selects, splitKey, WRITERS } from './shared.ts';
 
 /** What a bound pod takes from its node while it is neither terminated nor being deleted. */
@@ -120,6 +121,9 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
   let namespaces: Informer | undefined;
   // Followed from the start: a preemption must see the budgets as they are.
   const budgets = informers.of(PDBS);
+  const volumeBinding = createVolumeBinding(informers);
+  // Pods whose volumes PreBind is binding: the node they are assumed on and the claims they wait for.
+  const volumeWaits = new Map<string, { node: string; claims: string[] }>();
   function clusterView(all: KubeObject[]): ClusterView {
     const bound: KubeObject[] = [];
     for (const [k, p] of placements) {
@@ -287,8 +291,24 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     }
   }
 
+  /** The binding cycle: the pod to its node, and the Scheduled event. */
+  async function bindPod(k: string, pod: KubeObject, node: string, want: Resources): Promise<void> {
+    const { namespace, name } = splitKey(k);
+    const bound = await pods
+      .createSubresource(namespace, name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: node } })
+      .then(() => true, ignoreConflictOrGone);
+    if (!bound) return;
+    unschedulable.delete(k);
+    if (!placements.has(k)) {
+      place(k, { node, priority: priorityOf(pod), ...want });
+      if (hasRequiredAntiAffinity(pod)) antiAffine.add(k);
+      if (unschedulable.size > 0) retryUnschedulable(true);
+    }
+    events.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${node}`, { action: 'Binding' });
+  }
+
   const queue = createKeyedQueue(async (k) => {
-    await Promise.all([pods.synced, nodes.synced]);
+    await Promise.all([pods.synced, nodes.synced, volumeBinding.synced]);
     const { namespace, name } = splitKey(k);
     const pod = pods.get(namespace, name);
     const spec = asObj(pod?.spec);
@@ -297,7 +317,19 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       return;
     }
     const want = podRequests(pod);
+    // Assumed on a node while its volumes are bound: bound to it once they all are.
+    const waiting = volumeWaits.get(k);
+    if (waiting) {
+      if (!volumeBinding.allBound(waiting.claims)) return;
+      volumeWaits.delete(k);
+      return bindPod(k, pod, waiting.node, want);
+    }
     const all = nodes.list();
+    const podClaims = all.length > 0 ? volumeBinding.preFilter(pod) : undefined;
+    if (typeof podClaims === 'string') {
+      await failed(k, pod, preFilterMessage(pod, all.length, podClaims), false);
+      return;
+    }
     // The node a preemption nominated is tried first; otherwise the least loaded node that fits.
     const nominated = asObj(pod.status).nominatedNodeName;
     const priority = priorityOf(pod);
@@ -307,7 +339,7 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     for (const node of all) {
       const nodeName = node.metadata.name ?? '';
       const used = usedFor(nodeName, priority, k);
-      const why = refusal(pod, want, node, used, interPod);
+      const why = refusal(pod, want, node, used, interPod, podClaims && ((n) => volumeBinding.filter(podClaims, n)));
       if (why) refused.push({ node, used, refusal: why });
       else if (!best || (best.name !== nominated && (nodeName === nominated || used.pods < best.load))) best = { name: nodeName, load: used.pods };
     }
@@ -327,24 +359,38 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       await failed(k, pod, all.length === 0 ? NO_NODES : fitErrorMessage(pod, verdicts), interPod !== undefined, chosen);
       return;
     }
-    const bound = await pods
-      .createSubresource(namespace, name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { kind: 'Node', name: best.name } })
-      .then(() => true, ignoreConflictOrGone);
-    if (!bound) return;
-    unschedulable.delete(k);
-    if (!placements.has(k)) {
+    if (podClaims && podClaims.waiting.length > 0) {
+      const node = all.find((n) => n.metadata.name === best.name)!;
+      let claims: string[];
+      try {
+        claims = await volumeBinding.preBind(podClaims, node);
+      } catch (e) {
+        await failed(k, pod, `running PreBind plugin "VolumeBinding": ${e instanceof Error ? e.message : String(e)}`, false);
+        return;
+      }
+      unschedulable.delete(k);
       place(k, { node: best.name, priority: priorityOf(pod), ...want });
-      if (hasRequiredAntiAffinity(pod)) antiAffine.add(k);
-      if (unschedulable.size > 0) retryUnschedulable(true);
+      if (!volumeBinding.allBound(claims)) {
+        volumeWaits.set(k, { node: best.name, claims });
+        return;
+      }
     }
-    events.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${best.name}`, { action: 'Binding' });
+    await bindPod(k, pod, best.name, want);
   }, 500, informers.activity);
+
+  volumeBinding.onChange((claimKey) => {
+    if (claimKey) for (const [k, w] of volumeWaits) if (w.claims.includes(claimKey)) queue.enqueue(k);
+    if (unschedulable.size > 0) retryUnschedulable();
+  });
 
   pods.onEvent((ev) => {
     const pod = ev.object;
     const spec = asObj(pod.spec);
     const k = key(pod);
-    if (ev.type === 'DELETED') unschedulable.delete(k);
+    if (ev.type === 'DELETED') {
+      unschedulable.delete(k);
+      volumeWaits.delete(k);
+    }
     const nominatedTo = asObj(pod.status).nominatedNodeName;
     if (ev.type !== 'DELETED' && !spec.nodeName && !pod.metadata.deletionTimestamp && typeof nominatedTo === 'string' && nominatedTo) {
       nominations.set(k, { node: nominatedTo, priority: priorityOf(pod), ...podRequests(pod) });

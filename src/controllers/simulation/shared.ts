@@ -26,7 +26,7 @@ export const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets'
 export const JOBS = { group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job' } as const;
 export const CRONJOBS = { group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob' } as const;
 /** A controller's identity when kube-controller-manager uses service account credentials (kubeadm does). */
-function controllerAccount(name: string): UserInfo {
+export function controllerAccount(name: string): UserInfo {
   return { name: `system:serviceaccount:kube-system:${name}`, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', ALL_AUTHENTICATED] };
 }
 

@@ -1,20 +1,74 @@
 // The StatefulSet controller: pods <name>-0..N-1 created in order (OrderedReady: the next once the previous is
 // Ready; Parallel: all at once), removed from the highest ordinal, rolled from the highest ordinal down when the
 // template changes (RollingUpdate, honouring partition), with controller-revision-hash labels and the revision
-// status `kubectl rollout status` compares.
+// status `kubectl rollout status` compares. Each pod's claims (spec.volumeClaimTemplates: <template>-<set>-<ordinal>)
+// are created before it and mounted in it; their owner references follow persistentVolumeClaimRetentionPolicy.
 
-import type { KubeObject } from '../../registry/types.ts';
+import { isStatusError } from '../../apis/errors.ts';
+import type { KubeObject, OwnerReference } from '../../registry/types.ts';
+import { PVCS } from '../persistent-volumes.ts';
 import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
-import { asObj, controlled, controllerEvents, isConflictOrGone, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, controlled, controllerEvents, controllerRef, isConflictOrGone, isNotFound, key, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
+
+const claimTemplates = (sts: KubeObject): Obj[] => {
+  const templates = asObj(sts.spec).volumeClaimTemplates;
+  return Array.isArray(templates) ? templates.map(asObj) : [];
+};
+const templateName = (template: Obj): string => String(asObj(template.metadata).name ?? '');
+const claimName = (sts: KubeObject, template: Obj, ordinal: number): string => `${templateName(template)}-${sts.metadata.name}-${ordinal}`;
+const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * The owner references a claim of the set's pod gets (updateClaimOwnerRefForSetAndPod): the pod once it is condemned
+ * and whenScaled is Delete, else the set when whenDeleted is Delete, else none, as controller references. References
+ * to an earlier set or pod of the same name are left as they are (the garbage collector's); a claim another object
+ * controls gets none of ours.
+ */
+function claimOwners(refs: readonly OwnerReference[], sts: KubeObject, pod: KubeObject, condemned: boolean): OwnerReference[] {
+  const ownerOf = (r: OwnerReference): KubeObject | undefined =>
+    r.kind === 'StatefulSet' && r.apiVersion.startsWith('apps/') && r.name === sts.metadata.name ? sts : r.kind === 'Pod' && !r.apiVersion.includes('/') && r.name === pod.metadata.name ? pod : undefined;
+  if (refs.some((r) => ownerOf(r) && r.uid !== ownerOf(r)!.metadata.uid)) return [...refs];
+  const others = refs.filter((r) => !ownerOf(r));
+  if (others.some((r) => r.controller)) return others;
+  const policy = asObj(asObj(sts.spec).persistentVolumeClaimRetentionPolicy);
+  if (condemned && policy.whenScaled === 'Delete') return [...others, controllerRef(pod, 'v1', 'Pod')];
+  if (policy.whenDeleted === 'Delete') return [...others, controllerRef(sts, 'apps/v1', 'StatefulSet')];
+  return others;
+}
+
+const sameOwners = (a: readonly OwnerReference[], b: readonly OwnerReference[]): boolean =>
+  a.length === b.length && a.every((r) => b.some((o) => o.uid === r.uid && !!o.controller === !!r.controller));
+
+function withOwners(obj: KubeObject, refs: OwnerReference[]): KubeObject {
+  const { ownerReferences: _, ...metadata } = obj.metadata;
+  return { ...obj, metadata: refs.length ? { ...metadata, ownerReferences: refs } : metadata };
+}
+
+/**
+ * The claim of the set's pod made from a template (getPersistentVolumeClaims): the template's metadata and spec, named
+ * <template>-<set>-<ordinal>, in the set's namespace, the selector's matchLabels over the template's labels.
+ */
+function newClaim(sts: KubeObject, template: Obj, pod: KubeObject, ordinal: number): KubeObject {
+  const { metadata, spec } = structuredClone({ metadata: asObj(template.metadata), spec: template.spec });
+  const labels = { ...asObj(metadata.labels), ...asObj(asObj(asObj(sts.spec).selector).matchLabels) } as Record<string, string>;
+  const claim: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { ...metadata, name: claimName(sts, template, ordinal), namespace: sts.metadata.namespace, ...(Object.keys(labels).length ? { labels } : {}) },
+    spec,
+  };
+  return withOwners(claim, claimOwners(claim.metadata.ownerReferences ?? [], sts, pod, false));
+}
 
 export function startStatefulSetController(informers: Informers, eventSink: EventSink): Loop {
   const statefulSets = informers.of(STATEFULSETS).as(WRITERS.statefulset);
   const podCache = informers.of(PODS).as(WRITERS.statefulset);
+  const claimCache = informers.of(PVCS).as(WRITERS.statefulset);
   const events = controllerEvents(eventSink, 'statefulset-controller', WRITERS.statefulset);
   /** recordPodEvent: "<verb> Pod <pod> in StatefulSet <set> successful", or Failed<Verb> with the error. */
   async function podWrite(verb: 'create' | 'delete', sts: KubeObject, pod: KubeObject, write: () => Promise<unknown>): Promise<void> {
@@ -29,10 +83,57 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       throw e;
     }
   }
-  return startLoop(
+  /**
+   * createPersistentVolumeClaims: the pod's missing claims are created ("create Claim <claim> Pod <pod> in StatefulSet
+   * <set> success", or FailedCreate with the error); one that failed, or that exists but is being deleted, fails the
+   * pod's creation (kube's aggregated error).
+   */
+  async function createClaims(sts: KubeObject, pod: KubeObject, ordinal: number): Promise<void> {
+    const namespace = sts.metadata.namespace ?? '';
+    const errors: string[] = [];
+    for (const template of claimTemplates(sts)) {
+      const name = claimName(sts, template, ordinal);
+      const existing = claimCache.get(namespace, name);
+      if (existing) {
+        if (existing.metadata.deletionTimestamp) errors.push(`pvc ${name} is being deleted`);
+        continue;
+      }
+      try {
+        await claimCache.create(namespace, newClaim(sts, template, pod, ordinal));
+        events.event(sts, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${pod.metadata.name} in StatefulSet ${sts.metadata.name} success`);
+      } catch (e) {
+        errors.push(`failed to create PVC ${name}: ${errorMessage(e)}`);
+        if (isStatusError(e) && e.reason === 'AlreadyExists') continue;
+        events.event(sts, 'Warning', 'FailedCreate', `create Claim ${name} for Pod ${pod.metadata.name} in StatefulSet ${sts.metadata.name} failed error: ${errorMessage(e)}`);
+      }
+    }
+    if (errors.length) throw new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
+  }
+  /** UpdatePodClaimForRetentionPolicy: the pod's claims get the owner references the retention policy asks for. */
+  async function setClaimOwners(sts: KubeObject, pod: KubeObject, ordinal: number, condemned: boolean): Promise<void> {
+    const namespace = sts.metadata.namespace ?? '';
+    for (const template of claimTemplates(sts)) {
+      const claim = claimCache.get(namespace, claimName(sts, template, ordinal));
+      const refs = claim?.metadata.ownerReferences ?? [];
+      if (!claim || sameOwners(refs, claimOwners(refs, sts, pod, condemned))) continue;
+      await claimCache
+        .update(namespace, claim.metadata.name ?? '', (cur) => withOwners(cur!, claimOwners(cur!.metadata.ownerReferences ?? [], sts, pod, condemned)))
+        .catch((e) => {
+          if (!isNotFound(e)) throw e;
+        });
+    }
+  }
+  /** PodClaimIsStale: with whenScaled Delete, a claim still owned by an earlier pod of this name waits for the garbage collector. */
+  function staleClaim(sts: KubeObject, podName: string, ordinal: number): boolean {
+    if (asObj(asObj(sts.spec).persistentVolumeClaimRetentionPolicy).whenScaled !== 'Delete') return false;
+    const namespace = sts.metadata.namespace ?? '';
+    return claimTemplates(sts).some((t) => claimCache.get(namespace, claimName(sts, t, ordinal))?.metadata.ownerReferences?.some((r) => r.kind === 'Pod' && r.name === podName));
+  }
+  const loop = startLoop(
     informers,
     STATEFULSETS,
     async (namespace, name) => {
+      await claimCache.synced;
       const sts = statefulSets.get(namespace, name);
       if (!sts || sts.metadata.deletionTimestamp) return;
       const spec = asObj(sts.spec);
@@ -43,18 +144,34 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       const byOrdinal = new Map(pods.map((p) => [Number(String(p.metadata.name).slice(name.length + 1)), p]));
       const template = asObj(spec.template);
       for (let i = 0; i < replicas; i++) {
-        if (byOrdinal.has(i)) {
-          if (ordered && !podReady(byOrdinal.get(i)!)) break;
+        const existing = byOrdinal.get(i);
+        if (existing) {
+          // createMissingPersistentVolumeClaims: a pending pod gets back a claim deleted under it.
+          if (asObj(existing.status).phase === 'Pending') await createClaims(sts, existing, i);
+          if (ordered && !podReady(existing)) break;
+          continue;
+        }
+        if (staleClaim(sts, `${name}-${i}`, i)) {
+          if (ordered) break;
           continue;
         }
         const pod = podFromTemplate(sts, 'apps/v1', 'StatefulSet', template, { name: `${name}-${i}` });
         pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision, 'statefulset.kubernetes.io/pod-name': `${name}-${i}`, 'apps.kubernetes.io/pod-index': String(i) };
-        pod.spec = { ...asObj(pod.spec), hostname: `${name}-${i}`, ...(spec.serviceName ? { subdomain: spec.serviceName } : {}) };
-        await podWrite('create', sts, pod, () => podCache.create(namespace, pod));
+        // updateStorage: a volume per claim template, in place of the template's volume of that name.
+        const claimVolumes = claimTemplates(sts).map((t) => ({ name: templateName(t), persistentVolumeClaim: { claimName: claimName(sts, t, i) } }));
+        const podVolumes = (asObj(pod.spec).volumes ?? []) as Obj[];
+        const volumes = [...claimVolumes, ...podVolumes.filter((v) => !claimVolumes.some((c) => c.name === v.name))];
+        pod.spec = { ...asObj(pod.spec), ...(claimVolumes.length ? { volumes } : {}), hostname: `${name}-${i}`, ...(spec.serviceName ? { subdomain: spec.serviceName } : {}) };
+        await podWrite('create', sts, pod, async () => {
+          await createClaims(sts, pod, i);
+          await podCache.create(namespace, pod);
+        });
         if (ordered) break;
       }
       const remove = (pod: KubeObject) => podWrite('delete', sts, pod, () => podCache.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }));
       const surplus = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a);
+      // The claims of the pods kept are owned as the policy says; those of condemned pods before the pods go.
+      for (const [i, p] of byOrdinal) await setClaimOwners(sts, p, i, i >= replicas);
       if (surplus.length) await remove(surplus[0][1]);
       const rolling = asObj(spec.updateStrategy).type !== 'OnDelete';
       const partition = Number(asObj(asObj(spec.updateStrategy).rollingUpdate).partition ?? 0);
@@ -83,4 +200,14 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
     },
     { owned: [PODS] },
   );
+  // A claim gone may be what a pod waited for (one being deleted, or a condemned pod's): its set looks again.
+  claimCache.onEvent((ev) => {
+    if (ev.type !== 'DELETED') return;
+    const claim = ev.object.metadata.name ?? '';
+    for (const sts of statefulSets.list(ev.object.metadata.namespace ?? '')) {
+      const prefixes = claimTemplates(sts).map((t) => `${templateName(t)}-${sts.metadata.name}-`);
+      if (prefixes.some((p) => claim.startsWith(p) && /^\d+$/.test(claim.slice(p.length)))) loop.enqueue(key(sts));
+    }
+  });
+  return loop;
 }

@@ -5,7 +5,7 @@
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { formatLabelSelector as selectorString } from '../../../apis/labels.ts';
 import type { KubeObject } from '../../types.ts';
-import { FIELD_IMMUTABLE, validateObjectMeta } from '../../validation/meta.ts';
+import { FIELD_IMMUTABLE, validateAnnotations, validateLabels, validateObjectMeta } from '../../validation/meta.ts';
 import { isDNS1123Label, nameIsDNSSubdomain } from '../../validation/names.ts';
 import { isInvalidSelector, validateLabelSelector } from '../../validation/label-selector.ts';
 import { buildStrategy, specChanged, type TypeHooks } from '../generic.ts';
@@ -275,7 +275,10 @@ export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
   if (isInvalidSelector(s.selector)) errs.push(fieldErrors.invalid('spec.selector', s.selector, ''));
   else {
     errs.push(...selectorMismatch(s.selector, s.template, 'spec.template'));
-    errs.push(...validatePodTemplateSpec(s.template, 'spec.template'));
+    // ValidatePodTemplateSpecForStatefulSet: the template's labels and annotations only. kube leaves its pod spec
+    // unchecked, as its volume mounts may name the volumeClaimTemplates (the pods the controller makes are checked).
+    const meta = objAt(objAt(s, 'template'), 'metadata') ?? {};
+    errs.push(...validateLabels(meta.labels, 'spec.template.labels'), ...validateAnnotations(meta.annotations, 'spec.template.annotations'));
   }
   errs.push(...restartAlwaysErrors(s.template, 'spec.template', 'StatefulSet'));
   return errs;

@@ -1,0 +1,161 @@
+// Persistent volumes as on a small cluster: the PersistentVolume controller binds claims to volumes (kubectl get
+// pvc / pv show Bound, Released, Failed), and with simulated workloads the default `standard` class provisions a
+// volume for a claim once the scheduler has put its first pod on a node, the scheduler refuses pods whose claims
+// are missing with kube's message, and static volumes pinned to a node bring their pods to that node.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer({ simulateWorkloads: { nodes: 2, podStartupMs: 20, podTerminationMs: 20 } });
+});
+after(async () => s?.close());
+
+type Obj = Record<string, any>;
+
+async function get(kind: string, name: string): Promise<Obj> {
+  return JSON.parse(await s.kubectlOk(['get', kind, name, '-o', 'json'])) as Obj;
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const v = await check();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`never came true: ${what}`);
+}
+
+async function eventsOf(name: string): Promise<string[]> {
+  const list = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '-o', 'json'])) as { items: Obj[] };
+  return list.items.map((e) => `${e.reason}: ${e.message}`);
+}
+
+const claim = (name: string, size: string, extra: Obj = {}) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, ...extra } });
+const podUsing = (name: string, claimName: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'app', image: 'nginx', volumeMounts: [{ name: 'data', mountPath: '/data' }] }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] },
+});
+const apply = (obj: Obj) => s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(obj) });
+
+test('the default class provisions a claim for its first pod, on that pod\'s node; the volume goes with the claim', async () => {
+  assert.match(await s.kubectlOk(['get', 'storageclass']), /standard \(default\)\s+capstan\.dev\/hostpath\s+Delete\s+WaitForFirstConsumer\s+false/);
+  await apply(claim('data', '1Gi'));
+  const pending = await get('pvc', 'data');
+  assert.equal(pending.spec.storageClassName, 'standard');
+  await until('WaitForFirstConsumer event', async () => (await eventsOf('data')).includes('WaitForFirstConsumer: waiting for first consumer to be created before binding'));
+  assert.equal((await get('pvc', 'data')).status.phase, 'Pending');
+
+  await apply(podUsing('web', 'data'));
+  await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/web', '--timeout=20s'], { timeoutMs: 30_000 });
+  const pod = await get('pod', 'web');
+  const bound = await get('pvc', 'data');
+  assert.equal(bound.status.phase, 'Bound');
+  assert.equal(bound.metadata.annotations['volume.kubernetes.io/selected-node'], pod.spec.nodeName);
+  assert.equal(bound.metadata.annotations['volume.kubernetes.io/storage-provisioner'], 'capstan.dev/hostpath');
+  assert.equal(bound.spec.volumeName, `pvc-${bound.metadata.uid}`);
+  assert.deepEqual(bound.status.capacity, { storage: '1Gi' });
+  const pv = await get('pv', bound.spec.volumeName);
+  assert.deepEqual(pv.spec.nodeAffinity, { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [pod.spec.nodeName] }] }] } });
+  assert.equal(pv.metadata.annotations['pv.kubernetes.io/provisioned-by'], 'capstan.dev/hostpath');
+  assert.equal(pv.spec.persistentVolumeReclaimPolicy, 'Delete');
+  assert.equal(pv.status.phase, 'Bound');
+  const events = await until('provisioning events', async () => {
+    const e = await eventsOf('data');
+    return e.some((m) => m.startsWith('ProvisioningSucceeded')) && e;
+  });
+  assert.ok(events.includes(`Provisioning: External provisioner is provisioning volume for claim "default/data"`), events.join('\n'));
+  assert.ok(events.includes(`ProvisioningSucceeded: Successfully provisioned volume ${pv.metadata.name}`), events.join('\n'));
+  assert.ok(events.includes("ExternalProvisioning: Waiting for a volume to be created either by the external provisioner 'capstan.dev/hostpath' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered."), events.join('\n'));
+  assert.match(await s.kubectlOk(['get', 'pvc', 'data']), new RegExp(`data\\s+Bound\\s+${pv.metadata.name}\\s+1Gi\\s+RWO\\s+standard`));
+
+  // The pod and the claim go: the volume is released, and its provisioner deletes it (reclaim policy Delete).
+  await s.kubectlOk(['delete', 'pod', 'web']);
+  await s.kubectlOk(['delete', 'pvc', 'data']);
+  await until('the volume is deleted', async () => (await s.kubectl(['get', 'pv', pv.metadata.name])).code !== 0);
+});
+
+test('a pod whose claim is missing waits with kube\'s message, and is scheduled once the claim exists', async () => {
+  await apply(podUsing('early', 'later'));
+  const refused = await until('FailedScheduling', async () => (await eventsOf('early')).find((e) => e.startsWith('FailedScheduling')));
+  assert.equal(refused, 'FailedScheduling: 0/2 nodes are available: persistentvolumeclaim "later" not found. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..');
+  await apply(claim('later', '1Gi'));
+  await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/early', '--timeout=20s'], { timeoutMs: 30_000 });
+  assert.equal((await get('pvc', 'later')).status.phase, 'Bound');
+  await s.kubectlOk(['delete', 'pod', 'early']);
+  await s.kubectlOk(['delete', 'pvc', 'later']);
+});
+
+test('static volumes: a claim binds at once to a volume without a class; a local volume pinned to a node draws its pod there; Retain keeps a released volume', async () => {
+  await apply({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'shared' }, spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteMany'], nfs: { server: 'nfs.example', path: '/exports' }, storageClassName: '' } });
+  await apply(claim('files', '2Gi', { accessModes: ['ReadWriteMany'], storageClassName: '' }));
+  const files = await until('files Bound', async () => {
+    const c = await get('pvc', 'files');
+    return c.status.phase === 'Bound' && c;
+  });
+  assert.equal(files.spec.volumeName, 'shared');
+  assert.deepEqual(files.metadata.annotations, { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
+  assert.match(await s.kubectlOk(['get', 'pv', 'shared']), /shared\s+5Gi\s+RWX\s+Retain\s+Bound\s+default\/files\s+/);
+
+  await apply({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });
+  await apply({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'disk-2' },
+    spec: {
+      capacity: { storage: '10Gi' },
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'local',
+      local: { path: '/mnt/disk' },
+      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['capstan-node-2'] }] }] } },
+    },
+  });
+  await apply(claim('fast', '1Gi', { storageClassName: 'local' }));
+  await apply(podUsing('db', 'fast'));
+  await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/db', '--timeout=20s'], { timeoutMs: 30_000 });
+  assert.equal((await get('pod', 'db')).spec.nodeName, 'capstan-node-2');
+  assert.equal((await get('pvc', 'fast')).spec.volumeName, 'disk-2');
+  assert.equal((await get('pv', 'disk-2')).status.phase, 'Bound');
+
+  // No second local volume: a second claim's pod finds no node.
+  await apply(claim('fast-2', '1Gi', { storageClassName: 'local' }));
+  await apply(podUsing('db-2', 'fast-2'));
+  const refused = await until('FailedScheduling', async () => (await eventsOf('db-2')).find((e) => e.startsWith('FailedScheduling')));
+  assert.equal(refused, "FailedScheduling: 0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..");
+
+  await s.kubectlOk(['delete', 'pod', 'db', 'db-2']);
+  await s.kubectlOk(['delete', 'pvc', 'fast', 'fast-2', 'files']);
+  await until('disk-2 Released', async () => (await get('pv', 'disk-2')).status.phase === 'Released');
+  await until('shared Released', async () => (await get('pv', 'shared')).status.phase === 'Released');
+  assert.equal((await get('pv', 'shared')).spec.claimRef.name, 'files');
+});
+
+test('a StatefulSet whose pods mount its volumeClaimTemplates: each replica gets its claim, bound on the replica\'s node', async () => {
+  await apply({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'pg' },
+    spec: {
+      replicas: 2,
+      serviceName: 'pg',
+      selector: { matchLabels: { app: 'pg' } },
+      template: { metadata: { labels: { app: 'pg' } }, spec: { containers: [{ name: 'pg', image: 'postgres', volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql' }] }] } },
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } } } }],
+    },
+  });
+  await s.kubectlOk(['rollout', 'status', 'statefulset/pg', '--timeout=30s'], { timeoutMs: 40_000 });
+  for (const i of [0, 1]) {
+    const pod = await get('pod', `pg-${i}`);
+    assert.deepEqual(pod.spec.volumes.find((v: Obj) => v.name === 'data'), { name: 'data', persistentVolumeClaim: { claimName: `data-pg-${i}` } });
+    const pvc = await get('pvc', `data-pg-${i}`);
+    assert.equal(pvc.status.phase, 'Bound');
+    assert.deepEqual(pvc.metadata.labels, { app: 'pg' });
+    assert.equal(pvc.metadata.annotations['volume.kubernetes.io/selected-node'], pod.spec.nodeName);
+  }
+  await s.kubectlOk(['delete', 'statefulset', 'pg']);
+});
