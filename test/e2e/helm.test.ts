@@ -242,6 +242,52 @@ describe('helm with simulated workloads', () => {
     assert.match(r.stderr, /Error from server \(NotFound\): jobs\.batch "hooked-migrate" not found/);
   });
 
+  test('install --wait of a chart with a claim and a StatefulSet returns once the claims are bound and the pods ready', async () => {
+    const chart = join(helm.dir, 'stateful');
+    await mkdir(join(chart, 'templates'), { recursive: true });
+    await writeFile(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: stateful\nversion: 0.1.0\n');
+    const manifests = [
+      'apiVersion: v1',
+      'kind: PersistentVolumeClaim',
+      'metadata: {name: "{{ .Release.Name }}-uploads"}',
+      'spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}',
+      '---',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: {name: "{{ .Release.Name }}-web"}',
+      'spec:',
+      '  selector: {matchLabels: {app: "{{ .Release.Name }}-web"}}',
+      '  template:',
+      '    metadata: {labels: {app: "{{ .Release.Name }}-web"}}',
+      '    spec:',
+      '      containers: [{name: web, image: nginx, volumeMounts: [{name: uploads, mountPath: /uploads}]}]',
+      '      volumes: [{name: uploads, persistentVolumeClaim: {claimName: "{{ .Release.Name }}-uploads"}}]',
+      '---',
+      'apiVersion: apps/v1',
+      'kind: StatefulSet',
+      'metadata: {name: "{{ .Release.Name }}-db"}',
+      'spec:',
+      '  replicas: 2',
+      '  serviceName: db',
+      '  selector: {matchLabels: {app: "{{ .Release.Name }}-db"}}',
+      '  template:',
+      '    metadata: {labels: {app: "{{ .Release.Name }}-db"}}',
+      '    spec: {containers: [{name: db, image: postgres, volumeMounts: [{name: data, mountPath: /var/lib/postgresql}]}]}',
+      '  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}]',
+      '',
+    ];
+    await writeFile(join(chart, 'templates', 'app.yaml'), manifests.join('\n'));
+    assert.match(await helm.ok(['install', 'shop', chart, '--wait', '--timeout', '60s']), /^STATUS: deployed$/m);
+    assert.equal(await s.kubectlOk(['get', 'pvc', 'shop-uploads', 'data-shop-db-0', 'data-shop-db-1', '-o', 'jsonpath={.items[*].status.phase}']), 'Bound Bound Bound');
+    assert.equal(await s.kubectlOk(['get', 'statefulset', 'shop-db', '-o', 'jsonpath={.status.readyReplicas}']), '2');
+    // The chart's claim goes with the release; its volume (reclaim policy Delete) with it.
+    const volume = await s.kubectlOk(['get', 'pvc', 'shop-uploads', '-o', 'jsonpath={.spec.volumeName}']);
+    assert.match(await helm.ok(['uninstall', 'shop', '--wait', '--timeout', '60s']), /release "shop" uninstalled/);
+    const deadline = Date.now() + 20_000;
+    while ((await s.kubectl(['get', 'pv', volume])).code === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.notEqual((await s.kubectl(['get', 'pv', volume])).code, 0);
+  });
+
   test('upgrade --atomic --wait scales and uninstall --wait removes everything', async () => {
     assert.match(await helm.ok(['upgrade', 'web', helm.chart, '--set', 'replicaCount=2', '--atomic', '--wait', '--timeout', '60s']), /^REVISION: 2$/m);
     assert.equal(await s.kubectlOk(['get', 'deployment', 'web-mychart', '-o', 'jsonpath={.status.readyReplicas}']), '2');
