@@ -28,8 +28,7 @@ import { csrApprover } from './csr-approving.ts';
 import { startCsrControllers } from './csr-controllers.ts';
 import { startCsrCleaning } from './csr-cleaning.ts';
 import { startDisruptionController, type DisruptionController } from './disruption.ts';
-import { startVolumeProtection, type VolumeProtection } from './volume-protection.ts';
-import { startPersistentVolumeBinder, type PersistentVolumeBinder } from './persistent-volumes.ts';
+import { startVolumeControllers, type VolumeControllers } from './volume-controllers.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
@@ -105,8 +104,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     certificates: ReturnType<typeof startCsrControllers> | undefined;
     csrCleaning: ReturnType<typeof startCsrCleaning>;
     disruption: DisruptionController;
-    volumeProtection: VolumeProtection;
-    persistentVolumes: PersistentVolumeBinder;
+    volumes: VolumeControllers;
     more: { stop(): Promise<void> } | undefined;
   }
   let leading: Leading | undefined;
@@ -129,8 +127,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       certificates: csrHandlers.length > 0 ? startCsrControllers(registry, csrHandlers) : undefined,
       csrCleaning: startCsrCleaning(registry),
       disruption: startDisruptionController(registry),
-      volumeProtection: startVolumeProtection(registry),
-      persistentVolumes: startPersistentVolumeBinder(registry),
+      volumes: startVolumeControllers(registry),
       more: undefined,
     };
     const current = leading;
@@ -159,8 +156,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     await l.certificates?.stop();
     l.csrCleaning.stop();
     await l.disruption.stop();
-    await l.volumeProtection.stop();
-    await l.persistentVolumes.stop();
+    await l.volumes.stop();
     await l.podTermination.stop();
     await l.garbageCollector.stop();
     await l.namespaces.stop();

@@ -82,7 +82,8 @@ async function getOrUndefined(store: ResourceStore, namespace: string, name: str
   }
 }
 
-export function startVolumeProtection(registry: Registry, options: { retryMs?: number } = {}): VolumeProtection {
+/** `onObject`: called on every claim and volume event (the PersistentVolume binder starts on the first). */
+export function startVolumeProtection(registry: Registry, options: { retryMs?: number; onObject?: () => void } = {}): VolumeProtection {
   const retryMs = options.retryMs ?? 1000;
   const storeOf = (resource: string): (() => ResourceStore | undefined) => () => {
     const def = registry.lookup('', 'v1', resource);
@@ -164,6 +165,7 @@ export function startVolumeProtection(registry: Registry, options: { retryMs?: n
       const pvc = ev.object as KubeObject;
       const key = `${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''}`;
       if (ev.type === 'DELETED') return unblock(key);
+      options.onObject?.();
       if (isDeletionCandidate(pvc, PVC_PROTECTION_FINALIZER) || needsFinalizer(pvc, PVC_PROTECTION_FINALIZER)) claimQueue.enqueue(key);
       else unblock(key);
     },
@@ -193,6 +195,7 @@ export function startVolumeProtection(registry: Registry, options: { retryMs?: n
     (ev) => {
       const pv = ev.object as KubeObject;
       if (ev.type === 'DELETED') return;
+      options.onObject?.();
       if (isDeletionCandidate(pv, PV_PROTECTION_FINALIZER) || needsFinalizer(pv, PV_PROTECTION_FINALIZER)) volumeQueue.enqueue(pv.metadata.name ?? '');
     },
     volumeQueue,
