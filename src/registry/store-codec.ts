@@ -72,12 +72,25 @@ const metaOrder = [
   'managedFields',
 ];
 
-/** kind, apiVersion and metadata first, metadata's fields in kube's order (what raw JSON readers see). */
+/** ObjectMeta's maps and lists: Go's omitempty leaves them out when empty. */
+const META_COLLECTIONS = new Set(['labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields']);
+
+function emptyCollection(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  if (v === null || typeof v !== 'object') return false;
+  for (const _ in v) return false;
+  return true;
+}
+
+/**
+ * kind, apiVersion and metadata first, metadata's fields in kube's order (what raw JSON readers see), without the
+ * empty maps and lists ObjectMeta's encoding leaves out (`finalizers: []` after the last one is removed).
+ */
 export function inKubeOrder(obj: KubeObject): KubeObject {
   const meta = (obj.metadata ?? {}) as Record<string, unknown>;
   const orderedMeta: Record<string, unknown> = {};
-  for (const k of metaOrder) if (meta[k] !== undefined) orderedMeta[k] = meta[k];
-  for (const k of Object.keys(meta)) if (!(k in orderedMeta) && meta[k] !== undefined) orderedMeta[k] = meta[k];
+  for (const k of metaOrder) if (meta[k] !== undefined && !(META_COLLECTIONS.has(k) && emptyCollection(meta[k]))) orderedMeta[k] = meta[k];
+  for (const k of Object.keys(meta)) if (!(k in orderedMeta) && meta[k] !== undefined && !META_COLLECTIONS.has(k)) orderedMeta[k] = meta[k];
   const { kind, apiVersion, metadata: _m, ...rest } = obj;
   const out: KubeObject = {} as KubeObject;
   if (kind !== undefined) out.kind = kind;

@@ -229,3 +229,17 @@ test('delete: a graceful strategy keeps the object for its grace period; a short
   assert.equal(now.deletedImmediately, true);
   assert.equal((await rejection(s.get(ctx(), 'a'))).code, 404);
 });
+
+test("update: ObjectMeta's empty maps and lists are left out, as Go's omitempty encodes them (the last finalizer removed)", async () => {
+  const f = await fixture();
+  const s = f.store(widgets());
+  const a = await s.create(ctx(), { metadata: { name: 'a', labels: {}, annotations: { keep: 'me' }, finalizers: ['example.com/hold'], ownerReferences: [] }, spec: { n: 1, empty: [] } });
+  assert.deepEqual([a.metadata.labels, a.metadata.ownerReferences, a.metadata.finalizers], [undefined, undefined, ['example.com/hold']]);
+  const { object } = await s.update(ctx(), 'a', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }));
+  assert.equal('finalizers' in object.metadata, false);
+  const read = await s.get(ctx(), 'a');
+  assert.equal('finalizers' in read.metadata, false);
+  assert.deepEqual(read.metadata.annotations, { keep: 'me' });
+  // Only ObjectMeta's: a custom resource's own empty list stays.
+  assert.deepEqual(read.spec, { n: 1, empty: [] });
+});

@@ -205,6 +205,25 @@ describe('simulated workloads', () => {
     assert.fail('the endpoints never listed the three ready pods');
   });
 
+  test('a LoadBalancer Service gets an external address from the simulated cloud, and gives it back', async () => {
+    await s.kubectlOk(['expose', 'deployment', 'web', '--name=web-lb', '--type=LoadBalancer', '--port=80']);
+    await s.kubectlOk(['create', 'service', 'loadbalancer', 'pinned', '--tcp=443']);
+    await s.kubectlOk(['patch', 'service', 'pinned', '--type=merge', '-p', '{"spec":{"loadBalancerIP":"198.51.100.77"}}']);
+    const ingress = async (name: string) => JSON.parse((await s.kubectlOk(['get', 'service', name, '-o', 'jsonpath={.status.loadBalancer.ingress}'])) || '[]');
+    for (let i = 0; i < 100 && ((await ingress('web-lb')).length === 0 || (await ingress('pinned'))[0]?.ip !== '198.51.100.77'); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await ingress('web-lb'), [{ ip: '198.51.100.1', ipMode: 'VIP' }]);
+    assert.deepEqual(await ingress('pinned'), [{ ip: '198.51.100.77', ipMode: 'VIP' }]);
+    assert.match(await s.kubectlOk(['get', 'service', 'web-lb']), /web-lb\s+LoadBalancer\s+\S+\s+198\.51\.100\.1\s+80:\d+\/TCP/);
+    assert.equal(await s.kubectlOk(['get', 'service', 'web-lb', '-o', 'jsonpath={.metadata.finalizers}']), '["service.kubernetes.io/load-balancer-cleanup"]');
+    // A Service that stops being a load balancer gives its address back and loses the finalizer; a deleted one goes.
+    await s.kubectlOk(['patch', 'service', 'web-lb', '--type=merge', '-p', '{"spec":{"type":"ClusterIP"}}']);
+    for (let i = 0; i < 100 && (await ingress('web-lb')).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await s.kubectlOk(['get', 'service', 'web-lb', '-o', 'jsonpath={.metadata.finalizers}']), '');
+    await s.kubectlOk(['delete', 'service', 'pinned', 'web-lb', '--timeout=10s']);
+    const events = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=web-lb', '-o', 'json'])).items.map((e: { reason: string }) => e.reason);
+    for (const reason of ['EnsuringLoadBalancer', 'EnsuredLoadBalancer', 'DeletingLoadBalancer', 'DeletedLoadBalancer']) assert.ok(events.includes(reason), `${reason} in ${events}`);
+  });
+
   test('a StatefulSet scales in order; a DaemonSet runs on every node; a Job completes', async () => {
     await s.kubectlOk(['create', '-f', '-'], {
       input: JSON.stringify({

@@ -11,6 +11,7 @@ import { startEndpointsController } from './endpoints.ts';
 import { createEventSink } from './events.ts';
 import { createInformers } from './informers.ts';
 import { startJobController } from './jobs.ts';
+import { startLoadBalancerController } from './load-balancers.ts';
 import { startKubelets } from './kubelet.ts';
 import { nodeName, startSimulatedNodes } from './nodes.ts';
 import { startReplicaSetController } from './replicasets.ts';
@@ -51,6 +52,7 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
     startCronJobController(informers, events),
     startEndpointsController(informers),
     startVolumeProvisioner(informers, events),
+    startLoadBalancerController(informers, events),
     nodes,
   ];
   return {

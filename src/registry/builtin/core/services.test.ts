@@ -95,6 +95,26 @@ test('updates keep allocated values and forbid changing the cluster IP', () => {
   ]);
 });
 
+test('a type change drops what only the old type needed, unless the client changed it (dropTypeDependentFields)', () => {
+  const old = create({ type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ port: 80, name: 'http' }] });
+  old.metadata.resourceVersion = '3';
+  const oldSpec = old.spec as Record<string, unknown>;
+  assert.equal(typeof oldSpec.healthCheckNodePort, 'number');
+  // A merge patch of type alone: every other field as stored.
+  const upd: KubeObject = { ...structuredClone(old), spec: { ...structuredClone(oldSpec), type: 'ClusterIP' } };
+  strategy.defaults?.(upd);
+  strategy.prepareForUpdate?.(upd, old, ctx);
+  const spec = upd.spec as Record<string, unknown>;
+  assert.deepEqual(spec.ports, [{ port: 80, name: 'http', protocol: 'TCP', targetPort: 80 }]);
+  for (const gone of ['healthCheckNodePort', 'allocateLoadBalancerNodePorts', 'externalTrafficPolicy']) assert.equal(spec[gone], undefined, gone);
+  assert.equal(spec.clusterIP, oldSpec.clusterIP);
+  assert.deepEqual(strategy.validateUpdate?.(upd, old, ctx), []);
+  // A node port the client changed stays, and ClusterIP refuses it as kube does.
+  const changed: KubeObject = { ...structuredClone(old), spec: { ...structuredClone(oldSpec), type: 'ClusterIP', ports: [{ port: 80, name: 'http', protocol: 'TCP', targetPort: 80, nodePort: 30999 }] } };
+  strategy.prepareForUpdate?.(changed, old, ctx);
+  assert.deepEqual((strategy.validateUpdate?.(changed, old, ctx) ?? []).map(fieldErrorString), ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"]);
+});
+
 test('allocators avoid used values', () => {
   const ip = allocateClusterIP();
   assert.ok(inServiceCIDR(ip));

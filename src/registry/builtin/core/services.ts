@@ -10,7 +10,7 @@ import type { KubeObject } from '../../types.ts';
 import { validateLabels, validateQualifiedName, validateDNS1123Label } from '../../validation/meta.ts';
 import { isDNS1123Subdomain, isValidPortName, isValidPortNum } from '../../validation/names.ts';
 import { buildStrategy, type BuiltinStrategy } from '../generic.ts';
-import { arrAt, clone, ensureObj, isObj, objAt, objsAt, setDefault, setDefaultString, strAt, type Obj } from '../object.ts';
+import { arrAt, clone, ensureObj, isObj, objAt, objsAt, semanticEqual, setDefault, setDefaultString, strAt, type Obj } from '../object.ts';
 import { ageColumn, column, formatLabels } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
@@ -135,6 +135,28 @@ function patchAllocatedValues(svc: KubeObject, old: KubeObject): void {
     }
   }
   if (needsHealthCheck(old) && needsHealthCheck(svc) && !spec.healthCheckNodePort) spec.healthCheckNodePort = oldSpec.healthCheckNodePort;
+}
+
+/**
+ * dropTypeDependentFields: on a change of type, what the old type needed and the new one does not is dropped when
+ * the client left it as it was (the node ports, health check port, allocateLoadBalancerNodePorts, the
+ * loadBalancerClass, the externalTrafficPolicy), so `type: ClusterIP` alone turns a LoadBalancer into a ClusterIP.
+ */
+function dropTypeDependentFields(svc: KubeObject, old: KubeObject): void {
+  const spec = ensureObj(svc, 'spec');
+  const oldSpec = objAt(old, 'spec') ?? {};
+  const same = (k: string) => semanticEqual(spec[k], oldSpec[k]);
+  const anyNodePorts = (o: KubeObject) => svcType(o) === 'NodePort' || svcType(o) === 'LoadBalancer';
+  const nodePorts = (ports: Obj[]) => ports.map((p) => p.nodePort ?? 0);
+  if (anyNodePorts(old) && !anyNodePorts(svc) && semanticEqual(nodePorts(objsAt(spec, 'ports')), nodePorts(objsAt(oldSpec, 'ports')))) {
+    for (const port of objsAt(spec, 'ports')) delete port.nodePort;
+  }
+  if (needsHealthCheck(old) && !needsHealthCheck(svc) && same('healthCheckNodePort')) delete spec.healthCheckNodePort;
+  if (svcType(old) === 'LoadBalancer' && svcType(svc) !== 'LoadBalancer') {
+    if (spec.allocateLoadBalancerNodePorts != null && same('allocateLoadBalancerNodePorts')) delete spec.allocateLoadBalancerNodePorts;
+    if (same('loadBalancerClass')) delete spec.loadBalancerClass;
+  }
+  if (externallyAccessible(old) && !externallyAccessible(svc) && same('externalTrafficPolicy')) delete spec.externalTrafficPolicy;
 }
 
 /** The Go struct kube puts in Duplicate errors for ports, rendered the way the error body shows it. */
@@ -303,6 +325,7 @@ export function serviceStrategy(rules: TypeRules): BuiltinStrategy {
       allocate(obj);
     },
     prepareForUpdate(obj, old) {
+      dropTypeDependentFields(obj, old);
       patchAllocatedValues(obj, old);
       normalizeClusterIPs(ensureObj(obj, 'spec'), objAt(old, 'spec'));
       if (!needsClusterIP(obj)) {
