@@ -2,8 +2,8 @@
 // its API: the system namespaces, the objects it makes for itself (bootstrap), the CRD controllers, the namespace
 // lifecycle controller, the garbage collector, the disruption controller (PodDisruptionBudgets' status), the
 // pvc-protection and pv-protection controllers (claims used by pods and bound volumes kept until unused), the
-// PersistentVolume binder (claims bound to volumes, volumes' phases and reclaiming), the
-// default RBAC policy and ClusterRole aggregation, the default ServiceAccount and kube-root-ca.crt of every
+// PersistentVolume binder (claims bound to volumes, volumes' phases and reclaiming), the ttl-after-finished
+// controller (finished Jobs deleted after spec.ttlSecondsAfterFinished), the default RBAC policy and ClusterRole aggregation, the default ServiceAccount and kube-root-ca.crt of every
 // namespace, the approver, signers and cleaner of certificate signing requests. Everything writes through the
 // registry's stores.
 
@@ -29,6 +29,7 @@ import { startCsrControllers } from './csr-controllers.ts';
 import { startCsrCleaning } from './csr-cleaning.ts';
 import { startDisruptionController, type DisruptionController } from './disruption.ts';
 import { startVolumeControllers, type VolumeControllers } from './volume-controllers.ts';
+import { startTtlAfterFinished } from './ttl-after-finished.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
@@ -59,7 +60,7 @@ export interface ControlPlaneOptions {
   readonly whileLeading?: () => Promise<{ stop(): Promise<void> }>;
   /**
    * Run kube-controller-manager's controllers (namespace lifecycle, garbage collection, ClusterRole aggregation,
-   * quota, service accounts and root CA, bootstrap tokens, certificate approval, signing and cleaning, disruption budgets, claim and volume in-use protection, persistent volume binding, the end of pods' graceful deletion) only while this
+   * quota, service accounts and root CA, bootstrap tokens, certificate approval, signing and cleaning, disruption budgets, claim and volume in-use protection, persistent volume binding, finished Jobs' TTL, the end of pods' graceful deletion) only while this
    * instance holds the kube-system/kube-controller-manager Lease (--leader-elect). Absent: they always run (one
    * process owns its storage). The apiserver's own loops (system namespaces, bootstrap objects, the RBAC default
    * policy, CRD naming and establishing) run on every instance, as in kube-apiserver.
@@ -105,6 +106,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     csrCleaning: ReturnType<typeof startCsrCleaning>;
     disruption: DisruptionController;
     volumes: VolumeControllers;
+    ttlAfterFinished: ReturnType<typeof startTtlAfterFinished>;
     more: { stop(): Promise<void> } | undefined;
   }
   let leading: Leading | undefined;
@@ -128,6 +130,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
       csrCleaning: startCsrCleaning(registry),
       disruption: startDisruptionController(registry),
       volumes: startVolumeControllers(registry),
+      ttlAfterFinished: startTtlAfterFinished(registry),
       more: undefined,
     };
     const current = leading;
@@ -157,6 +160,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     l.csrCleaning.stop();
     await l.disruption.stop();
     await l.volumes.stop();
+    await l.ttlAfterFinished.stop();
     await l.podTermination.stop();
     await l.garbageCollector.stop();
     await l.namespaces.stop();
