@@ -224,6 +224,17 @@ describe('simulated workloads', () => {
     for (const reason of ['EnsuringLoadBalancer', 'EnsuredLoadBalancer', 'DeletingLoadBalancer', 'DeletedLoadBalancer']) assert.ok(events.includes(reason), `${reason} in ${events}`);
   });
 
+  test('a Job with ttlSecondsAfterFinished completes and is deleted with its pods its TTL later (kubectl wait --for=delete)', async () => {
+    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'brief' }, spec: { ttlSecondsAfterFinished: 3, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(job) });
+    await s.kubectlOk(['wait', '--for=condition=Complete', 'job/brief', '--timeout=20s'], { timeoutMs: 30_000 });
+    const completed = Date.now();
+    await s.kubectlOk(['wait', '--for=delete', 'job/brief', '--timeout=20s'], { timeoutMs: 30_000 });
+    // The condition's time has whole seconds, as kube's: the Job goes 2-3 s after it finished.
+    assert.ok(Date.now() - completed >= 1500, `deleted ${Date.now() - completed} ms after it finished`);
+    assert.equal(await s.kubectlOk(['get', 'pods', '-l', 'job-name=brief', '-o', 'name']), '');
+  });
+
   test('a StatefulSet scales in order; a DaemonSet runs on every node; a Job completes', async () => {
     await s.kubectlOk(['create', '-f', '-'], {
       input: JSON.stringify({
