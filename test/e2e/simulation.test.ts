@@ -235,6 +235,40 @@ describe('simulated workloads', () => {
     assert.equal(await s.kubectlOk(['get', 'pods', '-l', 'job-name=brief', '-o', 'name']), '');
   });
 
+  test('an Indexed Job runs one pod per index with its completion index; a suspended Job waits and runs once resumed', async () => {
+    const template = { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'shards' }, spec: { completionMode: 'Indexed', completions: 3, parallelism: 2, template } }) });
+    await s.kubectlOk(['wait', '--for=condition=Complete', 'job/shards', '--timeout=20s'], { timeoutMs: 30_000 });
+    const job = JSON.parse(await s.kubectlOk(['get', 'job', 'shards', '-o', 'json']));
+    assert.equal(job.status.completedIndexes, '0-2');
+    assert.equal(job.status.succeeded, 3);
+    assert.deepEqual(job.status.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message]), [
+      ['SuccessCriteriaMet', 'True', 'CompletionsReached', 'Reached expected number of succeeded pods'],
+      ['Complete', 'True', 'CompletionsReached', 'Reached expected number of succeeded pods'],
+    ]);
+    const pods = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'job-name=shards', '-o', 'json'])).items as { metadata: { name: string; annotations: Record<string, string> }; spec: { hostname: string; containers: { env: unknown[] }[] } }[];
+    const byIndex = pods.map((p) => [p.metadata.annotations['batch.kubernetes.io/job-completion-index'], p.spec.hostname, p.metadata.name.startsWith(`shards-${p.metadata.annotations['batch.kubernetes.io/job-completion-index']}-`)]).sort();
+    assert.deepEqual(byIndex, [['0', 'shards-0', true], ['1', 'shards-1', true], ['2', 'shards-2', true]]);
+    assert.deepEqual(pods[0]!.spec.containers[0]!.env, [{ name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } }]);
+
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'held' }, spec: { suspend: true, template } }) });
+    await new Promise((r) => setTimeout(r, 300));
+    const held = JSON.parse(await s.kubectlOk(['get', 'job', 'held', '-o', 'json']));
+    assert.equal(held.status.startTime, undefined);
+    assert.deepEqual(held.status.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message]), [['Suspended', 'True', 'JobSuspended', 'Job suspended']]);
+    assert.equal(await s.kubectlOk(['get', 'pods', '-l', 'job-name=held', '-o', 'name']), '');
+    await s.kubectlOk(['patch', 'job', 'held', '--type=merge', '-p', '{"spec":{"suspend":false}}']);
+    await s.kubectlOk(['wait', '--for=condition=Complete', 'job/held', '--timeout=20s'], { timeoutMs: 30_000 });
+    const resumed = JSON.parse(await s.kubectlOk(['get', 'job', 'held', '-o', 'json']));
+    assert.equal(typeof resumed.status.startTime, 'string');
+    assert.deepEqual(resumed.status.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason]), [
+      ['Suspended', 'False', 'JobResumed'],
+      ['SuccessCriteriaMet', 'True', 'CompletionsReached'],
+      ['Complete', 'True', 'CompletionsReached'],
+    ]);
+    await s.kubectlOk(['delete', 'job', 'shards', 'held']);
+  });
+
   test('a StatefulSet scales in order; a DaemonSet runs on every node; a Job completes', async () => {
     await s.kubectlOk(['create', '-f', '-'], {
       input: JSON.stringify({
