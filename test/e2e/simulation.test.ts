@@ -224,6 +224,28 @@ describe('simulated workloads', () => {
     for (const reason of ['EnsuringLoadBalancer', 'EnsuredLoadBalancer', 'DeletingLoadBalancer', 'DeletedLoadBalancer']) assert.ok(events.includes(reason), `${reason} in ${events}`);
   });
 
+  test('a rollout that stops making progress fails its progressDeadlineSeconds: Progressing=False, and kubectl rollout status says so', async () => {
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'stuck' },
+      spec: {
+        progressDeadlineSeconds: 2,
+        selector: { matchLabels: { app: 'stuck' } },
+        template: { metadata: { labels: { app: 'stuck' } }, spec: { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '1000' } } }] } },
+      },
+    };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(deployment) });
+    const r = await s.kubectl(['rollout', 'status', 'deployment/stuck', '--timeout=20s'], { timeoutMs: 30_000 });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /error: deployment "stuck" exceeded its progress deadline/);
+    const conditions = JSON.parse(await s.kubectlOk(['get', 'deployment', 'stuck', '-o', 'jsonpath={.status.conditions}'])) as Record<string, string>[];
+    const progressing = conditions.find((c) => c.type === 'Progressing')!;
+    assert.deepEqual([progressing.status, progressing.reason], ['False', 'ProgressDeadlineExceeded']);
+    assert.match(progressing.message, /^ReplicaSet "stuck-\w+" has timed out progressing\.$/);
+    await s.kubectlOk(['delete', 'deployment', 'stuck']);
+  });
+
   test('a Job with ttlSecondsAfterFinished completes and is deleted with its pods its TTL later (kubectl wait --for=delete)', async () => {
     const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'brief' }, spec: { ttlSecondsAfterFinished: 3, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } };
     await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(job) });

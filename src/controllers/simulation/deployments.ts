@@ -4,11 +4,12 @@
 // removed, and status with kube's Available and Progressing conditions (what `kubectl rollout status` and
 // `kubectl wait --for=condition=Available` read).
 
+import { clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventSink } from './events.ts';
 import type { Informer, Informers } from './informers.ts';
-import { asObj, controlled, controllerEvents, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, controlled, controllerEvents, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, key, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 import { now } from './replicasets.ts';
 
 const HASH_LABEL = 'pod-template-hash';
@@ -78,11 +79,53 @@ function condition(type: string, status: string, reason: string, message: string
   return { type, status, lastUpdateTime: same ? old.lastUpdateTime : at, lastTransitionTime: old && old.status === status ? old.lastTransitionTime : at, reason, message };
 }
 
+/** When a rollout whose Progressing condition is this times out (ms on the server's clock); undefined: it cannot. */
+function progressDeadline(d: KubeObject, progressing: Obj): number | undefined {
+  const seconds = asObj(d.spec).progressDeadlineSeconds;
+  if (typeof seconds !== 'number' || seconds >= 2 ** 31 - 1 || progressing.status !== 'True' || progressing.reason === 'NewReplicaSetAvailable') return undefined;
+  return Date.parse(String(progressing.lastUpdateTime)) + seconds * 1000;
+}
+
+interface RolloutState {
+  readonly rsName: string;
+  readonly complete: boolean;
+  readonly created: boolean;
+  readonly replicas: number;
+  readonly updated: number;
+  readonly ready: number;
+  readonly available: number;
+}
+
+/**
+ * syncRolloutStatus's Progressing condition: NewReplicaSetAvailable once the rollout is complete (and kept while it
+ * stays so), NewReplicaSetCreated with a new ReplicaSet, ReplicaSetUpdated (its lastUpdateTime moved) whenever the
+ * rollout made progress (more updated, ready or available pods, fewer old ones), and False ProgressDeadlineExceeded
+ * once progressDeadlineSeconds have passed since the last progress: `kubectl rollout status` then fails.
+ */
+function progressingCondition(d: KubeObject, previous: Obj[] | undefined, r: RolloutState): Obj {
+  const old = previous?.find((c) => c.type === 'Progressing');
+  const before = asObj(d.status);
+  const count = (k: string) => Number(before[k] ?? 0);
+  if (old?.reason === 'NewReplicaSetAvailable' && r.replicas === r.updated && !r.created) return old;
+  if (r.complete) return condition('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${r.rsName}" has successfully progressed.`, previous);
+  if (r.created) return condition('Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${r.rsName}"`, previous);
+  const moved = r.updated > count('updatedReplicas') || r.replicas - r.updated < count('replicas') - count('updatedReplicas') || r.ready > count('readyReplicas') || r.available > count('availableReplicas');
+  if (moved || !old) {
+    const at = now();
+    return { type: 'Progressing', status: 'True', lastUpdateTime: at, lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : at, reason: 'ReplicaSetUpdated', message: `ReplicaSet "${r.rsName}" is progressing.` };
+  }
+  const deadline = progressDeadline(d, old);
+  if (old.reason === 'ProgressDeadlineExceeded' || (deadline !== undefined && deadline < clockNow())) {
+    return condition('Progressing', 'False', 'ProgressDeadlineExceeded', `ReplicaSet "${r.rsName}" has timed out progressing.`, previous);
+  }
+  return old;
+}
+
 export function startDeploymentController(informers: Informers, eventSink: EventSink): Loop {
   const deployments = informers.of(DEPLOYMENTS).as(WRITERS.deployment);
   const replicaSets = informers.of(REPLICASETS).as(WRITERS.deployment);
   const events = controllerEvents(eventSink, 'deployment-controller', WRITERS.deployment);
-  return startLoop(
+  const loop: Loop = startLoop(
     informers,
     DEPLOYMENTS,
     async (namespace, name) => {
@@ -204,16 +247,16 @@ export function startDeploymentController(informers: Informers, eventSink: Event
           : condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.', previous);
       const rsName = current.metadata.name ?? '';
       const complete = updated === desired && replicas === desired && available === desired && specReplicas(current) === desired;
-      const progressing = complete
-        ? condition('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${rsName}" has successfully progressed.`, previous)
-        : created
-          ? condition('Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${rsName}"`, previous)
-          : condition('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rsName}" is progressing.`, previous);
+      const ready = sum('readyReplicas');
+      const progressing = progressingCondition(d, previous, { rsName, complete, created, replicas, updated, ready, available });
+      // requeueStuckDeployment: a rollout that stops moving is looked at again when its deadline passes.
+      const deadline = progressDeadline(d, progressing);
+      if (deadline !== undefined) loop.enqueue(key(d), Math.max(0, deadline - clockNow()) + 10);
       const status: Obj = {
         observedGeneration: d.metadata.generation ?? 0,
         replicas,
         updatedReplicas: updated,
-        readyReplicas: sum('readyReplicas'),
+        readyReplicas: ready,
         availableReplicas: available,
         unavailableReplicas: Math.max(0, replicas - available),
         conditions: [availableCondition, progressing],
@@ -232,4 +275,15 @@ export function startDeploymentController(informers: Informers, eventSink: Event
     },
     { owned: [REPLICASETS] },
   );
+  // The test controls' clock moves deadlines too.
+  const offClock = onClockChange(() => {
+    for (const d of deployments.list()) loop.enqueue(key(d));
+  });
+  return {
+    enqueue: loop.enqueue,
+    async stop() {
+      offClock();
+      await loop.stop();
+    },
+  };
 }
