@@ -318,6 +318,46 @@ describe('simulated workloads', () => {
     assert.ok(job.status.completionTime);
   });
 
+  test("a DaemonSet's pods are pinned by node affinity with kube's daemon tolerations, run on a cordoned node, and roll one node at a time", async () => {
+    await s.kubectlOk(['cordon', 'capstan-node-2']);
+    try {
+      await s.kubectlOk(['create', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          metadata: { name: 'logs' },
+          spec: { selector: { matchLabels: { app: 'logs' } }, template: { metadata: { labels: { app: 'logs' } }, spec: { containers: [{ name: 'a', image: 'fluentbit:1' }] } } },
+        }),
+      });
+      assert.match(await s.kubectlOk(['rollout', 'status', 'daemonset/logs', '--timeout=30s'], { timeoutMs: 40_000 }), /daemon set "logs" successfully rolled out/);
+      type Pod = { metadata: { name: string; labels: Record<string, string> }; spec: { nodeName: string; tolerations: unknown[]; affinity: unknown } };
+      const pods = async () => (JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=logs', '-o', 'json'])).items as Pod[]).sort((a, b) => a.spec.nodeName.localeCompare(b.spec.nodeName));
+      const first = await pods();
+      assert.deepEqual(first.map((p) => p.spec.nodeName), ['capstan-node-1', 'capstan-node-2']);
+      assert.deepEqual(first[1]!.spec.affinity, { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['capstan-node-2'] }] }] } } });
+      assert.deepEqual(
+        first[0]!.spec.tolerations,
+        [
+          ['node.kubernetes.io/not-ready', 'NoExecute'],
+          ['node.kubernetes.io/unreachable', 'NoExecute'],
+          ['node.kubernetes.io/disk-pressure', 'NoSchedule'],
+          ['node.kubernetes.io/memory-pressure', 'NoSchedule'],
+          ['node.kubernetes.io/pid-pressure', 'NoSchedule'],
+          ['node.kubernetes.io/unschedulable', 'NoSchedule'],
+        ].map(([key, effect]) => ({ key, operator: 'Exists', effect })),
+      );
+      assert.equal(first[0]!.metadata.labels['pod-template-generation'], '1');
+      await s.kubectlOk(['set', 'image', 'daemonset/logs', 'a=fluentbit:2']);
+      assert.match(await s.kubectlOk(['rollout', 'status', 'daemonset/logs', '--timeout=30s'], { timeoutMs: 40_000 }), /daemon set "logs" successfully rolled out/);
+      const second = await pods();
+      assert.deepEqual(second.map((p) => [p.spec.nodeName, p.metadata.labels['pod-template-generation']]), [['capstan-node-1', '2'], ['capstan-node-2', '2']]);
+      assert.equal(second.filter((p) => first.some((f) => f.metadata.name === p.metadata.name)).length, 0);
+      await s.kubectlOk(['delete', 'daemonset', 'logs']);
+    } finally {
+      await s.kubectlOk(['uncordon', 'capstan-node-2']);
+    }
+  });
+
   test('a pod that runs to completion succeeds; one that restarts always keeps running', async () => {
     await s.kubectlOk(['run', 'one-shot', '--image=busybox', '--restart=Never', '--', 'true']);
     await s.kubectlOk(['run', 'server', '--image=nginx']);

@@ -1,23 +1,73 @@
-// The DaemonSet controller: one pod per simulated node that matches the template's nodeSelector and whose taints
-// it tolerates (placed on the node directly, as kube's controller pins them), replaced when the template changes,
-// with the status counts `kubectl rollout status` reads.
+// The DaemonSet controller: one pod per node that the template's nodeSelector, required node affinity and
+// tolerations admit (with the tolerations kube's controller adds to every daemon pod: not-ready and unreachable
+// NoExecute, disk, memory and PID pressure and unschedulable NoSchedule, network-unavailable for hostNetwork pods,
+// so a cordoned node keeps its daemons). As kube's controller does since daemon pods are scheduled, each pod is
+// pinned by required node affinity (matchFields metadata.name In [node]) and bound by the scheduler. A template
+// change is rolled out node by node within maxUnavailable (default 1), or by surging with maxSurge; OnDelete waits
+// for old pods to be deleted. Status with the counts `kubectl rollout status` reads.
 
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventSink } from './events.ts';
 import type { Informers } from './informers.ts';
 import { templateHash } from './deployments.ts';
 import { createControlledPod, deleteControlledPod, podFromTemplate } from './replicasets.ts';
+import { affinityMatches, untoleratedTaint } from './scheduler-filters.ts';
 import { asObj, controlled, controllerEvents, DAEMONSETS, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
+const GENERATION_LABEL = 'pod-template-generation';
 
-function eligible(template: Obj, node: KubeObject): boolean {
-  const selector = asObj(asObj(template.spec).nodeSelector);
-  if (!Object.entries(selector).every(([k, v]) => node.metadata.labels?.[k] === v)) return false;
-  const tolerations = ((asObj(template.spec).tolerations as unknown[]) ?? []).map(asObj);
-  return ((asObj(node.spec).taints as unknown[]) ?? []).map(asObj).every(
-    (t) => t.effect === 'PreferNoSchedule' || tolerations.some((x) => (x.operator === 'Exists' && (!x.key || x.key === t.key)) || (x.key === t.key && (x.value ?? '') === (t.value ?? ''))),
-  );
+/** AddOrUpdateDaemonPodTolerations, in kube's order. */
+function daemonTolerations(spec: Obj): Obj[] {
+  const wanted: Obj[] = [
+    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
+    { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/pid-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
+    ...(spec.hostNetwork === true ? [{ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' }] : []),
+  ];
+  const out = ((spec.tolerations as unknown[] | undefined) ?? []).map(asObj);
+  for (const t of wanted) {
+    // AddOrUpdateTolerationInPodSpec: one of the same key, effect and operator is replaced.
+    const at = out.findIndex((o) => o.key === t.key && o.effect === t.effect && (o.operator ?? 'Equal') === t.operator);
+    if (at >= 0) out[at] = t;
+    else out.push(t);
+  }
+  return out;
+}
+
+/** The daemon pod's spec for a node: kube's tolerations, and required node affinity to that node alone. */
+function daemonPodSpec(template: Obj, node: string): Obj {
+  const spec = asObj(template.spec);
+  const affinity = asObj(spec.affinity);
+  const nodeAffinity = asObj(affinity.nodeAffinity);
+  const required = { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] };
+  return { ...spec, tolerations: daemonTolerations(spec), affinity: { ...affinity, nodeAffinity: { ...nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: required } } };
+}
+
+/** The node a daemon pod is for: where it runs, or where its node affinity pins it. */
+function targetNode(pod: KubeObject): string | undefined {
+  const spec = asObj(pod.spec);
+  if (typeof spec.nodeName === 'string' && spec.nodeName) return spec.nodeName;
+  const terms = asObj(asObj(asObj(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution).nodeSelectorTerms;
+  const field = ((asObj(((terms as unknown[] | undefined) ?? [])[0]).matchFields as unknown[] | undefined) ?? []).map(asObj).find((f) => f.key === 'metadata.name');
+  const values = (field?.values as unknown[] | undefined) ?? [];
+  return typeof values[0] === 'string' ? values[0] : undefined;
+}
+
+/** nodeShouldRunDaemonPod: the template (with the daemon tolerations) fits the node's labels and taints. */
+function shouldRun(template: Obj, node: KubeObject): boolean {
+  const probe: KubeObject = { metadata: {}, spec: { ...asObj(template.spec), tolerations: daemonTolerations(asObj(template.spec)) } };
+  return affinityMatches(probe, node) && untoleratedTaint(probe, node) === undefined;
+}
+
+/** intstr.GetScaledValueFromIntOrPercent, rounding up (as the DaemonSet's maxUnavailable and maxSurge are). */
+function scaledUp(v: unknown, total: number, fallback: number): number {
+  if (typeof v === 'number') return v;
+  const m = typeof v === 'string' ? /^(\d+)%$/.exec(v) : null;
+  return m ? Math.ceil((Number(m[1]) * total) / 100) : fallback;
 }
 
 export function startDaemonSetController(informers: Informers, eventSink: EventSink): Loop {
@@ -32,32 +82,76 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
       await nodeCache.synced;
       const ds = daemonSets.get(namespace, name);
       if (!ds || ds.metadata.deletionTimestamp) return;
-      const template = asObj(asObj(ds.spec).template);
+      const spec = asObj(ds.spec);
+      const template = asObj(spec.template);
       const revision = templateHash(template);
-      const nodes = nodeCache.list().filter((n) => eligible(template, n));
-      const pods = controlled(podCache, ds).filter((p) => !p.metadata.deletionTimestamp);
-      for (const node of nodes) {
-        const onNode = pods.filter((p) => asObj(p.spec).nodeName === node.metadata.name);
-        const current = onNode.find((p) => p.metadata.labels?.[REVISION_LABEL] === revision);
-        for (const stale of onNode.filter((p) => p !== current)) await deleteControlledPod(podCache, events, ds, stale);
-        if (!current) {
-          const pod = podFromTemplate(ds, 'apps/v1', 'DaemonSet', template, { nodeName: node.metadata.name });
-          pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision };
-          await createControlledPod(podCache, events, ds, pod);
+      // kube labels daemon pods with the template generation (apps/v1 keeps it in an annotation).
+      const generation = ds.metadata.annotations?.['deprecated.daemonset.template.generation'] ?? String(ds.metadata.generation ?? 1);
+      const nodes = nodeCache.list().filter((n) => shouldRun(template, n));
+      const wanted = new Set(nodes.map((n) => n.metadata.name ?? ''));
+      const pods = controlled(podCache, ds).filter((p) => !p.metadata.deletionTimestamp && asObj(p.status).phase !== 'Failed' && asObj(p.status).phase !== 'Succeeded');
+      const byNode = new Map<string, KubeObject[]>();
+      for (const p of pods) {
+        const node = targetNode(p) ?? '';
+        byNode.set(node, [...(byNode.get(node) ?? []), p]);
+      }
+      const updated = (p: KubeObject) => p.metadata.labels?.[REVISION_LABEL] === revision;
+      const create = (node: string) => {
+        const pod = podFromTemplate(ds, 'apps/v1', 'DaemonSet', template);
+        pod.metadata.labels = { ...(pod.metadata.labels ?? {}), [REVISION_LABEL]: revision, [GENERATION_LABEL]: generation };
+        pod.spec = daemonPodSpec(template, node);
+        return createControlledPod(podCache, events, ds, pod);
+      };
+      // Pods on nodes that should not run one go; nodes without one get one.
+      for (const [node, onNode] of byNode) if (!wanted.has(node)) for (const p of onNode) await deleteControlledPod(podCache, events, ds, p);
+      for (const node of wanted) if (!byNode.has(node)) await create(node);
+
+      const strategy = asObj(spec.updateStrategy);
+      if (strategy.type !== 'OnDelete') {
+        const rolling = asObj(strategy.rollingUpdate);
+        const maxSurge = scaledUp(rolling.maxSurge, wanted.size, 0);
+        const maxUnavailable = maxSurge > 0 ? scaledUp(rolling.maxUnavailable ?? 0, wanted.size, 0) : Math.max(1, scaledUp(rolling.maxUnavailable, wanted.size, 1));
+        let unavailable = [...wanted].filter((n) => !(byNode.get(n) ?? []).some(podReady)).length;
+        let surged = [...wanted].filter((n) => (byNode.get(n) ?? []).length > 1).length;
+        for (const node of wanted) {
+          const onNode = byNode.get(node) ?? [];
+          const old = onNode.filter((p) => !updated(p));
+          if (old.length === 0) continue;
+          const fresh = onNode.find(updated);
+          if (fresh) {
+            // Surged: the old pod goes once the new one is ready.
+            if (podReady(fresh)) for (const p of old) await deleteControlledPod(podCache, events, ds, p);
+            continue;
+          }
+          if (!old.some(podReady)) {
+            // An old pod that is not available goes at once.
+            for (const p of old) await deleteControlledPod(podCache, events, ds, p);
+          } else if (maxSurge > 0 ? surged < maxSurge : unavailable < maxUnavailable) {
+            if (maxSurge > 0) {
+              await create(node);
+              surged++;
+            } else {
+              for (const p of old) await deleteControlledPod(podCache, events, ds, p);
+              unavailable++;
+            }
+          }
         }
       }
-      const scheduled = pods.filter((p) => nodes.some((n) => n.metadata.name === asObj(p.spec).nodeName));
-      const ready = scheduled.filter((p) => podReady(p) && p.metadata.labels?.[REVISION_LABEL] === revision).length;
+
+      const scheduledOn = (p: KubeObject) => (typeof asObj(p.spec).nodeName === 'string' && asObj(p.spec).nodeName ? String(asObj(p.spec).nodeName) : undefined);
+      const scheduled = pods.filter((p) => scheduledOn(p) !== undefined);
+      const nodesWith = (pick: (p: KubeObject) => boolean) => [...wanted].filter((n) => (byNode.get(n) ?? []).some((p) => scheduledOn(p) === n && pick(p))).length;
+      const ready = nodesWith(podReady);
       const status: Obj = {
-        currentNumberScheduled: scheduled.length,
-        numberMisscheduled: pods.length - scheduled.length,
-        desiredNumberScheduled: nodes.length,
+        currentNumberScheduled: nodesWith(() => true),
+        numberMisscheduled: new Set(scheduled.map(scheduledOn).filter((n) => n !== undefined && !wanted.has(n))).size,
+        desiredNumberScheduled: wanted.size,
         numberReady: ready,
         observedGeneration: ds.metadata.generation ?? 0,
-        updatedNumberScheduled: scheduled.filter((p) => p.metadata.labels?.[REVISION_LABEL] === revision).length,
+        updatedNumberScheduled: nodesWith(updated),
         numberAvailable: ready,
       };
-      if (nodes.length - ready > 0) status.numberUnavailable = nodes.length - ready;
+      if (wanted.size - ready > 0) status.numberUnavailable = wanted.size - ready;
       if (status.numberAvailable === 0) delete status.numberAvailable;
       if (status.updatedNumberScheduled === 0) delete status.updatedNumberScheduled;
       await writeStatus(daemonSets, ds, status);

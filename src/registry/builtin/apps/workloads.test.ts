@@ -145,4 +145,13 @@ test('replica sets, stateful sets and daemon sets', () => {
   assert.deepEqual(ds.status, { currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 });
   assert.deepEqual(errors(daemonSets, ds), []);
   assert.equal(daemonSets.printerColumns.find((c) => c.name === 'Node Selector')?.cell(ds), '<none>');
+  // The template generation: 1 at create, one more for each template change only, not settable by clients.
+  assert.deepEqual(ds.metadata.annotations, { 'deprecated.daemonset.template.generation': '1' });
+  const update = (spec: Record<string, unknown>, annotations: Record<string, string> = {}) => {
+    const next: KubeObject = { metadata: { ...structuredClone(ds.metadata), annotations }, spec: { ...structuredClone(ds.spec as Record<string, unknown>), ...spec } };
+    daemonSets.strategy.prepareForUpdate?.(next, ds, ctx);
+    return next.metadata.annotations;
+  };
+  assert.deepEqual(update({ minReadySeconds: 5 }), { 'deprecated.daemonset.template.generation': '1' });
+  assert.deepEqual(update({ template: template({ app: 'agent', v: '2' }) }, { 'deprecated.daemonset.template.generation': '9' }), { 'deprecated.daemonset.template.generation': '2' });
 });

@@ -379,9 +379,24 @@ export function validateDaemonSetSpec(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/** apps/v1 carries the internal spec.templateGeneration in this annotation, always written. */
+const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
+
+function templateGenerationOf(obj: KubeObject): number {
+  const v = Number(obj.metadata.annotations?.[TEMPLATE_GENERATION]);
+  return Number.isSafeInteger(v) ? v : 0;
+}
+
+function setTemplateGeneration(obj: KubeObject, generation: number): void {
+  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION]: String(generation) };
+}
+
 export function daemonSetFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
+      // The template generation starts at 1 and counts template changes; clients cannot set it on update.
+      prepareForCreate: (obj) => setTemplateGeneration(obj, Math.max(1, templateGenerationOf(obj))),
+      prepareForUpdate: (obj, old) => setTemplateGeneration(obj, templateGenerationOf(old) + (semanticEqual(specOf(obj).template, specOf(old).template) ? 0 : 1)),
       defaults: defaultDaemonSet,
       initialStatus: () => ({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 }),
       validate: validateDaemonSetSpec,
