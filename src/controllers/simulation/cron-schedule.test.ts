@@ -27,3 +27,16 @@ test('the latest scheduled time in a window', () => {
   assert.equal(lastScheduleBetween(s, Date.parse('2026-03-01T10:05:00Z'), Date.parse('2026-03-01T10:09:59Z')), undefined);
   assert.equal(lastScheduleBetween(s, Date.parse('2026-03-01T10:00:00Z'), Date.parse('2026-03-01T10:17:00Z')), Date.parse('2026-03-01T10:15:00Z'));
 });
+
+test('a time zone: the fields are read on its wall clock, daylight saving included; a TZ= prefix names one too', () => {
+  const nineInBerlin = parseCronSchedule('0 9 * * *', 'Europe/Berlin');
+  assert.equal(nineInBerlin.matches(at('2026-01-15T08:00:00Z')), true); // CET, UTC+1
+  assert.equal(nineInBerlin.matches(at('2026-07-15T07:00:00Z')), true); // CEST, UTC+2
+  assert.equal(nineInBerlin.matches(at('2026-07-15T08:00:00Z')), false);
+  assert.equal(parseCronSchedule('CRON_TZ=America/New_York 30 6 * * *').matches(at('2026-01-15T11:30:00Z')), true);
+  assert.equal(parseCronSchedule('0 9 * * *', 'UTC').matches(at('2026-01-15T09:00:00Z')), true);
+  assert.throws(() => parseCronSchedule('0 9 * * *', 'Mars/Olympus'), RangeError);
+  // A day's window in Tokyo (UTC+9): midnight local is 15:00 UTC the day before.
+  const midnight = parseCronSchedule('@daily', 'Asia/Tokyo');
+  assert.equal(lastScheduleBetween(midnight, Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-03-02T00:00:00Z')), Date.parse('2026-03-01T15:00:00Z'));
+});

@@ -1,6 +1,7 @@
 // Standard cron schedules as CronJobs take them (robfig/cron's standard parser): five fields (minute, hour, day of
 // month, month, day of week) with *, ?, lists, ranges, steps and month/day names, or @yearly, @annually, @monthly,
-// @weekly, @daily, @midnight, @hourly. Times are UTC.
+// @weekly, @daily, @midnight, @hourly. Times are UTC unless a time zone is given (spec.timeZone, or an older
+// schedule's TZ= / CRON_TZ= prefix): then the fields are read on that zone's wall clock.
 
 export interface CronSchedule {
   /** Whether a time (at minute precision) matches. */
@@ -42,8 +43,35 @@ function parseField(field: string, min: number, max: number, names: readonly str
   return out;
 }
 
-export function parseCronSchedule(text: string): CronSchedule {
-  const spec = DESCRIPTORS[text.trim()] ?? text.trim();
+/** A zone's offset from UTC at an instant, in ms, from Intl (kept per quarter hour: offsets change on those). */
+function zoneOffset(timeZone: string): (t: number) => number {
+  const format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+  const known = new Map<number, number>();
+  return (t) => {
+    const bucket = Math.floor(t / 900_000);
+    let offset = known.get(bucket);
+    if (offset === undefined) {
+      const at = bucket * 900_000;
+      const parts: Record<string, number> = {};
+      for (const p of format.formatToParts(at)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+      offset = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!) - at;
+      if (known.size > 100_000) known.clear();
+      known.set(bucket, offset);
+    }
+    return offset;
+  };
+}
+
+export function parseCronSchedule(text: string, timeZone?: string): CronSchedule {
+  let trimmed = text.trim();
+  const prefix = /^(?:CRON_)?TZ=(\S+)\s+/.exec(trimmed);
+  if (prefix) {
+    timeZone ??= prefix[1];
+    trimmed = trimmed.slice(prefix[0].length);
+  }
+  // An unknown zone throws here (kube: the UnknownTimeZone event, and no Job).
+  const offset = timeZone && timeZone !== 'UTC' ? zoneOffset(timeZone) : undefined;
+  const spec = DESCRIPTORS[trimmed] ?? trimmed;
   const fields = spec.split(/\s+/);
   if (fields.length !== 5) throw new Error(`expected exactly 5 fields, found ${fields.length}: ${text}`);
   const minutes = parseField(fields[0], 0, 59);
@@ -55,7 +83,8 @@ export function parseCronSchedule(text: string): CronSchedule {
   const anyDay = fields[2] === '*' || fields[2] === '?';
   const anyWeekday = fields[4] === '*' || fields[4] === '?';
   return {
-    matches(at) {
+    matches(utc) {
+      const at = offset ? new Date(utc.getTime() + offset(utc.getTime())) : utc;
       if (!minutes.has(at.getUTCMinutes()) || !hours.has(at.getUTCHours()) || !months.has(at.getUTCMonth() + 1)) return false;
       const dom = days.has(at.getUTCDate());
       const dow = weekdays.has(at.getUTCDay());

@@ -1,6 +1,6 @@
 // The CronJob controller on the server's clock (src/apis/clock.ts, so a test can advance it): at each scheduled
 // time a Job <cronjob>-<minutes since the epoch> from the jobTemplate, with the scheduled-timestamp annotation;
-// concurrencyPolicy Allow, Forbid and Replace, suspend, startingDeadlineSeconds, the history limits, and status
+// spec.timeZone, concurrencyPolicy Allow, Forbid and Replace, suspend, startingDeadlineSeconds, the history limits, and status
 // (active, lastScheduleTime, lastSuccessfulTime).
 
 import { clockNow, onClockChange } from '../../apis/clock.ts';
@@ -47,8 +47,9 @@ export function startCronJobController(informers: Informers, eventSink: EventSin
       const now = clockNow();
       let schedule;
       try {
-        schedule = parseCronSchedule(String(spec.schedule ?? ''));
-      } catch {
+        schedule = parseCronSchedule(String(spec.schedule ?? ''), typeof spec.timeZone === 'string' ? spec.timeZone : undefined);
+      } catch (e) {
+        if (e instanceof RangeError) events.event(cj, 'Warning', 'UnknownTimeZone', `invalid timeZone: "${String(spec.timeZone)}": unknown time zone ${String(spec.timeZone)}`);
         return;
       }
       const since = Date.parse(String(status.lastScheduleTime ?? cj.metadata.creationTimestamp ?? new Date(now).toISOString()));

@@ -9,7 +9,7 @@ import { FIELD_IMMUTABLE, validateAnnotations, validateLabels, validateObjectMet
 import { isDNS1123Label, nameIsDNSSubdomain } from '../../validation/names.ts';
 import { isInvalidSelector, validateLabelSelector } from '../../validation/label-selector.ts';
 import { buildStrategy, specChanged, type TypeHooks } from '../generic.ts';
-import { clone, ensureObj, isObj, numAt, objAt, objsAt, semanticEqual, setDefault, setDefaultString, type Obj } from '../object.ts';
+import { clone, ensureObj, getPath, isObj, numAt, objAt, objsAt, semanticEqual, setDefault, setDefaultString, type Obj } from '../object.ts';
 import { ageColumn, column, containerCells, formatLabels, formatLabelSelector } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
@@ -383,12 +383,13 @@ export function validateDaemonSetSpec(obj: KubeObject): FieldError[] {
 const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
 
 function templateGenerationOf(obj: KubeObject): number {
-  const v = Number(obj.metadata.annotations?.[TEMPLATE_GENERATION]);
+  const v = Number(getPath(obj, 'metadata', 'annotations', TEMPLATE_GENERATION));
   return Number.isSafeInteger(v) ? v : 0;
 }
 
 function setTemplateGeneration(obj: KubeObject, generation: number): void {
-  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TEMPLATE_GENERATION]: String(generation) };
+  const meta = ensureObj(obj, 'metadata');
+  meta.annotations = { ...(isObj(meta.annotations) ? meta.annotations : {}), [TEMPLATE_GENERATION]: String(generation) };
 }
 
 export function daemonSetFacts(rules: TypeRules): TypeFacts {
