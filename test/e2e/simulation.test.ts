@@ -358,6 +358,33 @@ describe('simulated workloads', () => {
     }
   });
 
+  test('init containers show as completed and a sidecar (restartPolicy Always) as running once the pod runs', async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'with-init' },
+      spec: {
+        initContainers: [
+          { name: 'migrate', image: 'busybox' },
+          { name: 'proxy', image: 'envoy', restartPolicy: 'Always' },
+        ],
+        containers: [{ name: 'app', image: 'nginx' }],
+      },
+    };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(pod) });
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/with-init', '--timeout=20s'], { timeoutMs: 30_000 });
+    const status = JSON.parse(await s.kubectlOk(['get', 'pod', 'with-init', '-o', 'jsonpath={.status}']));
+    assert.deepEqual(
+      status.initContainerStatuses.map((c: { name: string; state: Record<string, { reason?: string; exitCode?: number }>; ready: boolean; started: boolean }) => [c.name, Object.keys(c.state)[0], c.state.terminated?.reason, c.ready, c.started]),
+      [
+        ['migrate', 'terminated', 'Completed', false, false],
+        ['proxy', 'running', undefined, true, true],
+      ],
+    );
+    assert.match(await s.kubectlOk(['get', 'pod', 'with-init']), /with-init\s+2\/2\s+Running/);
+    await s.kubectlOk(['delete', 'pod', 'with-init']);
+  });
+
   test('a pod that runs to completion succeeds; one that restarts always keeps running', async () => {
     await s.kubectlOk(['run', 'one-shot', '--image=busybox', '--restart=Never', '--', 'true']);
     await s.kubectlOk(['run', 'server', '--image=nginx']);

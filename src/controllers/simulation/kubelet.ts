@@ -59,6 +59,29 @@ function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): 
   };
 }
 
+/** A container's status once it has run to completion (exit code 0) between `started` and `at`. */
+function completedContainer(pod: KubeObject, c: Obj, started: string, at: string): Obj {
+  const containerID = `capstan://${pod.metadata.uid}-${String(c.name)}`;
+  return {
+    name: c.name,
+    state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: started, finishedAt: at, containerID } },
+    lastState: {},
+    ready: false,
+    restartCount: 0,
+    image: c.image,
+    imageID: `capstan-simulated://${String(c.image)}`,
+    containerID,
+    started: false,
+  };
+}
+
+/** Init containers of a started pod: each ran to completion, but a sidecar (restartPolicy Always) keeps running. */
+function initContainerStatuses(pod: KubeObject, at: string): Obj {
+  const init = containers(pod, 'initContainers');
+  if (init.length === 0) return {};
+  return { initContainerStatuses: init.map((c) => (c.restartPolicy === 'Always' ? runningContainer(pod, c, at, true) : completedContainer(pod, c, at, at))) };
+}
+
 /** Where a container's events point: spec.containers{web}, spec.initContainers{setup}, spec.ephemeralContainers{dbg}. */
 const fieldPath = (field: string, c: Obj) => `spec.${field}{${String(c.name)}}`;
 
@@ -108,6 +131,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       podIP: ip,
       podIPs: [{ ip }],
       startTime: at,
+      ...initContainerStatuses(pod, at),
       containerStatuses: containers(pod).map((c) => runningContainer(pod, c, at, true)),
     };
   }
@@ -132,17 +156,8 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
         condition('ContainersReady', 'False', at, 'PodCompleted'),
         condition('PodScheduled', 'True', started),
       ],
-      containerStatuses: containers(pod).map((c) => ({
-        name: c.name,
-        state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: started, finishedAt: at, containerID: `capstan://${pod.metadata.uid}-${String(c.name)}` } },
-        lastState: {},
-        ready: false,
-        restartCount: 0,
-        image: c.image,
-        imageID: `capstan-simulated://${String(c.image)}`,
-        containerID: `capstan://${pod.metadata.uid}-${String(c.name)}`,
-        started: false,
-      })),
+      ...(containers(pod, 'initContainers').length > 0 ? { initContainerStatuses: containers(pod, 'initContainers').map((c) => completedContainer(pod, c, started, c.restartPolicy === 'Always' ? at : started)) } : {}),
+      containerStatuses: containers(pod).map((c) => completedContainer(pod, c, started, at)),
     };
   }
 
