@@ -302,6 +302,15 @@ describe('simulated workloads', () => {
     });
     assert.match(await s.kubectlOk(['rollout', 'status', 'statefulset/db', '--timeout=30s']), /partitioned roll out complete|roll out complete/);
     assert.equal(await s.kubectlOk(['get', 'pods', '-l', 'app=db', '-o', 'jsonpath={.items[*].metadata.name}']), 'db-0 db-1 db-2');
+    // Its headless Service lists each pod under its hostname (the pods' subdomain is the Service).
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'db' }, spec: { clusterIP: 'None', publishNotReadyAddresses: true, selector: { app: 'db' }, ports: [{ port: 5432 }] } }) });
+    let hostnames = '';
+    for (let i = 0; i < 100 && hostnames !== 'db-0 db-1 db-2'; i++) {
+      hostnames = (await s.kubectlOk(['get', 'endpoints', 'db', '-o', 'jsonpath={.subsets[0].addresses[*].hostname}'])).split(' ').sort().join(' ');
+      if (hostnames !== 'db-0 db-1 db-2') await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(hostnames, 'db-0 db-1 db-2');
+    assert.equal((await s.kubectlOk(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=db', '-o', 'jsonpath={.items[0].endpoints[*].hostname}'])).split(' ').sort().join(' '), 'db-0 db-1 db-2');
     await s.kubectlOk(['create', '-f', '-'], {
       input: JSON.stringify({
         apiVersion: 'apps/v1',

@@ -1,5 +1,6 @@
 // The endpoints controllers for simulated pods: each Service with a selector gets Endpoints (ready pods'
-// addresses, the others as notReadyAddresses) and one EndpointSlice labelled kubernetes.io/service-name, with
+// addresses, the others as notReadyAddresses, all of them as ready with publishNotReadyAddresses; a pod whose
+// subdomain is the Service with its hostname) and one EndpointSlice labelled kubernetes.io/service-name, with
 // target ports resolved against the pods' named container ports.
 
 import type { KubeObject, ResourceStore } from '../../registry/types.ts';
@@ -14,6 +15,12 @@ function targetPort(port: Obj, pod: KubeObject): number | undefined {
     for (const p of ((c.ports as unknown[]) ?? []).map(asObj)) if (p.name === target && typeof p.containerPort === 'number') return p.containerPort;
   }
   return undefined;
+}
+
+/** A pod's DNS hostname in a Service's endpoints: its spec.hostname when its subdomain is the Service (a StatefulSet's pods). */
+function hostnameFor(pod: KubeObject, svc: KubeObject): string | undefined {
+  const spec = asObj(pod.spec);
+  return typeof spec.hostname === 'string' && spec.hostname && spec.subdomain === svc.metadata.name ? spec.hostname : undefined;
 }
 
 async function upsert(store: ResourceStore, namespace: string, name: string, build: (cur: KubeObject | undefined) => KubeObject): Promise<void> {
@@ -36,9 +43,15 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
       (p) => selects({ matchLabels: selector }, p.metadata.labels) && asObj(p.status).podIP && !p.metadata.deletionTimestamp,
     );
     const ports = ((asObj(svc.spec).ports as unknown[]) ?? []).map(asObj);
-    const address = (p: KubeObject) => ({ ip: String(asObj(p.status).podIP), nodeName: asObj(p.spec).nodeName, targetRef: { kind: 'Pod', namespace, name: p.metadata.name, uid: p.metadata.uid } });
-    const ready = pods.filter(podReady);
-    const notReady = pods.filter((p) => !podReady(p));
+    const address = (p: KubeObject) => {
+      const hostname = hostnameFor(p, svc);
+      return { ip: String(asObj(p.status).podIP), ...(hostname ? { hostname } : {}), nodeName: asObj(p.spec).nodeName, targetRef: { kind: 'Pod', namespace, name: p.metadata.name, uid: p.metadata.uid } };
+    };
+    // publishNotReadyAddresses: every pod counts as ready.
+    const publishAll = asObj(svc.spec).publishNotReadyAddresses === true;
+    const isReady = (p: KubeObject) => publishAll || podReady(p);
+    const ready = pods.filter(isReady);
+    const notReady = pods.filter((p) => !isReady(p));
     const epPorts = ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: (pods[0] && targetPort(p, pods[0])) ?? p.port, protocol: p.protocol ?? 'TCP' }));
     const subsets = pods.length === 0 ? undefined : [{ ...(ready.length ? { addresses: ready.map(address) } : {}), ...(notReady.length ? { notReadyAddresses: notReady.map(address) } : {}), ports: epPorts }];
     await upsert(epStore, namespace, name, (cur) => ({
@@ -55,7 +68,8 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
       addressType: 'IPv4',
       endpoints: pods.map((p) => ({
         addresses: [String(asObj(p.status).podIP)],
-        conditions: { ready: podReady(p), serving: podReady(p), terminating: false },
+        conditions: { ready: isReady(p), serving: isReady(p), terminating: false },
+        ...(hostnameFor(p, svc) ? { hostname: hostnameFor(p, svc) } : {}),
         nodeName: asObj(p.spec).nodeName,
         targetRef: { kind: 'Pod', namespace, name: p.metadata.name, uid: p.metadata.uid },
       })),
