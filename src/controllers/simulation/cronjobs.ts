@@ -6,8 +6,8 @@
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { EventSink } from './events.ts';
-import type { Informers } from './informers.ts';
+import type { EventSink } from '../events.ts';
+import type { Informers } from '../informers.ts';
 import { lastScheduleBetween, parseCronSchedule } from './cron-schedule.ts';
 import { asObj, controlled, controllerEvents, controllerRef, CRONJOBS, ignoreConflictOrGone, JOBS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 

@@ -7,8 +7,8 @@
 // for old pods to be deleted. Status with the counts `kubectl rollout status` reads.
 
 import type { KubeObject } from '../../registry/types.ts';
-import type { EventSink } from './events.ts';
-import type { Informers } from './informers.ts';
+import type { EventSink } from '../events.ts';
+import type { Informers } from '../informers.ts';
 import { templateHash } from './deployments.ts';
 import { createControlledPod, deleteControlledPod, podFromTemplate } from './replicasets.ts';
 import { affinityMatches, untoleratedTaint } from './scheduler-filters.ts';

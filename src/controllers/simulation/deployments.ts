@@ -7,8 +7,8 @@
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { EventSink } from './events.ts';
-import type { Informer, Informers } from './informers.ts';
+import type { EventSink } from '../events.ts';
+import type { Informer, Informers } from '../informers.ts';
 import { asObj, controlled, controllerEvents, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, key, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 import { now } from './replicasets.ts';
 

@@ -5,7 +5,7 @@
 
 import type { KubeObject, ResourceStore } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import type { Informers } from './informers.ts';
+import type { Informers } from '../informers.ts';
 import { asObj, ctxFor, ignoreConflictOrGone, key, PODS, podReady, selects, SERVICES, splitKey, storeFor, type Obj } from './shared.ts';
 
 function targetPort(port: Obj, pod: KubeObject): number | undefined {

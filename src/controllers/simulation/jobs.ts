@@ -9,8 +9,8 @@
 
 import { clockNow } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { EventSink } from './events.ts';
-import type { Informers } from './informers.ts';
+import type { EventSink } from '../events.ts';
+import type { Informers } from '../informers.ts';
 import { createControlledPod, deleteControlledPod, podFromTemplate, now } from './replicasets.ts';
 import { asObj, controlled, controllerEvents, JOBS, key, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 

@@ -9,8 +9,8 @@ import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import type { EventRecorder, EventSink } from './events.ts';
-import type { Informers } from './informers.ts';
+import type { EventRecorder, EventSink } from '../events.ts';
+import type { Informers } from '../informers.ts';
 import { asObj, ignoreConflictOrGone, key, PODS, splitKey, type Obj, WRITERS } from './shared.ts';
 
 export interface KubeletOptions {

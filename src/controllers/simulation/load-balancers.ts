@@ -8,8 +8,8 @@
 
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import type { EventSink } from './events.ts';
-import type { Informers } from './informers.ts';
+import type { EventSink } from '../events.ts';
+import type { Informers } from '../informers.ts';
 import { asObj, controllerAccount, controllerEvents, key, SERVICES, splitKey, type Obj } from './shared.ts';
 
 export const LB_CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';

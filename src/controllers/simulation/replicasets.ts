@@ -4,8 +4,8 @@
 import { clockDate } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { EventRecorder, EventSink } from './events.ts';
-import type { Informer, Informers } from './informers.ts';
+import type { EventRecorder, EventSink } from '../events.ts';
+import type { Informer, Informers } from '../informers.ts';
 import { asObj, controlled, controllerEvents, controllerRef, isConflictOrGone, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 /** A pod from a controller's pod template. */

@@ -8,7 +8,7 @@
 import type { KubeObject } from '../../registry/types.ts';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, classOf, findMatchingVolume, NO_PROVISIONER, PVCS, PVS, STORAGE_CLASSES, volumeFitsNode } from '../persistent-volumes.ts';
 import { claimsOfPod } from '../pod-claims.ts';
-import type { Informers } from './informers.ts';
+import type { Informers } from '../informers.ts';
 import type { Refusal } from './scheduler-filters.ts';
 import { asObj, type Obj, WRITERS } from './shared.ts';
 

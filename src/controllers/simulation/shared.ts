@@ -9,8 +9,8 @@ import { loopbackContext } from '../../registry/registry.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
 import type { KubeObject, OwnerReference, Registry, RequestContext, ResourceStore } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import type { EventRecorder, EventSink } from './events.ts';
-import type { Informer, Informers, ResourceRef } from './informers.ts';
+import type { EventRecorder, EventSink } from '../events.ts';
+import type { Informer, Informers, ResourceRef } from '../informers.ts';
 
 export type Obj = Record<string, unknown>;
 

@@ -7,8 +7,8 @@
 import { isStatusError } from '../../apis/errors.ts';
 import type { KubeObject, OwnerReference } from '../../registry/types.ts';
 import { PVCS } from '../persistent-volumes.ts';
-import type { EventSink } from './events.ts';
-import type { Informers } from './informers.ts';
+import type { EventSink } from '../events.ts';
+import type { Informers } from '../informers.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
 import { asObj, controlled, controllerEvents, controllerRef, isConflictOrGone, isNotFound, key, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';

@@ -10,8 +10,8 @@ import { isStatusError } from '../../apis/errors.ts';
 import type { KubeObject, Registry } from '../../registry/types.ts';
 import { ANN_BETA_STORAGE_PROVISIONER, ANN_PROVISIONED_BY, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER, classOf, PVCS, PVS, STORAGE_CLASSES } from '../persistent-volumes.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import type { EventSink } from './events.ts';
-import type { Informers } from './informers.ts';
+import type { EventSink } from '../events.ts';
+import type { Informers } from '../informers.ts';
 import { asObj, controllerAccount, ctxFor, ignoreConflictOrGone, key, splitKey, storeFor, type Obj } from './shared.ts';
 
 export const SIMULATED_PROVISIONER = 'capstan.dev/hostpath';

@@ -1,16 +1,17 @@
-// Shared informers for the simulated controllers (client-go's shared informers in miniature): one per resource,
+// Shared informers for the in-process controllers (client-go's shared informers in miniature): one per resource,
 // listed once and then kept from its watch, indexed by namespace and by controller, so a controller reads what it
 // needs without decoding it from the store again. Writes go through the store, and what a write returns is taken
 // into the cache at once: a controller's next look sees its own creates, updates and deletes before their watch
 // events arrive (the part client-go's expectations and kube-scheduler's assumed pods play). Events older than what
 // the cache holds for a key are skipped. Objects in the cache are shared: readers never modify them.
 
-import { admissionHooks, admitDelete, type AdmissionRequestInfo } from '../../admission/request.ts';
-import type { AdmissionChain } from '../../admission/types.ts';
-import type { UserInfo } from '../../auth/user.ts';
-import type { DeleteOptions, KubeObject, Registry, RequestContext, ResourceStore, TryUpdate, UpdateOptions } from '../../registry/types.ts';
-import { createActivity, createKeyedQueue, type Activity } from '../work-queue.ts';
-import { controllerOf, ctxFor } from './shared.ts';
+import { admissionHooks, admitDelete, type AdmissionRequestInfo } from '../admission/request.ts';
+import type { AdmissionChain } from '../admission/types.ts';
+import type { UserInfo } from '../auth/user.ts';
+import type { DeleteOptions, KubeObject, Registry, RequestContext, ResourceStore, TryUpdate, UpdateOptions } from '../registry/types.ts';
+import { createActivity, createKeyedQueue, type Activity } from './work-queue.ts';
+import { loopbackContext } from '../registry/registry.ts';
+import type { OwnerReference } from '../registry/types.ts';
 
 export interface ResourceRef {
   readonly group: string;
@@ -70,7 +71,7 @@ function unavailable(ref: ResourceRef): Error {
  * controllers, scheduler and kubelets write through the API server), when the simulation was given one.
  */
 function writeContext(registry: Registry, ref: ResourceRef, admission: AdmissionChain | undefined, namespace: string, user: UserInfo | undefined, subresource = '', kind?: string): RequestContext {
-  const base = user ? { ...ctxFor(namespace), user } : ctxFor(namespace);
+  const base = user ? { ...loopbackContext(namespace), user } : loopbackContext(namespace);
   const def = admission && registry.lookup(ref.group, ref.version, ref.resource);
   if (!admission || !def) return base;
   const info: AdmissionRequestInfo = { def, subresource, kind: { group: def.group, version: def.version, kind: kind ?? def.kind }, user: base.user, namespace: def.namespaced ? namespace : '', dryRun: false, warnings: [] };
@@ -94,7 +95,7 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, ad
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
 
   function index(obj: KubeObject, add: boolean): void {
-    const uid = controllerOf(obj)?.uid;
+    const uid = obj.metadata.ownerReferences?.find((o: OwnerReference) => o.controller === true)?.uid;
     if (!uid) return;
     let set = byController.get(uid);
     if (add) {
@@ -166,11 +167,11 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, ad
     try {
       const store = storeOf();
       if (!store) throw unavailable(ref);
-      const list = await store.list(ctxFor(), {});
+      const list = await store.list(loopbackContext(), {});
       const listRevision = Number(list.metadata.resourceVersion ?? 0);
       replace(list.items, listRevision);
       markSynced();
-      const watch = await store.watch({ ...ctxFor(), lazyObjects: true }, { resourceVersion: String(listRevision) });
+      const watch = await store.watch({ ...loopbackContext(), lazyObjects: true }, { resourceVersion: String(listRevision) });
       if (runner.stopped) return watch.stop();
       failures = 0;
       let open = true;
@@ -260,7 +261,7 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, ad
   };
 }
 
-/** The simulation's informers, each started on first use and shared by every controller that asks for it. */
+/** A set of informers, each started on first use and shared by every controller that asks for it. */
 export function createInformers(registry: Registry, options: { admission?: AdmissionChain; retryMs?: number } = {}): Informers {
   const started = new Map<string, ReturnType<typeof startInformer>>();
   return {

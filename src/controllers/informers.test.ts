@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMemoryStorage } from '../../storage/memory/memory-storage.ts';
-import { createRegistry } from '../../registry/registry.ts';
-import type { KubeObject } from '../../registry/types.ts';
+import { createMemoryStorage } from '../storage/memory/memory-storage.ts';
+import { createRegistry } from '../registry/registry.ts';
+import type { KubeObject } from '../registry/types.ts';
 import { createInformers, type Informer, type InformerEvent } from './informers.ts';
-import { ctxFor, storeFor } from './shared.ts';
+import { ctxFor, storeFor } from './simulation/shared.ts';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
 

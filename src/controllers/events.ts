@@ -1,5 +1,6 @@
-// Events from the simulated components, recorded as kube's are. Each component (a controller, the scheduler, one
-// node's kubelet) has its own lane, as each of kube's has its own event broadcaster: recording never blocks the
+// Events from the in-process controllers (the simulated components, the PersistentVolume binder), recorded as
+// kube's are. Each component (a controller, the scheduler, one node's kubelet) has its own lane, as each of kube's
+// has its own event broadcaster: recording never blocks the
 // component; a lane holds at most 1000 events (a full lane drops, as kube's broadcaster does) and writes them in the
 // background at the rate the component's client allows (kube-controller-manager's 20/s with bursts of 30, the
 // scheduler's and the kubelet's 50/s with bursts of 100). On one thread an event written while the simulated
@@ -12,11 +13,11 @@
 // note) is created, the second turns it into a series (series.count 2), later ones are counted in memory and
 // written when the series ends (6 minutes without one) or every 30 minutes while it goes on.
 
-import { clockNow } from '../../apis/clock.ts';
-import { isStatusError } from '../../apis/errors.ts';
-import type { UserInfo } from '../../auth/user.ts';
-import { microTime, rfc3339 } from '../../registry/store-codec.ts';
-import type { KubeObject } from '../../registry/types.ts';
+import { clockNow } from '../apis/clock.ts';
+import { isStatusError } from '../apis/errors.ts';
+import type { UserInfo } from '../auth/user.ts';
+import { microTime, rfc3339 } from '../registry/store-codec.ts';
+import type { KubeObject } from '../registry/types.ts';
 import type { Informers, ResourceRef } from './informers.ts';
 
 export type EventType = 'Normal' | 'Warning';
