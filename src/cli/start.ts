@@ -265,6 +265,8 @@ export interface Capstan {
   fork(id?: string): Promise<ForkedServer>;
   readonly faults: TestControls['faults'];
   readonly clock: TestControls['clock'];
+  /** The simulated kubelets (with simulateWorkloads): `kubelets.stop('capstan-node-2')` takes that node down. */
+  readonly kubelets: TestControls['kubelets'];
   requests(query?: RequestQuery): RequestRecord[];
   readonly recording: TestControls['recording'];
   createCluster(name: string): Promise<LogicalCluster>;
@@ -932,6 +934,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       fork: async (id) => need(controls).fork(id),
       faults: controls?.faults ?? controlsOff<TestControls['faults']>(),
       clock: controls?.clock ?? controlsOff<TestControls['clock']>(),
+      kubelets: controls?.kubelets ?? controlsOff<TestControls['kubelets']>(),
       requests: (query) => need(controls).requests(query),
       recording: controls?.recording ?? controlsOff<TestControls['recording']>(),
       createCluster: async (name) => need(controls).createCluster(name),

@@ -31,6 +31,7 @@ import { startDisruptionController, type DisruptionController } from './disrupti
 import { startVolumeControllers, type VolumeControllers } from './volume-controllers.ts';
 import { startTtlAfterFinished } from './ttl-after-finished.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
+import type { KubeletControls } from './simulation/index.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
 export interface ControlPlaneOptions {
@@ -57,7 +58,7 @@ export interface ControlPlaneOptions {
    * controllers above: the simulated nodes, kubelets and workload controllers, which several instances must not
    * run side by side.
    */
-  readonly whileLeading?: () => Promise<{ stop(): Promise<void> }>;
+  readonly whileLeading?: () => Promise<LeadingExtras>;
   /**
    * Run kube-controller-manager's controllers (namespace lifecycle, garbage collection, ClusterRole aggregation,
    * quota, service accounts and root CA, bootstrap tokens, certificate approval, signing and cleaning, disruption budgets, claim and volume in-use protection, persistent volume binding, finished Jobs' TTL, the end of pods' graceful deletion) only while this
@@ -68,7 +69,15 @@ export interface ControlPlaneOptions {
   readonly leaderElection?: LeaderElectionConfig;
 }
 
+/** What the loops started while leading hand back: a stop, and the simulated kubelets' controls when simulated. */
+export interface LeadingExtras {
+  readonly kubelets?: KubeletControls;
+  stop(): Promise<void>;
+}
+
 export interface ControlPlane {
+  /** The simulated kubelets while this instance runs them (--simulate-workloads, and leading). */
+  kubelets(): KubeletControls | undefined;
   /** True once the system namespaces exist. */
   ready(): boolean;
   readonly crds: CrdController;
@@ -107,7 +116,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     disruption: DisruptionController;
     volumes: VolumeControllers;
     ttlAfterFinished: ReturnType<typeof startTtlAfterFinished>;
-    more: { stop(): Promise<void> } | undefined;
+    more: LeadingExtras | undefined;
   }
   let leading: Leading | undefined;
   const csrHandlers: CsrHandler[] = [];
@@ -177,6 +186,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     crds,
     elector,
     bootstrapTokens: () => leading?.bootstrapTokens,
+    kubelets: () => leading?.more?.kubelets,
     async preShutdown() {
       await bootstrap?.stop();
     },

@@ -1,4 +1,5 @@
-// What the kubelet does at the end of a pod's graceful deletion, for a server without kubelets: a pod marked for
+// What the kubelet does at the end of a pod's graceful deletion, for a server without kubelets (pods bound to the
+// simulated nodes of --simulate-workloads are left to their simulated kubelets): a pod marked for
 // deletion with a grace period is deleted for good (gracePeriodSeconds 0) once that period has passed since it was
 // seen marked (the kubelet counts from there too: deletionTimestamp has only second precision), so
 // `kubectl delete pod` returns after the period as on a cluster. Pods deleted without a grace period go at once
@@ -6,6 +7,7 @@
 // at once too.
 
 import { clockNow, onClockChange } from '../apis/clock.ts';
+import { SIMULATED_NODE_ANNOTATION } from '../apis/capstan-annotations.ts';
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
@@ -26,11 +28,26 @@ export function startPodTermination(registry: Registry, options: { retryMs?: num
     return def ? registry.store(def) : undefined;
   };
 
+  /** A pod bound to a simulated node is its simulated kubelet's to finish (a stopped one leaves it Terminating). */
+  async function onSimulatedNode(namespace: string, name: string): Promise<boolean> {
+    const pod = await pods()?.get(loopbackContext(namespace), name).catch(() => undefined);
+    const node = (pod?.spec as { nodeName?: string } | undefined)?.nodeName;
+    if (!node) return false;
+    const nodes = registry.lookup('', 'v1', 'nodes');
+    const found = nodes && (await registry.store(nodes).get(loopbackContext(), node).catch(() => undefined));
+    return found?.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
+  }
+
   const queue = createKeyedQueue(async (key) => {
     const uid = pending.get(key);
     const store = pods();
     if (!uid || !store) return;
     const [namespace, name] = key.split('/');
+    if (await onSimulatedNode(namespace!, name!)) {
+      pending.delete(key);
+      deadlines.delete(key);
+      return;
+    }
     try {
       await store.delete(loopbackContext(namespace), name, { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (e) {

@@ -6,6 +6,7 @@ import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
 import { amountText, countedResources, usageOf, type Amount } from '../admission/quota/usage.ts';
 import { cloneJson } from '../apis/json-clone.ts';
+import { coalescedPass } from './work-queue.ts';
 
 export interface QuotaController {
   /** Recount now (tests, and after a quota event). */
@@ -39,8 +40,6 @@ async function recount(registry: Registry, quota: KubeObject): Promise<Obj> {
 const same = (a: Obj | undefined, b: Obj): boolean => !!a && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([k, v]) => a[k] === v);
 
 export function startQuotaController(registry: Registry, options: { resyncMs?: number } = {}): QuotaController {
-  let running: Promise<void> | undefined;
-  let again = false;
   let stopped = false;
   const syncOnce = async (): Promise<void> => {
     const def = registry.lookup('', 'v1', 'resourcequotas');
@@ -62,19 +61,7 @@ export function startQuotaController(registry: Registry, options: { resyncMs?: n
         .catch(() => undefined);
     }
   };
-  const sync = async (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await syncOnce().catch(() => undefined);
-      } while (again && !stopped);
-    })().finally(() => (running = undefined));
-    return running;
-  };
+  const sync = coalescedPass(syncOnce, () => stopped);
   // A short resync, no watch: a new quota gets its status within a resync (kube's controller takes a moment too),
   // and the controller holds no watcher of its own.
   const timer = setInterval(() => void sync(), options.resyncMs ?? 500);

@@ -170,3 +170,26 @@ export function startWorkQueue(options: WorkQueueOptions): WorkQueue {
     },
   };
 }
+
+/**
+ * A pass that runs one at a time: a call while it runs asks for one more pass after it (however many calls came),
+ * and resolves when that one is done. Failures are the pass's own to report. `stopped` ends the repeats.
+ */
+export function coalescedPass(run: () => Promise<void>, stopped: () => boolean): { (): Promise<void>; running(): Promise<void> | undefined } {
+  let running: Promise<void> | undefined;
+  let again = false;
+  const pass = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await run().catch(() => undefined);
+      } while (again && !stopped());
+    })().finally(() => (running = undefined));
+    return running;
+  };
+  return Object.assign(pass, { running: () => running });
+}

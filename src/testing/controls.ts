@@ -65,6 +65,13 @@ export interface ClockControls {
   reset(): ClockState;
 }
 
+/** The simulated kubelets (--simulate-workloads): stop one to take its node down, start it to bring it back. */
+export interface KubeletTestControls {
+  list(): { node: string; running: boolean }[];
+  stop(node: string): Promise<{ node: string; running: boolean }>;
+  start(node: string): Promise<{ node: string; running: boolean }>;
+}
+
 export interface RecordingControls {
   /** Turn recording on or off, bodies on or off. */
   configure(options: { enabled?: boolean; bodies?: boolean }): { enabled: boolean; bodies: boolean };
@@ -95,6 +102,7 @@ export interface TestControls {
   fork(id?: string): Promise<ForkedServer>;
   readonly faults: FaultControls;
   readonly clock: ClockControls;
+  readonly kubelets: KubeletTestControls;
   /** Recorded requests matching the query (all when none is given). */
   requests(query?: RequestQuery): RequestRecord[];
   readonly recording: RecordingControls;
@@ -172,6 +180,26 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
     await run;
   }
 
+  const simulated = () => {
+    const sim = controlPlane.kubelets();
+    if (!sim) throw notFoundControl('no simulated kubelets run on this server (start it with --simulate-workloads; with several instances, they run on the one that leads)');
+    return sim;
+  };
+  const kubeletState = (node: string) => simulated().list().find((k) => k.node === node)!;
+  const setKubelet = async (node: unknown, running: boolean) => {
+    const sim = simulated();
+    if (typeof node !== 'string' || !sim.list().some((k) => k.node === node)) {
+      throw notFoundControl(`no simulated kubelet serves node ${JSON.stringify(node)} (simulated nodes: ${sim.list().map((k) => k.node).join(', ')})`);
+    }
+    await (running ? sim.start(node) : sim.stop(node));
+    return kubeletState(node);
+  };
+  const kubeletControls: KubeletTestControls = {
+    list: () => simulated().list(),
+    stop: (node) => setKubelet(node, false),
+    start: (node) => setKubelet(node, true),
+  };
+
   const clockState = () => clock.state();
   const clockControls: ClockControls = {
     state: clockState,
@@ -226,6 +254,9 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
     async reset() {
       if (!baseline) throw new ControlError(503, 'ServiceUnavailable', 'the server has not finished starting');
       await restoreTo(baseline);
+      // At the end of start-up every simulated kubelet ran.
+      const sim = controlPlane.kubelets();
+      for (const k of sim?.list() ?? []) if (!k.running) await sim!.start(k.node);
     },
     async fork(id) {
       let snapshot: StorageSnapshot;
@@ -260,6 +291,7 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
       log: () => faults.log(),
     },
     clock: clockControls,
+    kubelets: kubeletControls,
     requests: (query) => recorder.query(query),
     recording: {
       configure(o) {

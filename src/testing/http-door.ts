@@ -13,6 +13,7 @@
 //   GET    /capstan/v1/faults;  DELETE /capstan/v1/faults (all);  DELETE /capstan/v1/faults/<id>
 //   GET    /capstan/v1/faults/log                   every injected fault
 //   GET    /capstan/v1/clock;  POST /capstan/v1/clock/freeze {at?} | advance {by} | set {to} | resume | reset
+//   GET    /capstan/v1/kubelets;  POST /capstan/v1/kubelets/<node>/stop | start    (--simulate-workloads)
 //   GET    /capstan/v1/requests?verb=&resource=&namespace=&name=&user=&code=&group=&cluster=&after=
 //   GET    /capstan/v1/requests/audit?...           the same as an audit.k8s.io/v1 EventList
 //   DELETE /capstan/v1/requests;  PUT /capstan/v1/recording {enabled?, bodies?}
@@ -30,7 +31,7 @@ import type { FaultRule } from './faults.ts';
 import { queryFromParams } from './recorder.ts';
 
 export const CONTROL_PREFIX = '/capstan/v1';
-const CONTROLS = ['snapshots', 'reset', 'forks', 'faults', 'clock', 'requests', 'recording', 'clusters'];
+const CONTROLS = ['snapshots', 'reset', 'forks', 'faults', 'clock', 'kubelets', 'requests', 'recording', 'clusters'];
 const MAX_CONTROL_BODY = 1024 * 1024;
 
 const forksOf = new WeakMap<TestControls, { seq: number; forks: Map<string, ForkedServer> }>();
@@ -191,6 +192,16 @@ async function dispatch(controls: TestControls, req: HttpRequest, method: string
         default:
           throw notFound(`unknown clock control ${JSON.stringify(id)} (known: freeze, advance, set, resume, reset)`);
       }
+    }
+    case 'kubelets': {
+      if (id === undefined) {
+        if (!is('GET')) throw methodNotAllowed(method, path);
+        return [200, { items: controls.kubelets.list() }];
+      }
+      if (action !== 'stop' && action !== 'start') throw notFound(`unknown kubelet control ${JSON.stringify(action ?? '')} (known: stop, start)`);
+      if (!is('POST')) throw methodNotAllowed(method, path);
+      onlyFields(await jsonBody(req), [], `kubelet ${action}`);
+      return [200, await (action === 'stop' ? controls.kubelets.stop(id) : controls.kubelets.start(id))];
     }
     case 'requests':
       if (id === undefined) {

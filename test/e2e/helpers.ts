@@ -55,6 +55,17 @@ export interface RawResponse {
 
 const KUBECTL_TIMEOUT_MS = 20_000;
 
+/** Polls probe every 50 ms until it answers (not undefined), for at most 15 s. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Runs a command with a timeout (the process is killed, by its PID, past it); its exit code and output. */
 export function runCommand(
   command: string,

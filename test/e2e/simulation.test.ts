@@ -5,17 +5,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from './helpers.ts';
-
-/** Polls probe every 50 ms until it answers (at most 15 s). */
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { startTestServer, type TestServer, until } from './helpers.ts';
 
 describe('simulated workloads', () => {
   let s: TestServer;

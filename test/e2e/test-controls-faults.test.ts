@@ -382,11 +382,17 @@ describe('the HTTP door', () => {
     assert.deepEqual(JSON.parse(denied.body), status(403, 'Forbidden', 'forbidden: User "alice" cannot post path "/capstan/v1/snapshots": the test controls are for members of system:masters only', {}));
     assert.deepEqual(s.controls!.snapshots().length, 0);
     const index = await door(s, 'GET', '');
-    assert.deepEqual(index.body.controls, ['snapshots', 'reset', 'forks', 'faults', 'clock', 'requests', 'recording', 'clusters']);
+    assert.deepEqual(index.body.controls, ['snapshots', 'reset', 'forks', 'faults', 'clock', 'kubelets', 'requests', 'recording', 'clusters']);
     assert.deepEqual(await door(s, 'POST', '/teleport', {}), {
       status: 404,
-      body: status(404, 'NotFound', 'unknown test control "teleport" (known: snapshots, reset, forks, faults, clock, requests, recording, clusters)'),
+      body: status(404, 'NotFound', 'unknown test control "teleport" (known: snapshots, reset, forks, faults, clock, kubelets, requests, recording, clusters)'),
     });
+    // This server simulates no workloads: there are no kubelets to stop.
+    const noKubelets = 'no simulated kubelets run on this server (start it with --simulate-workloads; with several instances, they run on the one that leads)';
+    assert.deepEqual(await door(s, 'GET', '/kubelets'), { status: 404, body: status(404, 'NotFound', noKubelets) });
+    assert.deepEqual(await door(s, 'POST', '/kubelets/n1/stop', {}), { status: 404, body: status(404, 'NotFound', noKubelets) });
+    assert.deepEqual(await door(s, 'POST', '/kubelets/n1/reboot', {}), { status: 404, body: status(404, 'NotFound', 'unknown kubelet control "reboot" (known: stop, start)') });
+    assert.deepEqual(await door(s, 'GET', '/kubelets/n1/stop'), { status: 405, body: status(405, 'MethodNotAllowed', 'GET is not supported on /capstan/v1/kubelets/n1/stop') });
     assert.deepEqual(await door(s, 'GET', '/reset'), { status: 405, body: status(405, 'MethodNotAllowed', 'GET is not supported on /capstan/v1/reset') });
     assert.equal((await door(s, 'POST', '/reset', { hard: true })).status, 400);
     assert.equal((await door(s, 'GET', '/faults/a/b/c')).status, 404);

@@ -1,6 +1,8 @@
 // Simulated workloads (opt-in: --simulate-workloads / startCapstan({ simulateWorkloads: true })): simulated nodes
-// and kubelets, a scheduler, and the workload controllers of kube-controller-manager (CronJobs on the server's clock), all in process and through
-// the stores like any client, so applied apps settle as on a small real cluster.
+// and kubelets, a scheduler, and kube-controller-manager's workload and node controllers (node lifecycle, taint
+// eviction, pod garbage collection; CronJobs on the server's clock), all in process and through the stores like any
+// client, so applied apps settle as on a small real cluster, and a node whose kubelet the test controls stop fails
+// as a real one does. The node controllers run only here: without kubelets, every node would go NotReady.
 
 import type { AdmissionChain } from '../../admission/types.ts';
 import type { Registry } from '../../registry/types.ts';
@@ -13,7 +15,10 @@ import { createInformers } from '../informers.ts';
 import { startJobController } from './jobs.ts';
 import { startLoadBalancerController } from './load-balancers.ts';
 import { startKubelets } from './kubelet.ts';
-import { nodeName, startSimulatedNodes } from './nodes.ts';
+import { startSimulatedNodes } from './nodes.ts';
+import { startNodeLifecycle } from './node-lifecycle.ts';
+import { startPodGarbageCollector } from './pod-gc.ts';
+import { startTaintEviction } from './taint-eviction.ts';
 import { startReplicaSetController } from './replicasets.ts';
 import { startScheduler } from './scheduler.ts';
 import { startStatefulSetController } from './statefulsets.ts';
@@ -30,19 +35,37 @@ export interface SimulationOptions {
   readonly podTerminationMs?: number;
 }
 
+/** The test controls' handle on the simulated kubelets (`capstan.kubelets`, /capstan/v1/kubelets). */
+export interface KubeletControls {
+  list(): { node: string; running: boolean }[];
+  /**
+   * Stops a node's kubelet: it renews no lease and leaves its pods as they are, so the node lifecycle controller
+   * finds the node unreachable once its grace period has passed (40 s on the server clock).
+   */
+  stop(node: string): Promise<void>;
+  /** Starts it again: it reports the node Ready at once and takes up its pods. */
+  start(node: string): Promise<void>;
+}
+
 export interface Simulation {
+  readonly kubelets: KubeletControls;
   stop(): Promise<void>;
 }
 
 /** `admission`: the server's chain, which the simulated components' writes go through as any client's do. */
 export async function startSimulation(registry: Registry, options: SimulationOptions = {}, admission?: AdmissionChain): Promise<Simulation> {
   const count = Math.max(1, options.nodes ?? 1);
-  const nodes = await startSimulatedNodes(registry, count);
-  await ensureDefaultStorageClass(registry);
   const informers = createInformers(registry, { admission });
   const events = createEventSink(informers);
+  const nodes = await startSimulatedNodes(informers, count);
+  await ensureDefaultStorageClass(registry);
+  const kubelets = startKubelets(informers, events, { nodes: nodes.names, running: nodes.running, podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs });
+  const lifecycle = startNodeLifecycle(informers, events, { beforeClockPass: nodes.renew });
   const parts = [
-    startKubelets(informers, events, { nodes: Array.from({ length: count }, (_, i) => nodeName(i)), podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs }),
+    kubelets,
+    lifecycle,
+    startTaintEviction(informers, events),
+    startPodGarbageCollector(informers),
     startScheduler(informers, events),
     startReplicaSetController(informers, events),
     startDeploymentController(informers, events),
@@ -55,7 +78,26 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
     startLoadBalancerController(informers, events),
     nodes,
   ];
+  // The nodes' first health pass: their registration taints (TaintNodesByCondition's not-ready) go before the
+  // first pod is scheduled.
+  await lifecycle.pass();
+  await lifecycle.idle();
+  const knownNode = (node: string) => {
+    if (!nodes.names.includes(node)) throw new Error(`no simulated kubelet serves node "${node}" (simulated nodes: ${nodes.names.join(', ')})`);
+  };
   return {
+    kubelets: {
+      list: () => nodes.names.map((node) => ({ node, running: nodes.running(node) })),
+      async stop(node) {
+        knownNode(node);
+        await nodes.setRunning(node, false);
+      },
+      async start(node) {
+        knownNode(node);
+        await nodes.setRunning(node, true);
+        kubelets.resync(node);
+      },
+    },
     async stop() {
       for (const p of parts) await p.stop();
       await events.stop();

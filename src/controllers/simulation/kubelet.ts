@@ -11,7 +11,7 @@ import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
-import { asObj, ignoreConflictOrGone, key, PODS, splitKey, type Obj, WRITERS } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, PODS, podReady, splitKey, type Obj, WRITERS } from './shared.ts';
 
 export interface KubeletOptions {
   /** The simulated nodes' names (pods bound elsewhere are left alone). */
@@ -22,6 +22,14 @@ export interface KubeletOptions {
   readonly jobPodRunMs?: number;
   /** Delay from a pod's graceful deletion to its removal (default 100 ms). */
   readonly podTerminationMs?: number;
+  /** Whether a node's kubelet runs (a stopped one leaves its pods as they are). Default: all run. */
+  readonly running?: (node: string) => boolean;
+}
+
+export interface Kubelets {
+  /** A kubelet started again looks at every pod bound to its node. */
+  resync(node: string): void;
+  stop(): Promise<void>;
 }
 
 function condition(type: string, status: string, at: string, reason?: string) {
@@ -97,7 +105,7 @@ function recordStart(events: EventRecorder, pod: KubeObject, field: string, c: O
   events.event(pod, 'Normal', 'Started', `Started container ${String(c.name)}`, at);
 }
 
-export function startKubelets(informers: Informers, eventSink: EventSink, options: KubeletOptions): { stop(): Promise<void> } {
+export function startKubelets(informers: Informers, eventSink: EventSink, options: KubeletOptions): Kubelets {
   const nodes = new Map(options.nodes.map((n, i) => [n, { index: i, next: 2 }]));
   // Each node's kubelet records Events with its own client (eventRecordQPS 50, eventBurst 100).
   const recorders = new Map<string, EventRecorder>();
@@ -161,11 +169,19 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     };
   }
 
+  /** A running pod's status with its Ready and ContainersReady conditions (and its containers) ready again. */
+  function readyAgain(pod: KubeObject, at: string): Obj {
+    const status = asObj(pod.status);
+    const conditions = ((status.conditions as unknown[] | undefined) ?? []).map(asObj).map((c) => (c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'True' ? { ...c, status: 'True', lastTransitionTime: at } : c);
+    const containerStatuses = ((status.containerStatuses as unknown[] | undefined) ?? []).map(asObj).map((c) => ({ ...c, ready: true }));
+    return { ...status, conditions, containerStatuses };
+  }
+
   const queue = createKeyedQueue(async (k) => {
     const { namespace, name } = splitKey(k);
     const pod = pods.get(namespace, name);
     const node = String(asObj(pod?.spec).nodeName ?? '');
-    if (!pod || !nodes.has(node)) return;
+    if (!pod || !nodes.has(node) || options.running?.(node) === false) return;
     const kubelet = pods.as(WRITERS.kubelet(node));
     const events = eventsOf(node);
     if (pod.metadata.deletionTimestamp) {
@@ -188,21 +204,33 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       status = ephemeralStarted(pod, at);
       started = unstartedEphemeral(pod).map((c) => ['ephemeralContainers', c]);
     } else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
+    else if (phase === 'Running' && !podReady(pod)) status = readyAgain(pod, at);
     if (!status) return;
     const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
     if (written) for (const [field, c] of started) recordStart(events, pod, field, c);
   }, 500, informers.activity);
 
-  pods.onEvent((ev) => {
-    const pod = ev.object;
-    if (ev.type === 'DELETED') return void addresses.delete(pod.metadata.uid ?? '');
+  /** Queues the pod's next stage after its delay, if it has one. */
+  function follow(pod: KubeObject): void {
     const node = String(asObj(pod.spec).nodeName ?? '');
-    if (!nodes.has(node)) return;
+    if (!nodes.has(node) || options.running?.(node) === false) return;
     if (pod.metadata.deletionTimestamp) return void queue.enqueue(key(pod), options.podTerminationMs ?? 100);
     const phase = asObj(pod.status).phase;
     if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
     else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) queue.enqueue(key(pod), options.podStartupMs ?? 100);
     else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
+    // The node lifecycle controller marked it not ready while the kubelet was away: the kubelet reports it again.
+    else if (phase === 'Running' && !podReady(pod)) queue.enqueue(key(pod));
+  }
+
+  pods.onEvent((ev) => {
+    if (ev.type === 'DELETED') return void addresses.delete(ev.object.metadata.uid ?? '');
+    follow(ev.object);
   });
-  return { stop: queue.stop };
+  return {
+    resync(node) {
+      for (const pod of pods.list()) if (asObj(pod.spec).nodeName === node) follow(pod);
+    },
+    stop: queue.stop,
+  };
 }

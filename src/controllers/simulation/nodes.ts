@@ -4,8 +4,9 @@
 import { clockDate } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
-import type { KubeObject, Registry } from '../../registry/types.ts';
-import { ctxFor, storeFor } from './shared.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import type { Informers } from '../informers.ts';
+import { ctxFor, LEASES, storeFor, WRITERS } from './shared.ts';
 import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 
 export const NODE_CAPACITY = { cpu: '8', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' };
@@ -21,7 +22,7 @@ function nodeObject(i: number, now: string): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'node.kubernetes.io/instance-type': 'capstan' }, annotations: { [SIMULATED_NODE_ANNOTATION]: 'true' } },
+    metadata: { name, labels: { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'node.kubernetes.io/instance-type': 'capstan' }, annotations: { [SIMULATED_NODE_ANNOTATION]: 'true' } },
     spec: { podCIDR: `10.244.${i}.0/24`, podCIDRs: [`10.244.${i}.0/24`] },
     status: {
       capacity: NODE_CAPACITY,
@@ -54,37 +55,66 @@ function nodeObject(i: number, now: string): KubeObject {
 }
 
 export interface SimulatedNodes {
+  /** Renews the leases of the nodes whose kubelets run (the node lifecycle controller calls it before a pass). */
+  renew(): Promise<void>;
+  /**
+   * Stops or starts a node's simulated kubelet: a stopped one renews nothing, so the node lifecycle controller
+   * finds the node unreachable after its grace period; one started again reports the node Ready at once.
+   */
+  setRunning(name: string, running: boolean): Promise<void>;
+  running(name: string): boolean;
+  readonly names: readonly string[];
   stop(): Promise<void>;
 }
 
-export async function startSimulatedNodes(registry: Registry, count: number, renewMs = 10_000): Promise<SimulatedNodes> {
-  const nodes = storeFor(registry, '', 'v1', 'nodes');
-  const leases = storeFor(registry, 'coordination.k8s.io', 'v1', 'leases');
-  if (!nodes) return { stop: async () => {} };
-  const now = rfc3339(clockDate());
+export async function startSimulatedNodes(informers: Informers, count: number, renewMs = 10_000): Promise<SimulatedNodes> {
+  const nodes = storeFor(informers.registry, '', 'v1', 'nodes');
+  // Through the informer, so that the node lifecycle controller sees a renewal as soon as it is written.
+  const leases = informers.of(LEASES);
+  const names = Array.from({ length: count }, (_, i) => nodeName(i));
+  const stopped = new Set<string>();
+  /** The kubelet's node status report: every condition fresh. */
+  if (!nodes) return { renew: async () => {}, setRunning: async () => {}, running: () => false, names: [], stop: async () => {} };
+  const postStatus = async (i: number) => {
+    const node = nodeObject(i, rfc3339(clockDate()));
+    await nodes.update(ctxFor(), node.metadata.name ?? '', (cur) => ({ ...cur!, status: node.status }), { subresource: 'status' });
+  };
   for (let i = 0; i < count; i++) {
-    const node = nodeObject(i, now);
     try {
-      await nodes.create(ctxFor(), node);
+      await nodes.create(ctxFor(), nodeObject(i, ''));
     } catch (e) {
       if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
     }
     // Node creation drops status (the status subresource owns it): the kubelet reports it.
-    await nodes.update(ctxFor(), node.metadata.name ?? '', (cur) => ({ ...cur!, status: node.status }), { subresource: 'status' });
+    await postStatus(i);
   }
-  const renew = async () => {
-    if (!leases) return;
+  const renewOne = async (name: string) => {
     const at = clockDate().toISOString().replace('Z', '000Z');
-    for (let i = 0; i < count; i++) {
-      const name = nodeName(i);
-      const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'kube-node-lease' }, spec: { holderIdentity: name, leaseDurationSeconds: LEASE_SECONDS, renewTime: at } };
-      await leases.update(ctxFor('kube-node-lease'), name, (cur) => (cur ? { ...cur, spec: { ...(cur.spec as object), renewTime: at } } : lease), { forceAllowCreate: true }).catch(() => undefined);
-    }
+    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'kube-node-lease' }, spec: { holderIdentity: name, leaseDurationSeconds: LEASE_SECONDS, renewTime: at } };
+    await leases
+      .as(WRITERS.kubelet(name))
+      .update('kube-node-lease', name, (cur) => (cur ? { ...cur, spec: { ...(cur.spec as object), renewTime: at } } : lease), { forceAllowCreate: true })
+      .catch(() => undefined);
+  };
+  const renew = async () => {
+    for (const name of names) if (!stopped.has(name)) await renewOne(name);
   };
   await renew();
   const timer = setInterval(() => void renew(), renewMs);
   timer.unref();
   return {
+    renew,
+    names,
+    running: (name) => names.includes(name) && !stopped.has(name),
+    async setRunning(name, running) {
+      const i = names.indexOf(name);
+      if (i < 0) throw new Error(`no simulated kubelet serves node "${name}"`);
+      if (running === !stopped.has(name)) return;
+      if (!running) return void stopped.add(name);
+      stopped.delete(name);
+      await renewOne(name);
+      await postStatus(i).catch(() => undefined);
+    },
     async stop() {
       clearInterval(timer);
     },

@@ -8,7 +8,7 @@ import { parseQuantity } from '../../registry/validation/quantity.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { nodeSelectorMatches } from '../../apis/node-selectors.ts';
 import { NODE_CAPACITY } from './nodes.ts';
-import { asObj, type Obj } from './shared.ts';
+import { asObj, nodeReady, type Obj } from './shared.ts';
 
 /** What a pod asks of a node, or a node has: millicores, bytes, pods. */
 export interface Resources {
@@ -53,24 +53,25 @@ export function allocatable(node: KubeObject): Resources {
 }
 
 /** ToleratesTaint: effect, key and value (operator Equal) or key alone (Exists; an empty key matches every taint). */
+export function toleratesTaint(t: Obj, taint: Obj): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.operator === 'Exists') return !t.key || t.key === taint.key;
+  return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
+}
+
+export const tolerationsOf = (pod: KubeObject): Obj[] => ((asObj(pod.spec).tolerations as unknown[] | undefined) ?? []).map(asObj);
+
+/** Whether one of the pod's tolerations tolerates the taint. */
 export function tolerates(pod: KubeObject, taint: Obj): boolean {
-  return ((asObj(pod.spec).tolerations as unknown[] | undefined) ?? []).map(asObj).some((t) => {
-    if (t.effect && t.effect !== taint.effect) return false;
-    if (t.operator === 'Exists') return !t.key || t.key === taint.key;
-    return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
-  });
+  return tolerationsOf(pod).some((t) => toleratesTaint(t, taint));
 }
 
 /** The taint kube's node lifecycle controller puts on a node whose Ready condition is not True. */
 const NOT_READY: Obj = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
 
-function ready(node: KubeObject): boolean {
-  return ((asObj(node.status).conditions as unknown[] | undefined) ?? []).some((c) => asObj(c).type === 'Ready' && asObj(c).status === 'True');
-}
-
 function taintsOf(node: KubeObject): Obj[] {
   const taints = ((asObj(node.spec).taints as unknown[] | undefined) ?? []).map(asObj);
-  return ready(node) || taints.some((t) => t.key === NOT_READY.key) ? taints : [...taints, NOT_READY];
+  return nodeReady(node) || taints.some((t) => t.key === NOT_READY.key) ? taints : [...taints, NOT_READY];
 }
 
 /** The first of a node's NoSchedule and NoExecute taints the pod does not tolerate. */

@@ -18,6 +18,7 @@ import type { ClusterView } from './scheduler-inter-pod.ts';
 import { interPodFilters, needsInterPod } from './scheduler-inter-pod.ts';
 import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, preFilterMessage, refusal, type Refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
 import { createVolumeBinding } from './scheduler-volumes.ts';
+import { withCondition } from './pod-conditions.ts';
 import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PDBS, PODS, selects, splitKey, WRITERS } from './shared.ts';
 
 /** What a bound pod takes from its node while it is neither terminated nor being deleted. */
@@ -81,14 +82,6 @@ function betterCandidate(a: Candidate, b: Candidate): boolean {
   if (top(a) !== top(b)) return top(a) < top(b);
   if (sum(a) !== sum(b)) return sum(a) < sum(b);
   return a.victims.length < b.victims.length;
-}
-
-/** A pod with `condition` in its status, in place of one of the same type. */
-function withCondition(pod: KubeObject, condition: Record<string, unknown>): KubeObject {
-  const conditions = (asObj(pod.status).conditions as unknown[] | undefined) ?? [];
-  const at = conditions.findIndex((c) => asObj(c).type === condition.type);
-  const next = at < 0 ? [...conditions, condition] : conditions.map((c, i) => (i === at ? condition : c));
-  return { ...pod, status: { ...asObj(pod.status), conditions: next } };
 }
 
 /** What kube-scheduler's isPodUpdated compares: the pod without its status and bookkeeping. */

@@ -16,6 +16,7 @@ export type Obj = Record<string, unknown>;
 
 export const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods' };
 export const NODES: ResourceRef = { group: '', version: 'v1', resource: 'nodes' };
+export const LEASES: ResourceRef = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' };
 export const NAMESPACES: ResourceRef = { group: '', version: 'v1', resource: 'namespaces' };
 export const SERVICES: ResourceRef = { group: '', version: 'v1', resource: 'services' };
 export const PDBS: ResourceRef = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
@@ -75,7 +76,7 @@ export function selects(selector: unknown, labels: Readonly<Record<string, strin
   return text !== '' && labelsMatch(parseLabelSelector(text), labels);
 }
 
-export { isPodReady as podReady } from '../../registry/builtin/core/pod-ready.ts';
+export { isPodReady as podReady, hasReadyCondition as nodeReady } from '../../registry/builtin/core/pod-ready.ts';
 
 export function podActive(pod: KubeObject): boolean {
   const phase = asObj(pod.status).phase;
