@@ -127,12 +127,16 @@ function podsUsingClaim(pods: readonly KubeObject[], claim: KubeObject): KubeObj
   return pods.filter((pod) => claimsOfPod(pod).some((c) => c.claim === claim.metadata.name));
 }
 
-/** The claim's status for a phase: with a volume its access modes and capacity, without one none (updateClaimStatus). */
+/**
+ * The claim's status for a phase (updateClaimStatus): with a volume its access modes, and its capacity when the
+ * claim becomes Bound (not after: a claim's capacity behind its volume's is a file system resize still to come);
+ * without one neither.
+ */
 function claimStatus(claim: KubeObject, phase: string, pv: KubeObject | undefined): Obj {
   const status: Obj = { ...asObj(claim.status), phase };
   if (pv) {
     status.accessModes = asObj(pv.spec).accessModes;
-    status.capacity = asObj(pv.spec).capacity;
+    if (asObj(claim.status).phase !== phase) status.capacity = asObj(pv.spec).capacity;
   } else {
     delete status.accessModes;
     delete status.capacity;

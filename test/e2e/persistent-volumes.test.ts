@@ -44,7 +44,7 @@ const podUsing = (name: string, claimName: string) => ({
 const apply = (obj: Obj) => s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(obj) });
 
 test('the default class provisions a claim for its first pod, on that pod\'s node; the volume goes with the claim', async () => {
-  assert.match(await s.kubectlOk(['get', 'storageclass']), /standard \(default\)\s+capstan\.dev\/hostpath\s+Delete\s+WaitForFirstConsumer\s+false/);
+  assert.match(await s.kubectlOk(['get', 'storageclass']), /standard \(default\)\s+capstan\.dev\/hostpath\s+Delete\s+WaitForFirstConsumer\s+true/);
   await apply(claim('data', '1Gi'));
   const pending = await get('pvc', 'data');
   assert.equal(pending.spec.storageClassName, 'standard');
@@ -159,3 +159,50 @@ test('a StatefulSet whose pods mount its volumeClaimTemplates: each replica gets
   }
   await s.kubectlOk(['delete', 'statefulset', 'pg']);
 });
+
+test("a claim grows as on a cluster with a CSI resizer: the volume at once, the file system once a running pod mounts it; kube's refusals for shrinking and for classes that do not expand", async () => {
+  await apply(claim('grow', '1Gi'));
+  await apply(podUsing('grower', 'grow'));
+  await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/grower', '--timeout=20s'], { timeoutMs: 30_000 });
+  const volume = (await get('pvc', 'grow')).spec.volumeName as string;
+  await s.kubectlOk(['patch', 'pvc', 'grow', '-p', '{"spec":{"resources":{"requests":{"storage":"3Gi"}}}}']);
+  const grown = await until('the claim at 3Gi', async () => {
+    const c = await get('pvc', 'grow');
+    return c.status.capacity?.storage === '3Gi' && c;
+  });
+  assert.equal(grown.status.conditions, undefined);
+  assert.equal((await get('pv', volume)).spec.capacity.storage, '3Gi');
+  await until('the resize events', async () => {
+    const events = await eventsOf('grow');
+    return ['ExternalExpanding: waiting for an external controller to expand this PVC', `Resizing: External resizer is resizing volume ${volume}`, 'FileSystemResizeRequired: Require file system resize of volume on node'].every((e) => events.includes(e));
+  });
+  const node = (await get('pod', 'grower')).spec.nodeName as string;
+  await until('the kubelet event', async () => (await eventsOf('grower')).includes(`FileSystemResizeSuccessful: MountVolume.NodeExpandVolume succeeded for volume "${volume}" ${node}`));
+  assert.match(await s.kubectlOk(['get', 'pvc', 'grow']), new RegExp(`^grow\\s+Bound\\s+${volume}\\s+3Gi\\s+RWO\\s+standard`, 'm'));
+
+  const shrink = await s.kubectl(['patch', 'pvc', 'grow', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']);
+  assert.notEqual(shrink.code, 0);
+  assert.match(shrink.stderr, /spec\.resources\.requests\.storage: Forbidden: field can not be less than previous value/);
+
+  // Unmounted, the claim waits for a pod with FileSystemResizePending.
+  await s.kubectlOk(['delete', 'pod', 'grower', '--wait=true']);
+  await s.kubectlOk(['patch', 'pvc', 'grow', '-p', '{"spec":{"resources":{"requests":{"storage":"4Gi"}}}}']);
+  const pending = await until('FileSystemResizePending', async () => {
+    const c = await get('pvc', 'grow');
+    return c.status.conditions?.some((x: Obj) => x.type === 'FileSystemResizePending') && c;
+  });
+  assert.equal(pending.status.capacity.storage, '3Gi');
+  assert.deepEqual(pending.status.conditions.map((x: Obj) => [x.type, x.status, x.message]), [['FileSystemResizePending', 'True', 'Waiting for user to (re-)start a pod to finish file system resize of volume on node.']]);
+  assert.equal((await get('pv', volume)).spec.capacity.storage, '4Gi');
+  await apply({ ...podUsing('grower2', 'grow'), spec: { ...podUsing('grower2', 'grow').spec, nodeName: node } });
+  await until('the claim at 4Gi', async () => (await get('pvc', 'grow')).status.capacity?.storage === '4Gi');
+
+  // A class without allowVolumeExpansion: PersistentVolumeClaimResize refuses the growth.
+  await apply({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fixed' }, provisioner: 'example.com/fixed', volumeBindingMode: 'Immediate' });
+  await apply(claim('fixed-claim', '1Gi', { storageClassName: 'fixed' }));
+  await until('the fixed claim bound', async () => (await get('pvc', 'fixed-claim')).status.phase === 'Bound');
+  const refused = await s.kubectl(['patch', 'pvc', 'fixed-claim', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']);
+  assert.notEqual(refused.code, 0);
+  assert.equal(refused.stderr.trim(), 'Error from server (Forbidden): persistentvolumeclaims "fixed-claim" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+});
+

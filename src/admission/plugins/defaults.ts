@@ -11,7 +11,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 type Obj = Record<string, any>;
 
 /** The class objects a plugin reads on its creates, from a lister (a watched map) as kube's plugins read them. */
-function classLister(registry: Registry, group: string, version: string, resource: string): { items(): Promise<readonly KubeObject[]>; stop(): void } {
+export function classLister(registry: Registry, group: string, version: string, resource: string): { items(): Promise<readonly KubeObject[]>; stop(): void } {
   const informer = createInformer(registry, group, version, resource);
   return { items: async () => (informer.now() ?? (await informer.snapshot())).items, stop: () => informer.stop() };
 }

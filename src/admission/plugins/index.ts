@@ -9,6 +9,7 @@ import { alwaysAdmit, alwaysDeny, alwaysPullImages, denyServiceExternalIPs, name
 import { podSecurity, type PodSecurityConfiguration } from './pod-security.ts';
 import { defaultIngressClass, defaultStorageClass, defaultTolerationSeconds, priority } from './defaults.ts';
 import { storageObjectInUseProtection } from './storage-protection.ts';
+import { persistentVolumeClaimResize } from './pvc-resize.ts';
 import { resourceQuotaPlugin } from '../quota/plugin.ts';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugins.ts';
 
@@ -25,6 +26,7 @@ export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
   DefaultTolerationSeconds: () => defaultTolerationSeconds(),
   DefaultStorageClass: ({ registry }) => defaultStorageClass(registry),
   StorageObjectInUseProtection: () => storageObjectInUseProtection(),
+  PersistentVolumeClaimResize: ({ registry }) => persistentVolumeClaimResize(registry),
   RuntimeClass: ({ registry }) => runtimeClass(registry),
   DefaultIngressClass: ({ registry }) => defaultIngressClass(registry),
   DenyServiceExternalIPs: () => denyServiceExternalIPs(),

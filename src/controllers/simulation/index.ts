@@ -74,7 +74,7 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
     startJobController(informers, events),
     startCronJobController(informers, events),
     startEndpointsController(informers),
-    startVolumeProvisioner(informers, events),
+    startVolumeProvisioner(informers, events, { kubeletRunning: nodes.running }),
     startLoadBalancerController(informers, events),
     nodes,
   ];

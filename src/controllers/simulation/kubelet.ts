@@ -11,7 +11,7 @@ import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
-import { asObj, ignoreConflictOrGone, key, PODS, podReady, splitKey, type Obj, WRITERS } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, kubeletEvents, PODS, podReady, splitKey, type Obj, WRITERS } from './shared.ts';
 
 export interface KubeletOptions {
   /** The simulated nodes' names (pods bound elsewhere are left alone). */
@@ -107,13 +107,7 @@ function recordStart(events: EventRecorder, pod: KubeObject, field: string, c: O
 
 export function startKubelets(informers: Informers, eventSink: EventSink, options: KubeletOptions): Kubelets {
   const nodes = new Map(options.nodes.map((n, i) => [n, { index: i, next: 2 }]));
-  // Each node's kubelet records Events with its own client (eventRecordQPS 50, eventBurst 100).
-  const recorders = new Map<string, EventRecorder>();
-  const eventsOf = (node: string): EventRecorder => {
-    let r = recorders.get(node);
-    if (!r) recorders.set(node, (r = eventSink.recorder({ component: 'kubelet', host: node, user: WRITERS.kubelet(node), qps: 50, burst: 100 })));
-    return r;
-  };
+  const eventsOf = (node: string): EventRecorder => kubeletEvents(eventSink, node);
   const pods = informers.of(PODS);
   const addresses = new Map<string, string>();
 

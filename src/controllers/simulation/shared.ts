@@ -51,6 +51,17 @@ export function controllerEvents(events: EventSink, component: string, user: Use
   return events.recorder({ component, user, qps: 20, burst: 30 });
 }
 
+const kubeletRecorders = new WeakMap<EventSink, Map<string, EventRecorder>>();
+
+/** A node's kubelet's event recorder (its own client: eventRecordQPS 50, eventBurst 100), one per node and sink. */
+export function kubeletEvents(events: EventSink, node: string): EventRecorder {
+  let byNode = kubeletRecorders.get(events);
+  if (!byNode) kubeletRecorders.set(events, (byNode = new Map()));
+  let r = byNode.get(node);
+  if (!r) byNode.set(node, (r = events.recorder({ component: 'kubelet', host: node, user: WRITERS.kubelet(node), qps: 50, burst: 100 })));
+  return r;
+}
+
 export const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 export const isNotFound = (e: unknown): boolean => isStatusError(e) && e.code === 404;
 export const isConflictOrGone = (e: unknown): boolean => isStatusError(e) && (e.code === 404 || e.code === 409);
