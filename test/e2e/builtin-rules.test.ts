@@ -70,7 +70,7 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     assert.equal(await ok(['get', 'networkpolicy', 'np', '-o', 'jsonpath={.spec.policyTypes} {.spec.egress[0].ports[0].protocol}']), '["Ingress","Egress"] TCP');
   });
 
-  test('persistent volume claim: volumeMode defaulted, spec fixed while unbound, no shrinking once bound (pkg/apis/core/validation)', async () => {
+  test('persistent volume claim: volumeMode defaulted, spec fixed while unbound, no shrinking once bound (pkg/apis/core/validation), no growing without an expanding class', async () => {
     await ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }));
     assert.equal(await ok(['get', 'pvc', 'data', '-o', 'jsonpath={.spec.volumeMode} {.status.phase}']), 'Filesystem Pending');
     const unbound = await refused(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']);
@@ -79,10 +79,14 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'data-volume' }, spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/data' } } }));
     for (let i = 0; i < 100 && (await ok(['get', 'pvc', 'data', '-o', 'jsonpath={.status.phase}'])) !== 'Bound'; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(await ok(['get', 'pvc', 'data', '-o', 'jsonpath={.status.phase} {.spec.volumeName}']), 'Bound data-volume');
-    await ok(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']);
     assert.equal(
-      await refused(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"1Gi"}}}}']),
+      await refused(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"512Mi"}}}}']),
       'The PersistentVolumeClaim "data" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than previous value',
+    );
+    // Growing is the PersistentVolumeClaimResize admission plugin's to allow: not for a claim without a class.
+    assert.equal(
+      await refused(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']),
+      'Error from server (Forbidden): persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
     );
   });
 
