@@ -55,7 +55,7 @@ export interface Informers {
   readonly activity: Activity;
   of(ref: ResourceRef): Informer;
   /** The context of a write as `user` to a resource no informer follows (through admission, as the informers' writes). */
-  writeContext(ref: ResourceRef, namespace: string, user: UserInfo): RequestContext;
+  writeContext(ref: ResourceRef, namespace: string, user: UserInfo, subresource?: string, kind?: string): RequestContext;
   stop(): Promise<void>;
 }
 
@@ -267,7 +267,7 @@ export function createInformers(registry: Registry, options: { admission?: Admis
   return {
     registry,
     activity: createActivity(),
-    writeContext: (ref, namespace, user) => writeContext(registry, ref, options.admission, namespace, user),
+    writeContext: (ref, namespace, user, subresource, kind) => writeContext(registry, ref, options.admission, namespace, user, subresource, kind),
     of(ref) {
       const k = `${ref.group}/${ref.version}/${ref.resource}`;
       let informer = started.get(k);

@@ -14,6 +14,7 @@ import { createEventSink } from '../events.ts';
 import { createInformers } from '../informers.ts';
 import { startJobController } from './jobs.ts';
 import { startLoadBalancerController } from './load-balancers.ts';
+import { startHorizontalPodAutoscaler } from './horizontal-pod-autoscaler.ts';
 import { startKubelets } from './kubelet.ts';
 import { startSimulatedNodes } from './nodes.ts';
 import { startNodeLifecycle } from './node-lifecycle.ts';
@@ -76,6 +77,7 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
     startEndpointsController(informers),
     startVolumeProvisioner(informers, events, { kubeletRunning: nodes.running }),
     startLoadBalancerController(informers, events),
+    startHorizontalPodAutoscaler(informers, events),
     nodes,
   ];
   // The nodes' first health pass: their registration taints (TaintNodesByCondition's not-ready) go before the

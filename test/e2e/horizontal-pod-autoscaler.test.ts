@@ -1,0 +1,77 @@
+// The horizontal pod autoscaler of the simulated cluster, which (as a kind cluster without metrics-server) has no
+// metrics API: `kubectl autoscale` keeps a Deployment within its min and max replicas, and reports the metrics it
+// cannot fetch with kube's conditions and events; a missing target is FailedGetScale.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer, until } from './helpers.ts';
+
+type Obj = Record<string, any>;
+
+describe('horizontal pod autoscaler (simulated cluster, no metrics API)', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ simulateWorkloads: { nodes: 1, podStartupMs: 20 } });
+  });
+  after(async () => {
+    s.clock.reset();
+    await s.close();
+  });
+
+  const hpa = async (name: string): Promise<Obj> => JSON.parse(await s.kubectlOk(['get', 'hpa.v2.autoscaling', name, '-o', 'json'])) as Obj;
+  const condition = (h: Obj, type: string) => (h.status?.conditions as Obj[] | undefined)?.find((c) => c.type === type);
+  const events = async (name: string) =>
+    (JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},involvedObject.kind=HorizontalPodAutoscaler`, '-o', 'json'])).items as Obj[]).map((e) => `${e.type} ${e.reason}: ${e.message}`);
+
+  test('kubectl autoscale keeps a Deployment within min and max; cpu metrics cannot be fetched, as kube reports it', async () => {
+    await s.kubectlOk(['create', 'deployment', 'web', '--image=nginx', '--replicas=1']);
+    await s.kubectlOk(['autoscale', 'deployment', 'web', '--min=3', '--max=5', '--cpu-percent=50']);
+    await until('the Deployment at 3', async () => ((await s.kubectlOk(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}'])) === '3' ? true : undefined));
+    await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']);
+    let h = await hpa('web');
+    assert.deepEqual([condition(h, 'AbleToScale')?.status, condition(h, 'AbleToScale')?.reason, condition(h, 'AbleToScale')?.message], ['True', 'SucceededRescale', 'the HPA controller was able to update the target scale to 3']);
+    assert.equal(h.status.desiredReplicas, 3);
+    assert.equal(h.status.currentReplicas, 1);
+    assert.match(h.status.lastScaleTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.ok((await events('web')).includes('Normal SuccessfulRescale: New size: 3; reason: Current number of replicas below Spec.MinReplicas'));
+
+    // The next sync (every 15 s; moving the server clock brings it on): within range, so the metrics are asked for.
+    s.clock.advance('15s');
+    const fetch = 'unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)';
+    h = await until('ScalingActive', async () => {
+      const x = await hpa('web');
+      return condition(x, 'ScalingActive') ? x : undefined;
+    });
+    assert.deepEqual(condition(h, 'ScalingActive'), { ...condition(h, 'ScalingActive'), status: 'False', reason: 'FailedGetResourceMetric', message: `the HPA was unable to compute the replica count: failed to get cpu utilization: ${fetch}` });
+    assert.deepEqual([condition(h, 'AbleToScale')?.reason], ['SucceededGetScale']);
+    assert.deepEqual(h.status.currentMetrics, [{ type: '' }]);
+    assert.equal(h.status.currentReplicas, 3);
+    await until('the metric events', async () => {
+      const e = await events('web');
+      return e.includes(`Warning FailedGetResourceMetric: failed to get cpu utilization: ${fetch}`) &&
+        e.includes(`Warning FailedComputeMetricsReplicas: invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: failed to get cpu utilization: ${fetch}`)
+        ? true
+        : undefined;
+    });
+    assert.match(await s.kubectlOk(['get', 'hpa', 'web']), /^web\s+Deployment\/web\s+cpu: <unknown>\/50%\s+3\s+5\s+3\s+\d+s$/m);
+
+    // Scaled past the maximum by hand: the next sync brings it back.
+    await s.kubectlOk(['scale', 'deployment', 'web', '--replicas=8']);
+    s.clock.advance('15s');
+    await until('the Deployment at 5', async () => ((await s.kubectlOk(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}'])) === '5' ? true : undefined));
+    await until('the rescale event', async () => ((await events('web')).includes('Normal SuccessfulRescale: New size: 5; reason: Current number of replicas above Spec.MaxReplicas') ? true : undefined));
+  });
+
+  test('a missing target: AbleToScale False FailedGetScale with the get\'s error', async () => {
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'nope', namespace: 'default' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nope' }, minReplicas: 1, maxReplicas: 2 } }),
+    });
+    const h = await until('FailedGetScale', async () => {
+      const x = await hpa('nope');
+      return condition(x, 'AbleToScale') ? x : undefined;
+    });
+    const able = condition(h, 'AbleToScale')!;
+    assert.deepEqual([able.status, able.reason, able.message], ['False', 'FailedGetScale', 'the HPA controller was unable to get the target\'s current scale: deployments.apps "nope" not found']);
+    await until('the FailedGetScale event', async () => ((await events('nope')).includes('Warning FailedGetScale: deployments.apps "nope" not found') ? true : undefined));
+  });
+});
