@@ -281,6 +281,83 @@ describe('simulated workloads', () => {
     await s.kubectlOk(['delete', 'job', 'shards', 'held']);
   });
 
+  test("a Job tracks its pods with kube's finalizer: counts kept in its status when finished pods go, a failed pod counted once and replaced, its pods let go when it is deleted", async () => {
+    type Pod = { metadata: { name: string; finalizers?: string[] }; status: { phase: string } };
+    const podsOf = async (job: string): Promise<Pod[]> => JSON.parse(await s.kubectlOk(['get', 'pods', '-l', `job-name=${job}`, '-o', 'json'])).items;
+    const statusOf = async (job: string) => JSON.parse(await s.kubectlOk(['get', 'job', job, '-o', 'json'])).status;
+    const brief = (p: Pod) => [p.metadata.name, p.status.phase, p.metadata.finalizers];
+    const setPhase = (pod: string, phase: string) => s.kubectlOk(['patch', 'pod', pod, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]);
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    const job = (name: string, spec: Record<string, unknown>, podSpec: Record<string, unknown> = {}) =>
+      s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { ...spec, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }], ...podSpec } } } }) });
+    // Pods a scheduling gate holds Pending: their phases are the test's to set.
+    const held = { schedulingGates: [{ name: 'example.com/hold' }] };
+
+    // Run to completion: the pods lost the finalizer once counted; one deleted later stays counted.
+    await job('counted', { completions: 2 });
+    await s.kubectlOk(['wait', '--for=condition=Complete', 'job/counted', '--timeout=20s'], { timeoutMs: 30_000 });
+    const ran = await podsOf('counted');
+    assert.deepEqual(ran.map(brief), ran.map((p) => [p.metadata.name, 'Succeeded', undefined]));
+    assert.equal(ran.length, 2);
+    const complete = await statusOf('counted');
+    assert.deepEqual([complete.succeeded, complete.failed, complete.uncountedTerminatedPods], [2, undefined, {}]);
+    await s.kubectlOk(['delete', 'pod', ran[0]!.metadata.name]);
+    await settle();
+    assert.equal((await statusOf('counted')).succeeded, 2);
+    assert.deepEqual((await podsOf('counted')).map((p) => p.metadata.name), [ran[1]!.metadata.name]);
+
+    // A running Job: the active pod carries the finalizer; a succeeded pod deleted stays counted, and no pod replaces it.
+    await job('tracked', { completions: 3, parallelism: 1, backoffLimit: 1 }, held);
+    const [first] = await until('the first pod', async () => ((await podsOf('tracked')).length === 1 ? podsOf('tracked') : undefined));
+    assert.deepEqual(brief(first!), [first!.metadata.name, 'Pending', ['batch.kubernetes.io/job-tracking']]);
+    await setPhase(first!.metadata.name, 'Succeeded');
+    const counted = async (succeeded: number, failed: number | undefined, pods: number) => {
+      const [status, all] = [await statusOf('tracked'), await podsOf('tracked')];
+      return status.succeeded === succeeded && status.failed === failed && all.length === pods && all.filter((p) => p.metadata.finalizers).length === 1 ? { status, all } : undefined;
+    };
+    const afterSuccess = await until('the succeeded pod counted', () => counted(1, undefined, 2));
+    assert.deepEqual(afterSuccess.status.uncountedTerminatedPods, {});
+    assert.equal(afterSuccess.status.active, 1);
+    const second = afterSuccess.all.find((p) => p.metadata.name !== first!.metadata.name)!;
+    assert.deepEqual(afterSuccess.all.map(brief).sort(), [[first!.metadata.name, 'Succeeded', undefined], [second.metadata.name, 'Pending', ['batch.kubernetes.io/job-tracking']]].sort());
+    await s.kubectlOk(['delete', 'pod', first!.metadata.name]);
+    await settle();
+    assert.equal((await statusOf('tracked')).succeeded, 1);
+    assert.deepEqual((await podsOf('tracked')).map((p) => p.metadata.name), [second.metadata.name]);
+
+    // A failed pod is counted once (backoffLimit 1 allows it) and replaced; deleted, it stays counted.
+    await setPhase(second.metadata.name, 'Failed');
+    const afterFailure = await until('the failed pod counted and replaced', () => counted(1, 1, 2));
+    assert.deepEqual(afterFailure.status.uncountedTerminatedPods, {});
+    const third = afterFailure.all.find((p) => p.metadata.name !== second.metadata.name)!;
+    assert.deepEqual(afterFailure.all.map(brief).sort(), [[second.metadata.name, 'Failed', undefined], [third.metadata.name, 'Pending', ['batch.kubernetes.io/job-tracking']]].sort());
+    await s.kubectlOk(['delete', 'pod', second.metadata.name]);
+    await settle();
+    const kept = await statusOf('tracked');
+    assert.deepEqual([kept.succeeded, kept.failed, kept.active], [1, 1, 1]);
+    assert.deepEqual((await podsOf('tracked')).map((p) => p.metadata.name), [third.metadata.name]);
+
+    // Deleted in the foreground (as ttlSecondsAfterFinished deletes), the Job lets its pod go, and both are gone.
+    await s.kubectlOk(['delete', 'job', 'tracked', '--cascade=foreground', '--timeout=20s'], { timeoutMs: 30_000 });
+    assert.deepEqual(await podsOf('tracked'), []);
+
+    // Past backoffLimit the Job fails, and its failed pod is not replaced.
+    await job('fragile', { backoffLimit: 0 }, held);
+    const [only] = await until('its pod', async () => ((await podsOf('fragile')).length === 1 ? podsOf('fragile') : undefined));
+    await setPhase(only!.metadata.name, 'Failed');
+    await s.kubectlOk(['wait', '--for=condition=Failed', 'job/fragile', '--timeout=20s'], { timeoutMs: 30_000 });
+    const failedJob = await statusOf('fragile');
+    assert.deepEqual(failedJob.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason]), [
+      ['FailureTarget', 'True', 'BackoffLimitExceeded'],
+      ['Failed', 'True', 'BackoffLimitExceeded'],
+    ]);
+    assert.deepEqual([failedJob.failed, failedJob.succeeded, failedJob.active, failedJob.uncountedTerminatedPods], [1, undefined, undefined, {}]);
+    await settle();
+    assert.deepEqual((await podsOf('fragile')).map(brief), [[only!.metadata.name, 'Failed', undefined]]);
+    await s.kubectlOk(['delete', 'job', 'counted', 'fragile', '--cascade=foreground', '--timeout=20s'], { timeoutMs: 30_000 });
+    assert.deepEqual([...(await podsOf('counted')), ...(await podsOf('fragile'))], []);
+  });
+
   test('a StatefulSet scales in order; a DaemonSet runs on every node; a Job completes', async () => {
     await s.kubectlOk(['create', '-f', '-'], {
       input: JSON.stringify({

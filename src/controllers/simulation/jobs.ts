@@ -4,17 +4,33 @@
 // environment, status.completedIndexes). As kube 1.31's controller does, a Job that succeeds gets the interim
 // SuccessCriteriaMet condition and then Complete (CompletionsReached), one that fails FailureTarget and then Failed
 // (BackoffLimitExceeded, or DeadlineExceeded past activeDeadlineSeconds, counted from its start or its last
-// resume). A suspended Job's active pods are deleted and it gets Suspended=True (JobSuspended); resumed, the
-// condition turns False (JobResumed) and startTime restarts.
+// resume); the final condition waits until the Job's terminating pods are gone. A suspended Job's active pods are
+// deleted and it gets Suspended=True (JobSuspended); resumed, the condition turns False (JobResumed) and startTime
+// restarts.
+//
+// Pods are tracked with kube's finalizer (JobTrackingWithFinalizers): every pod is created with
+// batch.kubernetes.io/job-tracking, and the counts live in the Job's status, never recounted from the pods left. A
+// finished pod's UID goes to status.uncountedTerminatedPods (an Indexed Job's succeeded index straight to
+// completedIndexes) in one status write, its finalizer is removed, and the next write moves the UID into
+// status.succeeded or status.failed. A pod counts as failed in phase Failed or, unless only failed pods are replaced
+// (podReplacementPolicy Failed, a podFailurePolicy), once deleted before it succeeded; when the Job fails, every pod
+// not succeeded does. Pods dropped for suspend or a lower parallelism lose the finalizer before their deletion and
+// never count; those deleted because the Job finished keep it until counted. A Job being deleted lets go of all its
+// pods, and a pod whose Job is gone or finished (or that has no controller) loses the finalizer too.
 
 import { clockNow } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
+import { createKeyedQueue } from '../work-queue.ts';
 import { createControlledPod, deleteControlledPod, podFromTemplate, now } from './replicasets.ts';
-import { asObj, controlled, controllerEvents, JOBS, key, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, controlled, controllerEvents, controllerOf, isNotFound, JOBS, key, PODS, podActive, podReady, splitKey, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 export const COMPLETION_INDEX = 'batch.kubernetes.io/job-completion-index';
+export const TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
+/** kube's MaxUncountedPods (status.uncountedTerminatedPods stays near 20 KB) and MaxPodCreateDeletePerSync. */
+const MAX_UNCOUNTED = 500;
+const MAX_CREATE_DELETE = 500;
 
 const conditionsOf = (job: KubeObject): Obj[] => ((asObj(job.status).conditions as Obj[] | undefined) ?? []).map(asObj);
 const finished = (job: KubeObject) => conditionsOf(job).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
@@ -69,93 +85,358 @@ function indexedPod(job: KubeObject, template: Obj, index: number): KubeObject {
   return pod;
 }
 
+const phaseOf = (pod: KubeObject): unknown => asObj(pod.status).phase;
+const uidOf = (obj: KubeObject): string => obj.metadata.uid ?? '';
+const counter = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const trueCondition = (conditions: Obj[], type: string): Obj | undefined => conditions.find((c) => c.type === type && c.status === 'True');
+const hasTrackingFinalizer = (pod: KubeObject): boolean => (pod.metadata.finalizers ?? []).includes(TRACKING_FINALIZER);
+
+/** onlyReplaceFailedPods: podReplacementPolicy Failed (the default that comes with a podFailurePolicy), or a podFailurePolicy. */
+function onlyReplaceFailedPods(spec: Obj): boolean {
+  return spec.podReplacementPolicy === 'Failed' || (spec.podFailurePolicy !== undefined && spec.podFailurePolicy !== null);
+}
+
+/**
+ * isPodFailed: phase Failed; or, unless only failed pods are replaced, deleted before it succeeded (an orphan or
+ * evicted pod may never reach Failed).
+ */
+export function isPodFailed(pod: KubeObject, spec: Obj): boolean {
+  const phase = phaseOf(pod);
+  if (phase === 'Failed') return true;
+  if (onlyReplaceFailedPods(spec)) return false;
+  return Boolean(pod.metadata.deletionTimestamp) && phase !== 'Succeeded';
+}
+
+/** parseIndexesFromString: the indexes below completions that "0-2,4" names (malformed parts skipped). */
+export function parseIndexes(text: unknown, completions: number): number[] {
+  const out: number[] = [];
+  if (typeof text !== 'string' || text === '') return out;
+  for (const part of text.split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (!m) continue;
+    const first = Number(m[1]);
+    if (first >= completions) break;
+    const last = Math.min(m[2] === undefined ? first : Number(m[2]), completions - 1);
+    for (let i = first; i <= last; i++) out.push(i);
+  }
+  return out;
+}
+
+interface Uncounted {
+  succeeded: string[];
+  failed: string[];
+}
+
+function uncountedOf(status: Obj): Uncounted {
+  const u = asObj(status.uncountedTerminatedPods);
+  const uids = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  return { succeeded: uids(u.succeeded), failed: uids(u.failed) };
+}
+
+/**
+ * cleanUncountedPodsWithoutFinalizers: the UIDs of status.uncountedTerminatedPods whose pods no longer hold the
+ * finalizer (or are gone) move into status.succeeded / status.failed. Whether any moved.
+ */
+export function countUncounted(status: Obj, withFinalizer: ReadonlySet<string>): boolean {
+  const uncounted = uncountedOf(status);
+  const left: Obj = {};
+  let moved = false;
+  for (const which of ['succeeded', 'failed'] as const) {
+    const keep = uncounted[which].filter((uid) => withFinalizer.has(uid));
+    if (keep.length < uncounted[which].length) {
+      moved = true;
+      status[which] = counter(status[which]) + uncounted[which].length - keep.length;
+    }
+    if (keep.length > 0) left[which] = keep;
+  }
+  status.uncountedTerminatedPods = left;
+  return moved;
+}
+
+/** controller.ActivePods: the active pods that go first — unscheduled, then pending, then not ready, then the newest. */
+function removalOrder(a: KubeObject, b: KubeObject): number {
+  const phaseRank = (p: KubeObject) => (phaseOf(p) === 'Running' ? 2 : phaseOf(p) === 'Unknown' ? 1 : 0);
+  const rank = (p: KubeObject) => [asObj(p.spec).nodeName ? 1 : 0, phaseRank(p), podReady(p) ? 1 : 0];
+  const ra = rank(a);
+  const rb = rank(b);
+  for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i]! - rb[i]!;
+  return String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? ''));
+}
+
+/**
+ * activePodsForRemoval: an Indexed Job's pods without a valid index and its duplicates (the most advanced pod of an
+ * index stays), then, up to atLeast, the rest in removal order.
+ */
+export function podsForRemoval(active: readonly KubeObject[], indexed: boolean, completions: number, atLeast: number): KubeObject[] {
+  const rm: KubeObject[] = [];
+  let left = [...active];
+  if (indexed) {
+    const byIndex = new Map<number, KubeObject[]>();
+    for (const pod of active) {
+      const ix = indexOf(pod);
+      if (ix === undefined || ix >= completions) rm.push(pod);
+      else byIndex.set(ix, [...(byIndex.get(ix) ?? []), pod]);
+    }
+    left = [];
+    for (const same of byIndex.values()) {
+      const sorted = same.sort(removalOrder);
+      rm.push(...sorted.slice(0, -1));
+      left.push(sorted[sorted.length - 1]!);
+    }
+  }
+  if (rm.length < atLeast) rm.push(...left.sort(removalOrder).slice(0, atLeast - rm.length));
+  return rm;
+}
+
+/** firstPendingIndexes: the first count indexes below completions that none of taken holds. */
+function pendingIndexes(taken: ReadonlySet<number>, count: number, completions: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < completions && out.length < count; i++) if (!taken.has(i)) out.push(i);
+  return out;
+}
+
+/** A pod of the Job: its template's finalizers and the tracking one (kube's appendJobCompletionFinalizerIfNotFound). */
+function jobPod(job: KubeObject, template: Obj, index?: number): KubeObject {
+  const pod = index === undefined ? podFromTemplate(job, 'batch/v1', 'Job', template) : indexedPod(job, template, index);
+  const finalizers = [...((asObj(template.metadata).finalizers as string[] | undefined) ?? [])];
+  if (!finalizers.includes(TRACKING_FINALIZER)) finalizers.push(TRACKING_FINALIZER);
+  pod.metadata.finalizers = finalizers;
+  return pod;
+}
+
+/** The status as kube writes it, leaving out zero counters, an empty completedIndexes and an empty conditions list. */
+function statusToWrite(status: Obj): Obj {
+  const out = { ...status };
+  for (const k of ['succeeded', 'failed', 'active', 'completedIndexes']) if (!out[k]) delete out[k];
+  if (Array.isArray(out.conditions) && out.conditions.length === 0) delete out.conditions;
+  return out;
+}
+
+interface Finish {
+  failed: boolean;
+  reason: string;
+  message: string;
+}
+
 export function startJobController(informers: Informers, eventSink: EventSink): Loop {
   const jobs = informers.of(JOBS).as(WRITERS.job);
   const podCache = informers.of(PODS).as(WRITERS.job);
   const events = controllerEvents(eventSink, 'job-controller', WRITERS.job);
+  // Pods whose finalizer this controller removed and whose change it has not seen yet (kube's finalizer
+  // expectations): a removal that lets a deleted pod go returns no newer pod for the cache, which keeps the old one
+  // until the watch reports the deletion, and that pod must not be counted twice.
+  const released = new Set<string>();
+  const tracked = (pod: KubeObject) => hasTrackingFinalizer(pod) && !released.has(uidOf(pod));
+
+  /** Removes the tracking finalizer (kube's patch: no error when the pod is gone). */
+  async function release(pod: KubeObject): Promise<void> {
+    released.add(uidOf(pod));
+    await podCache
+      .update(pod.metadata.namespace ?? '', pod.metadata.name ?? '', (cur) => {
+        if (!cur || cur.metadata.uid !== pod.metadata.uid) return cur!;
+        return { ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== TRACKING_FINALIZER) } };
+      })
+      .catch((e: unknown) => {
+        if (isNotFound(e)) return;
+        released.delete(uidOf(pod));
+        throw e;
+      });
+  }
+
+  /** deleteJobPods: pods the Job no longer wants lose the finalizer first, so they never count as failed. */
+  async function dropPods(job: KubeObject, pods: readonly KubeObject[]): Promise<void> {
+    for (const pod of pods) {
+      await release(pod);
+      await deleteControlledPod(podCache, events, job, pod);
+    }
+  }
+
+  /** Whether the pod's controller is an unfinished Job of its uid, or no Job (another controller's finalizers stay). */
+  function heldByJob(pod: KubeObject): boolean {
+    const ref = controllerOf(pod);
+    if (!ref) return false;
+    if (ref.kind !== 'Job' || ref.apiVersion !== 'batch/v1') return true;
+    const job = jobs.get(pod.metadata.namespace ?? '', ref.name);
+    return job !== undefined && job.metadata.uid === ref.uid && !finished(job);
+  }
+
+  /** syncOrphanPod: a pod no unfinished Job holds lets go of the finalizer. */
+  const orphans = createKeyedQueue(
+    async (k) => {
+      await Promise.all([jobs.synced, podCache.synced]);
+      const { namespace, name } = splitKey(k);
+      const pod = podCache.get(namespace, name);
+      if (pod && tracked(pod) && !heldByJob(pod)) await release(pod);
+    },
+    500,
+    informers.activity,
+  );
+  podCache.onEvent((ev) => {
+    const pod = ev.object;
+    if (ev.type === 'DELETED' || !hasTrackingFinalizer(pod)) return void released.delete(uidOf(pod));
+    // kube's pod handlers: an orphan, or a deleting pod whose Job is gone or finished (no sync of that Job sees it).
+    if ((!controllerOf(pod) || pod.metadata.deletionTimestamp) && !heldByJob(pod)) orphans.enqueue(key(pod));
+  });
+  jobs.onEvent((ev) => {
+    // kube's deleteJob and updateJob: the pods of a Job that is gone or finished let go of the finalizer.
+    if (ev.type !== 'DELETED' && !finished(ev.object)) return;
+    for (const pod of podCache.controlledBy(uidOf(ev.object))) if (hasTrackingFinalizer(pod)) orphans.enqueue(key(pod));
+  });
+
+  /** Writes the status if it changed; the Job as the cache has it then. */
+  async function flush(job: KubeObject, status: Obj): Promise<KubeObject> {
+    await writeStatus(jobs, job, statusToWrite(status));
+    return jobs.get(job.metadata.namespace ?? '', job.metadata.name ?? '') ?? job;
+  }
+
+  /** manageJob: a suspended Job's pods or the surplus dropped, else the missing pods created; what it dropped, how many it made. */
+  async function manage(job: KubeObject, active: KubeObject[], terminatingPods: KubeObject[], succeeded: number, succeededIndexes: ReadonlySet<number>): Promise<{ dropped: KubeObject[]; created: number }> {
+    const spec = asObj(job.spec);
+    const indexed = spec.completionMode === 'Indexed';
+    const parallelism = typeof spec.parallelism === 'number' ? spec.parallelism : 1;
+    const completions = typeof spec.completions === 'number' ? spec.completions : undefined;
+    const want = spec.suspend === true ? 0 : completions === undefined ? (succeeded > 0 ? active.length : parallelism) : Math.max(0, Math.min(parallelism, completions - succeeded));
+    const surplus = podsForRemoval(active, indexed, completions ?? 0, Math.max(0, active.length - want)).slice(0, MAX_CREATE_DELETE);
+    // Pods are either dropped or created in one pass, never both.
+    if (surplus.length > 0) {
+      await dropPods(job, surplus);
+      return { dropped: surplus, created: 0 };
+    }
+    const replacing = onlyReplaceFailedPods(spec) ? terminatingPods : [];
+    const missing = Math.min(want - replacing.length - active.length, MAX_CREATE_DELETE);
+    const taken = new Set([...succeededIndexes, ...[...active, ...replacing].map(indexOf).filter((i) => i !== undefined)]);
+    const indexes = indexed ? pendingIndexes(taken, missing, completions ?? 0) : [];
+    const count = indexed ? indexes.length : Math.max(0, missing);
+    for (let i = 0; i < count; i++) await createControlledPod(podCache, events, job, jobPod(job, asObj(spec.template), indexed ? indexes[i] : undefined));
+    return { dropped: [], created: count };
+  }
+
+  async function sync(job: KubeObject): Promise<void> {
+    const spec = asObj(job.spec);
+    const indexed = spec.completionMode === 'Indexed';
+    const completions = typeof spec.completions === 'number' ? spec.completions : undefined;
+    const backoffLimit = typeof spec.backoffLimit === 'number' ? spec.backoffLimit : 6;
+    const suspended = spec.suspend === true;
+    const deleting = Boolean(job.metadata.deletionTimestamp);
+    const pods = controlled(podCache, job);
+    const status: Obj = { ...asObj(job.status) };
+    const conditions = conditionsOf(job).map((c) => ({ ...c }));
+
+    // What the status counted, plus the finished pods that still hold the finalizer and are not in its lists yet.
+    const withFinalizer = new Set(pods.filter(tracked).map(uidOf));
+    countUncounted(status, withFinalizer);
+    const uncounted = uncountedOf(status);
+    const validIndex = (p: KubeObject) => !indexed || (indexOf(p) ?? Infinity) < (completions ?? 0);
+    const fresh = pods.filter((p) => tracked(p) && validIndex(p));
+    const newSucceeded = fresh.filter((p) => phaseOf(p) === 'Succeeded' && !uncounted.succeeded.includes(uidOf(p)));
+    const newFailed = fresh.filter((p) => isPodFailed(p, spec) && !uncounted.failed.includes(uidOf(p)));
+    const succeededIndexes = new Set(indexed ? [...parseIndexes(status.completedIndexes, completions ?? 0), ...newSucceeded.map((p) => indexOf(p)!)] : []);
+    const succeeded = indexed ? succeededIndexes.size : counter(status.succeeded) + newSucceeded.length + uncounted.succeeded.length;
+    const failed = counter(status.failed) + newFailed.length + uncounted.failed.length;
+
+    if (suspended) {
+      if (ensureCondition(conditions, 'Suspended', 'True', 'JobSuspended', 'Job suspended')) events.event(job, 'Normal', 'Suspended', 'Job suspended');
+    } else {
+      if (ensureCondition(conditions, 'Suspended', 'False', 'JobResumed', 'Job resumed')) {
+        events.event(job, 'Normal', 'Resumed', 'Job resumed');
+        status.startTime = now();
+      }
+      status.startTime ??= now();
+    }
+
+    const met = trueCondition(conditions, 'SuccessCriteriaMet');
+    const target = trueCondition(conditions, 'FailureTarget');
+    const deadline = typeof spec.activeDeadlineSeconds === 'number' && typeof status.startTime === 'string' ? Date.parse(status.startTime) + spec.activeDeadlineSeconds * 1000 : undefined;
+    let finish: Finish | undefined;
+    if (met || target) finish = { failed: !met, reason: String((met ?? target)!.reason ?? ''), message: String((met ?? target)!.message ?? '') };
+    else if (failed > backoffLimit) finish = { failed: true, reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
+    else if (!suspended && deadline !== undefined && clockNow() >= deadline) finish = { failed: true, reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
+    // The deadline is looked at again when it comes.
+    else if (!suspended && deadline !== undefined) loop.enqueue(key(job), Math.max(0, deadline - clockNow()) + 10);
+
+    const active = pods.filter(podActive);
+    const terminatingPods = pods.filter((p) => p.metadata.deletionTimestamp && phaseOf(p) !== 'Succeeded' && phaseOf(p) !== 'Failed');
+    let activeCount = active.length;
+    let ready = active.filter(podReady).length;
+    let terminating = terminatingPods.length;
+    const gone = (dropped: readonly KubeObject[]) => {
+      activeCount -= dropped.length;
+      ready -= dropped.filter(podReady).length;
+      terminating += dropped.length;
+    };
+    if (finish) {
+      // deleteActivePods: they keep the finalizer, to be counted below.
+      for (const pod of active) await deleteControlledPod(podCache, events, job, pod);
+      gone(active);
+    } else {
+      if (!deleting) {
+        const { dropped, created } = await manage(job, active, terminatingPods, succeeded, succeededIndexes);
+        gone(dropped);
+        activeCount += created;
+      }
+      const complete = completions === undefined ? succeeded > 0 && activeCount === 0 : succeeded >= completions && activeCount === 0;
+      if (complete) finish = { failed: false, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
+    }
+
+    // trackJobStatusAndRemoveFinalizers: the finished pods' UIDs (an Indexed Job's succeeded indexes) into the
+    // status, then their finalizers off, then the UIDs into the counters.
+    const lists = uncountedOf(status);
+    const toRelease: KubeObject[] = [];
+    let capped = false;
+    for (const pod of pods) {
+      if (!tracked(pod)) continue;
+      const uid = uidOf(pod);
+      const podFailed = isPodFailed(pod, spec);
+      if (!deleting && !finish && phaseOf(pod) !== 'Succeeded' && !podFailed) continue;
+      toRelease.push(pod);
+      if (phaseOf(pod) === 'Succeeded' && !uncounted.failed.includes(uid)) {
+        if (!indexed && !lists.succeeded.includes(uid)) lists.succeeded.push(uid);
+      } else if ((podFailed || finish?.failed) && !lists.failed.includes(uid) && validIndex(pod)) lists.failed.push(uid);
+      if (lists.succeeded.length + lists.failed.length >= MAX_UNCOUNTED) {
+        capped = true;
+        break;
+      }
+    }
+    status.uncountedTerminatedPods = { ...(lists.succeeded.length ? { succeeded: lists.succeeded } : {}), ...(lists.failed.length ? { failed: lists.failed } : {}) };
+    if (indexed) {
+      status.completedIndexes = formatIndexes([...succeededIndexes]);
+      status.succeeded = succeededIndexes.size;
+    }
+    if (finish) ensureCondition(conditions, finish.failed ? 'FailureTarget' : 'SuccessCriteriaMet', 'True', finish.reason, finish.message);
+    Object.assign(status, { conditions, active: activeCount, ready, terminating });
+    job = await flush(job, status);
+
+    const results = await Promise.allSettled(toRelease.map(release));
+    results.forEach((r, i) => r.status === 'fulfilled' && withFinalizer.delete(uidOf(toRelease[i]!)));
+    countUncounted(status, withFinalizer);
+    const left = uncountedOf(status);
+    // enactJobFinished: once every pod is counted and none is terminating.
+    const done = finish !== undefined && !capped && left.succeeded.length + left.failed.length === 0 && terminating === 0;
+    if (done) {
+      ensureCondition(conditions, finish!.failed ? 'Failed' : 'Complete', 'True', finish!.reason, finish!.message);
+      if (!finish!.failed) status.completionTime = conditions.find((c) => c.type === 'Complete')!.lastTransitionTime;
+    }
+    await flush(job, status);
+    if (done && finish!.failed) events.event(job, 'Warning', finish!.reason, finish!.message);
+    else if (done) events.event(job, 'Normal', 'Completed', 'Job completed');
+    const failure = results.find((r) => r.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
+
   const loop: Loop = startLoop(
     informers,
     JOBS,
     async (namespace, name) => {
       const job = jobs.get(namespace, name);
-      if (!job || job.metadata.deletionTimestamp || finished(job)) return;
-      const spec = asObj(job.spec);
-      const template = asObj(spec.template);
-      const pods = controlled(podCache, job);
-      const phase = (p: KubeObject) => asObj(p.status).phase;
-      const succeededPods = pods.filter((p) => phase(p) === 'Succeeded');
-      const failed = pods.filter((p) => phase(p) === 'Failed').length;
-      const active = pods.filter((p) => !p.metadata.deletionTimestamp && phase(p) !== 'Succeeded' && phase(p) !== 'Failed');
-      const terminating = pods.filter((p) => p.metadata.deletionTimestamp && phase(p) !== 'Succeeded' && phase(p) !== 'Failed').length;
-      const indexed = spec.completionMode === 'Indexed';
-      const parallelism = typeof spec.parallelism === 'number' ? spec.parallelism : 1;
-      const completions = typeof spec.completions === 'number' ? spec.completions : undefined;
-      const backoffLimit = typeof spec.backoffLimit === 'number' ? spec.backoffLimit : 6;
-      const suspended = spec.suspend === true;
-      const status: Obj = { ...asObj(job.status), uncountedTerminatedPods: {} };
-      const conditions = conditionsOf(job).map((c) => ({ ...c }));
-
-      if (suspended) {
-        if (ensureCondition(conditions, 'Suspended', 'True', 'JobSuspended', 'Job suspended')) events.event(job, 'Normal', 'Suspended', 'Job suspended');
-        for (const pod of active) await deleteControlledPod(podCache, events, job, pod);
-      } else {
-        if (ensureCondition(conditions, 'Suspended', 'False', 'JobResumed', 'Job resumed')) {
-          events.event(job, 'Normal', 'Resumed', 'Job resumed');
-          status.startTime = now();
-        }
-        status.startTime ??= now();
-      }
-
-      const completedIndexes = indexed ? succeededPods.map(indexOf).filter((i): i is number => i !== undefined && i < (completions ?? 0)) : [];
-      const succeeded = indexed ? new Set(completedIndexes).size : succeededPods.length;
-      const done = completions !== undefined ? succeeded >= completions : succeeded > 0 && active.length === 0;
-      const deadline = typeof spec.activeDeadlineSeconds === 'number' && typeof status.startTime === 'string' ? Date.parse(status.startTime) + spec.activeDeadlineSeconds * 1000 : undefined;
-      const failure =
-        failed > backoffLimit
-          ? { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }
-          : !suspended && !done && deadline !== undefined && clockNow() >= deadline
-            ? { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }
-            : undefined;
-      if (failure) {
-        for (const pod of active) await deleteControlledPod(podCache, events, job, pod);
-        ensureCondition(conditions, 'FailureTarget', 'True', failure.reason, failure.message);
-        ensureCondition(conditions, 'Failed', 'True', failure.reason, failure.message);
-        events.event(job, 'Warning', failure.reason, failure.message);
-      } else if (done) {
-        ensureCondition(conditions, 'SuccessCriteriaMet', 'True', 'CompletionsReached', 'Reached expected number of succeeded pods');
-        ensureCondition(conditions, 'Complete', 'True', 'CompletionsReached', 'Reached expected number of succeeded pods');
-        status.completionTime = now();
-        events.event(job, 'Normal', 'Completed', 'Job completed');
-      } else if (!suspended) {
-        if (indexed) {
-          const taken = new Set([...completedIndexes, ...active.map(indexOf).filter((i): i is number => i !== undefined)]);
-          let room = parallelism - active.length;
-          for (let i = 0; i < (completions ?? 0) && room > 0; i++) {
-            if (taken.has(i)) continue;
-            await createControlledPod(podCache, events, job, indexedPod(job, template, i));
-            room--;
-          }
-        } else {
-          const want = completions !== undefined ? Math.min(parallelism, completions - succeeded) : succeeded > 0 ? 0 : parallelism;
-          for (let i = active.length; i < want; i++) await createControlledPod(podCache, events, job, podFromTemplate(job, 'batch/v1', 'Job', template));
-        }
-        // The deadline is looked at again when it comes.
-        if (deadline !== undefined) loop.enqueue(key(job), Math.max(0, deadline - clockNow()) + 10);
-      }
-      if (conditions.length > 0) status.conditions = conditions;
-      status.active = active.length;
-      status.ready = active.filter(podReady).length;
-      status.terminating = terminating;
-      if (succeeded) status.succeeded = succeeded;
-      else delete status.succeeded;
-      if (failed) status.failed = failed;
-      else delete status.failed;
-      if (status.active === 0) delete status.active;
-      if (indexed && completedIndexes.length > 0) status.completedIndexes = formatIndexes(completedIndexes);
-      else delete status.completedIndexes;
-      await writeStatus(jobs, job, status);
+      if (job && !finished(job)) await sync(job);
     },
     { owned: [PODS] },
   );
-  return loop;
+  return {
+    enqueue: loop.enqueue,
+    async stop() {
+      await loop.stop();
+      await orphans.stop();
+    },
+  };
 }
