@@ -51,8 +51,9 @@ const LABELS_KEPT_EQUAL = [
 
 type ZoneState = 'Initial' | 'Normal' | 'FullDisruption' | 'PartialDisruption';
 
-export const conditionOf = (node: KubeObject | Obj | undefined, type: string): Obj | undefined =>
-  ((asObj((node as KubeObject | undefined)?.status ?? node).conditions as unknown[] | undefined) ?? []).map(asObj).find((c) => c.type === type);
+/** A condition of a node status (NodeStatus.conditions) by type. */
+const conditionIn = (status: unknown, type: string): Obj | undefined => ((asObj(status).conditions as unknown[] | undefined) ?? []).map(asObj).find((c) => c.type === type);
+const conditionOf = (node: KubeObject | undefined, type: string): Obj | undefined => conditionIn(node?.status, type);
 const taintsOf = (node: KubeObject): Obj[] => ((asObj(node.spec).taints as unknown[] | undefined) ?? []).map(asObj);
 const hasTaint = (node: KubeObject, k: string, effect: string) => taintsOf(node).some((t) => t.key === k && t.effect === effect);
 
@@ -213,7 +214,7 @@ export function startNodeLifecycle(informers: Informers, eventSink: EventSink, o
       if (health) health.status = status;
       else health = { status, probe: created, readyTransition: created };
     } else observed = { ...currentReady };
-    const saved = health ? conditionOf(health.status, 'Ready') : undefined;
+    const saved = health ? conditionIn(health.status, 'Ready') : undefined;
     const savedLease = health?.leaseRenew;
     if (!health || (!saved && currentReady) || (saved && !currentReady)) {
       health = { status, probe: now, readyTransition: now, leaseRenew: savedLease };
@@ -390,7 +391,7 @@ export function startNodeLifecycle(informers: Informers, eventSink: EventSink, o
     // A status this controller wrote, or a Ready condition that changed, is followed at once by the pass that acts
     // on it (kube's next 5 s tick).
     const saved = healths.get(name);
-    if (ev.written === 'status' || (saved && conditionOf(saved.status, 'Ready')?.status !== conditionOf(ev.object, 'Ready')?.status)) void pass();
+    if (ev.written === 'status' || (saved && conditionIn(saved.status, 'Ready')?.status !== conditionOf(ev.object, 'Ready')?.status)) void pass();
   });
 
   // podUpdated / processPod: a pod bound to a node that is not Ready is marked not ready too.
@@ -402,7 +403,7 @@ export function startNodeLifecycle(informers: Informers, eventSink: EventSink, o
     if (!node || boundTo.get(k) === node) return;
     boundTo.set(k, node);
     const health = healths.get(node);
-    const ready = health && conditionOf(health.status, 'Ready');
+    const ready = health && conditionIn(health.status, 'Ready');
     if (ready && ready.status !== 'True') void markPodsNotReady([ev.object]).catch(() => undefined);
   });
 
