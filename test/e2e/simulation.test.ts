@@ -358,6 +358,88 @@ describe('simulated workloads', () => {
     assert.deepEqual([...(await podsOf('counted')), ...(await podsOf('fragile'))], []);
   });
 
+  test("a Job's podFailurePolicy: an Ignore rule's failure is not counted and its pod replaced, one matching no rule counts toward backoffLimit, a FailJob rule fails the Job with kube's reason and message", async () => {
+    type Pod = { metadata: { name: string; finalizers?: string[] }; status: { phase: string } };
+    const podsOf = async (job: string): Promise<Pod[]> => JSON.parse(await s.kubectlOk(['get', 'pods', '-l', `job-name=${job}`, '-o', 'json'])).items;
+    const statusOf = async (job: string) => JSON.parse(await s.kubectlOk(['get', 'job', job, '-o', 'json'])).status;
+    const brief = (p: Pod) => [p.metadata.name, p.status.phase, p.metadata.finalizers];
+    // The status a kubelet writes for a pod whose container exited with the code.
+    const fail = (pod: string, exitCode: number) => {
+      const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const terminated = { exitCode, reason: 'Error', startedAt: at, finishedAt: at };
+      const status = { phase: 'Failed', containerStatuses: [{ name: 'c', image: 'busybox', imageID: '', ready: false, restartCount: 0, started: false, state: { terminated } }] };
+      return s.kubectlOk(['patch', 'pod', pod, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+    };
+    const podFailurePolicy = {
+      rules: [
+        { action: 'FailJob', onExitCodes: { containerName: 'c', operator: 'In', values: [42] } },
+        { action: 'Ignore', onExitCodes: { operator: 'In', values: [1] } },
+      ],
+    };
+    // Pods a scheduling gate holds Pending: their phases are the test's to set.
+    const job = (name: string, backoffLimit: number) =>
+      s.kubectlOk(['create', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: { name },
+          spec: { backoffLimit, podFailurePolicy, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }], schedulingGates: [{ name: 'example.com/hold' }] } } },
+        }),
+      });
+    const pods = (job: string, n: number) => until(`${n} pods of ${job}`, async () => ((await podsOf(job)).length === n ? podsOf(job) : undefined));
+    const newPod = (all: Pod[], seen: Pod[]) => all.find((p) => !seen.some((q) => q.metadata.name === p.metadata.name))!;
+    const tracking = ['batch.kubernetes.io/job-tracking'];
+
+    await job('policed', 1);
+    const [first] = await pods('policed', 1);
+    // Exit code 1 matches the Ignore rule: the pod is let go uncounted, and replaced.
+    await fail(first!.metadata.name, 1);
+    const afterIgnore = await pods('policed', 2);
+    const second = newPod(afterIgnore, [first!]);
+    assert.deepEqual(afterIgnore.map(brief).sort(), [[first!.metadata.name, 'Failed', undefined], [second.metadata.name, 'Pending', tracking]].sort());
+    const ignored = await until('the ignored pod let go', async () => {
+      const st = await statusOf('policed');
+      return (await podsOf('policed')).find((p) => p.metadata.name === first!.metadata.name)?.metadata.finalizers === undefined && st.active === 1 ? st : undefined;
+    });
+    assert.deepEqual([ignored.failed, ignored.uncountedTerminatedPods, ignored.conditions], [undefined, {}, undefined]);
+
+    // Exit code 2 matches no rule: counted (backoffLimit 1 allows it) and replaced.
+    await fail(second.metadata.name, 2);
+    const afterCount = await pods('policed', 3);
+    const third = newPod(afterCount, [first!, second]);
+    const counted = await until('the failure counted', async () => {
+      const st = await statusOf('policed');
+      return st.failed === 1 && st.active === 1 ? st : undefined;
+    });
+    assert.deepEqual([counted.uncountedTerminatedPods, counted.conditions], [{}, undefined]);
+
+    // Exit code 42 of container c matches the FailJob rule at index 0: the Job fails at once, past no backoffLimit.
+    await fail(third.metadata.name, 42);
+    await s.kubectlOk(['wait', '--for=condition=Failed', 'job/policed', '--timeout=20s'], { timeoutMs: 30_000 });
+    const failedJob = await statusOf('policed');
+    const message = `Container c for pod default/${third.metadata.name} failed with exit code 42 matching FailJob rule at index 0`;
+    assert.deepEqual(failedJob.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message]), [
+      ['FailureTarget', 'True', 'PodFailurePolicy', message],
+      ['Failed', 'True', 'PodFailurePolicy', message],
+    ]);
+    assert.deepEqual([failedJob.failed, failedJob.succeeded, failedJob.active, failedJob.uncountedTerminatedPods], [2, undefined, undefined, {}]);
+    assert.deepEqual((await podsOf('policed')).map(brief).sort(), [first!, second, third].map((p) => [p.metadata.name, 'Failed', undefined]).sort());
+
+    // With backoffLimit 0, a failure that matches no rule fails the Job as without a policy.
+    await job('strict', 0);
+    const [only] = await pods('strict', 1);
+    await fail(only!.metadata.name, 3);
+    await s.kubectlOk(['wait', '--for=condition=Failed', 'job/strict', '--timeout=20s'], { timeoutMs: 30_000 });
+    const strict = await statusOf('strict');
+    assert.deepEqual(strict.conditions.map((c: Record<string, string>) => [c.type, c.reason, c.message]), [
+      ['FailureTarget', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'],
+      ['Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'],
+    ]);
+    assert.equal(strict.failed, 1);
+    await s.kubectlOk(['delete', 'job', 'policed', 'strict', '--cascade=foreground', '--timeout=20s'], { timeoutMs: 30_000 });
+    assert.deepEqual([...(await podsOf('policed')), ...(await podsOf('strict'))], []);
+  });
+
   test('a StatefulSet scales in order; a DaemonSet runs on every node; a Job completes', async () => {
     await s.kubectlOk(['create', '-f', '-'], {
       input: JSON.stringify({

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../registry/types.ts';
-import { countUncounted, formatIndexes, isPodFailed, parseIndexes, podsForRemoval } from './jobs.ts';
+import { countUncounted, failJobMessage, failureCounts, formatIndexes, isPodFailed, matchPodFailurePolicy, parseIndexes, podsForRemoval } from './jobs.ts';
 
 test('formatIndexes: sorted, runs of three or more as ranges, as kube writes completedIndexes', () => {
   assert.equal(formatIndexes([]), '');
@@ -65,4 +65,60 @@ test("podsForRemoval: an Indexed Job's duplicates and out-of-range pods, then un
   const none = pod('none', 'Running', { node: 'n1' });
   assert.deepEqual(names(podsForRemoval([i0a, i0b, i1, i5, none], true, 3, 0)), ['i5', 'none', 'i0b']);
   assert.deepEqual(names(podsForRemoval([i0a, i0b, i1, i5, none], true, 3, 4)), ['i5', 'none', 'i0b', 'i1']);
+});
+
+const terminated = (name: string, exitCode: number) => ({ name, state: { terminated: { exitCode } } });
+const failedPod = (name: string, status: Record<string, unknown>): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns' }, status: { phase: 'Failed', ...status } });
+const onExitCodes = (action: string, operator: string, values: number[], containerName?: string) => ({ action, onExitCodes: { ...(containerName ? { containerName } : {}), operator, values } });
+
+test('matchPodFailurePolicy: exit codes In / NotIn, over every container or the one named, with kube\'s FailJob message', () => {
+  const p = failedPod('x-abcde', { containerStatuses: [terminated('side', 1), terminated('main', 42)] });
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'In', [42])] }, p), { action: 'FailJob', message: 'Container main for pod ns/x-abcde failed with exit code 42 matching FailJob rule at index 0' });
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'NotIn', [42])] }, p), { action: 'FailJob', message: 'Container side for pod ns/x-abcde failed with exit code 1 matching FailJob rule at index 0' });
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'NotIn', [1], 'main')] }, p), { action: 'FailJob', message: 'Container main for pod ns/x-abcde failed with exit code 42 matching FailJob rule at index 0' });
+  assert.equal(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'In', [42], 'side')] }, p), undefined);
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('Ignore', 'In', [1, 42])] }, p), { action: 'Ignore' });
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('Count', 'In', [42])] }, p), { action: 'Count' });
+  // FailIndex (backoffLimitPerIndex) is out of scope: it counts as Count does.
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('FailIndex', 'In', [42])] }, p), { action: 'FailIndex' });
+});
+
+test('matchPodFailurePolicy: init containers after the regular ones; exit code 0 and running containers never match', () => {
+  const init = failedPod('p', { initContainerStatuses: [terminated('setup', 3)], containerStatuses: [{ name: 'main', state: { waiting: { reason: 'PodInitializing' } } }] });
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'In', [3])] }, init), { action: 'FailJob', message: 'Container setup for pod ns/p failed with exit code 3 matching FailJob rule at index 0' });
+  const both = failedPod('p', { initContainerStatuses: [terminated('setup', 3)], containerStatuses: [terminated('main', 5)] });
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'NotIn', [])] }, both), { action: 'FailJob', message: 'Container main for pod ns/p failed with exit code 5 matching FailJob rule at index 0' });
+  const zero = failedPod('p', { containerStatuses: [terminated('main', 0), { name: 'other', state: { running: {} } }] });
+  assert.equal(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'NotIn', [1])] }, zero), undefined);
+  assert.equal(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'In', [0])] }, zero), undefined);
+});
+
+test('matchPodFailurePolicy: pod conditions by type and status; the first rule that matches wins; no match, no policy', () => {
+  const p = failedPod('p', { conditions: [{ type: 'Ready', status: 'False' }, { type: 'DisruptionTarget', status: 'True' }], containerStatuses: [terminated('main', 137)] });
+  const disruption = { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] };
+  assert.deepEqual(matchPodFailurePolicy({ rules: [disruption] }, p), { action: 'Ignore' });
+  assert.deepEqual(matchPodFailurePolicy({ rules: [{ ...disruption, action: 'FailJob' }] }, p), { action: 'FailJob', message: 'Pod ns/p has condition DisruptionTarget matching FailJob rule at index 0' });
+  assert.equal(matchPodFailurePolicy({ rules: [{ action: 'FailJob', onPodConditions: [{ type: 'DisruptionTarget', status: 'False' }] }] }, p), undefined);
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('Count', 'In', [1]), disruption, onExitCodes('FailJob', 'In', [137])] }, p), { action: 'Ignore' });
+  assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('Count', 'In', [1]), onExitCodes('FailJob', 'In', [137]), disruption] }, p), {
+    action: 'FailJob',
+    message: 'Container main for pod ns/p failed with exit code 137 matching FailJob rule at index 1',
+  });
+  assert.equal(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'In', [1])] }, p), undefined);
+  assert.equal(matchPodFailurePolicy({ rules: [] }, p), undefined);
+  assert.equal(matchPodFailurePolicy(undefined, p), undefined);
+});
+
+test('failureCounts and failJobMessage: an Ignore match does not count; FailJob only for pods in phase Failed', () => {
+  const policy = { podFailurePolicy: { rules: [onExitCodes('Ignore', 'In', [1]), onExitCodes('FailJob', 'In', [42])] } };
+  const ignored = failedPod('a', { containerStatuses: [terminated('main', 1)] });
+  const fatal = failedPod('b', { containerStatuses: [terminated('main', 42)] });
+  const other = failedPod('c', { containerStatuses: [terminated('main', 2)] });
+  assert.deepEqual([ignored, fatal, other].map((p) => failureCounts(p, policy)), [false, true, true]);
+  assert.equal(failureCounts(ignored, {}), true);
+  assert.equal(failJobMessage([ignored, other, fatal], policy), 'Container main for pod ns/b failed with exit code 42 matching FailJob rule at index 1');
+  assert.equal(failJobMessage([ignored, other], policy), undefined);
+  const terminating: KubeObject = { ...fatal, metadata: { ...fatal.metadata, deletionTimestamp: '2026-01-01T00:01:00Z' }, status: { ...(fatal.status as object), phase: 'Running' } };
+  assert.equal(failJobMessage([terminating], policy), undefined);
+  assert.equal(failJobMessage([fatal], {}), undefined);
 });

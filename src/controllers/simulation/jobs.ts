@@ -17,6 +17,12 @@
 // not succeeded does. Pods dropped for suspend or a lower parallelism lose the finalizer before their deletion and
 // never count; those deleted because the Job finished keep it until counted. A Job being deleted lets go of all its
 // pods, and a pod whose Job is gone or finished (or that has no controller) loses the finalizer too.
+//
+// A podFailurePolicy (kube's pod_failure_policy.go) is matched against each failed pod, its rules in order, the first
+// match winning: FailJob fails the Job (FailureTarget then Failed, reason PodFailurePolicy) ahead of backoffLimit,
+// Ignore lets the pod go and replaces it without counting it in status.failed or toward backoffLimit, Count (and no
+// match) counts it as without a policy. FailIndex, which needs backoffLimitPerIndex, is out of scope here and counts
+// as Count.
 
 import { clockNow } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
@@ -105,6 +111,79 @@ export function isPodFailed(pod: KubeObject, spec: Obj): boolean {
   if (phase === 'Failed') return true;
   if (onlyReplaceFailedPods(spec)) return false;
   return Boolean(pod.metadata.deletionTimestamp) && phase !== 'Succeeded';
+}
+
+export interface PolicyMatch {
+  action: string;
+  /** A FailJob rule's message for the Job's conditions. */
+  message?: string;
+}
+
+/** getMatchingContainerFromList: the first terminated container, of the name if the rule gives one, whose exit code matches. */
+function matchingContainer(statuses: unknown, req: Obj): { name: string; exitCode: number } | undefined {
+  const values = Array.isArray(req.values) ? req.values : [];
+  for (const cs of Array.isArray(statuses) ? statuses.map(asObj) : []) {
+    const state = asObj(cs.state);
+    if (state.terminated === undefined || state.terminated === null) continue;
+    const terminated = asObj(state.terminated);
+    if (typeof req.containerName === 'string' && req.containerName !== cs.name) continue;
+    const exitCode = typeof terminated.exitCode === 'number' ? terminated.exitCode : 0;
+    // A container that succeeded never matches, whatever the operator (validation keeps 0 out of In's values).
+    if (exitCode === 0) continue;
+    const listed = values.includes(exitCode);
+    if ((req.operator === 'In' && listed) || (req.operator === 'NotIn' && !listed)) return { name: String(cs.name ?? ''), exitCode };
+  }
+  return undefined;
+}
+
+/** matchOnPodConditions: the first of the pod's conditions that a pattern (type and status) names. */
+function matchingCondition(conditions: unknown, patterns: unknown): Obj | undefined {
+  const wanted = Array.isArray(patterns) ? patterns.map(asObj) : [];
+  return (Array.isArray(conditions) ? conditions.map(asObj) : []).find((c) => wanted.some((w) => w.type === c.type && w.status === c.status));
+}
+
+/**
+ * matchPodFailurePolicy: the action of the first rule the failed pod matches (regular containers' exit codes before
+ * init containers'), with kube's message for FailJob; undefined without a policy or a match.
+ */
+export function matchPodFailurePolicy(policy: unknown, pod: KubeObject): PolicyMatch | undefined {
+  const rules = Array.isArray(asObj(policy).rules) ? (asObj(policy).rules as unknown[]).map(asObj) : [];
+  const status = asObj(pod.status);
+  const podName = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+  for (const [index, rule] of rules.entries()) {
+    const action = String(rule.action ?? '');
+    let message: string;
+    if (rule.onExitCodes !== undefined && rule.onExitCodes !== null) {
+      const req = asObj(rule.onExitCodes);
+      const c = matchingContainer(status.containerStatuses, req) ?? matchingContainer(status.initContainerStatuses, req);
+      if (!c) continue;
+      message = `Container ${c.name} for pod ${podName} failed with exit code ${c.exitCode} matching ${action} rule at index ${index}`;
+    } else if (rule.onPodConditions !== undefined && rule.onPodConditions !== null) {
+      const cond = matchingCondition(status.conditions, rule.onPodConditions);
+      if (!cond) continue;
+      message = `Pod ${podName} has condition ${String(cond.type)} matching ${action} rule at index ${index}`;
+    } else continue;
+    // kube's switch: a rule of an unknown action matches nothing, and the next rule is tried.
+    if (action === 'FailJob') return { action, message };
+    if (action === 'Ignore' || action === 'Count' || action === 'FailIndex') return { action };
+  }
+  return undefined;
+}
+
+/** Whether a failed pod counts in status.failed and toward backoffLimit: not when it matches an Ignore rule. */
+export function failureCounts(pod: KubeObject, spec: Obj): boolean {
+  return matchPodFailurePolicy(spec.podFailurePolicy, pod)?.action !== 'Ignore';
+}
+
+/** getFailJobMessage: the message of the first failed pod that matches a FailJob rule. */
+export function failJobMessage(pods: readonly KubeObject[], spec: Obj): string | undefined {
+  if (spec.podFailurePolicy === undefined || spec.podFailurePolicy === null) return undefined;
+  for (const pod of pods) {
+    if (!isPodFailed(pod, spec)) continue;
+    const match = matchPodFailurePolicy(spec.podFailurePolicy, pod);
+    if (match?.message !== undefined) return match.message;
+  }
+  return undefined;
 }
 
 /** parseIndexesFromString: the indexes below completions that "0-2,4" names (malformed parts skipped). */
@@ -332,7 +411,7 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
     const newFailed = fresh.filter((p) => isPodFailed(p, spec) && !uncounted.failed.includes(uidOf(p)));
     const succeededIndexes = new Set(indexed ? [...parseIndexes(status.completedIndexes, completions ?? 0), ...newSucceeded.map((p) => indexOf(p)!)] : []);
     const succeeded = indexed ? succeededIndexes.size : counter(status.succeeded) + newSucceeded.length + uncounted.succeeded.length;
-    const failed = counter(status.failed) + newFailed.length + uncounted.failed.length;
+    const failed = counter(status.failed) + newFailed.filter((p) => failureCounts(p, spec)).length + uncounted.failed.length;
 
     if (suspended) {
       if (ensureCondition(conditions, 'Suspended', 'True', 'JobSuspended', 'Job suspended')) events.event(job, 'Normal', 'Suspended', 'Job suspended');
@@ -347,8 +426,10 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
     const met = trueCondition(conditions, 'SuccessCriteriaMet');
     const target = trueCondition(conditions, 'FailureTarget');
     const deadline = typeof spec.activeDeadlineSeconds === 'number' && typeof status.startTime === 'string' ? Date.parse(status.startTime) + spec.activeDeadlineSeconds * 1000 : undefined;
+    const policyMessage = met || target ? undefined : failJobMessage(pods, spec);
     let finish: Finish | undefined;
     if (met || target) finish = { failed: !met, reason: String((met ?? target)!.reason ?? ''), message: String((met ?? target)!.message ?? '') };
+    else if (policyMessage !== undefined) finish = { failed: true, reason: 'PodFailurePolicy', message: policyMessage };
     else if (failed > backoffLimit) finish = { failed: true, reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
     else if (!suspended && deadline !== undefined && clockNow() >= deadline) finish = { failed: true, reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
     // The deadline is looked at again when it comes.
@@ -391,7 +472,7 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
       toRelease.push(pod);
       if (phaseOf(pod) === 'Succeeded' && !uncounted.failed.includes(uid)) {
         if (!indexed && !lists.succeeded.includes(uid)) lists.succeeded.push(uid);
-      } else if ((podFailed || finish?.failed) && !lists.failed.includes(uid) && validIndex(pod)) lists.failed.push(uid);
+      } else if ((podFailed || finish?.failed) && !lists.failed.includes(uid) && validIndex(pod) && failureCounts(pod, spec)) lists.failed.push(uid);
       if (lists.succeeded.length + lists.failed.length >= MAX_UNCOUNTED) {
         capped = true;
         break;
