@@ -210,6 +210,7 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
   );
   limitHttp1(server, limits, true);
   limitHttp2Sessions(server, limits);
+  server.on('clientError', answerClientError);
   // Client misbehaviour (failed handshakes, reset streams, broken sessions) is the client's problem: a stream
   // or session error without a listener would otherwise take the process down.
   server.on('tlsClientError', () => {});
@@ -221,13 +222,41 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
   return { ...bound, close: closer(server, handler, conns) };
 }
 
+/** Node's answers to an HTTP/1.1 request it cannot parse (its default clientError handling), by parser error. */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+/** How long the rest of a refused request is read and dropped before the connection closes (Go's rstAvoidanceDelay). */
+const RST_AVOIDANCE_MS = 500;
+const answered = new WeakSet<Duplex>();
+
+/**
+ * An HTTP/1.1 request the parser refused (headers past 1 MiB: 431; malformed: 400) is answered, then the connection
+ * is half-closed and what the client still sends is read and dropped for a moment before it closes, as Go's server
+ * does. Node's default handling closes at once: with the client's unread bytes in the receive buffer the kernel
+ * resets the connection, and the client, still writing its oversized headers, may never read the answer.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (!socket.writable || started || err.code === 'ECONNRESET') return void socket.destroy();
+  // The parser is done with this connection: what arrives now is only drained.
+  socket.removeAllListeners('data');
+  socket.on('data', () => {});
+  socket.end(`HTTP/1.1 ${CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
+  setTimeout(() => socket.destroy(), RST_AVOIDANCE_MS).unref();
+}
+
 /** Plain HTTP/1.1 for local debugging only: requests and credentials travel unencrypted. */
 export async function listenPlain(port: number, host: string, handler: RequestHandler, limits: ServingLimits = {}): Promise<Listener> {
   // Loaded only here: importing node:http as an ES module also loads its bundled fetch/WebSocket client.
   const { createServer } = await import('node:http');
   const server = createServer(handler);
   limitHttp1(server, limits, false);
-  server.on('clientError', (_err, socket) => socket.destroy());
+  server.on('clientError', answerClientError);
   serveUpgrades(server, handler);
   const conns = trackConnections(server);
   const bound = await listenOn(server, port, host);
