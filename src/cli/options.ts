@@ -81,6 +81,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'plain-http-port', type: 'int', valueName: 'int', help: 'INSECURE: also serve unencrypted HTTP/1.1 on this port of --bind-address, for local debugging. Off unless given.' },
   { name: 'simulate-workloads', type: 'bool', help: 'Run simulated nodes, kubelets, a scheduler and the workload controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, Service endpoints), so applied apps settle as on a small cluster.' },
   { name: 'simulated-nodes', type: 'int', valueName: 'int', default: 1, help: 'How many nodes --simulate-workloads runs.' },
+  { name: 'simulated-metrics-api', type: 'bool', default: true, help: "With --simulate-workloads, serve the resource metrics API (metrics.k8s.io, as metrics-server) from the usage the test controls set, for kubectl top and the horizontal pod autoscaler. False: a cluster without metrics-server, as kind's." },
   { name: 'enable-test-controls', type: 'bool', default: false, help: 'Serve the test controls over HTTP under /capstan/v1/ (snapshots, restore, reset, fork, fault injection, the clock, request recording, logical clusters under /clusters/<name>), for members of system:masters only. For test environments: never turn it on for a shared server.' },
   { name: 'envtest', type: 'bool', help: "Run as controller-runtime's envtest expects kube-apiserver to: accept its flags (etcd ones ignored), memory storage and a temporary data dir unless given, test controls on. See 'capstan --envtest --help'." },
   { name: 'enable-priority-and-fairness', type: 'bool', default: true, help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness' },
@@ -294,7 +295,7 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
     authorizationWebhookCacheUnauthorizedTtlSeconds: structuredAuthz && !parsed.given.has('authorization-webhook-cache-unauthorized-ttl') ? undefined : durationSeconds(v, 'authorization-webhook-cache-unauthorized-ttl'),
     enableBootstrapTokenAuth: v['enable-bootstrap-token-auth'] === true ? true : undefined,
     namespaceDefaults: true,
-    ...(v['simulate-workloads'] === true ? { simulateWorkloads: { nodes: v['simulated-nodes'] as number } } : {}),
+    ...(v['simulate-workloads'] === true ? { simulateWorkloads: { nodes: v['simulated-nodes'] as number, metricsApi: v['simulated-metrics-api'] as boolean } } : {}),
     enableTestControls: v['enable-test-controls'] === true,
   };
   if (parsed.given.has('enable-admission-plugins')) options.enableAdmissionPlugins = v['enable-admission-plugins'] as string[];

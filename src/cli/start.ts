@@ -267,6 +267,8 @@ export interface Capstan {
   readonly clock: TestControls['clock'];
   /** The simulated kubelets (with simulateWorkloads): `kubelets.stop('capstan-node-2')` takes that node down. */
   readonly kubelets: TestControls['kubelets'];
+  /** The simulated containers' usage (with simulateWorkloads): `usage.add({ selector: 'app=web', cpu: '400m' })`. */
+  readonly usage: TestControls['usage'];
   requests(query?: RequestQuery): RequestRecord[];
   readonly recording: TestControls['recording'];
   createCluster(name: string): Promise<LogicalCluster>;
@@ -935,6 +937,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       faults: controls?.faults ?? controlsOff<TestControls['faults']>(),
       clock: controls?.clock ?? controlsOff<TestControls['clock']>(),
       kubelets: controls?.kubelets ?? controlsOff<TestControls['kubelets']>(),
+      usage: controls?.usage ?? controlsOff<TestControls['usage']>(),
       requests: (query) => need(controls).requests(query),
       recording: controls?.recording ?? controlsOff<TestControls['recording']>(),
       createCluster: async (name) => need(controls).createCluster(name),

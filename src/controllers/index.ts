@@ -32,6 +32,7 @@ import { startVolumeControllers, type VolumeControllers } from './volume-control
 import { startTtlAfterFinished } from './ttl-after-finished.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import type { KubeletControls } from './simulation/index.ts';
+import type { ResourceUsage } from './simulation/resource-usage.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
 export interface ControlPlaneOptions {
@@ -72,12 +73,15 @@ export interface ControlPlaneOptions {
 /** What the loops started while leading hand back: a stop, and the simulated kubelets' controls when simulated. */
 export interface LeadingExtras {
   readonly kubelets?: KubeletControls;
+  readonly usage?: ResourceUsage;
   stop(): Promise<void>;
 }
 
 export interface ControlPlane {
   /** The simulated kubelets while this instance runs them (--simulate-workloads, and leading). */
   kubelets(): KubeletControls | undefined;
+  /** The containers' usage the simulated kubelets report (with the simulated metrics API, and leading). */
+  usage(): ResourceUsage | undefined;
   /** True once the system namespaces exist. */
   ready(): boolean;
   readonly crds: CrdController;
@@ -187,6 +191,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     elector,
     bootstrapTokens: () => leading?.bootstrapTokens,
     kubelets: () => leading?.more?.kubelets,
+    usage: () => leading?.more?.usage,
     async preShutdown() {
       await bootstrap?.stop();
     },

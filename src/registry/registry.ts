@@ -19,7 +19,7 @@ import { namespaceMayBeDeleted } from './store-namespaces.ts';
 import { createGenericStore, type GenericStore } from './store.ts';
 import { asyncConvertingStore } from './store-async-conversion.ts';
 import { apiVersionOf } from './store-codec.ts';
-import type { KubeObject, Registry, ResourceDefinition, ResourceStore } from './types.ts';
+import type { KubeObject, Registry, ResourceDefinition, ResourceStore, StoreFactory } from './types.ts';
 
 export interface RegistryOptions {
   readonly storage: Storage;
@@ -40,8 +40,11 @@ export interface RegistryOptions {
 }
 
 export interface RegistryHandle extends Registry {
-  /** Add definitions (a CRD's versions); a definition of a known group/version/resource replaces it. */
-  register(defs: readonly ResourceDefinition[]): void;
+  /**
+   * Add definitions (a CRD's versions); a definition of a known group/version/resource replaces it. With `virtual`,
+   * they are served without storage by the stores it makes (the simulated cluster's metrics API).
+   */
+  register(defs: readonly ResourceDefinition[], virtual?: StoreFactory): void;
   /** Remove definitions (by group/version/resource); their stored objects stay in storage. */
   unregister(defs: readonly Pick<ResourceDefinition, 'group' | 'version' | 'resource'>[]): void;
   /**
@@ -132,7 +135,9 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const stores = new Map<string, GenericStore>();
   const listeners = new Set<() => void>();
   /** Virtual stores by "group/resource": definitions served without storage, which get no generic store. */
-  const virtualFactories = reviewStores({ ...options.reviews, featureGates: options.featureGates });
+  const virtualFactories = new Map(reviewStores({ ...options.reviews, featureGates: options.featureGates }));
+  /** The group/resources `register` made virtual: they lose their factory with their last version. */
+  const registeredVirtual = new Set<string>();
   const virtualStores = new Map<ResourceDefinition, ResourceStore>();
   const virtualStore = (def: ResourceDefinition): ResourceStore | undefined => {
     const factory = virtualFactories.get(grKey(def));
@@ -224,8 +229,13 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    register(newDefs) {
-      for (const d of newDefs) defs.set(gvrKey(d), d);
+    register(newDefs, virtual) {
+      for (const d of newDefs) {
+        defs.set(gvrKey(d), d);
+        if (!virtual) continue;
+        virtualFactories.set(grKey(d), virtual);
+        registeredVirtual.add(grKey(d));
+      }
       ordered = [...defs.values()];
       const current = new Set(ordered);
       for (const d of newDefs) {
@@ -253,6 +263,11 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       ordered = [...defs.values()];
       // A group/resource with no version left loses its store; a later registration starts a fresh one.
       const live = new Set(ordered.map(grKey));
+      for (const key of registeredVirtual) {
+        if (live.has(key)) continue;
+        virtualFactories.delete(key);
+        registeredVirtual.delete(key);
+      }
       for (const [key, store] of [...stores]) {
         if (live.has(key)) continue;
         store.core.cache?.stop();

@@ -370,6 +370,9 @@ export interface ResourceStore {
   createSubresource?(ctx: RequestContext, name: string, subresource: string, obj: KubeObject): Promise<KubeObject>;
 }
 
+/** Makes the store of a definition served without storage (the review kinds, the simulated metrics API). */
+export type StoreFactory = (def: ResourceDefinition) => ResourceStore;
+
 /** All served definitions; CRDs add and remove definitions at run time. */
 export interface Registry {
   /** Every served definition, in discovery order. */

@@ -1,5 +1,5 @@
-// The test controls of one server: snapshots (restore, reset, fork), faults, the clock, the recording and logical
-// clusters. Both doors use this object: the library handle's methods and the HTTP paths under /capstan/v1/.
+// The test controls of one server: snapshots (restore, reset, fork), faults, the clock, the simulated kubelets and
+// their containers' usage, the recording and logical clusters. Both doors use this object: the library handle's methods and the HTTP paths under /capstan/v1/.
 // Everything goes through the seams a request uses: a restore is a storage operation (revisions move forward,
 // watchers are told as after a compaction, the watch caches relist), faults and the recording sit in the filter
 // chain, logical clusters are whole API stacks of their own behind the same listeners.
@@ -7,6 +7,7 @@
 import { StatusError } from '../apis/errors.ts';
 import { clock, type ClockState } from '../apis/clock.ts';
 import type { ControlPlane } from '../controllers/index.ts';
+import { UsageRuleError, type UsageRule, type UsageRuleView } from '../controllers/simulation/resource-usage.ts';
 import type { RegistryHandle } from '../registry/registry.ts';
 import type { Logger } from '../server/log.ts';
 import type { ApiServer } from '../server/types.ts';
@@ -72,6 +73,17 @@ export interface KubeletTestControls {
   start(node: string): Promise<{ node: string; running: boolean }>;
 }
 
+/**
+ * What the simulated kubelets report as their containers' usage (--simulate-workloads: the metrics API that
+ * `kubectl top` and the horizontal pod autoscaler read). Rules match pods; the last one setting a resource wins.
+ */
+export interface UsageControls {
+  add(rule: UsageRule): UsageRuleView;
+  remove(id: string): boolean;
+  clear(): void;
+  list(): UsageRuleView[];
+}
+
 export interface RecordingControls {
   /** Turn recording on or off, bodies on or off. */
   configure(options: { enabled?: boolean; bodies?: boolean }): { enabled: boolean; bodies: boolean };
@@ -103,6 +115,7 @@ export interface TestControls {
   readonly faults: FaultControls;
   readonly clock: ClockControls;
   readonly kubelets: KubeletTestControls;
+  readonly usage: UsageControls;
   /** Recorded requests matching the query (all when none is given). */
   requests(query?: RequestQuery): RequestRecord[];
   readonly recording: RecordingControls;
@@ -200,6 +213,25 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
     start: (node) => setKubelet(node, true),
   };
 
+  const usageRules = () => {
+    const usage = controlPlane.usage();
+    if (!usage) throw notFoundControl('no simulated metrics API runs on this server (start it with --simulate-workloads and the metrics API on; with several instances, it runs on the one that leads)');
+    return usage;
+  };
+  const usageControls: UsageControls = {
+    add(rule) {
+      try {
+        return usageRules().add(rule);
+      } catch (e) {
+        if (e instanceof UsageRuleError) throw badControl(e.message);
+        throw e;
+      }
+    },
+    remove: (id) => usageRules().remove(id),
+    clear: () => usageRules().clear(),
+    list: () => usageRules().list(),
+  };
+
   const clockState = () => clock.state();
   const clockControls: ClockControls = {
     state: clockState,
@@ -254,7 +286,8 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
     async reset() {
       if (!baseline) throw new ControlError(503, 'ServiceUnavailable', 'the server has not finished starting');
       await restoreTo(baseline);
-      // At the end of start-up every simulated kubelet ran.
+      // At the end of start-up every simulated kubelet ran, and simulated containers used nothing.
+      controlPlane.usage()?.clear();
       const sim = controlPlane.kubelets();
       for (const k of sim?.list() ?? []) if (!k.running) await sim!.start(k.node);
     },
@@ -292,6 +325,7 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
     },
     clock: clockControls,
     kubelets: kubeletControls,
+    usage: usageControls,
     requests: (query) => recorder.query(query),
     recording: {
       configure(o) {

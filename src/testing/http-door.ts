@@ -14,6 +14,8 @@
 //   GET    /capstan/v1/faults/log                   every injected fault
 //   GET    /capstan/v1/clock;  POST /capstan/v1/clock/freeze {at?} | advance {by} | set {to} | resume | reset
 //   GET    /capstan/v1/kubelets;  POST /capstan/v1/kubelets/<node>/stop | start    (--simulate-workloads)
+//   POST   /capstan/v1/usage      <rule>            -> 201 {id, rule}      (--simulate-workloads)
+//   GET    /capstan/v1/usage;  DELETE /capstan/v1/usage (all);  DELETE /capstan/v1/usage/<id>
 //   GET    /capstan/v1/requests?verb=&resource=&namespace=&name=&user=&code=&group=&cluster=&after=
 //   GET    /capstan/v1/requests/audit?...           the same as an audit.k8s.io/v1 EventList
 //   DELETE /capstan/v1/requests;  PUT /capstan/v1/recording {enabled?, bodies?}
@@ -28,10 +30,11 @@ import { writeJson, writeStatus } from '../server/respond.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
 import type { ForkedServer, TestControls } from './controls.ts';
 import type { FaultRule } from './faults.ts';
+import type { UsageRule } from '../controllers/simulation/resource-usage.ts';
 import { queryFromParams } from './recorder.ts';
 
 export const CONTROL_PREFIX = '/capstan/v1';
-const CONTROLS = ['snapshots', 'reset', 'forks', 'faults', 'clock', 'kubelets', 'requests', 'recording', 'clusters'];
+const CONTROLS = ['snapshots', 'reset', 'forks', 'faults', 'clock', 'kubelets', 'usage', 'requests', 'recording', 'clusters'];
 const MAX_CONTROL_BODY = 1024 * 1024;
 
 const forksOf = new WeakMap<TestControls, { seq: number; forks: Map<string, ForkedServer> }>();
@@ -203,6 +206,20 @@ async function dispatch(controls: TestControls, req: HttpRequest, method: string
       onlyFields(await jsonBody(req), [], `kubelet ${action}`);
       return [200, await (action === 'stop' ? controls.kubelets.stop(id) : controls.kubelets.start(id))];
     }
+    case 'usage':
+      if (id === undefined) {
+        if (is('POST')) return [201, controls.usage.add((await jsonBody(req)) as UsageRule)];
+        if (is('GET')) return [200, { items: controls.usage.list() }];
+        if (is('DELETE')) {
+          controls.usage.clear();
+          return [200, { cleared: true }];
+        }
+        throw methodNotAllowed(method, path);
+      }
+      if (action !== undefined) throw notFound(`unknown test control path ${JSON.stringify(path)}`);
+      if (!is('DELETE')) throw methodNotAllowed(method, path);
+      if (!controls.usage.remove(id)) throw notFound(`usage rule "${id}" not found`);
+      return [200, { deleted: id }];
     case 'requests':
       if (id === undefined) {
         if (is('GET')) return [200, { items: controls.requests(queryFromParams(query)) }];

@@ -5,7 +5,7 @@
 // as a real one does. The node controllers run only here: without kubelets, every node would go NotReady.
 
 import type { AdmissionChain } from '../../admission/types.ts';
-import type { Registry } from '../../registry/types.ts';
+import type { RegistryHandle } from '../../registry/registry.ts';
 import { startCronJobController } from './cronjobs.ts';
 import { startDaemonSetController } from './daemonsets.ts';
 import { startDeploymentController } from './deployments.ts';
@@ -14,6 +14,8 @@ import { createEventSink } from '../events.ts';
 import { createInformers } from '../informers.ts';
 import { startJobController } from './jobs.ts';
 import { startLoadBalancerController } from './load-balancers.ts';
+import { ensureMetricsReaderRole, METRICS_DEFINITIONS, metricsStores } from './metrics-api.ts';
+import { createResourceUsage, type ResourceUsage } from './resource-usage.ts';
 import { startHorizontalPodAutoscaler } from './horizontal-pod-autoscaler.ts';
 import { startKubelets } from './kubelet.ts';
 import { startSimulatedNodes } from './nodes.ts';
@@ -34,6 +36,12 @@ export interface SimulationOptions {
   readonly jobPodRunMs?: number;
   /** Delay from a pod's graceful deletion to its removal by its simulated kubelet (default 100 ms). */
   readonly podTerminationMs?: number;
+  /**
+   * Serve the resource metrics API (metrics.k8s.io, as metrics-server does) from the usage the tests set; the
+   * horizontal pod autoscaler then scales on cpu and memory (default true). False: a cluster without
+   * metrics-server, as kind's.
+   */
+  readonly metricsApi?: boolean;
 }
 
 /** The test controls' handle on the simulated kubelets (`capstan.kubelets`, /capstan/v1/kubelets). */
@@ -50,11 +58,13 @@ export interface KubeletControls {
 
 export interface Simulation {
   readonly kubelets: KubeletControls;
+  /** The containers' usage the simulated kubelets report (the usage test control); absent without the metrics API. */
+  readonly usage?: ResourceUsage;
   stop(): Promise<void>;
 }
 
 /** `admission`: the server's chain, which the simulated components' writes go through as any client's do. */
-export async function startSimulation(registry: Registry, options: SimulationOptions = {}, admission?: AdmissionChain): Promise<Simulation> {
+export async function startSimulation(registry: RegistryHandle, options: SimulationOptions = {}, admission?: AdmissionChain): Promise<Simulation> {
   const count = Math.max(1, options.nodes ?? 1);
   const informers = createInformers(registry, { admission });
   const events = createEventSink(informers);
@@ -62,6 +72,11 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
   await ensureDefaultStorageClass(registry);
   const kubelets = startKubelets(informers, events, { nodes: nodes.names, running: nodes.running, podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs });
   const lifecycle = startNodeLifecycle(informers, events, { beforeClockPass: nodes.renew });
+  const usage = options.metricsApi === false ? undefined : createResourceUsage(nodes.running);
+  if (usage) {
+    registry.register(METRICS_DEFINITIONS, metricsStores(informers, usage, nodes.running));
+    await ensureMetricsReaderRole(registry);
+  }
   const parts = [
     kubelets,
     lifecycle,
@@ -100,7 +115,9 @@ export async function startSimulation(registry: Registry, options: SimulationOpt
         kubelets.resync(node);
       },
     },
+    ...(usage ? { usage } : {}),
     async stop() {
+      if (usage) registry.unregister(METRICS_DEFINITIONS);
       for (const p of parts) await p.stop();
       await events.stop();
       await informers.stop();

@@ -7,7 +7,7 @@ import { clockDate } from '../../apis/clock.ts';
 import type { Authenticator } from '../../auth/authn/types.ts';
 import { alwaysAllowAuthorizer } from '../../auth/authz/builtin.ts';
 import type { Authorizer } from '../../auth/authz/types.ts';
-import type { ResourceDefinition, ResourceStore } from '../types.ts';
+import type { StoreFactory } from '../types.ts';
 import { createOnlyStore } from './create-only-store.ts';
 import { localSubjectAccessReview } from './local-subject-access-review.ts';
 import { selfSubjectAccessReview } from './self-subject-access-review.ts';
@@ -33,7 +33,6 @@ export interface ReviewOptions {
   readonly now?: () => Date;
 }
 
-export type StoreFactory = (def: ResourceDefinition) => ResourceStore;
 
 export function reviewStores(options: ReviewOptions = {}): ReadonlyMap<string, StoreFactory> {
   const authorizer = options.authorizer ?? alwaysAllowAuthorizer();
