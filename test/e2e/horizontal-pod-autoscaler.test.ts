@@ -1,6 +1,8 @@
-// The horizontal pod autoscaler of the simulated cluster, which (as a kind cluster without metrics-server) has no
-// metrics API: `kubectl autoscale` keeps a Deployment within its min and max replicas, and reports the metrics it
-// cannot fetch with kube's conditions and events; a missing target is FailedGetScale.
+// The horizontal pod autoscaler of the simulated cluster. Without the metrics API (as a kind cluster without
+// metrics-server): `kubectl autoscale` keeps a Deployment within its min and max replicas, and reports the metrics it
+// cannot fetch with kube's conditions and events; a missing target is FailedGetScale. With it (the default): the
+// Deployment scales on the cpu usage the usage test control sets, up at once, down after kube's 5-minute
+// stabilization window on the server clock.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,20 +10,23 @@ import { startTestServer, type TestServer, until } from './helpers.ts';
 
 type Obj = Record<string, any>;
 
+const condition = (h: Obj, type: string) => (h.status?.conditions as Obj[] | undefined)?.find((c) => c.type === type);
+const hpaOf = (s: TestServer) => async (name: string): Promise<Obj> => JSON.parse(await s.kubectlOk(['get', 'hpa.v2.autoscaling', name, '-o', 'json'])) as Obj;
+const eventsOf = (s: TestServer) => async (name: string) =>
+  (JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},involvedObject.kind=HorizontalPodAutoscaler`, '-o', 'json'])).items as Obj[]).map((e) => `${e.type} ${e.reason}: ${e.message}`);
+
 describe('horizontal pod autoscaler (simulated cluster, no metrics API)', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ simulateWorkloads: { nodes: 1, podStartupMs: 20 } });
+    s = await startTestServer({ simulateWorkloads: { nodes: 1, podStartupMs: 20, metricsApi: false } });
   });
   after(async () => {
     s.clock.reset();
     await s.close();
   });
 
-  const hpa = async (name: string): Promise<Obj> => JSON.parse(await s.kubectlOk(['get', 'hpa.v2.autoscaling', name, '-o', 'json'])) as Obj;
-  const condition = (h: Obj, type: string) => (h.status?.conditions as Obj[] | undefined)?.find((c) => c.type === type);
-  const events = async (name: string) =>
-    (JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},involvedObject.kind=HorizontalPodAutoscaler`, '-o', 'json'])).items as Obj[]).map((e) => `${e.type} ${e.reason}: ${e.message}`);
+  const hpa = async (name: string) => hpaOf(s)(name);
+  const events = async (name: string) => eventsOf(s)(name);
 
   test('kubectl autoscale keeps a Deployment within min and max; cpu metrics cannot be fetched, as kube reports it', async () => {
     await s.kubectlOk(['create', 'deployment', 'web', '--image=nginx', '--replicas=1']);
@@ -73,5 +78,91 @@ describe('horizontal pod autoscaler (simulated cluster, no metrics API)', () => 
     const able = condition(h, 'AbleToScale')!;
     assert.deepEqual([able.status, able.reason, able.message], ['False', 'FailedGetScale', 'the HPA controller was unable to get the target\'s current scale: deployments.apps "nope" not found']);
     await until('the FailedGetScale event', async () => ((await events('nope')).includes('Warning FailedGetScale: deployments.apps "nope" not found') ? true : undefined));
+  });
+});
+
+describe('horizontal pod autoscaler (simulated cluster with the metrics API)', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ simulateWorkloads: { nodes: 1, podStartupMs: 20 } });
+  });
+  after(async () => {
+    s.clock.reset();
+    await s.close();
+  });
+
+  const hpa = async (name: string) => hpaOf(s)(name);
+  const events = async (name: string) => eventsOf(s)(name);
+  const replicas = async () => s.kubectlOk(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}']);
+
+  test('scales a Deployment on cpu utilization: up at once, down after the 5-minute stabilization window', async () => {
+    await s.kubectlOk(['create', 'deployment', 'web', '--image=nginx', '--replicas=1']);
+    await s.kubectlOk(['set', 'resources', 'deployment', 'web', '--requests=cpu=200m']);
+    await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']);
+    // Pods that became Ready within the last metrics window do not count for cpu yet (kube's readiness rule).
+    s.clock.advance('30s');
+    await s.kubectlOk(['autoscale', 'deployment', 'web', '--min=1', '--max=10', '--cpu-percent=50']);
+
+    // Idle (the simulated containers use nothing until told): utilization 0%, already at the minimum.
+    let h = await until('a valid metric', async () => {
+      const x = await hpa('web');
+      return condition(x, 'ScalingActive')?.status === 'True' ? x : undefined;
+    });
+    assert.deepEqual(condition(h, 'ScalingActive'), { ...condition(h, 'ScalingActive'), status: 'True', reason: 'ValidMetricFound', message: 'the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)' });
+    assert.deepEqual(h.status.currentMetrics, [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 0, averageValue: '0' } } }]);
+    assert.match(await s.kubectlOk(['get', 'hpa', 'web']), /^web\s+Deployment\/web\s+cpu: 0%\/50%\s+1\s+10\s+1\s+\d+s$/m);
+
+    // 200m of a 200m request: 100% against 50%, twice the pods.
+    s.usage.add({ selector: 'app=web', cpu: '200m' });
+    await until('the Deployment at 2', async () => ((await replicas()) === '2' ? true : undefined));
+    await until('the rescale event', async () => ((await events('web')).includes('Normal SuccessfulRescale: New size: 2; reason: cpu resource utilization (percentage of request) above target') ? true : undefined));
+    h = await hpa('web');
+    assert.deepEqual([condition(h, 'AbleToScale')?.reason, condition(h, 'AbleToScale')?.message], ['SucceededRescale', 'the HPA controller was able to update the target scale to 2']);
+    assert.deepEqual(h.status.currentMetrics, [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 100, averageValue: '200m' } } }]);
+    assert.equal(h.status.desiredReplicas, 2);
+    await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']);
+
+    // Nearly idle again: the recommendation drops to 1, but the last 5 minutes' highest one (2) holds.
+    s.clock.advance('30s');
+    s.usage.clear();
+    s.usage.add({ selector: 'app=web', cpu: '10m' });
+    h = await until('ScaleDownStabilized', async () => {
+      const x = await hpa('web');
+      return condition(x, 'AbleToScale')?.reason === 'ScaleDownStabilized' ? x : undefined;
+    });
+    assert.equal(condition(h, 'AbleToScale')?.message, 'recent recommendations were higher than current one, applying the highest recent recommendation');
+    assert.deepEqual(h.status.currentMetrics, [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 5, averageValue: '10m' } } }]);
+    assert.equal(await replicas(), '2');
+
+    // Past the window: down to the recommendation.
+    s.clock.advance('301s');
+    await until('the Deployment at 1', async () => ((await replicas()) === '1' ? true : undefined));
+    await until('the scale-down event', async () => ((await events('web')).includes('Normal SuccessfulRescale: New size: 1; reason: All metrics below target') ? true : undefined));
+  });
+
+  test('a target whose pods have no cpu request: ScalingActive False with kube\'s message', async () => {
+    await s.kubectlOk(['create', 'deployment', 'bare', '--image=nginx', '--replicas=1']);
+    await s.kubectlOk(['rollout', 'status', 'deployment/bare', '--timeout=30s']);
+    // Just Ready, its cpu does not count yet (kube checks that before the requests).
+    await s.kubectlOk(['autoscale', 'deployment', 'bare', '--min=1', '--max=3', '--cpu-percent=50', '--name=early']);
+    const early = await until('ScalingActive', async () => {
+      const x = await hpa('early');
+      return condition(x, 'ScalingActive') ? x : undefined;
+    });
+    assert.equal(condition(early, 'ScalingActive')?.message, 'the HPA was unable to compute the replica count: failed to get cpu utilization: did not receive metrics for targeted pods (pods might be unready)');
+    await s.kubectlOk(['delete', 'hpa', 'early']);
+    s.clock.advance('30s');
+    await s.kubectlOk(['autoscale', 'deployment', 'bare', '--min=1', '--max=3', '--cpu-percent=50']);
+    const pod = (await s.kubectlOk(['get', 'pods', '-l', 'app=bare', '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
+    const h = await until('ScalingActive', async () => {
+      const x = await hpa('bare');
+      return condition(x, 'ScalingActive') ? x : undefined;
+    });
+    const error = `failed to get cpu utilization: missing request for cpu in container nginx of Pod ${pod}`;
+    assert.deepEqual([condition(h, 'ScalingActive')?.status, condition(h, 'ScalingActive')?.reason, condition(h, 'ScalingActive')?.message], ['False', 'FailedGetResourceMetric', `the HPA was unable to compute the replica count: ${error}`]);
+    await until('the metric events', async () => {
+      const e = await events('bare');
+      return e.includes(`Warning FailedGetResourceMetric: ${error}`) && e.includes(`Warning FailedComputeMetricsReplicas: invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: ${error}`) ? true : undefined;
+    });
   });
 });

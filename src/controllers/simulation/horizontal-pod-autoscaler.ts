@@ -1,33 +1,44 @@
-// kube-controller-manager's horizontal pod autoscaler (pkg/controller/podautoscaler, kube 1.31) for a cluster with no
-// metrics API, as a kind cluster without metrics-server: every 15 s (and when the HPA changes, or the server clock
-// moves) it reads its target's scale subresource (AbleToScale: SucceededGetScale, or FailedGetScale with the error);
-// a target outside [minReplicas, maxReplicas] is scaled back into it (SuccessfulRescale "New size: 3; reason:
-// Current number of replicas below Spec.MinReplicas", AbleToScale SucceededRescale); a target at zero with a
-// minReplicas above zero is left alone (ScalingActive False ScalingDisabled); otherwise every metric fails to be
-// fetched, with kube's events (FailedGetResourceMetric..., FailedComputeMetricsReplicas) and ScalingActive False,
-// and the target keeps its size. `kubectl get hpa` then shows `cpu: <unknown>/80%`, as on such a cluster.
+// kube-controller-manager's horizontal pod autoscaler (pkg/controller/podautoscaler, kube 1.31). Every 15 s (and when
+// the HPA changes, the server clock moves, or the simulated usage figures change) it reads its target's scale
+// subresource (AbleToScale: SucceededGetScale, or FailedGetScale with the error); a target outside [minReplicas,
+// maxReplicas] is scaled back into it (SuccessfulRescale "New size: 3; reason: Current number of replicas below
+// Spec.MinReplicas", AbleToScale SucceededRescale); a target at zero with a minReplicas above zero is left alone
+// (ScalingActive False ScalingDisabled). Otherwise the metrics decide:
+// - without a metrics API (no ResourceUsage given), as a kind cluster without metrics-server: every metric fails to
+//   be fetched, with kube's events (FailedGetResourceMetric..., FailedComputeMetricsReplicas) and ScalingActive
+//   False, and the target keeps its size; `kubectl get hpa` then shows `cpu: <unknown>/80%`;
+// - with one (a simulated metrics-server), Resource and ContainerResource metrics are computed from the pods the
+//   scale's selector picks (hpa-replicas.ts), Pods, Object and External metrics still fail (no custom or external
+//   metrics API), and the proposal is normalized (stabilization, scaling policies) before the target is rescaled.
+// The recommendations and scale events each HPA's normalization reads are kept here, per HPA, until it is deleted.
 
-import { clockDate, onClockChange } from '../../apis/clock.ts';
+import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
+import { LabelSelectorError, labelsMatch, parseLabelSelector, type LabelSelector } from '../../apis/labels.ts';
 import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject, ResourceDefinition } from '../../registry/types.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers, ResourceRef } from '../informers.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import { asObj, controllerAccount, controllerEvents, key, splitKey, type Obj } from './shared.ts';
+import {
+  behaviorOf,
+  combineMetrics,
+  computeResourceMetric,
+  newHistory,
+  normalizeDesiredReplicas,
+  recordInitialRecommendation,
+  storeScaleEvent,
+  type AutoscalerHistory,
+  type MetricContext,
+  type MetricFailure,
+  type MetricOutcome,
+} from './hpa-replicas.ts';
+import type { ResourceUsage } from './resource-usage.ts';
+import { asObj, controllerAccount, controllerEvents, key, PODS, splitKey, type Obj } from './shared.ts';
 
 const HPAS: ResourceRef = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' };
 const SYNC_PERIOD_MS = 15_000;
 const NO_METRICS_API = 'the server could not find the requested resource';
-
-/** A metric's failure without a metrics API: the event and condition reason, its error, and the error the list gives. */
-interface MetricFailure {
-  readonly reason: string;
-  /** What the event and the ScalingActive condition say. */
-  readonly error: string;
-  /** What computeReplicasForMetric returns (the first one is quoted in FailedComputeMetricsReplicas). */
-  readonly wrapped: string;
-}
 
 /** What fetching the metric says when no metrics API is served (kube's replica calculator and metrics clients). */
 export function metricFailure(metric: Obj): MetricFailure {
@@ -89,11 +100,23 @@ function targetDefinition(all: readonly ResourceDefinition[], apiVersion: string
   return matches.find((d) => d.version === version) ?? matches[0]!;
 }
 
-export function startHorizontalPodAutoscaler(informers: Informers, eventSink: EventSink): { stop(): Promise<void> } {
+/** Resource and ContainerResource metrics from the metrics API; the others fail as no other metrics API is served. */
+function computeMetric(metric: Obj, ctx: MetricContext): MetricOutcome {
+  return metric.type === 'Resource' || metric.type === 'ContainerResource' ? computeResourceMetric(metric, ctx) : { ok: false, failure: metricFailure(metric) };
+}
+
+/**
+ * Starts the controller. With `usage`, a metrics API serves those figures and the HPAs scale on their resource
+ * metrics; without it, every metric fails as on a cluster without metrics-server.
+ */
+export function startHorizontalPodAutoscaler(informers: Informers, eventSink: EventSink, usage?: ResourceUsage): { stop(): Promise<void> } {
   const user = controllerAccount('horizontal-pod-autoscaler');
   const hpas = informers.of(HPAS).as(user);
+  const pods = usage ? informers.of(PODS) : undefined;
   const events: EventRecorder = controllerEvents(eventSink, 'horizontal-pod-autoscaler', user);
   const registry = informers.registry;
+  /** Each HPA's recommendations and scale events, by "namespace/name". */
+  const histories = new Map<string, AutoscalerHistory>();
 
   async function reconcile(hpa: KubeObject): Promise<void> {
     const namespace = hpa.metadata.namespace ?? '';
@@ -134,9 +157,15 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
     const current = Number(asObj(scale.spec).replicas ?? 0);
     const min = typeof spec.minReplicas === 'number' ? spec.minReplicas : 1;
     const max = Number(spec.maxReplicas ?? 0);
+    const now = clockNow();
+    let history = histories.get(key(hpa));
+    if (!history) histories.set(key(hpa), (history = newHistory()));
+    recordInitialRecommendation(history, current, now);
+    const behavior = behaviorOf(spec.behavior);
 
     let desired: number;
     let reason = '';
+    let statuses: Obj[] | undefined;
     if (current === 0 && min !== 0) {
       setCondition(conditions, 'ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero');
       return writeStatus(current, current, undefined, false);
@@ -145,24 +174,59 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
     } else if (current < min) {
       [desired, reason] = [min, 'Current number of replicas below Spec.MinReplicas'];
     } else {
-      // computeReplicasForMetrics: with no metrics API, every metric fails.
+      // computeReplicasForMetrics.
       const previousDesired = Number(old.desiredReplicas ?? 0);
-      if (!asObj(scale.status).selector) {
-        events.event(hpa, 'Warning', 'SelectorRequired', 'selector is required');
-        setCondition(conditions, 'ScalingActive', 'False', 'InvalidSelector', "the HPA target's scale is missing a selector");
+      const selectorText = String(asObj(scale.status).selector ?? '');
+      const failSelector = async (eventReason: string, event: string, message: string) => {
+        events.event(hpa, 'Warning', eventReason, event);
+        setCondition(conditions, 'ScalingActive', 'False', 'InvalidSelector', message);
         await writeStatus(current, previousDesired, undefined, false);
-        events.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', 'selector is required');
-        return;
+        events.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', event);
+      };
+      if (!selectorText) return failSelector('SelectorRequired', 'selector is required', "the HPA target's scale is missing a selector");
+      let selector: LabelSelector;
+      try {
+        selector = parseLabelSelector(selectorText);
+      } catch (e) {
+        if (!(e instanceof LabelSelectorError)) throw e;
+        const message = `couldn't convert selector into a corresponding internal selector object: ${e.message}`;
+        return failSelector('InvalidSelector', message, message);
       }
       const metrics = ((spec.metrics as unknown[] | undefined) ?? []).map(asObj);
-      const failures = metrics.map(metricFailure);
-      for (const f of failures) events.event(hpa, 'Warning', f.reason, f.error);
-      const first = failures[0];
-      if (first) setCondition(conditions, 'ScalingActive', 'False', first.reason, `the HPA was unable to compute the replica count: ${first.error}`);
-      // The statuses of metrics that could not be fetched stay empty: `currentMetrics: [{type: ""}]`, as kube writes them.
-      await writeStatus(current, previousDesired, metrics.map(() => ({ type: '' })), false);
-      if (first) events.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', `invalid metrics (${failures.length} invalid out of ${failures.length}), first error is: ${first.wrapped}`);
-      return;
+      if (!usage || !pods) {
+        const failures = metrics.map(metricFailure);
+        for (const f of failures) events.event(hpa, 'Warning', f.reason, f.error);
+        const first = failures[0];
+        if (first) setCondition(conditions, 'ScalingActive', 'False', first.reason, `the HPA was unable to compute the replica count: ${first.error}`);
+        // The statuses of metrics that could not be fetched stay empty: `currentMetrics: [{type: ""}]`, as kube writes them.
+        await writeStatus(current, previousDesired, metrics.map(() => ({ type: '' })), false);
+        if (first) events.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', `invalid metrics (${failures.length} invalid out of ${failures.length}), first error is: ${first.wrapped}`);
+        return;
+      }
+      const selected = pods.list(namespace).filter((p) => labelsMatch(selector, p.metadata.labels));
+      const ctx: MetricContext = { currentReplicas: current, pods: selected, usage: (p) => usage.pod(p), now };
+      const outcome = combineMetrics(metrics.map((m) => computeMetric(m, ctx)), current);
+      for (const f of outcome.failures) events.event(hpa, 'Warning', f.reason, f.error);
+      const first = outcome.failures[0];
+      if (outcome.replicas === -1 && outcome.error !== undefined && first) {
+        setCondition(conditions, 'ScalingActive', 'False', first.reason, `the HPA was unable to compute the replica count: ${first.error}`);
+        await writeStatus(current, previousDesired, outcome.statuses, false);
+        events.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', outcome.error);
+        return;
+      }
+      // Some metrics may have failed: the others still scale the target up (kube logs the error, no event).
+      if (outcome.replicas !== -1) setCondition(conditions, 'ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${outcome.metricName}`);
+      statuses = outcome.statuses;
+      desired = 0;
+      let rescaleMetric = '';
+      if (outcome.replicas > desired) [desired, rescaleMetric] = [outcome.replicas, outcome.metricName];
+      if (desired > current) reason = `${rescaleMetric} above target`;
+      if (desired < current) reason = 'All metrics below target';
+      const normalized = normalizeDesiredReplicas(history, { behavior, currentReplicas: current, desiredReplicas: desired, minReplicas: min, maxReplicas: max, now });
+      setCondition(conditions, 'AbleToScale', 'True', normalized.ableToScale.reason, normalized.ableToScale.message);
+      setCondition(conditions, 'ScalingLimited', normalized.scalingLimited.status, normalized.scalingLimited.reason, normalized.scalingLimited.message);
+      desired = normalized.replicas;
+      if (desired === current) return writeStatus(current, current, statuses, false);
     }
 
     try {
@@ -172,31 +236,40 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
       const message = e instanceof Error ? e.message : String(e);
       events.event(hpa, 'Warning', 'FailedRescale', `New size: ${desired}; reason: ${reason}; error: ${message}`);
       setCondition(conditions, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${message}`);
-      return writeStatus(current, Number(old.desiredReplicas ?? 0), undefined, false);
+      return writeStatus(current, Number(old.desiredReplicas ?? 0), statuses, false);
     }
     setCondition(conditions, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desired}`);
     events.event(hpa, 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
-    await writeStatus(current, desired, undefined, true);
+    storeScaleEvent(history, behavior, current, desired, clockNow());
+    await writeStatus(current, desired, statuses, true);
   }
 
   const queue = createKeyedQueue(async (k) => {
     await hpas.synced;
+    if (pods) await pods.synced;
     const { namespace, name } = splitKey(k);
     const hpa = hpas.get(namespace, name);
     if (hpa && !hpa.metadata.deletionTimestamp) await reconcile(hpa);
+    else if (!hpa) histories.delete(k);
   }, 500, informers.activity);
   // Its own status writes are no reason for another pass; any other change is, and so is every sync period.
-  hpas.onEvent((ev) => ev.type !== 'DELETED' && ev.written !== 'status' && queue.enqueue(key(ev.object)));
+  hpas.onEvent((ev) => {
+    if (ev.type === 'DELETED') histories.delete(key(ev.object));
+    else if (ev.written !== 'status') queue.enqueue(key(ev.object));
+  });
   const resync = () => {
     for (const hpa of hpas.list()) queue.enqueue(key(hpa));
   };
   const timer = setInterval(resync, SYNC_PERIOD_MS);
   timer.unref();
   const stopClock = onClockChange(resync);
+  // New usage figures: the same passes, sooner.
+  const stopUsage = usage?.onChange(resync);
   return {
     async stop() {
       clearInterval(timer);
       stopClock();
+      stopUsage?.();
       await queue.stop();
     },
   };

@@ -92,7 +92,7 @@ export async function startSimulation(registry: RegistryHandle, options: Simulat
     startEndpointsController(informers),
     startVolumeProvisioner(informers, events, { kubeletRunning: nodes.running }),
     startLoadBalancerController(informers, events),
-    startHorizontalPodAutoscaler(informers, events),
+    startHorizontalPodAutoscaler(informers, events, usage),
     nodes,
   ];
   // The nodes' first health pass: their registration taints (TaintNodesByCondition's not-ready) go before the
