@@ -19,6 +19,14 @@ test('usage: zero by default; the last matching rule setting a resource wins, pe
   assert.deepEqual(figures(u, pod('db-1', { app: 'db' })), [['app', 0n, 0n], ['sidecar', 0n, 0n]]);
 });
 
+test('usage: sidecars (init containers that restart always) run and use too; other init containers do not', () => {
+  const u = createResourceUsage(() => true);
+  const p = pod('with-sidecar', {});
+  (p.spec as Record<string, unknown>).initContainers = [{ name: 'setup' }, { name: 'proxy', restartPolicy: 'Always' }];
+  u.add({ container: 'proxy', cpu: '50m' });
+  assert.deepEqual(figures(u, p), [['proxy', 50_000_000n, 0n], ['app', 0n, 0n], ['sidecar', 0n, 0n]]);
+});
+
 test('usage: none for a pod not Running or on a node whose kubelet does not run', () => {
   const u = createResourceUsage((node) => node === 'n1');
   assert.equal(u.pod(pod('a', {}, 'Pending')), undefined);

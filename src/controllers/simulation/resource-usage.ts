@@ -20,7 +20,7 @@ export interface UsageRule {
   readonly selector?: string;
   /** The pod of this name only. */
   readonly pod?: string;
-  /** This container only (default: every regular container of a matching pod). */
+  /** This container only (default: every container of a matching pod that runs, sidecars included). */
   readonly container?: string;
   /** Usage of each matching container, a quantity ("250m", "0.5"). */
   readonly cpu?: string;
@@ -45,7 +45,7 @@ export interface PodUsage {
   readonly timestamp: Date;
   /** The window they cover (USAGE_WINDOW_MS). */
   readonly windowMs: number;
-  /** Each regular container, in spec order. */
+  /** Each running container: the sidecars (init containers with restartPolicy Always), then the regular ones. */
   readonly containers: readonly ContainerUsage[];
 }
 
@@ -127,7 +127,9 @@ export function createResourceUsage(kubeletRunning: (node: string) => boolean): 
     pod(pod) {
       if (asObj(pod.status).phase !== 'Running' || !kubeletRunning(String(asObj(pod.spec).nodeName ?? ''))) return undefined;
       const applying = rules.filter((r) => matches(r, pod));
-      const containers = ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map((c) => {
+      const spec = asObj(pod.spec);
+      const sidecars = ((spec.initContainers as unknown[] | undefined) ?? []).filter((c) => asObj(c).restartPolicy === 'Always');
+      const containers = [...sidecars, ...((spec.containers as unknown[] | undefined) ?? [])].map((c) => {
         const name = String(asObj(c).name ?? '');
         let cpu = 0n;
         let memory = 0n;
