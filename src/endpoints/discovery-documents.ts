@@ -100,10 +100,11 @@ export function servedGroups(defs: readonly ResourceDefinition[], external: read
   for (const def of defs) {
     const entry = entryOf(def.group);
     if (!entry.versions.includes(def.version)) entry.versions.push(def.version);
-    if (!def.custom) entry.builtIn = true;
+    const priority = def.discoveryPriority ?? (def.custom ? { group: CRD_GROUP_PRIORITY, version: CRD_VERSION_PRIORITY } : undefined);
+    if (!priority) entry.builtIn = true;
     else {
-      entry.priority = Math.max(entry.priority, CRD_GROUP_PRIORITY);
-      entry.versionPriority.set(def.version, CRD_VERSION_PRIORITY);
+      entry.priority = Math.max(entry.priority, priority.group);
+      entry.versionPriority.set(def.version, priority.version);
     }
   }
   for (const gv of external) {

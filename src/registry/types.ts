@@ -253,6 +253,11 @@ export interface ResourceDefinition {
   readonly deprecationWarning?: string;
   /** A deprecated built-in version's planned removal ("1.32"): the removed_release label and audit annotation. */
   readonly removedRelease?: string;
+  /**
+   * Where discovery places a group served in process as an APIService would be (the simulated metrics API: its
+   * APIService's groupPriorityMinimum and versionPriority). Absent: built-in order, or a CRD's.
+   */
+  readonly discoveryPriority?: { readonly group: number; readonly version: number };
 }
 
 /** JSON paths (".spec.replicas") of a scale subresource. */

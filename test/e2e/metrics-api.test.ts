@@ -38,6 +38,15 @@ describe('resource metrics API (simulated cluster)', () => {
       ['nodes', '', 'NodeMetrics', ['get', 'list']],
       ['pods', '', 'PodMetrics', ['get', 'list']],
     ]);
+    // Placed as metrics-server's APIService (group priority 100): after the groups of custom resources (1000).
+    await s.installCRDs([{
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+    }]);
+    const groups = ((await raw('/apis')).body.groups as Obj[]).map((g) => g.name);
+    assert.deepEqual(groups.slice(-2), ['example.com', 'metrics.k8s.io']);
   });
 
   test("metrics-server's system:aggregated-metrics-reader role: the view role reads metrics", async () => {

@@ -113,6 +113,8 @@ function definition(resource: string, kind: string, namespaced: boolean, printer
     printerColumns,
     selectableFields: {},
     custom: false,
+    // metrics-server's APIService v1beta1.metrics.k8s.io: after the built-in groups and the CRDs' (1000).
+    discoveryPriority: { group: 100, version: 100 },
   };
 }
 
