@@ -325,9 +325,14 @@ describe('simulated workloads', () => {
     assert.equal((await statusOf('tracked')).succeeded, 1);
     assert.deepEqual((await podsOf('tracked')).map((p) => p.metadata.name), [second.metadata.name]);
 
-    // A failed pod is counted once (backoffLimit 1 allows it) and replaced; deleted, it stays counted.
+    // A failed pod is counted once (backoffLimit 1 allows it) and replaced once kube's pod failure backoff (10 s on
+    // the server clock) is over; deleted, it stays counted.
     await setPhase(second.metadata.name, 'Failed');
-    const afterFailure = await until('the failed pod counted and replaced', () => counted(1, 1, 2));
+    await until('the failed pod counted', async () => ((await statusOf('tracked')).failed === 1 ? true : undefined));
+    await settle();
+    assert.equal((await podsOf('tracked')).length, 1);
+    s.clock!.advance('11s');
+    const afterFailure = await until('the failed pod replaced', () => counted(1, 1, 2));
     assert.deepEqual(afterFailure.status.uncountedTerminatedPods, {});
     const third = afterFailure.all.find((p) => p.metadata.name !== second.metadata.name)!;
     assert.deepEqual(afterFailure.all.map(brief).sort(), [[second.metadata.name, 'Failed', undefined], [third.metadata.name, 'Pending', ['batch.kubernetes.io/job-tracking']]].sort());
@@ -363,9 +368,9 @@ describe('simulated workloads', () => {
     const podsOf = async (job: string): Promise<Pod[]> => JSON.parse(await s.kubectlOk(['get', 'pods', '-l', `job-name=${job}`, '-o', 'json'])).items;
     const statusOf = async (job: string) => JSON.parse(await s.kubectlOk(['get', 'job', job, '-o', 'json'])).status;
     const brief = (p: Pod) => [p.metadata.name, p.status.phase, p.metadata.finalizers];
-    // The status a kubelet writes for a pod whose container exited with the code.
+    // The status a kubelet writes for a pod whose container exited with the code (at the server clock's time).
     const fail = (pod: string, exitCode: number) => {
-      const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const at = s.clock!.state().now.replace(/\.\d+Z$/, 'Z');
       const terminated = { exitCode, reason: 'Error', startedAt: at, finishedAt: at };
       const status = { phase: 'Failed', containerStatuses: [{ name: 'c', image: 'busybox', imageID: '', ready: false, restartCount: 0, started: false, state: { terminated } }] };
       return s.kubectlOk(['patch', 'pod', pod, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
@@ -392,8 +397,11 @@ describe('simulated workloads', () => {
 
     await job('policed', 1);
     const [first] = await pods('policed', 1);
-    // Exit code 1 matches the Ignore rule: the pod is let go uncounted, and replaced.
+    // Exit code 1 matches the Ignore rule: the pod is let go uncounted, and replaced after the backoff (an ignored
+    // failure backs off too).
     await fail(first!.metadata.name, 1);
+    await until('the ignored pod let go', async () => ((await podsOf('policed'))[0]?.metadata.finalizers === undefined ? true : undefined));
+    s.clock!.advance('11s');
     const afterIgnore = await pods('policed', 2);
     const second = newPod(afterIgnore, [first!]);
     assert.deepEqual(afterIgnore.map(brief).sort(), [[first!.metadata.name, 'Failed', undefined], [second.metadata.name, 'Pending', tracking]].sort());
@@ -403,8 +411,14 @@ describe('simulated workloads', () => {
     });
     assert.deepEqual([ignored.failed, ignored.uncountedTerminatedPods, ignored.conditions], [undefined, {}, undefined]);
 
-    // Exit code 2 matches no rule: counted (backoffLimit 1 allows it) and replaced.
+    // Exit code 2 matches no rule: counted (backoffLimit 1 allows it) and replaced after the backoff, doubled for
+    // the second failure since the last success.
     await fail(second.metadata.name, 2);
+    await until('the failure counted', async () => ((await statusOf('policed')).failed === 1 ? true : undefined));
+    s.clock!.advance('11s');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await podsOf('policed')).length, 2);
+    s.clock!.advance('10s');
     const afterCount = await pods('policed', 3);
     const third = newPod(afterCount, [first!, second]);
     const counted = await until('the failure counted', async () => {
@@ -438,6 +452,179 @@ describe('simulated workloads', () => {
     assert.equal(strict.failed, 1);
     await s.kubectlOk(['delete', 'job', 'policed', 'strict', '--cascade=foreground', '--timeout=20s'], { timeoutMs: 30_000 });
     assert.deepEqual([...(await podsOf('policed')), ...(await podsOf('strict'))], []);
+  });
+
+  describe("a Job's pod failure backoff, backoffLimitPerIndex and successPolicy", () => {
+    type Pod = { metadata: { name: string; finalizers?: string[]; annotations: Record<string, string> }; status: { phase: string } };
+    type Condition = { type: string; status: string; reason: string; message: string };
+    const podsOf = async (job: string): Promise<Pod[]> => JSON.parse(await s.kubectlOk(['get', 'pods', '-l', `job-name=${job}`, '-o', 'json'])).items;
+    const statusOf = async (job: string) => JSON.parse(await s.kubectlOk(['get', 'job', job, '-o', 'json'])).status;
+    const pods = (job: string, n: number) => until(`${n} pods of ${job}`, async () => ((await podsOf(job)).length === n ? podsOf(job) : undefined));
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    const indexOf = (p: Pod) => p.metadata.annotations['batch.kubernetes.io/job-completion-index'];
+    const failureCounts = (p: Pod) => [p.metadata.annotations['batch.kubernetes.io/job-index-failure-count'], p.metadata.annotations['batch.kubernetes.io/job-index-ignored-failure-count']];
+    const newPods = (all: Pod[], seen: Pod[]) => all.filter((p) => !seen.some((q) => q.metadata.name === p.metadata.name));
+    const ofIndex = (all: Pod[], index: string) => all.filter((p) => indexOf(p) === index);
+    const brief = (c: Condition) => [c.type, c.status, c.reason, c.message];
+    // The status a kubelet writes for a pod whose container exited with the code, at the server clock's time.
+    const finish = (pod: Pod, exitCode: number) => {
+      const at = s.clock!.state().now.replace(/\.\d+Z$/, 'Z');
+      const terminated = { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: at, finishedAt: at };
+      const status = { phase: exitCode === 0 ? 'Succeeded' : 'Failed', containerStatuses: [{ name: 'c', image: 'busybox', imageID: '', ready: false, restartCount: 0, started: false, state: { terminated } }] };
+      return s.kubectlOk(['patch', 'pod', pod.metadata.name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+    };
+    // Pods a scheduling gate holds Pending: their phases are the test's to set.
+    const job = (name: string, spec: Record<string, unknown>) =>
+      s.kubectlOk(['create', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: { name },
+          spec: { ...spec, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }], schedulingGates: [{ name: 'example.com/hold' }] } } },
+        }),
+      });
+    const statusWith = (name: string, what: string, check: (status: Record<string, unknown>) => boolean) =>
+      until(what, async () => {
+        const st = await statusOf(name);
+        return check(st) ? st : undefined;
+      });
+    const remove = (...names: string[]) => s.kubectlOk(['delete', 'job', ...names, '--cascade=foreground', '--timeout=20s'], { timeoutMs: 30_000 });
+
+    test('a failed pod is replaced only once the backoff is over on the server clock: 10 s after a failure, 20 s after the second', async () => {
+      await job('patient', { backoffLimit: 3 });
+      const [first] = await pods('patient', 1);
+      await finish(first!, 1);
+      await statusWith('patient', 'the failure counted', (st) => st.failed === 1);
+      await settle();
+      assert.equal((await podsOf('patient')).length, 1);
+      // The clock's move syncs the Job at once: no real 10 s wait.
+      const moved = Date.now();
+      s.clock!.advance('11s');
+      const [second] = newPods(await pods('patient', 2), [first!]);
+      assert.ok(Date.now() - moved < 5000, `replaced ${Date.now() - moved} ms after the clock moved`);
+      await finish(second!, 1);
+      await statusWith('patient', 'the second failure counted', (st) => st.failed === 2);
+      s.clock!.advance('11s');
+      await settle();
+      assert.equal((await podsOf('patient')).length, 2);
+      s.clock!.advance('10s');
+      const [third] = newPods(await pods('patient', 3), [first!, second!]);
+      assert.equal(third!.status.phase, 'Pending');
+      // A success resets the count: the Job completes, with its failures counted.
+      await finish(third!, 0);
+      await s.kubectlOk(['wait', '--for=condition=Complete', 'job/patient', '--timeout=20s'], { timeoutMs: 30_000 });
+      const done = await statusOf('patient');
+      assert.deepEqual([done.succeeded, done.failed, done.active], [1, 2, undefined]);
+      await remove('patient');
+    });
+
+    test('an Indexed Job with backoffLimitPerIndex 0: the index whose pod failed is failed at once and not retried, the others complete, and the Job fails with FailedIndexes', async () => {
+      await job('per-index', { completionMode: 'Indexed', completions: 3, parallelism: 3, backoffLimitPerIndex: 0 });
+      const all = await pods('per-index', 3);
+      assert.deepEqual(all.map((p) => [indexOf(p), ...failureCounts(p)]).sort(), [['0', '0', undefined], ['1', '0', undefined], ['2', '0', undefined]]);
+      const running = await statusOf('per-index');
+      assert.equal(running.failedIndexes, '');
+      await finish(ofIndex(all, '1')[0]!, 1);
+      const failedIndex = await statusWith('per-index', 'index 1 failed', (st) => st.failedIndexes === '1' && st.failed === 1);
+      assert.deepEqual([failedIndex.active, failedIndex.conditions], [2, undefined]);
+      s.clock!.advance('11s');
+      await settle();
+      assert.equal((await podsOf('per-index')).length, 3);
+      await finish(ofIndex(all, '0')[0]!, 0);
+      await finish(ofIndex(all, '2')[0]!, 0);
+      await s.kubectlOk(['wait', '--for=condition=Failed', 'job/per-index', '--timeout=20s'], { timeoutMs: 30_000 });
+      const failed = await statusOf('per-index');
+      assert.deepEqual(failed.conditions.map(brief), [
+        ['FailureTarget', 'True', 'FailedIndexes', 'Job has failed indexes'],
+        ['Failed', 'True', 'FailedIndexes', 'Job has failed indexes'],
+      ]);
+      assert.deepEqual([failed.failedIndexes, failed.completedIndexes, failed.succeeded, failed.failed, failed.active], ['1', '0,2', 2, 1, undefined]);
+      await remove('per-index');
+    });
+
+    test("backoffLimitPerIndex 1: a failed index is retried after its own backoff with the failure counted in its pod's annotation; past maxFailedIndexes the Job fails with MaxFailedIndexesExceeded", async () => {
+      await job('few-failures', { completionMode: 'Indexed', completions: 4, parallelism: 4, backoffLimitPerIndex: 1, maxFailedIndexes: 1 });
+      const firsts = await pods('few-failures', 4);
+      await finish(ofIndex(firsts, '0')[0]!, 1);
+      await finish(ofIndex(firsts, '1')[0]!, 1);
+      // The failed pods keep the finalizer until their replacements, which take the index's failure count from them, exist.
+      await until('the failures seen', async () => ((await podsOf('few-failures')).filter((p) => p.status.phase === 'Failed').length === 2 ? true : undefined));
+      await settle();
+      const waiting = await podsOf('few-failures');
+      assert.deepEqual(waiting.filter((p) => p.status.phase === 'Failed').map((p) => p.metadata.finalizers), [['batch.kubernetes.io/job-tracking'], ['batch.kubernetes.io/job-tracking']]);
+      assert.equal(waiting.length, 4);
+      assert.deepEqual([(await statusOf('few-failures')).failed, (await statusOf('few-failures')).failedIndexes], [undefined, '']);
+      s.clock!.advance('11s');
+      const retries = newPods(await pods('few-failures', 6), firsts);
+      assert.deepEqual(retries.map((p) => [indexOf(p), ...failureCounts(p)]).sort(), [['0', '1', undefined], ['1', '1', undefined]]);
+      await statusWith('few-failures', 'the first failures counted', (st) => st.failed === 2);
+      // The second failure of index 0 fails it: one failed index is within maxFailedIndexes, and it gets no new pod.
+      await finish(ofIndex(retries, '0')[0]!, 1);
+      const oneFailed = await statusWith('few-failures', 'index 0 failed', (st) => st.failedIndexes === '0' && st.failed === 3);
+      assert.equal(oneFailed.conditions, undefined);
+      s.clock!.advance('30s');
+      await settle();
+      assert.equal((await podsOf('few-failures')).length, 6);
+      await finish(ofIndex(retries, '1')[0]!, 1);
+      await s.kubectlOk(['wait', '--for=condition=Failed', 'job/few-failures', '--timeout=20s'], { timeoutMs: 30_000 });
+      const failed = await statusOf('few-failures');
+      const message = 'Job has exceeded the specified maximal number of failed indexes';
+      assert.deepEqual(failed.conditions.map(brief), [
+        ['FailureTarget', 'True', 'MaxFailedIndexesExceeded', message],
+        ['Failed', 'True', 'MaxFailedIndexesExceeded', message],
+      ]);
+      // Indexes 2 and 3 were still running: deleted, and counted as failed with the Job.
+      assert.deepEqual([failed.failedIndexes, failed.completedIndexes, failed.failed, failed.active, failed.uncountedTerminatedPods], ['0,1', undefined, 6, undefined, {}]);
+      assert.deepEqual((await podsOf('few-failures')).map((p) => p.status.phase).sort(), ['Failed', 'Failed', 'Failed', 'Failed']);
+      await remove('few-failures');
+    });
+
+    test("a podFailurePolicy's FailIndex rule fails the index at once, an Ignore rule's failure retries it with the ignored-failure count", async () => {
+      const podFailurePolicy = {
+        rules: [
+          { action: 'FailIndex', onExitCodes: { containerName: 'c', operator: 'In', values: [42] } },
+          { action: 'Ignore', onExitCodes: { operator: 'In', values: [1] } },
+        ],
+      };
+      await job('fail-index', { completionMode: 'Indexed', completions: 2, parallelism: 2, backoffLimitPerIndex: 2, podFailurePolicy });
+      const firsts = await pods('fail-index', 2);
+      await finish(ofIndex(firsts, '0')[0]!, 42);
+      await finish(ofIndex(firsts, '1')[0]!, 1);
+      await statusWith('fail-index', 'index 0 failed', (st) => st.failedIndexes === '0' && st.failed === 1);
+      await settle();
+      assert.equal((await podsOf('fail-index')).length, 2);
+      s.clock!.advance('11s');
+      const [retry] = newPods(await pods('fail-index', 3), firsts);
+      assert.deepEqual([indexOf(retry!), ...failureCounts(retry!)], ['1', '0', '1']);
+      await finish(retry!, 0);
+      await s.kubectlOk(['wait', '--for=condition=Failed', 'job/fail-index', '--timeout=20s'], { timeoutMs: 30_000 });
+      const failed = await statusOf('fail-index');
+      assert.deepEqual(failed.conditions.map(brief), [
+        ['FailureTarget', 'True', 'FailedIndexes', 'Job has failed indexes'],
+        ['Failed', 'True', 'FailedIndexes', 'Job has failed indexes'],
+      ]);
+      // The ignored failure is not counted.
+      assert.deepEqual([failed.failedIndexes, failed.completedIndexes, failed.succeeded, failed.failed], ['0', '1', 1, 1]);
+      await remove('fail-index');
+    });
+
+    test("an Indexed Job's successPolicy: once a rule is met the Job gets SuccessCriteriaMet, its other pods are deleted, then it is Complete with kube's reason and message", async () => {
+      const successPolicy = { rules: [{ succeededCount: 3 }, { succeededIndexes: '0-1', succeededCount: 1 }] };
+      await job('lenient', { completionMode: 'Indexed', completions: 3, parallelism: 3, successPolicy });
+      const all = await pods('lenient', 3);
+      await finish(ofIndex(all, '0')[0]!, 0);
+      await s.kubectlOk(['wait', '--for=condition=Complete', 'job/lenient', '--timeout=20s'], { timeoutMs: 30_000 });
+      const done = await statusOf('lenient');
+      assert.deepEqual(done.conditions.map(brief), [
+        ['SuccessCriteriaMet', 'True', 'SuccessPolicy', 'Matched rules at index 1'],
+        ['Complete', 'True', 'SuccessPolicy', 'Matched rules at index 1'],
+      ]);
+      assert.deepEqual([done.completedIndexes, done.succeeded, done.failed, done.active, done.terminating, done.uncountedTerminatedPods], ['0', 1, undefined, undefined, 0, {}]);
+      assert.equal(typeof done.completionTime, 'string');
+      // Indexes 1 and 2 never ran to completion: their pods are gone.
+      assert.deepEqual((await podsOf('lenient')).map((p) => [indexOf(p), p.status.phase]), [['0', 'Succeeded']]);
+      await remove('lenient');
+    });
   });
 
   test('a StatefulSet scales in order; a DaemonSet runs on every node; a Job completes', async () => {

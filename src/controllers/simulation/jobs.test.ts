@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../registry/types.ts';
-import { countUncounted, failJobMessage, failureCounts, formatIndexes, isPodFailed, matchPodFailurePolicy, parseIndexes, podsForRemoval } from './jobs.ts';
+import { formatIndexes, parseIndexes } from './job-indexes.ts';
+import { failJobMessage, failureCounts, isPodFailed, matchPodFailurePolicy } from './job-pod-failure-policy.ts';
+import { countUncounted, podsForRemoval } from './jobs.ts';
 
 test('formatIndexes: sorted, runs of three or more as ranges, as kube writes completedIndexes', () => {
   assert.equal(formatIndexes([]), '');
@@ -79,7 +81,6 @@ test('matchPodFailurePolicy: exit codes In / NotIn, over every container or the 
   assert.equal(matchPodFailurePolicy({ rules: [onExitCodes('FailJob', 'In', [42], 'side')] }, p), undefined);
   assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('Ignore', 'In', [1, 42])] }, p), { action: 'Ignore' });
   assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('Count', 'In', [42])] }, p), { action: 'Count' });
-  // FailIndex (backoffLimitPerIndex) is out of scope: it counts as Count does.
   assert.deepEqual(matchPodFailurePolicy({ rules: [onExitCodes('FailIndex', 'In', [42])] }, p), { action: 'FailIndex' });
 });
 

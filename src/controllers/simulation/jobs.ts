@@ -18,21 +18,32 @@
 // never count; those deleted because the Job finished keep it until counted. A Job being deleted lets go of all its
 // pods, and a pod whose Job is gone or finished (or that has no controller) loses the finalizer too.
 //
-// A podFailurePolicy (kube's pod_failure_policy.go) is matched against each failed pod, its rules in order, the first
-// match winning: FailJob fails the Job (FailureTarget then Failed, reason PodFailurePolicy) ahead of backoffLimit,
-// Ignore lets the pod go and replaces it without counting it in status.failed or toward backoffLimit, Count (and no
-// match) counts it as without a policy. FailIndex, which needs backoffLimitPerIndex, is out of scope here and counts
-// as Count.
+// A podFailurePolicy (job-pod-failure-policy.ts) is matched against each failed pod: FailJob fails the Job
+// (FailureTarget then Failed, reason PodFailurePolicy) ahead of backoffLimit, Ignore lets the pod go and replaces it
+// without counting it in status.failed or toward backoffLimit, Count (and no match) counts it as without a policy,
+// FailIndex fails the pod's index at once.
+//
+// Failed pods are replaced after a backoff (job-backoff.ts): 10 s after the Job's first failure since its last
+// success, doubling with each further one, at most 10 min; the Job is synced again when it ends, or when the server
+// clock moves past it. An Indexed Job with backoffLimitPerIndex (job-indexes.ts) counts failures per index instead:
+// each index's pods carry its failure counts in annotations, the index backs off on its own, fails (into
+// status.failedIndexes, its pods no longer replaced) once a pod fails past backoffLimitPerIndex, and the Job fails
+// with MaxFailedIndexesExceeded past maxFailedIndexes, or with FailedIndexes once every index succeeded or failed.
+// An Indexed Job's successPolicy (job-success-policy.ts) makes it succeed (SuccessCriteriaMet then Complete, reason
+// SuccessPolicy) when a rule is met, its remaining pods deleted.
 
-import { clockNow } from '../../apis/clock.ts';
+import { clockNow, onClockChange } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
 import { createKeyedQueue } from '../work-queue.ts';
+import { newBackoffRecord, remainingTime, type BackoffRecord } from './job-backoff.ts';
+import { COMPLETION_INDEX, creatableIndexes, formatIndexes, hasBackoffLimitPerIndex, indexFailureAnnotations, indexOf, isIndexFailed, parseIndexes, podsWithDelayedDeletion } from './job-indexes.ts';
+import { failJobMessage, failureCounts, isPodFailed, onlyReplaceFailedPods } from './job-pod-failure-policy.ts';
+import { matchSuccessPolicy } from './job-success-policy.ts';
 import { createControlledPod, deleteControlledPod, podFromTemplate, now } from './replicasets.ts';
 import { asObj, controlled, controllerEvents, controllerOf, isNotFound, JOBS, key, PODS, podActive, podReady, splitKey, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
-export const COMPLETION_INDEX = 'batch.kubernetes.io/job-completion-index';
 export const TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 /** kube's MaxUncountedPods (status.uncountedTerminatedPods stays near 20 KB) and MaxPodCreateDeletePerSync. */
 const MAX_UNCOUNTED = 500;
@@ -53,26 +64,6 @@ function ensureCondition(conditions: Obj[], type: string, status: 'True' | 'Fals
   if (c.status === status && c.reason === reason && c.message === message) return false;
   conditions[at] = { ...c, status, reason, message, lastProbeTime: now(), ...(c.status !== status ? { lastTransitionTime: now() } : {}) };
   return true;
-}
-
-/** Sorted indexes as kube writes completedIndexes: runs of three or more as "a-b", e.g. "0-2,4". */
-export function formatIndexes(indexes: readonly number[]): string {
-  const sorted = [...new Set(indexes)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
-    if (j - i >= 2) parts.push(`${sorted[i]}-${sorted[j]}`);
-    else for (let k = i; k <= j; k++) parts.push(String(sorted[k]));
-    i = j + 1;
-  }
-  return parts.join(',');
-}
-
-/** The completion index of an Indexed Job's pod; undefined when it has none that parses. */
-function indexOf(pod: KubeObject): number | undefined {
-  const v = pod.metadata.annotations?.[COMPLETION_INDEX];
-  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
 }
 
 /** An Indexed Job's pod for one index (kube's addCompletionIndexAnnotation, hostname and environment variable). */
@@ -96,110 +87,6 @@ const uidOf = (obj: KubeObject): string => obj.metadata.uid ?? '';
 const counter = (v: unknown): number => (typeof v === 'number' ? v : 0);
 const trueCondition = (conditions: Obj[], type: string): Obj | undefined => conditions.find((c) => c.type === type && c.status === 'True');
 const hasTrackingFinalizer = (pod: KubeObject): boolean => (pod.metadata.finalizers ?? []).includes(TRACKING_FINALIZER);
-
-/** onlyReplaceFailedPods: podReplacementPolicy Failed (the default that comes with a podFailurePolicy), or a podFailurePolicy. */
-function onlyReplaceFailedPods(spec: Obj): boolean {
-  return spec.podReplacementPolicy === 'Failed' || (spec.podFailurePolicy !== undefined && spec.podFailurePolicy !== null);
-}
-
-/**
- * isPodFailed: phase Failed; or, unless only failed pods are replaced, deleted before it succeeded (an orphan or
- * evicted pod may never reach Failed).
- */
-export function isPodFailed(pod: KubeObject, spec: Obj): boolean {
-  const phase = phaseOf(pod);
-  if (phase === 'Failed') return true;
-  if (onlyReplaceFailedPods(spec)) return false;
-  return Boolean(pod.metadata.deletionTimestamp) && phase !== 'Succeeded';
-}
-
-export interface PolicyMatch {
-  action: string;
-  /** A FailJob rule's message for the Job's conditions. */
-  message?: string;
-}
-
-/** getMatchingContainerFromList: the first terminated container, of the name if the rule gives one, whose exit code matches. */
-function matchingContainer(statuses: unknown, req: Obj): { name: string; exitCode: number } | undefined {
-  const values = Array.isArray(req.values) ? req.values : [];
-  for (const cs of Array.isArray(statuses) ? statuses.map(asObj) : []) {
-    const state = asObj(cs.state);
-    if (state.terminated === undefined || state.terminated === null) continue;
-    const terminated = asObj(state.terminated);
-    if (typeof req.containerName === 'string' && req.containerName !== cs.name) continue;
-    const exitCode = typeof terminated.exitCode === 'number' ? terminated.exitCode : 0;
-    // A container that succeeded never matches, whatever the operator (validation keeps 0 out of In's values).
-    if (exitCode === 0) continue;
-    const listed = values.includes(exitCode);
-    if ((req.operator === 'In' && listed) || (req.operator === 'NotIn' && !listed)) return { name: String(cs.name ?? ''), exitCode };
-  }
-  return undefined;
-}
-
-/** matchOnPodConditions: the first of the pod's conditions that a pattern (type and status) names. */
-function matchingCondition(conditions: unknown, patterns: unknown): Obj | undefined {
-  const wanted = Array.isArray(patterns) ? patterns.map(asObj) : [];
-  return (Array.isArray(conditions) ? conditions.map(asObj) : []).find((c) => wanted.some((w) => w.type === c.type && w.status === c.status));
-}
-
-/**
- * matchPodFailurePolicy: the action of the first rule the failed pod matches (regular containers' exit codes before
- * init containers'), with kube's message for FailJob; undefined without a policy or a match.
- */
-export function matchPodFailurePolicy(policy: unknown, pod: KubeObject): PolicyMatch | undefined {
-  const rules = Array.isArray(asObj(policy).rules) ? (asObj(policy).rules as unknown[]).map(asObj) : [];
-  const status = asObj(pod.status);
-  const podName = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
-  for (const [index, rule] of rules.entries()) {
-    const action = String(rule.action ?? '');
-    let message: string;
-    if (rule.onExitCodes !== undefined && rule.onExitCodes !== null) {
-      const req = asObj(rule.onExitCodes);
-      const c = matchingContainer(status.containerStatuses, req) ?? matchingContainer(status.initContainerStatuses, req);
-      if (!c) continue;
-      message = `Container ${c.name} for pod ${podName} failed with exit code ${c.exitCode} matching ${action} rule at index ${index}`;
-    } else if (rule.onPodConditions !== undefined && rule.onPodConditions !== null) {
-      const cond = matchingCondition(status.conditions, rule.onPodConditions);
-      if (!cond) continue;
-      message = `Pod ${podName} has condition ${String(cond.type)} matching ${action} rule at index ${index}`;
-    } else continue;
-    // kube's switch: a rule of an unknown action matches nothing, and the next rule is tried.
-    if (action === 'FailJob') return { action, message };
-    if (action === 'Ignore' || action === 'Count' || action === 'FailIndex') return { action };
-  }
-  return undefined;
-}
-
-/** Whether a failed pod counts in status.failed and toward backoffLimit: not when it matches an Ignore rule. */
-export function failureCounts(pod: KubeObject, spec: Obj): boolean {
-  return matchPodFailurePolicy(spec.podFailurePolicy, pod)?.action !== 'Ignore';
-}
-
-/** getFailJobMessage: the message of the first failed pod that matches a FailJob rule. */
-export function failJobMessage(pods: readonly KubeObject[], spec: Obj): string | undefined {
-  if (spec.podFailurePolicy === undefined || spec.podFailurePolicy === null) return undefined;
-  for (const pod of pods) {
-    if (!isPodFailed(pod, spec)) continue;
-    const match = matchPodFailurePolicy(spec.podFailurePolicy, pod);
-    if (match?.message !== undefined) return match.message;
-  }
-  return undefined;
-}
-
-/** parseIndexesFromString: the indexes below completions that "0-2,4" names (malformed parts skipped). */
-export function parseIndexes(text: unknown, completions: number): number[] {
-  const out: number[] = [];
-  if (typeof text !== 'string' || text === '') return out;
-  for (const part of text.split(',')) {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
-    if (!m) continue;
-    const first = Number(m[1]);
-    if (first >= completions) break;
-    const last = Math.min(m[2] === undefined ? first : Number(m[2]), completions - 1);
-    for (let i = first; i <= last; i++) out.push(i);
-  }
-  return out;
-}
 
 interface Uncounted {
   succeeded: string[];
@@ -297,6 +184,19 @@ interface Finish {
   message: string;
 }
 
+/** What a sync counted that manageJob goes by. */
+interface Counted {
+  active: KubeObject[];
+  terminatingPods: KubeObject[];
+  succeeded: number;
+  succeededIndexes: ReadonlySet<number>;
+  /** status.failedIndexes and the indexes failed since, with backoffLimitPerIndex. */
+  failedIndexes: ReadonlySet<number> | undefined;
+  /** With backoffLimitPerIndex, the last failed pod of each index waiting for a new pod. */
+  delayed: ReadonlyMap<number, KubeObject>;
+  backoff: BackoffRecord;
+}
+
 export function startJobController(informers: Informers, eventSink: EventSink): Loop {
   const jobs = informers.of(JOBS).as(WRITERS.job);
   const podCache = informers.of(PODS).as(WRITERS.job);
@@ -368,31 +268,77 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
     return jobs.get(job.metadata.namespace ?? '', job.metadata.name ?? '') ?? job;
   }
 
-  /** manageJob: a suspended Job's pods or the surplus dropped, else the missing pods created; what it dropped, how many it made. */
-  async function manage(job: KubeObject, active: KubeObject[], terminatingPods: KubeObject[], succeeded: number, succeededIndexes: ReadonlySet<number>): Promise<{ dropped: KubeObject[]; created: number }> {
+  // When each Job waiting on a pod failure backoff (or on its activeDeadlineSeconds) is due, on the server clock: a
+  // clock move past it syncs the Job at once.
+  const wakes = new Map<string, number>();
+  function wakeAt(k: string, at: number): void {
+    const due = wakes.get(k);
+    if (due === undefined || at < due || due <= clockNow()) wakes.set(k, at);
+    loop.enqueue(k, Math.max(0, at - clockNow()) + 10);
+  }
+  const stopClock = onClockChange(() => {
+    const t = clockNow();
+    for (const [k, at] of wakes) {
+      if (at > t) continue;
+      wakes.delete(k);
+      loop.enqueue(k);
+    }
+  });
+  // The backoff records by Job key (kube's podBackoffStore), dropped once the Job is finished or gone.
+  const backoffs = new Map<string, BackoffRecord>();
+
+  /**
+   * manageJob: a suspended Job's pods or the surplus dropped, else the missing pods created once the backoff allows;
+   * what it dropped, how many it made, and whether it waits on the backoff.
+   */
+  async function manage(job: KubeObject, c: Counted): Promise<{ dropped: KubeObject[]; created: number; deferred: boolean }> {
     const spec = asObj(job.spec);
     const indexed = spec.completionMode === 'Indexed';
+    const perIndex = hasBackoffLimitPerIndex(spec);
     const parallelism = typeof spec.parallelism === 'number' ? spec.parallelism : 1;
     const completions = typeof spec.completions === 'number' ? spec.completions : undefined;
-    const want = spec.suspend === true ? 0 : completions === undefined ? (succeeded > 0 ? active.length : parallelism) : Math.max(0, Math.min(parallelism, completions - succeeded));
-    const surplus = podsForRemoval(active, indexed, completions ?? 0, Math.max(0, active.length - want)).slice(0, MAX_CREATE_DELETE);
+    const want = spec.suspend === true ? 0 : completions === undefined ? (c.succeeded > 0 ? c.active.length : parallelism) : Math.max(0, Math.min(parallelism, completions - c.succeeded));
+    const surplus = podsForRemoval(c.active, indexed, completions ?? 0, Math.max(0, c.active.length - want)).slice(0, MAX_CREATE_DELETE);
     // Pods are either dropped or created in one pass, never both.
     if (surplus.length > 0) {
       await dropPods(job, surplus);
-      return { dropped: surplus, created: 0 };
+      return { dropped: surplus, created: 0, deferred: false };
     }
-    const replacing = onlyReplaceFailedPods(spec) ? terminatingPods : [];
-    const missing = Math.min(want - replacing.length - active.length, MAX_CREATE_DELETE);
-    const taken = new Set([...succeededIndexes, ...[...active, ...replacing].map(indexOf).filter((i) => i !== undefined)]);
-    const indexes = indexed ? pendingIndexes(taken, missing, completions ?? 0) : [];
-    const count = indexed ? indexes.length : Math.max(0, missing);
-    for (let i = 0; i < count; i++) await createControlledPod(podCache, events, job, jobPod(job, asObj(spec.template), indexed ? indexes[i] : undefined));
-    return { dropped: [], created: count };
+    const replacing = onlyReplaceFailedPods(spec) ? c.terminatingPods : [];
+    const missing = Math.min(want - replacing.length - c.active.length, MAX_CREATE_DELETE);
+    if (missing <= 0) return { dropped: [], created: 0, deferred: false };
+    const deferUntil = (wait: number) => {
+      wakeAt(key(job), clockNow() + wait);
+      return { dropped: [], created: 0, deferred: true };
+    };
+    if (!perIndex) {
+      const wait = remainingTime(c.backoff.failuresAfterLastSuccess, c.backoff.lastFailureTime, clockNow());
+      if (wait > 0) return deferUntil(wait);
+    }
+    let indexes: number[] = [];
+    if (indexed) {
+      const taken = new Set([...c.succeededIndexes, ...(c.failedIndexes ?? []), ...[...c.active, ...replacing].map(indexOf).filter((i) => i !== undefined)]);
+      indexes = pendingIndexes(taken, missing, completions ?? 0);
+      if (perIndex) {
+        const creatable = creatableIndexes(indexes, c.delayed, clockNow());
+        if (creatable.wait > 0) return deferUntil(creatable.wait);
+        indexes = creatable.now;
+      }
+    }
+    const count = indexed ? indexes.length : missing;
+    for (let i = 0; i < count; i++) {
+      const pod = jobPod(job, asObj(spec.template), indexed ? indexes[i] : undefined);
+      if (perIndex) pod.metadata.annotations = { ...pod.metadata.annotations, ...indexFailureAnnotations(spec, c.delayed.get(indexes[i]!)) };
+      await createControlledPod(podCache, events, job, pod);
+    }
+    return { dropped: [], created: count, deferred: false };
   }
 
   async function sync(job: KubeObject): Promise<void> {
+    const k = key(job);
     const spec = asObj(job.spec);
     const indexed = spec.completionMode === 'Indexed';
+    const perIndex = hasBackoffLimitPerIndex(spec);
     const completions = typeof spec.completions === 'number' ? spec.completions : undefined;
     const backoffLimit = typeof spec.backoffLimit === 'number' ? spec.backoffLimit : 6;
     const suspended = spec.suspend === true;
@@ -412,6 +358,8 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
     const succeededIndexes = new Set(indexed ? [...parseIndexes(status.completedIndexes, completions ?? 0), ...newSucceeded.map((p) => indexOf(p)!)] : []);
     const succeeded = indexed ? succeededIndexes.size : counter(status.succeeded) + newSucceeded.length + uncounted.succeeded.length;
     const failed = counter(status.failed) + newFailed.filter((p) => failureCounts(p, spec)).length + uncounted.failed.length;
+    // Every pod that finished since counts toward the backoff, ignored failures too.
+    const backoff = newBackoffRecord(backoffs.get(k), newSucceeded, newFailed);
 
     if (suspended) {
       if (ensureCondition(conditions, 'Suspended', 'True', 'JobSuspended', 'Job suspended')) events.event(job, 'Normal', 'Suspended', 'Job suspended');
@@ -433,9 +381,25 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
     else if (failed > backoffLimit) finish = { failed: true, reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
     else if (!suspended && deadline !== undefined && clockNow() >= deadline) finish = { failed: true, reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
     // The deadline is looked at again when it comes.
-    else if (!suspended && deadline !== undefined) loop.enqueue(key(job), Math.max(0, deadline - clockNow()) + 10);
+    else if (!suspended && deadline !== undefined) wakeAt(k, deadline);
 
     const active = pods.filter(podActive);
+    let failedIndexes: Set<number> | undefined;
+    let delayed = new Map<number, KubeObject>();
+    if (perIndex) {
+      failedIndexes = new Set([...parseIndexes(status.failedIndexes, completions ?? 0), ...fresh.filter((p) => isIndexFailed(spec, p)).map((p) => indexOf(p)!)]);
+      if (!finish && typeof spec.maxFailedIndexes === 'number' && failedIndexes.size > spec.maxFailedIndexes) {
+        finish = { failed: true, reason: 'MaxFailedIndexesExceeded', message: 'Job has exceeded the specified maximal number of failed indexes' };
+      } else if (!finish && failedIndexes.size > 0 && failedIndexes.size + succeededIndexes.size >= (completions ?? 0)) {
+        finish = { failed: true, reason: 'FailedIndexes', message: 'Job has failed indexes' };
+      }
+      delayed = podsWithDelayedDeletion(spec, fresh, active, succeededIndexes, failedIndexes);
+    }
+    if (indexed && !finish) {
+      const matched = matchSuccessPolicy(spec.successPolicy, completions ?? 0, succeededIndexes);
+      if (matched !== undefined) finish = { failed: false, reason: 'SuccessPolicy', message: matched };
+    }
+
     const terminatingPods = pods.filter((p) => p.metadata.deletionTimestamp && phaseOf(p) !== 'Succeeded' && phaseOf(p) !== 'Failed');
     let activeCount = active.length;
     let ready = active.filter(podReady).length;
@@ -451,9 +415,11 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
       gone(active);
     } else {
       if (!deleting) {
-        const { dropped, created } = await manage(job, active, terminatingPods, succeeded, succeededIndexes);
+        const { dropped, created, deferred } = await manage(job, { active, terminatingPods, succeeded, succeededIndexes, failedIndexes, delayed, backoff });
         gone(dropped);
         activeCount += created;
+        // kube 1.31's manageJob reports no active pods while it waits on the backoff (fixed in later releases).
+        if (deferred) activeCount = 0;
       }
       const complete = completions === undefined ? succeeded > 0 && activeCount === 0 : succeeded >= completions && activeCount === 0;
       if (complete) finish = { failed: false, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
@@ -468,7 +434,8 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
       if (!tracked(pod)) continue;
       const uid = uidOf(pod);
       const podFailed = isPodFailed(pod, spec);
-      if (!deleting && !finish && phaseOf(pod) !== 'Succeeded' && !podFailed) continue;
+      // canRemoveFinalizer: an index's last failed pod waits for the index's next pod.
+      if (!deleting && !finish && phaseOf(pod) !== 'Succeeded' && (!podFailed || delayed.get(indexOf(pod) ?? -1) === pod)) continue;
       toRelease.push(pod);
       if (phaseOf(pod) === 'Succeeded' && !uncounted.failed.includes(uid)) {
         if (!indexed && !lists.succeeded.includes(uid)) lists.succeeded.push(uid);
@@ -480,12 +447,16 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
     }
     status.uncountedTerminatedPods = { ...(lists.succeeded.length ? { succeeded: lists.succeeded } : {}), ...(lists.failed.length ? { failed: lists.failed } : {}) };
     if (indexed) {
-      status.completedIndexes = formatIndexes([...succeededIndexes]);
+      status.completedIndexes = formatIndexes(succeededIndexes);
       status.succeeded = succeededIndexes.size;
+      // With backoffLimitPerIndex, kube writes failedIndexes even when empty.
+      if (failedIndexes) status.failedIndexes = formatIndexes(failedIndexes);
+      else delete status.failedIndexes;
     }
     if (finish) ensureCondition(conditions, finish.failed ? 'FailureTarget' : 'SuccessCriteriaMet', 'True', finish.reason, finish.message);
     Object.assign(status, { conditions, active: activeCount, ready, terminating });
     job = await flush(job, status);
+    backoffs.set(k, backoff);
 
     const results = await Promise.allSettled(toRelease.map(release));
     results.forEach((r, i) => r.status === 'fulfilled' && withFinalizer.delete(uidOf(toRelease[i]!)));
@@ -498,6 +469,10 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
       if (!finish!.failed) status.completionTime = conditions.find((c) => c.type === 'Complete')!.lastTransitionTime;
     }
     await flush(job, status);
+    if (done) {
+      backoffs.delete(k);
+      wakes.delete(k);
+    }
     if (done && finish!.failed) events.event(job, 'Warning', finish!.reason, finish!.message);
     else if (done) events.event(job, 'Normal', 'Completed', 'Job completed');
     const failure = results.find((r) => r.status === 'rejected');
@@ -509,13 +484,16 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
     JOBS,
     async (namespace, name) => {
       const job = jobs.get(namespace, name);
-      if (job && !finished(job)) await sync(job);
+      if (job && !finished(job)) return sync(job);
+      backoffs.delete(`${namespace}/${name}`);
+      wakes.delete(`${namespace}/${name}`);
     },
     { owned: [PODS] },
   );
   return {
     enqueue: loop.enqueue,
     async stop() {
+      stopClock();
       await loop.stop();
       await orphans.stop();
     },
