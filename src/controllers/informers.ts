@@ -11,6 +11,7 @@ import type { UserInfo } from '../auth/user.ts';
 import type { DeleteOptions, KubeObject, Registry, RequestContext, ResourceStore, TryUpdate, UpdateOptions } from '../registry/types.ts';
 import { createActivity, createKeyedQueue, type Activity } from './work-queue.ts';
 import { loopbackContext } from '../registry/registry.ts';
+import { managedFieldsTracker } from '../endpoints/managed-fields.ts';
 import type { OwnerReference } from '../registry/types.ts';
 
 export interface ResourceRef {
@@ -66,19 +67,39 @@ function unavailable(ref: ResourceRef): Error {
   return new Error(`${ref.resource}.${ref.group} is not served`);
 }
 
+/** How the informers' writes are made: through the server's admission chain, and recorded in managedFields. */
+export interface WriteOptions {
+  readonly admission?: AdmissionChain;
+  /**
+   * The field manager a writer's scale writes are recorded under (kube's components: the prefix of their user agent,
+   * e.g. "kube-controller-manager"); undefined: not recorded. The apply engine must be loaded
+   * (loadManagedFieldsEngine). Only writes through the scale subresource to objects that carry managedFields are
+   * recorded: the one a later apply conflicts with (an autoscaler's spec.replicas). Recording every status write
+   * too, as kube does, made the simulated settle of 100 Deployments about 25% slower.
+   */
+  readonly fieldManager?: (user: UserInfo) => string | undefined;
+}
+
 /**
  * The context of a write as `user`: through the admission chain, as every API client's writes go (kube's
  * controllers, scheduler and kubelets write through the API server), when the simulation was given one.
  */
-function writeContext(registry: Registry, ref: ResourceRef, admission: AdmissionChain | undefined, namespace: string, user: UserInfo | undefined, subresource = '', kind?: string): RequestContext {
-  const base = user ? { ...loopbackContext(namespace), user } : loopbackContext(namespace);
-  const def = admission && registry.lookup(ref.group, ref.version, ref.resource);
-  if (!admission || !def) return base;
+function writeContext(registry: Registry, ref: ResourceRef, write: WriteOptions, namespace: string, user: UserInfo | undefined, subresource = '', kind?: string): RequestContext {
+  const base: RequestContext = user ? { ...loopbackContext(namespace), user } : loopbackContext(namespace);
+  const def = registry.lookup(ref.group, ref.version, ref.resource);
+  const manager = user && def ? write.fieldManager?.(user) : undefined;
+  const tracked: RequestContext = manager && subresource === 'scale' ? { ...base, fieldManager: manager, trackManagedFields: trackedWhenManaged(managedFieldsTracker(def!, manager)) } : base;
+  if (!write.admission || !def) return tracked;
   const info: AdmissionRequestInfo = { def, subresource, kind: { group: def.group, version: def.version, kind: kind ?? def.kind }, user: base.user, namespace: def.namespaced ? namespace : '', dryRun: false, warnings: [] };
-  return { ...base, ...admissionHooks(admission, info) };
+  return { ...tracked, ...admissionHooks(write.admission, info) };
 }
 
-function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, admission: AdmissionChain | undefined): Informer & { stop(): Promise<void> } {
+/** A tracker that records only updates of objects already carrying managedFields. */
+function trackedWhenManaged(track: NonNullable<RequestContext['trackManagedFields']>): NonNullable<RequestContext['trackManagedFields']> {
+  return (old, next, subresource) => (old?.metadata.managedFields?.length ? track(old, next, subresource) : next);
+}
+
+function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, write: WriteOptions): Informer & { stop(): Promise<void> } {
   const storeOf = (): ResourceStore | undefined => {
     const def = registry.lookup(ref.group, ref.version, ref.resource);
     return def ? registry.store(def) : undefined;
@@ -227,18 +248,18 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, ad
   const writer = (user: UserInfo | undefined): Informer => ({
     ...reads,
     async create(namespace, obj) {
-      return take(await served().create(writeContext(registry, ref, admission, namespace, user), obj));
+      return take(await served().create(writeContext(registry, ref, write, namespace, user), obj));
     },
     async update(namespace, name, tryUpdate, options) {
-      const ctx = writeContext(registry, ref, admission, namespace, user, options?.subresource);
+      const ctx = writeContext(registry, ref, write, namespace, user, options?.subresource);
       return take((await served().update(ctx, name, tryUpdate, options)).object, options?.subresource);
     },
     async delete(namespace, name, options) {
       const store = served();
-      const ctx = writeContext(registry, ref, admission, namespace, user);
-      if (admission && ctx.admit) {
+      const ctx = writeContext(registry, ref, write, namespace, user);
+      if (write.admission && ctx.admit) {
         const def = registry.lookup(ref.group, ref.version, ref.resource)!;
-        await admitDelete(admission, { def, subresource: '', kind: { group: def.group, version: def.version, kind: def.kind }, user: ctx.user, namespace: def.namespaced ? namespace : '', dryRun: false, warnings: [], deleteOptions: options as Record<string, unknown> | undefined }, name);
+        await admitDelete(write.admission, { def, subresource: '', kind: { group: def.group, version: def.version, kind: def.kind }, user: ctx.user, namespace: def.namespaced ? namespace : '', dryRun: false, warnings: [], deleteOptions: options as Record<string, unknown> | undefined }, name);
       }
       const result = await store.delete(ctx, name, options);
       if (result.deletedImmediately) removeObject(result.object, revisionOf(result.object), '');
@@ -247,7 +268,7 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, ad
     async createSubresource(namespace, name, subresource, obj) {
       const store = served();
       if (!store.createSubresource) throw unavailable(ref);
-      return store.createSubresource(writeContext(registry, ref, admission, namespace, user, subresource, obj.kind), name, subresource, obj);
+      return store.createSubresource(writeContext(registry, ref, write, namespace, user, subresource, obj.kind), name, subresource, obj);
     },
     as: (other) => writer(other),
   });
@@ -262,16 +283,16 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, ad
 }
 
 /** A set of informers, each started on first use and shared by every controller that asks for it. */
-export function createInformers(registry: Registry, options: { admission?: AdmissionChain; retryMs?: number } = {}): Informers {
+export function createInformers(registry: Registry, options: WriteOptions & { retryMs?: number } = {}): Informers {
   const started = new Map<string, ReturnType<typeof startInformer>>();
   return {
     registry,
     activity: createActivity(),
-    writeContext: (ref, namespace, user, subresource, kind) => writeContext(registry, ref, options.admission, namespace, user, subresource, kind),
+    writeContext: (ref, namespace, user, subresource, kind) => writeContext(registry, ref, options, namespace, user, subresource, kind),
     of(ref) {
       const k = `${ref.group}/${ref.version}/${ref.resource}`;
       let informer = started.get(k);
-      if (!informer) started.set(k, (informer = startInformer(registry, ref, options.retryMs ?? 500, options.admission)));
+      if (!informer) started.set(k, (informer = startInformer(registry, ref, options.retryMs ?? 500, options)));
       return informer;
     },
     async stop() {

@@ -323,8 +323,10 @@ async function updateAttempts(
 ): Promise<{ object: KubeObject; created: boolean }> {
   const subresource = options.subresource ?? '';
   if (subresource === 'scale') {
-    // Admission sees the Scale (kind autoscaling/v1 Scale on <resource>/scale), not the parent it is written to.
-    const parentCtx: RequestContext = { ...ctx, admit: undefined, validate: undefined };
+    // Admission sees the Scale (kind autoscaling/v1 Scale on <resource>/scale), not the parent it is written to; the
+    // parent's managedFields record the write as the scale subresource's (kube's ScaleHandler).
+    const track = ctx.trackManagedFields;
+    const parentCtx: RequestContext = { ...ctx, admit: undefined, validate: undefined, trackManagedFields: track && ((old, next) => track(old, next, 'scale')) };
     const res = await updateObject(core, def, parentCtx, name, async (current) => {
       if (!current) throw notFound(core.gr, name);
       const oldScale = scaleOf(core, current, def.scale);

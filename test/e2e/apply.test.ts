@@ -129,7 +129,13 @@ describe('kubectl write paths', () => {
     assert.equal(data.m, '1');
     assert.equal(data.j, '2');
     assert.equal(await ok(['scale', 'deploy', 'web', '--replicas=3']), 'deployment.apps/web scaled\n');
-    assert.equal((await get(['deploy', 'web'])).spec.replicas, 3);
+    const scaled = JSON.parse(await ok(['get', 'deploy', 'web', '-o', 'json', '--show-managed-fields']));
+    assert.equal(scaled.spec.replicas, 3);
+    // The scale subresource's write is recorded on the parent as kube's ScaleHandler records it.
+    const owners = (scaled.metadata.managedFields as { manager: string; subresource?: string; apiVersion: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } }[])
+      .filter((m) => m.fieldsV1['f:spec']?.['f:replicas'] !== undefined)
+      .map((m) => [m.manager, m.subresource, m.apiVersion]);
+    assert.deepEqual(owners, [['kubectl', 'scale', 'apps/v1']]);
   });
 
   test('server-side apply that changes nothing writes nothing, even seconds later; a change in a nested field, a label or only managedFields writes', async () => {

@@ -122,6 +122,16 @@ describe('horizontal pod autoscaler (simulated cluster with the metrics API)', (
     assert.equal(h.status.desiredReplicas, 2);
     await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']);
 
+    // The autoscaler now owns spec.replicas through the scale subresource, as kube records it: an apply that sets
+    // another count conflicts with it.
+    const deployment = JSON.parse(await s.kubectlOk(['get', 'deployment', 'web', '-o', 'json', '--show-managed-fields'])) as Obj;
+    const owners = (deployment.metadata.managedFields as Obj[]).filter((m) => m.fieldsV1?.['f:spec']?.['f:replicas']).map((m) => [m.manager, m.operation, m.subresource, m.apiVersion]);
+    assert.deepEqual(owners, [['kube-controller-manager', 'Update', 'scale', 'apps/v1']]);
+    const applied = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 5, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } } });
+    const conflict = await s.kubectl(['apply', '--server-side', '--field-manager=my-operator', '-f', '-'], { input: applied });
+    assert.equal(conflict.code, 1);
+    assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kube-controller-manager" with subresource "scale" using apps\/v1: \.spec\.replicas/);
+
     // Nearly idle again: the recommendation drops to 1, but the last 5 minutes' highest one (2) holds.
     s.clock.advance('30s');
     s.usage.clear();

@@ -24,6 +24,8 @@ import { startPodGarbageCollector } from './pod-gc.ts';
 import { startTaintEviction } from './taint-eviction.ts';
 import { startReplicaSetController } from './replicasets.ts';
 import { startScheduler } from './scheduler.ts';
+import { componentFieldManager } from './shared.ts';
+import { loadManagedFieldsEngine } from '../../endpoints/managed-fields.ts';
 import { startStatefulSetController } from './statefulsets.ts';
 import { ensureDefaultStorageClass, startVolumeProvisioner } from './volumes.ts';
 
@@ -66,7 +68,8 @@ export interface Simulation {
 /** `admission`: the server's chain, which the simulated components' writes go through as any client's do. */
 export async function startSimulation(registry: RegistryHandle, options: SimulationOptions = {}, admission?: AdmissionChain): Promise<Simulation> {
   const count = Math.max(1, options.nodes ?? 1);
-  const informers = createInformers(registry, { admission });
+  await loadManagedFieldsEngine();
+  const informers = createInformers(registry, { admission, fieldManager: componentFieldManager });
   const events = createEventSink(informers);
   const nodes = await startSimulatedNodes(informers, count);
   await ensureDefaultStorageClass(registry);

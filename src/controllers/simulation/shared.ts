@@ -44,6 +44,18 @@ export const WRITERS = {
 };
 
 /**
+ * The field manager kube records a component's writes under: the prefix of its user agent
+ * ("kube-controller-manager/v1.31.0 (linux/amd64) kubernetes/..."), so an apply that sets a field a controller owns
+ * (an HPA's spec.replicas, through the scale subresource) conflicts as on a cluster.
+ */
+export function componentFieldManager(user: UserInfo): string | undefined {
+  if (user.name.startsWith('system:serviceaccount:kube-system:')) return 'kube-controller-manager';
+  if (user.name === WRITERS.scheduler.name) return 'kube-scheduler';
+  if (user.name.startsWith('system:node:')) return 'kubelet';
+  return undefined;
+}
+
+/**
  * A kube-controller-manager controller's event recorder: its component name, its identity, and kcm's client rate
  * (--kube-api-qps 20, --kube-api-burst 30).
  */
