@@ -69,6 +69,16 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'etcd-keyfile', type: 'string', valueName: 'string', help: 'SSL key file used to secure etcd communication.' },
   { name: 'etcd-compaction-interval', type: 'string', valueName: 'duration', default: '5m0s', help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
   { name: 'etcd-count-metric-poll-period', type: 'string', valueName: 'duration', default: '1m0s', help: 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.' },
+  { name: 'cluster-signing-cert-file', type: 'string', valueName: 'string', help: 'PEM CA certificate every kubernetes.io CertificateSigningRequest signer issues certificates with (with --cluster-signing-key-file). Not with the --cluster-signing-<signer>-* flags. Default: the cluster CA in --data-dir.' },
+  { name: 'cluster-signing-key-file', type: 'string', valueName: 'string', help: 'PEM RSA or ECDSA private key of --cluster-signing-cert-file.' },
+  { name: 'cluster-signing-kubelet-serving-cert-file', type: 'string', valueName: 'string', help: 'PEM CA certificate of the kubernetes.io/kubelet-serving signer (with its -key-file). With any --cluster-signing-<signer>-* flag, signers given no files sign nothing, as in kube-controller-manager.' },
+  { name: 'cluster-signing-kubelet-serving-key-file', type: 'string', valueName: 'string', help: 'PEM private key of --cluster-signing-kubelet-serving-cert-file.' },
+  { name: 'cluster-signing-kubelet-client-cert-file', type: 'string', valueName: 'string', help: 'PEM CA certificate of the kubernetes.io/kube-apiserver-client-kubelet signer (with its -key-file).' },
+  { name: 'cluster-signing-kubelet-client-key-file', type: 'string', valueName: 'string', help: 'PEM private key of --cluster-signing-kubelet-client-cert-file.' },
+  { name: 'cluster-signing-kube-apiserver-client-cert-file', type: 'string', valueName: 'string', help: 'PEM CA certificate of the kubernetes.io/kube-apiserver-client signer (with its -key-file). Certificates it issues authenticate only if --client-ca-file trusts it.' },
+  { name: 'cluster-signing-kube-apiserver-client-key-file', type: 'string', valueName: 'string', help: 'PEM private key of --cluster-signing-kube-apiserver-client-cert-file.' },
+  { name: 'cluster-signing-legacy-unknown-cert-file', type: 'string', valueName: 'string', help: 'PEM CA certificate of the kubernetes.io/legacy-unknown signer (with its -key-file).' },
+  { name: 'cluster-signing-legacy-unknown-key-file', type: 'string', valueName: 'string', help: 'PEM private key of --cluster-signing-legacy-unknown-cert-file.' },
   { name: 'cluster-signing-duration', type: 'string', valueName: 'duration', default: '8760h0m0s', help: 'The longest validity the signers of kubernetes.io CertificateSigningRequests give a certificate (they sign with the cluster CA); a request\'s spec.expirationSeconds may ask for less, 10 minutes at least.' },
   { name: 'leader-elect', type: 'bool', help: 'Start a leader election client and gain leadership before running the controllers (namespace lifecycle, ClusterRole aggregation). Default: true with --storage-backend=etcd3, false otherwise.' },
   { name: 'leader-elect-lease-duration', type: 'string', valueName: 'duration', default: '15s', help: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.' },
@@ -126,6 +136,17 @@ function durationSeconds(v: ParsedFlags['values'], flag: string): number {
   } catch (e) {
     throw invalid(raw, `--${flag}`, (e as Error).message);
   }
+}
+
+/** The --cluster-signing-<signer>-cert-file / -key-file flags given, by signer stem. */
+function signerFiles(v: Readonly<Record<string, unknown>>): Record<string, { certFile?: string; keyFile?: string }> | undefined {
+  const out: Record<string, { certFile?: string; keyFile?: string }> = {};
+  for (const stem of ['kubelet-serving', 'kubelet-client', 'kube-apiserver-client', 'legacy-unknown']) {
+    const certFile = (v[`cluster-signing-${stem}-cert-file`] as string | undefined) || undefined;
+    const keyFile = (v[`cluster-signing-${stem}-key-file`] as string | undefined) || undefined;
+    if (certFile || keyFile) out[stem] = { ...(certFile ? { certFile } : {}), ...(keyFile ? { keyFile } : {}) };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export function parseCommandLine(argv: readonly string[]): CliCommand {
@@ -235,6 +256,9 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
     leaderElect: parsed.given.has('leader-elect') ? (v['leader-elect'] as boolean) : undefined,
     leaderElection: { leaseDurationMs, renewDeadlineMs, retryPeriodMs },
     clusterSigningDurationMs,
+    clusterSigningCertFile: (v['cluster-signing-cert-file'] as string | undefined) || undefined,
+    clusterSigningKeyFile: (v['cluster-signing-key-file'] as string | undefined) || undefined,
+    clusterSigningSignerFiles: signerFiles(v),
     shutdownDelaySeconds: shutdownDelayMs / 1000,
     shutdownSendRetryAfter: v['shutdown-send-retry-after'] as boolean,
     ...(backend === 'etcd3'

@@ -50,10 +50,10 @@ import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
 import { createLogger } from '../server/log.ts';
-import { DEFAULT_SIGNING_DURATION_MS } from '../controllers/csr-signing.ts';
+import { DEFAULT_SIGNING_DURATION_MS, SIGNER_FLAGS, signerCas } from '../controllers/csr-signing.ts';
 import { ensurePki, ensureProxyClientPair, PROXY_CLIENT_NAME, splitPemCertificates } from '../server/pki.ts';
 import { startAggregator } from '../aggregator/aggregator.ts';
-import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
+import type { EnsurePkiOptions, EnsurePkiResult, KeyPairPem } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
@@ -86,6 +86,18 @@ export interface CapstanOptions {
   leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   /** --cluster-signing-duration (ms): the longest validity the CSR signers give (default one year). */
   clusterSigningDurationMs?: number;
+  /**
+   * kube-controller-manager's --cluster-signing-cert-file and --cluster-signing-key-file: the CA (PEM certificate and
+   * RSA or ECDSA key) every kubernetes.io CertificateSigningRequest signer signs with. Default: the cluster CA.
+   */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+  /**
+   * --cluster-signing-<signer>-cert-file / -key-file by signer stem (kubelet-serving, kubelet-client,
+   * kube-apiserver-client, legacy-unknown): that signer's own CA. Not with the pair above; the signers given none
+   * then sign nothing, as in kube.
+   */
+  clusterSigningSignerFiles?: Readonly<Record<string, { readonly certFile?: string; readonly keyFile?: string }>>;
   /** Where certificates, the kubeconfig and the sqlite database live. Library default: a new temp dir, removed by close(). */
   dataDir?: string;
   /** HTTPS port; 0 picks a free one (library default). */
@@ -435,6 +447,51 @@ async function readRequired(path: string, what: string): Promise<string> {
   }
 }
 
+/** Both files of a pair or neither (kube's csrSigningFilesValid). */
+function signingPairError(certFile: string | undefined, keyFile: string | undefined): string | undefined {
+  if (!certFile && keyFile) return 'cannot specify key without cert';
+  if (certFile && !keyFile) return 'cannot specify cert without key';
+  return undefined;
+}
+
+/** The CA each CSR signer signs with, from the --cluster-signing-* files (validated as kube-controller-manager does). */
+async function signingCas(options: CapstanOptions, clusterCa: KeyPairPem): Promise<Map<string, KeyPairPem>> {
+  const specificFiles = options.clusterSigningSignerFiles ?? {};
+  const errors: string[] = [];
+  for (const stem of Object.keys(specificFiles)) {
+    if (!SIGNER_FLAGS.some((f) => f.stem === stem)) errors.push(`unknown CSR signer ${JSON.stringify(stem)} (known: ${SIGNER_FLAGS.map((f) => f.stem).join(', ')})`);
+  }
+  for (const f of SIGNER_FLAGS) {
+    const err = signingPairError(specificFiles[f.stem]?.certFile, specificFiles[f.stem]?.keyFile);
+    if (err) errors.push(`${JSON.stringify(f.label)}: ${err}`);
+  }
+  const general = options.clusterSigningCertFile || options.clusterSigningKeyFile;
+  const anySpecific = Object.values(specificFiles).some((p) => p.certFile || p.keyFile);
+  if (general && anySpecific) errors.push('cannot specify --cluster-signing-{cert,key}-file and other --cluster-signing-*-file flags at the same time');
+  const generalError = signingPairError(options.clusterSigningCertFile, options.clusterSigningKeyFile);
+  if (generalError) errors.push(`--cluster-signing-{cert,key}-file: ${generalError}`);
+  if (errors.length > 0) throw new ConfigError(errors.join(', '));
+  const read = async (certFile: string, keyFile: string, what: string): Promise<KeyPairPem> => {
+    const [certPem, keyPem] = await Promise.all([readRequired(certFile, `${what}-cert-file`), readRequired(keyFile, `${what}-key-file`)]);
+    const { X509Certificate, createPrivateKey } = await import('node:crypto');
+    let matches: boolean;
+    try {
+      matches = new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
+    } catch (e) {
+      throw new ConfigError(`unable to load ${what}-cert-file ${JSON.stringify(certFile)} and ${what}-key-file ${JSON.stringify(keyFile)}: ${(e as Error).message}`);
+    }
+    if (!matches) throw new ConfigError(`unable to load ${what}-cert-file ${JSON.stringify(certFile)} and ${what}-key-file ${JSON.stringify(keyFile)}: private key does not match public key`);
+    return { certPem, keyPem };
+  };
+  const specific = new Map<string, KeyPairPem>();
+  for (const f of SIGNER_FLAGS) {
+    const pair = specificFiles[f.stem];
+    if (pair?.certFile && pair.keyFile) specific.set(f.signer, await read(pair.certFile, pair.keyFile, `--cluster-signing-${f.stem}`));
+  }
+  const generalPair = options.clusterSigningCertFile && options.clusterSigningKeyFile ? await read(options.clusterSigningCertFile, options.clusterSigningKeyFile, '--cluster-signing') : undefined;
+  return signerCas(clusterCa, generalPair, specific);
+}
+
 /** kube's --advertise-address for the `kubernetes` endpoints: a specific IPv4 bind address, else loopback. */
 function advertiseAddressFor(bindAddress: string): string {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(bindAddress) && bindAddress !== '0.0.0.0' ? bindAddress : '127.0.0.1';
@@ -750,7 +807,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
       serviceAccountTokens: options.namespaceDefaults ? { caPem: trustedCa, issueLegacy: (ns, sa, secret) => tokenIssuer.issueLegacy(ns, sa, secret) } : undefined,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
-      csrSigning: { ca: pki.ca, durationMs: options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS },
+      csrSigning: { cas: await signingCas(options, pki.ca), durationMs: options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS },
       csrApproving: authorizer,
       ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation, admission) } : {}),
       ...((options.leaderElect ?? cfg.backend === 'etcd3')

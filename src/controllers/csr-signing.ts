@@ -13,8 +13,11 @@ import type { SigningPolicy } from '../server/certificates.ts';
 import type { KeyPairPem } from '../server/pki.ts';
 
 export interface CsrSigningOptions {
-  /** The cluster CA: its certificate is trusted for client certificates, its key signs. */
-  readonly ca: KeyPairPem;
+  /**
+   * The CA each kubernetes.io signer signs with, by signer name; a signer without one signs nothing (kube skips its
+   * controller). By default every signer has the cluster CA (see signerCas).
+   */
+  readonly cas: ReadonlyMap<string, KeyPairPem>;
   /** --cluster-signing-duration: the longest validity, in ms; a shorter spec.expirationSeconds is honoured. */
   readonly durationMs: number;
 }
@@ -70,6 +73,26 @@ const kubeletServing: SignerRules = (req, usages) => {
   if (!req.subject.commonName.startsWith(NODE_NAME_PREFIX)) return 'subject common name does not begin with system:node:';
   return undefined;
 };
+
+/**
+ * The kubernetes.io signers by the stem of kube-controller-manager's flags (--cluster-signing-<stem>-cert-file and
+ * -key-file), and the name kube's flag validation gives each in its errors.
+ */
+export const SIGNER_FLAGS: readonly { readonly stem: string; readonly label: string; readonly signer: string }[] = [
+  { stem: 'kubelet-serving', label: 'cluster-signing-kubelet-serving', signer: 'kubernetes.io/kubelet-serving' },
+  { stem: 'kubelet-client', label: 'cluster-signing-kubelet-client', signer: 'kubernetes.io/kube-apiserver-client-kubelet' },
+  { stem: 'kube-apiserver-client', label: 'cluster-signing-kube-apiserver', signer: 'kubernetes.io/kube-apiserver-client' },
+  { stem: 'legacy-unknown', label: 'cluster-signing-legacy-unknown', signer: 'kubernetes.io/legacy-unknown' },
+];
+
+/**
+ * Which CA each signer signs with (kube-controller-manager's getXSignerFiles): a signer's own pair when any signer has
+ * one (the others then sign nothing), else the --cluster-signing-{cert,key}-file pair, else the cluster CA.
+ */
+export function signerCas(clusterCa: KeyPairPem, general: KeyPairPem | undefined, specific: ReadonlyMap<string, KeyPairPem>): Map<string, KeyPairPem> {
+  if (specific.size > 0) return new Map(specific);
+  return new Map(SIGNER_FLAGS.map((f) => [f.signer, general ?? clusterCa]));
+}
 
 const SIGNERS: Readonly<Record<string, SignerRules>> = {
   'kubernetes.io/kube-apiserver-client': apiServerClient,
@@ -192,12 +215,14 @@ export interface CsrHandler {
 }
 
 export function csrSigner(registry: Registry, options: CsrSigningOptions): CsrHandler {
-  let caNotAfter: number | undefined;
+  const caNotAfter = new Map<string, number>();
 
   async function sync(name: string): Promise<void> {
     const store = csrStore(registry);
     const csr = store && (await currentCsr(store, name));
     if (!store || !csr || !awaitsSigning(csr)) return;
+    const ca = options.cas.get(String((csr.spec as Obj).signerName));
+    if (!ca) return;
     // An unreadable request never changes (spec is immutable): kube retries it in vain.
     const request = signingRequestOf(csr);
     if (!request) return;
@@ -218,11 +243,12 @@ export function csrSigner(registry: Registry, options: CsrSigningOptions): CsrHa
       return;
     }
     const { signCertificateRequest } = await import('../server/certificates.ts');
-    caNotAfter ??= Date.parse(new X509Certificate(options.ca.certPem).validTo);
+    let notAfter = caNotAfter.get(ca.certPem);
+    if (notAfter === undefined) caNotAfter.set(ca.certPem, (notAfter = Date.parse(new X509Certificate(ca.certPem).validTo)));
     const now = Date.now();
     // The CA has expired: nothing can be signed until it is renewed.
-    if (!(now < caNotAfter)) return;
-    const pem = signCertificateRequest(request, signingPolicy(usages, signingDuration(spec.expirationSeconds, options.durationMs), caNotAfter, now), options.ca);
+    if (!(now < notAfter)) return;
+    const pem = signCertificateRequest(request, signingPolicy(usages, signingDuration(spec.expirationSeconds, options.durationMs), notAfter, now), ca);
     await writeCsr(store, name, 'status', awaitsSigning, (status) => {
       status.certificate = Buffer.from(pem, 'latin1').toString('base64');
     });

@@ -258,3 +258,79 @@ async function waitFor(check: () => Promise<boolean>, what: string): Promise<voi
   }
   assert.fail(`never happened: ${what}`);
 }
+
+/** Runs the helpers above against another server. */
+async function withServer(other: TestServer, fn: () => Promise<void>): Promise<void> {
+  const main = s;
+  s = other;
+  try {
+    await fn();
+  } finally {
+    s = main;
+  }
+}
+
+/** A CA of this name made with openssl: its certificate and key files in `dir`. */
+async function makeCa(name: string): Promise<{ certFile: string; keyFile: string }> {
+  await openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-subj', `/CN=${name}`, '-days', '2', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign']);
+  return { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
+}
+
+async function issuerOf(name: string, csr: Csr): Promise<string> {
+  await writeFile(join(dir, `${name}.crt`), Buffer.from(csr.status!.certificate!, 'base64'));
+  return (await openssl(['x509', '-in', `${name}.crt`, '-noout', '-issuer'])).trim();
+}
+
+test("kube-controller-manager's --cluster-signing-* files: one CA for every signer, or one per signer (the others then sign nothing)", async () => {
+  const general = await makeCa('general-signer');
+  const serving = await makeCa('serving-signer');
+  const one = await startTestServer({ authorizationMode: ['Node', 'RBAC'], clusterSigningCertFile: general.certFile, clusterSigningKeyFile: general.keyFile });
+  try {
+    await withServer(one, async () => {
+      await createAndApprove(csrYaml('g-client', await keyAndRequest('g-client', 'ec', '/CN=g'), 'kubernetes.io/kube-apiserver-client', ['client auth']), 'g-client');
+      assert.equal(await issuerOf('g-client', await answered('g-client')), 'issuer=CN = general-signer');
+    });
+  } finally {
+    await one.close();
+  }
+  const perSigner = await startTestServer({ authorizationMode: ['Node', 'RBAC'], clusterSigningSignerFiles: { 'kubelet-serving': serving } });
+  try {
+    await withServer(perSigner, async () => {
+      await createAndApprove(csrYaml('p-client', await keyAndRequest('p-client', 'ec', '/CN=p'), 'kubernetes.io/kube-apiserver-client', ['client auth']), 'p-client');
+      const servingRequest = await keyAndRequest('p-serving', 'ec', '/CN=system:node:n1/O=system:nodes', ['subjectAltName=DNS:n1']);
+      await createAndApprove(csrYaml('p-serving', servingRequest, 'kubernetes.io/kubelet-serving', ['digital signature', 'server auth']), 'p-serving');
+      assert.equal(await issuerOf('p-serving', await answered('p-serving')), 'issuer=CN = serving-signer');
+      // Approved first, yet never signed: no CA is configured for its signer.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal((await getCsr('p-client')).status?.certificate, undefined);
+    });
+  } finally {
+    await perSigner.close();
+  }
+});
+
+test('--cluster-signing-* files are checked as kube-controller-manager checks them', async () => {
+  const ca = await makeCa('check-signer');
+  const other = await makeCa('other-signer');
+  const refused = async (options: Parameters<typeof startTestServer>[0]) => {
+    try {
+      const started = await startTestServer(options);
+      await started.close();
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return assert.fail('the server started');
+  };
+  assert.equal(
+    await refused({ clusterSigningCertFile: ca.certFile, clusterSigningKeyFile: ca.keyFile, clusterSigningSignerFiles: { 'kubelet-client': ca } }),
+    'cannot specify --cluster-signing-{cert,key}-file and other --cluster-signing-*-file flags at the same time',
+  );
+  assert.equal(
+    await refused({ clusterSigningSignerFiles: { 'kubelet-serving': { certFile: ca.certFile }, 'kube-apiserver-client': { keyFile: ca.keyFile } } }),
+    '"cluster-signing-kubelet-serving": cannot specify cert without key, "cluster-signing-kube-apiserver": cannot specify key without cert',
+  );
+  assert.equal(
+    await refused({ clusterSigningCertFile: ca.certFile, clusterSigningKeyFile: other.keyFile }),
+    `unable to load --cluster-signing-cert-file ${JSON.stringify(ca.certFile)} and --cluster-signing-key-file ${JSON.stringify(other.keyFile)}: private key does not match public key`,
+  );
+});
