@@ -36,7 +36,7 @@ describe('node lifecycle in the simulated cluster', () => {
     await s.kubectlOk(['create', 'deployment', 'web', '--image=nginx', '--replicas=6']);
     await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']);
     const onNode2 = (await pods()).filter((p) => p.spec.nodeName === 'capstan-node-2').map((p) => p.metadata.name).sort();
-    assert.ok(onNode2.length > 0, 'the least loaded node placement puts pods on every node');
+    assert.ok(onNode2.length > 0, "the scheduler spreads the Deployment over every node (kube's default topology spread and least allocated scores)");
 
     // A fresh node has no taints: TaintNodesByCondition's not-ready taint went once the kubelet reported Ready.
     assert.equal((await node('capstan-node-2')).spec.taints, undefined);

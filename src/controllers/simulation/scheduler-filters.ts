@@ -17,40 +17,112 @@ export interface Resources {
   pods: number;
 }
 
+/** Parsed quantities by text: pods and nodes repeat a few values ("100m", "32Gi"), parsed on every decision. */
+const parsedQuantities = new Map<string, number>();
+
 /** kube's MilliValue (cpu) and Value (bytes), rounded up; 0 when absent or unparsable. */
 function quantity(q: unknown, milli: boolean): number {
-  const r = typeof q === 'string' || typeof q === 'number' ? parseQuantity(String(q)) : undefined;
-  if (!r?.ok) return 0;
-  const unit = milli ? 1_000_000n : 1_000_000_000n;
-  const n = BigInt(r.nanos);
-  return Number(n / unit + (n % unit > 0n ? 1n : 0n));
+  if (typeof q !== 'string' && typeof q !== 'number') return 0;
+  const k = `${milli ? 'm' : 'b'}${q}`;
+  let v = parsedQuantities.get(k);
+  if (v === undefined) {
+    const r = parseQuantity(String(q));
+    const unit = milli ? 1_000_000n : 1_000_000_000n;
+    const n = r.ok ? BigInt(r.nanos) : 0n;
+    v = Number(n / unit + (n % unit > 0n ? 1n : 0n));
+    if (parsedQuantities.size >= 4096) parsedQuantities.clear();
+    parsedQuantities.set(k, v);
+  }
+  return v;
 }
 
-function containerRequests(containers: unknown): { cpu: number; memory: number }[] {
+export interface CpuMemory {
+  cpu: number;
+  memory: number;
+}
+
+/** A container's cpu (millicores) and memory (bytes) requests, and which of them it sets. */
+interface ContainerRequests extends CpuMemory {
+  readonly hasCpu: boolean;
+  readonly hasMemory: boolean;
+  readonly sidecar: boolean;
+}
+
+function containerRequests(containers: unknown, init: boolean): ContainerRequests[] {
   return ((containers as unknown[] | undefined) ?? []).map((c) => {
     const r = asObj(asObj(asObj(c).resources).requests);
-    return { cpu: quantity(r.cpu, true), memory: quantity(r.memory, false) };
+    return { cpu: quantity(r.cpu, true), memory: quantity(r.memory, false), hasCpu: Object.hasOwn(r, 'cpu'), hasMemory: Object.hasOwn(r, 'memory'), sidecar: init && asObj(c).restartPolicy === 'Always' };
   });
 }
 
-/** A pod's requests as NodeResourcesFit counts them: its containers' sum, at least any init container's, plus overhead. */
-export function podRequests(pod: KubeObject): Resources {
-  const spec = asObj(pod.spec);
-  const sum = containerRequests(spec.containers).reduce((a, c) => ({ cpu: a.cpu + c.cpu, memory: a.memory + c.memory }), { cpu: 0, memory: 0 });
-  for (const c of containerRequests(spec.initContainers)) {
-    sum.cpu = Math.max(sum.cpu, c.cpu);
-    sum.memory = Math.max(sum.memory, c.memory);
+/**
+ * resourcehelper.PodRequests over parsed containers: the containers summed, with the sidecars (restartable init
+ * containers) that run beside them, at least what each init container takes with the sidecars started before it.
+ * `missing` stands in for a request a container lacks (kube's NonMissingContainerRequests).
+ */
+function aggregate(containers: readonly ContainerRequests[], initContainers: readonly ContainerRequests[], missing?: CpuMemory): CpuMemory {
+  const of = (c: ContainerRequests): CpuMemory => ({ cpu: missing && !c.hasCpu ? missing.cpu : c.cpu, memory: missing && !c.hasMemory ? missing.memory : c.memory });
+  const sum = { cpu: 0, memory: 0 };
+  for (const c of containers) {
+    const r = of(c);
+    sum.cpu += r.cpu;
+    sum.memory += r.memory;
   }
+  const sidecars = { cpu: 0, memory: 0 };
+  const init = { cpu: 0, memory: 0 };
+  for (const c of initContainers) {
+    const r = of(c);
+    let takes: CpuMemory;
+    if (c.sidecar) {
+      sum.cpu += r.cpu;
+      sum.memory += r.memory;
+      sidecars.cpu += r.cpu;
+      sidecars.memory += r.memory;
+      takes = sidecars;
+    } else takes = { cpu: r.cpu + sidecars.cpu, memory: r.memory + sidecars.memory };
+    init.cpu = Math.max(init.cpu, takes.cpu);
+    init.memory = Math.max(init.memory, takes.memory);
+  }
+  return { cpu: Math.max(sum.cpu, init.cpu), memory: Math.max(sum.memory, init.memory) };
+}
+
+/** What a pod requests (NodeResourcesFit's filter) and, with `missing` filling in, its non-zero requests; each plus its overhead. */
+export function podTotals(pod: KubeObject, missing: CpuMemory): { requested: CpuMemory; nonZero: CpuMemory } {
+  const spec = asObj(pod.spec);
+  const containers = containerRequests(spec.containers, false);
+  const initContainers = containerRequests(spec.initContainers, true);
   const overhead = asObj(spec.overhead);
-  return { cpu: sum.cpu + quantity(overhead.cpu, true), memory: sum.memory + quantity(overhead.memory, false), pods: 1 };
+  const extra = { cpu: quantity(overhead.cpu, true), memory: quantity(overhead.memory, false) };
+  const plus = (r: CpuMemory) => ({ cpu: r.cpu + extra.cpu, memory: r.memory + extra.memory });
+  return { requested: plus(aggregate(containers, initContainers)), nonZero: plus(aggregate(containers, initContainers, missing)) };
+}
+
+/** resourcehelper.PodRequests: what a pod requests plus its overhead, `missing` standing in for a request a container lacks. */
+export function aggregateRequests(pod: KubeObject, missing?: CpuMemory): CpuMemory {
+  const spec = asObj(pod.spec);
+  const r = aggregate(containerRequests(spec.containers, false), containerRequests(spec.initContainers, true), missing);
+  const overhead = asObj(spec.overhead);
+  return { cpu: r.cpu + quantity(overhead.cpu, true), memory: r.memory + quantity(overhead.memory, false) };
+}
+
+/** A pod's requests as NodeResourcesFit counts them (aggregateRequests), and the one pod it is. */
+export function podRequests(pod: KubeObject): Resources {
+  return { ...aggregateRequests(pod), pods: 1 };
 }
 
 /** A node's allocatable resources (a simulated node's capacity when it reports none). */
 export function allocatable(node: KubeObject): Resources {
-  const a = asObj(asObj(node.status).allocatable);
-  const pick = (k: keyof typeof NODE_CAPACITY) => a[k] ?? NODE_CAPACITY[k];
-  return { cpu: quantity(pick('cpu'), true), memory: quantity(pick('memory'), false), pods: quantity(pick('pods'), false) };
+  let r = allocatables.get(node);
+  if (!r) {
+    const a = asObj(asObj(node.status).allocatable);
+    const pick = (k: keyof typeof NODE_CAPACITY) => a[k] ?? NODE_CAPACITY[k];
+    allocatables.set(node, (r = { cpu: quantity(pick('cpu'), true), memory: quantity(pick('memory'), false), pods: quantity(pick('pods'), false) }));
+  }
+  return r;
 }
+
+/** By (never modified) cached node object. */
+const allocatables = new WeakMap<KubeObject, Readonly<Resources>>();
 
 /** ToleratesTaint: effect, key and value (operator Equal) or key alone (Exists; an empty key matches every taint). */
 export function toleratesTaint(t: Obj, taint: Obj): boolean {

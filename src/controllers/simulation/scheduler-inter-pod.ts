@@ -20,7 +20,7 @@ export interface ClusterView {
 const parsed = new WeakMap<object, LabelSelector | null>();
 
 /** A metav1.LabelSelector: null or absent matches nothing, {} everything. */
-function selector(sel: unknown): LabelSelector | null {
+export function selector(sel: unknown): LabelSelector | null {
   if (!sel || typeof sel !== 'object') return null;
   let s = parsed.get(sel);
   if (s === undefined) parsed.set(sel, (s = parseLabelSelector(formatLabelSelector(sel))));
@@ -53,28 +53,42 @@ function hostPorts(pod: KubeObject): HostPort[] {
 /** Two host ports clash on the same port and protocol when either listens on every address or both on the same one. */
 const clash = (a: HostPort, b: HostPort): boolean => a.port === b.port && a.protocol === b.protocol && (a.ip === b.ip || a.ip === '0.0.0.0' || b.ip === '0.0.0.0');
 
-/** A required PodAffinityTerm of `owner`, resolved: its selector, the namespaces it looks in, its topology key. */
-interface Term {
+/** A PodAffinityTerm of `owner`, resolved: its selector, the namespaces it looks in, its topology key (and weight, when preferred). */
+export interface Term {
   readonly selector: LabelSelector | null;
   readonly inNamespace: (namespace: string) => boolean;
   readonly topologyKey: string;
+  readonly weight: number;
 }
 
-function requiredTerms(owner: KubeObject, kind: 'podAffinity' | 'podAntiAffinity', view: ClusterView): Term[] {
+function resolveTerm(owner: KubeObject, t: Obj, weight: number, namespaceLabels: ClusterView['namespaceLabels']): Term {
+  const listed = new Set(((t.namespaces as unknown[] | undefined) ?? []).map(String));
+  // namespaces and namespaceSelector together (an empty selector, {}, selects every namespace); neither: the owner's.
+  const nsSelector = t.namespaceSelector && typeof t.namespaceSelector === 'object' ? selector(t.namespaceSelector) : undefined;
+  const own = owner.metadata.namespace ?? '';
+  const inNamespace = (ns: string): boolean => listed.has(ns) || (nsSelector ? labelsMatch(nsSelector, namespaceLabels(ns) ?? {}) : listed.size === 0 && ns === own);
+  return { selector: selector(t.labelSelector), inNamespace, topologyKey: String(t.topologyKey ?? ''), weight };
+}
+
+function requiredTerms(owner: KubeObject, kind: 'podAffinity' | 'podAntiAffinity', view: Pick<ClusterView, 'namespaceLabels'>): Term[] {
   const affinity = asObj(asObj(asObj(owner.spec).affinity)[kind]);
-  return ((affinity.requiredDuringSchedulingIgnoredDuringExecution as unknown[] | undefined) ?? []).map((raw) => {
-    const t = asObj(raw);
-    const listed = new Set(((t.namespaces as unknown[] | undefined) ?? []).map(String));
-    // namespaces and namespaceSelector together (an empty selector, {}, selects every namespace); neither: the owner's.
-    const nsSelector = t.namespaceSelector && typeof t.namespaceSelector === 'object' ? selector(t.namespaceSelector) : undefined;
-    const own = owner.metadata.namespace ?? '';
-    const inNamespace = (ns: string): boolean =>
-      listed.has(ns) || (nsSelector ? labelsMatch(nsSelector, view.namespaceLabels(ns) ?? {}) : listed.size === 0 && ns === own);
-    return { selector: selector(t.labelSelector), inNamespace, topologyKey: String(t.topologyKey ?? '') };
+  return ((affinity.requiredDuringSchedulingIgnoredDuringExecution as unknown[] | undefined) ?? []).map((raw) => resolveTerm(owner, asObj(raw), 1, view.namespaceLabels));
+}
+
+/**
+ * A pod's pod affinity or anti-affinity terms for scoring: its required ones (each weighing 1, kube's
+ * HardPodAffinityWeight) or its preferred ones (each with its weight).
+ */
+export function affinityTerms(owner: KubeObject, kind: 'podAffinity' | 'podAntiAffinity', which: 'required' | 'preferred', namespaceLabels: ClusterView['namespaceLabels']): Term[] {
+  if (which === 'required') return requiredTerms(owner, kind, { namespaceLabels });
+  const affinity = asObj(asObj(asObj(owner.spec).affinity)[kind]);
+  return ((affinity.preferredDuringSchedulingIgnoredDuringExecution as unknown[] | undefined) ?? []).map((raw) => {
+    const w = asObj(raw);
+    return resolveTerm(owner, asObj(w.podAffinityTerm), Number(w.weight ?? 0), namespaceLabels);
   });
 }
 
-const termMatches = (term: Term, pod: KubeObject): boolean => term.inNamespace(pod.metadata.namespace ?? '') && matches(term.selector, pod.metadata.labels);
+export const termMatches = (term: Term, pod: KubeObject): boolean => term.inNamespace(pod.metadata.namespace ?? '') && matches(term.selector, pod.metadata.labels);
 
 const pairKey = (key: string, value: string): string => `${key}\u0000${value}`;
 

@@ -1,5 +1,6 @@
 // A simple scheduler: pending pods (no node, default scheduler, no scheduling gates) are bound through pods/binding
-// to a simulated node that passes kube-scheduler's filters (scheduler-filters.ts); the least loaded such node wins.
+// to a simulated node that passes kube-scheduler's filters (scheduler-filters.ts), the one that scores highest with
+// kube-scheduler's default score plugins and weights (scheduler-scores.ts).
 // A pod no node takes gets kube's FailedScheduling event and PodScheduled=False condition (reason Unschedulable),
 // and waits, as in kube-scheduler's unschedulable queue, for a change that could let it fit (a node added or
 // changed, a bound pod gone), at the earliest after its backoff (1 s, doubling to 10 s), and at least every 5 min.
@@ -18,21 +19,41 @@ import type { ClusterView } from './scheduler-inter-pod.ts';
 import { interPodFilters, needsInterPod } from './scheduler-inter-pod.ts';
 import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, preFilterMessage, refusal, type Refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
 import { createVolumeBinding } from './scheduler-volumes.ts';
+import { createBoundPods, NOTHING_REQUESTED, nonZeroRequests, requestsAndNonZero, scoreNodes, selectHost, type Feasible, type Requested, type ScoringCluster } from './scheduler-scores.ts';
 import { withCondition } from './pod-conditions.ts';
-import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PDBS, PODS, selects, splitKey, WRITERS } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PDBS, PODS, REPLICASETS, selects, SERVICES, splitKey, STATEFULSETS, WRITERS } from './shared.ts';
 
-/** What a bound pod takes from its node while it is neither terminated nor being deleted. */
-interface Placement extends Resources {
+const REPLICATION_CONTROLLERS = { group: '', version: 'v1', resource: 'replicationcontrollers' } as const;
+
+/** What a pod takes or holds on a node, and its priority. */
+interface Hold extends Resources {
   readonly node: string;
   readonly priority: number;
+}
+
+/** What a bound pod takes from its node while it is neither terminated nor being deleted. */
+interface Placement extends Hold {
+  /** Its non-zero requests (what scoring counts of it). */
+  readonly nonZeroCpu: number;
+  readonly nonZeroMemory: number;
+  /** The pod as it was placed (scoring reads its labels and affinity). */
+  readonly pod: KubeObject;
+}
+
+function placementFor(pod: KubeObject, node: string, want: Resources, nonZero = nonZeroRequests(pod)): Placement {
+  return { node, priority: priorityOf(pod), ...want, nonZeroCpu: nonZero.cpu, nonZeroMemory: nonZero.memory, pod };
 }
 
 function placementOf(pod: KubeObject): Placement | undefined {
   const spec = asObj(pod.spec);
   const phase = asObj(pod.status).phase;
   if (typeof spec.nodeName !== 'string' || !spec.nodeName || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return undefined;
-  return { node: spec.nodeName, priority: priorityOf(pod), ...podRequests(pod) };
+  const { requested, nonZero } = requestsAndNonZero(pod);
+  return placementFor(pod, spec.nodeName, { ...requested, pods: 1 }, nonZero);
 }
+
+/** What the pods on a node take: the filters' sum (cpu, memory, pods) and scoring's (Requested). */
+type Usage = Resources & { -readonly [K in keyof Requested]: Requested[K] };
 
 function priorityOf(pod: KubeObject): number {
   const p = asObj(pod.spec).priority;
@@ -105,10 +126,12 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
   // The scheduler's cache (as kube-scheduler's): what each bound pod takes, and each node's sum of it, kept from the
   // pod informer, which takes a binding in as soon as it succeeds, so the next decision sees it.
   const placements = new Map<string, Placement>();
-  const usage = new Map<string, Resources>();
+  const usage = new Map<string, Usage>();
+  // The bound pods as scoring reads them, kept with the placements.
+  const boundPods = createBoundPods();
   const unschedulable = new Map<string, Unschedulable>();
   // Pods a preemption nominated to a node, not bound yet: they hold its room against pods of no higher priority.
-  const nominations = new Map<string, Placement>();
+  const nominations = new Map<string, Hold>();
   // Bound pods with required anti-affinity: every decision must then respect them.
   const antiAffine = new Set<string>();
   let namespaces: Informer | undefined;
@@ -135,13 +158,27 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     };
   }
   const nodeSeen = new Map<string, string>();
+  // Followed from the start: the system default spreading reads the owners and Services of the pods it places.
+  const services = informers.of(SERVICES);
+  const owners = { ReplicaSet: informers.of(REPLICASETS), StatefulSet: informers.of(STATEFULSETS), ReplicationController: informers.of(REPLICATION_CONTROLLERS) };
+  const scoring: ScoringCluster = {
+    bound: boundPods,
+    namespaceLabels(name) {
+      namespaces ??= informers.of(NAMESPACES);
+      return namespaces.get('', name)?.metadata.labels;
+    },
+    services: (namespace) => services.list(namespace),
+    controller: (kind, namespace, name) => owners[kind].get(namespace, name),
+  };
 
   function account(p: Placement, sign: 1 | -1): void {
     let u = usage.get(p.node);
-    if (!u) usage.set(p.node, (u = { cpu: 0, memory: 0, pods: 0 }));
+    if (!u) usage.set(p.node, (u = { cpu: 0, memory: 0, pods: 0, nonZeroCpu: 0, nonZeroMemory: 0 }));
     u.cpu += sign * p.cpu;
     u.memory += sign * p.memory;
     u.pods += sign * p.pods;
+    u.nonZeroCpu += sign * p.nonZeroCpu;
+    u.nonZeroMemory += sign * p.nonZeroMemory;
     if (u.pods === 0) usage.delete(p.node);
   }
   /** Records where a pod is now; true when it gave resources back. */
@@ -151,7 +188,11 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     if (p) {
       placements.set(k, p);
       account(p, 1);
-    } else placements.delete(k);
+      boundPods.set(k, p.pod, p.node);
+    } else {
+      placements.delete(k);
+      boundPods.delete(k);
+    }
     return old !== undefined && (p === undefined || p.cpu < old.cpu || p.memory < old.memory || p.node !== old.node);
   }
   /** What a node holds for a pod of `priority`: its bound pods and the pods nominated to it of at least that priority. */
@@ -293,7 +334,7 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     if (!bound) return;
     unschedulable.delete(k);
     if (!placements.has(k)) {
-      place(k, { node, priority: priorityOf(pod), ...want });
+      place(k, placementFor(pod, node, want));
       if (hasRequiredAntiAffinity(pod)) antiAffine.add(k);
       if (unschedulable.size > 0) retryUnschedulable(true);
     }
@@ -323,18 +364,31 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       await failed(k, pod, preFilterMessage(pod, all.length, podClaims), false);
       return;
     }
-    // The node a preemption nominated is tried first; otherwise the least loaded node that fits.
+    // The node a preemption nominated, when it fits, is the only one tried further (kube's evaluateNominatedNode);
+    // otherwise the node that scores highest, as kube's prioritizeNodes and selectHost pick it.
     const nominated = asObj(pod.status).nominatedNodeName;
     const priority = priorityOf(pod);
     const interPod = needsInterPod(pod, antiAffine.size) ? interPodFilters(pod, clusterView(all)) : undefined;
-    let best: { name: string; load: number } | undefined;
+    const feasible: Feasible[] = [];
+    let nominatedFits = false;
     const refused: { node: KubeObject; used: Resources; refusal: Refusal }[] = [];
     for (const node of all) {
       const nodeName = node.metadata.name ?? '';
       const used = usedFor(nodeName, priority, k);
       const why = refusal(pod, want, node, used, interPod, podClaims && ((n) => volumeBinding.filter(podClaims, n)));
       if (why) refused.push({ node, used, refusal: why });
-      else if (!best || (best.name !== nominated && (nodeName === nominated || used.pods < best.load))) best = { name: nodeName, load: used.pods };
+      else {
+        if (nodeName === nominated) nominatedFits = true;
+        // Scoring counts the pods bound and assumed on the node, not those nominated to it (as kube's NodeInfo).
+        feasible.push({ node, requested: usage.get(nodeName) ?? NOTHING_REQUESTED });
+      }
+    }
+    let best: string | undefined;
+    if (nominatedFits) best = nominated as string;
+    else if (feasible.length === 1) best = feasible[0]!.node.metadata.name ?? '';
+    else if (feasible.length > 1) {
+      const names = feasible.map((f) => f.node.metadata.name ?? '');
+      best = names[selectHost(names, scoreNodes(pod, feasible, all, scoring))];
     }
     if (!best) {
       const verdicts: RefusedNode[] = refused.map((r) => ({
@@ -353,7 +407,7 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       return;
     }
     if (podClaims && podClaims.waiting.length > 0) {
-      const node = all.find((n) => n.metadata.name === best.name)!;
+      const node = all.find((n) => n.metadata.name === best)!;
       let claims: string[];
       try {
         claims = await volumeBinding.preBind(podClaims, node);
@@ -362,13 +416,13 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
         return;
       }
       unschedulable.delete(k);
-      place(k, { node: best.name, priority: priorityOf(pod), ...want });
+      place(k, placementFor(pod, best, want));
       if (!volumeBinding.allBound(claims)) {
-        volumeWaits.set(k, { node: best.name, claims });
+        volumeWaits.set(k, { node: best, claims });
         return;
       }
     }
-    await bindPod(k, pod, best.name, want);
+    await bindPod(k, pod, best, want);
   }, 500, informers.activity);
 
   volumeBinding.onChange((claimKey) => {
