@@ -47,6 +47,13 @@ describe('resource metrics API (simulated cluster)', () => {
     }]);
     const groups = ((await raw('/apis')).body.groups as Obj[]).map((g) => g.name);
     assert.deepEqual(groups.slice(-2), ['example.com', 'metrics.k8s.io']);
+    // metrics-server's APIService, local here: Available, so setup scripts that wait for it go on.
+    assert.equal((await s.kubectlOk(['wait', '--for=condition=Available', 'apiservice/v1beta1.metrics.k8s.io', '--timeout=10s'])).trim(), 'apiservice.apiregistration.k8s.io/v1beta1.metrics.k8s.io condition met');
+    const service = JSON.parse(await s.kubectlOk(['get', 'apiservice', 'v1beta1.metrics.k8s.io', '-o', 'json'])) as Obj;
+    assert.deepEqual(service.spec, { group: 'metrics.k8s.io', version: 'v1beta1', groupPriorityMinimum: 100, versionPriority: 100 });
+    assert.deepEqual(service.status.conditions.map((c: Obj) => [c.type, c.status, c.reason, c.message]), [['Available', 'True', 'Local', 'Local APIServices are always available']]);
+    // The group is still this server's: discovery lists its resources, not an aggregated backend's.
+    assert.equal((await raw('/apis/metrics.k8s.io/v1beta1/nodes')).body.kind, 'NodeMetricsList');
   });
 
   test("metrics-server's system:aggregated-metrics-reader role: the view role reads metrics", async () => {
@@ -162,6 +169,7 @@ describe('resource metrics API (simulated cluster)', () => {
     const plain = await startTestServer({ simulateWorkloads: { nodes: 1, metricsApi: false } });
     try {
       assert.equal((await plain.adminRequest('/apis/metrics.k8s.io/v1beta1')).status, 404);
+      assert.equal((await plain.adminRequest('/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io')).status, 404);
       const top = await plain.kubectl(['top', 'pods']);
       assert.equal(top.code, 1);
       assert.equal(top.stderr.trim(), 'error: Metrics API not available');

@@ -14,7 +14,7 @@ import { createEventSink } from '../events.ts';
 import { createInformers } from '../informers.ts';
 import { startJobController } from './jobs.ts';
 import { startLoadBalancerController } from './load-balancers.ts';
-import { ensureMetricsReaderRole, METRICS_DEFINITIONS, metricsStores } from './metrics-api.ts';
+import { ensureMetricsApiService, ensureMetricsReaderRole, METRICS_DEFINITIONS, metricsStores } from './metrics-api.ts';
 import { createResourceUsage, type ResourceUsage } from './resource-usage.ts';
 import { startHorizontalPodAutoscaler } from './horizontal-pod-autoscaler.ts';
 import { startKubelets } from './kubelet.ts';
@@ -78,7 +78,7 @@ export async function startSimulation(registry: RegistryHandle, options: Simulat
   const usage = options.metricsApi === false ? undefined : createResourceUsage(nodes.running);
   if (usage) {
     registry.register(METRICS_DEFINITIONS, metricsStores(informers, usage, nodes.running));
-    await ensureMetricsReaderRole(registry);
+    await Promise.all([ensureMetricsReaderRole(registry), ensureMetricsApiService(registry)]);
   }
   const parts = [
     kubelets,

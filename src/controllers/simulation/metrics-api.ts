@@ -10,7 +10,7 @@
 // simulated node runs nothing else).
 
 import { clockDate } from '../../apis/clock.ts';
-import { isStatusError, methodNotSupported, notFound } from '../../apis/errors.ts';
+import { methodNotSupported, notFound } from '../../apis/errors.ts';
 import { schemaByName } from '../../apis/model.ts';
 import type { SchemaNode } from '../../apis/model-types.ts';
 import { formatNanos } from '../../admission/plugins/resources.ts';
@@ -20,7 +20,7 @@ import type { KubeList, KubeObject, ListOptions, PrinterColumn, Registry, Reques
 import { quantityNanos } from '../../registry/validation/quantity.ts';
 import type { Informers } from '../informers.ts';
 import type { PodUsage, ResourceUsage } from './resource-usage.ts';
-import { asObj, ctxFor, NODES, PODS, storeFor } from './shared.ts';
+import { asObj, installOnce, NODES, PODS } from './shared.ts';
 
 const GROUP = 'metrics.k8s.io';
 const VERSION = 'v1beta1';
@@ -113,7 +113,7 @@ function definition(resource: string, kind: string, namespaced: boolean, printer
     printerColumns,
     selectableFields: {},
     custom: false,
-    // metrics-server's APIService v1beta1.metrics.k8s.io: after the built-in groups and the CRDs' (1000).
+    // metrics-server's APIService v1beta1.metrics.k8s.io (ensureMetricsApiService): after the CRDs' groups (1000).
     discoveryPriority: { group: 100, version: 100 },
   };
 }
@@ -226,13 +226,25 @@ export function metricsStores(informers: Informers, usage: ResourceUsage, kubele
 }
 
 /**
+ * The APIService metrics-server's manifest registers, v1beta1.metrics.k8s.io, with its priorities, but local (no
+ * service: this server serves the group itself), so the aggregator reports it Available (reason Local) and
+ * `kubectl wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io` passes. Made once, as the install would.
+ */
+export async function ensureMetricsApiService(registry: Registry): Promise<void> {
+  await installOnce(registry, { group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' }, {
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    metadata: { name: `${VERSION}.${GROUP}`, labels: { 'k8s-app': 'metrics-server' } },
+    spec: { group: GROUP, version: VERSION, groupPriorityMinimum: 100, versionPriority: 100 },
+  } as unknown as KubeObject);
+}
+
+/**
  * The ClusterRole metrics-server's manifest installs: reading metrics aggregated into the view, edit and admin
  * roles, so a user or service account bound to them can run `kubectl top`. Made once, as the install would.
  */
 export async function ensureMetricsReaderRole(registry: Registry): Promise<void> {
-  const store = storeFor(registry, 'rbac.authorization.k8s.io', 'v1', 'clusterroles');
-  if (!store) return;
-  const role = {
+  await installOnce(registry, { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' }, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: {
@@ -245,8 +257,5 @@ export async function ensureMetricsReaderRole(registry: Registry): Promise<void>
       },
     },
     rules: [{ apiGroups: [GROUP], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }],
-  } as unknown as KubeObject;
-  await store.create(ctxFor(), role).catch((e) => {
-    if (!isStatusError(e) || e.code !== 409) throw e;
-  });
+  } as unknown as KubeObject);
 }

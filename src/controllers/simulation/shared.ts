@@ -85,6 +85,15 @@ export function storeFor(registry: Registry, group: string, version: string, res
 
 export const ctxFor = (namespace = ''): RequestContext => loopbackContext(namespace);
 
+/** Creates an object the simulation installs once, as an install would (a default class, a role): one there stays. */
+export async function installOnce(registry: Registry, ref: ResourceRef, obj: KubeObject): Promise<void> {
+  const store = storeFor(registry, ref.group, ref.version, ref.resource);
+  if (!store) return;
+  await store.create(ctxFor(), obj).catch((e) => {
+    if (!isStatusError(e) || e.code !== 409) throw e;
+  });
+}
+
 export function controllerOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((o) => o.controller === true);
 }

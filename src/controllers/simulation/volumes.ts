@@ -18,7 +18,7 @@ import { ANN_BETA_STORAGE_PROVISIONER, ANN_PROVISIONED_BY, ANN_SELECTED_NODE, AN
 import { createKeyedQueue } from '../work-queue.ts';
 import type { EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
-import { asObj, controllerAccount, controllerEvents, ctxFor, ignoreConflictOrGone, key, kubeletEvents, PODS, splitKey, storeFor, type Obj } from './shared.ts';
+import { asObj, controllerAccount, controllerEvents, ctxFor, ignoreConflictOrGone, installOnce, key, kubeletEvents, PODS, splitKey, storeFor, type Obj } from './shared.ts';
 
 export const SIMULATED_PROVISIONER = 'capstan.dev/hostpath';
 export const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
@@ -40,9 +40,7 @@ export async function ensureDefaultStorageClass(registry: Registry): Promise<voi
     // Unlike kind's, so that tests can grow their claims (the simulated provisioner resizes too).
     allowVolumeExpansion: true,
   } as unknown as KubeObject;
-  await store.create(ctxFor(), standard).catch((e) => {
-    if (!isStatusError(e) || e.code !== 409) throw e;
-  });
+  await installOnce(registry, STORAGE_CLASSES, standard);
 }
 
 /** Whether the simulation provisions for this provisioner name (kube's in-tree names are kube's own plugins). */
