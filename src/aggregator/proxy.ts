@@ -3,12 +3,18 @@
 // identity in the front-proxy headers (X-Remote-User, X-Remote-Group, X-Remote-Extra-*) over a TLS connection made
 // with the aggregator's client certificate, and the backend's answer streams back as it comes (watches too).
 // Failures are kube's plain-text answers: 503 "service unavailable" for an APIService not Available or a Service
-// that does not resolve, 503 with the connection error when the backend cannot be reached.
+// that does not resolve, 503 with the connection error when the backend cannot be reached. An HTTP/1.1 upgrade request
+// (a WebSocket or SPDY stream, as exec-like subresources open) goes on with its Connection and Upgrade headers, as
+// kube's UpgradeAwareHandler sends it: when the backend switches protocols, its 101 answer is written to the caller's
+// connection as it came and the two connections are joined, byte for byte, until either ends; any other answer is
+// passed back as usual.
 
 import { request as httpsRequest, type Agent } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../auth/user.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
+import { hijack } from '../server/hijack.ts';
 import { describeNetworkError, type BackendAddress } from './backend.ts';
 
 /** Request headers that describe one hop, never forwarded (RFC 9110 7.6.1, and Go's ReverseProxy list). */
@@ -45,6 +51,33 @@ export function forwardedHeaders(incoming: IncomingHttpHeaders, user: UserInfo, 
     out['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${clientAddress}` : clientAddress;
   }
   return out;
+}
+
+/** httpstream.IsUpgradeRequest: a Connection header naming "upgrade" (HTTP/2 has no upgrades). */
+export function isUpgradeRequest(req: HttpRequest): boolean {
+  const connection = req.headers.connection;
+  return req.httpVersionMajor === 1 && connection !== undefined && connection.toLowerCase().includes('upgrade');
+}
+
+/** The backend's 101 answer as it came: status line and raw headers. */
+function switchingProtocolsHead(answer: IncomingMessage): string {
+  let head = `HTTP/${answer.httpVersion} ${answer.statusCode} ${answer.statusMessage}\r\n`;
+  for (let i = 0; i < answer.rawHeaders.length; i += 2) head += `${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}\r\n`;
+  return `${head}\r\n`;
+}
+
+/** Joins the caller's connection and the backend's upgraded one; each ends the other. */
+function joinConnections(client: Duplex, backend: Duplex): void {
+  const close = (): void => {
+    client.destroy();
+    backend.destroy();
+  };
+  client.on('error', close);
+  backend.on('error', close);
+  client.once('close', close);
+  backend.once('close', close);
+  backend.pipe(client);
+  client.pipe(backend);
 }
 
 /** The path and query the backend gets: the path as sent, the query re-encoded with its keys sorted (Go's Values.Encode). */
@@ -87,6 +120,11 @@ export interface ProxyTarget {
 export function proxyRequest(req: HttpRequest, res: HttpResponse, user: UserInfo, target: ProxyTarget): Promise<void> {
   return new Promise((resolve) => {
     const headers = forwardedHeaders(req.headers, user, req.socket?.remoteAddress);
+    const upgrade = isUpgradeRequest(req);
+    if (upgrade) {
+      headers.connection = req.headers.connection;
+      if (req.headers.upgrade !== undefined) headers.upgrade = req.headers.upgrade;
+    }
     const outgoing = httpsRequest({
       host: target.address.host,
       port: target.address.port,
@@ -129,6 +167,21 @@ export function proxyRequest(req: HttpRequest, res: HttpResponse, user: UserInfo
         finish();
       });
     });
+    if (upgrade) {
+      outgoing.once('upgrade', (answer: IncomingMessage, backendSocket: Duplex, head: Buffer) => {
+        const client = req.socket;
+        if (res.writableEnded || client.destroyed) {
+          backendSocket.destroy();
+          return finish();
+        }
+        hijack(res);
+        res.statusCode = answer.statusCode ?? 101;
+        client.write(switchingProtocolsHead(answer));
+        if (head.length > 0) client.write(head);
+        joinConnections(client, backendSocket);
+        finish();
+      });
+    }
     if (hasBody(req)) req.pipe(outgoing);
     else outgoing.end();
   });

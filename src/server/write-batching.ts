@@ -5,6 +5,7 @@
 // this: Node's session already sends its frames at the end of the turn. Answers still to encode (writeWithBatch) are
 // encoded in the batch too: done together, after the turn's requests are read, the encoder's code and data stay warm
 // (a create costs 2-4% less CPU than with its answer encoded in its own request's path, memory backend).
+import { isHijacked } from './hijack.ts';
 import type { HttpResponse } from './types.ts';
 
 interface Endable {
@@ -65,9 +66,9 @@ export function endWithBody(res: HttpResponse | Endable, body: Uint8Array | stri
   hold(res as Endable, body);
 }
 
-/** Whether the response is ended or about to be (its end held for the turn's batch). */
+/** Whether the response is ended or about to be (its end held for the turn's batch), or its connection hijacked. */
 export function responseEnded(res: HttpResponse | Endable): boolean {
-  return res.writableEnded || ending.has(res as Endable);
+  return res.writableEnded || ending.has(res as Endable) || isHijacked(res);
 }
 
 /**
@@ -75,8 +76,8 @@ export function responseEnded(res: HttpResponse | Endable): boolean {
  * held) and true is returned.
  */
 export function endIfStarted(res: HttpResponse | Endable): boolean {
-  // A held answer leaves with the batch.
-  if (ending.has(res as Endable)) return true;
+  // A held answer leaves with the batch; a hijacked connection carries no more answers.
+  if (ending.has(res as Endable) || isHijacked(res)) return true;
   if (!res.headersSent) return false;
   if (!res.writableEnded) (res as Endable).end();
   return true;

@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:http2';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import * as k8s from '@kubernetes/client-node';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
@@ -27,7 +28,7 @@ describe('aggregated APIs', () => {
   });
 
   before(async () => {
-    server = await startTestServer({ authorizationMode: ['RBAC'], aggregatorResyncMs: 1000 });
+    server = await startTestServer({ authorizationMode: ['RBAC'], aggregatorResyncMs: 1000, requestTimeoutSeconds: 2 });
     const info = JSON.parse(await server.kubectlOk(['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json'])) as { data: Record<string, string> };
     backend = await startExtensionApiServer({ caPem: info.data['requestheader-client-ca-file']!, allowedNames: JSON.parse(info.data['requestheader-allowed-names']!) as string[] }, 'wardle-api', 'wardle');
     await server.kubectlOk(['create', 'namespace', 'wardle']);
@@ -194,6 +195,71 @@ describe('aggregated APIs', () => {
     } finally {
       session.close();
     }
+  });
+
+  /** Sends a raw HTTP/1.1 upgrade request through Capstan; resolves with the answer's head and the open socket. */
+  async function upgradeThrough(path: string, user: { cert: string; key: string }): Promise<{ head: string; socket: TLSSocket; rest: Buffer }> {
+    const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: server.caCert, cert: user.cert, key: user.key, servername: 'localhost' });
+    await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: capstan-echo\r\n\r\n`);
+    let got = Buffer.alloc(0);
+    for (;;) {
+      const chunk = await new Promise<Buffer | null>((resolve) => {
+        socket.once('data', resolve);
+        socket.once('end', () => resolve(null));
+      });
+      socket.removeAllListeners('data').removeAllListeners('end');
+      if (chunk === null) return { head: got.toString('latin1'), socket, rest: Buffer.alloc(0) };
+      got = Buffer.concat([got, chunk]);
+      const end = got.indexOf('\r\n\r\n');
+      if (end >= 0) return { head: got.subarray(0, end).toString('latin1'), socket, rest: got.subarray(end + 4) };
+    }
+  }
+
+  /** The next n characters from the socket, or what came before it ended. */
+  function readSome(socket: TLSSocket, n: number): Promise<string> {
+    return new Promise((resolve) => {
+      let got = '';
+      if (socket.destroyed || !socket.readable) return resolve(got);
+      const done = () => {
+        socket.off('data', onData).off('end', done).off('close', done).off('error', done);
+        resolve(got);
+      };
+      const onData = (c: Buffer) => {
+        got += c.toString('utf8');
+        if (got.length >= n) done();
+      };
+      socket.on('data', onData).once('end', done).once('close', done).once('error', done);
+    });
+  }
+
+  test('an HTTP/1.1 upgrade is proxied as kube\'s UpgradeAwareHandler does: the backend\'s 101, then both connections joined past the request timeout', async () => {
+    const admin = { cert: server.clientCert, key: server.clientKey };
+    const { head, socket, rest } = await upgradeThrough('/apis/wardle.example.com/v1alpha1/namespaces/wardle/flunders/one/echo', admin);
+    try {
+      const lines = head.split('\r\n');
+      assert.equal(lines[0], 'HTTP/1.1 101 Switching Protocols');
+      assert.ok(lines.includes('Upgrade: capstan-echo'), head);
+      assert.ok(lines.includes('X-Echo-User: capstan-admin'), head);
+      assert.equal(rest.length, 0);
+      const seen = backend.seen.findLast((r) => r.url.endsWith('/echo'))!;
+      assert.equal(seen.user?.name, 'capstan-admin');
+      assert.equal(seen.headers.upgrade, 'capstan-echo');
+      assert.equal(seen.headers.connection, 'Upgrade');
+      socket.write('ping');
+      assert.equal(await readSome(socket, 4), 'ping');
+      // The request timeout (2 s here) is past: the joined connections still carry bytes, nothing else was written.
+      await new Promise((r) => setTimeout(r, 2500));
+      socket.write('pong after the timeout');
+      assert.equal(await readSome(socket, 22), 'pong after the timeout');
+    } finally {
+      socket.destroy();
+    }
+    // Refused by the backend: its answer comes back as it is, and the connection closes after it.
+    const refused = await upgradeThrough('/apis/wardle.example.com/v1alpha1/namespaces/wardle/flunders/one/refuse', admin);
+    refused.socket.destroy();
+    assert.match(refused.head, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.equal(JSON.parse(refused.rest.toString('utf8')).message, 'upgrade refused');
   });
 
   test('client-node: CustomObjectsApi create, get and list, and an informer fed through the proxy', async () => {

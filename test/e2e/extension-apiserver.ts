@@ -3,12 +3,14 @@
 // k8s.io/apiserver's delegated authentication does: a client certificate of the request header CA with an allowed
 // common name carries the user in the X-Remote-* headers (read from kube-system/extension-apiserver-authentication).
 // It serves the group wardle.example.com/v1alpha1: flunders (namespaced, kept in memory, with a status subresource
-// and watch) and fischers (cluster-scoped, none).
+// and watch) and fischers (cluster-scoped, none). HTTP/1.1 upgrades of a flunder's `echo` subresource (any protocol
+// named in Upgrade) switch protocols and echo every byte back; those of `refuse` get a 400 Status.
 
 import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { issueCertificate } from '../../src/server/certificates.ts';
 
@@ -173,6 +175,23 @@ export async function startExtensionApiServer(trust: RequestHeaderTrust, service
       res.end(JSON.stringify({ kind: 'FlunderList', apiVersion: GV, metadata: { resourceVersion: String(rv) }, items }));
     });
   });
+  const upgraded = new Set<Duplex>();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    const user = trustedUser(req, trust);
+    seen.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, user });
+    const m = /^\/apis\/wardle\.example\.com\/v1alpha1\/namespaces\/[^/]+\/flunders\/[^/]+\/(echo|refuse)$/.exec(req.url ?? '');
+    if (!user || m?.[1] !== 'echo') {
+      const code = user ? 400 : 401;
+      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: user ? 'upgrade refused' : 'Unauthorized', reason: user ? 'BadRequest' : 'Unauthorized', code });
+      socket.end(`HTTP/1.1 ${code} ${user ? 'Bad Request' : 'Unauthorized'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      return;
+    }
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${String(req.headers.upgrade)}\r\nX-Echo-User: ${user.name}\r\n\r\n`);
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    socket.pipe(socket);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
@@ -181,6 +200,7 @@ export async function startExtensionApiServer(trust: RequestHeaderTrust, service
     close: () =>
       new Promise<void>((resolve) => {
         for (const w of watchers) w.destroy();
+        for (const u of upgraded) u.destroy();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
