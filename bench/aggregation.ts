@@ -3,11 +3,12 @@
 // the lean client's gets of one of its objects through Capstan are set against the same gets sent to the backend
 // directly (the raw limit), alternating, and against Capstan's own get of a ConfigMap of the same size.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cpuMs } from './apply.ts';
 import { stop } from './children.ts';
+import { spawnNode } from './pinning.ts';
 import { runLoad, type LoadResult, type TlsClientOptions } from './load.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -21,7 +22,7 @@ export interface AggregationRow {
 }
 
 async function spawnJson(file: string, args: string[]): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [join(root, file), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnNode('server', [join(root, file), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));

@@ -3,7 +3,7 @@
 // - RBAC with 1,000 RoleBindings and 200 ClusterRoles vs AlwaysAllow (the same build, the same token-file user);
 // - a service account token (JWT, verified once then cached) vs the admin client certificate, on one server.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { cpuMs } from './apply.ts';
 import { runLoad, type LoadResult, type TlsClientOptions } from './load.ts';
 import { stop } from './children.ts';
+import { spawnNode } from './pinning.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const RBAC = 'rbac.authorization.k8s.io';
@@ -32,7 +33,7 @@ interface Server {
 }
 
 async function serve(options: Record<string, unknown>): Promise<Server> {
-  const child = spawn(process.execPath, [join(root, 'bench/serve.ts'), 'memory', JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnNode('server', [join(root, 'bench/serve.ts'), 'memory', JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`bench/serve.ts exited with ${code}`)));

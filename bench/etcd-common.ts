@@ -1,6 +1,7 @@
 // Shared by the etcd bench modules: a bench/serve.ts child on a given backend, the lean-client load with a failure
 // check, and the row formatting helpers.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnNode } from './pinning.ts';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +40,7 @@ export function configMap(name: string, namespace: string): Record<string, unkno
 /** bench/serve.ts on `backend` with startCapstan `options`; optionally under --cpu-prof. */
 export async function spawnServer(backend: 'memory' | 'sqlite', options: Record<string, unknown>, profileDir?: string): Promise<BenchServer> {
   const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...flags, join(root, 'bench/serve.ts'), backend, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnNode('server', [...flags, join(root, 'bench/serve.ts'), backend, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);

@@ -3,8 +3,8 @@
 // so the client neither shares the server's event loop nor caps it; runs that read response bodies (onBody) use
 // Node's https client in this process instead.
 
-import { spawn } from 'node:child_process';
 import https from 'node:https';
+import { spawnNode } from './pinning.ts';
 
 export interface TlsClientOptions {
   ca: string;
@@ -67,11 +67,11 @@ async function runLean(options: LoadOptions): Promise<LoadResult> {
   const target = new URL(options.url);
   const requests = Array.from({ length: options.requests }, (_, i) => serialize(options.request(i), target.host));
   const job = { host: target.hostname, port: Number(target.port), ...options.tls, concurrency: options.concurrency, ok: options.okStatus ?? [200, 201], requests };
-  const child = spawn(process.execPath, [leanClient], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawnNode('client', [leanClient], { stdio: ['pipe', 'pipe', 'inherit'] });
   const out: Buffer[] = [];
-  child.stdout.on('data', (c: Buffer) => out.push(c));
+  child.stdout!.on('data', (c: Buffer) => out.push(c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  child.stdin.end(JSON.stringify(job));
+  child.stdin!.end(JSON.stringify(job));
   const code = await exited;
   if (code !== 0) throw new Error(`bench/lean-client.ts exited with ${code}`);
   const r = JSON.parse(Buffer.concat(out).toString('utf8')) as Omit<LoadResult, 'requests' | 'perSecond'>;

@@ -3,7 +3,7 @@
 // in the same run: alternating rounds of N gets from 32 keep-alive clients, medians compared (target: at most
 // 10% fewer gets per second).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runLoad, type LoadResult } from './load.ts';
 import { stop } from './children.ts';
+import { spawnNode } from './pinning.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CONCURRENCY = 32;
@@ -30,7 +31,7 @@ interface Served {
 }
 
 async function serve(options: Record<string, unknown>): Promise<Served> {
-  const child = spawn(process.execPath, [join(root, 'bench/serve.ts'), 'memory', JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnNode('server', [join(root, 'bench/serve.ts'), 'memory', JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);

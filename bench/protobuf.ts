@@ -3,12 +3,13 @@
 // spec) with Accept: application/vnd.kubernetes.protobuf against Accept: application/json, in one run, with a
 // bare Node HTTPS server answering the same clients as the raw limit.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runLoad, type LoadResult, type TlsClientOptions } from './load.ts';
 import { stop } from './children.ts';
+import { spawnNode } from './pinning.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CONCURRENCY = 32;
@@ -20,7 +21,7 @@ function fmt(n: number, digits = 0): string {
 }
 
 async function spawnJson(file: string, args: string[]): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [join(root, file), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnNode('server', [join(root, file), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);

@@ -3,7 +3,6 @@
 //
 //   node bench/run.ts [--quick] [--only startup,storage,http,etcd,watch,apply,crd,builtin,admission,protobuf,auth,memory,testing,observability]
 
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import https from 'node:https';
@@ -25,6 +24,7 @@ import { measureListCost } from './list-cost.ts';
 import { runLoad } from './load.ts';
 import type { LoadResult, TlsClientOptions } from './load.ts';
 import { stop } from './children.ts';
+import { pinningNote, spawnNode } from './pinning.ts';
 import { bundle } from '../scripts/build.ts';
 
 const args = process.argv.slice(2);
@@ -32,7 +32,6 @@ const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'etcd', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'aggregation', 'memory', 'testing', 'observability', 'simulation']);
 const root = new URL('..', import.meta.url).pathname;
-const node = process.execPath;
 
 const N_CREATE = quick ? 1000 : 48000;
 const N_GET = quick ? 4000 : 80000;
@@ -99,7 +98,7 @@ async function startCli(backend: string, dataDir: string, tokenFile: string, ent
   // The compile cache, which bin/capstan.js turns on, for a start from the sources without it.
   const env = { ...process.env, ...(await npmStartEnv()), NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache') };
   const t0 = performance.now();
-  const child = spawn(node, [join(root, entry), `--storage-backend=${backend}`, `--data-dir=${dataDir}`, `--secure-port=${port}`, `--token-auth-file=${tokenFile}`], { stdio: ['ignore', 'ignore', 'ignore'], env });
+  const child = spawnNode('server', [join(root, entry), `--storage-backend=${backend}`, `--data-dir=${dataDir}`, `--secure-port=${port}`, `--token-auth-file=${tokenFile}`], { stdio: ['ignore', 'ignore', 'ignore'], env });
   for (;;) {
     if ((await getStatus(port, '/readyz', 'bench-token')) === 200) return { ms: performance.now() - t0, child, port };
     if (child.exitCode !== null) throw new Error(`capstan exited with ${child.exitCode}`);
@@ -202,7 +201,7 @@ async function rawStorage(storage: Storage): Promise<RawFigures> {
 }
 
 async function spawnJsonChild(file: string, childArgs: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  const child = spawn(node, [join(root, file), ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawnNode('server', [join(root, file), ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
@@ -414,7 +413,7 @@ async function benchSimulationSection(): Promise<void> {
   }
 }
 
-process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ' (quick)' : ''}\n`);
+process.stdout.write(`Capstan benchmarks on ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ' (quick)' : ''}; ${pinningNote}\n`);
 if (only.has('startup')) await benchStartup();
 if (only.has('storage')) await benchStorageOnly();
 if (only.has('http')) await benchHttp();
