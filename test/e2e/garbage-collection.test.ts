@@ -85,6 +85,23 @@ describe('garbage collection', () => {
     assert.fail('the dangling reference was not removed');
   });
 
+  test('a null owner reference decodes as an empty one, as Go decodes it: deduplicated with kube\'s warning, then refused with its field errors', async () => {
+    const r = await s.adminRequest('/api/v1/namespaces/default/configmaps', {
+      method: 'POST',
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'null-owner', ownerReferences: [{}, null] } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(r.status, 422);
+    assert.equal(
+      r.headers.warning,
+      '299 - ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: "',
+    );
+    assert.equal(
+      (JSON.parse(r.body) as { message: string }).message,
+      'ConfigMap "null-owner" is invalid: [metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty, metadata.ownerReferences.kind: Invalid value: "": must not be empty, metadata.ownerReferences.name: Invalid value: "": must not be empty, metadata.ownerReferences.uid: Invalid value: "": must not be empty]',
+    );
+  });
+
   test('custom resources and cluster-scoped owners take part', async () => {
     await s.installCRDs({
       apiVersion: 'apiextensions.k8s.io/v1',

@@ -165,8 +165,10 @@ export function dedupOwnerReferences(scope: Scope, obj: KubeObject, afterMutatin
   if (!Array.isArray(refs) || refs.length < 2) return;
   const kept: OwnerReference[] = [];
   const duplicates: string[] = [];
-  for (const ref of refs) {
-    if (kept.some((k) => k.uid === ref.uid && sameOwnerReference(k, ref))) duplicates.push(ref.uid);
+  for (const entry of refs as (OwnerReference | null)[]) {
+    // Go decodes a null element as an OwnerReference of zero values (which validation then refuses).
+    const ref = entry ?? ({} as OwnerReference);
+    if (kept.some((k) => k.uid === ref.uid && sameOwnerReference(k, ref))) duplicates.push(ref.uid ?? '');
     else kept.push(ref);
   }
   if (duplicates.length === 0) return;
