@@ -105,6 +105,11 @@ test('create with a resourceVersion is refused as kube refuses it; dry-run write
   const err = await rejection(s.create(ctx(), { metadata: { name: 'a', resourceVersion: '5' } }));
   assert.equal(err.code, 500);
   assert.equal(err.message, 'resourceVersion should not be set on objects to be created');
+  // One that is not a uint64 (or is 0) is not refused by kube's etcd3 store: the written revision replaces it.
+  for (const [name, resourceVersion] of [['b', '~'], ['c', '0'], ['d', '18446744073709551616']]) {
+    const created = await s.create(ctx(), { metadata: { name, resourceVersion } });
+    assert.equal(created.metadata.resourceVersion, String(await f.storage.currentRevision()));
+  }
   const rev = await f.storage.currentRevision();
   const dry = await s.create(ctx('default', { dryRun: true }), { metadata: { name: 'a' } });
   assert.equal(dry.metadata.name, 'a');

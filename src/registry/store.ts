@@ -130,6 +130,14 @@ async function createOnce(core: StoreCore, def: ResourceDefinition, ctx: Request
   }
 }
 
+/**
+ * The etcd3 store's check on create: a resourceVersion that parses as a uint64 other than 0. One that does not parse
+ * (ObjectResourceVersion's error) is not refused: the store replaces it with the written revision.
+ */
+function setResourceVersion(rv: string | undefined): boolean {
+  return rv !== undefined && /^[0-9]{1,20}$/.test(rv) && BigInt(rv) !== 0n && BigInt(rv) <= 0xffffffffffffffffn;
+}
+
 async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: RequestContext, input: KubeObject, held: HeldWrite): Promise<KubeObject> {
   let obj = input;
   if (!obj.apiVersion) obj.apiVersion = apiVersionOf(def);
@@ -180,7 +188,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
     if (existing) throw existsError(core, obj, existing.object);
     return convertToVersion(inKubeOrder(obj), def);
   }
-  if (obj.metadata.resourceVersion) {
+  if (setResourceVersion(obj.metadata.resourceVersion)) {
     // kube's storage refuses this with a plain error, which the apiserver answers as a bare 500.
     throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
   }
