@@ -6,7 +6,7 @@ import type { ResourceDefinition } from '../registry/types.ts';
 import { checkFieldSelector, parseFieldSelector, requiresExactMatch } from './field-selector.ts';
 import { managerOrUserAgent, prefixFromUserAgent, validateFieldManager } from './field-manager.ts';
 import { goQuote, goValue } from '../encoding/go-format.ts';
-import { parseFieldPath, pruneFields } from './prune.ts';
+import { pruneFields } from './prune.ts';
 
 function def(partial: Partial<ResourceDefinition>): ResourceDefinition {
   return {
@@ -83,11 +83,10 @@ test('field managers with control characters are invalid', () => {
   assert.deepEqual(validateFieldManager('kubectl-edit', 'fieldManager'), []);
 });
 
-test('pruneFields removes unknown fields by strict-decoding path', () => {
-  assert.deepEqual(parseFieldPath('spec.containers[1].foo'), ['spec', 'containers', 1, 'foo']);
-  const obj = { spec: { foo: 1, keep: 2, containers: [{ name: 'a' }, { name: 'b', foo: 3 }] }, top: true };
-  pruneFields(obj, ['spec.foo', 'spec.containers[1].foo', 'top', 'missing.path', 'spec.containers[5].x']);
-  assert.deepEqual(obj, { spec: { keep: 2, containers: [{ name: 'a' }, { name: 'b' }] } });
+test('pruneFields removes unknown fields by their steps from the root, keys with dots and empty keys included', () => {
+  const obj = { spec: { foo: 1, keep: 2, 'a.b': 3, containers: [{ name: 'a' }, { name: 'b', foo: 3 }] }, metadata: { name: 'x', '': null }, top: true };
+  pruneFields(obj, [['spec', 'foo'], ['spec', 'containers', 1, 'foo'], ['top'], ['missing', 'path'], ['spec', 'containers', 5, 'x'], ['spec', 'a.b'], ['metadata', '']]);
+  assert.deepEqual(obj, { spec: { keep: 2, containers: [{ name: 'a' }, { name: 'b' }] }, metadata: { name: 'x' } });
 });
 
 test('goQuote quotes as strconv.Quote', () => {

@@ -7,6 +7,7 @@ import { appliedTimestampsKeeper, loadManagedFieldsEngine, managedFieldsTracker 
 import type { UserInfo } from '../auth/user.ts';
 import type { Logger } from '../server/log.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from '../registry/types.ts';
+import type { SchemaCheckResult } from '../registry/validation/schema-check.ts';
 import type { RequestInfo } from './request-info.ts';
 import type { Responder } from './respond.ts';
 import type { GroupVersionKind } from './body.ts';
@@ -14,7 +15,7 @@ import type { AdmissionChain } from '../admission/types.ts';
 import { admissionHooks, type AdmissionRequestInfo } from '../admission/request.ts';
 
 /** checkAgainstSchema: type errors (fatal) and the paths of fields the schema does not know. */
-export type SchemaCheck = (obj: KubeObject, def: ResourceDefinition) => { fatal?: StatusError; unknownFields: string[] };
+export type SchemaCheck = (obj: KubeObject, def: ResourceDefinition) => SchemaCheckResult;
 
 /**
  * applyPatch from src/patch: the patched object, or a StatusError. The body's own strict-decoding problems

@@ -83,6 +83,11 @@ describe('REST verbs', () => {
     const strict = await call('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { method: 'POST', body: '{"metadata":{"name":"rest-s","name":"rest-s"},"spec":1}' });
     assert.equal(strict.status, 400);
     assert.equal(json(strict.body).message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec", duplicate field "metadata.name"');
+    // Unknown keys that are empty or hold dots are dropped themselves, not the object holding them.
+    const odd = await call('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'rest-odd', '': null, 'a.b': 1 }, data: { k: 'v' } } });
+    assert.equal(odd.status, 201, odd.body);
+    assert.equal(odd.headers.warning, '299 - "unknown field \\"metadata.\\"", 299 - "unknown field \\"metadata.a.b\\""');
+    assert.deepEqual([json(odd.body).metadata.name, json(odd.body).data], ['rest-odd', { k: 'v' }]);
   });
 
   test('Table, YAML and PartialObjectMetadata responses', async () => {

@@ -151,7 +151,7 @@ function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: 
     const check = checkAgainstSchema(patched, def);
     // The serializer's own error, without the REST handler's "<Kind> in version ... cannot be handled as" prefix.
     if (check.fatal) throw internalError(new Error(check.fatal.message.replace(/^.*? cannot be handled as a [^:]+: /, '')));
-    if (check.unknownFields.length > 0) pruneFields(patched, check.unknownFields);
+    if (check.unknownFieldSteps.length > 0) pruneFields(patched, check.unknownFieldSteps);
   }
   if (!patched || typeof patched !== 'object' || !patched.metadata) throw internalError(new Error('Object \'metadata\' is missing'));
   if (jsonEqual(versioned as unknown as JsonValue, patched as unknown as JsonValue)) return false;

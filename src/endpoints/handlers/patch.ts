@@ -4,6 +4,7 @@
 
 import { StatusError, invalid, notFound, unsupportedMediaType, fieldErrors } from '../../apis/errors.ts';
 import type { KubeObject } from '../../registry/types.ts';
+import type { FieldSteps } from '../../registry/validation/schema-check.ts';
 import { readBody } from '../body.ts';
 import { managerOrUserAgent } from '../field-manager.ts';
 import { goValue } from '../../encoding/go-format.ts';
@@ -87,12 +88,13 @@ export async function patchResource(scope: Scope): Promise<void> {
 /** Strict field validation of the patched object: the patch's duplicates and the result's unknown fields. */
 function checkPatchedFields(scope: Scope, patched: KubeObject, patchType: string, patch: Buffer, duplicates: readonly string[], directive: FieldValidation): void {
   let unknownFields: string[] = [];
+  let unknownFieldSteps: FieldSteps[] = [];
   if (scope.subresource !== 'scale') {
     const check = scope.deps.checkSchema(patched, scope.def);
     if (check.fatal) throw check.fatal;
-    unknownFields = check.unknownFields;
+    ({ unknownFields, unknownFieldSteps } = check);
   }
   const errors = [...duplicates, ...unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`)];
   enforceFieldValidation(scope, directive, errors, () => invalidPatch(patchType === STRATEGIC_MERGE_PATCH ? smpBadValue(patch) : JSON.stringify(patched), errors));
-  if (unknownFields.length > 0) pruneFields(patched, unknownFields);
+  if (unknownFieldSteps.length > 0) pruneFields(patched, unknownFieldSteps);
 }

@@ -77,7 +77,7 @@ test('Quantity, IntOrString, Time and []byte decode as their Go types do', () =>
 });
 
 test('nulls are accepted anywhere in built-in objects', () => {
-  assert.deepEqual(checkAgainstSchema({ metadata: { labels: null }, data: null }, configMaps), { unknownFields: [] });
+  assert.deepEqual(checkAgainstSchema({ metadata: { labels: null }, data: null }, configMaps), { unknownFields: [], unknownFieldSteps: [] });
 });
 
 test('unknown fields are collected as strict decoding paths', () => {
@@ -90,6 +90,9 @@ test('unknown fields are collected as strict decoding paths', () => {
   const r = checkAgainstSchema(body, deployments);
   assert.equal(r.fatal, undefined);
   assert.deepEqual(r.unknownFields, ['metadata.colour', 'spec.replicass', 'spec.template.spec.containers[0].imagee']);
+  assert.deepEqual(r.unknownFieldSteps, [['metadata', 'colour'], ['spec', 'replicass'], ['spec', 'template', 'spec', 'containers', 0, 'imagee']]);
+  // A path cannot tell an empty key or one with dots; the steps can.
+  assert.deepEqual(checkAgainstSchema({ metadata: { '': 1, 'a.b': 2 } }, deployments).unknownFieldSteps, [['metadata', ''], ['metadata', 'a.b']]);
   assert.equal(
     strictDecodingError(body, deployments, r.unknownFields).message,
     'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "metadata.colour", unknown field "spec.replicass", unknown field "spec.template.spec.containers[0].imagee"',
@@ -101,7 +104,7 @@ test('maps take any key; RawExtension-like fields take anything', () => {
   assert.deepEqual(checkAgainstSchema({ data: { 'any.key': 'v' }, metadata: { annotations: { x: 'y' } } }, configMaps).unknownFields, []);
   const crds = builtinDef('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
   const body = { spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', default: { anything: [1, 2] } } } }] } };
-  assert.deepEqual(checkAgainstSchema(body, crds), { unknownFields: [] });
+  assert.deepEqual(checkAgainstSchema(body, crds), { unknownFields: [], unknownFieldSteps: [] });
 });
 
 test('custom resources: pruning rules, no type errors outside metadata', () => {

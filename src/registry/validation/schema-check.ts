@@ -21,7 +21,12 @@ export interface SchemaCheckResult {
   fatal?: StatusError;
   /** Paths of fields the schema does not know, in document order: "spec.foo", "spec.containers[0].bar". */
   unknownFields: string[];
+  /** The same fields as steps from the root, to prune them by: a key may hold dots or be empty, which a path hides. */
+  unknownFieldSteps: FieldSteps[];
 }
+
+/** Object keys and array indices from the root. */
+export type FieldSteps = readonly (string | number)[];
 
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
@@ -88,6 +93,14 @@ class DecodeFailure extends Error {}
 interface Walk {
   readonly resolve: (ref: string) => SchemaNode | undefined;
   readonly unknown: string[];
+  readonly unknownSteps: FieldSteps[];
+}
+
+function noteUnknown(w: Walk, at: Pos): void {
+  w.unknown.push(pathOf(at));
+  const steps: (string | number)[] = [];
+  for (let p: Pos = at; p.parent !== undefined; p = p.parent) steps.push(p.key);
+  w.unknownSteps.push(steps.reverse());
 }
 
 /**
@@ -335,7 +348,7 @@ function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: st
       if (prop) walk(w, prop, v, at);
       else if (node.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
       else if (node.embeddedResource && key === 'metadata') walk(w, { ref: OBJECT_META_REF }, v, at);
-      else if (!node.preserveUnknownFields) w.unknown.push(pathOf(at));
+      else if (!node.preserveUnknownFields) noteUnknown(w, at);
     }
     return;
   }
@@ -355,7 +368,7 @@ function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: st
       walk(w, { ref: OBJECT_META_REF }, value[key], child(pos, struct, key));
       continue;
     }
-    w.unknown.push(join(pathOf(pos), key));
+    noteUnknown(w, child(pos, struct, key));
   }
 }
 
@@ -391,6 +404,7 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
   const w: Walk = {
     resolve: (ref) => def.resolveRef(ref) ?? (Object.hasOwn(META_DEFINITIONS, ref) ? META_DEFINITIONS[ref] : undefined),
     unknown: [],
+    unknownSteps: [],
   };
   const typed = !def.custom;
   let root = def.schema;
@@ -419,12 +433,12 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
       } else if (Object.hasOwn(props, key)) {
         walk(w, props[key], v, at);
       } else if (!root.preserveUnknownFields) {
-        w.unknown.push(pathOf(at));
+        noteUnknown(w, at);
       }
     }
   } catch (e) {
-    if (e instanceof DecodeFailure) return { fatal: decodeError(obj, def, e.message), unknownFields: [] };
+    if (e instanceof DecodeFailure) return { fatal: decodeError(obj, def, e.message), unknownFields: [], unknownFieldSteps: [] };
     throw e;
   }
-  return { unknownFields: w.unknown };
+  return { unknownFields: w.unknown, unknownFieldSteps: w.unknownSteps };
 }
