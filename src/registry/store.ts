@@ -58,6 +58,8 @@ function viewOf(core: StoreCore, def: ResourceDefinition): GenericStore {
   if (!byDef) views.set(core, (byDef = new Map()));
   const existing = byDef.get(def);
   if (existing) return existing;
+  const remove: GenericStore['delete'] = (ctx, name, options) => (isNamespaceStore(core) ? deleteNamespace(core, def, ctx, name, options) : deleteObject(core, def, ctx, name, options));
+  const refuseDelete = core.strategy.refuseDelete;
   const store: GenericStore = {
     definition: def,
     core,
@@ -67,8 +69,13 @@ function viewOf(core: StoreCore, def: ResourceDefinition): GenericStore {
     list: (ctx, options) => listObjects(core, def, ctx, options),
     create: (ctx, obj) => createObject(core, def, ctx, obj),
     update: (ctx, name, tryUpdate, options) => updateObject(core, def, ctx, name, tryUpdate, options),
-    delete: (ctx, name, options) => (isNamespaceStore(core) ? deleteNamespace(core, def, ctx, name, options) : deleteObject(core, def, ctx, name, options)),
-    deleteCollection: (ctx, listOptions, deleteOptions) => deleteCollection(store, ctx, listOptions, deleteOptions),
+    delete: refuseDelete
+      ? (ctx, name, options) => {
+          const refusal = refuseDelete(name);
+          return refusal ? Promise.reject(refusal) : remove(ctx, name, options);
+        }
+      : remove,
+    deleteCollection: (ctx, listOptions, deleteOptions) => deleteCollection(store, remove, ctx, listOptions, deleteOptions),
     watch: (ctx, options) => openWatch(core, def, ctx, options),
   };
   byDef.set(def, store);
@@ -420,7 +427,7 @@ async function updateAttempts(
 
 // ---- deletecollection ----
 
-async function deleteCollection(store: GenericStore, ctx: RequestContext, listOptions: ListOptions, deleteOptions: DeleteOptions): Promise<KubeList> {
+async function deleteCollection(store: GenericStore, remove: GenericStore['delete'], ctx: RequestContext, listOptions: ListOptions, deleteOptions: DeleteOptions): Promise<KubeList> {
   const options: ListOptions = { ...listOptions };
   const hasLimit = (options.limit ?? 0) > 0;
   if (!hasLimit) options.limit = deleteCollectionPageSize;
@@ -431,7 +438,7 @@ async function deleteCollection(store: GenericStore, ctx: RequestContext, listOp
     for (const item of page.items) {
       const itemCtx = store.definition.namespaced && !ctx.namespace ? { ...ctx, namespace: item.metadata.namespace ?? '' } : ctx;
       try {
-        await store.delete(itemCtx, item.metadata.name ?? '', deleteOptions);
+        await remove(itemCtx, item.metadata.name ?? '', deleteOptions);
       } catch (e) {
         if (!(isStatusError(e) && e.code === 404)) throw e;
       }

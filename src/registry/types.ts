@@ -181,6 +181,11 @@ export interface Strategy {
   /** Called on the stored object when a delete starts (namespaces: status.phase Terminating). */
   prepareForDelete?(obj: KubeObject, ctx: RequestContext): void;
   /**
+   * A type's REST.Delete refusal, before the object is read (the system PriorityClasses): the error to answer a
+   * DELETE of this name with. As in kube, a deletecollection does not ask (it deletes through the generic store).
+   */
+  refuseDelete?(name: string): Error | undefined;
+  /**
    * kube's CheckGracefulDelete (pods): the grace period in seconds a delete uses, given the one the request asked
    * for; 0 deletes at once. Absent: no graceful deletion.
    */

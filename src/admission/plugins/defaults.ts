@@ -1,7 +1,7 @@
 // The small defaulting plugins: DefaultStorageClass (PVCs without a class get the default StorageClass),
 // DefaultIngressClass (Ingresses without a class get the default IngressClass), DefaultTolerationSeconds (pods
 // tolerate not-ready and unreachable nodes for 300 s), and Priority (a pod's priority from its PriorityClass, or
-// the global default).
+// the global default; one PriorityClass at most marked globalDefault).
 
 import { forbiddenError } from '../../registry/store-errors.ts';
 import { createInformer } from '../informer.ts';
@@ -96,11 +96,30 @@ export function priority(registry: Registry): AdmissionPlugin {
   return {
     name: 'Priority',
     close: priorityClasses.stop,
-    handles: (op) => op === 'CREATE',
+    handles: (op) => op === 'CREATE' || op === 'UPDATE',
     admit(a) {
       return is(a, '', 'pods') ? resolvePriority(a) : undefined;
     },
+    validate(a) {
+      const pc = a.object;
+      if (a.resource.group !== 'scheduling.k8s.io' || a.resource.resource !== 'priorityclasses' || a.subResource !== '' || pc?.globalDefault !== true) return;
+      return onlyOneDefault(a, pc);
+    },
   };
+
+  /** validatePriorityClass: a second class may not be made the global default, on create or update. */
+  async function onlyOneDefault(a: AdmissionAttributes, pc: KubeObject): Promise<void> {
+    // getDefaultPriorityClass: of several (a race), the one of lowest value.
+    const defaults = (await priorityClasses.items()).filter((c) => c.globalDefault === true).sort((x, y) => Number(x.value ?? 0) - Number(y.value ?? 0));
+    const current = defaults[0];
+    if (current && (a.operation === 'CREATE' || current.metadata.name !== pc.metadata.name)) {
+      throw forbiddenError(
+        { group: 'scheduling.k8s.io', resource: 'priorityclasses' },
+        pc.metadata.name || a.name,
+        `PriorityClass ${current.metadata.name} is marked as default. Only one default can exist`,
+      );
+    }
+  }
 
   async function resolvePriority(a: AdmissionAttributes): Promise<void> {
     const spec = (a.object!.spec ??= {}) as Obj;

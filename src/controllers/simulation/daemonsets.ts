@@ -4,11 +4,13 @@
 // so a cordoned node keeps its daemons). As kube's controller does since daemon pods are scheduled, each pod is
 // pinned by required node affinity (matchFields metadata.name In [node]) and bound by the scheduler. A template
 // change is rolled out node by node within maxUnavailable (default 1), or by surging with maxSurge; OnDelete waits
-// for old pods to be deleted. Status with the counts `kubectl rollout status` reads.
+// for old pods to be deleted. A ControllerRevision per template (`kubectl rollout history` and `undo`). Status with
+// the counts `kubectl rollout status` reads, written even when a pod cannot be made.
 
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
+import { CONTROLLERREVISIONS, syncHistory } from './controller-history.ts';
 import { templateHash } from './deployments.ts';
 import { createControlledPod, deleteControlledPod, podFromTemplate } from './replicasets.ts';
 import { affinityMatches, untoleratedTaint } from './scheduler-filters.ts';
@@ -75,11 +77,12 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
   const podCache = informers.of(PODS).as(WRITERS.daemonset);
   const events = controllerEvents(eventSink, 'daemonset-controller', WRITERS.daemonset);
   const nodeCache = informers.of(NODES);
+  const history = informers.of(CONTROLLERREVISIONS).as(WRITERS.daemonset);
   return startLoop(
     informers,
     DAEMONSETS,
     async (namespace, name) => {
-      await nodeCache.synced;
+      await Promise.all([nodeCache.synced, history.synced]);
       const ds = daemonSets.get(namespace, name);
       if (!ds || ds.metadata.deletionTimestamp) return;
       const spec = asObj(ds.spec);
@@ -95,6 +98,9 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
         const node = targetNode(p) ?? '';
         byNode.set(node, [...(byNode.get(node) ?? []), p]);
       }
+      // constructHistory, then cleanupHistory: the revisions of the pods stay.
+      const live = new Set(pods.map((p) => `${name}-${p.metadata.labels?.[REVISION_LABEL] ?? ''}`));
+      await syncHistory(history, ds, { kind: 'DaemonSet', hash: revision, hashLabel: REVISION_LABEL, live });
       const updated = (p: KubeObject) => p.metadata.labels?.[REVISION_LABEL] === revision;
       const create = (node: string) => {
         const pod = podFromTemplate(ds, 'apps/v1', 'DaemonSet', template);
@@ -102,12 +108,18 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
         pod.spec = daemonPodSpec(template, node);
         return createControlledPod(podCache, events, ds, pod);
       };
-      // Pods on nodes that should not run one go; nodes without one get one.
-      for (const [node, onNode] of byNode) if (!wanted.has(node)) for (const p of onNode) await deleteControlledPod(podCache, events, ds, p);
-      for (const node of wanted) if (!byNode.has(node)) await create(node);
+      // Pods on nodes that should not run one go; nodes without one get one. A failure ends the pass once the
+      // status is written (syncDaemonSet updates it whatever manage answered).
+      let failure: unknown;
+      try {
+        for (const [node, onNode] of byNode) if (!wanted.has(node)) for (const p of onNode) await deleteControlledPod(podCache, events, ds, p);
+        for (const node of wanted) if (!byNode.has(node)) await create(node);
+      } catch (e) {
+        failure = e;
+      }
 
       const strategy = asObj(spec.updateStrategy);
-      if (strategy.type !== 'OnDelete') {
+      if (failure === undefined && strategy.type !== 'OnDelete') {
         const rolling = asObj(strategy.rollingUpdate);
         const maxSurge = scaledUp(rolling.maxSurge, wanted.size, 0);
         const maxUnavailable = maxSurge > 0 ? scaledUp(rolling.maxUnavailable ?? 0, wanted.size, 0) : Math.max(1, scaledUp(rolling.maxUnavailable, wanted.size, 1));
@@ -155,6 +167,7 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
       if (status.numberAvailable === 0) delete status.numberAvailable;
       if (status.updatedNumberScheduled === 0) delete status.updatedNumberScheduled;
       await writeStatus(daemonSets, ds, status);
+      if (failure !== undefined) throw failure;
     },
     { owned: [PODS] },
   );

@@ -1,7 +1,8 @@
 // The Deployment controller: a ReplicaSet per pod template (named <deployment>-<pod-template-hash>, revisions in
 // deployment.kubernetes.io/revision so `kubectl rollout undo` finds them), rolling updates within maxSurge and
-// maxUnavailable or Recreate, paused deployments left as they are, old ReplicaSets beyond revisionHistoryLimit
-// removed, and status with kube's Available and Progressing conditions (what `kubectl rollout status` and
+// maxUnavailable or Recreate, paused deployments only scaled (no new ReplicaSet until resumed, Progressing
+// Unknown DeploymentPaused, then DeploymentResumed), old ReplicaSets beyond revisionHistoryLimit removed, and
+// status with kube's Available and Progressing conditions (what `kubectl rollout status` and
 // `kubectl wait --for=condition=Available` read).
 
 import { clockNow, onClockChange } from '../../apis/clock.ts';
@@ -11,6 +12,7 @@ import type { EventSink } from '../events.ts';
 import type { Informer, Informers } from '../informers.ts';
 import { asObj, controlled, controllerEvents, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, key, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 import { now } from './replicasets.ts';
+import { sortedKeys } from './controller-history.ts';
 
 const HASH_LABEL = 'pod-template-hash';
 const REVISION = 'deployment.kubernetes.io/revision';
@@ -21,10 +23,13 @@ const MAX_REPLICAS = 'deployment.kubernetes.io/max-replicas';
 const NOT_COPIED = new Set(['kubectl.kubernetes.io/last-applied-configuration', REVISION, REVISION_HISTORY, DESIRED_REPLICAS, MAX_REPLICAS, 'deprecated.deployment.rollback.to']);
 const SAFE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
-/** FNV-32a of the template, encoded as rand.SafeEncodeString does (kube hashes its Go printout; this its JSON). */
+/**
+ * FNV-32a of the template, encoded as rand.SafeEncodeString does (kube hashes its Go printout; this its JSON, keys
+ * sorted, so a template written back in another key order, as `kubectl rollout undo` does, hashes the same).
+ */
 export function templateHash(template: unknown): string {
   let h = 0x811c9dc5;
-  const bytes = Buffer.from(JSON.stringify(template ?? {}));
+  const bytes = Buffer.from(JSON.stringify(sortedKeys(template ?? {})));
   for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193) >>> 0;
   return [...String(h)].map((c) => SAFE_CHARS[c.charCodeAt(0) % SAFE_CHARS.length]).join('');
 }
@@ -87,7 +92,9 @@ function progressDeadline(d: KubeObject, progressing: Obj): number | undefined {
 }
 
 interface RolloutState {
-  readonly rsName: string;
+  /** The new ReplicaSet's name; undefined while a paused Deployment has none. */
+  readonly rsName: string | undefined;
+  readonly paused: boolean;
   readonly complete: boolean;
   readonly created: boolean;
   readonly replicas: number;
@@ -103,20 +110,29 @@ interface RolloutState {
  * once progressDeadlineSeconds have passed since the last progress: `kubectl rollout status` then fails.
  */
 function progressingCondition(d: KubeObject, previous: Obj[] | undefined, r: RolloutState): Obj {
-  const old = previous?.find((c) => c.type === 'Progressing');
+  let old = previous?.find((c) => c.type === 'Progressing');
+  // A paused Deployment's status keeps a timed-out rollout's condition as it is (sync() does not look at progress).
+  if (r.paused && old?.reason === 'ProgressDeadlineExceeded') return old;
+  // checkPausedConditions: a paused Deployment's rollout is not timed; resumed, it starts from DeploymentResumed.
+  if (old?.reason !== 'ProgressDeadlineExceeded') {
+    if (r.paused) return condition('Progressing', 'Unknown', 'DeploymentPaused', 'Deployment is paused', previous);
+    if (old?.reason === 'DeploymentPaused') old = condition('Progressing', 'Unknown', 'DeploymentResumed', 'Deployment is resumed', previous);
+  }
+  const named = (rsMessage: string, deploymentMessage: string) => (r.rsName === undefined ? deploymentMessage : rsMessage);
   const before = asObj(d.status);
   const count = (k: string) => Number(before[k] ?? 0);
   if (old?.reason === 'NewReplicaSetAvailable' && r.replicas === r.updated && !r.created) return old;
-  if (r.complete) return condition('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${r.rsName}" has successfully progressed.`, previous);
+  if (r.complete) return condition('Progressing', 'True', 'NewReplicaSetAvailable', named(`ReplicaSet "${r.rsName}" has successfully progressed.`, `Deployment "${d.metadata.name}" has successfully progressed.`), previous);
   if (r.created) return condition('Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${r.rsName}"`, previous);
   const moved = r.updated > count('updatedReplicas') || r.replicas - r.updated < count('replicas') - count('updatedReplicas') || r.ready > count('readyReplicas') || r.available > count('availableReplicas');
   if (moved || !old) {
     const at = now();
-    return { type: 'Progressing', status: 'True', lastUpdateTime: at, lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : at, reason: 'ReplicaSetUpdated', message: `ReplicaSet "${r.rsName}" is progressing.` };
+    const message = named(`ReplicaSet "${r.rsName}" is progressing.`, `Deployment "${d.metadata.name}" is progressing.`);
+    return { type: 'Progressing', status: 'True', lastUpdateTime: at, lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : at, reason: 'ReplicaSetUpdated', message };
   }
   const deadline = progressDeadline(d, old);
   if (old.reason === 'ProgressDeadlineExceeded' || (deadline !== undefined && deadline < clockNow())) {
-    return condition('Progressing', 'False', 'ProgressDeadlineExceeded', `ReplicaSet "${r.rsName}" has timed out progressing.`, previous);
+    return condition('Progressing', 'False', 'ProgressDeadlineExceeded', named(`ReplicaSet "${r.rsName}" has timed out progressing.`, `Deployment "${d.metadata.name}" has timed out progressing.`), previous);
   }
   return old;
 }
@@ -134,6 +150,7 @@ export function startDeploymentController(informers: Informers, eventSink: Event
       const spec = asObj(d.spec);
       const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
       const template = asObj(spec.template);
+      const paused = spec.paused === true;
       let all = controlled(replicaSets, d);
       let newRS = all.find((rs) => sameTemplateIgnoringHash(rs, template));
       const maxRevision = Math.max(0, ...all.map(revisionOf));
@@ -153,7 +170,8 @@ export function startDeploymentController(informers: Informers, eventSink: Event
         const fresh = created && from === 0 && rs.metadata.uid === newRS?.metadata.uid;
         events.event(d, 'Normal', 'ScalingReplicaSet', `Scaled ${replicas > from ? 'up' : 'down'} replica set ${rs.metadata.name} to ${replicas}${fresh ? '' : ` from ${from}`}`);
       };
-      if (!newRS) {
+      if (!newRS && !paused) {
+        // (A paused Deployment gets no new ReplicaSet: kube's sync() asks for none to be created.)
         const podHash = templateHash(template);
         const labels = { ...(asObj(asObj(template.metadata).labels) as Record<string, string>), [HASH_LABEL]: podHash };
         const selector = asObj(spec.selector);
@@ -183,7 +201,7 @@ export function startDeploymentController(informers: Informers, eventSink: Event
         });
         created = true;
         all = [...all.filter((x) => x.metadata.uid !== newRS!.metadata.uid), newRS];
-      } else {
+      } else if (newRS) {
         const annotations = copiedAnnotations(d);
         const revision = revisionOf(newRS);
         if (revision < maxRevision) {
@@ -196,29 +214,38 @@ export function startDeploymentController(informers: Informers, eventSink: Event
         await setReplicas(replicaSets, newRS, specReplicas(newRS), annotations);
         newRS = replicaSets.get(namespace, newRS.metadata.name ?? '') ?? newRS;
       }
-      // The Deployment names its current revision (SetDeploymentRevision).
-      const revision = newRS.metadata.annotations?.[REVISION];
+      // The Deployment names its current revision (SetDeploymentRevision), written with UpdateStatus as kube's
+      // controller does: the status subresource keeps the annotations it is given, and the generation stays.
+      const revision = newRS?.metadata.annotations?.[REVISION];
       if (revision !== undefined && d.metadata.annotations?.[REVISION] !== revision) {
         await deployments
-          .update(namespace, name, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, annotations: { ...(cur!.metadata.annotations ?? {}), [REVISION]: revision } } }))
+          .update(namespace, name, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, annotations: { ...(cur!.metadata.annotations ?? {}), [REVISION]: revision } } }), { subresource: 'status' })
           .catch(ignoreConflictOrGone);
       }
-      const olds = all.filter((rs) => rs.metadata.uid !== newRS!.metadata.uid).sort((a, b) => revisionOf(a) - revisionOf(b));
+      const olds = all.filter((rs) => rs.metadata.uid !== newRS?.metadata.uid).sort((a, b) => revisionOf(a) - revisionOf(b));
 
-      if (!spec.paused) {
+      if (paused) {
+        // sync()'s scale: the one active ReplicaSet, or the newest when none is, follows spec.replicas (kube scales
+        // several active ones in proportion; here they are left as they are).
+        const active = all.filter((rs) => specReplicas(rs) > 0);
+        const newest = () => newRS ?? [...olds].sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0];
+        const target = active.length === 1 ? active[0] : active.length === 0 ? newest() : undefined;
+        if (target && specReplicas(target) !== desired) await scaleTo(target, desired);
+      } else {
+        const newSet = newRS!;
         if (recreate) {
           for (const rs of olds) await scaleTo(rs, 0);
-          if (olds.every((rs) => stat(rs, 'replicas') === 0)) await scaleTo(newRS, desired);
+          if (olds.every((rs) => stat(rs, 'replicas') === 0)) await scaleTo(newSet, desired);
         } else {
           const allSpec = all.reduce((n, rs) => n + specReplicas(rs), 0);
-          const newSpec = specReplicas(newRS);
-          if (newSpec > desired) await scaleTo(newRS, desired);
+          const newSpec = specReplicas(newSet);
+          if (newSpec > desired) await scaleTo(newSet, desired);
           else if (newSpec < desired) {
             const up = Math.min(desired + maxSurge - allSpec, desired - newSpec);
-            if (up > 0) await scaleTo(newRS, newSpec + up);
+            if (up > 0) await scaleTo(newSet, newSpec + up);
           }
           const minAvailable = desired - maxUnavailable;
-          const newUnavailable = Math.max(0, specReplicas(newRS) - stat(newRS, 'availableReplicas'));
+          const newUnavailable = Math.max(0, specReplicas(newSet) - stat(newSet, 'availableReplicas'));
           let down = allSpec - minAvailable - newUnavailable;
           for (const rs of olds) {
             if (down <= 0) break;
@@ -227,28 +254,29 @@ export function startDeploymentController(informers: Informers, eventSink: Event
             down -= cut;
           }
         }
-        const limit = typeof spec.revisionHistoryLimit === 'number' ? spec.revisionHistoryLimit : 10;
-        const idle = olds.filter((rs) => specReplicas(rs) === 0 && stat(rs, 'replicas') === 0);
-        for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) {
-          await replicaSets.delete(namespace, rs.metadata.name ?? '', { preconditions: { uid: rs.metadata.uid } }).catch(ignoreConflictOrGone);
-        }
+      }
+      // cleanupDeployment (paused ones too): old ReplicaSets with nothing left beyond revisionHistoryLimit go.
+      const limit = typeof spec.revisionHistoryLimit === 'number' ? spec.revisionHistoryLimit : 10;
+      const idle = olds.filter((rs) => specReplicas(rs) === 0 && stat(rs, 'replicas') === 0);
+      for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) {
+        await replicaSets.delete(namespace, rs.metadata.name ?? '', { preconditions: { uid: rs.metadata.uid } }).catch(ignoreConflictOrGone);
       }
 
       const fresh = controlled(replicaSets, d);
-      const current = fresh.find((rs) => rs.metadata.uid === newRS!.metadata.uid) ?? newRS;
+      const current = newRS && (fresh.find((rs) => rs.metadata.uid === newRS!.metadata.uid) ?? newRS);
       const sum = (k: string) => fresh.reduce((n, rs) => n + stat(rs, k), 0);
       const replicas = sum('replicas');
       const available = sum('availableReplicas');
-      const updated = stat(current, 'replicas');
+      const updated = current ? stat(current, 'replicas') : 0;
       const previous = asObj(d.status).conditions as Obj[] | undefined;
       const availableCondition =
         available >= desired - maxUnavailable
           ? condition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', previous)
           : condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.', previous);
-      const rsName = current.metadata.name ?? '';
-      const complete = updated === desired && replicas === desired && available === desired && specReplicas(current) === desired;
+      const rsName = current?.metadata.name;
+      const complete = !!current && updated === desired && replicas === desired && available === desired && specReplicas(current) === desired;
       const ready = sum('readyReplicas');
-      const progressing = progressingCondition(d, previous, { rsName, complete, created, replicas, updated, ready, available });
+      const progressing = progressingCondition(d, previous, { rsName, paused, complete, created, replicas, updated, ready, available });
       // requeueStuckDeployment: a rollout that stops moving is looked at again when its deadline passes.
       const deadline = progressDeadline(d, progressing);
       if (deadline !== undefined) loop.enqueue(key(d), Math.max(0, deadline - clockNow()) + 10);
@@ -263,7 +291,7 @@ export function startDeploymentController(informers: Informers, eventSink: Event
       };
       // A ReplicaSet that cannot make or remove its pods says so on the Deployment too (getReplicaFailures: the new
       // ReplicaSet's condition first, else an old one's).
-      const failure = [current, ...fresh.filter((rs) => rs !== current)]
+      const failure = [...(current ? [current] : []), ...fresh.filter((rs) => rs !== current)]
         .map((rs) => ((asObj(rs.status).conditions as unknown[] | undefined) ?? []).map(asObj).find((c) => c.type === 'ReplicaFailure'))
         .find((c) => c !== undefined);
       if (failure) {

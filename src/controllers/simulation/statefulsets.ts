@@ -1,7 +1,8 @@
 // The StatefulSet controller: pods <name>-0..N-1 created in order (OrderedReady: the next once the previous is
 // Ready; Parallel: all at once), removed from the highest ordinal, rolled from the highest ordinal down when the
-// template changes (RollingUpdate, honouring partition), with controller-revision-hash labels and the revision
-// status `kubectl rollout status` compares. Each pod's claims (spec.volumeClaimTemplates: <template>-<set>-<ordinal>)
+// template changes (RollingUpdate, honouring partition), with controller-revision-hash labels, a ControllerRevision
+// per template (`kubectl rollout history` and `undo`) and the revision status `kubectl rollout status` compares; the
+// status is written even when a pod cannot be made. Each pod's claims (spec.volumeClaimTemplates: <template>-<set>-<ordinal>)
 // are created before it and mounted in it; their owner references follow persistentVolumeClaimRetentionPolicy.
 
 import { isStatusError } from '../../apis/errors.ts';
@@ -9,6 +10,7 @@ import type { KubeObject, OwnerReference } from '../../registry/types.ts';
 import { PVCS } from '../persistent-volumes.ts';
 import type { EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
+import { CONTROLLERREVISIONS, syncHistory } from './controller-history.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
 import { asObj, controlled, controllerEvents, controllerRef, isConflictOrGone, isNotFound, key, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
@@ -69,6 +71,7 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
   const statefulSets = informers.of(STATEFULSETS).as(WRITERS.statefulset);
   const podCache = informers.of(PODS).as(WRITERS.statefulset);
   const claimCache = informers.of(PVCS).as(WRITERS.statefulset);
+  const history = informers.of(CONTROLLERREVISIONS).as(WRITERS.statefulset);
   const events = controllerEvents(eventSink, 'statefulset-controller', WRITERS.statefulset);
   /** recordPodEvent: "<verb> Pod <pod> in StatefulSet <set> successful", or Failed<Verb> with the error. */
   async function podWrite(verb: 'create' | 'delete', sts: KubeObject, pod: KubeObject, write: () => Promise<unknown>): Promise<void> {
@@ -133,16 +136,22 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
     informers,
     STATEFULSETS,
     async (namespace, name) => {
-      await claimCache.synced;
+      await Promise.all([claimCache.synced, history.synced]);
       const sts = statefulSets.get(namespace, name);
       if (!sts || sts.metadata.deletionTimestamp) return;
       const spec = asObj(sts.spec);
       const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
-      const revision = `${name}-${templateHash(spec.template)}`;
+      const hash = templateHash(spec.template);
+      const revision = `${name}-${hash}`;
       const ordered = asObj(spec).podManagementPolicy !== 'Parallel';
       const pods = controlled(podCache, sts).filter((p) => !p.metadata.deletionTimestamp);
+      // getStatefulSetRevisions, then truncateHistory: the revisions of the pods and of the status stay.
+      const live = new Set([...pods.map((p) => p.metadata.labels?.[REVISION_LABEL] ?? ''), String(asObj(sts.status).currentRevision ?? '')]);
+      await syncHistory(history, sts, { kind: 'StatefulSet', hash, hashLabel: 'controller.kubernetes.io/hash', live });
       const byOrdinal = new Map(pods.map((p) => [Number(String(p.metadata.name).slice(name.length + 1)), p]));
       const template = asObj(spec.template);
+      // A pod that cannot be made ends the pass, after the status is written (as kube's performUpdate does).
+      let failure: unknown;
       for (let i = 0; i < replicas; i++) {
         const existing = byOrdinal.get(i);
         if (existing) {
@@ -162,21 +171,26 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
         const podVolumes = (asObj(pod.spec).volumes ?? []) as Obj[];
         const volumes = [...claimVolumes, ...podVolumes.filter((v) => !claimVolumes.some((c) => c.name === v.name))];
         pod.spec = { ...asObj(pod.spec), ...(claimVolumes.length ? { volumes } : {}), hostname: `${name}-${i}`, ...(spec.serviceName ? { subdomain: spec.serviceName } : {}) };
-        await podWrite('create', sts, pod, async () => {
-          await createClaims(sts, pod, i);
-          await podCache.create(namespace, pod);
-        });
+        try {
+          await podWrite('create', sts, pod, async () => {
+            await createClaims(sts, pod, i);
+            await podCache.create(namespace, pod);
+          });
+        } catch (e) {
+          failure = e;
+          break;
+        }
         if (ordered) break;
       }
       const remove = (pod: KubeObject) => podWrite('delete', sts, pod, () => podCache.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }));
       const surplus = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a);
       // The claims of the pods kept are owned as the policy says; those of condemned pods before the pods go.
-      for (const [i, p] of byOrdinal) await setClaimOwners(sts, p, i, i >= replicas);
-      if (surplus.length) await remove(surplus[0][1]);
+      if (failure === undefined) for (const [i, p] of byOrdinal) await setClaimOwners(sts, p, i, i >= replicas);
+      if (failure === undefined && surplus.length) await remove(surplus[0][1]);
       const rolling = asObj(spec.updateStrategy).type !== 'OnDelete';
       const partition = Number(asObj(asObj(spec.updateStrategy).rollingUpdate).partition ?? 0);
       const inRange = [...byOrdinal.entries()].filter(([i]) => i < replicas);
-      if (rolling && surplus.length === 0 && inRange.length === replicas && inRange.every(([, p]) => podReady(p))) {
+      if (failure === undefined && rolling && surplus.length === 0 && inRange.length === replicas && inRange.every(([, p]) => podReady(p))) {
         const stale = inRange.filter(([i, p]) => i >= partition && p.metadata.labels?.[REVISION_LABEL] !== revision).sort(([a], [b]) => b - a);
         if (stale.length) await remove(stale[0][1]);
       }
@@ -197,6 +211,7 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       };
       for (const k of ['readyReplicas', 'currentReplicas', 'updatedReplicas']) if (status[k] === 0) delete status[k];
       await writeStatus(statefulSets, sts, status);
+      if (failure !== undefined) throw failure;
     },
     { owned: [PODS] },
   );

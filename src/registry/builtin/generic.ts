@@ -44,6 +44,7 @@ export interface TypeHooks {
   /** Subresources besides status (e.g. namespaces' finalize). */
   subresources?: Record<string, SubresourceStrategy>;
   prepareForDelete?(obj: KubeObject, ctx: RequestContext): void;
+  refuseDelete?(name: string): Error | undefined;
   gracefulDeletePeriod?(obj: KubeObject, requestedSeconds: number | undefined): number;
 }
 
@@ -139,6 +140,7 @@ export function buildStrategy(rules: TypeRules, hooks: TypeHooks = {}): BuiltinS
   };
   if (hooks.defaults) strategy.defaults = hooks.defaults;
   if (hooks.prepareForDelete) strategy.prepareForDelete = hooks.prepareForDelete;
+  if (hooks.refuseDelete) strategy.refuseDelete = hooks.refuseDelete;
   if (hooks.gracefulDeletePeriod) strategy.gracefulDeletePeriod = hooks.gracefulDeletePeriod;
   return strategy;
 }

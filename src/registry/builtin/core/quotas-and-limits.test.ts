@@ -30,6 +30,20 @@ const quotaCases: [string, Record<string, unknown>, string[]][] = [
   ['not a quota resource', { hard: { storage: '1Gi' } }, ['spec.hard[storage]: Invalid value: "storage": must be a standard resource for quota']],
   ['unknown scope', { scopes: ['Sometimes'] }, ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"Sometimes"}: unsupported scope']],
   ['conflicting scopes', { scopes: ['BestEffort', 'NotBestEffort'] }, ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: conflicting scopes']],
+  ['scopes that apply to the resources', { hard: { pods: '2', 'requests.cpu': '1', 'count/deployments.apps': '1' }, scopes: ['NotTerminating'] }, []],
+  [
+    'a scope that does not apply to a resource',
+    { hard: { cpu: '1', memory: '1G', pods: '2', services: '1' }, scopes: ['BestEffort'] },
+    // One per resource it does not apply to (cpu, memory, services), as kube lists them.
+    Array(3).fill('spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort"}: unsupported scope applied to resource'),
+  ],
+  [
+    'a scope selector that does not apply to a resource',
+    { hard: { 'requests.storage': '1Gi' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] } },
+    [
+      'spec.scopeSelector.matchExpressions: Invalid value: core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{core.ScopedResourceSelectorRequirement{ScopeName:"PriorityClass", Operator:"In", Values:[]string{"high"}}}}: unsupported scope applied to resource',
+    ],
+  ],
   [
     'scope selector In without values',
     { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In' }] } },

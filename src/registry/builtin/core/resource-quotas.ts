@@ -18,6 +18,37 @@ const STANDARD_QUOTA_RESOURCES = new Set([
   'services', 'services.nodeports', 'services.loadbalancers',
 ]);
 const SCOPES = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity'];
+const POD_COMPUTE_QUOTA_RESOURCES = new Set(['cpu', 'memory', 'limits.cpu', 'limits.memory', 'requests.cpu', 'requests.memory']);
+
+/** helper.IsStandardQuotaResourceName. */
+const isStandardQuotaResource = (name: string): boolean =>
+  STANDARD_QUOTA_RESOURCES.has(name) || isHugePagesResourceName(name) || (name.startsWith('requests.') && isHugePagesResourceName(name.slice('requests.'.length)));
+
+/** helper.IsResourceQuotaScopeValidForResource: BestEffort tracks pods only; the other pod scopes pods and compute. */
+function scopeValidForResource(scope: string, resource: string): boolean {
+  if (scope === 'BestEffort') return resource === 'pods';
+  if (scope === 'Terminating' || scope === 'NotTerminating' || scope === 'NotBestEffort' || scope === 'PriorityClass' || scope === 'CrossNamespacePodAffinity') {
+    return resource === 'pods' || POD_COMPUTE_QUOTA_RESOURCES.has(resource);
+  }
+  return true;
+}
+
+/** The standard resources of spec.hard, sorted (sets.String.List()), a scope does not apply to. */
+const unscopedResources = (obj: KubeObject, scope: string): string[] =>
+  Object.keys(objAt(objAt(obj, 'spec'), 'hard') ?? {})
+    .sort()
+    .filter((k) => isStandardQuotaResource(k) && !scopeValidForResource(scope, k));
+
+/** Go's %#v of a core.ScopeSelector (the bad value kube reports for a selector whose scope does not fit spec.hard). */
+function goScopeSelector(selector: Record<string, unknown>): ReturnType<typeof renderedBadValue> {
+  const reqs = objsAt(selector, 'matchExpressions').map(
+    (r) =>
+      `core.ScopedResourceSelectorRequirement{ScopeName:${JSON.stringify(strAt(r, 'scopeName'))}, Operator:${JSON.stringify(strAt(r, 'operator'))}, Values:${
+        arrAt(r, 'values').length ? `[]string{${arrAt(r, 'values').map((v) => JSON.stringify(String(v))).join(', ')}}` : '[]string(nil)'
+      }}`,
+  );
+  return renderedBadValue(`core.ScopeSelector{MatchExpressions:${reqs.length ? `[]core.ScopedResourceSelectorRequirement{${reqs.join(', ')}}` : '[]core.ScopedResourceSelectorRequirement(nil)'}}`);
+}
 
 function quotaResourceNameErrors(name: string, path: string): FieldError[] {
   const errs = resourceNameErrors(name, path);
@@ -53,7 +84,10 @@ function validateQuotaSpec(obj: KubeObject): FieldError[] {
   }
   const scopes = arrAt(obj, 'spec', 'scopes');
   const set = new Set(scopes.map(String));
-  for (const s of set) if (!SCOPES.includes(s)) errs.push(fieldErrors.invalid('spec.scopes', goScopes(scopes), 'unsupported scope'));
+  for (const s of scopes.map(String)) {
+    if (!SCOPES.includes(s)) errs.push(fieldErrors.invalid('spec.scopes', goScopes(scopes), 'unsupported scope'));
+    for (const _ of unscopedResources(obj, s)) errs.push(fieldErrors.invalid('spec.scopes', goScopes(scopes), 'unsupported scope applied to resource'));
+  }
   if ((set.has('Terminating') && set.has('NotTerminating')) || (set.has('BestEffort') && set.has('NotBestEffort'))) {
     errs.push(fieldErrors.invalid('spec.scopes', goScopes(scopes), 'conflicting scopes'));
   }
@@ -62,6 +96,7 @@ function validateQuotaSpec(obj: KubeObject): FieldError[] {
   for (const req of objsAt(obj, 'spec', 'scopeSelector', 'matchExpressions')) {
     const scope = strAt(req, 'scopeName');
     if (!SCOPES.includes(scope)) errs.push(fieldErrors.invalid(`${p}.scopeName`, scope, 'unsupported scope'));
+    for (const _ of unscopedResources(obj, scope)) errs.push(fieldErrors.invalid(p, goScopeSelector(objAt(objAt(obj, 'spec'), 'scopeSelector') ?? {}), 'unsupported scope applied to resource'));
     const op = strAt(req, 'operator');
     if (SCOPES.includes(scope) && scope !== 'PriorityClass' && op !== 'Exists') {
       errs.push(

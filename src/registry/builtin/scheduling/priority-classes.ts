@@ -1,8 +1,9 @@
 // PriorityClasses (scheduling/v1 SetDefaults_PriorityClass; pkg/apis/scheduling/validation ValidatePriorityClass
-// and its update: reserved system- names, the user-definable ceiling, value and preemptionPolicy fixed;
-// printPriorityClass).
+// and its update: reserved system- names, the user-definable ceiling, value and preemptionPolicy fixed; the
+// registry's refusal to delete the system classes; printPriorityClass).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { forbiddenError } from '../../store-errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
 import type { FactsMaker } from '../facts.ts';
@@ -59,6 +60,9 @@ export const priorityClassFacts: FactsMaker = (rules) => ({
     defaults: (pc) => setDefault(pc, 'preemptionPolicy', 'PreemptLowerPriority'),
     validate: validatePriorityClass,
     validateUpdate: (pc, old) => validatePriorityClassUpdate(pc, old),
+    // REST.Delete: the system classes stay (a deletecollection does not ask, as in kube).
+    refuseDelete: (name) =>
+      SYSTEM_CLASSES[name] ? forbiddenError({ group: 'scheduling.k8s.io', resource: 'priorityclasses' }, name, 'this is a system priority class and cannot be deleted') : undefined,
   }),
   printerColumns: [
     column('Value', 'integer', 'The priority value.', (o) => numAt(o, 'value')),
