@@ -298,6 +298,16 @@ export class ConfigError extends Error {
 }
 
 /** --authorization-config read and validated at start (kube's BuiltInAuthorizationOptions.Validate). */
+/**
+ * The library runs no controller that makes namespaces' default service accounts unless asked (namespaceDefaults),
+ * so, as envtest starts kube-apiserver with --disable-admission-plugins=ServiceAccount, the ServiceAccount plugin is
+ * off there unless named in enableAdmissionPlugins; otherwise every pod would be refused for want of one.
+ */
+function libraryDisabledPlugins(options: CapstanOptions, enable: readonly string[], disable: readonly string[]): readonly string[] {
+  if (options.namespaceDefaults || enable.includes('ServiceAccount') || disable.includes('ServiceAccount')) return disable;
+  return [...disable, 'ServiceAccount'];
+}
+
 function structuredAuthorizationConfig(options: CapstanOptions): AuthorizationConfiguration {
   const legacy = [options.authorizationMode, options.authorizationWebhookConfigFile, options.authorizationWebhookVersion, options.authorizationWebhookCacheAuthorizedTtlSeconds, options.authorizationWebhookCacheUnauthorizedTtlSeconds];
   if (legacy.some((v) => v !== undefined)) throw new ConfigError('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
@@ -393,7 +403,7 @@ export function completeOptions(options: CapstanOptions, log: Logger) {
     modes,
     factories,
     authorizationConfig,
-    admissionPlugins: enabledPlugins(enablePlugins, disablePlugins),
+    admissionPlugins: enabledPlugins(enablePlugins, libraryDisabledPlugins(options, enablePlugins, disablePlugins)),
     featureGates,
     anonymous,
     port,

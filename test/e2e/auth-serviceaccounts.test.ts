@@ -125,6 +125,42 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     assert.match(wrongKind.stderr, /secrets "nope" not found/);
   });
 
+  test('ServiceAccount admission: default service account, the kube-api-access volume in every container, pull secrets, and pods of a missing one refused', async () => {
+    await server.kubectlOk(['create', 'namespace', 'sa-admission']);
+    await until('default service account in sa-admission', async () => (await server.kubectl(['get', 'serviceaccount/default', '-n', 'sa-admission'])).code === 0);
+    const podJson = (name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'sa-admission' }, spec });
+    await server.kubectlOk(['create', '-f', '-'], {
+      input: podJson('mounted', { initContainers: [{ name: 'init', image: 'busybox' }], containers: [{ name: 'c', image: 'busybox' }, { name: 'own', image: 'busybox', volumeMounts: [{ name: 'x', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] }], volumes: [{ name: 'x', emptyDir: {} }] }),
+    });
+    const pod = JSON.parse(await server.kubectlOk(['get', 'pod', 'mounted', '-n', 'sa-admission', '-o', 'json'])) as { spec: Record<string, any> };
+    assert.equal(pod.spec.serviceAccountName, 'default');
+    const volume = pod.spec.volumes.find((v: { name: string }) => v.name.startsWith('kube-api-access-'));
+    assert.match(volume.name, /^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    assert.deepEqual(volume.projected, {
+      sources: [
+        { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ],
+      defaultMode: 420,
+    });
+    const mount = { name: volume.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
+    assert.deepEqual(pod.spec.initContainers[0].volumeMounts, [mount]);
+    assert.deepEqual(pod.spec.containers[0].volumeMounts, [mount]);
+    // A container with its own mount at the path keeps it.
+    assert.deepEqual(pod.spec.containers[1].volumeMounts, [{ name: 'x', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]);
+    // Opting out (the pod, or its service account) mounts nothing; the service account's pull secrets are the pod's.
+    await server.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'quiet', namespace: 'sa-admission' }, automountServiceAccountToken: false, imagePullSecrets: [{ name: 'registry' }] }) });
+    await server.kubectlOk(['create', '-f', '-'], { input: podJson('quiet', { serviceAccountName: 'quiet', containers: [{ name: 'c', image: 'busybox' }] }) });
+    const quiet = JSON.parse(await server.kubectlOk(['get', 'pod', 'quiet', '-n', 'sa-admission', '-o', 'json'])) as { spec: Record<string, any> };
+    assert.equal(quiet.spec.volumes, undefined);
+    assert.equal(quiet.spec.containers[0].volumeMounts, undefined);
+    assert.deepEqual(quiet.spec.imagePullSecrets, [{ name: 'registry' }]);
+    const missing = await server.kubectl(['create', '-f', '-'], { input: podJson('orphan', { serviceAccountName: 'nobody', containers: [{ name: 'c', image: 'busybox' }] }) });
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "orphan" is forbidden: error looking up service account sa-admission/nobody: serviceaccount "nobody" not found');
+  });
+
   test('bad tokens are 401 and never logged: malformed, wrong signature, expired, wrong issuer, wrong audience', async () => {
     const sa = JSON.parse(await server.kubectlOk(['get', 'serviceaccount', 'default', '-n', 'apps', '-o', 'json'])) as { metadata: { uid: string } };
     const claim = { 'kubernetes.io': { namespace: 'apps', serviceaccount: { name: 'default', uid: sa.metadata.uid } } };

@@ -9,6 +9,7 @@ import { alwaysAdmit, alwaysDeny, alwaysPullImages, denyServiceExternalIPs, name
 import { podSecurity, type PodSecurityConfiguration } from './pod-security.ts';
 import { defaultIngressClass, defaultStorageClass, defaultTolerationSeconds, priority } from './defaults.ts';
 import { storageObjectInUseProtection } from './storage-protection.ts';
+import { serviceAccountPlugin } from './service-account.ts';
 import { persistentVolumeClaimResize } from './pvc-resize.ts';
 import { resourceQuotaPlugin } from '../quota/plugin.ts';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from '../webhook/plugins.ts';
@@ -21,6 +22,7 @@ export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
   TaintNodesByCondition: () => taintNodesByCondition(),
   AlwaysPullImages: () => alwaysPullImages(),
   LimitRanger: ({ registry }) => limitRanger(registry),
+  ServiceAccount: ({ registry }) => serviceAccountPlugin(registry),
   PodSecurity: ({ registry, config }) => podSecurity(namespaceReader(registry), (config ?? {}) as PodSecurityConfiguration),
   Priority: ({ registry }) => priority(registry),
   DefaultTolerationSeconds: () => defaultTolerationSeconds(),
