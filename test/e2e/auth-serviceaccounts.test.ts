@@ -156,6 +156,13 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     assert.equal(quiet.spec.volumes, undefined);
     assert.equal(quiet.spec.containers[0].volumeMounts, undefined);
     assert.deepEqual(quiet.spec.imagePullSecrets, [{ name: 'registry' }]);
+    // kubernetes.io/enforce-mountable-secrets: only the secrets the service account lists.
+    await server.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'strict', namespace: 'sa-admission', annotations: { 'kubernetes.io/enforce-mountable-secrets': 'true' } }, secrets: [{ name: 'allowed' }] }) });
+    await server.kubectlOk(['create', '-f', '-'], { input: podJson('strict-ok', { serviceAccountName: 'strict', containers: [{ name: 'c', image: 'busybox', env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 'allowed', key: 'k' } } }] }] }) });
+    const strict = await server.kubectl(['create', '-f', '-'], { input: podJson('strict-no', { serviceAccountName: 'strict', containers: [{ name: 'c', image: 'busybox', envFrom: [{ secretRef: { name: 'other' } }] }] }) });
+    assert.equal(strict.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "strict-no" is forbidden: container c with envFrom referencing secret.secretName="other" is not allowed because service account strict does not reference that secret');
+    const pull = await server.kubectl(['create', '-f', '-'], { input: podJson('strict-pull', { serviceAccountName: 'strict', imagePullSecrets: [{ name: 'registry' }], containers: [{ name: 'c', image: 'busybox' }] }) });
+    assert.equal(pull.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "strict-pull" is forbidden: imagePullSecrets[0].name="registry" is not allowed because service account strict does not reference that imagePullSecret');
     const missing = await server.kubectl(['create', '-f', '-'], { input: podJson('orphan', { serviceAccountName: 'nobody', containers: [{ name: 'c', image: 'busybox' }] }) });
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": pods "orphan" is forbidden: error looking up service account sa-admission/nobody: serviceaccount "nobody" not found');

@@ -3,7 +3,9 @@
 // controller that makes it may not have yet); unless the pod or its service account opts out, every container and
 // init container mounts the projected `kube-api-access-<random>` volume (a bound token, the cluster's CA bundle and
 // the namespace) at /var/run/secrets/kubernetes.io/serviceaccount; a pod without imagePullSecrets takes its service
-// account's. Mirror (static) pods may reference no service account or secrets. The library turns the plugin off
+// account's; with the `kubernetes.io/enforce-mountable-secrets` annotation on the service account, the pod (and ephemeral
+// containers added later) may use only the secrets it lists. Mirror (static) pods may reference no service account or
+// secrets. The library turns the plugin off
 // unless it also makes namespaces' default service accounts (as envtest runs kube-apiserver without it).
 
 import { isStatusError } from '../../apis/errors.ts';
@@ -19,6 +21,7 @@ const DEFAULT_SERVICE_ACCOUNT = 'default';
 const TOKEN_VOLUME_PREFIX = 'kube-api-access-';
 const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+const ENFORCE_MOUNTABLE_SECRETS = 'kubernetes.io/enforce-mountable-secrets';
 /** How often the default service account is looked up before a pod is refused, and the wait between (kube: 10, 100-200 ms). */
 const DEFAULT_ATTEMPTS = 10;
 
@@ -63,6 +66,51 @@ function mountToken(spec: Obj): void {
   if (!existing && needed) spec.volumes = [...volumes, tokenVolume(volumeName)];
 }
 
+/** enforceMountableSecrets: the service account's annotation, read as Go's strconv.ParseBool. */
+function enforcesMountableSecrets(serviceAccount: KubeObject): boolean {
+  return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(serviceAccount.metadata.annotations?.[ENFORCE_MOUNTABLE_SECRETS] ?? '');
+}
+
+/** The secrets the containers of one kind name in env and envFrom, refused unless the service account lists them. */
+function containerSecretRefusal(containers: unknown, what: string, mountable: Set<string>, account: string): string | undefined {
+  for (const c of Array.isArray(containers) ? (containers as Obj[]) : []) {
+    for (const env of Array.isArray(c?.env) ? (c.env as Obj[]) : []) {
+      const name = env?.valueFrom?.secretKeyRef?.name;
+      if (env?.valueFrom?.secretKeyRef && !mountable.has(name ?? '')) {
+        return `${what} ${c.name ?? ''} with envVar ${env.name ?? ''} referencing secret.secretName="${name ?? ''}" is not allowed because service account ${account} does not reference that secret`;
+      }
+    }
+    for (const from of Array.isArray(c?.envFrom) ? (c.envFrom as Obj[]) : []) {
+      if (from?.secretRef && !mountable.has(from.secretRef.name ?? '')) {
+        return `${what} ${c.name ?? ''} with envFrom referencing secret.secretName="${from.secretRef.name ?? ''}" is not allowed because service account ${account} does not reference that secret`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** limitSecretReferences: with enforce-mountable-secrets, a pod may use only the secrets its service account lists. */
+function secretReferenceRefusal(serviceAccount: KubeObject, spec: Obj): string | undefined {
+  const account = serviceAccount.metadata.name ?? '';
+  const mountable = new Set(((serviceAccount.secrets as Obj[] | undefined) ?? []).map((r) => r?.name ?? ''));
+  for (const volume of Array.isArray(spec.volumes) ? (spec.volumes as Obj[]) : []) {
+    if (volume?.secret && !mountable.has(volume.secret.secretName ?? '')) {
+      return `volume with secret.secretName="${volume.secret.secretName ?? ''}" is not allowed because service account ${account} does not reference that secret`;
+    }
+  }
+  const refusal =
+    containerSecretRefusal(spec.initContainers, 'init container', mountable, account) ??
+    containerSecretRefusal(spec.containers, 'container', mountable, account) ??
+    containerSecretRefusal(spec.ephemeralContainers, 'ephemeral container', mountable, account);
+  if (refusal) return refusal;
+  const pullSecrets = new Set(((serviceAccount.imagePullSecrets as Obj[] | undefined) ?? []).map((r) => r?.name ?? ''));
+  const refs = Array.isArray(spec.imagePullSecrets) ? (spec.imagePullSecrets as Obj[]) : [];
+  for (let i = 0; i < refs.length; i++) {
+    if (!pullSecrets.has(refs[i]?.name ?? '')) return `imagePullSecrets[${i}].name="${refs[i]?.name ?? ''}" is not allowed because service account ${account} does not reference that imagePullSecret`;
+  }
+  return undefined;
+}
+
 /** The volume sources a mirror pod may not use (they name secrets or service account tokens). */
 function mirrorPodRefusal(spec: Obj): string | undefined {
   if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') return 'a mirror pod may not reference service accounts';
@@ -99,6 +147,20 @@ export function serviceAccountPlugin(registry: Registry): AdmissionPlugin {
   const isPodCreate = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'pods' && a.subResource === '' && a.operation === 'CREATE' && !!a.object;
   const podName = (a: AdmissionAttributes) => a.object!.metadata.name || a.object!.metadata.generateName || a.name;
 
+  const isEphemeralContainersUpdate = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'pods' && a.subResource === 'ephemeralcontainers' && a.operation === 'UPDATE' && !!a.object;
+
+  /** limitEphemeralContainerSecretReferences: the new ephemeral containers' secrets, for a service account that enforces them. */
+  async function limitEphemeralContainers(a: AdmissionAttributes): Promise<void> {
+    const spec = (a.object!.spec ?? {}) as Obj;
+    const name = typeof spec.serviceAccountName === 'string' ? spec.serviceAccountName : '';
+    if (name === '') return;
+    const serviceAccount = await lookUp(a.namespace, name);
+    if (!serviceAccount || !enforcesMountableSecrets(serviceAccount)) return;
+    const mountable = new Set(((serviceAccount.secrets as Obj[] | undefined) ?? []).map((r) => r?.name ?? ''));
+    const refusal = containerSecretRefusal(spec.ephemeralContainers, 'ephemeral container', mountable, name);
+    if (refusal) throw forbiddenError({ group: '', resource: 'pods' }, a.name, refusal);
+  }
+
   async function existing(a: AdmissionAttributes, name: string): Promise<KubeObject> {
     const serviceAccount = await lookUp(a.namespace, name);
     if (!serviceAccount) throw forbiddenError({ group: '', resource: 'pods' }, podName(a), `error looking up service account ${a.namespace}/${name}: serviceaccount "${name}" not found`);
@@ -107,7 +169,7 @@ export function serviceAccountPlugin(registry: Registry): AdmissionPlugin {
 
   return {
     name: 'ServiceAccount',
-    handles: (op) => op === 'CREATE',
+    handles: (op) => op === 'CREATE' || op === 'UPDATE',
     async admit(a) {
       if (!isPodCreate(a)) return;
       const pod = a.object!;
@@ -122,6 +184,7 @@ export function serviceAccountPlugin(registry: Registry): AdmissionPlugin {
       }
     },
     async validate(a) {
+      if (isEphemeralContainersUpdate(a)) return limitEphemeralContainers(a);
       if (!isPodCreate(a)) return;
       const pod = a.object!;
       const spec = (pod.spec ?? {}) as Obj;
@@ -133,7 +196,9 @@ export function serviceAccountPlugin(registry: Registry): AdmissionPlugin {
       if (typeof spec.serviceAccountName !== 'string' || spec.serviceAccountName === '') {
         throw forbiddenError({ group: '', resource: 'pods' }, podName(a), `no service account specified for pod ${a.namespace}/${pod.metadata.name ?? ''}`);
       }
-      await existing(a, spec.serviceAccountName);
+      const serviceAccount = await existing(a, spec.serviceAccountName);
+      const refusal = enforcesMountableSecrets(serviceAccount) ? secretReferenceRefusal(serviceAccount, spec) : undefined;
+      if (refusal) throw forbiddenError({ group: '', resource: 'pods' }, podName(a), refusal);
     },
   };
 }
