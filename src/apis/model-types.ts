@@ -34,6 +34,8 @@ export interface SchemaNode {
   gvk?: { group: string; version: string; kind: string }[];
   /** Protobuf field number of this property within its parent message (from generated.proto). */
   protobuf?: number;
+  /** A CRD schema's own description (CRD schemas only; the built-in model carries none). */
+  description?: string;
   /** CRD validation keywords (CRD schemas only; built-in definitions carry none of these). */
   minimum?: number;
   maximum?: number;

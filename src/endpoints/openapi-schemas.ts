@@ -84,10 +84,9 @@ const validationKeys = [
   'minProperties',
 ] as const;
 
-/** CRD schemas converted by the registry may keep their own descriptions; built-in ones have none. */
+/** CRD schemas keep their own descriptions; built-in ones have none. */
 function descriptionOf(node: SchemaNode): string | undefined {
-  const d = (node as { description?: unknown }).description;
-  return typeof d === 'string' && d !== '' ? d : undefined;
+  return node.description || undefined;
 }
 
 function gvkExtension(node: SchemaNode): Json[] | undefined {

@@ -4,6 +4,7 @@
 // status handling, ObjectMeta, schema and scale checks, then the CEL rules.
 
 import { fieldErrors, renderedBadValue, type FieldError, type StatusError } from '../../apis/errors.ts';
+import { goValue } from '../../encoding/go-format.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/meta.ts';
 import { nameIsDNSSubdomain } from '../validation/names.ts';
 import { jsonEqual } from '../store-codec.ts';
@@ -51,7 +52,7 @@ function scaleErrors(obj: KubeObject, scale: CrdScale | undefined, checkStatus: 
     const { found, value } = nested(obj, path);
     if (!found) return;
     if (typeof value !== 'number' || !Number.isInteger(value)) {
-      errs.push(fieldErrors.invalid(field, 0, `.${field} accessor error: ${JSON.stringify(value)} is of the type ${goTypeName(value)}, expected int64`));
+      errs.push(fieldErrors.invalid(field, 0, `.${field} accessor error: ${goValue(value)} is of the type ${goTypeName(value)}, expected int64`));
       return;
     }
     if (value < 0) errs.push(fieldErrors.invalid(field, value, 'should be a non-negative integer'));
@@ -64,7 +65,7 @@ function scaleErrors(obj: KubeObject, scale: CrdScale | undefined, checkStatus: 
       const { found, value } = nested(obj, scale.labelSelectorPath);
       if (found && typeof value !== 'string') {
         const field = scale.labelSelectorPath.slice(1);
-        errs.push(fieldErrors.invalid(field, 0, `.${field} accessor error: ${JSON.stringify(value)} is of the type ${goTypeName(value)}, expected string`));
+        errs.push(fieldErrors.invalid(field, 0, `.${field} accessor error: ${goValue(value)} is of the type ${goTypeName(value)}, expected string`));
       }
     }
   }

@@ -8,6 +8,7 @@ const SCHEMA_TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 
 
 export function toSchemaNode(s: JSONSchemaProps): SchemaNode {
   const n: SchemaNode = {};
+  if (s.description) n.description = s.description;
   if (s.type && SCHEMA_TYPES.has(s.type)) n.type = s.type as SchemaNode['type'];
   if (s.format) n.format = s.format;
   if (s.properties) {

@@ -3,6 +3,8 @@
 // `immutable` flag, Secret types and their required keys.
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { JsonSyntaxError, scanJson } from '../../../encoding/json-syntax.ts';
+import type { JsonKind } from '../../../encoding/json-value.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
 import { isConfigMapKey } from '../../validation/names.ts';
@@ -83,24 +85,17 @@ export function mergeStringData(obj: KubeObject): void {
   delete obj.stringData;
 }
 
-/** A short rendering of encoding/json's complaint about malformed JSON, as json.Unmarshal into a map gives it. */
+/** encoding/json's complaint about `bytes`, as json.Unmarshal into a map[string]interface{} gives it. */
 function jsonMapError(bytes: Buffer): string | undefined {
-  const text = bytes.toString('utf8');
-  let parsed: unknown;
+  let topLevel: JsonKind;
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    const trimmed = text.trimStart();
-    if (trimmed === '') return 'unexpected end of JSON input';
-    const c = trimmed[0];
-    if (!'{["-0123456789tfn'.includes(c)) return `invalid character '${c}' looking for beginning of value`;
-    return 'unexpected end of JSON input';
+    topLevel = scanJson(bytes.toString('utf8')).topLevel;
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) return e.message;
+    throw e;
   }
-  if (!isObj(parsed) && parsed !== null) {
-    const kind = Array.isArray(parsed) ? 'array' : typeof parsed === 'string' ? 'string' : typeof parsed === 'number' ? 'number' : 'bool';
-    return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
-  }
-  return undefined;
+  if (topLevel === 'object' || topLevel === 'null') return undefined;
+  return `json: cannot unmarshal ${topLevel} into Go value of type map[string]interface {}`;
 }
 
 export function validateSecretContent(obj: KubeObject): FieldError[] {
