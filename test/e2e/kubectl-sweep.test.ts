@@ -43,6 +43,20 @@ test('ResourceQuotas: a scope must apply to every standard resource the quota li
   assert.equal(await s.kubectlOk(['create', 'quota', 'best-effort', '--hard=pods=2', '--scopes=BestEffort', '--dry-run=server', '-o', 'name']), 'resourcequota/best-effort\n');
 });
 
+test('a paused Deployment stuck mid-rollout is scaled in proportion across its ReplicaSets, as kube\'s scale() does', async () => {
+  await s.kubectlOk(['create', 'deployment', 'halfway', '--image=nginx:1.25', '--replicas=4']);
+  await s.kubectlOk(['rollout', 'status', 'deployment/halfway', '--timeout=20s'], { timeoutMs: 30_000 });
+  // The new pods can be scheduled nowhere: the rollout stops at 3 old + 2 new (surge 1, unavailable 1).
+  await s.kubectlOk(['patch', 'deployment', 'halfway', '--type=merge', '-p', '{"spec":{"template":{"spec":{"nodeSelector":{"nowhere":"x"}}}}}']);
+  const sizes = async () => (await s.kubectlOk(['get', 'rs', '-l', 'app=halfway', '--sort-by=.metadata.annotations.deployment\\.kubernetes\\.io/revision', '-o', 'jsonpath={range .items[*]}{.spec.replicas}/{.metadata.annotations.deployment\\.kubernetes\\.io/max-replicas} {end}'])).trim();
+  await until('the rollout to stop halfway', async () => ((await sizes()) === '3/5 2/5' ? true : undefined));
+  await s.kubectlOk(['rollout', 'pause', 'deployment/halfway']);
+  // 8 replicas, surge 2: 10 allowed, 5 more shared by each set's last max-replicas (5): old 3 -> 6, new 2 -> 4.
+  await s.kubectlOk(['scale', 'deployment/halfway', '--replicas=8']);
+  await until('the proportional scale', async () => ((await sizes()) === '6/10 4/10' ? true : undefined));
+  await s.kubectlOk(['delete', 'deployment', 'halfway']);
+});
+
 test('a paused Deployment is scaled but not rolled out until resumed', async () => {
   await s.kubectlOk(['create', 'deployment', 'paused', '--image=nginx:1.25', '--replicas=2']);
   await s.kubectlOk(['rollout', 'status', 'deployment/paused', '--timeout=20s'], { timeoutMs: 30_000 });

@@ -1,9 +1,9 @@
 // The Deployment controller: a ReplicaSet per pod template (named <deployment>-<pod-template-hash>, revisions in
 // deployment.kubernetes.io/revision so `kubectl rollout undo` finds them), rolling updates within maxSurge and
-// maxUnavailable or Recreate, paused deployments only scaled (no new ReplicaSet until resumed, Progressing
-// Unknown DeploymentPaused, then DeploymentResumed), old ReplicaSets beyond revisionHistoryLimit removed, and
-// status with kube's Available and Progressing conditions (what `kubectl rollout status` and
-// `kubectl wait --for=condition=Available` read).
+// maxUnavailable or Recreate, paused deployments only scaled (in proportion across the ReplicaSets of a rollout
+// paused halfway; no new ReplicaSet until resumed, Progressing Unknown DeploymentPaused, then DeploymentResumed), old
+// ReplicaSets beyond revisionHistoryLimit removed, and status with kube's Available and Progressing conditions (what
+// `kubectl rollout status` and `kubectl wait --for=condition=Available` read).
 
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
@@ -75,6 +75,37 @@ async function setReplicas(replicaSets: Informer, rs: KubeObject, replicas: numb
     }))
     .catch(ignoreConflictOrGone);
   return written !== undefined;
+}
+
+/** Go's math.Round: halves away from zero. */
+const roundHalfAway = (x: number): number => Math.sign(x) * Math.round(Math.abs(x));
+
+/**
+ * scale()'s proportional sharing of a size change among a rolling Deployment's active ReplicaSets: each gets its
+ * share by the max-replicas it was last scaled for (GetProportion), the largest (newer first when growing, older
+ * first when shrinking) the leftover.
+ */
+export function proportionalSizes(active: readonly KubeObject[], d: KubeObject, desired: number, maxSurge: number): [KubeObject, number][] {
+  const allowed = desired > 0 ? desired + maxSurge : 0;
+  const toAdd = allowed - active.reduce((n, rs) => n + specReplicas(rs), 0);
+  const created = (rs: KubeObject) => String(rs.metadata.creationTimestamp ?? '');
+  const sorted = [...active].sort((a, b) => specReplicas(b) - specReplicas(a) || (toAdd > 0 ? created(b).localeCompare(created(a)) : created(a).localeCompare(created(b))));
+  let added = 0;
+  const sizes = sorted.map((rs): [KubeObject, number] => {
+    const size = specReplicas(rs);
+    if (toAdd === 0 || size === 0 || toAdd === added) return [rs, size];
+    let fraction: number;
+    if (desired === 0) fraction = -size;
+    else {
+      const before = Number(rs.metadata.annotations?.[MAX_REPLICAS] ?? 0) || Number(asObj(d.status).replicas ?? 0);
+      fraction = before > 0 ? roundHalfAway((size * allowed) / before) - size : 0;
+    }
+    const proportion = toAdd > 0 ? Math.min(fraction, toAdd - added) : Math.max(fraction, toAdd - added);
+    added += proportion;
+    return [rs, size + proportion];
+  });
+  if (sizes.length > 0 && toAdd !== 0) sizes[0]![1] = Math.max(0, sizes[0]![1] + toAdd - added);
+  return sizes;
 }
 
 function condition(type: string, status: string, reason: string, message: string, previous: Obj[] | undefined): Obj {
@@ -225,12 +256,23 @@ export function startDeploymentController(informers: Informers, eventSink: Event
       const olds = all.filter((rs) => rs.metadata.uid !== newRS?.metadata.uid).sort((a, b) => revisionOf(a) - revisionOf(b));
 
       if (paused) {
-        // sync()'s scale: the one active ReplicaSet, or the newest when none is, follows spec.replicas (kube scales
-        // several active ones in proportion; here they are left as they are).
+        // sync()'s scale(): the one active ReplicaSet, or the newest when none is, follows spec.replicas; a saturated
+        // new one leaves the old ones nothing; otherwise a rolling Deployment's change is shared in proportion.
+        const createdAt = (rs: KubeObject) => String(rs.metadata.creationTimestamp ?? '');
         const active = all.filter((rs) => specReplicas(rs) > 0);
-        const newest = () => newRS ?? [...olds].sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0];
+        const newest = () => newRS ?? [...olds].sort((a, b) => createdAt(b).localeCompare(createdAt(a)))[0];
         const target = active.length === 1 ? active[0] : active.length === 0 ? newest() : undefined;
-        if (target && specReplicas(target) !== desired) await scaleTo(target, desired);
+        const saturated = newRS && newRS.metadata.annotations?.[DESIRED_REPLICAS] === String(desired) && stat(newRS, 'availableReplicas') === desired && specReplicas(newRS) === desired;
+        if (target) {
+          if (specReplicas(target) !== desired) await scaleTo(target, desired);
+        } else if (saturated) {
+          for (const rs of active) if (rs !== newRS) await scaleTo(rs, 0);
+        } else if (!recreate) {
+          for (const [rs, size] of proportionalSizes(active, d, desired, maxSurge)) {
+            if (size !== specReplicas(rs)) await scaleTo(rs, size);
+            else await setReplicas(replicaSets, rs, size, sizeAnnotations);
+          }
+        }
       } else {
         const newSet = newRS!;
         if (recreate) {
