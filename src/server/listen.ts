@@ -24,6 +24,13 @@ export const HTTP2_PREFACE_TIMEOUT_MS = 10_000;
 const HTTP2_FRAME_BYTES = 256 * 1024;
 /** Go's http2 maxHeaderListSize: MaxHeaderBytes plus 10 typical headers' 32-byte overhead. */
 const HTTP2_MAX_HEADER_LIST_BYTES = MAX_HEADER_BYTES + 10 * 32;
+/**
+ * Node refuses a session's new streams (ENHANCE_YOUR_CALM) once its buffers pass this many MB, answers waiting for
+ * the client's flow control included: at Node's default (10) one unread 12 MB list refused every other request on its
+ * connection, where client-go sends all of them. Go's server refuses none for memory; the answers are held in memory
+ * either way, so the bound is set out of reach.
+ */
+const HTTP2_SESSION_MEMORY_MB = 1 << 20;
 /** kube's --http2-max-streams-per-connection default (0 on the command line means this). */
 export const DEFAULT_HTTP2_MAX_STREAMS = 100;
 /** How often Node checks HTTP/1.1 connections for the header timeout. */
@@ -199,6 +206,7 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
       // Go bounds the TLS handshake by ReadHeaderTimeout.
       handshakeTimeout: limits.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS,
       maxHeaderListPairs: Math.ceil(HTTP2_MAX_HEADER_LIST_BYTES / 32),
+      maxSessionMemory: HTTP2_SESSION_MEMORY_MB,
       settings: {
         maxConcurrentStreams: maxStreams,
         maxFrameSize: HTTP2_FRAME_BYTES,

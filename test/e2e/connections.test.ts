@@ -201,6 +201,38 @@ describe('connections', () => {
     }
   });
 
+  test('an HTTP/2 answer the client has not read yet does not refuse the connection\'s next streams', async () => {
+    // client-go sends every request of a process over one HTTP/2 connection. Go's server holds back what the
+    // client's flow control does not take yet and keeps opening streams; Node's refused new streams with
+    // ENHANCE_YOUR_CALM once 10 MB of answers waited in the session.
+    const session = await h2Session();
+    const names: string[] = [];
+    try {
+      const data = 'x'.repeat(900 * 1024);
+      for (let i = 0; i < 14; i++) {
+        names.push(`unread-${i}`);
+        const r = await h2Request(session, { ':method': 'POST', ':path': CM, 'content-type': 'application/json' }, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: names[i] }, data: { d: data } }));
+        assert.equal(r.status, 201, r.body);
+      }
+      const list = session.request({ ':path': CM });
+      list.pause();
+      const listStatus = await new Promise<number>((resolve) => list.once('response', (h) => resolve(Number(h[':status']))));
+      assert.equal(listStatus, 200);
+      // The answer (about 12.6 MB) now waits in the session, the client window long used up.
+      await new Promise((r) => setTimeout(r, 200));
+      const next = await h2Request(session, { ':path': `${CM}/unread-0` });
+      assert.equal(next.status, 200);
+      assert.equal((JSON.parse(next.body) as { metadata: { name: string } }).metadata.name, 'unread-0');
+      let listed = 0;
+      list.on('data', (d: Buffer) => (listed += d.length));
+      await new Promise((r) => list.once('end', r).resume());
+      assert.ok(listed > 14 * 900 * 1024, `the list was read whole (${listed} bytes)`);
+    } finally {
+      for (const name of names) await h2Request(session, { ':method': 'DELETE', ':path': `${CM}/${name}` });
+      session.close();
+    }
+  });
+
   test('after all of it the server is ready', async () => {
     const r = await s.adminRequest('/readyz');
     assert.equal(r.status, 200);
