@@ -8,7 +8,7 @@
 export interface DeprecatedKind {
   /** "1.29" */
   readonly deprecated: string;
-  /** "1.32": the removed_release label and the k8s.io/removed-release annotation. */
+  /** "1.32": the removed_release label and the k8s.io/removed-release annotation; '' when none is planned. */
   readonly removed: string;
   /** "flowcontrol.apiserver.k8s.io/v1 FlowSchema" */
   readonly replacement?: string;
@@ -33,6 +33,8 @@ const DEPRECATED: Readonly<Record<string, DeprecatedKind>> = {
   'authentication.k8s.io/v1alpha1 SelfSubjectReview': { deprecated: '1.29', removed: '1.32' },
   // introduced=1.27
   'certificates.k8s.io/v1alpha1 ClusterTrustBundle': { deprecated: '1.30', removed: '1.33' },
+  // core/v1's ComponentStatus carries its own tag (deprecated=1.19) and no planned removal.
+  'v1 ComponentStatus': { deprecated: '1.19', removed: '' },
   // introduced=1.20
   'internal.apiserver.k8s.io/v1alpha1 StorageVersion': { deprecated: '1.23', removed: '1.26' },
 };

@@ -16,6 +16,7 @@ import { identityLeaseName, startIdentityLease } from '../controllers/apiserver-
 import { startFlowControlConfig } from '../controllers/flowcontrol-config.ts';
 import { createFlowControl, type FlowControl } from '../server/flowcontrol/dispatcher.ts';
 import { hostname } from 'node:os';
+import { componentStatusStore, probeHealthz, runningInProcess, SCHEDULER_PORT, storageCheck } from '../registry/component-statuses.ts';
 import { createRegistry } from '../registry/registry.ts';
 import type { SimulationOptions } from '../controllers/simulation/index.ts';
 import { podSubresourcesWrapper } from '../registry/builtin/core/pod-subresources.ts';
@@ -690,6 +691,15 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const rbacPolicy = (): RbacPolicy => (policy ??= startRbacPolicy(registry));
     cleanups.push(async () => policy?.stop());
     const rbacResolver = rbacRuleResolver(rbacPolicy);
+    // Simulated workloads run where kube-controller-manager's loops run: on the instance that leads.
+    const simulation = options.simulateWorkloads ? (options.simulateWorkloads === true ? {} : options.simulateWorkloads) : undefined;
+    // What componentstatuses report: Capstan's own components, kube's probe for a scheduler it does not run.
+    const components = new Map([
+      ['controller-manager', runningInProcess],
+      ['scheduler', simulation ? runningInProcess : probeHealthz(SCHEDULER_PORT)],
+      ...(cfg.backend === 'etcd3' ? [['etcd-0', storageCheck(() => storage.ready(), 'etcd')] as const] : []),
+    ]);
+    const virtualStores = new Map([['/componentstatuses', componentStatusStore(() => components)]]);
     const registry = await createRegistry({
       storage,
       runtimeConfig: cfg.runtimeConfig,
@@ -701,6 +711,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         ['/pods', podSubresourcesWrapper(() => registry)],
         ['/serviceaccounts', tokenRequestWrapper(() => ({ issuer: tokenIssuer, registry, maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds }))],
       ]),
+      virtualStores,
     });
     cleanups.push(() => registry.close());
     const metrics = options.metrics === false ? undefined : createServerMetrics(() => registry.storedObjectCounts());
@@ -802,8 +813,6 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       'requestheader-group-headers': JSON.stringify(requestHeader ? requestHeader.groupHeaders : ['X-Remote-Group']),
       'requestheader-extra-headers-prefix': JSON.stringify(requestHeader ? requestHeader.extraHeaderPrefixes : ['X-Remote-Extra-']),
     };
-    // Simulated workloads run where kube-controller-manager's loops run: on the instance that leads.
-    const simulation = options.simulateWorkloads ? (options.simulateWorkloads === true ? {} : options.simulateWorkloads) : undefined;
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
         authenticationInfo,
@@ -888,6 +897,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
                 featureGates: cfg.featureGates,
                 watchCache: { historyWindowSeconds: cfg.historyWindowSeconds, ...options.watchCacheTuning },
                 reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator },
+                virtualStores,
               });
               const clusterPlane = await startControlPlane(clusterRegistry, { bootstrap: { advertiseAddress: options.advertiseAddress ?? advertiseAddressFor(cfg.bindAddress), onError: () => {} } });
               const clusterApi = await createApi({ registry: clusterRegistry, featureGates: cfg.featureGates, minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds, logger: log, dataDir });

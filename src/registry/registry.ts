@@ -37,6 +37,8 @@ export interface RegistryOptions {
    * (kube's policy-based RBAC storage: escalation prevention).
    */
   readonly storeWrappers?: ReadonlyMap<string, (store: ResourceStore) => ResourceStore>;
+  /** Resources served without storage besides the review kinds, by "group/resource" (kube's componentstatuses). */
+  readonly virtualStores?: ReadonlyMap<string, StoreFactory>;
 }
 
 export interface RegistryHandle extends Registry {
@@ -135,7 +137,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const stores = new Map<string, GenericStore>();
   const listeners = new Set<() => void>();
   /** Virtual stores by "group/resource": definitions served without storage, which get no generic store. */
-  const virtualFactories = new Map(reviewStores({ ...options.reviews, featureGates: options.featureGates }));
+  const virtualFactories = new Map([...reviewStores({ ...options.reviews, featureGates: options.featureGates }), ...(options.virtualStores ?? [])]);
   /** The group/resources `register` made virtual: they lose their factory with their last version. */
   const registeredVirtual = new Set<string>();
   const virtualStores = new Map<ResourceDefinition, ResourceStore>();

@@ -54,6 +54,11 @@ test('both instances keep a master lease and are listed, sorted, with the secure
   assert.deepEqual(await addressesOf(b), expected);
 });
 
+test('componentstatuses list the etcd storage as etcd-0, checked when asked', async () => {
+  assert.equal(await a.kubectlOk(['get', 'componentstatuses', '-o', 'jsonpath={.items[*].metadata.name}']), 'controller-manager scheduler etcd-0');
+  assert.equal(await a.kubectlOk(['get', 'componentstatus', 'etcd-0', '--no-headers']), 'etcd-0   Healthy   ok    \n');
+});
+
 test('an instance that stops removes its lease and leaves the endpoints at once', async () => {
   assert.ok(b);
   await b.close();

@@ -10,13 +10,14 @@
 // simulated node runs nothing else).
 
 import { clockDate } from '../../apis/clock.ts';
-import { methodNotSupported, notFound } from '../../apis/errors.ts';
+import { notFound } from '../../apis/errors.ts';
 import { schemaByName } from '../../apis/model.ts';
 import type { SchemaNode } from '../../apis/model-types.ts';
 import { formatNanos } from '../../admission/plugins/resources.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import { buildPredicate } from '../../registry/store-selection.ts';
 import type { KubeList, KubeObject, ListOptions, PrinterColumn, Registry, RequestContext, ResourceDefinition, ResourceStore, StoreFactory } from '../../registry/types.ts';
+import { unsupportedVerbs } from '../../registry/unsupported-verbs.ts';
 import { quantityNanos } from '../../registry/validation/quantity.ts';
 import type { Informers } from '../informers.ts';
 import type { PodUsage, ResourceUsage } from './resource-usage.ts';
@@ -168,11 +169,7 @@ export function metricsStores(informers: Informers, usage: ResourceUsage, kubele
   const pods = informers.of(PODS);
   const nodes = informers.of(NODES);
   const podUsages = (node: string) => pods.list().filter((p) => asObj(p.spec).nodeName === node).flatMap((p) => usage.pod(p) ?? []);
-  const readOnly = (def: ResourceDefinition) => {
-    const gr = { group: def.group, resource: def.resource };
-    const unsupported = (verb: string) => () => Promise.reject(methodNotSupported(gr, verb));
-    return { update: unsupported('update'), delete: unsupported('delete'), deleteCollection: unsupported('deletecollection'), watch: unsupported('watch'), create: unsupported('create') };
-  };
+  const readOnly = (def: ResourceDefinition) => unsupportedVerbs(def, ['create', 'update', 'delete', 'deleteCollection', 'watch']);
   return (def: ResourceDefinition): ResourceStore => {
     if (def.resource === 'pods') {
       return {

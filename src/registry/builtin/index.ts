@@ -27,6 +27,7 @@ import { cronJobFacts, jobFacts } from './batch/jobs.ts';
 import { certificateSigningRequestFacts } from './certificates/signing-requests.ts';
 import { clusterTrustBundleFacts } from './certificates/trust-bundles.ts';
 import { leaseFacts } from './coordination/leases.ts';
+import { componentStatusFacts } from './core/component-statuses.ts';
 import { configMapFacts, secretFacts } from './core/configmaps.ts';
 import { endpointsFacts } from './core/endpoints.ts';
 import { coreEventFacts, eventsGroupFacts } from './core/events.ts';
@@ -86,6 +87,7 @@ const FACTS: Readonly<Record<string, FactsMaker>> = {
   '/podtemplates': podTemplateFacts,
   '/resourcequotas': resourceQuotaFacts,
   '/limitranges': limitRangeFacts,
+  '/componentstatuses': componentStatusFacts,
   'apps/deployments': deploymentFacts,
   'apps/replicasets': replicaSetFacts,
   'apps/statefulsets': statefulSetFacts,

@@ -2,27 +2,20 @@
 // create() evaluates and returns the object, nothing is persisted. The other verbs are not routed to these
 // definitions (their discovery verbs are just "create"); called anyway, they answer as kube's REST would.
 
-import { methodNotSupported } from '../../apis/errors.ts';
 import { apiVersionOf, inKubeOrder } from '../store-codec.ts';
 import type { KubeObject, RequestContext, ResourceDefinition, ResourceStore } from '../types.ts';
+import { unsupportedVerbs } from '../unsupported-verbs.ts';
 
 export type EvaluateReview = (ctx: RequestContext, obj: KubeObject, def: ResourceDefinition) => KubeObject | Promise<KubeObject>;
 
 export function createOnlyStore(def: ResourceDefinition, evaluate: EvaluateReview): ResourceStore {
-  const gr = { group: def.group, resource: def.resource };
-  const unsupported = (verb: string) => () => Promise.reject(methodNotSupported(gr, verb));
   return {
     definition: def,
+    ...unsupportedVerbs(def, ['get', 'list', 'update', 'delete', 'deleteCollection', 'watch']),
     create: async (ctx, obj) => {
       const result = await evaluate(ctx, obj, def);
       return inKubeOrder({ ...result, kind: def.kind, apiVersion: apiVersionOf(def) });
     },
-    get: unsupported('get'),
-    list: unsupported('list'),
-    update: unsupported('update'),
-    delete: unsupported('delete'),
-    deleteCollection: unsupported('deletecollection'),
-    watch: unsupported('watch'),
   };
 }
 
