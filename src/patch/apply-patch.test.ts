@@ -85,9 +85,9 @@ test('JSON patch: malformed bodies are 400, worded by field validation mode', ()
   expectStatus('json', '[{"op":1,"path":"/a"}]', 422, 'Invalid', GENERIC_422, IGNORE);
 });
 
-test('JSON patch: failing operations are 422 with the generic message and no details', () => {
+test('JSON patch: failing operations are 422 with the generic message and empty details', () => {
   const status = statusOf(() => applyPatch('json', pod(), '[{"op":"test","path":"/metadata/name","value":"q"}]', POD_DEF));
-  assert.deepEqual(status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: GENERIC_422, reason: 'Invalid', code: 422 });
+  assert.deepEqual(status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: GENERIC_422, reason: 'Invalid', details: {}, code: 422 });
   expectStatus('json', '[{"op":"remove","path":"/spec/nothing"}]', 422, 'Invalid', GENERIC_422);
   expectStatus('json', '[{"op":"add","path":"","value":{}}]', 422, 'Invalid', GENERIC_422);
   // Where kube's library crashes on a missing value, kube answers 500.

@@ -103,9 +103,12 @@ function badRequest(message: string): StatusError {
   return new StatusError(400, 'BadRequest', message);
 }
 
-/** errors.NewGenericServerResponse(422, ...): the library's message is not passed on. */
+/**
+ * errors.NewGenericServerResponse(422, ...): the library's message is not passed on (no causes), but the details
+ * are always made, so kube sends `"details":{}`.
+ */
 function genericInvalid(): StatusError {
-  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request');
+  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 }
 
 function applyJsonPatch(doc: JsonObject, patch: string, strict: boolean, strictErrors: string[] | undefined): KubeObject {
