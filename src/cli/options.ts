@@ -319,6 +319,7 @@ export function commandFromFlags(parsed: ParsedFlags): CliCommand {
     authorizationWebhookCacheUnauthorizedTtlSeconds: structuredAuthz && !parsed.given.has('authorization-webhook-cache-unauthorized-ttl') ? undefined : durationSeconds(v, 'authorization-webhook-cache-unauthorized-ttl'),
     enableBootstrapTokenAuth: v['enable-bootstrap-token-auth'] === true ? true : undefined,
     namespaceDefaults: true,
+    localApiServices: true,
     ...(v['simulate-workloads'] === true ? { simulateWorkloads: { nodes: v['simulated-nodes'] as number, metricsApi: v['simulated-metrics-api'] as boolean } } : {}),
     enableTestControls: v['enable-test-controls'] === true,
   };

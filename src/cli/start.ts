@@ -54,6 +54,7 @@ import { createLogger } from '../server/log.ts';
 import { DEFAULT_SIGNING_DURATION_MS, SIGNER_FLAGS, signerCas } from '../controllers/csr-signing.ts';
 import { ensurePki, ensureProxyClientPair, PROXY_CLIENT_NAME, splitPemCertificates } from '../server/pki.ts';
 import { startAggregator } from '../aggregator/aggregator.ts';
+import { startApiServiceRegistration } from '../aggregator/autoregister.ts';
 import type { EnsurePkiOptions, EnsurePkiResult, KeyPairPem } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
@@ -236,6 +237,12 @@ export interface CapstanOptions {
    * ConfigMap, and its tokens controller (legacy service account token Secrets). The command line does; the library does not unless asked (as envtest, which runs no controller manager).
    */
   namespaceDefaults?: boolean;
+  /**
+   * Register kube-apiserver's local APIServices (`v1.`, `v1.apps`, ..., and one per served custom resource version),
+   * which `kubectl get apiservices` lists. The command line does; the library does not unless asked (they are about
+   * 40 writes at every start on the memory backend).
+   */
+  localApiServices?: boolean;
   /** Simulated nodes, kubelets, scheduler and workload controllers (--simulate-workloads); true: one node, kube-like delays. */
   simulateWorkloads?: boolean | SimulationOptions;
   /** Watch cache tuning hooks (tests), not flags: kube's defaults otherwise. */
@@ -851,6 +858,9 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         })
       : undefined;
     if (aggregator) cleanups.push(() => aggregator.stop());
+    // kube-apiserver's autoregistration: a local APIService for every group-version served here.
+    const apiServiceRegistration = aggregator && options.localApiServices ? startApiServiceRegistration(registry) : undefined;
+    if (apiServiceRegistration) cleanups.push(() => apiServiceRegistration.stop());
 
     const createApi = options.createApi ?? defaultCreateApi;
     const api = await createApi({

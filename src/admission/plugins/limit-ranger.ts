@@ -112,7 +112,9 @@ export function limitRanger(registry: Registry): AdmissionPlugin {
     },
     validate(a) {
       const pod = a.object;
-      if (!isPod(a) || !pod) return;
+      // kube's SupportsAttributes: a pod update is never checked, as its containers cannot change (a Job's pod made
+      // before the LimitRange still loses its tracking finalizer).
+      if (a.operation !== 'CREATE' || !isPod(a) || !pod) return;
       return withLimitItems(informer, a.namespace, (items) => {
         const errs = items.length ? checkLimits(pod, items) : [];
         if (errs.length === 0) return;
