@@ -38,6 +38,8 @@ export interface Informer {
   list(namespace?: string): KubeObject[];
   /** The cached objects whose controller reference names this uid. */
   controlledBy(uid: string): KubeObject[];
+  /** The cached objects of a namespace that have no controller reference. */
+  orphans(namespace: string): KubeObject[];
   /** Called after each change of the cache, from the watch or from a write made through the informer. */
   onEvent(handler: (event: InformerEvent) => void): void;
   create(namespace: string, obj: KubeObject): Promise<KubeObject>;
@@ -106,6 +108,8 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, wr
   };
   const byNamespace = new Map<string, Map<string, KubeObject>>();
   const byController = new Map<string, Set<KubeObject>>();
+  /** The objects without a controller reference, by namespace. */
+  const orphansByNamespace = new Map<string, Set<KubeObject>>();
   /**
    * The revision each key was last seen at. A key deleted through the informer keeps its entry until the watch (or a
    * list) reports the deletion: nothing older can come after that.
@@ -117,14 +121,15 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, wr
 
   function index(obj: KubeObject, add: boolean): void {
     const uid = obj.metadata.ownerReferences?.find((o: OwnerReference) => o.controller === true)?.uid;
-    if (!uid) return;
-    let set = byController.get(uid);
+    const map = uid ? byController : orphansByNamespace;
+    const k = uid ?? obj.metadata.namespace ?? '';
+    let set = map.get(k);
     if (add) {
-      if (!set) byController.set(uid, (set = new Set()));
+      if (!set) map.set(k, (set = new Set()));
       set.add(obj);
     } else if (set) {
       set.delete(obj);
-      if (set.size === 0) byController.delete(uid);
+      if (set.size === 0) map.delete(k);
     }
   }
 
@@ -236,6 +241,7 @@ function startInformer(registry: Registry, ref: ResourceRef, retryMs: number, wr
       return all;
     },
     controlledBy: (uid: string) => [...(byController.get(uid) ?? [])],
+    orphans: (namespace: string) => [...(orphansByNamespace.get(namespace) ?? [])],
     onEvent: (handler: (event: InformerEvent) => void) => void handlers.push(handler),
     store: storeOf,
   };

@@ -69,6 +69,8 @@ async function createToken(options: TokenRequestOptions, store: ResourceStore, c
     let bound: KubeObject;
     if (core && kind === 'Pod') {
       bound = await getObject(options.registry, 'pods', ctx, namespace, refName);
+      const podServiceAccount = isObj(bound.spec) && typeof bound.spec.serviceAccountName === 'string' ? bound.spec.serviceAccountName : '';
+      if (podServiceAccount !== name) throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to pod running with different serviceaccount name.`);
       claim.pod = { name: refName, uid: bound.metadata.uid! };
       const nodeName = isObj(bound.spec) && typeof bound.spec.nodeName === 'string' ? bound.spec.nodeName : '';
       if (nodeName) {
@@ -86,7 +88,7 @@ async function createToken(options: TokenRequestOptions, store: ResourceStore, c
       bound = await getObject(options.registry, 'nodes', ctx, '', refName);
       claim.node = { name: refName, uid: bound.metadata.uid! } satisfies ObjectRef;
     } else {
-      throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to object of kind ${JSON.stringify(gvkString(apiVersion, kind))}`);
+      throw badRequest(`cannot bind token to object of type ${gvkString(apiVersion, kind)}`);
     }
     const wantUid = typeof ref.uid === 'string' ? ref.uid : '';
     if (wantUid !== '' && wantUid !== bound.metadata.uid) {

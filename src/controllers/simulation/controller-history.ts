@@ -8,7 +8,7 @@
 
 import type { KubeObject } from '../../registry/types.ts';
 import type { Informer } from '../informers.ts';
-import { asObj, controlled, controllerRef, ignoreConflictOrGone, isConflictOrGone, type Obj } from './shared.ts';
+import { asObj, claim, controllerRef, ignoreConflictOrGone, isConflictOrGone, type Obj } from './shared.ts';
 
 export const CONTROLLERREVISIONS = { group: 'apps', version: 'v1', resource: 'controllerrevisions' } as const;
 
@@ -48,7 +48,8 @@ export interface HistoryOptions {
 export async function syncHistory(history: Informer, set: KubeObject, opts: HistoryOptions): Promise<string> {
   const namespace = set.metadata.namespace ?? '';
   const name = `${set.metadata.name}-${opts.hash}`;
-  const revisions = controlled(history, set).sort((a, b) => revisionNumber(a) - revisionNumber(b));
+  // The set's revisions, orphans it selects adopted (adoptOrphanRevisions, controlledHistories).
+  const revisions = (await claim(history, set, { apiVersion: 'apps/v1', kind: opts.kind })).sort((a, b) => revisionNumber(a) - revisionNumber(b));
   const max = revisions.length ? revisionNumber(revisions[revisions.length - 1]!) : 0;
   const existing = revisions.find((r) => r.metadata.name === name);
   if (!existing) {

@@ -14,7 +14,7 @@ import { CONTROLLERREVISIONS, syncHistory } from './controller-history.ts';
 import { templateHash } from './deployments.ts';
 import { createControlledPod, deleteControlledPod, podFromTemplate } from './replicasets.ts';
 import { affinityMatches, untoleratedTaint } from './scheduler-filters.ts';
-import { asObj, controlled, controllerEvents, DAEMONSETS, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, claim, controllerEvents, DAEMONSETS, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 const GENERATION_LABEL = 'pod-template-generation';
@@ -92,7 +92,8 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
       const generation = ds.metadata.annotations?.['deprecated.daemonset.template.generation'] ?? String(ds.metadata.generation ?? 1);
       const nodes = nodeCache.list().filter((n) => shouldRun(template, n));
       const wanted = new Set(nodes.map((n) => n.metadata.name ?? ''));
-      const pods = controlled(podCache, ds).filter((p) => !p.metadata.deletionTimestamp && asObj(p.status).phase !== 'Failed' && asObj(p.status).phase !== 'Succeeded');
+      // getDaemonPods: the pods it claims (an orphan it selects is adopted).
+      const pods = (await claim(podCache, ds, { apiVersion: 'apps/v1', kind: 'DaemonSet' })).filter((p) => !p.metadata.deletionTimestamp && asObj(p.status).phase !== 'Failed' && asObj(p.status).phase !== 'Succeeded');
       const byNode = new Map<string, KubeObject[]>();
       for (const p of pods) {
         const node = targetNode(p) ?? '';
@@ -169,6 +170,6 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
       await writeStatus(daemonSets, ds, status);
       if (failure !== undefined) throw failure;
     },
-    { owned: [PODS] },
+    { owned: [PODS], adopts: true },
   );
 }

@@ -10,7 +10,7 @@ import { jsonEqual } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventSink } from '../events.ts';
 import type { Informer, Informers } from '../informers.ts';
-import { asObj, controlled, controllerEvents, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, key, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, claim, controlled, controllerEvents, controllerRef, ctxFor, DEPLOYMENTS, ignoreConflictOrGone, isConflictOrGone, key, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 import { now } from './replicasets.ts';
 import { sortedKeys } from './controller-history.ts';
 
@@ -182,7 +182,8 @@ export function startDeploymentController(informers: Informers, eventSink: Event
       const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
       const template = asObj(spec.template);
       const paused = spec.paused === true;
-      let all = controlled(replicaSets, d);
+      // getReplicaSetsForDeployment: the ReplicaSets it claims (an orphan it selects is adopted).
+      let all = await claim(replicaSets, d, { apiVersion: 'apps/v1', kind: 'Deployment' });
       let newRS = all.find((rs) => sameTemplateIgnoringHash(rs, template));
       const maxRevision = Math.max(0, ...all.map(revisionOf));
       const recreate = asObj(spec.strategy).type === 'Recreate';
@@ -243,6 +244,12 @@ export function startDeploymentController(informers: Informers, eventSink: Event
           annotations[REVISION_HISTORY] = history ? `${history},${revision}` : String(revision);
         }
         await setReplicas(replicaSets, newRS, specReplicas(newRS), annotations);
+        // getNewReplicaSet keeps the new ReplicaSet's minReadySeconds the Deployment's.
+        if (Number(asObj(newRS.spec).minReadySeconds ?? 0) !== Number(spec.minReadySeconds ?? 0)) {
+          await replicaSets
+            .update(namespace, newRS.metadata.name ?? '', (cur) => ({ ...cur!, spec: { ...asObj(cur!.spec), minReadySeconds: spec.minReadySeconds } }))
+            .catch(ignoreConflictOrGone);
+        }
         newRS = replicaSets.get(namespace, newRS.metadata.name ?? '') ?? newRS;
       }
       // The Deployment names its current revision (SetDeploymentRevision), written with UpdateStatus as kube's
@@ -343,7 +350,7 @@ export function startDeploymentController(informers: Informers, eventSink: Event
       for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) if (status[k] === 0) delete status[k];
       await writeStatus(deployments, d, status);
     },
-    { owned: [REPLICASETS] },
+    { owned: [REPLICASETS], adopts: true },
   );
   // The test controls' clock moves deadlines too.
   const offClock = onClockChange(() => {

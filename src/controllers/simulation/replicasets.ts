@@ -1,12 +1,12 @@
 // The ReplicaSet controller: as many active pods as spec.replicas (created from the template with a controller
 // reference, the surplus deleted not-ready and newest first), and status counts of the pods it controls.
 
-import { clockDate } from '../../apis/clock.ts';
+import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informer, Informers } from '../informers.ts';
-import { asObj, controlled, controllerEvents, controllerRef, isConflictOrGone, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, claim, controllerEvents, controllerRef, isConflictOrGone, key, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 /** A pod from a controller's pod template. */
 export function podFromTemplate(owner: KubeObject, ownerApiVersion: string, ownerKind: string, template: Obj, extra: { name?: string; generateName?: string; nodeName?: string } = {}): KubeObject {
@@ -23,6 +23,18 @@ export function podFromTemplate(owner: KubeObject, ownerApiVersion: string, owne
     },
     spec: { ...asObj(template.spec), ...(extra.nodeName ? { nodeName: extra.nodeName } : {}) },
   };
+}
+
+/**
+ * When a ready pod counts as available (podutil.IsPodAvailable): once its Ready condition has been True for more than
+ * minReadySeconds; undefined: not ready.
+ */
+export function availableFrom(pod: KubeObject, minReadySeconds: number): number | undefined {
+  if (!podReady(pod)) return undefined;
+  if (minReadySeconds <= 0) return 0;
+  const ready = ((asObj(pod.status).conditions as unknown[] | undefined) ?? []).map(asObj).find((c) => c.type === 'Ready');
+  const since = Date.parse(String(ready?.lastTransitionTime ?? ''));
+  return Number.isNaN(since) ? undefined : since + minReadySeconds * 1000;
 }
 
 /** Which surplus pods go first: unscheduled, then not ready, then the newest. */
@@ -63,14 +75,15 @@ export function startReplicaSetController(informers: Informers, eventSink: Event
   const replicaSets = informers.of(REPLICASETS).as(WRITERS.replicaset);
   const pods = informers.of(PODS).as(WRITERS.replicaset);
   const events = controllerEvents(eventSink, 'replicaset-controller', WRITERS.replicaset);
-  return startLoop(
+  const loop: Loop = startLoop(
     informers,
     REPLICASETS,
     async (namespace, name) => {
       const rs = replicaSets.get(namespace, name);
       if (!rs) return;
       const spec = asObj(rs.spec);
-      const active = controlled(pods, rs).filter(podActive);
+      // claimPods, of the active pods: orphans the selector selects are adopted, owned ones it no longer selects let go.
+      const active = await claim(pods, rs, { apiVersion: 'apps/v1', kind: 'ReplicaSet', among: podActive });
       const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
       // A create or delete refused (admission: PodSecurity, ResourceQuota, a webhook) is reported in the status as
       // kube's ReplicaFailure condition, and the pass is retried.
@@ -85,11 +98,18 @@ export function startReplicaSetController(informers: Informers, eventSink: Event
         }
       }
       const ready = active.filter(podReady).length;
+      // Ready pods are available once ready for minReadySeconds: the set is looked at again when the next one is.
+      const minReadySeconds = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
+      const at = clockNow();
+      const from = active.map((p) => availableFrom(p, minReadySeconds)).filter((t): t is number => t !== undefined);
+      const available = from.filter((t) => t < at || minReadySeconds <= 0).length;
+      const next = Math.min(...from.filter((t) => t >= at && minReadySeconds > 0));
+      if (Number.isFinite(next)) loop.enqueue(`${namespace}/${name}`, next - at + 10);
       const status: Obj = {
         replicas: active.length,
         fullyLabeledReplicas: active.length,
         readyReplicas: ready,
-        availableReplicas: ready,
+        availableReplicas: available,
         observedGeneration: rs.metadata.generation ?? 0,
       };
       for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']) if (status[k] === 0) delete status[k];
@@ -106,8 +126,19 @@ export function startReplicaSetController(informers: Informers, eventSink: Event
       await writeStatus(replicaSets, rs, status);
       if (failure !== undefined) throw failure;
     },
-    { owned: [PODS] },
+    { owned: [PODS], adopts: true },
   );
+  // The test controls' clock moves when pods become available too.
+  const offClock = onClockChange(() => {
+    for (const rs of replicaSets.list()) if (Number(asObj(rs.spec).minReadySeconds ?? 0) > 0) loop.enqueue(key(rs));
+  });
+  return {
+    enqueue: loop.enqueue,
+    async stop() {
+      offClock();
+      await loop.stop();
+    },
+  };
 }
 
 export const now = (): string => rfc3339(clockDate());

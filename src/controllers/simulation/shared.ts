@@ -2,7 +2,7 @@
 // pod readiness, label selectors, and one controller loop shape (a keyed queue of "namespace/name" fed by the
 // informers of a primary resource and of the objects it controls).
 
-import { isStatusError } from '../../apis/errors.ts';
+import { isStatusError, StatusError } from '../../apis/errors.ts';
 import { ALL_AUTHENTICATED, type UserInfo } from '../../auth/user.ts';
 import { formatLabelSelector, labelsMatch, parseLabelSelector } from '../../apis/labels.ts';
 import { loopbackContext } from '../../registry/registry.ts';
@@ -136,7 +136,7 @@ export function startLoop(
   informers: Informers,
   primary: ResourceRef & { kind: string },
   sync: (namespace: string, name: string) => Promise<void>,
-  extra: { owned?: ResourceRef[]; retryMs?: number } = {},
+  extra: { owned?: ResourceRef[]; retryMs?: number; adopts?: boolean } = {},
 ): Loop {
   const primaries = informers.of(primary);
   const owned = (extra.owned ?? []).map((o) => informers.of(o));
@@ -153,6 +153,8 @@ export function startLoop(
     informer.onEvent((ev) => {
       const ref = controllerOf(ev.object);
       if (ref && ref.kind === primary.kind) queue.enqueue(`${ev.object.metadata.namespace ?? ''}/${ref.name}`);
+      // An orphan (made, or let go of) is looked at by every owner that would adopt it.
+      else if (!ref && extra.adopts && ev.type !== 'DELETED' && !ev.object.metadata.deletionTimestamp) for (const owner of adopters(primaries, ev.object)) queue.enqueue(key(owner));
     });
   }
   return { enqueue: queue.enqueue, stop: queue.stop };
@@ -180,6 +182,72 @@ export function controlled(informer: Informer, owner: KubeObject): KubeObject[] 
   return informer
     .controlledBy(owner.metadata.uid ?? '')
     .filter((o) => (o.metadata.namespace ?? '') === namespace && (!requirements || labelsMatch(requirements, o.metadata.labels)));
+}
+
+/** What a controller claims (kube's ControllerRefManager): the owner reference it writes, and which objects it considers. */
+export interface ClaimOptions {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** Part of the selector (ClaimPods' filters): objects the owner controls that fail it are released. */
+  readonly match?: (obj: KubeObject) => boolean;
+  /** The objects looked at (the list claimed from): others are left as they are, neither claimed nor released. */
+  readonly among?: (obj: KubeObject) => boolean;
+}
+
+/** An update of obj's metadata, provided it is still the same object and its controller reference still reads `expected`. */
+async function rewriteOwners(informer: Informer, obj: KubeObject, expected: string | undefined, owners: (refs: OwnerReference[]) => OwnerReference[]): Promise<KubeObject | undefined> {
+  const namespace = obj.metadata.namespace ?? '';
+  const name = obj.metadata.name ?? '';
+  return informer
+    .update(namespace, name, (cur) => {
+      // As kube's patch with the object's uid: another object of the name, or a claim made meanwhile, is a conflict.
+      if (!cur || cur.metadata.uid !== obj.metadata.uid || controllerOf(cur)?.uid !== expected) throw conflictOn(name);
+      return { ...cur, metadata: { ...cur.metadata, ownerReferences: owners(cur.metadata.ownerReferences ?? []) } };
+    })
+    .catch(ignoreConflictOrGone);
+}
+
+const conflictOn = (name: string) => new StatusError(409, 'Conflict', `Operation cannot be fulfilled on "${name}": the object has been modified`);
+
+/**
+ * ClaimObjects (pkg/controller/controller_ref_manager.go): the objects of the owner's namespace it controls and selects;
+ * an orphan it selects (neither it nor the orphan being deleted) is adopted, with a controller reference added; one it
+ * controls but no longer selects is released, its reference removed (unless the owner is being deleted). An owner
+ * without a selector claims only what it controls.
+ */
+export async function claim(informer: Informer, owner: KubeObject, opts: ClaimOptions): Promise<KubeObject[]> {
+  const requirements = selectorOf(owner);
+  const namespace = owner.metadata.namespace ?? '';
+  const uid = owner.metadata.uid ?? '';
+  const among = opts.among ?? (() => true);
+  const owned = informer.controlledBy(uid).filter((o) => (o.metadata.namespace ?? '') === namespace && among(o));
+  if (!requirements) return owned;
+  const matches = (o: KubeObject) => labelsMatch(requirements, o.metadata.labels) && (!opts.match || opts.match(o));
+  const deleting = owner.metadata.deletionTimestamp !== undefined;
+  const claimed: KubeObject[] = [];
+  for (const obj of owned) {
+    if (matches(obj)) claimed.push(obj);
+    else if (!deleting) await rewriteOwners(informer, obj, uid, (refs) => refs.filter((r) => r.uid !== uid));
+  }
+  if (deleting) return claimed;
+  for (const obj of informer.orphans(namespace)) {
+    if (obj.metadata.deletionTimestamp || !among(obj) || !matches(obj)) continue;
+    const ref = controllerRef(owner, opts.apiVersion, opts.kind);
+    const adopted = await rewriteOwners(informer, obj, undefined, (refs) => [...refs.filter((r) => r.uid !== uid), ref]);
+    if (adopted) claimed.push(adopted);
+  }
+  return claimed;
+}
+
+/**
+ * The owners in the namespace whose selector selects this object without a controller: the ones that may adopt it
+ * (kube's getPodReplicaSets and kin, which queue them).
+ */
+export function adopters(owners: Informer, obj: KubeObject): KubeObject[] {
+  return owners.list(obj.metadata.namespace ?? '').filter((owner) => {
+    const requirements = selectorOf(owner);
+    return requirements !== undefined && !owner.metadata.deletionTimestamp && labelsMatch(requirements, obj.metadata.labels);
+  });
 }
 
 /** Updates the status of obj when the computed one differs (status subresource). */

@@ -13,7 +13,7 @@ import type { Informers } from '../informers.ts';
 import { CONTROLLERREVISIONS, syncHistory } from './controller-history.ts';
 import { templateHash } from './deployments.ts';
 import { podFromTemplate } from './replicasets.ts';
-import { asObj, controlled, controllerEvents, controllerRef, isConflictOrGone, isNotFound, key, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, claim, controllerEvents, controllerRef, isConflictOrGone, isNotFound, key, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 
@@ -144,7 +144,9 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       const hash = templateHash(spec.template);
       const revision = `${name}-${hash}`;
       const ordered = asObj(spec).podManagementPolicy !== 'Parallel';
-      const pods = controlled(podCache, sts).filter((p) => !p.metadata.deletionTimestamp);
+      // getPodsForStatefulSet: the pods it claims among those named as its members (isMemberOf).
+      const member = (p: KubeObject) => /^(.*)-\d+$/.exec(p.metadata.name ?? '')?.[1] === name;
+      const pods = (await claim(podCache, sts, { apiVersion: 'apps/v1', kind: 'StatefulSet', match: member })).filter((p) => !p.metadata.deletionTimestamp);
       // getStatefulSetRevisions, then truncateHistory: the revisions of the pods and of the status stay.
       const live = new Set([...pods.map((p) => p.metadata.labels?.[REVISION_LABEL] ?? ''), String(asObj(sts.status).currentRevision ?? '')]);
       await syncHistory(history, sts, { kind: 'StatefulSet', hash, hashLabel: 'controller.kubernetes.io/hash', live });
@@ -213,7 +215,7 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       await writeStatus(statefulSets, sts, status);
       if (failure !== undefined) throw failure;
     },
-    { owned: [PODS] },
+    { owned: [PODS], adopts: true },
   );
   // A claim gone may be what a pod waited for (one being deleted, or a condemned pod's): its set looks again.
   claimCache.onEvent((ev) => {
