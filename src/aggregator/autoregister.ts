@@ -76,6 +76,8 @@ const CRD_PRIORITY: Priority = { group: 1000, version: 100 };
 export interface ApiServiceRegistration {
   /** Resolves once the APIServices wanted so far are written. */
   idle(): Promise<void>;
+  /** Whether the first pass (the APIServices wanted at start) is done: kube's autoregister-completion check. */
+  startDone(): boolean;
   stop(): Promise<void>;
 }
 
@@ -182,6 +184,7 @@ export function startApiServiceRegistration(registry: Registry): ApiServiceRegis
       await informer.synced();
       await queue.idle();
     },
+    startDone: () => startSwept,
     async stop() {
       stopDefs();
       informer.stop();

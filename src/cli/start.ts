@@ -867,7 +867,16 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       registry,
       featureGates: cfg.featureGates,
       minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,
-      postStartChecks: [namespacesReady],
+      postStartChecks: [
+        namespacesReady,
+        ...(apiServiceRegistration
+          ? [
+              namedCheck('autoregister-completion', () => {
+                if (!apiServiceRegistration.startDone()) throw new Error('the local APIServices are not registered yet');
+              }),
+            ]
+          : []),
+      ],
       openIdMetadata: () => ({
         configuration: {
           issuer: tokenIssuer.issuer,
