@@ -7,12 +7,13 @@
 // for old pods to be deleted. A ControllerRevision per template (`kubectl rollout history` and `undo`). Status with
 // the counts `kubectl rollout status` reads, written even when a pod cannot be made.
 
+import { clockNow } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
 import { CONTROLLERREVISIONS, syncHistory } from './controller-history.ts';
 import { templateHash } from './deployments.ts';
-import { createControlledPod, deleteControlledPod, podFromTemplate } from './replicasets.ts';
+import { createControlledPod, deleteControlledPod, minReadySecondsOf, podAvailable, podFromTemplate, recheckWhenAvailable, requeuedOnClock } from './replicasets.ts';
 import { affinityMatches, untoleratedTaint } from './scheduler-filters.ts';
 import { asObj, claim, controllerEvents, DAEMONSETS, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
@@ -72,13 +73,81 @@ function scaledUp(v: unknown, total: number, fallback: number): number {
   return m ? Math.ceil((Number(m[1]) * total) / 100) : fallback;
 }
 
+/** podByCreationTimestampAndPhase's first: a scheduled pod before an unscheduled one, then the oldest, then by name. */
+function firstDaemonPod(pods: readonly KubeObject[]): KubeObject | undefined {
+  const rank = (p: KubeObject) => (asObj(p.spec).nodeName ? 0 : 1);
+  const stamp = (p: KubeObject) => String(p.metadata.creationTimestamp ?? '');
+  return [...pods].sort((a, b) => rank(a) - rank(b) || stamp(a).localeCompare(stamp(b)) || String(a.metadata.name).localeCompare(String(b.metadata.name)))[0];
+}
+
+/** A node's daemon pods (findUpdatedPodsOnNode): at most one new and one old, else split is false. */
+interface NodePods {
+  node: string;
+  split: boolean;
+  fresh?: KubeObject;
+  old?: KubeObject;
+}
+
+function splitByRevision(pods: readonly KubeObject[], updated: (p: KubeObject) => boolean): Omit<NodePods, 'node'> {
+  const fresh = pods.filter(updated);
+  const old = pods.filter((p) => !updated(p));
+  return fresh.length > 1 || old.length > 1 ? { split: false } : { split: true, fresh: fresh[0], old: old[0] };
+}
+
+interface UpdatePlan {
+  remove: KubeObject[];
+  create: string[];
+}
+
+/**
+ * rollingUpdate without surge: an old pod that is not available goes at once; available old pods go while fewer
+ * than maxUnavailable nodes are unavailable (a node without a pod, with two, or whose new pod is not yet available
+ * for minReadySeconds counts).
+ */
+function replacePlan(nodes: readonly NodePods[], maxUnavailable: number, available: (p: KubeObject) => boolean): UpdatePlan {
+  let unavailable = 0;
+  const replacements: KubeObject[] = [];
+  const candidates: KubeObject[] = [];
+  for (const { split, fresh, old } of nodes) {
+    if (split && old && !fresh) {
+      if (!available(old)) replacements.push(old);
+      else if (unavailable < maxUnavailable) candidates.push(old);
+    } else if (!split || old || !fresh || !available(fresh)) unavailable++;
+  }
+  return { remove: [...replacements, ...candidates.slice(0, Math.max(0, maxUnavailable - unavailable))], create: [] };
+}
+
+/**
+ * rollingUpdate with surge: a node whose old pod is not available gets its new pod at once, others while fewer than
+ * maxSurge nodes have a new pod not yet available; the old pod goes once the new one is available (or, as manage
+ * does, once the old one is not ready).
+ */
+function surgePlan(nodes: readonly NodePods[], maxSurge: number, available: (p: KubeObject) => boolean): UpdatePlan {
+  let surging = 0;
+  const remove: KubeObject[] = [];
+  const replacements: string[] = [];
+  const candidates: string[] = [];
+  for (const { node, split, fresh, old } of nodes) {
+    if (!split) surging++;
+    else if (!old) continue;
+    else if (!fresh) {
+      if (!available(old)) replacements.push(node);
+      else if (surging < maxSurge) candidates.push(node);
+    } else {
+      if (!available(fresh)) surging++;
+      if (available(fresh) || !podReady(old)) remove.push(old);
+    }
+  }
+  return { remove, create: [...replacements, ...candidates.slice(0, Math.max(0, maxSurge - surging))] };
+}
+
 export function startDaemonSetController(informers: Informers, eventSink: EventSink): Loop {
   const daemonSets = informers.of(DAEMONSETS).as(WRITERS.daemonset);
   const podCache = informers.of(PODS).as(WRITERS.daemonset);
   const events = controllerEvents(eventSink, 'daemonset-controller', WRITERS.daemonset);
   const nodeCache = informers.of(NODES);
   const history = informers.of(CONTROLLERREVISIONS).as(WRITERS.daemonset);
-  return startLoop(
+  const loop = startLoop(
     informers,
     DAEMONSETS,
     async (namespace, name) => {
@@ -119,57 +188,40 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
         failure = e;
       }
 
+      const at = clockNow();
+      const available = (p: KubeObject) => podAvailable(p, minReadySecondsOf(ds), at);
       const strategy = asObj(spec.updateStrategy);
       if (failure === undefined && strategy.type !== 'OnDelete') {
         const rolling = asObj(strategy.rollingUpdate);
         const maxSurge = scaledUp(rolling.maxSurge, wanted.size, 0);
         const maxUnavailable = maxSurge > 0 ? scaledUp(rolling.maxUnavailable ?? 0, wanted.size, 0) : Math.max(1, scaledUp(rolling.maxUnavailable, wanted.size, 1));
-        let unavailable = [...wanted].filter((n) => !(byNode.get(n) ?? []).some(podReady)).length;
-        let surged = [...wanted].filter((n) => (byNode.get(n) ?? []).length > 1).length;
-        for (const node of wanted) {
-          const onNode = byNode.get(node) ?? [];
-          const old = onNode.filter((p) => !updated(p));
-          if (old.length === 0) continue;
-          const fresh = onNode.find(updated);
-          if (fresh) {
-            // Surged: the old pod goes once the new one is ready.
-            if (podReady(fresh)) for (const p of old) await deleteControlledPod(podCache, events, ds, p);
-            continue;
-          }
-          if (!old.some(podReady)) {
-            // An old pod that is not available goes at once.
-            for (const p of old) await deleteControlledPod(podCache, events, ds, p);
-          } else if (maxSurge > 0 ? surged < maxSurge : unavailable < maxUnavailable) {
-            if (maxSurge > 0) {
-              await create(node);
-              surged++;
-            } else {
-              for (const p of old) await deleteControlledPod(podCache, events, ds, p);
-              unavailable++;
-            }
-          }
-        }
+        const onNodes = [...wanted].map((n) => ({ node: n, ...splitByRevision(byNode.get(n) ?? [], updated) }));
+        const plan = maxSurge > 0 ? surgePlan(onNodes, maxSurge, available) : replacePlan(onNodes, maxUnavailable, available);
+        for (const p of plan.remove) await deleteControlledPod(podCache, events, ds, p);
+        for (const node of plan.create) await create(node);
       }
 
-      const scheduledOn = (p: KubeObject) => (typeof asObj(p.spec).nodeName === 'string' && asObj(p.spec).nodeName ? String(asObj(p.spec).nodeName) : undefined);
-      const scheduled = pods.filter((p) => scheduledOn(p) !== undefined);
-      const nodesWith = (pick: (p: KubeObject) => boolean) => [...wanted].filter((n) => (byNode.get(n) ?? []).some((p) => scheduledOn(p) === n && pick(p))).length;
-      const ready = nodesWith(podReady);
+      // updateDaemonSetStatus: each node's daemon pod is its first (podByCreationTimestampAndPhase).
+      const first = [...wanted].map((n) => firstDaemonPod(byNode.get(n) ?? [])).filter((p) => p !== undefined);
+      const ready = first.filter(podReady);
+      const availableCount = ready.filter(available).length;
       const status: Obj = {
-        currentNumberScheduled: nodesWith(() => true),
-        numberMisscheduled: new Set(scheduled.map(scheduledOn).filter((n) => n !== undefined && !wanted.has(n))).size,
+        currentNumberScheduled: first.length,
+        numberMisscheduled: nodeCache.list().filter((n) => !wanted.has(n.metadata.name ?? '') && byNode.has(n.metadata.name ?? '')).length,
         desiredNumberScheduled: wanted.size,
-        numberReady: ready,
+        numberReady: ready.length,
         observedGeneration: ds.metadata.generation ?? 0,
-        updatedNumberScheduled: nodesWith(updated),
-        numberAvailable: ready,
+        updatedNumberScheduled: first.filter(updated).length,
+        numberAvailable: availableCount,
       };
-      if (wanted.size - ready > 0) status.numberUnavailable = wanted.size - ready;
+      if (wanted.size - availableCount > 0) status.numberUnavailable = wanted.size - availableCount;
       if (status.numberAvailable === 0) delete status.numberAvailable;
       if (status.updatedNumberScheduled === 0) delete status.updatedNumberScheduled;
+      recheckWhenAvailable(loop, ds, pods, at);
       await writeStatus(daemonSets, ds, status);
       if (failure !== undefined) throw failure;
     },
     { owned: [PODS], adopts: true },
   );
+  return requeuedOnClock(loop, daemonSets);
 }

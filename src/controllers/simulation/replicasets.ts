@@ -37,6 +37,43 @@ export function availableFrom(pod: KubeObject, minReadySeconds: number): number 
   return Number.isNaN(since) ? undefined : since + minReadySeconds * 1000;
 }
 
+/** podutil.IsPodAvailable at `at`: ready, and (with minReadySeconds) ready for longer than that. */
+export function podAvailable(pod: KubeObject, minReadySeconds: number, at: number): boolean {
+  const from = availableFrom(pod, minReadySeconds);
+  return from !== undefined && (minReadySeconds <= 0 || from < at);
+}
+
+/** An owner's spec.minReadySeconds (0 when unset). */
+export function minReadySecondsOf(owner: KubeObject): number {
+  const v = asObj(owner.spec).minReadySeconds;
+  return typeof v === 'number' ? v : 0;
+}
+
+/** Queues the owner again for when the next of its ready pods becomes available on the running clock. */
+export function recheckWhenAvailable(loop: Loop, owner: KubeObject, pods: readonly KubeObject[], at: number): void {
+  const minReadySeconds = minReadySecondsOf(owner);
+  if (minReadySeconds <= 0) return;
+  const next = Math.min(...pods.map((p) => availableFrom(p, minReadySeconds)).filter((t): t is number => t !== undefined && t >= at));
+  if (Number.isFinite(next)) loop.enqueue(key(owner), next - at + 10);
+}
+
+/**
+ * The loop with every owner that has minReadySeconds queued again whenever the test controls move the clock (pods
+ * become available then too).
+ */
+export function requeuedOnClock(loop: Loop, owners: Informer): Loop {
+  const off = onClockChange(() => {
+    for (const owner of owners.list()) if (minReadySecondsOf(owner) > 0) loop.enqueue(key(owner));
+  });
+  return {
+    enqueue: loop.enqueue,
+    async stop() {
+      off();
+      await loop.stop();
+    },
+  };
+}
+
 /** Which surplus pods go first: unscheduled, then not ready, then the newest. */
 function deletionOrder(a: KubeObject, b: KubeObject): number {
   const rank = (p: KubeObject) => (asObj(p.spec).nodeName ? 0 : 2) + (podReady(p) ? 0 : 1);
@@ -99,12 +136,9 @@ export function startReplicaSetController(informers: Informers, eventSink: Event
       }
       const ready = active.filter(podReady).length;
       // Ready pods are available once ready for minReadySeconds: the set is looked at again when the next one is.
-      const minReadySeconds = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
       const at = clockNow();
-      const from = active.map((p) => availableFrom(p, minReadySeconds)).filter((t): t is number => t !== undefined);
-      const available = from.filter((t) => t < at || minReadySeconds <= 0).length;
-      const next = Math.min(...from.filter((t) => t >= at && minReadySeconds > 0));
-      if (Number.isFinite(next)) loop.enqueue(`${namespace}/${name}`, next - at + 10);
+      const available = active.filter((p) => podAvailable(p, minReadySecondsOf(rs), at)).length;
+      recheckWhenAvailable(loop, rs, active, at);
       const status: Obj = {
         replicas: active.length,
         fullyLabeledReplicas: active.length,
@@ -128,17 +162,7 @@ export function startReplicaSetController(informers: Informers, eventSink: Event
     },
     { owned: [PODS], adopts: true },
   );
-  // The test controls' clock moves when pods become available too.
-  const offClock = onClockChange(() => {
-    for (const rs of replicaSets.list()) if (Number(asObj(rs.spec).minReadySeconds ?? 0) > 0) loop.enqueue(key(rs));
-  });
-  return {
-    enqueue: loop.enqueue,
-    async stop() {
-      offClock();
-      await loop.stop();
-    },
-  };
+  return requeuedOnClock(loop, replicaSets);
 }
 
 export const now = (): string => rfc3339(clockDate());

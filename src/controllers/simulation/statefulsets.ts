@@ -5,6 +5,7 @@
 // status is written even when a pod cannot be made. Each pod's claims (spec.volumeClaimTemplates: <template>-<set>-<ordinal>)
 // are created before it and mounted in it; their owner references follow persistentVolumeClaimRetentionPolicy.
 
+import { clockNow } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
 import type { KubeObject, OwnerReference } from '../../registry/types.ts';
 import { PVCS } from '../persistent-volumes.ts';
@@ -12,7 +13,7 @@ import type { EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
 import { CONTROLLERREVISIONS, syncHistory } from './controller-history.ts';
 import { templateHash } from './deployments.ts';
-import { podFromTemplate } from './replicasets.ts';
+import { minReadySecondsOf, podAvailable, podFromTemplate, recheckWhenAvailable, requeuedOnClock } from './replicasets.ts';
 import { asObj, claim, controllerEvents, controllerRef, isConflictOrGone, isNotFound, key, PODS, podReady, startLoop, STATEFULSETS, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
@@ -65,6 +66,32 @@ function newClaim(sts: KubeObject, template: Obj, pod: KubeObject, ordinal: numb
     spec,
   };
   return withOwners(claim, claimOwners(claim.metadata.ownerReferences ?? [], sts, pod, false));
+}
+
+/** The pods, by ordinal. */
+const byOrdinalAsc = (pods: [number, KubeObject][]): KubeObject[] => [...pods].sort(([a], [b]) => a - b).map(([, p]) => p);
+
+/**
+ * processCondemned, OrderedReady: the highest condemned pod goes once it is available, or when it is the first
+ * unhealthy pod (so a broken pod does not hold the scale-down back).
+ */
+function condemnable(pod: KubeObject, inRange: [number, KubeObject][], surplus: [number, KubeObject][], available: (p: KubeObject) => boolean): boolean {
+  const firstUnhealthy = [...byOrdinalAsc(inRange), ...byOrdinalAsc(surplus)].find((p) => !podReady(p));
+  return available(pod) || pod === firstUnhealthy;
+}
+
+/**
+ * The rolling update (kube 1.31, without MaxUnavailableStatefulSet): from the highest ordinal down to the partition,
+ * the first pod of an older revision goes, once every pod above it is there and ready (isHealthy: readiness, not
+ * availability; OrderedReady waits for availability before it gets here).
+ */
+function nextToUpdate(byOrdinal: Map<number, KubeObject>, replicas: number, partition: number, revision: string): KubeObject | undefined {
+  for (let i = replicas - 1; i >= partition; i--) {
+    const pod = byOrdinal.get(i);
+    if (pod && pod.metadata.labels?.[REVISION_LABEL] !== revision) return pod;
+    if (!pod || !podReady(pod)) return undefined;
+  }
+  return undefined;
 }
 
 export function startStatefulSetController(informers: Informers, eventSink: EventSink): Loop {
@@ -152,18 +179,23 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       await syncHistory(history, sts, { kind: 'StatefulSet', hash, hashLabel: 'controller.kubernetes.io/hash', live });
       const byOrdinal = new Map(pods.map((p) => [Number(String(p.metadata.name).slice(name.length + 1)), p]));
       const template = asObj(spec.template);
+      const at = clockNow();
+      const available = (p: KubeObject) => podAvailable(p, minReadySecondsOf(sts), at);
       // A pod that cannot be made ends the pass, after the status is written (as kube's performUpdate does).
       let failure: unknown;
-      for (let i = 0; i < replicas; i++) {
+      // OrderedReady (processReplica, monotonic): a pod not yet available (ready for minReadySeconds) holds back the
+      // next one, and the scale-down and the update with it.
+      let blocked = false;
+      for (let i = 0; i < replicas && !blocked; i++) {
         const existing = byOrdinal.get(i);
         if (existing) {
           // createMissingPersistentVolumeClaims: a pending pod gets back a claim deleted under it.
           if (asObj(existing.status).phase === 'Pending') await createClaims(sts, existing, i);
-          if (ordered && !podReady(existing)) break;
+          blocked = ordered && !available(existing);
           continue;
         }
         if (staleClaim(sts, `${name}-${i}`, i)) {
-          if (ordered) break;
+          blocked = ordered;
           continue;
         }
         const pod = podFromTemplate(sts, 'apps/v1', 'StatefulSet', template, { name: `${name}-${i}` });
@@ -182,23 +214,24 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
           failure = e;
           break;
         }
-        if (ordered) break;
+        blocked = ordered;
       }
       const remove = (pod: KubeObject) => podWrite('delete', sts, pod, () => podCache.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }));
       const surplus = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a);
       // The claims of the pods kept are owned as the policy says; those of condemned pods before the pods go.
       if (failure === undefined) for (const [i, p] of byOrdinal) await setClaimOwners(sts, p, i, i >= replicas);
-      if (failure === undefined && surplus.length) await remove(surplus[0][1]);
+      const inRange = [...byOrdinal.entries()].filter(([i]) => i < replicas);
+      if (failure === undefined && !blocked && surplus.length && (!ordered || condemnable(surplus[0][1], inRange, surplus, available))) await remove(surplus[0][1]);
       const rolling = asObj(spec.updateStrategy).type !== 'OnDelete';
       const partition = Number(asObj(asObj(spec.updateStrategy).rollingUpdate).partition ?? 0);
-      const inRange = [...byOrdinal.entries()].filter(([i]) => i < replicas);
-      if (failure === undefined && rolling && surplus.length === 0 && inRange.length === replicas && inRange.every(([, p]) => podReady(p))) {
-        const stale = inRange.filter(([i, p]) => i >= partition && p.metadata.labels?.[REVISION_LABEL] !== revision).sort(([a], [b]) => b - a);
-        if (stale.length) await remove(stale[0][1]);
+      if (failure === undefined && rolling && !blocked && surplus.length === 0) {
+        const stale = nextToUpdate(byOrdinal, replicas, partition, revision);
+        if (stale) await remove(stale);
       }
       const current = inRange.map(([, p]) => p);
       const updated = current.filter((p) => p.metadata.labels?.[REVISION_LABEL] === revision).length;
       const ready = current.filter(podReady).length;
+      recheckWhenAvailable(loop, sts, pods, at);
       const done = updated === replicas;
       const status: Obj = {
         observedGeneration: sts.metadata.generation ?? 0,
@@ -209,7 +242,7 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
         currentRevision: done ? revision : (asObj(sts.status).currentRevision ?? revision),
         updateRevision: revision,
         collisionCount: 0,
-        availableReplicas: ready,
+        availableReplicas: current.filter(available).length,
       };
       for (const k of ['readyReplicas', 'currentReplicas', 'updatedReplicas']) if (status[k] === 0) delete status[k];
       await writeStatus(statefulSets, sts, status);
@@ -226,5 +259,5 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       if (prefixes.some((p) => claim.startsWith(p) && /^\d+$/.test(claim.slice(p.length)))) loop.enqueue(key(sts));
     }
   });
-  return loop;
+  return requeuedOnClock(loop, statefulSets);
 }
