@@ -2,6 +2,7 @@
 // as kube-apiserver's asTable / asPartialObjectMetadata transforms build them.
 
 import { StatusError, badRequest } from '../apis/errors.ts';
+import { NAME_COLUMN_DESCRIPTION } from '../registry/builtin/printing.ts';
 import type { KubeList, KubeObject, ListMeta, ResourceDefinition } from '../registry/types.ts';
 
 export type IncludeObject = 'Metadata' | 'Object' | 'None';
@@ -52,7 +53,7 @@ const nameColumn: TableColumnDefinition = {
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name is unique within a namespace and identifies the object.',
+  description: NAME_COLUMN_DESCRIPTION,
   priority: 0,
 };
 

@@ -1,13 +1,14 @@
 // additionalPrinterColumns of a CRD version as kube's CR table convertor prints them (apiextensions-apiserver
 // pkg/registry/customresource/tableconvertor): the first JSONPath match of each column, printed as text for
 // "string" columns and typed (integer, number, boolean, date as an age) otherwise; no columns means one Age column.
+// A column without a description is described by its JSONPath, as kube's convertor does.
 
 import { compileJsonPath, JsonPathError } from '../../apis/jsonpath.ts';
 import { translateTimestampSince } from '../builtin/printing.ts';
 import type { KubeObject, PrinterColumn } from '../types.ts';
 import type { CrdColumn } from './crd-types.ts';
 
-/** The column kube serves when a version declares none. */
+/** The column kube serves when a version declares none (serveDefaultColumnsIfEmpty). */
 const DEFAULT_COLUMNS: CrdColumn[] = [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since the object was created.' }];
 
 /** How kube's JSONPath printer writes one value: strings as they are, other values as JSON. */
@@ -49,7 +50,7 @@ export function customResourceColumns(columns: readonly CrdColumn[]): PrinterCol
     const column: PrinterColumn = {
       name: c.name ?? '',
       type,
-      description: c.description ?? '',
+      description: c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath ?? ''}`,
       priority: c.priority ?? 0,
       cell(obj) {
         const results = find(obj);

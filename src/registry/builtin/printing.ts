@@ -15,6 +15,9 @@ export function translateTimestampSince(timestamp: unknown, now: Date = clockDat
   return humanDuration((now.getTime() - t) * 1e6);
 }
 
+/** The Name column's description in every Table (kube's quotes ObjectMeta's documentation, which is not copied here). */
+export const NAME_COLUMN_DESCRIPTION = 'Name is unique within a namespace and identifies the object.';
+
 export const ageColumn: PrinterColumn = {
   name: 'Age',
   type: 'string',
@@ -75,7 +78,7 @@ export const ownNameColumn: PrinterColumn = {
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name must be unique within a namespace.',
+  description: NAME_COLUMN_DESCRIPTION,
   priority: 0,
   cell: (obj) => obj.metadata?.name ?? '',
 };

@@ -6,7 +6,7 @@ import { FIELD_IMMUTABLE, validateQualifiedName } from '../../validation/meta.ts
 import { isDNS1123Subdomain } from '../../validation/names.ts';
 import { buildStrategy } from '../generic.ts';
 import { isObj, numAt, objAt, semanticEqual, setDefault, strAt, type Obj } from '../object.ts';
-import { column, translateTimestampSince } from '../printing.ts';
+import { column, NAME_COLUMN_DESCRIPTION, translateTimestampSince } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { EVENTS_GROUP_FIELD_LABELS } from '../conversion/events.ts';
@@ -148,7 +148,7 @@ export function eventPrinterColumns() {
     column('First Seen', 'string', 'When the event was first observed.', (o) => eventTimes(o).first, 1),
     column('Count', 'string', 'How often the event was observed.', (o) => eventTimes(o).count, 1),
     // Events place Name last (kube's printer): the table must not add another Name column in front.
-    column('Name', 'string', 'The name of the event.', (o) => o.metadata?.name ?? '', 1, 'name'),
+    column('Name', 'string', NAME_COLUMN_DESCRIPTION, (o) => o.metadata?.name ?? '', 1, 'name'),
   ];
 }
 
