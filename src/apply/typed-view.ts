@@ -21,6 +21,15 @@ const VALUE_STRUCT_FIELDS: Record<string, readonly string[]> = {
   'io.k8s.api.core.v1.PersistentVolumeClaimSpec': ['resources'],
   'io.k8s.api.core.v1.Event': ['source'],
   'io.k8s.api.core.v1.NodeStatus': ['daemonEndpoints', 'nodeInfo'],
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus': ['acceptedNames'],
+};
+
+/**
+ * Optional list fields whose json tag has no omitempty, by definition: a nil one is there as null, an empty one as
+ * [] (a new CRD's status.conditions is null until the controllers set it, so their first write adds no "." for it).
+ */
+const NO_OMITEMPTY_FIELDS: Record<string, readonly string[]> = {
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus': ['conditions', 'storedVersions'],
 };
 
 /** Top-level value structs of every built-in kind. */
@@ -81,6 +90,7 @@ function view(v: Value, r: Resolved, lookup: Lookup, root: boolean): Value {
   if (!isStruct(n)) return v;
   const props = n.properties!;
   const required = new Set(n.required ?? []);
+  const kept = (r.name && NO_OMITEMPTY_FIELDS[r.name]) || [];
   const out: ValueMap = {};
   for (const [k, val] of Object.entries(v)) {
     if (val === undefined) continue;
@@ -90,7 +100,7 @@ function view(v: Value, r: Resolved, lookup: Lookup, root: boolean): Value {
       continue;
     }
     const pr = resolve(prop, lookup);
-    if (!required.has(k)) {
+    if (!required.has(k) && !kept.includes(k)) {
       if (val === null) continue;
       if (Array.isArray(val) && val.length === 0) continue;
       if (isGoMap(pr.node) && isValueMap(val) && Object.keys(val).length === 0) continue;
@@ -98,7 +108,7 @@ function view(v: Value, r: Resolved, lookup: Lookup, root: boolean): Value {
     out[k] = view(val, pr, lookup, false);
   }
   const valueStructs = root ? ROOT_VALUE_FIELDS : r.name ? VALUE_STRUCT_FIELDS[r.name] ?? [] : [];
-  for (const k of [...required, ...valueStructs]) {
+  for (const k of [...required, ...valueStructs, ...kept]) {
     if (Object.hasOwn(out, k) || !props[k]) continue;
     const zero = zeroOf(props[k], lookup);
     if (zero !== undefined) out[k] = zero;

@@ -14,6 +14,7 @@ import { setCrdCondition } from '../registry/apiextensions/crd-strategy.ts';
 import { CLEANUP_FINALIZER, crdConditionTrue, type CrdCondition, type CrdNames, type CustomResourceDefinition } from '../registry/apiextensions/crd-types.ts';
 import { compileSchema, type CompiledSchema } from '../registry/apiextensions/schema/index.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
+import { apiserverWriteContext } from '../endpoints/managed-fields.ts';
 import type { KubeObject, ResourceDefinition, ResourceStore, Strategy } from '../registry/types.ts';
 import { jsonEqual } from '../registry/store-codec.ts';
 import { startWorkQueue, type WorkQueue } from './work-queue.ts';
@@ -194,8 +195,9 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
     const store = crdStore();
     if (!store) return undefined;
     try {
+      // apiextensions-apiserver's controllers write through kube-apiserver's loopback client: recorded as it.
       const res = await store.update(
-        ctx,
+        await apiserverWriteContext(store.definition),
         name,
         (cur) => {
           const next = cloneJson(cur!) as CustomResourceDefinition;
@@ -244,8 +246,9 @@ export function startCrdController(registry: RegistryHandle, options: CrdControl
     await updateStatus(name, (c) => setCrdCondition(c, condition('Terminating', 'False', 'InstanceDeletionCompleted', 'removed all instances')));
     unserve(name);
     const store = crdStore();
+    if (!store) return;
     await store
-      ?.update(ctx, name, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: (cur!.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER) } }))
+      .update(await apiserverWriteContext(store.definition), name, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: (cur!.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER) } }))
       .catch((e) => {
         if (!notFound(e)) throw e;
       });

@@ -8,6 +8,7 @@
 // registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
+import { apiserverWriteContext } from '../endpoints/managed-fields.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
 import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
 import type { Registry } from '../registry/types.ts';
@@ -210,10 +211,13 @@ async function ensureSystemNamespaces(registry: Registry): Promise<void> {
   const store = registry.store(def);
   // A restart finds them: one read from the watch cache spares the create path and its AlreadyExists.
   const existing = new Set((await store.list(loopbackContext())).items.map((ns) => ns.metadata.name));
-  for (const name of SYSTEM_NAMESPACES) {
-    if (existing.has(name)) continue;
+  const missing = SYSTEM_NAMESPACES.filter((name) => !existing.has(name));
+  if (missing.length === 0) return;
+  // kube's system namespaces controller creates them through the loopback client: managedFields name kube-apiserver.
+  const ctx = await apiserverWriteContext(def);
+  for (const name of missing) {
     try {
-      await store.create(loopbackContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await store.create(ctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     } catch (e) {
       if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
     }

@@ -2,6 +2,7 @@
 // request's manager, as kube-apiserver's handlers do around every write.
 
 import { clockDate } from '../apis/clock.ts';
+import { loopbackContext } from '../registry/loopback-context.ts';
 import { rfc3339 } from '../registry/store-codec.ts';
 import type { KubeObject, RequestContext, ResourceDefinition } from '../registry/types.ts';
 
@@ -26,6 +27,22 @@ export function managedFieldsTracker(def: ResourceDefinition, manager: string): 
     // A write that changes nothing but managedFields timestamps keeps the old ones (and so stays a no-op).
     return old ? revertManagedFieldsTimestamps(updated, old) : updated;
   };
+}
+
+/**
+ * The manager kube-apiserver's own writes are recorded under: its loopback client's user agent
+ * ("kube-apiserver/v1.31.0 (linux/amd64) kubernetes/..."), cut at the first slash as for any client.
+ */
+export const APISERVER_FIELD_MANAGER = 'kube-apiserver';
+
+/**
+ * The context of a write kube-apiserver makes for itself through its loopback client (the system namespaces, the
+ * CRD controllers' status): the loopback user, recorded in metadata.managedFields under kube-apiserver as on a
+ * cluster, so a later server-side apply of such an object meets that manager and no before-first-apply one.
+ */
+export async function apiserverWriteContext(def: ResourceDefinition, namespace = ''): Promise<RequestContext> {
+  await loadManagedFieldsEngine();
+  return { ...loopbackContext(namespace), fieldManager: APISERVER_FIELD_MANAGER, trackManagedFields: managedFieldsTracker(def, APISERVER_FIELD_MANAGER) };
 }
 
 /**

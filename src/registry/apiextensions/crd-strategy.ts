@@ -36,8 +36,9 @@ function recordStoredVersion(crd: CustomResourceDefinition): void {
   if (!stored.includes(storage)) stored.push(storage);
 }
 
+/** A new CRD's status as kube stores it: v1's conditions and acceptedNames have no omitempty. */
 function emptyStatus(): CrdStatus {
-  return { acceptedNames: { plural: '', kind: '' } };
+  return { conditions: null, acceptedNames: { plural: '', kind: '' } };
 }
 
 /** SetCRDCondition: replace the condition of that type, keeping lastTransitionTime when the status is unchanged. */

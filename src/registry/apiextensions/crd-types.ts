@@ -84,7 +84,8 @@ export interface CrdCondition {
 }
 
 export interface CrdStatus {
-  conditions?: CrdCondition[];
+  /** null on a new CRD, as kube's (the v1 field has no omitempty) until the controllers set conditions. */
+  conditions?: CrdCondition[] | null;
   acceptedNames?: CrdNames;
   storedVersions?: string[];
 }
