@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { startTestServer, until, type TestServer } from './helpers.ts';
 import { call, namespace, rvOf, type Json } from './stream.ts';
 
 // Capstan's own descriptions of the Name and Age columns (kube quotes ObjectMeta's documentation there).
@@ -240,7 +240,10 @@ describe('watch sweep', () => {
     assert.equal(missing.stderr, 'Error from server (NotFound): gadgets.sweep.example.com "nope" not found\n');
 
     const deleting = s.kubectl(['wait', '-n', ns, '--for=delete', 'gadgets', '-l', 'app=w', '--timeout=15s']);
-    await new Promise((r) => setTimeout(r, 500));
+    // Deleted before kubectl lists, there would be nothing to wait for (and nothing printed): delete once it watches.
+    await until('kubectl wait to watch the gadgets', async () =>
+      (await s.adminRequest('/metrics')).body.split('\n').some((l) => l.startsWith('apiserver_longrunning_requests{verb="WATCH"') && l.includes('resource="gadgets"') && !l.endsWith(' 0')) ? true : undefined,
+    );
     await call(s, 'DELETE', gadgets(ns, 'g1'));
     const deleted = await deleting;
     assert.equal(deleted.code, 0, deleted.stderr);
