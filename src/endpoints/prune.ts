@@ -1,18 +1,36 @@
-// Dropping fields the schema does not know, as decoding into kube's typed structs (or CRD pruning) does. Each field
-// comes as the steps from the root that the schema check reports (keys as they are, indices as numbers).
+// Dropping fields the schema does not know, as decoding into kube's typed structs (or CRD pruning) does, and
+// setting the values that decoding writes back differently (timestamps). Each field comes as the steps from the
+// root that the schema check reports (keys as they are, indices as numbers).
 
-import type { FieldSteps } from '../registry/validation/schema-check.ts';
+import type { FieldSteps, SchemaCheckResult } from '../registry/validation/schema-check.ts';
+
+/** The object or array holding the field at steps, or undefined when a step does not resolve. */
+function parentOf(obj: unknown, steps: FieldSteps): unknown {
+  let node: unknown = obj;
+  for (let i = 0; i < steps.length - 1 && node !== undefined && node !== null; i++) {
+    const step = steps[i]!;
+    node = typeof step === 'number' ? (Array.isArray(node) ? node[step] : undefined) : typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>)[step] : undefined;
+  }
+  return node;
+}
 
 /** Removes each field (in place); fields whose parent does not resolve are ignored. */
 export function pruneFields(obj: unknown, fields: readonly FieldSteps[]): void {
   for (const steps of fields) {
     if (steps.length === 0) continue;
-    let node: unknown = obj;
-    for (let i = 0; i < steps.length - 1 && node !== undefined && node !== null; i++) {
-      const step = steps[i]!;
-      node = typeof step === 'number' ? (Array.isArray(node) ? node[step] : undefined) : typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>)[step] : undefined;
-    }
+    const node = parentOf(obj, steps);
     const last = steps[steps.length - 1];
     if (node && typeof node === 'object' && !Array.isArray(node) && typeof last === 'string') delete (node as Record<string, unknown>)[last];
+  }
+}
+
+/** What a schema check asks of the decoded object (in place): unknown fields dropped, re-encoded values set. */
+export function applySchemaCheck(obj: unknown, check: Pick<SchemaCheckResult, 'unknownFieldSteps' | 'reencoded'>): void {
+  if (check.unknownFieldSteps.length > 0) pruneFields(obj, check.unknownFieldSteps);
+  for (const { steps, value } of check.reencoded) {
+    const node = parentOf(obj, steps);
+    const last = steps[steps.length - 1];
+    if (Array.isArray(node) && typeof last === 'number') node[last] = value;
+    else if (node && typeof node === 'object' && typeof last === 'string') (node as Record<string, unknown>)[last] = value;
   }
 }

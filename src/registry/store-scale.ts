@@ -85,9 +85,17 @@ export function applyScale(core: StoreCore, parent: KubeObject, scale: unknown, 
       `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${parent.metadata.uid ?? ''}`,
     );
   }
-  if (paths) setAtPath(parent, paths.specReplicasPath, replicas);
-  else parent.spec = { ...asObj(parent.spec), replicas };
-  parent.metadata.resourceVersion = s.metadata?.resourceVersion ?? '';
+  const resourceVersion = s.metadata?.resourceVersion ?? '';
+  if (paths) {
+    // A custom resource (scaleUpdatedObjectInfo in customresource/etcd.go): a Scale without a resourceVersion keeps
+    // the parent's, since custom resources allow no unconditional update.
+    setAtPath(parent, paths.specReplicasPath, replicas);
+    if (resourceVersion) parent.metadata.resourceVersion = resourceVersion;
+    return parent;
+  }
+  // Built-in kinds move the Scale's resourceVersion over as it is: empty makes the write unconditional.
+  parent.spec = { ...asObj(parent.spec), replicas };
+  parent.metadata.resourceVersion = resourceVersion;
   return parent;
 }
 

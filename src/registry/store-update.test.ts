@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ctx, deployments, fixture, rejection, widgets } from './store-testing.ts';
+import { ctx, definition, deployments, fixture, rejection, widgets } from './store-testing.ts';
 import type { KubeObject } from './types.ts';
 
 const put = (o: KubeObject) => () => o;
@@ -115,6 +115,27 @@ test('scale: the Scale of a deployment, and replicas written through it', async 
   assert.equal(scaled.object.metadata.resourceVersion, after.metadata.resourceVersion);
   const zero = await s.update(ctx(), 'd', (cur) => ({ ...cur!, spec: {} }), { subresource: 'scale' });
   assert.deepEqual(zero.object.spec, {}, 'replicas 0 is omitted as in autoscaling/v1');
+});
+
+test('update: a custom resource\'s Scale without a resourceVersion keeps the parent\'s (no 422), one with a stale one conflicts', async () => {
+  const f = await fixture();
+  const gizmos = definition({
+    group: 'example.com',
+    version: 'v1',
+    resource: 'gizmos',
+    kind: 'Gizmo',
+    custom: true,
+    strategy: { trackGeneration: true, allowUnconditionalUpdate: false },
+    subresources: [{ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] }],
+    scale: { specReplicasPath: '.spec.count', statusReplicasPath: '.status.count' },
+  });
+  const s = f.store(gizmos);
+  const g = await s.create(ctx(), { metadata: { name: 'g' }, spec: { count: 1 } });
+  const blind = await s.update(ctx(), 'g', put({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'g' }, spec: { replicas: 4 } }), { subresource: 'scale' });
+  assert.deepEqual(blind.object.spec, { replicas: 4 });
+  assert.deepEqual((await s.get(ctx(), 'g')).spec, { count: 4 });
+  const stale = await rejection(s.update(ctx(), 'g', put({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'g', resourceVersion: g.metadata.resourceVersion }, spec: { replicas: 5 } }), { subresource: 'scale' }));
+  assert.equal(stale.code, 409);
 });
 
 test('update: dry-run answers the would-be object at the current resourceVersion and writes nothing', async () => {

@@ -10,7 +10,7 @@ import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { jsonEqual, jsonPatch } from '../../patch/json-patch.ts';
 import type { JsonValue } from '../../encoding/json-value.ts';
-import { pruneFields } from '../../endpoints/prune.ts';
+import { applySchemaCheck } from '../../endpoints/prune.ts';
 import { checkAgainstSchema } from '../../registry/validation/schema-check.ts';
 import { selectorMatches } from '../../registry/validation/label-selector.ts';
 import type { Authorizer } from '../../auth/authz/types.ts';
@@ -151,7 +151,7 @@ function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: 
     const check = checkAgainstSchema(patched, def);
     // The serializer's own error, without the REST handler's "<Kind> in version ... cannot be handled as" prefix.
     if (check.fatal) throw internalError(new Error(check.fatal.message.replace(/^.*? cannot be handled as a [^:]+: /, '')));
-    if (check.unknownFieldSteps.length > 0) pruneFields(patched, check.unknownFieldSteps);
+    applySchemaCheck(patched, check);
   }
   if (!patched || typeof patched !== 'object' || !patched.metadata) throw internalError(new Error('Object \'metadata\' is missing'));
   if (jsonEqual(versioned as unknown as JsonValue, patched as unknown as JsonValue)) return false;

@@ -6,10 +6,10 @@ import { negotiateOutput, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERV
 import { protobufDefinition } from '../../encoding/protobuf/envelope.ts';
 import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
 import { matchRequestNamespace } from '../../registry/request-namespace.ts';
-import type { FieldSteps } from '../../registry/validation/schema-check.ts';
+import type { SchemaCheckResult } from '../../registry/validation/schema-check.ts';
 import { checkBodyKind, gvString, interpretBody, parseBody, parseProtobufBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
 import type { FieldValidation } from '../options.ts';
-import { pruneFields } from '../prune.ts';
+import { applySchemaCheck } from '../prune.ts';
 import { requestHeader, writeBody, writeObject } from '../respond.ts';
 import { encodeStoredListProtobuf } from '../protobuf-list.ts';
 import type { Scope } from '../scope.ts';
@@ -121,17 +121,15 @@ export function decodeObjectForWrite(scope: Scope, data: Buffer, format: BodyFor
   }
   if (object.metadata === undefined || object.metadata === null) object.metadata = {};
   const obj = object as KubeObject;
-  let unknownFields: string[] = [];
-  let unknownFieldSteps: FieldSteps[] = [];
+  let check: SchemaCheckResult | undefined;
   // A subresource of another kind (Scale, TokenRequest) is not checked against the resource's schema.
   if (scope.subresource === '' || scope.kind.kind === scope.def.kind) {
-    const check = scope.deps.checkSchema(obj, scope.def);
+    check = scope.deps.checkSchema(obj, scope.def);
     if (check.fatal) throw check.fatal;
-    ({ unknownFields, unknownFieldSteps } = check);
   }
-  const strictErrors = [...unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`), ...raw.duplicateErrors];
+  const strictErrors = [...(check?.unknownFields ?? []).map((p) => `unknown field ${JSON.stringify(p)}`), ...raw.duplicateErrors];
   enforceFieldValidation(scope, directive, strictErrors, () => strictDecodingError(gvk, scope.kind.kind, strictErrors));
-  if (unknownFieldSteps.length > 0) pruneFields(obj, unknownFieldSteps);
+  if (check) applySchemaCheck(obj, check);
   return obj;
 }
 

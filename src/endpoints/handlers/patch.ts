@@ -4,12 +4,12 @@
 
 import { StatusError, invalid, notFound, unsupportedMediaType, fieldErrors } from '../../apis/errors.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { FieldSteps } from '../../registry/validation/schema-check.ts';
+import type { SchemaCheckResult } from '../../registry/validation/schema-check.ts';
 import { readBody } from '../body.ts';
 import { managerOrUserAgent } from '../field-manager.ts';
 import { goValue } from '../../encoding/go-format.ts';
 import { decodeWriteOptions, type FieldValidation } from '../options.ts';
-import { pruneFields } from '../prune.ts';
+import { applySchemaCheck } from '../prune.ts';
 import { requestHeader } from '../respond.ts';
 import { applyContext, groupResource, writeContext, type Scope } from '../scope.ts';
 import { checkName, enforceFieldValidation, negotiateResourceOutput, writeResult } from './common.ts';
@@ -87,14 +87,12 @@ export async function patchResource(scope: Scope): Promise<void> {
 
 /** Strict field validation of the patched object: the patch's duplicates and the result's unknown fields. */
 function checkPatchedFields(scope: Scope, patched: KubeObject, patchType: string, patch: Buffer, duplicates: readonly string[], directive: FieldValidation): void {
-  let unknownFields: string[] = [];
-  let unknownFieldSteps: FieldSteps[] = [];
+  let check: SchemaCheckResult | undefined;
   if (scope.subresource !== 'scale') {
-    const check = scope.deps.checkSchema(patched, scope.def);
+    check = scope.deps.checkSchema(patched, scope.def);
     if (check.fatal) throw check.fatal;
-    ({ unknownFields, unknownFieldSteps } = check);
   }
-  const errors = [...duplicates, ...unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`)];
+  const errors = [...duplicates, ...(check?.unknownFields ?? []).map((p) => `unknown field ${JSON.stringify(p)}`)];
   enforceFieldValidation(scope, directive, errors, () => invalidPatch(patchType === STRATEGIC_MERGE_PATCH ? smpBadValue(patch) : JSON.stringify(patched), errors));
-  if (unknownFieldSteps.length > 0) pruneFields(patched, unknownFieldSteps);
+  if (check) applySchemaCheck(patched, check);
 }

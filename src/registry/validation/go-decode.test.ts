@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { base64ErrorOffset, goTimeParseError, RFC3339_MICRO } from './go-decode.ts';
+import { base64ErrorOffset, goTimeJson, goTimeParseError, RFC3339_MICRO } from './go-decode.ts';
 
 test('base64: offsets as encoding/base64 reports them', () => {
   assert.equal(base64ErrorOffset('aGVsbG8='), -1);
@@ -28,4 +28,15 @@ test('RFC 3339 times: Go time.Parse messages', () => {
     goTimeParseError('2024-05-01T10:20:30Z', RFC3339_MICRO),
     'parsing time "2024-05-01T10:20:30Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"',
   );
+});
+
+test('times as metav1.Time and MicroTime encode them again', () => {
+  assert.equal(goTimeJson('2024-05-01T10:20:30Z'), '2024-05-01T10:20:30Z');
+  assert.equal(goTimeJson('2024-05-01T10:20:30.999+02:00'), '2024-05-01T08:20:30Z');
+  assert.equal(goTimeJson('2024-12-31T23:30:00-01:00'), '2025-01-01T00:30:00Z');
+  assert.equal(goTimeJson('0099-03-01T00:00:00+01:00'), '0099-02-28T23:00:00Z');
+  assert.equal(goTimeJson('0001-01-01T00:00:00Z'), null);
+  assert.equal(goTimeJson('2024-05-01T10:20:30,123456Z', RFC3339_MICRO), '2024-05-01T10:20:30.123456Z');
+  assert.equal(goTimeJson('2024-05-01T10:20:30.000100+00:30', RFC3339_MICRO), '2024-05-01T09:50:30.000100Z');
+  assert.equal(goTimeJson('not a time'), 'not a time');
 });

@@ -121,3 +121,29 @@ export function goTimeParseError(value: string, layout: string = RFC3339): strin
   if (day < 1 || day > daysIn(month, year)) return `parsing time ${q(value)}: day out of range`;
   return undefined;
 }
+
+const TIME_FIELDS = /^(\d{4})-(\d\d)-(\d\d)T(\d\d?):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|([+-])(\d\d):(\d\d))$/;
+
+/**
+ * A timestamp time.Parse accepted, as metav1.Time (layout RFC3339) or MicroTime (RFC3339_MICRO) encode it again:
+ * in UTC, whole seconds for Time and six digits for MicroTime; the zero time is null. The value itself when it does
+ * not have the shape of one (goTimeParseError decides what parses).
+ */
+export function goTimeJson(value: string, layout: string = RFC3339): string | null {
+  const m = TIME_FIELDS.exec(value);
+  if (!m) return value;
+  const [, year, month, day, hour, minute, second, frac = '', sign, offsetHours, offsetMinutes] = m;
+  const offset = sign ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) : 0;
+  const t = new Date(0);
+  t.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  t.setUTCHours(Number(hour), Number(minute) - offset, Number(second), 0);
+  const fraction = frac.slice(0, 9).padEnd(9, '0');
+  // Time.IsZero: 0001-01-01T00:00:00Z with no nanoseconds.
+  if (t.getUTCFullYear() === 1 && t.getUTCMonth() === 0 && t.getUTCDate() === 1 && t.getUTCHours() === 0 && t.getUTCMinutes() === 0 && t.getUTCSeconds() === 0 && /^0*$/.test(fraction)) {
+    return null;
+  }
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  const date = `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())}`;
+  const clock = `${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
+  return `${date}T${clock}${layout === RFC3339_MICRO ? `.${fraction.slice(0, 6)}` : ''}Z`;
+}

@@ -76,8 +76,23 @@ test('Quantity, IntOrString, Time and []byte decode as their Go types do', () =>
   assert.match(fatal({ data: { k: 5 } }, secrets), /Go struct field Secret\.data of type \[\]uint8$/);
 });
 
+test('built-in Time and MicroTime values are noted as kube encodes them again: UTC, whole seconds or six digits', () => {
+  const condition = (lastTransitionTime: string) => ({ status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime }] } });
+  assert.deepEqual(checkAgainstSchema(condition('2024-01-02T03:04:05.999+01:00'), deployments).reencoded, [
+    { steps: ['status', 'conditions', 0, 'lastTransitionTime'], value: '2024-01-02T02:04:05Z' },
+  ]);
+  assert.deepEqual(checkAgainstSchema(condition('2024-01-02T03:04:05Z'), deployments).reencoded, []);
+  const leases = builtinDef('coordination.k8s.io', 'v1', 'leases');
+  assert.deepEqual(checkAgainstSchema({ spec: { renewTime: '2024-01-02T00:04:05.123456-01:30' } }, leases).reencoded, [
+    { steps: ['spec', 'renewTime'], value: '2024-01-02T01:34:05.123456Z' },
+  ]);
+  // A custom resource is stored untyped: its timestamps stay as written.
+  const custom = customDef({ type: 'object', properties: { spec: { type: 'object', properties: { at: { type: 'string', format: 'date-time' } } } } });
+  assert.deepEqual(checkAgainstSchema({ metadata: { creationTimestamp: '2024-01-02T03:04:05+01:00' }, spec: { at: '2024-01-02T03:04:05+01:00' } }, custom).reencoded, []);
+});
+
 test('nulls are accepted anywhere in built-in objects', () => {
-  assert.deepEqual(checkAgainstSchema({ metadata: { labels: null }, data: null }, configMaps), { unknownFields: [], unknownFieldSteps: [] });
+  assert.deepEqual(checkAgainstSchema({ metadata: { labels: null }, data: null }, configMaps), { unknownFields: [], unknownFieldSteps: [], reencoded: [] });
 });
 
 test('unknown fields are collected as strict decoding paths', () => {
@@ -104,7 +119,7 @@ test('maps take any key; RawExtension-like fields take anything', () => {
   assert.deepEqual(checkAgainstSchema({ data: { 'any.key': 'v' }, metadata: { annotations: { x: 'y' } } }, configMaps).unknownFields, []);
   const crds = builtinDef('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
   const body = { spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', default: { anything: [1, 2] } } } }] } };
-  assert.deepEqual(checkAgainstSchema(body, crds), { unknownFields: [], unknownFieldSteps: [] });
+  assert.deepEqual(checkAgainstSchema(body, crds), { unknownFields: [], unknownFieldSteps: [], reencoded: [] });
 });
 
 test('custom resources: pruning rules, no type errors outside metadata', () => {

@@ -5,14 +5,16 @@
 // collected as paths ("spec.foo", "spec.containers[0].bar") for strict decoding errors or warnings.
 //
 // Built-in definitions follow Go struct decoding: nulls are accepted anywhere, RawExtension/JSON/FieldsV1 take
-// any value, Quantity, IntOrString and Time parse as their UnmarshalJSON does. Custom resources follow
+// any value, Quantity, IntOrString and Time parse as their UnmarshalJSON does, and a Time or MicroTime not
+// written as its MarshalJSON writes it (UTC; whole seconds, or six digits) is reported with the text kube
+// stores and returns instead ("2024-01-02T03:04:05.5+01:00" is "2024-01-02T02:04:05Z"). Custom resources follow
 // apiextensions pruning: only unknown fields are collected (type errors are the CRD validator's 422s), except
 // in metadata, which is always ObjectMeta.
 
 import { badRequest, type StatusError } from '../../apis/errors.ts';
 import type { SchemaNode } from '../../apis/model-types.ts';
 import type { ResourceDefinition } from '../types.ts';
-import { base64ErrorOffset, goTimeParseError, RFC3339, RFC3339_MICRO } from './go-decode.ts';
+import { base64ErrorOffset, goTimeJson, goTimeParseError, RFC3339, RFC3339_MICRO } from './go-decode.ts';
 import { META_DEFINITIONS, OBJECT_META_REF } from './object-meta-schema.ts';
 import { parseQuantity } from './quantity.ts';
 
@@ -23,6 +25,14 @@ export interface SchemaCheckResult {
   unknownFields: string[];
   /** The same fields as steps from the root, to prune them by: a key may hold dots or be empty, which a path hides. */
   unknownFieldSteps: FieldSteps[];
+  /** Values the typed decode and encode write differently (timestamps), to set before the object goes on. */
+  reencoded: FieldValue[];
+}
+
+/** A value to set at steps from the root. */
+export interface FieldValue {
+  readonly steps: FieldSteps;
+  readonly value: unknown;
 }
 
 /** Object keys and array indices from the root. */
@@ -94,13 +104,20 @@ interface Walk {
   readonly resolve: (ref: string) => SchemaNode | undefined;
   readonly unknown: string[];
   readonly unknownSteps: FieldSteps[];
+  /** Built-in kinds only: a custom resource is stored as it was decoded, untyped. */
+  readonly reencodeTimes: boolean;
+  readonly reencoded: FieldValue[];
+}
+
+function stepsOf(at: Pos): FieldSteps {
+  const steps: (string | number)[] = [];
+  for (let p: Pos = at; p.parent !== undefined; p = p.parent) steps.push(p.key);
+  return steps.reverse();
 }
 
 function noteUnknown(w: Walk, at: Pos): void {
   w.unknown.push(pathOf(at));
-  const steps: (string | number)[] = [];
-  for (let p: Pos = at; p.parent !== undefined; p = p.parent) steps.push(p.key);
-  w.unknownSteps.push(steps.reverse());
+  w.unknownSteps.push(stepsOf(at));
 }
 
 /**
@@ -259,11 +276,15 @@ function quantityValue(v: unknown): void {
   if (!r.ok) throw new DecodeFailure(r.error);
 }
 
-function timeValue(v: unknown, layout: string): void {
+/** Time's and MicroTime's UnmarshalJSON (time.Parse with their layout); what MarshalJSON writes back is noted. */
+function timeValue(w: Walk, v: unknown, layout: string, pos: Pos): void {
   if (v === null) return;
   if (typeof v !== 'string') throw new DecodeFailure(`json: cannot unmarshal ${jsonKind(v)} into Go value of type string`);
   const err = goTimeParseError(v, layout);
   if (err) throw new DecodeFailure(err);
+  if (!w.reencodeTimes) return;
+  const encoded = goTimeJson(v, layout);
+  if (encoded !== v) w.reencoded.push({ steps: stepsOf(pos), value: encoded });
 }
 
 function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
@@ -276,8 +297,8 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
     if (pos.typed) {
       if (r === QUANTITY) return quantityValue(value);
       if (r === INT_OR_STRING) return intOrStringValue(value);
-      if (r === TIME) return timeValue(value, RFC3339);
-      if (r === MICRO_TIME) return timeValue(value, RFC3339_MICRO);
+      if (r === TIME) return timeValue(w, value, RFC3339, pos);
+      if (r === MICRO_TIME) return timeValue(w, value, RFC3339_MICRO, pos);
     }
     if (ANY_VALUE_REFS.has(r)) return;
     ref = r;
@@ -312,7 +333,7 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
         const at = base64ErrorOffset(value);
         if (at >= 0) throw new DecodeFailure(`illegal base64 data at input byte ${at}`);
       } else if (current.format === 'date-time') {
-        timeValue(value, RFC3339);
+        timeValue(w, value, RFC3339, pos);
       }
       return;
     case 'integer': {
@@ -405,6 +426,8 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
     resolve: (ref) => def.resolveRef(ref) ?? (Object.hasOwn(META_DEFINITIONS, ref) ? META_DEFINITIONS[ref] : undefined),
     unknown: [],
     unknownSteps: [],
+    reencodeTimes: !def.custom,
+    reencoded: [],
   };
   const typed = !def.custom;
   let root = def.schema;
@@ -437,8 +460,8 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
       }
     }
   } catch (e) {
-    if (e instanceof DecodeFailure) return { fatal: decodeError(obj, def, e.message), unknownFields: [], unknownFieldSteps: [] };
+    if (e instanceof DecodeFailure) return { fatal: decodeError(obj, def, e.message), unknownFields: [], unknownFieldSteps: [], reencoded: [] };
     throw e;
   }
-  return { unknownFields: w.unknown, unknownFieldSteps: w.unknownSteps };
+  return { unknownFields: w.unknown, unknownFieldSteps: w.unknownSteps, reencoded: w.reencoded };
 }
