@@ -90,7 +90,10 @@ export function runCommand(
       clearTimeout(timer);
       resolve({ code: code ?? -1, stdout, stderr });
     });
-    child.stdin.end(opts.input ?? '');
+    // A child that exits without reading its input (openssl) closes the pipe: the write's EPIPE is no failure.
+    child.stdin.on('error', () => {});
+    if (opts.input) child.stdin.end(opts.input);
+    else child.stdin.end();
   });
 }
 
