@@ -127,9 +127,13 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
   const touchIdle = idleRelease ? () => idleRelease.touch() : undefined;
   let inFlight = 0;
 
+  /** Requests answered by the timeout: their connection (or stream) is given up, small body or not. */
+  const timedOut = new WeakSet<HttpRequest>();
+
   /** WithTimeoutForNonLongRunningRequests: a 504 Status, then the connection (or stream) is given up. */
   function timeOut(req: HttpRequest, res: HttpResponse): void {
     if (responseEnded(res)) return;
+    timedOut.add(req);
     log.v(2, 'request timed out', { method: req.method, path: req.url?.split('?')[0] });
     if (res.headersSent) {
       abandonRequest(req, true);
@@ -239,10 +243,11 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
     const timer = requestTimeoutMs > 0 ? setTimeout(() => timeOut(req, res), requestTimeoutMs) : undefined;
     const stopTimer = (): void => clearTimeout(timer);
     whenClosed(res, stopTimer);
-    // A body left unread (413, early errors, timeouts) is not drained: the connection or stream is given up.
+    // A body left unread (413, early errors, timeouts): a small one's rest is dropped and the connection kept, as Go
+    // does; otherwise the connection or stream is given up.
     onResponseWritten(req, res, () => {
       stopTimer();
-      if (!isRequestBodyRead(req)) abandonRequest(req, false);
+      if (!isRequestBodyRead(req)) abandonRequest(req, false, !timedOut.has(req));
     });
     const audited: { panic?: (e: unknown) => void } = {};
     // Not served within the request event: a bodiless request is complete only once the parser returns from it, and

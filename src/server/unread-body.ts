@@ -1,4 +1,5 @@
-// What Go's server does with a request whose body the handler did not read to the end: it does not drain an
+// What Go's server does with a request whose body the handler did not read to the end: a small one (HTTP/1.1, a
+// declared length up to 256 KiB) is read and dropped and the connection kept; it does not drain a larger or
 // unbounded body, it closes the connection (HTTP/1.1) or resets the stream (HTTP/2) once the response is out.
 
 import { constants as http2 } from 'node:http2';
@@ -7,6 +8,10 @@ import type { Socket } from 'node:net';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
 const UNREAD_BODY_RESET_DELAY_MS = 1000;
+/** Go's maxPostHandlerReadBytes. */
+const MAX_POST_HANDLER_READ_BYTES = 256 * 1024;
+/** How long the rest of a small unread body may take to arrive before the connection is given up. */
+const DRAIN_LIMIT_MS = 10_000;
 
 function isHttp2(req: HttpRequest): req is Http2ServerRequest {
   return req.httpVersionMajor === 2;
@@ -22,11 +27,27 @@ export function isRequestBodyRead(req: HttpRequest): boolean {
 }
 
 /**
- * Stops taking the request's body. After a complete response: HTTP/2 resets the stream with NO_ERROR (RFC 9113
- * 8.1), HTTP/1.1 closes the connection once the response is flushed. `broken` (a response cut short) resets
- * the stream with INTERNAL_ERROR or drops the connection at once.
+ * The rest of an HTTP/1.1 body declared at most 256 KiB is read and dropped (Node's server then keeps the connection
+ * for the next request), as Go's server discards it after the handler; false for a longer or chunked body.
  */
-export function abandonRequest(req: HttpRequest, broken: boolean): void {
+function drainSmallBody(req: HttpRequest): boolean {
+  const length = Number(req.headers['content-length'] ?? Number.NaN);
+  if (!(length <= MAX_POST_HANDLER_READ_BYTES)) return false;
+  const socket = req.socket;
+  const timer = setTimeout(() => socket.destroy(), DRAIN_LIMIT_MS).unref();
+  const done = () => clearTimeout(timer);
+  req.once('end', done);
+  req.once('close', done);
+  req.resume();
+  return true;
+}
+
+/**
+ * Stops taking the request's body. After a complete response: HTTP/2 resets the stream with NO_ERROR (RFC 9113
+ * 8.1), HTTP/1.1 drops a small body's rest (with `drainSmall`) or closes the connection once the response is
+ * flushed. `broken` (a response cut short) resets the stream with INTERNAL_ERROR or drops the connection at once.
+ */
+export function abandonRequest(req: HttpRequest, broken: boolean, drainSmall = false): void {
   if (isHttp2(req)) {
     const stream = req.stream;
     const reset = () => {
@@ -42,6 +63,7 @@ export function abandonRequest(req: HttpRequest, broken: boolean): void {
     else setTimeout(reset, UNREAD_BODY_RESET_DELAY_MS).unref();
     return;
   }
+  if (!broken && drainSmall && drainSmallBody(req)) return;
   const socket = req.socket as Socket & { destroySoon?: () => void };
   if (broken) socket.destroy();
   else if (socket.destroySoon) socket.destroySoon();
