@@ -8,7 +8,9 @@
 // registry's stores.
 
 import { isStatusError } from '../apis/errors.ts';
-import { apiserverWriteContext } from '../endpoints/managed-fields.ts';
+import { APISERVER_FIELD_MANAGER } from '../endpoints/managed-fields.ts';
+import { clockDate } from '../apis/clock.ts';
+import { rfc3339 } from '../registry/store-codec.ts';
 import { loopbackContext, type RegistryHandle } from '../registry/registry.ts';
 import { SYSTEM_NAMESPACES } from '../registry/store-namespaces.ts';
 import type { Registry } from '../registry/types.ts';
@@ -213,11 +215,14 @@ async function ensureSystemNamespaces(registry: Registry): Promise<void> {
   const existing = new Set((await store.list(loopbackContext())).items.map((ns) => ns.metadata.name));
   const missing = SYSTEM_NAMESPACES.filter((name) => !existing.has(name));
   if (missing.length === 0) return;
-  // kube's system namespaces controller creates them through the loopback client: managedFields name kube-apiserver.
-  const ctx = await apiserverWriteContext(def);
+  // kube's system namespaces controller creates them through the loopback client, so their managedFields name
+  // kube-apiserver as the owner of the name label the strategy sets. The entry is written as it comes out, which
+  // spares loading the apply engine at every start of the memory backend.
+  const ctx = loopbackContext();
   for (const name of missing) {
+    const owned = { manager: APISERVER_FIELD_MANAGER, operation: 'Update' as const, apiVersion: 'v1', time: rfc3339(clockDate()), fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } } };
     try {
-      await store.create(ctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await store.create(ctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name, managedFields: [owned] } });
     } catch (e) {
       if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
     }
