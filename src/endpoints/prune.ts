@@ -1,5 +1,6 @@
 // Dropping fields the schema does not know, as decoding into kube's typed structs (or CRD pruning) does, and
-// setting the values that decoding writes back differently (timestamps). Each field comes as the steps from the
+// the null and zero fields their encoding leaves out, and setting the values that decoding writes back
+// differently (timestamps, nulls). Each field comes as the steps from the
 // root that the schema check reports (keys as they are, indices as numbers).
 
 import type { FieldSteps, SchemaCheckResult } from '../registry/validation/schema-check.ts';
@@ -24,9 +25,10 @@ export function pruneFields(obj: unknown, fields: readonly FieldSteps[]): void {
   }
 }
 
-/** What a schema check asks of the decoded object (in place): unknown fields dropped, re-encoded values set. */
-export function applySchemaCheck(obj: unknown, check: Pick<SchemaCheckResult, 'unknownFieldSteps' | 'reencoded'>): void {
+/** What a schema check asks of the decoded object (in place): unknown and omitted fields dropped, re-encoded values set. */
+export function applySchemaCheck(obj: unknown, check: Pick<SchemaCheckResult, 'unknownFieldSteps' | 'reencoded' | 'omitted'>): void {
   if (check.unknownFieldSteps.length > 0) pruneFields(obj, check.unknownFieldSteps);
+  if (check.omitted.length > 0) pruneFields(obj, check.omitted);
   for (const { steps, value } of check.reencoded) {
     const node = parentOf(obj, steps);
     const last = steps[steps.length - 1];

@@ -224,14 +224,23 @@ test('Go durations', () => {
 
 test("Go's zero values: value fields with omitempty dropped on reading and written when absent; pointer zeros kept", () => {
   const deployment = 'io.k8s.api.apps.v1.DeploymentSpec';
-  // replicas is *int32: an explicit 0 means 0. minReadySeconds and paused are values: Go writes their zeros.
+  // replicas is *int32: an explicit 0 means 0. minReadySeconds and paused are values: Go writes their zeros, and
+  // struct values (strategy, the template's metadata, a container's resources) are always there, as {} at least.
   const spec = { replicas: 0, template: { spec: { containers: [{ name: 'c', image: 'i', stdin: false, ports: [{ containerPort: 80, hostPort: 0 }] }], hostNetwork: false } } };
   const bytes = encodeMessage(deployment, spec);
-  assert.deepEqual(decodeMessage(bytes, deployment), { replicas: 0, template: { spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }] }] } } });
-  // Absent from the JSON, minReadySeconds (field 5) and paused (field 7) are still written, as zeros.
-  const written = decodeMessage(encodeMessage(deployment, {}), deployment);
-  assert.deepEqual(written, {});
-  assert.deepEqual([...encodeMessage(deployment, {})], [0x28, 0x00, 0x38, 0x00]);
+  assert.deepEqual(decodeMessage(bytes, deployment), {
+    replicas: 0,
+    strategy: {},
+    template: { metadata: {}, spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }], resources: {} }] } },
+  });
+  // Absent from the JSON, template (field 3) and strategy (field 4) are written as empty messages, minReadySeconds
+  // (field 5) and paused (field 7) as zeros; the pointers (replicas, selector, ...) are not written.
+  assert.deepEqual(decodeMessage(encodeMessage(deployment, {}), deployment), { template: {}, strategy: {} });
+  assert.deepEqual([...encodeMessage(deployment, {})], [0x1a, 0x00, 0x22, 0x00, 0x28, 0x00, 0x38, 0x00]);
+  // A pointer to an empty string stays: storageClassName "" asks for no class.
+  const claim = 'io.k8s.api.core.v1.PersistentVolumeClaimSpec';
+  assert.equal((decodeMessage(encodeMessage(claim, { storageClassName: '', volumeName: '' }), claim) as Record<string, unknown>).storageClassName, '');
+  assert.equal((decodeMessage(encodeMessage(claim, { storageClassName: '', volumeName: '' }), claim) as Record<string, unknown>).volumeName, undefined);
 });
 
 test('a list assembled from pre-encoded items is byte for byte the list encoded whole', () => {

@@ -91,8 +91,47 @@ test('built-in Time and MicroTime values are noted as kube encodes them again: U
   assert.deepEqual(checkAgainstSchema({ metadata: { creationTimestamp: '2024-01-02T03:04:05+01:00' }, spec: { at: '2024-01-02T03:04:05+01:00' } }, custom).reencoded, []);
 });
 
-test('nulls are accepted anywhere in built-in objects', () => {
-  assert.deepEqual(checkAgainstSchema({ metadata: { labels: null }, data: null }, configMaps), { unknownFields: [], unknownFieldSteps: [], reencoded: [] });
+test('nulls are accepted anywhere in built-in objects, and left out as Go encodes them', () => {
+  assert.deepEqual(checkAgainstSchema({ metadata: { labels: null }, data: null }, configMaps), { unknownFields: [], unknownFieldSteps: [], reencoded: [], omitted: [['metadata', 'labels'], ['data']] });
+});
+
+test('zero values the typed object cannot tell from absent are written as Go writes them', () => {
+  const pods = builtinDef('', 'v1', 'pods');
+  const body = {
+    metadata: { name: 'p', labels: {}, finalizers: [], managedFields: [] },
+    spec: {
+      nodeSelector: {}, // map, omitempty: left out
+      tolerations: [], // slice, omitempty
+      hostname: '', // string value, omitempty
+      affinity: {}, // pointer to a struct: kept
+      runtimeClassName: '', // pointer to a string: kept
+      priority: 0, // pointer to an int: kept
+      securityContext: null, // pointer: left out
+      containers: [{ name: 'c', image: 'x', args: [], env: null, resources: null, stdin: false, tty: true, ports: [{ containerPort: 80, hostPort: 0 }] }],
+    },
+  };
+  const r = checkAgainstSchema(body, pods);
+  assert.deepEqual(r.omitted, [
+    ['metadata', 'labels'],
+    ['metadata', 'finalizers'],
+    ['spec', 'nodeSelector'],
+    ['spec', 'tolerations'],
+    ['spec', 'hostname'],
+    ['spec', 'securityContext'],
+    ['spec', 'containers', 0, 'args'],
+    ['spec', 'containers', 0, 'env'],
+    ['spec', 'containers', 0, 'stdin'],
+    ['spec', 'containers', 0, 'ports', 0, 'hostPort'],
+  ]);
+  // A null struct value is the zero struct; an empty managedFields list stays (it asks for a reset).
+  assert.deepEqual(r.reencoded, [{ steps: ['spec', 'containers', 0, 'resources'], value: {} }]);
+  // A slice without omitempty keeps its null and its emptiness.
+  const roles = builtinDef('rbac.authorization.k8s.io', 'v1', 'roles');
+  assert.deepEqual(checkAgainstSchema({ metadata: { name: 'r' }, rules: null }, roles).omitted, []);
+  assert.deepEqual(checkAgainstSchema({ metadata: { name: 'r' }, rules: [] }, roles).omitted, []);
+  // Custom resources keep what they were sent (outside metadata).
+  const custom = customDef({ type: 'object', properties: { spec: { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } }, s: { type: 'string' } } } } });
+  assert.deepEqual(checkAgainstSchema({ metadata: { labels: {} }, spec: { list: [], s: '' } }, custom).omitted, [['metadata', 'labels']]);
 });
 
 test('unknown fields are collected as strict decoding paths', () => {
@@ -119,7 +158,7 @@ test('maps take any key; RawExtension-like fields take anything', () => {
   assert.deepEqual(checkAgainstSchema({ data: { 'any.key': 'v' }, metadata: { annotations: { x: 'y' } } }, configMaps).unknownFields, []);
   const crds = builtinDef('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
   const body = { spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', default: { anything: [1, 2] } } } }] } };
-  assert.deepEqual(checkAgainstSchema(body, crds), { unknownFields: [], unknownFieldSteps: [], reencoded: [] });
+  assert.deepEqual(checkAgainstSchema(body, crds), { unknownFields: [], unknownFieldSteps: [], reencoded: [], omitted: [] });
 });
 
 test('custom resources: pruning rules, no type errors outside metadata', () => {

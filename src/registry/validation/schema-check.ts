@@ -7,7 +7,11 @@
 // Built-in definitions follow Go struct decoding: nulls are accepted anywhere, RawExtension/JSON/FieldsV1 take
 // any value, Quantity, IntOrString and Time parse as their UnmarshalJSON does, and a Time or MicroTime not
 // written as its MarshalJSON writes it (UTC; whole seconds, or six digits) is reported with the text kube
-// stores and returns instead ("2024-01-02T03:04:05.5+01:00" is "2024-01-02T02:04:05Z"). Custom resources follow
+// stores and returns instead ("2024-01-02T03:04:05.5+01:00" is "2024-01-02T02:04:05Z"). Struct fields whose
+// value the typed object cannot hold apart from its zero are reported as Go's encoding writes them: a null or
+// zero omitempty field, and an empty omitempty list or map, are left out (`data: {}`, `args: []`,
+// `hostname: ""`, `stdin: false`, `immutable: null`); a null scalar without omitempty is its zero, a null struct
+// value `{}`. Custom resources follow
 // apiextensions pruning: only unknown fields are collected (type errors are the CRD validator's 422s), except
 // in metadata, which is always ObjectMeta.
 
@@ -16,6 +20,8 @@ import type { SchemaNode } from '../../apis/model-types.ts';
 import type { ResourceDefinition } from '../types.ts';
 import { base64ErrorOffset, goTimeJson, goTimeParseError, RFC3339, RFC3339_MICRO } from './go-decode.ts';
 import { META_DEFINITIONS, OBJECT_META_REF } from './object-meta-schema.ts';
+import { goFieldsOf as goStructFields } from '../../apis/go-fields.ts';
+import { schemaNameForKind } from '../../apis/model.ts';
 import { parseQuantity } from './quantity.ts';
 
 export interface SchemaCheckResult {
@@ -25,8 +31,10 @@ export interface SchemaCheckResult {
   unknownFields: string[];
   /** The same fields as steps from the root, to prune them by: a key may hold dots or be empty, which a path hides. */
   unknownFieldSteps: FieldSteps[];
-  /** Values the typed decode and encode write differently (timestamps), to set before the object goes on. */
+  /** Values the typed decode and encode write differently (timestamps, nulls), to set before the object goes on. */
   reencoded: FieldValue[];
+  /** Fields the typed decode and encode leave out (null or zero omitempty fields), to remove before it goes on. */
+  omitted: FieldSteps[];
 }
 
 /** A value to set at steps from the root. */
@@ -107,6 +115,7 @@ interface Walk {
   /** Built-in kinds only: a custom resource is stored as it was decoded, untyped. */
   readonly reencodeTimes: boolean;
   readonly reencoded: FieldValue[];
+  readonly omitted: FieldSteps[];
 }
 
 function stepsOf(at: Pos): FieldSteps {
@@ -354,6 +363,77 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
   }
 }
 
+/** null, "", 0, false, [] or {}: a value Go's decoding may not tell from the field's zero. */
+function isZeroish(v: unknown): boolean {
+  if (v === null || v === '' || v === 0 || v === false) return true;
+  if (typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.length === 0;
+  for (const _ in v) return false;
+  return true;
+}
+
+function resolved(w: Walk, node: SchemaNode): SchemaNode {
+  let n = node;
+  for (let i = 0; n.ref && i < 32; i++) {
+    const next = w.resolve(n.ref);
+    if (!next) break;
+    n = next;
+  }
+  return n;
+}
+
+function isGoMapSchema(n: SchemaNode): boolean {
+  return n.properties === undefined && n.additionalProperties !== undefined && n.additionalProperties !== false;
+}
+
+/** The zero a null scalar without omitempty decodes to. */
+function scalarZero(n: SchemaNode): unknown {
+  if (isIntOrString(n)) return undefined;
+  return n.type === 'string' ? '' : n.type === 'integer' || n.type === 'number' ? 0 : n.type === 'boolean' ? false : undefined;
+}
+
+/**
+ * A zero-ish value of struct field `key` as the typed object writes it back: left out, replaced, or kept. Without
+ * facts for the struct, only nulls and empty lists and maps of optional fields are left out. An empty
+ * `metadata.managedFields` stays: a non-nil empty list asks the field manager to reset them.
+ */
+function encodeZeroField(w: Walk, structRef: string, struct: SchemaNode, key: string, v: unknown, prop: SchemaNode, at: Pos): void {
+  if (structRef === OBJECT_META_REF && key === 'managedFields' && v !== null) return;
+  const code = goStructFields(structRef)?.get(key);
+  let omit: boolean;
+  switch (code) {
+    case undefined: {
+      if (struct.required?.includes(key)) return;
+      if (v === null) omit = true;
+      else if (Array.isArray(v)) omit = resolved(w, prop).type === 'array';
+      else if (typeof v === 'object') omit = isGoMapSchema(resolved(w, prop));
+      else omit = false;
+      break;
+    }
+    case 'p?':
+      omit = v === null;
+      break;
+    case 's?':
+    case 'm?':
+      omit = v === null || typeof v === 'object';
+      break;
+    case 'v?':
+      omit = true;
+      break;
+    case 'v':
+    case 'o': {
+      if (v !== null) return;
+      const n = resolved(w, prop);
+      const zero = code === 'o' ? (n.properties ? {} : undefined) : scalarZero(n);
+      if (zero !== undefined) w.reencoded.push({ steps: stepsOf(at), value: zero });
+      return;
+    }
+    default:
+      return;
+  }
+  if (omit) w.omitted.push(stepsOf(at));
+}
+
 function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: string | undefined): void {
   if (!isObject(value)) {
     if (pos.typed) typeError(jsonKind(value), goTypeAt(pos, ref, node), pos);
@@ -366,8 +446,10 @@ function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: st
     for (const [key, v] of Object.entries(value)) {
       const prop = Object.hasOwn(props, key) ? props[key] : undefined;
       const at = child(pos, struct, key);
-      if (prop) walk(w, prop, v, at);
-      else if (node.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
+      if (prop) {
+        walk(w, prop, v, at);
+        if (pos.typed && ref !== undefined && isZeroish(v)) encodeZeroField(w, ref, node, key, v, prop, at);
+      } else if (node.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
       else if (node.embeddedResource && key === 'metadata') walk(w, { ref: OBJECT_META_REF }, v, at);
       else if (!node.preserveUnknownFields) noteUnknown(w, at);
     }
@@ -420,6 +502,16 @@ export function unknownFieldWarnings(unknownFields: readonly string[]): string[]
   return unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`);
 }
 
+const rootNames = new WeakMap<ResourceDefinition, string | undefined>();
+
+/** The model's name of a built-in definition's root schema ("io.k8s.api.core.v1.ConfigMap"). */
+function rootDefinitionName(def: ResourceDefinition): string | undefined {
+  if (rootNames.has(def)) return rootNames.get(def);
+  const name = schemaNameForKind(def.group, def.version, def.kind);
+  rootNames.set(def, name);
+  return name;
+}
+
 /** Check a decoded body against def.schema (refs resolved with def.resolveRef; metadata is always ObjectMeta). */
 export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): SchemaCheckResult {
   const w: Walk = {
@@ -428,11 +520,14 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
     unknownSteps: [],
     reencodeTimes: !def.custom,
     reencoded: [],
+    omitted: [],
   };
   const typed = !def.custom;
   let root = def.schema;
   let rootStruct = def.kind;
+  let rootRef = typed ? rootDefinitionName(def) : undefined;
   for (let i = 0; root.ref && i < 32; i++) {
+    rootRef = root.ref;
     rootStruct = shortName(root.ref);
     const next = w.resolve(root.ref);
     if (!next) break;
@@ -455,13 +550,14 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
         }
       } else if (Object.hasOwn(props, key)) {
         walk(w, props[key], v, at);
+        if (typed && rootRef !== undefined && isZeroish(v)) encodeZeroField(w, rootRef, root, key, v, props[key], at);
       } else if (!root.preserveUnknownFields) {
         noteUnknown(w, at);
       }
     }
   } catch (e) {
-    if (e instanceof DecodeFailure) return { fatal: decodeError(obj, def, e.message), unknownFields: [], unknownFieldSteps: [], reencoded: [] };
+    if (e instanceof DecodeFailure) return { fatal: decodeError(obj, def, e.message), unknownFields: [], unknownFieldSteps: [], reencoded: [], omitted: [] };
     throw e;
   }
-  return { unknownFields: w.unknown, unknownFieldSteps: w.unknownSteps, reencoded: w.reencoded };
+  return { unknownFields: w.unknown, unknownFieldSteps: w.unknownSteps, reencoded: w.reencoded, omitted: w.omitted };
 }

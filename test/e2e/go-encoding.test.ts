@@ -1,0 +1,163 @@
+// Built-in objects come back as kube's Go types write them: a value the typed object cannot hold apart from its
+// zero (null, "", 0 or false in an omitempty field, an empty omitempty list or map) is left out, as kube-apiserver
+// leaves it out, whichever way it was written (create, update, JSON and strategic merge patches, server-side
+// apply), and defaulting sees it as unset. Pointers keep their zero (`runtimeClassName: ""`, `affinity: {}`,
+// `immutable: false`), lists and maps without omitempty keep theirs (a Role's `rules: []`), struct values are
+// always there (`resources: {}`), and custom resources keep what they were sent.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import * as k8s from '@kubernetes/client-node';
+import { startTestServer } from './helpers.ts';
+import type { TestServer } from './helpers.ts';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(async () => {
+  await s?.close();
+});
+
+const getJson = async (args: string[]) => JSON.parse(await s.kubectlOk(['get', ...args, '-o', 'json'])) as Record<string, any>;
+
+async function send(method: string, path: string, body: unknown, contentType = 'application/json'): Promise<Record<string, any>> {
+  const r = await s.adminRequest(path, { method, body: JSON.stringify(body), headers: { 'content-type': contentType } });
+  assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${r.body}`);
+  return JSON.parse(r.body) as Record<string, any>;
+}
+
+const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+  creationTimestamp: null
+  labels: {}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  strategy: {}
+  template:
+    metadata:
+      creationTimestamp: null
+      labels: {app: web}
+    spec:
+      nodeSelector: {}
+      tolerations: []
+      hostNetwork: false
+      hostname: ""
+      runtimeClassName: null
+      affinity: {}
+      securityContext: {}
+      containers:
+      - name: web
+        image: nginx:1.27
+        imagePullPolicy: ""
+        args: []
+        env:
+        - name: EMPTY
+          value: ""
+        resources: {}
+        ports:
+        - containerPort: 80
+          hostPort: 0
+          protocol: ""
+status: {}
+`;
+
+test('kubectl create: zero omitempty fields are left out and defaulted as unset; pointers and struct values stay', async () => {
+  await s.kubectlOk(['create', '-f', '-'], { input: deployment });
+  const d = await getJson(['deployment', 'web']);
+  assert.equal(d.metadata.labels, undefined);
+  assert.deepEqual(d.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+  const pod = d.spec.template.spec;
+  for (const gone of ['nodeSelector', 'tolerations', 'hostNetwork', 'hostname', 'runtimeClassName']) assert.equal(pod[gone], undefined, gone);
+  assert.deepEqual(pod.affinity, {});
+  assert.deepEqual(pod.securityContext, {});
+  const c = pod.containers[0];
+  // "" is unset for defaulting: an image with a tag other than latest is pulled IfNotPresent.
+  assert.equal(c.imagePullPolicy, 'IfNotPresent');
+  assert.equal(c.args, undefined);
+  assert.deepEqual(c.env, [{ name: 'EMPTY' }]);
+  assert.deepEqual(c.resources, {});
+  assert.deepEqual(c.ports, [{ containerPort: 80, protocol: 'TCP' }]);
+});
+
+test('raw writes: nulls and empty maps of a ConfigMap are left out; a pointer keeps its false', async () => {
+  const created = await send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'empty' }, data: {}, binaryData: null, immutable: null });
+  assert.deepEqual(Object.keys(created).sort(), ['apiVersion', 'kind', 'metadata']);
+  const kept = await send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'mutable' }, data: { a: '1' }, immutable: false });
+  assert.equal(kept.immutable, false);
+  // A JSON patch that empties data, and a strategic merge patch that sends an empty list, leave both out.
+  const patched = await send('PATCH', '/api/v1/namespaces/default/configmaps/mutable', [{ op: 'replace', path: '/data', value: {} }], 'application/json-patch+json');
+  assert.equal(patched.data, undefined);
+  const pod = await send('PATCH', '/apis/apps/v1/namespaces/default/deployments/web', { spec: { template: { spec: { tolerations: [], schedulerName: '' } } } }, 'application/strategic-merge-patch+json');
+  assert.equal(pod.spec.template.spec.tolerations, undefined);
+  // schedulerName "" is unset: defaulting gives it back.
+  assert.equal(pod.spec.template.spec.schedulerName, 'default-scheduler');
+  // A PUT carrying the object with zero fields writes it as a create would.
+  const current = await getJson(['configmap', 'empty']);
+  const updated = await send('PUT', '/api/v1/namespaces/default/configmaps/empty', { ...current, data: {}, binaryData: {} });
+  assert.equal(updated.data, undefined);
+  assert.equal(updated.binaryData, undefined);
+});
+
+test('lists and maps without omitempty keep null and empty; custom resources keep what they were sent', async () => {
+  const role = await send('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { metadata: { name: 'none' }, rules: [] });
+  assert.deepEqual(role.rules, []);
+  const nullRole = await send('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { metadata: { name: 'nil' }, rules: null });
+  assert.equal(nullRole.rules, null);
+  await s.kubectlOk(['apply', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'things.go.example.com' },
+      spec: {
+        group: 'go.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } }, text: { type: 'string' }, flag: { type: 'boolean' } } } } } } }],
+      },
+    }),
+  });
+  await s.kubectlOk(['wait', '--for=condition=Established', 'crd/things.go.example.com']);
+  const thing = await send('POST', '/apis/go.example.com/v1/namespaces/default/things', { apiVersion: 'go.example.com/v1', kind: 'Thing', metadata: { name: 't', labels: {} }, spec: { list: [], text: '', flag: false } });
+  assert.deepEqual(thing.spec, { list: [], text: '', flag: false });
+  assert.equal(thing.metadata.labels, undefined);
+});
+
+test('server-side apply: the applied object is written as the typed object encodes it', async () => {
+  await s.kubectlOk(['apply', '--server-side', '--field-manager=tool', '-f', '-'], {
+    input: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: default\ndata: {}\nimmutable: false\n',
+  });
+  const cm = await getJson(['configmap', 'applied']);
+  assert.equal(cm.data, undefined);
+  assert.equal(cm.immutable, false);
+  await s.kubectlOk(['apply', '--server-side', '--field-manager=tool', '-f', '-'], {
+    input: 'apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n  namespace: default\nspec:\n  selector: {}\n  externalIPs: []\n  ports:\n  - port: 80\n    nodePort: 0\n',
+  });
+  const svc = await getJson(['service', 'svc']);
+  assert.equal(svc.spec.selector, undefined);
+  assert.equal(svc.spec.externalIPs, undefined);
+  assert.deepEqual(svc.spec.ports, [{ port: 80, protocol: 'TCP', targetPort: 80 }]);
+  // A MicroTime is written back as Go writes it: UTC, six digits.
+  await s.kubectlOk(['apply', '--server-side', '--field-manager=tool', '-f', '-'], {
+    input: 'apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: lock\n  namespace: default\nspec:\n  holderIdentity: a\n  acquireTime: "2024-01-02T03:04:05.500000+01:00"\n  leaseTransitions: 0\n',
+  });
+  const lease = await getJson(['lease', 'lock']);
+  assert.deepEqual(lease.spec, { holderIdentity: 'a', acquireTime: '2024-01-02T02:04:05.500000Z', leaseTransitions: 0 });
+});
+
+test('client-node: an object read back has no empty omitempty fields', async () => {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(s.kubeconfig);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  await core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'sec', annotations: {} }, type: '', data: {}, stringData: { k: 'v' } } });
+  const secret = await core.readNamespacedSecret({ namespace: 'default', name: 'sec' });
+  assert.equal(secret.metadata?.annotations, undefined);
+  // type "" is unset: defaulted to Opaque.
+  assert.equal(secret.type, 'Opaque');
+  assert.deepEqual(secret.data, { k: Buffer.from('v').toString('base64') });
+});
