@@ -8,7 +8,8 @@ import { parseJson } from '../encoding/json.ts';
 import { jsonKind } from '../encoding/json-value.ts';
 import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
-import { applyServerSide } from './field-manager.ts';
+import { encodedAsTyped } from '../registry/validation/prune-fields.ts';
+import { applyServerSide, changedNothing } from './field-manager.ts';
 
 export interface ApplyRequest {
   def: ResourceDefinition;
@@ -76,10 +77,14 @@ export function decodeApplyBody(patch: Uint8Array): KubeObject {
   return value as KubeObject;
 }
 
+/**
+ * The object an apply makes, as kube's typed object writes it (Go's encoding leaves out null and zero omitempty
+ * fields): checked unless the apply changed nothing, as the live object is stored that way already.
+ */
 export function serverSideApply(request: ApplyRequest): KubeObject {
   const applied = decodeApplyBody(request.patch);
   const def = request.def;
-  return applyServerSide(request.current, applied, {
+  const result = applyServerSide(request.current, applied, {
     manager: request.fieldManager,
     force: request.force,
     apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
@@ -87,4 +92,5 @@ export function serverSideApply(request: ApplyRequest): KubeObject {
     def,
     now: clockDate().toISOString(),
   });
+  return request.subresource === 'scale' || changedNothing(result) ? result : encodedAsTyped(result, def);
 }

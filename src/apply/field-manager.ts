@@ -332,7 +332,17 @@ export function inPlaceApply(current: KubeObject | undefined, applied: KubeObjec
   const merged = withoutManagedFields(cloneJson(current) as ValueMap);
   for (const r of replaced) setAt(merged, r.at, cloneJson(r.value));
   const moved = replaced.length > 0;
-  return withEntries(merged, live.map((e) => entryCopy(e, e === own && moved ? ctx.now : undefined)).sort(compareEntries));
+  const result = withEntries(merged, live.map((e) => entryCopy(e, e === own && moved ? ctx.now : undefined)).sort(compareEntries));
+  if (!moved) unchanged.add(result);
+  return result;
+}
+
+/** Objects of applies that changed no value of the live object (its copy, with the same managedFields). */
+const unchanged = new WeakSet<object>();
+
+/** Whether an apply's object is the live object unchanged (so written as it was already). */
+export function changedNothing(obj: KubeObject): boolean {
+  return unchanged.has(obj);
 }
 
 /** Sets the value at a path of keys and indexes that exists in the object. */

@@ -6,7 +6,7 @@ import type { ResourceDefinition } from '../registry/types.ts';
 import { checkFieldSelector, parseFieldSelector, requiresExactMatch } from './field-selector.ts';
 import { managerOrUserAgent, prefixFromUserAgent, validateFieldManager } from './field-manager.ts';
 import { goQuote, goValue } from '../encoding/go-format.ts';
-import { pruneFields } from './prune.ts';
+import { pruneFields } from '../registry/validation/prune-fields.ts';
 
 function def(partial: Partial<ResourceDefinition>): ResourceDefinition {
   return {

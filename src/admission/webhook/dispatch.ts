@@ -10,7 +10,7 @@ import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { jsonEqual, jsonPatch } from '../../patch/json-patch.ts';
 import type { JsonValue } from '../../encoding/json-value.ts';
-import { applySchemaCheck } from '../../endpoints/prune.ts';
+import { applySchemaCheck } from '../../registry/validation/prune-fields.ts';
 import { checkAgainstSchema } from '../../registry/validation/schema-check.ts';
 import { selectorMatches } from '../../registry/validation/label-selector.ts';
 import type { Authorizer } from '../../auth/authz/types.ts';

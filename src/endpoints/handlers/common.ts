@@ -9,7 +9,7 @@ import { matchRequestNamespace } from '../../registry/request-namespace.ts';
 import type { SchemaCheckResult } from '../../registry/validation/schema-check.ts';
 import { checkBodyKind, gvString, interpretBody, parseBody, parseProtobufBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
 import type { FieldValidation } from '../options.ts';
-import { applySchemaCheck } from '../prune.ts';
+import { applySchemaCheck } from '../../registry/validation/prune-fields.ts';
 import { requestHeader, writeBody, writeObject } from '../respond.ts';
 import { encodeStoredListProtobuf } from '../protobuf-list.ts';
 import type { Scope } from '../scope.ts';

@@ -9,7 +9,7 @@ import { readBody } from '../body.ts';
 import { managerOrUserAgent } from '../field-manager.ts';
 import { goValue } from '../../encoding/go-format.ts';
 import { decodeWriteOptions, type FieldValidation } from '../options.ts';
-import { applySchemaCheck } from '../prune.ts';
+import { applySchemaCheck } from '../../registry/validation/prune-fields.ts';
 import { requestHeader } from '../respond.ts';
 import { applyContext, groupResource, writeContext, type Scope } from '../scope.ts';
 import { checkName, enforceFieldValidation, negotiateResourceOutput, writeResult } from './common.ts';
@@ -65,7 +65,7 @@ export async function patchResource(scope: Scope): Promise<void> {
     if (!apply) throw unsupportedMediaType(allowed);
     updateOptions.forceAllowCreate = true;
     tryUpdate = async (current) => {
-      const applied = encodedAsTyped(scope, await apply({ ctx, def: scope.def, subresource: scope.subresource, current, patch, fieldManager: options.fieldManager, force: options.force ?? false }));
+      const applied = await apply({ ctx, def: scope.def, subresource: scope.subresource, current, patch, fieldManager: options.fieldManager, force: options.force ?? false });
       checkName(scope, applied);
       return applied;
     };
@@ -83,20 +83,6 @@ export async function patchResource(scope: Scope): Promise<void> {
   }
   const result = await scope.store.update(ctx, scope.name, tryUpdate, updateOptions);
   writeResult(scope, result.created ? 201 : 200, result.object, media);
-}
-
-/**
- * An applied object as kube's typed object writes it: the null and zero fields Go's encoding leaves out dropped,
- * times re-encoded. A copy when anything changes (an apply that changes nothing may give back the live object).
- * A value Go could not decode is left to the apply's own checks.
- */
-function encodedAsTyped(scope: Scope, applied: KubeObject): KubeObject {
-  if (scope.def.custom || scope.subresource === 'scale') return applied;
-  const check = scope.deps.checkSchema(applied, scope.def);
-  if (check.fatal || (check.omitted.length === 0 && check.reencoded.length === 0)) return applied;
-  const copy = cloneJson(applied);
-  applySchemaCheck(copy, { unknownFieldSteps: [], reencoded: check.reencoded, omitted: check.omitted });
-  return copy;
 }
 
 /** Strict field validation of the patched object: the patch's duplicates and the result's unknown fields. */

@@ -3,7 +3,9 @@
 // differently (timestamps, nulls). Each field comes as the steps from the
 // root that the schema check reports (keys as they are, indices as numbers).
 
-import type { FieldSteps, SchemaCheckResult } from '../registry/validation/schema-check.ts';
+import { cloneJson } from '../../apis/json-clone.ts';
+import type { KubeObject, ResourceDefinition } from '../types.ts';
+import { checkAgainstSchema, type FieldSteps, type SchemaCheckResult } from './schema-check.ts';
 
 /** The object or array holding the field at steps, or undefined when a step does not resolve. */
 function parentOf(obj: unknown, steps: FieldSteps): unknown {
@@ -35,4 +37,18 @@ export function applySchemaCheck(obj: unknown, check: Pick<SchemaCheckResult, 'u
     if (Array.isArray(node) && typeof last === 'number') node[last] = value;
     else if (node && typeof node === 'object' && typeof last === 'string') (node as Record<string, unknown>)[last] = value;
   }
+}
+
+/**
+ * A built-in object as kube's typed object writes it back: the null and zero fields Go's encoding leaves out
+ * dropped, times re-encoded; a copy when anything changes. A value Go could not decode is left as it is, to the
+ * caller's own checks; custom resources are returned as they are.
+ */
+export function encodedAsTyped(obj: KubeObject, def: ResourceDefinition): KubeObject {
+  if (def.custom) return obj;
+  const check = checkAgainstSchema(obj, def);
+  if (check.fatal || (check.omitted.length === 0 && check.reencoded.length === 0)) return obj;
+  const copy = cloneJson(obj);
+  applySchemaCheck(copy, { unknownFieldSteps: [], reencoded: check.reencoded, omitted: check.omitted });
+  return copy;
 }
