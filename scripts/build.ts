@@ -26,7 +26,7 @@ const ENTRIES = {
   cel: 'src/cel/index.ts',
 };
 /** Files the code reads beside itself at run time: source -> path in dist/. */
-const ASSETS = { 'src/apis/generated/model.json': 'generated/model.json', 'src/apis/generated/protobuf.json': 'generated/protobuf.json' };
+const ASSETS = { 'src/apis/generated/model.json': 'generated/model.json', 'src/apis/generated/protobuf.json': 'generated/protobuf.json', 'src/apis/go-fields.json': 'go-fields.json' };
 
 /**
  * The names the sources import from each of Node's built-in modules (`import { a, b as c } from 'node:x'`), so that

@@ -1,6 +1,7 @@
 // How kube's Go types hold each field of the built-in kinds, as their json tags and field types say
-// (k8s.io/api, apimachinery's meta/v1, apiextensions-apiserver, kube-aggregator; transcribed by hand, checked
-// against the 1.31 model by go-fields.test.ts). Go's JSON decoding and encoding make the same JSON come back
+// (k8s.io/api, apimachinery's meta/v1, apiextensions-apiserver, kube-aggregator; transcribed by hand into
+// go-fields.json, "jsonName:code" by definition, checked against the 1.31 model by go-fields.test.ts; read on
+// first use, which no start-up needs). Go's JSON decoding and encoding make the same JSON come back
 // differently by these facts: a null or zero value of an omitempty field is left out, a value struct is always
 // written.
 //
@@ -9,11 +10,15 @@
 //   v  scalar value (string, bool, number, or a named type of one)
 //   o  struct value (written even when zero)             t  metav1.Time or MicroTime value (zero is null)
 
-import { GO_FIELD_TABLE } from './go-fields-table.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const TABLE_FILE = path.join(import.meta.dirname, 'go-fields.json');
 
 export type GoFieldCode = 'p' | 'p?' | 's' | 's?' | 'm' | 'm?' | 'v' | 'v?' | 'o' | 't';
 
 const parsed = new Map<string, ReadonlyMap<string, GoFieldCode> | undefined>();
+let table: Readonly<Record<string, string>> | undefined;
 
 /**
  * Structs embedded inline (`json:",inline"`), whose fields are transcribed under the struct embedding them: the
@@ -33,7 +38,8 @@ export function goFieldsOf(definition: string): ReadonlyMap<string, GoFieldCode>
   let fields = parsed.get(definition);
   if (fields !== undefined || parsed.has(definition)) return fields;
   const name = Object.hasOwn(INLINE_IN, definition) ? INLINE_IN[definition]! : definition;
-  const text = Object.hasOwn(GO_FIELD_TABLE, name) ? GO_FIELD_TABLE[name] : undefined;
+  table ??= readTable();
+  const text = Object.hasOwn(table, name) ? table[name] : undefined;
   if (text !== undefined) {
     const map = new Map<string, GoFieldCode>();
     for (const entry of text.split(' ')) {
@@ -47,6 +53,11 @@ export function goFieldsOf(definition: string): ReadonlyMap<string, GoFieldCode>
 }
 
 /** The definitions transcribed (for the tests). */
+function readTable(): Readonly<Record<string, string>> {
+  return JSON.parse(fs.readFileSync(TABLE_FILE, 'utf8')) as Record<string, string>;
+}
+
 export function goFieldDefinitions(): string[] {
-  return Object.keys(GO_FIELD_TABLE);
+  table ??= readTable();
+  return Object.keys(table);
 }
