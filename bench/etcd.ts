@@ -16,6 +16,7 @@ import { cpuMs } from './crd.ts';
 import { benchCacheReads } from './etcd-cache-reads.ts';
 import { benchFailover } from './etcd-failover.ts';
 import { CONCURRENCY, configMap, fmt, load, median, spawnServer, stop, type EtcdBenchRow } from './etcd-common.ts';
+import { parseQuickFlag } from '../scripts/script-args.ts';
 
 export type { EtcdBenchRow } from './etcd-common.ts';
 
@@ -115,5 +116,5 @@ export async function benchEtcd(options: { quick?: boolean } = {}): Promise<Etcd
 }
 
 if (process.argv[1] !== undefined && import.meta.filename === process.argv[1]) {
-  for (const r of await benchEtcd({ quick: process.argv.includes('--quick') })) process.stdout.write(`${r.what}: ${r.capstan} | raw ${r.raw} | ${r.ratio}\n`);
+  for (const r of await benchEtcd({ quick: parseQuickFlag('node bench/etcd.ts', 'Capstan on etcd against raw etcd transactions through the same client, watch-cache reads against sqlite, and the HA failover time (starts its own local etcd members).') })) process.stdout.write(`${r.what}: ${r.capstan} | raw ${r.raw} | ${r.ratio}\n`);
 }

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runLoad } from './load.ts';
 import { stop } from './children.ts';
+import { parseQuickFlag } from '../scripts/script-args.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -164,4 +165,4 @@ export async function benchMemory(opts: { quick: boolean }): Promise<MemoryRow[]
   return rows;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchMemory({ quick: process.argv.includes('--quick') });
+if (import.meta.url === `file://${process.argv[1]}`) await benchMemory({ quick: parseQuickFlag('node bench/memory.ts', 'RSS of capstan before, at peak during and after a mixed load with watchers open, against its own pre-load RSS.') });

@@ -6,8 +6,19 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runLoad } from './load.ts';
+import { parseScriptArgs } from '../scripts/script-args.ts';
 
-const [phase = 'get', backend = 'memory', out = '/tmp/prof', n = '40000'] = process.argv.slice(2);
+const args = parseScriptArgs({
+  command: 'node bench/profile-phase.ts [PHASE] [BACKEND] [OUTDIR] [REQUESTS]',
+  summary: 'Starts bench/serve.ts under --cpu-prof, drives one phase with the lean client and prints the hottest functions by self time.',
+  positionals: {
+    PHASE: 'get, create, list or apply (default get)',
+    BACKEND: 'memory or sqlite (default memory)',
+    OUTDIR: 'where the profiles go, outside the repository (default /tmp/prof)',
+    REQUESTS: 'how many requests to drive (default 40000)',
+  },
+});
+const [phase = 'get', backend = 'memory', out = '/tmp/prof', n = '40000'] = args.positionals;
 const requests = Number(n);
 const root = new URL('..', import.meta.url).pathname;
 const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${out}`, join(root, 'bench/serve.ts'), backend], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { runLoad, type LoadResult, type TlsClientOptions } from './load.ts';
 import { stop } from './children.ts';
 import { spawnNode } from './pinning.ts';
+import { parseQuickFlag } from '../scripts/script-args.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CONCURRENCY = 32;
@@ -138,4 +139,4 @@ export async function benchProtobuf(opts: { quick: boolean }): Promise<ProtobufR
   return rows;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await benchProtobuf({ quick: process.argv.includes('--quick') });
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchProtobuf({ quick: parseQuickFlag('node bench/protobuf.ts', 'Protobuf against JSON responses for the same objects (get and list of ConfigMaps and Pods), with a bare Node HTTPS server as the raw limit.') });

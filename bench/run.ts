@@ -1,7 +1,7 @@
 // `npm run bench`: Capstan's figures, each as a ratio to the raw limit measured in the same run (direct calls of the
 // same storage backend; a bare Node HTTPS server), with absolute numbers for context.
 //
-//   node bench/run.ts [--quick] [--only startup,storage,http,etcd,watch,apply,crd,builtin,admission,protobuf,auth,memory,testing,observability]
+//   node bench/run.ts [--quick] [--only=SECTION,...]   (--help lists the sections)
 
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -26,11 +26,25 @@ import type { LoadResult, TlsClientOptions } from './load.ts';
 import { stop } from './children.ts';
 import { pinningNote, spawnNode } from './pinning.ts';
 import { bundle } from '../scripts/build.ts';
+import { parseScriptArgs } from '../scripts/script-args.ts';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const only = new Set(onlyArg ? onlyArg.split(',') : ['startup', 'storage', 'http', 'etcd', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'aggregation', 'memory', 'testing', 'observability', 'simulation']);
+const SECTIONS = ['startup', 'storage', 'http', 'etcd', 'watch', 'apply', 'crd', 'builtin', 'admission', 'protobuf', 'auth', 'aggregation', 'memory', 'testing', 'observability', 'simulation'];
+const args = parseScriptArgs({
+  command: 'node bench/run.ts [--quick] [--only=LIST]',
+  summary: 'Runs the benchmarks and prints each figure as a ratio to the raw limit measured in the same run. BENCH_PIN=1 pins the load generator away from the servers even on a machine with fewer than 3 CPUs.',
+  flags: {
+    '--quick': 'fewer requests per phase: a smoke run of every section, not figures to quote',
+    '--only=LIST': `comma-separated sections to run, of: ${SECTIONS.join(', ')}`,
+  },
+});
+const quick = args.flags.has('--quick');
+const onlyArg = args.flags.get('--only');
+const only = new Set(typeof onlyArg === 'string' ? onlyArg.split(',') : SECTIONS);
+const unknownSections = [...only].filter((s) => !SECTIONS.includes(s));
+if (unknownSections.length > 0) {
+  process.stderr.write(`unknown section(s) in --only: ${unknownSections.join(', ')} (known: ${SECTIONS.join(', ')})\n`);
+  process.exit(2);
+}
 const root = new URL('..', import.meta.url).pathname;
 
 const N_CREATE = quick ? 1000 : 48000;
@@ -421,7 +435,7 @@ if (only.has('etcd')) {
   process.stdout.write(`etcd3: create over HTTPS vs raw etcd transactions through the same client (${CONCURRENCY} in flight, 1 KiB ConfigMaps, one local etcd member); watch-cache reads vs sqlite; HA failover (3 local etcd members)\n`);
   for (const r of await (await import('./etcd.ts')).benchEtcd({ quick })) row(r.what, r.capstan, r.raw, r.ratio);
 }
-if (!onlyArg || only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });
+if (only.has('watch')) await (await import('./watch.ts')).benchWatch({ quick });
 if (only.has('apply')) await benchApplySection();
 if (only.has('crd')) await benchCrdSection();
 if (only.has('simulation')) await benchSimulationSection();

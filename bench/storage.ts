@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Storage } from '../src/storage/types.ts';
 import { createMemoryStorage } from '../src/storage/memory/memory-storage.ts';
 import { openSqliteStorage } from '../src/storage/sqlite/sqlite-storage.ts';
+import { parseScriptArgs } from '../scripts/script-args.ts';
 
 export interface StorageBenchOptions {
   /** Objects written (default 10000). */
@@ -100,8 +101,13 @@ export function formatBench(name: string, results: readonly StorageBenchResult[]
 }
 
 async function main(): Promise<void> {
-  const objects = Number(process.argv[2] ?? 10_000);
-  const backends = process.argv.slice(3);
+  const args = parseScriptArgs({
+    command: 'node bench/storage.ts [OBJECTS] [BACKEND...]',
+    summary: "Micro benchmark of the storage backends' raw operations, the baseline the HTTP layer is compared with.",
+    positionals: { OBJECTS: 'how many 1 KB objects (default 10000)', 'BACKEND...': 'memory and/or sqlite (default both)' },
+  });
+  const objects = Number(args.positionals[0] ?? 10_000);
+  const backends = args.positionals.slice(1);
   for (const backend of backends.length > 0 ? backends : ['memory', 'sqlite']) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capstan-bench-'));
     const storage = backend === 'sqlite' ? openSqliteStorage(path.join(dir, 'capstan.db')) : createMemoryStorage();

@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseScriptArgs } from './script-args.ts';
 
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
@@ -111,7 +112,12 @@ export async function bundle(outdir: string): Promise<string[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const bundleOnly = process.argv.includes('--bundle');
+  const args = parseScriptArgs({
+    command: 'node scripts/build.ts [--bundle]',
+    summary: 'Builds dist/: the bundle that bin/capstan.js runs and, unless --bundle, the type declarations of the library API.',
+    flags: { '--bundle': 'build the bundle only (what `npm install` runs), without the type declarations' },
+  });
+  const bundleOnly = args.flags.has('--bundle');
   const inputs = await bundle(dist);
   if (!bundleOnly) {
     execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });

