@@ -3,13 +3,13 @@
 // endpoints' ServerSideApply dependency.
 
 import { clockDate } from '../apis/clock.ts';
-import { badRequest } from '../apis/errors.ts';
+import { badRequest, StatusError } from '../apis/errors.ts';
 import { parseJson } from '../encoding/json.ts';
 import { jsonKind } from '../encoding/json-value.ts';
 import { prepareYaml, readYaml } from '../encoding/yaml-offthread.ts';
 import type { KubeObject, ResourceDefinition } from '../registry/types.ts';
 import { encodedAsTyped } from '../registry/validation/prune-fields.ts';
-import { applyServerSide, changedNothing } from './field-manager.ts';
+import { applyServerSide, changedNothing, gvkString, objectGVKNN } from './field-manager.ts';
 
 export interface ApplyRequest {
   def: ResourceDefinition;
@@ -92,5 +92,10 @@ export function serverSideApply(request: ApplyRequest): KubeObject {
     def,
     now: clockDate().toISOString(),
   });
-  return request.subresource === 'scale' || changedNothing(result) ? result : encodedAsTyped(result, def);
+  if (request.subresource === 'scale' || changedNothing(result)) return result;
+  const typed = encodedAsTyped(result, def);
+  if ('object' in typed) return typed.object;
+  // kube's structuredMergeManager turns the merged object into its Go type; a value that type cannot hold (a malformed
+  // timestamp, quantity or base64) fails there, and the plain error becomes a 500.
+  throw new StatusError(500, '', `failed to convert new object (${objectGVKNN(applied)}) to proper version: unable to convert unstructured object to ${gvkString(def.group, def.version, def.kind)}: ${typed.unconvertible}`);
 }

@@ -235,12 +235,12 @@ function groupVersionOf(apiVersion: unknown): { group: string; version: string }
   return undefined;
 }
 
-function gvkString(group: string, version: string, kind: string): string {
+export function gvkString(group: string, version: string, kind: string): string {
   return `${group}/${version}, Kind=${kind}`;
 }
 
 /** objectGVKNN: "namespace/name; group/version, Kind=Kind" of an unstructured object. */
-function objectGVKNN(obj: ValueMap): string {
+export function objectGVKNN(obj: ValueMap): string {
   const meta = isValueMap(obj.metadata) ? obj.metadata : {};
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const gv = groupVersionOf(obj.apiVersion);

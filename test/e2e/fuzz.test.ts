@@ -23,6 +23,8 @@ const READYZ_STALL_MS = 1000;
 const KUBE_IDENTICAL_5XX: readonly { code: number; message: RegExp; source: string }[] = [
   // fieldmanager: structured-merge-diff cannot type the applied object; a plain error, so 500 without a reason.
   { code: 500, message: /failed to create typed patch object \(/, source: 'k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager (TypeConverter.ObjectToTyped)' },
+  // fieldmanager: the merged object holds a value its Go type cannot (a malformed time, quantity or base64).
+  { code: 500, message: /failed to convert new object \(.*\) to proper version: unable to convert unstructured object to /, source: 'k8s.io/apimachinery/pkg/util/managedfields/internal/structuredmerge.go (structuredMergeManager.Apply, toVersioned)' },
   // A resourceVersion that is not a number: storage.NewInvalidError from APIObjectVersioner.ParseResourceVersion,
   // not an API status, so ErrorToAPIStatus makes it a 500 with the field error's text.
   { code: 500, message: /resourceVersion: Invalid value: "[^"]*": strconv\.ParseUint/, source: 'k8s.io/apiserver/pkg/storage/etcd3 (APIObjectVersioner.ParseResourceVersion)' },

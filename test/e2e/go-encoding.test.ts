@@ -150,6 +150,32 @@ test('server-side apply: the applied object is written as the typed object encod
   assert.deepEqual(lease.spec, { holderIdentity: 'a', acquireTime: '2024-01-02T02:04:05.500000Z', leaseTransitions: 0 });
 });
 
+
+test('server-side apply: a value the Go type cannot hold is refused, as kube refuses it, and nothing is stored', async () => {
+  const apply = (name: string, body: unknown) =>
+    s.adminRequest(`/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}?fieldManager=tool`, { method: 'PATCH', body: JSON.stringify(body), headers: { 'content-type': 'application/apply-patch+yaml' } });
+  const lease = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'default' }, spec });
+  const bad = await apply('bad-time', lease('bad-time', { holderIdentity: 'a', acquireTime: '2024-01-02 03:04:05' }));
+  assert.equal(bad.status, 500);
+  const status = JSON.parse(bad.body) as Record<string, any>;
+  assert.equal(status.reason, undefined);
+  assert.equal(status.message, 'failed to convert new object (default/bad-time; coordination.k8s.io/v1, Kind=Lease) to proper version: unable to convert unstructured object to coordination.k8s.io/v1, Kind=Lease: parsing time "2024-01-02 03:04:05" as "2006-01-02T15:04:05.000000Z07:00": cannot parse " 03:04:05" as "T"');
+  assert.equal((await s.adminRequest('/apis/coordination.k8s.io/v1/namespaces/default/leases/bad-time')).status, 404);
+  // On an existing object the live value stays.
+  assert.equal((await apply('kept', lease('kept', { holderIdentity: 'a', leaseDurationSeconds: 15 }))).status, 201);
+  const float = await apply('kept', lease('kept', { holderIdentity: 'a', leaseDurationSeconds: 1.5 }));
+  assert.equal(float.status, 500);
+  assert.match((JSON.parse(float.body) as { message: string }).message, /: unable to convert unstructured object to coordination\.k8s\.io\/v1, Kind=Lease: cannot convert float64 to int32$/);
+  assert.equal((await getJson(['lease', 'kept'])).spec.leaseDurationSeconds, 15);
+  // []byte's base64, through the converter's own wording.
+  const secret = await s.adminRequest('/api/v1/namespaces/default/secrets/b64?fieldManager=tool', {
+    method: 'PATCH',
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b64', namespace: 'default' }, data: { key: 'not*base64' } }),
+    headers: { 'content-type': 'application/apply-patch+yaml' },
+  });
+  assert.equal(secret.status, 500);
+  assert.equal((JSON.parse(secret.body) as { message: string }).message, 'failed to convert new object (default/b64; /v1, Kind=Secret) to proper version: unable to convert unstructured object to /v1, Kind=Secret: error decoding from json: illegal base64 data at input byte 3');
+});
 test('client-node: an object read back has no empty omitempty fields', async () => {
   const kc = new k8s.KubeConfig();
   kc.loadFromString(s.kubeconfig);

@@ -41,14 +41,15 @@ export function applySchemaCheck(obj: unknown, check: Pick<SchemaCheckResult, 'u
 
 /**
  * A built-in object as kube's typed object writes it back: the null and zero fields Go's encoding leaves out
- * dropped, times re-encoded; a copy when anything changes. A value Go could not decode is left as it is, to the
- * caller's own checks; custom resources are returned as they are.
+ * dropped, times re-encoded; a copy when anything changes. For a value Go could not decode, what runtime's
+ * unstructured converter says of it; custom resources are returned as they are.
  */
-export function encodedAsTyped(obj: KubeObject, def: ResourceDefinition): KubeObject {
-  if (def.custom) return obj;
+export function encodedAsTyped(obj: KubeObject, def: ResourceDefinition): { object: KubeObject } | { unconvertible: string } {
+  if (def.custom) return { object: obj };
   const check = checkAgainstSchema(obj, def);
-  if (check.fatal || (check.omitted.length === 0 && check.reencoded.length === 0)) return obj;
+  if (check.fatal) return { unconvertible: check.unconvertible ?? check.fatal.message };
+  if (check.omitted.length === 0 && check.reencoded.length === 0) return { object: obj };
   const copy = cloneJson(obj);
   applySchemaCheck(copy, { unknownFieldSteps: [], reencoded: check.reencoded, omitted: check.omitted });
-  return copy;
+  return { object: copy };
 }

@@ -27,6 +27,8 @@ import { parseQuantity } from './quantity.ts';
 export interface SchemaCheckResult {
   /** The 400 to answer instead of proceeding (a value Go's decoder would reject). */
   fatal?: StatusError;
+  /** With fatal: what runtime's unstructured converter says of the same value (server-side apply's decode). */
+  unconvertible?: string;
   /** Paths of fields the schema does not know, in document order: "spec.foo", "spec.containers[0].bar". */
   unknownFields: string[];
   /** The same fields as steps from the root, to prune them by: a key may hold dots or be empty, which a path hides. */
@@ -106,7 +108,14 @@ const NAMED_FIELD_TYPES: Readonly<Record<string, string>> = {
   'CronJobSpec.concurrencyPolicy': 'v1.ConcurrencyPolicy',
 };
 
-class DecodeFailure extends Error {}
+/** A value Go's decoder rejects; `converted` is what runtime's unstructured converter says of it, when it differs. */
+class DecodeFailure extends Error {
+  readonly converted: string;
+  constructor(message: string, converted: string = message) {
+    super(message);
+    this.converted = converted;
+  }
+}
 
 interface Walk {
   readonly resolve: (ref: string) => SchemaNode | undefined;
@@ -217,12 +226,12 @@ function goTypeOf(node: SchemaNode): string {
   }
 }
 
-function typeError(value: string, goType: string, pos: Pos): never {
+function typeError(value: string, goType: string, pos: Pos, converted?: string): never {
   const fields = goFieldsOf(pos);
-  if (pos.struct !== '' || fields.length > 0) {
-    throw new DecodeFailure(`json: cannot unmarshal ${value} into Go struct field ${pos.struct}.${fields.join('.')} of type ${goType}`);
-  }
-  throw new DecodeFailure(`json: cannot unmarshal ${value} into Go value of type ${goType}`);
+  const message = pos.struct !== '' || fields.length > 0
+    ? `json: cannot unmarshal ${value} into Go struct field ${pos.struct}.${fields.join('.')} of type ${goType}`
+    : `json: cannot unmarshal ${value} into Go value of type ${goType}`;
+  throw new DecodeFailure(message, converted);
 }
 
 function join(path: string, key: string): string {
@@ -340,7 +349,7 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
       if (typeof value !== 'string') typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
       if (current.format === 'byte') {
         const at = base64ErrorOffset(value);
-        if (at >= 0) throw new DecodeFailure(`illegal base64 data at input byte ${at}`);
+        if (at >= 0) throw new DecodeFailure(`illegal base64 data at input byte ${at}`, `error decoding from json: illegal base64 data at input byte ${at}`);
       } else if (current.format === 'date-time') {
         timeValue(w, value, RFC3339, pos);
       }
@@ -349,7 +358,10 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
       if (!pos.typed) return;
       if (typeof value !== 'number') typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
       const range = intRanges[current.format ?? 'int64'] ?? intRanges.int64;
-      if (!Number.isInteger(value) || value < range[0] || value > range[1]) typeError(`number ${String(value)}`, goTypeAt(pos, ref, current), pos);
+      if (!Number.isInteger(value)) {
+        typeError(`number ${String(value)}`, goTypeAt(pos, ref, current), pos, `cannot convert float64 to ${current.format === 'int32' ? 'int32' : 'int64'}`);
+      }
+      if (value < range[0] || value > range[1]) typeError(`number ${String(value)}`, goTypeAt(pos, ref, current), pos);
       return;
     }
     case 'number':
@@ -556,7 +568,9 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
       }
     }
   } catch (e) {
-    if (e instanceof DecodeFailure) return { fatal: decodeError(obj, def, e.message), unknownFields: [], unknownFieldSteps: [], reencoded: [], omitted: [] };
+    if (e instanceof DecodeFailure) {
+      return { fatal: decodeError(obj, def, e.message), unconvertible: e.converted, unknownFields: [], unknownFieldSteps: [], reencoded: [], omitted: [] };
+    }
     throw e;
   }
   return { unknownFields: w.unknown, unknownFieldSteps: w.unknownSteps, reencoded: w.reencoded, omitted: w.omitted };
