@@ -1,7 +1,8 @@
-// The simulated StatefulSet controller's volume claims, through a real server: claims made from
-// spec.volumeClaimTemplates before each pod and mounted in it, existing ones reused, owner references by
-// persistentVolumeClaimRetentionPolicy (whenDeleted, whenScaled), the events kube records, and a pod held back while
-// its claim cannot be made or is being deleted.
+// The simulated StatefulSet controller, through a real server: claims made from spec.volumeClaimTemplates before each
+// pod and mounted in it, existing ones reused, owner references by persistentVolumeClaimRetentionPolicy (whenDeleted,
+// whenScaled), the events kube records, and a pod held back while its claim cannot be made or is being deleted; the
+// scale-down (one pod at a time and each gone first, or all at once) with the status counting the pods still there,
+// and a failed pod made again.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,7 +42,7 @@ function statefulSet(name: string, extra: { replicas?: number; policy?: Json; vo
   };
 }
 
-describe('simulated StatefulSet volume claims', () => {
+describe('simulated StatefulSet controller', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer({ simulateWorkloads: { nodes: 1, podStartupMs: 10, podTerminationMs: 20 } });
@@ -220,5 +221,85 @@ describe('simulated StatefulSet volume claims', () => {
     const made = await claim('held', 'data-h-0');
     assert.notEqual(made!.metadata.uid, old.metadata.uid);
     assert.equal(made!.metadata.deletionTimestamp, undefined);
+  });
+
+  const setStatus = async (ns: string, name: string) => (await ok(`/apis/apps/v1/namespaces/${ns}/statefulsets/${name}`)).status as Json;
+  const hold = (ns: string, name: string) => ok(`/api/v1/namespaces/${ns}/pods/${name}`, 'PATCH', { metadata: { finalizers: ['example.com/hold'] } });
+  const release = (ns: string, name: string) => ok(`/api/v1/namespaces/${ns}/pods/${name}`, 'PATCH', { metadata: { finalizers: null } });
+  const terminatingPod = (ns: string, name: string) => until(`${name} terminating`, async () => ((await pod(ns, name))?.metadata.deletionTimestamp ? true : undefined));
+  const statusWith = (ns: string, name: string, want: Json) =>
+    until(`${name} status ${JSON.stringify(want)}`, async () => {
+      const st = await setStatus(ns, name);
+      return Object.entries(want).every(([k, v]) => st?.[k] === v) ? st : undefined;
+    });
+
+  test('OrderedReady scale-down: the highest pod goes first and is gone before the next goes; the status counts the terminating pod', async () => {
+    await namespace('down');
+    await createSet('down', statefulSet('web', { replicas: 3, templates: [] }));
+    await ready('down', 'web', 3);
+    await hold('down', 'web-2');
+    await hold('down', 'web-1');
+    await ok('/apis/apps/v1/namespaces/down/statefulsets/web', 'PATCH', { spec: { replicas: 1 } });
+    await terminatingPod('down', 'web-2');
+    // The pass that saw web-2 terminating counts it in replicas (and ready: its status is unchanged) but not in
+    // current and updated, and leaves web-1 alone.
+    const held = await statusWith('down', 'web', { replicas: 3, currentReplicas: 2 });
+    assert.deepEqual([held.readyReplicas, held.updatedReplicas, held.availableReplicas], [3, 2, 3]);
+    assert.equal((await pod('down', 'web-1'))!.metadata.deletionTimestamp, undefined);
+    await release('down', 'web-2');
+    await terminatingPod('down', 'web-1');
+    await statusWith('down', 'web', { replicas: 2, currentReplicas: 1 });
+    await release('down', 'web-1');
+    const done = await statusWith('down', 'web', { replicas: 1 });
+    assert.deepEqual([done.readyReplicas, done.currentReplicas, done.updatedReplicas, done.availableReplicas], [1, 1, 1, 1]);
+    assert.ok(await pod('down', 'web-0'));
+  });
+
+  test('Parallel scale-down: every condemned pod goes at once; a terminating one is counted until it is gone', async () => {
+    await namespace('par');
+    const sts = statefulSet('p', { replicas: 3, templates: [] });
+    sts.spec.podManagementPolicy = 'Parallel';
+    await createSet('par', sts);
+    await ready('par', 'p', 3);
+    await hold('par', 'p-2');
+    await ok('/apis/apps/v1/namespaces/par/statefulsets/p', 'PATCH', { spec: { replicas: 1 } });
+    await terminatingPod('par', 'p-2');
+    await until('p-1 gone', async () => ((await pod('par', 'p-1')) === undefined ? true : undefined));
+    await statusWith('par', 'p', { replicas: 2, currentReplicas: 1, updatedReplicas: 1 });
+    await release('par', 'p-2');
+    await statusWith('par', 'p', { replicas: 1, readyReplicas: 1 });
+  });
+
+  test('a pod that failed is deleted and made again', async () => {
+    await namespace('failed');
+    await createSet('failed', statefulSet('f', { replicas: 2, templates: [] }));
+    await ready('failed', 'f', 2);
+    const before = (await pod('failed', 'f-0'))!;
+    await ok('/api/v1/namespaces/failed/pods/f-0/status', 'PATCH', { status: { phase: 'Failed' } });
+    await until('f-0 made again', async () => {
+      const p = await pod('failed', 'f-0');
+      return p && p.metadata.uid !== before.metadata.uid ? true : undefined;
+    });
+    await ready('failed', 'f', 2);
+    await eventWith('failed', 'f', 'delete Pod f-0 in StatefulSet f successful');
+  });
+
+  test('OnDelete: a pod is updated only when deleted, and the current revision stays (kube completes only rolling updates)', async () => {
+    await namespace('ondelete');
+    const sts = statefulSet('o', { replicas: 1, templates: [] });
+    sts.spec.updateStrategy = { type: 'OnDelete' };
+    await createSet('ondelete', sts);
+    await ready('ondelete', 'o', 1);
+    const first = await setStatus('ondelete', 'o');
+    assert.equal(first.currentRevision, first.updateRevision);
+    await ok('/apis/apps/v1/namespaces/ondelete/statefulsets/o', 'PATCH', { spec: { template: { metadata: { labels: { app: 'o', v: '2' } } } } });
+    const changed = await until('a new update revision', async () => {
+      const st = await setStatus('ondelete', 'o');
+      return st.updateRevision !== first.updateRevision ? st : undefined;
+    });
+    assert.deepEqual([changed.currentRevision, changed.currentReplicas, changed.updatedReplicas], [first.currentRevision, 1, undefined]);
+    await ok('/api/v1/namespaces/ondelete/pods/o-0', 'DELETE');
+    const updated = await statusWith('ondelete', 'o', { updatedReplicas: 1, readyReplicas: 1 });
+    assert.deepEqual([updated.currentRevision, updated.currentReplicas], [first.currentRevision, undefined]);
   });
 });

@@ -1,8 +1,10 @@
 // The StatefulSet controller: pods <name>-0..N-1 created in order (OrderedReady: the next once the previous is
-// Ready; Parallel: all at once), removed from the highest ordinal, rolled from the highest ordinal down when the
-// template changes (RollingUpdate, honouring partition), with controller-revision-hash labels, a ControllerRevision
-// per template (`kubectl rollout history` and `undo`) and the revision status `kubectl rollout status` compares; the
-// status is written even when a pod cannot be made. Each pod's claims (spec.volumeClaimTemplates: <template>-<set>-<ordinal>)
+// Ready; Parallel: all at once), removed from the highest ordinal (OrderedReady: one at a time, each gone before the
+// next goes; Parallel: all at once), rolled from the highest ordinal down when the template changes (RollingUpdate,
+// honouring partition), with controller-revision-hash labels, a ControllerRevision per template (`kubectl rollout
+// history` and `undo`) and the revision status `kubectl rollout status` compares. A pod that failed or succeeded is
+// deleted and made again; a terminating one is counted in the status until it is gone, and not made again before.
+// The status is written even when a pod cannot be made. Each pod's claims (spec.volumeClaimTemplates: <template>-<set>-<ordinal>)
 // are created before it and mounted in it; their owner references follow persistentVolumeClaimRetentionPolicy.
 
 import { clockNow } from '../../apis/clock.ts';
@@ -71,25 +73,33 @@ function newClaim(sts: KubeObject, template: Obj, pod: KubeObject, ordinal: numb
 /** The pods, by ordinal. */
 const byOrdinalAsc = (pods: [number, KubeObject][]): KubeObject[] => [...pods].sort(([a], [b]) => a - b).map(([, p]) => p);
 
+const terminating = (pod: KubeObject): boolean => pod.metadata.deletionTimestamp !== undefined;
+const phaseOf = (pod: KubeObject): unknown => asObj(pod.status).phase;
+/** isRunningAndReady. */
+const runningAndReady = (pod: KubeObject): boolean => phaseOf(pod) === 'Running' && podReady(pod);
+/** isHealthy: running, ready and not terminating. */
+const healthy = (pod: KubeObject): boolean => runningAndReady(pod) && !terminating(pod);
+const revisionOf = (pod: KubeObject): string | undefined => pod.metadata.labels?.[REVISION_LABEL];
+
 /**
  * processCondemned, OrderedReady: the highest condemned pod goes once it is available, or when it is the first
  * unhealthy pod (so a broken pod does not hold the scale-down back).
  */
-function condemnable(pod: KubeObject, inRange: [number, KubeObject][], surplus: [number, KubeObject][], available: (p: KubeObject) => boolean): boolean {
-  const firstUnhealthy = [...byOrdinalAsc(inRange), ...byOrdinalAsc(surplus)].find((p) => !podReady(p));
+function condemnable(pod: KubeObject, inRange: [number, KubeObject][], condemned: [number, KubeObject][], available: (p: KubeObject) => boolean): boolean {
+  const firstUnhealthy = [...byOrdinalAsc(inRange), ...byOrdinalAsc(condemned)].find((p) => !healthy(p));
   return available(pod) || pod === firstUnhealthy;
 }
 
 /**
  * The rolling update (kube 1.31, without MaxUnavailableStatefulSet): from the highest ordinal down to the partition,
- * the first pod of an older revision goes, once every pod above it is there and ready (isHealthy: readiness, not
- * availability; OrderedReady waits for availability before it gets here).
+ * the first pod of an older revision that is not terminating goes, once every pod above it is there and healthy
+ * (readiness, not availability; OrderedReady waits for availability before it gets here).
  */
 function nextToUpdate(byOrdinal: Map<number, KubeObject>, replicas: number, partition: number, revision: string): KubeObject | undefined {
   for (let i = replicas - 1; i >= partition; i--) {
     const pod = byOrdinal.get(i);
-    if (pod && pod.metadata.labels?.[REVISION_LABEL] !== revision) return pod;
-    if (!pod || !podReady(pod)) return undefined;
+    if (pod && !terminating(pod) && revisionOf(pod) !== revision) return pod;
+    if (!pod || !healthy(pod)) return undefined;
   }
   return undefined;
 }
@@ -170,12 +180,14 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
       const hash = templateHash(spec.template);
       const revision = `${name}-${hash}`;
+      const currentRevision = String(asObj(sts.status).currentRevision ?? '') || revision;
       const ordered = asObj(spec).podManagementPolicy !== 'Parallel';
       // getPodsForStatefulSet: the pods it claims among those named as its members (isMemberOf).
       const member = (p: KubeObject) => /^(.*)-\d+$/.exec(p.metadata.name ?? '')?.[1] === name;
-      const pods = (await claim(podCache, sts, { apiVersion: 'apps/v1', kind: 'StatefulSet', match: member })).filter((p) => !p.metadata.deletionTimestamp);
+      // Terminating pods included: one in range is not made again until it is gone, and all of them are counted.
+      const pods = await claim(podCache, sts, { apiVersion: 'apps/v1', kind: 'StatefulSet', match: member });
       // getStatefulSetRevisions, then truncateHistory: the revisions of the pods and of the status stay.
-      const live = new Set([...pods.map((p) => p.metadata.labels?.[REVISION_LABEL] ?? ''), String(asObj(sts.status).currentRevision ?? '')]);
+      const live = new Set([...pods.map((p) => revisionOf(p) ?? ''), String(asObj(sts.status).currentRevision ?? '')]);
       await syncHistory(history, sts, { kind: 'StatefulSet', hash, hashLabel: 'controller.kubernetes.io/hash', live });
       const byOrdinal = new Map(pods.map((p) => [Number(String(p.metadata.name).slice(name.length + 1)), p]));
       const template = asObj(spec.template);
@@ -186,12 +198,19 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
       // OrderedReady (processReplica, monotonic): a pod not yet available (ready for minReadySeconds) holds back the
       // next one, and the scale-down and the update with it.
       let blocked = false;
+      const remove = (pod: KubeObject) => podWrite('delete', sts, pod, () => podCache.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }));
       for (let i = 0; i < replicas && !blocked; i++) {
         const existing = byOrdinal.get(i);
         if (existing) {
+          // processReplica: a pod that failed or succeeded is deleted, to be made again once it is gone.
+          if (phaseOf(existing) === 'Failed' || phaseOf(existing) === 'Succeeded') {
+            if (!terminating(existing)) await remove(existing);
+            blocked = ordered;
+            continue;
+          }
           // createMissingPersistentVolumeClaims: a pending pod gets back a claim deleted under it.
-          if (asObj(existing.status).phase === 'Pending') await createClaims(sts, existing, i);
-          blocked = ordered && !available(existing);
+          if (phaseOf(existing) === 'Pending') await createClaims(sts, existing, i);
+          blocked = ordered && (terminating(existing) || !available(existing));
           continue;
         }
         if (staleClaim(sts, `${name}-${i}`, i)) {
@@ -216,33 +235,44 @@ export function startStatefulSetController(informers: Informers, eventSink: Even
         }
         blocked = ordered;
       }
-      const remove = (pod: KubeObject) => podWrite('delete', sts, pod, () => podCache.delete(namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } }));
-      const surplus = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a);
+      const condemned = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a);
       // The claims of the pods kept are owned as the policy says; those of condemned pods before the pods go.
       if (failure === undefined) for (const [i, p] of byOrdinal) await setClaimOwners(sts, p, i, i >= replicas);
       const inRange = [...byOrdinal.entries()].filter(([i]) => i < replicas);
-      if (failure === undefined && !blocked && surplus.length && (!ordered || condemnable(surplus[0][1], inRange, surplus, available))) await remove(surplus[0][1]);
+      // processCondemned, from the highest ordinal: OrderedReady deletes one at a time, waiting for it to be gone;
+      // Parallel deletes all that are not terminating yet.
+      if (failure === undefined && !blocked && condemned.length) {
+        if (!ordered) for (const [, p] of condemned) if (!terminating(p)) await remove(p);
+        const top = condemned[0][1];
+        if (ordered && !terminating(top) && condemnable(top, inRange, condemned, available)) await remove(top);
+        blocked = ordered;
+      }
       const rolling = asObj(spec.updateStrategy).type !== 'OnDelete';
       const partition = Number(asObj(asObj(spec.updateStrategy).rollingUpdate).partition ?? 0);
-      if (failure === undefined && rolling && !blocked && surplus.length === 0) {
+      let rolled = false;
+      if (failure === undefined && rolling && !blocked) {
         const stale = nextToUpdate(byOrdinal, replicas, partition, revision);
         if (stale) await remove(stale);
+        rolled = stale !== undefined && revisionOf(stale) === currentRevision;
       }
-      const current = inRange.map(([, p]) => p);
-      const updated = current.filter((p) => p.metadata.labels?.[REVISION_LABEL] === revision).length;
-      const ready = current.filter(podReady).length;
       recheckWhenAvailable(loop, sts, pods, at);
-      const done = updated === replicas;
+      // updateStatus over every created pod, condemned and terminating ones too; current and updated pods are those
+      // not terminating. completeRollingUpdate: with every pod updated and ready, the update revision becomes current.
+      const created = pods.filter((p) => phaseOf(p) !== undefined && phaseOf(p) !== '');
+      const counted = created.filter((p) => !terminating(p));
+      const updated = counted.filter((p) => revisionOf(p) === revision).length;
+      const ready = created.filter(runningAndReady).length;
+      const done = rolling && updated === created.length && ready === created.length;
       const status: Obj = {
         observedGeneration: sts.metadata.generation ?? 0,
-        replicas: current.length,
+        replicas: created.length,
         readyReplicas: ready,
-        currentReplicas: done ? updated : current.length - updated,
+        currentReplicas: done ? updated : counted.filter((p) => revisionOf(p) === currentRevision).length - (rolled ? 1 : 0),
         updatedReplicas: updated,
-        currentRevision: done ? revision : (asObj(sts.status).currentRevision ?? revision),
+        currentRevision: done ? revision : currentRevision,
         updateRevision: revision,
         collisionCount: 0,
-        availableReplicas: current.filter(available).length,
+        availableReplicas: created.filter((p) => runningAndReady(p) && available(p)).length,
       };
       for (const k of ['readyReplicas', 'currentReplicas', 'updatedReplicas']) if (status[k] === 0) delete status[k];
       await writeStatus(statefulSets, sts, status);
