@@ -5,7 +5,9 @@
 // pinned by required node affinity (matchFields metadata.name In [node]) and bound by the scheduler. A template
 // change is rolled out node by node within maxUnavailable (default 1), or by surging with maxSurge; OnDelete waits
 // for old pods to be deleted. A ControllerRevision per template (`kubectl rollout history` and `undo`). Status with
-// the counts `kubectl rollout status` reads, written even when a pod cannot be made.
+// the counts `kubectl rollout status` reads, written even when a pod cannot be made. A daemon pod that failed is
+// deleted (FailedDaemonPod, at most once per kube's backoff per node: 1 s doubling to 15 min) and one that succeeded
+// too; a node's new pod is made once its old one is gone.
 
 import { clockNow } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
@@ -15,7 +17,8 @@ import { CONTROLLERREVISIONS, syncHistory } from './controller-history.ts';
 import { templateHash } from './deployments.ts';
 import { createControlledPod, deleteControlledPod, minReadySecondsOf, podAvailable, podFromTemplate, recheckWhenAvailable, requeuedOnClock } from './replicasets.ts';
 import { affinityMatches, untoleratedTaint } from './scheduler-filters.ts';
-import { asObj, claim, controllerEvents, DAEMONSETS, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { asObj, claim, controllerEvents, DAEMONSETS, key, NODES, PODS, podReady, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { createFlowBackoff } from './flow-backoff.ts';
 
 const REVISION_LABEL = 'controller-revision-hash';
 const GENERATION_LABEL = 'pod-template-generation';
@@ -147,6 +150,8 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
   const events = controllerEvents(eventSink, 'daemonset-controller', WRITERS.daemonset);
   const nodeCache = informers.of(NODES);
   const history = informers.of(CONTROLLERREVISIONS).as(WRITERS.daemonset);
+  // failedPodsBackoff: how often a node's failed daemon pod is deleted (and so made again).
+  const failedPodsBackoff = createFlowBackoff(1000, 15 * 60_000);
   const loop = startLoop(
     informers,
     DAEMONSETS,
@@ -162,7 +167,11 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
       const nodes = nodeCache.list().filter((n) => shouldRun(template, n));
       const wanted = new Set(nodes.map((n) => n.metadata.name ?? ''));
       // getDaemonPods: the pods it claims (an orphan it selects is adopted).
-      const pods = (await claim(podCache, ds, { apiVersion: 'apps/v1', kind: 'DaemonSet' })).filter((p) => !p.metadata.deletionTimestamp && asObj(p.status).phase !== 'Failed' && asObj(p.status).phase !== 'Succeeded');
+      const claimed = await claim(podCache, ds, { apiVersion: 'apps/v1', kind: 'DaemonSet' });
+      const finished = (p: KubeObject) => asObj(p.status).phase === 'Failed' || asObj(p.status).phase === 'Succeeded';
+      const pods = claimed.filter((p) => !p.metadata.deletionTimestamp && !finished(p));
+      // A node with any daemon pod, terminating or finished ones included, gets no new one in this pass.
+      const occupied = new Set(claimed.map((p) => targetNode(p) ?? ''));
       const byNode = new Map<string, KubeObject[]>();
       for (const p of pods) {
         const node = targetNode(p) ?? '';
@@ -182,8 +191,22 @@ export function startDaemonSetController(informers: Informers, eventSink: EventS
       // status is written (syncDaemonSet updates it whatever manage answered).
       let failure: unknown;
       try {
-        for (const [node, onNode] of byNode) if (!wanted.has(node)) for (const p of onNode) await deleteControlledPod(podCache, events, ds, p);
-        for (const node of wanted) if (!byNode.has(node)) await create(node);
+        for (const p of claimed) {
+          const node = targetNode(p) ?? '';
+          if (p.metadata.deletionTimestamp || (wanted.has(node) && !finished(p))) continue;
+          if (wanted.has(node) && asObj(p.status).phase === 'Failed') {
+            const backoffKey = `${ds.metadata.uid}/${asObj(ds.status).observedGeneration ?? 0}/${node}`;
+            const now = clockNow();
+            if (failedPodsBackoff.inBackoff(backoffKey, now)) {
+              loop.enqueue(key(ds), failedPodsBackoff.delay(backoffKey));
+              continue;
+            }
+            failedPodsBackoff.next(backoffKey, now);
+            events.event(ds, 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${namespace}/${p.metadata.name} on node ${node}, will try to kill it`);
+          }
+          await deleteControlledPod(podCache, events, ds, p);
+        }
+        for (const node of wanted) if (!occupied.has(node)) await create(node);
       } catch (e) {
         failure = e;
       }
