@@ -7,15 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compactVerify } from 'jose';
 import type { TestServer } from './helpers.ts';
-import { startTestServer } from './helpers.ts';
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`never came true: ${what}`);
-}
+import { startTestServer, until } from './helpers.ts';
 
 function tokenSecret(id: string, secret: string, extra: Record<string, string> = {}) {
   return {

@@ -8,16 +8,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestServer } from './helpers.ts';
-import { startTestServer } from './helpers.ts';
+import { startTestServer, until } from './helpers.ts';
 
 /** Polls `check` until it holds (RBAC reads its policy through informers: a new binding counts a moment later). */
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`never came true: ${what}`);
-}
 
 const RBAC = 'rbac.authorization.k8s.io';
 

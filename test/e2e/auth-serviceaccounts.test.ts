@@ -12,16 +12,9 @@ import * as k8s from '@kubernetes/client-node';
 import { SignJWT, decodeJwt, importPKCS8 } from 'jose';
 import { createLogger } from '../../src/server/log.ts';
 import type { TestServer } from './helpers.ts';
-import { startTestServer } from './helpers.ts';
+import { startTestServer, until } from './helpers.ts';
 
 /** Polls `check` until it holds (informers and the 10 s token success cache make some changes count a moment later). */
-async function until(what: string, check: () => Promise<boolean>, tries = 250): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`never came true: ${what}`);
-}
 
 const RBAC = 'rbac.authorization.k8s.io';
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -87,7 +80,7 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     assert.equal((await server.kubectl(['auth', 'can-i', 'create', 'deployments', '-n', 'default'], { kubeconfig: kc })).stdout.trim(), 'no');
     // Deleting the service account revokes its tokens.
     await server.kubectlOk(['delete', 'serviceaccount', 'builder', '-n', 'apps']);
-    await until('token refused', async () => (await server.request('/api/v1/namespaces/apps/configmaps', { token })).status === 401, 1000);
+    await until('token refused', async () => (await server.request('/api/v1/namespaces/apps/configmaps', { token })).status === 401, { timeoutMs: 20_000 });
   });
 
   test('audiences and lifetime: a token for another audience is refused here but passes a TokenReview for it; too short a lifetime is invalid', async () => {
@@ -120,7 +113,7 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     assert.deepEqual(who.status.userInfo.extra['authentication.kubernetes.io/pod-uid'], [pod.metadata.uid]);
     await server.kubectlOk(['delete', 'pod', 'worker', '-n', 'apps', '--grace-period=0', '--force']);
     // Up to kube's 10 s token success cache later.
-    await until('pod-bound token refused', async () => (await server.request('/version', { token })).status === 401, 1000);
+    await until('pod-bound token refused', async () => (await server.request('/version', { token })).status === 401, { timeoutMs: 20_000 });
     const wrongKind = await server.kubectl(['create', 'token', 'default', '-n', 'apps', '--bound-object-kind=Secret', '--bound-object-name=nope']);
     assert.match(wrongKind.stderr, /secrets "nope" not found/);
   });
@@ -218,7 +211,7 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     const kc = await server.writeKubeconfig('legacy', { token });
     assert.match(await server.kubectlOk(['auth', 'whoami'], { kubeconfig: kc }), /system:serviceaccount:apps:legacy/);
     await server.kubectlOk(['delete', 'secret', 'legacy-token', '-n', 'apps']);
-    await until('legacy token refused once its Secret is gone', async () => (await server.request('/version', { token })).status === 401, 1000);
+    await until('legacy token refused once its Secret is gone', async () => (await server.request('/version', { token })).status === 401, { timeoutMs: 20_000 });
   });
 
   test('issuer discovery: service accounts read the OpenID configuration and the keys; anonymous may not', async () => {

@@ -4,7 +4,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { startTestServer, type TestServer, until as waitFor } from './helpers.ts';
 
 let s: TestServer;
 before(async () => {
@@ -26,14 +26,8 @@ async function status(name: string, namespace = 'default'): Promise<PdbStatus> {
   return (JSON.parse(await s.kubectlOk(['get', 'pdb', name, '-n', namespace, '-o', 'json'])) as { status: PdbStatus }).status;
 }
 
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`never came true: ${what}`);
-}
+/** Polls for at most 20 s (the controllers' work here spans several passes). */
+const until = <T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> => waitFor(what, check, { timeoutMs: 20_000 });
 
 const counts = (st: PdbStatus) => [st.expectedPods, st.desiredHealthy, st.currentHealthy, st.disruptionsAllowed];
 const condition = (st: PdbStatus) => st.conditions?.map((c) => [c.type, c.status, c.reason, c.message]);

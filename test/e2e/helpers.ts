@@ -55,14 +55,21 @@ export interface RawResponse {
 
 const KUBECTL_TIMEOUT_MS = 20_000;
 
-/** Polls probe every 50 ms until it answers (not undefined), for at most 15 s. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 15_000;
+/**
+ * Polls probe until it answers (anything but undefined or false), every `intervalMs` (50) for at most `timeoutMs`
+ * (15 s); then fails with what was awaited.
+ */
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   for (;;) {
     const v = await probe();
-    if (v !== undefined) return v;
+    if (v !== undefined && v !== false) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
   }
 }
 

@@ -5,7 +5,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { startTestServer, type TestServer, until as waitFor } from './helpers.ts';
 
 let s: TestServer;
 before(async () => {
@@ -19,15 +19,8 @@ async function get(kind: string, name: string): Promise<Obj> {
   return JSON.parse(await s.kubectlOk(['get', kind, name, '-o', 'json'])) as Obj;
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`never came true: ${what}`);
-}
+/** Polls for at most 20 s (the controllers' work here spans several passes). */
+const until = <T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> => waitFor(what, check, { timeoutMs: 20_000 });
 
 async function eventsOf(name: string): Promise<string[]> {
   const list = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '-o', 'json'])) as { items: Obj[] };

@@ -4,19 +4,9 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../../test/e2e/helpers.ts';
+import { startTestServer, type TestServer, until } from '../../../test/e2e/helpers.ts';
 
 type Json = Record<string, any>;
-
-/** Polls probe every 20 ms until it answers (at most 10 s). */
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('simulated DaemonSet controller: finished pods', () => {
   let s: TestServer;

@@ -8,6 +8,7 @@ import { startWithControlPlane } from '../testing.ts';
 import { metricFailure, startHorizontalPodAutoscaler } from './horizontal-pod-autoscaler.ts';
 import { createResourceUsage } from './resource-usage.ts';
 import { asObj, PODS, type Obj } from './shared.ts';
+import { until } from '../../../test/e2e/helpers.ts';
 
 test('metricFailure: what each metric type reports without a metrics API, as kube words it', () => {
   const fetch = 'unable to get metrics for resource memory: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)';
@@ -26,16 +27,6 @@ test('metricFailure: what each metric type reports without a metrics API, as kub
 const NS = 'default';
 const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments' };
 const HPAS = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' };
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 test('with a metrics API: scales a Deployment on cpu utilization, then down once the 300 s window has passed', async () => {
   clock.freeze(Date.parse('2024-05-01T12:00:00Z'));
