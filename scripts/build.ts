@@ -10,7 +10,8 @@
 // of them changed.
 import { build, type Plugin } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseScriptArgs } from './script-args.ts';
@@ -29,47 +30,37 @@ const ENTRIES = {
 /** Files the code reads beside itself at run time: source -> path in dist/. */
 const ASSETS = { 'src/apis/generated/model.json': 'generated/model.json', 'src/apis/generated/protobuf.json': 'generated/protobuf.json', 'src/apis/go-fields.json': 'go-fields.json' };
 
-/**
- * The names the sources import from each of Node's built-in modules (`import { a, b as c } from 'node:x'`), so that
- * the bundle reads just those. Type-only imports are left out; tests are not bundled.
- */
-function builtinNamedImports(): Map<string, Set<string>> {
-  const found = new Map<string, Set<string>>();
-  const IMPORT = /import\s+(type\s+)?(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*'(node:[\w/]+)'/g;
-  for (const file of readdirSync(join(root, 'src'), { recursive: true }) as string[]) {
-    if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
-    for (const [, typeOnly, specifiers, id] of readFileSync(join(root, 'src', file), 'utf8').matchAll(IMPORT)) {
-      if (typeOnly) continue;
-      const names = found.get(id!) ?? new Set<string>();
-      for (const spec of specifiers!.split(',').map((x) => x.trim())) {
-        if (spec !== '' && !spec.startsWith('type ')) names.add(spec.split(/\s+as\s+/)[0]!);
-      }
-      found.set(id!, names);
-    }
-  }
-  return found;
-}
+const BUILTIN_IMPORT = /^import\s+(?!type\s)(?:([\w$]+)|\*\s+as\s+([\w$]+)|\{([^}]*)\})\s+from\s+'(node:[\w/]+)';?[ \t]*$/gm;
 
 /**
- * Node's built-in modules taken with `process.getBuiltinModule()` instead of `import`. An ES import of a built-in
- * makes Node build a module facade that reads every export, getters included: `node:fs` then loads its streams and
- * `node:crypto` its Web Crypto, none of which Capstan uses at start. The 18 built-ins Capstan imports cost about
- * 62 ms imported and 37 ms taken this way (this machine, 2026-11-29). Each becomes a small module that exports the
- * module object as its default and the names the sources import from it: a name they reach otherwise (a namespace
- * import's member) fails the build instead of reading undefined. Dynamic imports are left to Node.
+ * A source's imports of Node's built-in modules as reads of `process.getBuiltinModule()`: `import { a, b as c } from
+ * 'node:x'` becomes `const { a, b: c } = process.getBuiltinModule('node:x');`, a default or namespace import the module
+ * object itself. An ES import of a built-in makes Node build a module facade that reads every export, getters
+ * included (`node:fs` then loads its streams, `node:crypto` its Web Crypto), and a small module of the bundle in its
+ * place would be a chunk that every chunk using the built-in imports, each import one more resolution at start
+ * (those resolutions alone made V8 optimize Node's path normalization with TurboFan during start-up, about 5 MB of
+ * the node binary's code paged in). Type-only imports and names are left for esbuild to drop; dynamic imports stay
+ * Node's own.
  */
-function builtinsWithoutFacades(): Plugin {
-  const imported = builtinNamedImports();
+export function inlineBuiltinImports(source: string): string {
+  return source.replace(BUILTIN_IMPORT, (_, defaultName: string | undefined, namespaceName: string | undefined, named: string | undefined, id: string) => {
+    const module = `process.getBuiltinModule(${JSON.stringify(id)})`;
+    const whole = defaultName ?? namespaceName;
+    if (whole !== undefined) return `const ${whole} = ${module};`;
+    const names = named!
+      .split(',')
+      .map((spec) => spec.trim())
+      .filter((spec) => spec !== '' && !spec.startsWith('type '))
+      .map((spec) => spec.replace(/\s+as\s+/, ': '));
+    return names.length === 0 ? '' : `const { ${names.join(', ')} } = ${module};`;
+  });
+}
+
+function builtinsInline(): Plugin {
   return {
-    name: 'builtins-without-facades',
+    name: 'builtins-inline',
     setup(b) {
-      // A dynamic import (`await import('node:http')`) names no exports esbuild could check: it stays Node's own.
-      b.onResolve({ filter: /^node:/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : { path: args.path, namespace: 'node-builtin' }));
-      b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
-        const names = [...(imported.get(args.path) ?? [])];
-        const lines = [`const m = process.getBuiltinModule(${JSON.stringify(args.path)});`, 'export default m;', ...names.map((name) => `export const ${name} = m.${name};`)];
-        return { contents: lines.join('\n'), loader: 'js' };
-      });
+      b.onLoad({ filter: /\/src\/.*\.ts$/ }, async (args) => ({ contents: inlineBuiltinImports(await readFile(args.path, 'utf8')), loader: 'ts' }));
     },
   };
 }
@@ -95,11 +86,8 @@ export async function bundle(outdir: string): Promise<string[]> {
     chunkNames: 'chunk-[hash]',
     metafile: true,
     logLevel: 'warning',
-    plugins: [builtinsWithoutFacades()],
+    plugins: [builtinsInline()],
   });
-  // A namespace import's member that a built-in does not export as data would be undefined at run time.
-  const undefinedImports = result.warnings.filter((w) => w.id === 'import-is-undefined');
-  if (undefinedImports.length > 0) throw new Error(`bundle: ${undefinedImports.map((w) => w.text).join('; ')}`);
   for (const [source, target] of Object.entries(ASSETS)) {
     mkdirSync(dirname(join(outdir, target)), { recursive: true });
     copyFileSync(join(root, source), join(outdir, target));

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request as httpsRequest } from 'node:https';
 import { randomBytes } from 'node:crypto';
-import { bundle } from '../../scripts/build.ts';
+import { bundle, inlineBuiltinImports } from '../../scripts/build.ts';
 import { rawRequest, runKubectl } from './helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,6 +65,18 @@ test('bundle: every file is ASCII (one character past Latin-1 makes V8 hold the 
     const text = await readFile(join(OUT, file), 'utf8');
     const at = text.search(/[^\x00-\x7f]/);
     assert.equal(at, -1, `${file}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}`);
+  }
+});
+
+test("bundle: imports of Node's built-ins are reads of process.getBuiltinModule(), with no module of their own", async () => {
+  assert.equal(
+    inlineBuiltinImports("import { a, b as c, type T } from 'node:fs';\nimport path from 'node:path';\nimport * as os from 'node:os';\nimport type { Socket } from 'node:net';\nimport { type Only } from 'node:tls';\nimport { x } from './x.ts';\n"),
+    'const { a, b: c } = process.getBuiltinModule("node:fs");\nconst path = process.getBuiltinModule("node:path");\nconst os = process.getBuiltinModule("node:os");\nimport type { Socket } from \'node:net\';\n\nimport { x } from \'./x.ts\';\n',
+  );
+  for (const file of (await readdir(OUT)).filter((f) => f.endsWith('.js'))) {
+    const text = await readFile(join(OUT, file), 'utf8');
+    assert.doesNotMatch(text, /^import [^;]*from "node:/m, file);
+    assert.doesNotMatch(text, /node-builtin:/, file);
   }
 });
 
