@@ -80,6 +80,25 @@ test("bundle: imports of Node's built-ins are reads of process.getBuiltinModule(
   }
 });
 
+test('bundle: what the command loads to start is a handful of chunks, not one per group of modules', async () => {
+  // The chunks cli.js loads and those they import: few, so that a start resolves few imports (see startupPrelude).
+  // cli.js turns the compile cache on, then import()s the rest; the chunks' own import() calls load lazily.
+  const importsOf = (text: string, dynamic = false) => [...text.matchAll(dynamic ? /import\("\.\/([^"]+)"\)/g : /(?:from |^import )"\.\/([^"]+)"/gm)].map((m) => m[1]!);
+  const cli = await readFile(join(OUT, 'cli.js'), 'utf8');
+  const loaded = new Set<string>();
+  const todo = [...importsOf(cli), ...importsOf(cli, true)];
+  let imports = todo.length;
+  while (todo.length > 0) {
+    const file = todo.pop()!;
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    const next = importsOf(await readFile(join(OUT, file), 'utf8'));
+    imports += next.length;
+    todo.push(...next);
+  }
+  assert.ok(loaded.size <= 12 && imports <= 40, `${loaded.size} chunks, ${imports} imports: ${[...loaded].join(' ')}`);
+});
+
 test('bundle: the API model is found (discovery and kubectl explain), kubectl works', async () => {
   const ns = await kubectl(['get', 'ns', 'default', '-o', 'jsonpath={.metadata.name}']);
   assert.deepEqual(ns, { code: 0, stdout: 'default', stderr: '' });
