@@ -20,7 +20,7 @@ function roleBinding(namespace: string, name: string, role: string, subject: { k
 
 // kubectl's `create rolebinding --user` and `create role` send Protobuf bodies, which Capstan does not read yet:
 // objects are created from JSON here.
-const TOKENS = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789', carol: 'carol-token-0123456789' };
+const TOKENS = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789', carol: 'carol-token-0123456789', node: 'node-token-0123456789' };
 
 describe('RBAC (Node,RBAC)', () => {
   let server: TestServer;
@@ -30,7 +30,7 @@ describe('RBAC (Node,RBAC)', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'capstan-rbac-'));
     const tokenFile = join(dir, 'tokens.csv');
-    await writeFile(tokenFile, `${TOKENS.alice},alice,u-alice\n${TOKENS.bob},bob,u-bob,"dev"\n${TOKENS.carol},carol,u-carol\n`);
+    await writeFile(tokenFile, `${TOKENS.alice},alice,u-alice\n${TOKENS.bob},bob,u-bob,"dev"\n${TOKENS.carol},carol,u-carol\n${TOKENS.node},system:node:n1,u-n1,"system:nodes"\n`);
     server = await startTestServer({ authorizationMode: ['Node', 'RBAC'], tokenAuthFile: tokenFile });
     for (const [name, token] of Object.entries(TOKENS)) kc[name] = await server.writeKubeconfig(name, { token });
     kc.anonymous = await server.writeKubeconfig('anonymous', {});
@@ -117,10 +117,18 @@ describe('RBAC (Node,RBAC)', () => {
     assert.equal((await server.kubectl(['auth', 'can-i', 'delete', 'nodes'], { kubeconfig: kc.alice })).stdout.trim(), 'no');
     assert.equal((await server.kubectl(['auth', 'can-i', 'get', '/version'], { kubeconfig: kc.alice })).stdout.trim(), 'yes');
     assert.equal((await server.kubectl(['auth', 'can-i', '*', '*'])).stdout.trim(), 'yes');
-    const list = await server.kubectlOk(['auth', 'can-i', '--list', '-n', 'team'], { kubeconfig: kc.bob });
+    const listed = await server.kubectl(['auth', 'can-i', '--list', '-n', 'team'], { kubeconfig: kc.bob });
+    // Node and RBAC both enumerate bob's rules: the list is complete, no warning.
+    assert.deepEqual([listed.code, listed.stderr], [0, '']);
+    const list = listed.stdout;
     assert.match(list, /^pods\s+\[\]\s+\[\]\s+\[create delete deletecollection patch update get list watch\]$/m);
     assert.match(list, /^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
     assert.match(list, /^\s+\[\/api\/\*\]\s+\[\]\s+\[get\]$/m);
+    // A node's permissions are not enumerated by the Node authorizer (kube's NodeAuthorizer.RulesFor).
+    const node = await server.kubectl(['auth', 'can-i', '--list', '-n', 'team'], { kubeconfig: kc.node });
+    assert.equal(node.code, 0, node.stderr);
+    assert.equal(node.stderr, 'Warning: the list may be incomplete: node authorizer does not support user rule resolution\n');
+    assert.match(node.stdout, /^selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
     const whoami = JSON.parse(await server.kubectlOk(['auth', 'whoami', '-o', 'json'], { kubeconfig: kc.bob })) as { status: { userInfo: unknown } };
     assert.deepEqual(whoami.status.userInfo, { username: 'bob', uid: 'u-bob', groups: ['dev', 'system:authenticated'] });
   });

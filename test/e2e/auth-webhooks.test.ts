@@ -115,6 +115,13 @@ describe('token and authorization webhooks', () => {
     assert.equal((await server.kubectl(['auth', 'can-i', 'list', 'pods'], { kubeconfig: await server.writeKubeconfig('hook', { token: 'hook-token-123' }) })).stdout.trim(), 'yes');
   });
 
+  test('a rules review says the webhook cannot enumerate its policy, as kube does', async () => {
+    const list = await server.kubectl(['auth', 'can-i', '--list'], { kubeconfig: await server.writeKubeconfig('hook', { token: 'hook-token-123' }) });
+    assert.equal(list.code, 0, list.stderr);
+    assert.equal(list.stderr, 'Warning: the list may be incomplete: webhook authorizer does not support user rule resolution\n');
+    assert.match(list.stdout, /^selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+  });
+
   test('kube\'s start-up errors: Webhook mode without its file, a file without the mode', async () => {
     await assert.rejects(startCapstan({ authorizationMode: ['Webhook'] }), (e: unknown) => e instanceof ConfigError && e.message === "authorization-mode Webhook's authorization config file not passed");
     await assert.rejects(startCapstan({ authorizationWebhookConfigFile: join(dir, 'authz.kubeconfig') }), (e: unknown) => e instanceof ConfigError && e.message === 'cannot specify --authorization-webhook-config-file without mode Webhook');

@@ -5,12 +5,15 @@
 
 import { BOOTSTRAP_CLUSTER_ROLES } from './rbac/bootstrap-policy.ts';
 import { ruleAllows, rulesOf, type PolicyRule } from './rbac/rules.ts';
-import type { Authorizer, AuthzAttributes, AuthzResult } from './types.ts';
+import type { Authorizer, AuthzAttributes, AuthzResult, RulesResult } from './types.ts';
 
 const NODES_GROUP = 'system:nodes';
 const NODE_USER_PREFIX = 'system:node:';
 const NO_OPINION: AuthzResult = { decision: 'noopinion', reason: '' };
 const ALLOW: AuthzResult = { decision: 'allow', reason: '' };
+const NO_RULES: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+/** kube's NodeAuthorizer.RulesFor: a node's permissions are not enumerated; other users get nothing from it. */
+const NODE_RULES_UNKNOWN: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: true, error: 'node authorizer does not support user rule resolution' };
 
 /** Resources kube's Node authorizer decides from its graph (group/resource). */
 const GRAPH_RESOURCES = new Set(['/secrets', '/configmaps', '/persistentvolumeclaims', '/persistentvolumes', 'storage.k8s.io/volumeattachments', '/serviceaccounts', 'resource.k8s.io/resourceclaims', 'resource.k8s.io/resourceslices']);
@@ -43,5 +46,6 @@ export function nodeAuthorizer(): Authorizer {
       }
       return nodeRules.some((r) => ruleAllows(attrs, r)) ? ALLOW : NO_OPINION;
     },
+    rulesFor: (user) => (nodeIdentity(user) === undefined ? NO_RULES : NODE_RULES_UNKNOWN),
   };
 }

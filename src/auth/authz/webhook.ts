@@ -8,7 +8,7 @@ import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { DYN } from '../../cel/decl.ts';
 import { cel } from '../../cel/lazy.ts';
 import { postJson, type WebhookTarget } from '../../webhook/client.ts';
-import type { Authorizer, AuthzAttributes, AuthzResult } from './types.ts';
+import type { Authorizer, AuthzAttributes, AuthzResult, RulesResult } from './types.ts';
 
 export interface AuthorizationWebhookOptions {
   readonly target: WebhookTarget;
@@ -48,6 +48,9 @@ export function subjectAccessReviewFor(a: AuthzAttributes, version: string): Obj
   return { apiVersion: `authorization.k8s.io/${version}`, kind: 'SubjectAccessReview', spec };
 }
 
+/** kube's WebhookAuthorizer.RulesFor: a webhook's policy cannot be enumerated. */
+const WEBHOOK_RULES_UNKNOWN: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: true, error: 'webhook authorizer does not support user rule resolution' };
+
 export function webhookAuthorizer(options: AuthorizationWebhookOptions): Authorizer {
   const cache = new Map<string, { result: AuthzResult; until: number }>();
   return {
@@ -76,5 +79,6 @@ export function webhookAuthorizer(options: AuthorizationWebhookOptions): Authori
       cache.set(key, { result, until: Date.now() + (result.decision === 'allow' ? options.authorizedTtlMs : options.unauthorizedTtlMs) });
       return result;
     },
+    rulesFor: () => WEBHOOK_RULES_UNKNOWN,
   };
 }
