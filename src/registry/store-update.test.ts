@@ -34,8 +34,14 @@ test('update: uid precondition, immutable name, required resourceVersion, 404 an
   const f = await fixture();
   const s = f.store(widgets());
   const a = await s.create(ctx(), { metadata: { name: 'a' } });
-  const uid = await rejection(s.update(ctx(), 'a', put({ metadata: { name: 'a', uid: 'other' } })));
+  // A PUT names its body's uid as a precondition, checked before the resourceVersion and before a missing object's 404.
+  const uid = await rejection(s.update(ctx(), 'a', put({ metadata: { name: 'a', uid: 'other', resourceVersion: '1' } }), { preconditionUid: 'other' }));
   assert.equal(uid.message, `Operation cannot be fulfilled on widgets.example.com "a": Precondition failed: UID in precondition: other, UID in object meta: ${a.metadata.uid}`);
+  const missing = await rejection(s.update(ctx(), 'nope', put({ metadata: { name: 'nope', uid: 'other' } }), { preconditionUid: 'other' }));
+  assert.deepEqual([missing.code, missing.message], [409, 'Operation cannot be fulfilled on widgets.example.com "nope": Precondition failed: UID in precondition: other, UID in object meta: ']);
+  // Without the precondition (a patch), the uid is a field like any other: immutable.
+  const patched = await rejection(s.update(ctx(), 'a', put({ metadata: { name: 'a', uid: 'other' } })));
+  assert.deepEqual([patched.code, patched.message], [422, 'Widget.example.com "a" is invalid: metadata.uid: Invalid value: "other": field is immutable']);
   const renamed = await rejection(s.update(ctx(), 'a', put({ metadata: { name: 'b' } })));
   assert.equal(renamed.code, 422);
   assert.equal(renamed.message, 'Widget.example.com "b" is invalid: metadata.name: Invalid value: "b": field is immutable');

@@ -356,6 +356,10 @@ async function updateAttempts(
   const key = keyFor(core, ctx.namespace, name);
   for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
     const current = await readCurrent(core, key, def);
+    const uid = options.preconditionUid;
+    if (uid !== undefined && uid !== (current?.object.metadata.uid ?? '')) {
+      throw conflict(core.gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current?.object.metadata.uid ?? ''}`);
+    }
     if (!current) {
       if (subresource || !(core.strategy.allowCreateOnUpdate || options.forceAllowCreate)) throw notFound(core.gr, name);
       const obj = cloneJson(await tryUpdate(undefined));
@@ -383,9 +387,6 @@ async function updateAttempts(
     } else {
       // An unconditional update goes on as if it had named the current version (validation expects one).
       meta.resourceVersion = currentRV;
-    }
-    if (meta.uid && meta.uid !== old.metadata.uid) {
-      throw conflict(core.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
     }
     let input = obj;
     if (ctx.admit) {

@@ -307,6 +307,11 @@ export interface UpdateOptions {
   subresource?: string;
   /** Allow creating a missing object (server-side apply). */
   forceAllowCreate?: boolean;
+  /**
+   * The uid a PUT's body names (kube's UpdatedObjectInfo preconditions): the write fails with a Conflict unless the
+   * stored object has it, before anything else is checked. A patch has none: a uid it changes is refused by validation.
+   */
+  preconditionUid?: string;
 }
 
 /** Called with the current object (undefined when absent and creation is allowed); returns the desired object. May be retried on conflict. */

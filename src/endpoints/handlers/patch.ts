@@ -2,7 +2,7 @@
 // the patch applied to the live object inside the store's guaranteed update, strict field checks on the
 // result, and apply-patch+yaml handed to server-side apply.
 
-import { StatusError, invalid, notFound, unsupportedMediaType, fieldErrors } from '../../apis/errors.ts';
+import { StatusError, conflict, invalid, notFound, unsupportedMediaType, fieldErrors } from '../../apis/errors.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { SchemaCheckResult } from '../../registry/validation/schema-check.ts';
 import { readBody } from '../body.ts';
@@ -66,6 +66,10 @@ export async function patchResource(scope: Scope): Promise<void> {
     updateOptions.forceAllowCreate = true;
     tryUpdate = async (current) => {
       const applied = await apply({ ctx, def: scope.def, subresource: scope.subresource, current, patch, fieldManager: options.fieldManager, force: options.force ?? false });
+      // kube's patcher.applyPatch: a uid cannot be made up for an object that does not exist.
+      if (!current && applied.metadata?.uid) {
+        throw conflict(groupResource(scope.def), scope.name, `uid mismatch: the provided object specified uid ${applied.metadata.uid}, and no existing object was found`);
+      }
       checkName(scope, applied);
       return applied;
     };

@@ -44,6 +44,7 @@ export async function updateResource(scope: Scope): Promise<void> {
   const ctx = await writeContext(scope, { dryRun: options.dryRun, fieldManager: managerOrUserAgent(options.fieldManager, scope.userAgent) });
   // The store may call tryUpdate again after a conflict: hand it a fresh copy each time.
   const tryUpdate = (): KubeObject => cloneJson(obj);
-  const result = await scope.store.update(ctx, scope.name, tryUpdate, scope.subresource ? { subresource: scope.subresource } : {});
+  const uid = obj.metadata?.uid;
+  const result = await scope.store.update(ctx, scope.name, tryUpdate, { subresource: scope.subresource || undefined, preconditionUid: uid ? uid : undefined });
   writeResult(scope, result.created ? 201 : 200, result.object, media);
 }
