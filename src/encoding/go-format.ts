@@ -63,3 +63,16 @@ export function parseGoBool(s: string): boolean | undefined {
       return undefined;
   }
 }
+
+/**
+ * time.Time's String() of an RFC 3339 timestamp, in UTC as kube's containers run: "2024-05-01 10:00:00 +0000 UTC",
+ * with the fraction of a second the text holds, trailing zeros dropped ("... 10:00:00.5 +0000 UTC").
+ */
+export function goTimeString(rfc3339: string | null | undefined): string {
+  if (!rfc3339) return '0001-01-01 00:00:00 +0000 UTC';
+  const d = new Date(rfc3339);
+  if (Number.isNaN(d.getTime())) return rfc3339;
+  const iso = d.toISOString();
+  const fraction = /T\d\d:\d\d:\d\d\.(\d+)/.exec(rfc3339)?.[1]?.replace(/0+$/, '') ?? '';
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction ? `.${fraction}` : ''} +0000 UTC`;
+}

@@ -42,6 +42,12 @@ test('update: uid precondition, immutable name, required resourceVersion, 404 an
   // Without the precondition (a patch), the uid is a field like any other: immutable.
   const patched = await rejection(s.update(ctx(), 'a', put({ metadata: { name: 'a', uid: 'other' } })));
   assert.deepEqual([patched.code, patched.message], [422, 'Widget.example.com "a" is invalid: metadata.uid: Invalid value: "other": field is immutable']);
+  // rest.BeforeUpdate keeps a deletion timestamp and grace period an object has, and lets one an update sets reach
+  // validation, which refuses it.
+  const deleting = await rejection(s.update(ctx(), 'a', put({ metadata: { name: 'a', deletionTimestamp: '2030-01-01T00:00:00.250Z' } })));
+  assert.deepEqual([deleting.code, deleting.message], [422, 'Widget.example.com "a" is invalid: metadata.deletionTimestamp: Invalid value: 2030-01-01 00:00:00.25 +0000 UTC: field is immutable']);
+  const grace = await rejection(s.update(ctx(), 'a', put({ metadata: { name: 'a', deletionGracePeriodSeconds: 5 } })));
+  assert.deepEqual([grace.code, grace.message], [422, 'Widget.example.com "a" is invalid: metadata.deletionGracePeriodSeconds: Invalid value: 5: field is immutable']);
   const renamed = await rejection(s.update(ctx(), 'a', put({ metadata: { name: 'b' } })));
   assert.equal(renamed.code, 422);
   assert.equal(renamed.message, 'Widget.example.com "b" is invalid: metadata.name: Invalid value: "b": field is immutable');

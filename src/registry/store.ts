@@ -275,12 +275,10 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
   const nm = metaOf(next);
   if (!nm.uid) nm.uid = old.metadata.uid;
   if (old.metadata.creationTimestamp) nm.creationTimestamp = old.metadata.creationTimestamp;
+  // An update never removes or changes a deletion timestamp or grace period; one it sets is refused by validation.
   if (old.metadata.deletionTimestamp) nm.deletionTimestamp = old.metadata.deletionTimestamp;
-  else delete nm.deletionTimestamp;
   if (old.metadata.deletionGracePeriodSeconds !== undefined && nm.deletionGracePeriodSeconds === undefined) {
     nm.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
-  } else if (old.metadata.deletionGracePeriodSeconds === undefined) {
-    delete nm.deletionGracePeriodSeconds;
   }
   if (!subresource && trackGeneration(core) && nm.generation === old.metadata.generation && specChanged(next, old)) {
     nm.generation = (old.metadata.generation ?? 0) + 1;

@@ -1,17 +1,8 @@
 // How Go prints the values kube's review validation puts in its field errors: the generated String() of
 // metav1.ObjectMeta (and its managedFields entries) and %#v of the internal NonResourceAttributes struct.
 
-import { goQuote } from '../../encoding/go-format.ts';
+import { goQuote, goTimeString } from '../../encoding/go-format.ts';
 import type { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../types.ts';
-
-/** time.Time's String() of an RFC 3339 timestamp (UTC): "2024-05-01 10:00:00 +0000 UTC". */
-export function goTimeString(rfc3339: string | null | undefined): string {
-  if (!rfc3339) return '0001-01-01 00:00:00 +0000 UTC';
-  const d = new Date(rfc3339);
-  if (Number.isNaN(d.getTime())) return rfc3339;
-  const iso = d.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} +0000 UTC`;
-}
 
 /** Go's %v of a []byte: the decimal bytes. */
 function byteList(text: string): string {

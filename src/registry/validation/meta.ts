@@ -2,7 +2,8 @@
 // pkg/apis/core/validation): names, namespace, labels, annotations, finalizers, owner references, managed
 // fields, and what an update may not change. Paths and messages are kube's.
 
-import { fieldErrors, type FieldError } from '../../apis/errors.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../apis/errors.ts';
+import { goTimeString } from '../../encoding/go-format.ts';
 import type { ObjectMeta } from '../types.ts';
 import { isDNS1123Label, isQualifiedName, isValidLabelValue, type NameValidator } from './names.ts';
 
@@ -244,7 +245,11 @@ export function validateObjectMetaUpdate(newMetadata: ObjectMeta | unknown, oldM
   errs.push(...validateImmutableField(str(n.namespace), str(o.namespace), `${path}.namespace`));
   errs.push(...validateImmutableField(str(n.uid), str(o.uid), `${path}.uid`));
   errs.push(...validateImmutableField(n.creationTimestamp, o.creationTimestamp, `${path}.creationTimestamp`));
-  errs.push(...validateImmutableField(n.deletionTimestamp, o.deletionTimestamp, `${path}.deletionTimestamp`));
+  // A *metav1.Time prints as time.Time's String().
+  if (!same(n.deletionTimestamp, o.deletionTimestamp)) {
+    const bad = typeof n.deletionTimestamp === 'string' ? renderedBadValue(goTimeString(n.deletionTimestamp)) : (n.deletionTimestamp ?? null);
+    errs.push(fieldErrors.invalid(`${path}.deletionTimestamp`, bad, FIELD_IMMUTABLE));
+  }
   errs.push(...validateImmutableField(n.deletionGracePeriodSeconds, o.deletionGracePeriodSeconds, `${path}.deletionGracePeriodSeconds`));
   errs.push(...validateLabels(n.labels, `${path}.labels`));
   errs.push(...validateAnnotations(n.annotations, `${path}.annotations`));

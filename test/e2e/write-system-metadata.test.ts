@@ -1,7 +1,8 @@
-// A uid in a write, as kube-apiserver 1.31 treats it: a PUT's body uid is a precondition (409 before anything else,
-// a missing object included), a patch that changes the uid is refused by validation (422: the field is immutable),
-// and server-side apply may not create an object under a uid of its own. What `kubectl replace`, `kubectl diff` and
-// `kubectl apply --server-side` print for a manifest saved from an object that was deleted and made again.
+// The metadata a write may not set, as kube-apiserver 1.31 treats it. A uid: a PUT's body uid is a precondition (409
+// before anything else, a missing object included), a patch that changes the uid is refused by validation (422: the
+// field is immutable), and server-side apply may not create an object under a uid of its own; what `kubectl replace`,
+// `kubectl diff` and `kubectl apply --server-side` print for a manifest saved from an object deleted and made again.
+// A deletion timestamp or grace period: only a delete sets them, an update that does is refused (rest.BeforeUpdate).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -61,4 +62,15 @@ test('server-side apply may not create an object under the uid it names', async 
     `error: Operation cannot be fulfilled on configmaps "again": uid mismatch: the provided object specified uid ${oldUid}, and no existing object was found`,
   );
   assert.equal((await s.kubectl(['get', 'configmap', 'again'])).code, 1);
+});
+
+test('an update may not start a deletion: kubectl patch of deletionTimestamp or deletionGracePeriodSeconds is refused', async () => {
+  await s.kubectlOk(['create', 'configmap', 'alive', '--from-literal=a=1']);
+  const before = await s.kubectlOk(['get', 'configmap', 'alive', '-o', 'jsonpath={.metadata.resourceVersion}']);
+  const stamp = await s.kubectl(['patch', 'configmap', 'alive', '--type=merge', '-p', '{"metadata":{"deletionTimestamp":"2030-01-01T00:00:00Z"}}']);
+  assert.deepEqual([stamp.code, stamp.stderr], [1, 'The ConfigMap "alive" is invalid: metadata.deletionTimestamp: Invalid value: 2030-01-01 00:00:00 +0000 UTC: field is immutable\n']);
+  const grace = await s.kubectl(['patch', 'configmap', 'alive', '--type=merge', '-p', '{"metadata":{"deletionGracePeriodSeconds":5}}']);
+  assert.deepEqual([grace.code, grace.stderr], [1, 'The ConfigMap "alive" is invalid: metadata.deletionGracePeriodSeconds: Invalid value: 5: field is immutable\n']);
+  // Nothing was written.
+  assert.equal(await s.kubectlOk(['get', 'configmap', 'alive', '-o', 'jsonpath={.metadata.resourceVersion}']), before);
 });
