@@ -35,7 +35,9 @@ const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'p
 
 /** Whether a definition's subresource answers here (discovery and OpenAPI list only those). */
 export function isServedSubresource(def: Pick<ResourceDefinition, 'group' | 'resource'>, name: string): boolean {
-  return SERVED_SUBRESOURCES.has(name) || (def.group === '' && def.resource === 'pods' && CONNECT_SUBRESOURCES.has(name));
+  if (SERVED_SUBRESOURCES.has(name)) return true;
+  if (def.group !== '') return false;
+  return def.resource === 'pods' ? CONNECT_SUBRESOURCES.has(name) : name === 'proxy' && (def.resource === 'nodes' || def.resource === 'services');
 }
 
 function hasLegacyWatchSegment(info: RequestInfo): boolean {
@@ -138,7 +140,7 @@ export function routeResourceRequest(registry: Registry, method: string, info: R
     if (!facts) return notFound();
     if (!isServedSubresource(def, facts.name)) return notFound();
     if (!SERVED_SUBRESOURCES.has(facts.name)) {
-      // Streaming subresources of pods: kube's answers for a server without kubelets (see connect.ts).
+      // Streaming subresources of pods and the proxies: kube's answers for a server without kubelets (see connect.ts).
       const allowed = facts.name === 'log' ? ['GET'] : facts.name === 'proxy' ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] : ['GET', 'POST'];
       if (!allowed.includes(method)) return { kind: 'error', error: methodNotAllowedPath() };
       return { ...base, subresource: facts.name, action: 'connect', produces: 'object' };

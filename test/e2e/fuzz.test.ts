@@ -31,6 +31,8 @@ const KUBE_IDENTICAL_5XX: readonly { code: number; message: RegExp; source: stri
   // DELETE bodies: the decoder's own errors and a body of another kind are plain errors in DeleteResource.
   { code: 500, message: /decoded object cannot be converted to DeleteOptions/, source: 'k8s.io/apiserver/pkg/endpoints/handlers/delete.go (DeleteResource, DeleteCollection)' },
   { code: 500, message: /couldn't get version\/kind; json parse error|error converting YAML to JSON|provided data does not appear to be a protobuf message|Object 'Kind' is missing|json: cannot unmarshal/, source: 'k8s.io/apiserver/pkg/endpoints/handlers/delete.go (DeleteOptions decode error)' },
+  // A create naming a resourceVersion: the storage's plain ErrResourceVersionSetOnCreate, so a 500 without a reason.
+  { code: 500, message: /^resourceVersion should not be set on objects to be created$/, source: 'k8s.io/apiserver/pkg/storage/etcd3/store.go (Create)' },
   // A resourceVersion ahead of the store: the cacher waits, then storage.NewTooLargeResourceVersionError (504).
   { code: 504, message: /Too large resource version: \d+, current: \d+/, source: 'k8s.io/apiserver/pkg/storage/cacher (waitUntilFreshAndBlock)' },
 ];

@@ -1,6 +1,7 @@
 // pods/binding and pods/eviction: a scheduler's Binding assigns a pod once (a second is kube's 409), an Eviction
 // deletes a pod, and a PodDisruptionBudget no controller has processed yet refuses it with kube's 429. The streaming
-// subresources answer as kube does when no kubelet can be reached.
+// subresources answer as kube does when no kubelet can be reached, and the pod, service and node proxies as kube's
+// do when nothing listens at the address they find.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,8 +85,47 @@ describe('pod subresources', () => {
       assert.equal(raw.status, 500, sub);
       assert.deepEqual(JSON.parse(raw.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'error dialing backend: no kubelet serves node "node-existing"', code: 500 });
     }
-    const proxied = await s.adminRequest(podPath('on-existing', 'proxy/'));
-    assert.equal(proxied.status, 500);
-    assert.equal(JSON.parse(proxied.body).message, 'error trying to reach pod "on-existing": no container serves it');
+  });
+
+  test('pod, service and node proxies: kube\'s lookups, then the refused dial its proxy transport reports (503)', async () => {
+    const status = async (path: string, method = 'GET') => {
+      const r = await s.adminRequest(path, { method });
+      const body = JSON.parse(r.body) as { code: number; reason?: string; message: string };
+      return [r.status, body.reason ?? '', body.message];
+    };
+    // A pod proxy goes to the pod's IP: none yet is "address not allowed"; then the first declared container port.
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 8080 }] }] } }) });
+    assert.deepEqual(await status(podPath('web', 'proxy/')), [400, 'BadRequest', 'address not allowed']);
+    await s.kubectlOk(['patch', 'pod', 'web', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running","podIP":"10.244.0.7","podIPs":[{"ip":"10.244.0.7"}]}}']);
+    const refused = (target: string) => [503, 'ServiceUnavailable', `error trying to reach service: dial tcp ${target}: connect: connection refused`];
+    assert.deepEqual(await status(podPath('web', 'proxy/healthz')), refused('10.244.0.7:8080'));
+    assert.deepEqual(await status(podPath('https:web:8443', 'proxy/'), 'POST'), refused('10.244.0.7:8443'));
+    assert.deepEqual(await status(podPath('a:b:c:d', 'proxy/')), [400, 'BadRequest', 'invalid pod request "a:b:c:d"']);
+    const get = await s.kubectl(['get', '--raw', `${podPath('web:9090', 'proxy')}/metrics`]);
+    assert.equal(get.stderr, 'Error from server (ServiceUnavailable): error trying to reach service: dial tcp 10.244.0.7:9090: connect: connection refused\n');
+
+    // A service proxy: a port number names the service's port, then the endpoints' ready address on that port.
+    const svc = '/api/v1/namespaces/default/services';
+    await s.kubectlOk(['create', 'service', 'clusterip', 'web', '--tcp=80:8080']);
+    assert.deepEqual(await status(`${svc}/web:81/proxy/`), [503, 'ServiceUnavailable', 'no service port 81 found for service "web"']);
+    assert.deepEqual(await status(`${svc}/web:80/proxy/`), [404, 'NotFound', 'endpoints "web" not found']);
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' } }) });
+    assert.deepEqual(await status(`${svc}/web:80/proxy/`), [503, 'ServiceUnavailable', 'no endpoints available for service "web"']);
+    await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: '10.244.0.7' }], ports: [{ name: '80-8080', port: 8080 }] }] }) });
+    assert.deepEqual(await status(`${svc}/web:80/proxy/index.html`), refused('10.244.0.7:8080'));
+    assert.deepEqual(await status(`${svc}/web:http/proxy/`), [503, 'ServiceUnavailable', 'no endpoints available for service "web:http"']);
+    assert.deepEqual(await status(`${svc}/nothing:80/proxy/`), [404, 'NotFound', 'services "nothing" not found']);
+
+    // A node proxy goes to the kubelet at the node's preferred address and kubelet port, or to the port named.
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker' } }) });
+    assert.deepEqual(await status('/api/v1/nodes/worker/proxy/healthz'), [500, '', 'no preferred addresses found; known addresses: []']);
+    await s.kubectlOk(['patch', 'node', 'worker', '--subresource=status', '--type=merge', '-p', '{"status":{"addresses":[{"type":"InternalIP","address":"172.18.0.3"}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}}}}']);
+    assert.deepEqual(await status('/api/v1/nodes/worker/proxy/healthz'), refused('172.18.0.3:10250'));
+    assert.deepEqual(await status('/api/v1/nodes/worker:9100/proxy/metrics'), refused('172.18.0.3:9100'));
+    assert.deepEqual(await status('/api/v1/nodes/gone/proxy/'), [404, 'NotFound', 'nodes "gone" not found']);
+
+    // Discovery lists the three proxies, as kube's /api/v1 does.
+    const resources = (JSON.parse(await s.kubectlOk(['get', '--raw', '/api/v1'])) as { resources: { name: string; kind: string }[] }).resources;
+    assert.deepEqual(resources.filter((r) => r.name.endsWith('/proxy')).map((r) => `${r.name} ${r.kind}`), ['nodes/proxy NodeProxyOptions', 'pods/proxy PodProxyOptions', 'services/proxy ServiceProxyOptions']);
   });
 });

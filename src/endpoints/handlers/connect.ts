@@ -1,6 +1,7 @@
-// Pod log/exec/attach/portforward/proxy on a server that runs no kubelets: kube's answers for pods
-// that have no node (or a node nobody serves), after the same pod and container checks. The kubelets of
-// `--simulate-workloads` run no processes: their pods' logs are empty.
+// Pod log/exec/attach/portforward/proxy, and the node and service proxies, on a server that runs no kubelets and no
+// containers: kube's answers after the same lookups and checks. The kubelets of `--simulate-workloads` run no
+// processes: their pods' logs are empty, and nothing listens at a pod's or node's address, so a proxied request
+// meets the refused dial kube's proxy transport reports.
 
 import { badRequest, notFound, StatusError } from '../../apis/errors.ts';
 import type { KubeObject } from '../../registry/types.ts';
@@ -9,6 +10,7 @@ import { admissionInfo, requestContext, type Scope } from '../scope.ts';
 import { admissionAttributes } from '../../admission/request.ts';
 import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 import { loopbackContext } from '../../registry/registry.ts';
+import { isIPv4, isIPv6 } from 'node:net';
 
 function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' | 'ephemeralContainers'): string[] {
   const spec = pod.spec as Record<string, unknown> | undefined;
@@ -34,12 +36,20 @@ function validateContainer(scope: Scope, pod: KubeObject): void {
   if (!all.includes(container)) throw badRequest(`container ${container} is not valid for pod ${scope.name}`);
 }
 
-const CONNECT_OPTIONS: Record<string, string> = { exec: 'PodExecOptions', attach: 'PodAttachOptions', portforward: 'PodPortForwardOptions', proxy: 'PodProxyOptions' };
+/** The options kind of each CONNECT subresource (resource/subresource), which admission sees. */
+const CONNECT_OPTIONS: Record<string, string> = {
+  'pods/exec': 'PodExecOptions',
+  'pods/attach': 'PodAttachOptions',
+  'pods/portforward': 'PodPortForwardOptions',
+  'pods/proxy': 'PodProxyOptions',
+  'nodes/proxy': 'NodeProxyOptions',
+  'services/proxy': 'ServiceProxyOptions',
+};
 
 /** The connect options object admission sees for a CONNECT (kube decodes them from the query). */
-function connectOptions(scope: Scope): Record<string, unknown> {
+function connectOptions(scope: Scope, kind: string): Record<string, unknown> {
   const q = scope.r.query;
-  const out: Record<string, unknown> = { kind: CONNECT_OPTIONS[scope.subresource], apiVersion: 'v1' };
+  const out: Record<string, unknown> = { kind, apiVersion: 'v1' };
   for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (q.has(flag)) out[flag] = q.get(flag) === 'true' || q.get(flag) === '1';
   if (q.has('container')) out.container = q.get('container');
   if (q.has('command')) out.command = q.getAll('command');
@@ -63,13 +73,109 @@ function kubeletUnreachable(node: KubeObject): StatusError {
   return new StatusError(500, '', `error dialing backend: no kubelet serves node "${name}"${simulated ? ' (a simulated node: its containers run no processes)' : ''}`);
 }
 
+/**
+ * utilnet.SplitSchemeNamePort: a proxy's id is "name", "name:port" or "scheme:name:port" (scheme http or https, name
+ * not empty); undefined when it is none of these.
+ */
+export function splitSchemeNamePort(id: string): { scheme: string; name: string; port: string } | undefined {
+  const parts = id.split(':');
+  if (parts.length > 3) return undefined;
+  const [scheme, name, port] = parts.length === 3 ? parts : ['', parts[0]!, parts[1] ?? ''];
+  return name !== '' && (scheme === '' || scheme === 'http' || scheme === 'https') ? { scheme: scheme!, name: name!, port: port! } : undefined;
+}
+
+/**
+ * What kube's proxy transport answers when the dial fails: 503 "error trying to reach service: <the dial's error>".
+ * Nothing listens at a pod's or node's address here, so the dial is refused; it is not tried.
+ */
+function dialRefused(scheme: string, host: string, port: string): StatusError {
+  const address = host.includes(':') ? `[${host}]` : host;
+  const target = `${address}:${port || (scheme === 'https' ? '443' : '80')}`;
+  return new StatusError(503, 'ServiceUnavailable', `error trying to reach service: dial tcp ${target}: connect: connection refused`);
+}
+
+const DNS_OR_IP_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
+
+/** nodes/proxy (node.ResourceLocation): to the node's kubelet, at its preferred address and kubelet port. */
+async function proxyToNode(scope: Scope): Promise<never> {
+  const id = splitSchemeNamePort(scope.name);
+  if (!id) throw badRequest(`invalid node request ${JSON.stringify(scope.name)}`);
+  const node = await scope.store.get(requestContext(scope), id.name);
+  const status = (node.status ?? {}) as { addresses?: { type?: string; address?: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } };
+  const addresses = status.addresses ?? [];
+  const preferred = DNS_OR_IP_ADDRESS_TYPES.map((t) => addresses.find((a) => a.type === t && a.address)).find((a) => a !== undefined);
+  if (!preferred) throw new StatusError(500, '', `no preferred addresses found; known addresses: [${addresses.map((a) => `{${a.type ?? ''} ${a.address ?? ''}}`).join(' ')}]`);
+  const kubeletPort = String(status.daemonEndpoints?.kubeletEndpoint?.Port || 10250);
+  const port = id.port === '' ? kubeletPort : id.port;
+  throw dialRefused(id.port === '' || id.port === kubeletPort ? 'https' : id.scheme, preferred.address!, port);
+}
+
+/** services/proxy (service.ResourceLocation): to a ready address of the service's endpoints, on the named port. */
+async function proxyToService(scope: Scope): Promise<never> {
+  const id = splitSchemeNamePort(scope.name);
+  if (!id) throw badRequest(`invalid service request ${JSON.stringify(scope.name)}`);
+  const ctx = requestContext(scope);
+  let portName = id.port;
+  if (/^[+-]?[0-9]+$/.test(id.port)) {
+    const service = await scope.store.get(ctx, id.name);
+    const ports = ((service.spec as { ports?: { name?: string; port?: number }[] } | undefined)?.ports ?? []);
+    const number = Number(id.port);
+    const match = ports.find((p) => p.port === number);
+    if (!match) throw new StatusError(503, 'ServiceUnavailable', `no service port ${number} found for service ${JSON.stringify(id.name)}`);
+    portName = match.name ?? '';
+  }
+  const registry = scope.deps.registry;
+  const endpointsDef = registry.lookup('', 'v1', 'endpoints')!;
+  const endpoints = await registry.store(endpointsDef).get(ctx, id.name);
+  const subsets = (endpoints as { subsets?: { addresses?: { ip?: string }[]; ports?: { name?: string; port?: number }[] }[] }).subsets ?? [];
+  if (subsets.length === 0) throw new StatusError(503, 'ServiceUnavailable', `no endpoints available for service ${JSON.stringify(id.name)}`);
+  for (const subset of subsets) {
+    const address = subset.addresses?.find((a) => a.ip);
+    const port = subset.ports?.find((p) => (p.name ?? '') === portName);
+    if (address && port) throw dialRefused(id.scheme, address.ip!, String(port.port ?? ''));
+  }
+  throw new StatusError(503, 'ServiceUnavailable', `no endpoints available for service ${JSON.stringify(scope.name)}`);
+}
+
+/** pods/proxy (pod.ResourceLocation): to the pod's IP, on the port named or the first container port declared. */
+function proxyToPod(scope: Scope, id: { scheme: string; port: string }, pod: KubeObject): never {
+  let port = id.port;
+  if (port === '') {
+    const containers = ((pod.spec as { containers?: { ports?: { containerPort?: number }[] }[] } | undefined)?.containers ?? []);
+    const declared = containers.find((c) => (c.ports?.length ?? 0) > 0);
+    if (declared) port = String(declared.ports![0]!.containerPort ?? '');
+  }
+  const podIP = String((pod.status as { podIP?: unknown } | undefined)?.podIP ?? '');
+  if (!isGlobalUnicast(podIP)) throw badRequest('address not allowed');
+  throw dialRefused(id.scheme, podIP, port);
+}
+
+/** Go's IP.IsGlobalUnicast of an address kube would parse (not unspecified, loopback, multicast or link-local). */
+function isGlobalUnicast(ip: string): boolean {
+  if (isIPv4(ip)) {
+    const [a, b] = ip.split('.').map(Number) as [number, number];
+    return !(a === 0 || a === 127 || a >= 224 || (a === 169 && b === 254) || ip === '255.255.255.255');
+  }
+  if (!isIPv6(ip)) return false;
+  const lower = ip.toLowerCase();
+  return !(lower === '::' || lower === '::1' || lower.startsWith('ff') || /^fe[89ab]/.test(lower));
+}
+
 export async function connectResource(scope: Scope): Promise<void> {
   const chain = scope.deps.admission;
-  if (chain && CONNECT_OPTIONS[scope.subresource]) {
+  const kind = CONNECT_OPTIONS[`${scope.def.resource}/${scope.subresource}`];
+  if (chain && kind) {
     // kube admits a CONNECT (both phases) with the options as the object, before it reaches the pod.
-    const attrs = admissionAttributes(admissionInfo(scope, {}), 'CONNECT', scope.name, connectOptions(scope) as KubeObject, undefined);
+    const attrs = admissionAttributes(admissionInfo(scope, {}), 'CONNECT', scope.name, connectOptions(scope, kind) as KubeObject, undefined);
     await chain.admit(attrs);
     await chain.validate(attrs);
+  }
+  if (scope.def.resource === 'nodes') return proxyToNode(scope);
+  if (scope.def.resource === 'services') return proxyToService(scope);
+  if (scope.subresource === 'proxy') {
+    const id = splitSchemeNamePort(scope.name);
+    if (!id) throw badRequest(`invalid pod request ${JSON.stringify(scope.name)}`);
+    proxyToPod(scope, id, await scope.store.get(requestContext(scope), id.name));
   }
   const pod = await scope.store.get(requestContext(scope), scope.name);
   if (scope.subresource === 'log' || scope.subresource === 'exec' || scope.subresource === 'attach') validateContainer(scope, pod);
@@ -80,8 +186,6 @@ export async function connectResource(scope: Scope): Promise<void> {
     return;
   }
   if (nodeName === '') throw badRequest(`pod ${scope.name} does not have a host assigned`);
-  // pods/proxy goes to the pod's IP, not through its node's kubelet; what answers there is a container.
-  if (scope.subresource === 'proxy') throw new StatusError(500, '', `error trying to reach pod "${scope.name}": no container serves it`);
   // kube finds the node (GetConnectionInfo) before it dials the kubelet.
   const node = await readNode(scope, nodeName);
   if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
