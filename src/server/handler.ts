@@ -220,6 +220,10 @@ export function createRequestHandler(options: PipelineOptions): RequestHandler {
         send(res, 200, metrics.contentType, await metrics.render());
         return { info, user: user.name };
       }
+      if (path === '/metrics/slis' && metrics) {
+        send(res, 200, metrics.contentType, health.slis());
+        return { info, user: user.name };
+      }
     }
     const target = routed?.api ?? api;
     if (hooks?.around) await hooks.around(req, res, query, note, () => target.handle(req, res, info, user));

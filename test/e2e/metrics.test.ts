@@ -1,5 +1,6 @@
 // /metrics in Prometheus text format: every line parses as the exposition format, requests are counted with
-// kube's labels (LIST for collections, APPLY for server-side apply, dry_run), storage objects are gauged.
+// kube's labels (LIST for collections, APPLY for server-side apply, dry_run), storage objects are gauged. /metrics/slis:
+// the health checks' last results and counts, per check and endpoint.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,5 +48,33 @@ describe('/metrics', () => {
     assert.ok(samples.some((x) => x.name === 'apiserver_request_duration_seconds_bucket' && x.labels.le === '0.005'));
     assert.ok(samples.some((x) => x.name === 'process_resident_memory_bytes'));
     assert.ok(samples.some((x) => x.name === 'nodejs_eventloop_lag_seconds'));
+  });
+
+  test('/metrics/slis: each check a health endpoint runs, its last result and its count by status', async () => {
+    const slis = async () => {
+      const r = await s.adminRequest('/metrics/slis');
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+      return r.body;
+    };
+    const total = (text: string, labels: Record<string, string>) =>
+      parseExposition(text).find((x) => x.name === 'kubernetes_healthchecks_total' && Object.entries(labels).every(([k, v]) => x.labels[k] === v))?.value ?? 0;
+    const before = await slis();
+    for (const path of ['/livez', '/livez', '/healthz?verbose', '/readyz?exclude=ping', '/livez/ping']) assert.equal((await s.adminRequest(path)).status, 200, path);
+    const after = await slis();
+    // The root endpoints record every check they run; an excluded check and a single check's path record nothing.
+    assert.equal(total(after, { name: 'ping', type: 'livez', status: 'success' }) - total(before, { name: 'ping', type: 'livez', status: 'success' }), 2);
+    assert.equal(total(after, { name: 'ping', type: 'healthz', status: 'success' }) - total(before, { name: 'ping', type: 'healthz', status: 'success' }), 1);
+    assert.equal(total(after, { name: 'ping', type: 'readyz', status: 'success' }), total(before, { name: 'ping', type: 'readyz', status: 'success' }));
+    assert.ok(total(after, { name: 'etcd', type: 'readyz', status: 'success' }) > total(before, { name: 'etcd', type: 'readyz', status: 'success' }));
+    const lines = after.split('\n');
+    assert.deepEqual(lines.filter((l) => l.startsWith('#')), [
+      '# HELP kubernetes_healthcheck [STABLE] This metric records the result of a single healthcheck.',
+      '# TYPE kubernetes_healthcheck gauge',
+      '# HELP kubernetes_healthchecks_total [STABLE] This metric records the results of all healthcheck.',
+      '# TYPE kubernetes_healthchecks_total counter',
+    ]);
+    assert.ok(lines.includes('kubernetes_healthcheck{name="ping",type="livez"} 1'), after);
+    assert.ok(lines.includes('kubernetes_healthchecks_total{name="ping",status="success",type="healthz"} ' + total(after, { name: 'ping', type: 'healthz', status: 'success' })));
   });
 });
