@@ -114,6 +114,9 @@ describe('pod subresources', () => {
     await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: '10.244.0.7' }], ports: [{ name: '80-8080', port: 8080 }] }] }) });
     assert.deepEqual(await status(`${svc}/web:80/proxy/index.html`), refused('10.244.0.7:8080'));
     assert.deepEqual(await status(`${svc}/web:http/proxy/`), [503, 'ServiceUnavailable', 'no endpoints available for service "web:http"']);
+    // strconv.ParseInt's numbers: a sign is one, a port beyond int64 is a name.
+    assert.deepEqual(await status(`${svc}/web:+80/proxy/`), refused('10.244.0.7:8080'));
+    assert.deepEqual(await status(`${svc}/web:99999999999999999999/proxy/`), [503, 'ServiceUnavailable', 'no endpoints available for service "web:99999999999999999999"']);
     assert.deepEqual(await status(`${svc}/nothing:80/proxy/`), [404, 'NotFound', 'services "nothing" not found']);
 
     // A node proxy goes to the kubelet at the node's preferred address and kubelet port, or to the port named.
@@ -123,6 +126,15 @@ describe('pod subresources', () => {
     assert.deepEqual(await status('/api/v1/nodes/worker/proxy/healthz'), refused('172.18.0.3:10250'));
     assert.deepEqual(await status('/api/v1/nodes/worker:9100/proxy/metrics'), refused('172.18.0.3:9100'));
     assert.deepEqual(await status('/api/v1/nodes/gone/proxy/'), [404, 'NotFound', 'nodes "gone" not found']);
+
+    // A GET or HEAD of a proxy's root without its trailing slash is redirected to it, once the target is found.
+    for (const path of [podPath('web', 'proxy'), `${svc}/web:80/proxy?x=1`, '/api/v1/nodes/worker/proxy']) {
+      const r = await s.adminRequest(path, { method: 'HEAD' });
+      assert.deepEqual([r.status, r.headers.location], [301, path.replace(/proxy(\?|$)/, 'proxy/$1')], path);
+    }
+    assert.deepEqual(await status(`${podPath('web', 'proxy')}`, 'POST'), refused('10.244.0.7:8080'));
+    assert.deepEqual(await status(`${svc}/nothing:80/proxy`), [404, 'NotFound', 'services "nothing" not found']);
+    assert.deepEqual(await status(`${podPath('web', 'proxy/a/web')}/proxy`), refused('10.244.0.7:8080'));
 
     // Discovery lists the three proxies, as kube's /api/v1 does.
     const resources = (JSON.parse(await s.kubectlOk(['get', '--raw', '/api/v1'])) as { resources: { name: string; kind: string }[] }).resources;

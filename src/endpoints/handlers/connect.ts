@@ -77,7 +77,7 @@ function kubeletUnreachable(node: KubeObject): StatusError {
  * utilnet.SplitSchemeNamePort: a proxy's id is "name", "name:port" or "scheme:name:port" (scheme http or https, name
  * not empty); undefined when it is none of these.
  */
-export function splitSchemeNamePort(id: string): { scheme: string; name: string; port: string } | undefined {
+function splitSchemeNamePort(id: string): { scheme: string; name: string; port: string } | undefined {
   const parts = id.split(':');
   if (parts.length > 3) return undefined;
   const [scheme, name, port] = parts.length === 3 ? parts : ['', parts[0]!, parts[1] ?? ''];
@@ -96,8 +96,15 @@ function dialRefused(scheme: string, host: string, port: string): StatusError {
 
 const DNS_OR_IP_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
 
+/** Where a proxy sends the request: scheme ("" for http), host and port ("" for the scheme's). */
+interface ProxyTarget {
+  readonly scheme: string;
+  readonly host: string;
+  readonly port: string;
+}
+
 /** nodes/proxy (node.ResourceLocation): to the node's kubelet, at its preferred address and kubelet port. */
-async function proxyToNode(scope: Scope): Promise<never> {
+async function nodeLocation(scope: Scope): Promise<ProxyTarget> {
   const id = splitSchemeNamePort(scope.name);
   if (!id) throw badRequest(`invalid node request ${JSON.stringify(scope.name)}`);
   const node = await scope.store.get(requestContext(scope), id.name);
@@ -107,20 +114,21 @@ async function proxyToNode(scope: Scope): Promise<never> {
   if (!preferred) throw new StatusError(500, '', `no preferred addresses found; known addresses: [${addresses.map((a) => `{${a.type ?? ''} ${a.address ?? ''}}`).join(' ')}]`);
   const kubeletPort = String(status.daemonEndpoints?.kubeletEndpoint?.Port || 10250);
   const port = id.port === '' ? kubeletPort : id.port;
-  throw dialRefused(id.port === '' || id.port === kubeletPort ? 'https' : id.scheme, preferred.address!, port);
+  return { scheme: id.port === '' || id.port === kubeletPort ? 'https' : id.scheme, host: preferred.address!, port };
 }
 
 /** services/proxy (service.ResourceLocation): to a ready address of the service's endpoints, on the named port. */
-async function proxyToService(scope: Scope): Promise<never> {
+async function serviceLocation(scope: Scope): Promise<ProxyTarget> {
   const id = splitSchemeNamePort(scope.name);
   if (!id) throw badRequest(`invalid service request ${JSON.stringify(scope.name)}`);
   const ctx = requestContext(scope);
   let portName = id.port;
-  if (/^[+-]?[0-9]+$/.test(id.port)) {
+  // A port that strconv.ParseInt takes as an int64 is a number: the service port it names gives the port's name.
+  if (/^[+-]?[0-9]+$/.test(id.port) && BigInt(id.port) >= -(2n ** 63n) && BigInt(id.port) < 2n ** 63n) {
     const service = await scope.store.get(ctx, id.name);
     const ports = ((service.spec as { ports?: { name?: string; port?: number }[] } | undefined)?.ports ?? []);
-    const number = Number(id.port);
-    const match = ports.find((p) => p.port === number);
+    const number = BigInt(id.port);
+    const match = ports.find((p) => Number.isInteger(p.port) && BigInt(p.port!) === number);
     if (!match) throw new StatusError(503, 'ServiceUnavailable', `no service port ${number} found for service ${JSON.stringify(id.name)}`);
     portName = match.name ?? '';
   }
@@ -132,13 +140,16 @@ async function proxyToService(scope: Scope): Promise<never> {
   for (const subset of subsets) {
     const address = subset.addresses?.find((a) => a.ip);
     const port = subset.ports?.find((p) => (p.name ?? '') === portName);
-    if (address && port) throw dialRefused(id.scheme, address.ip!, String(port.port ?? ''));
+    if (address && port) return { scheme: id.scheme, host: address.ip!, port: String(port.port ?? '') };
   }
   throw new StatusError(503, 'ServiceUnavailable', `no endpoints available for service ${JSON.stringify(scope.name)}`);
 }
 
 /** pods/proxy (pod.ResourceLocation): to the pod's IP, on the port named or the first container port declared. */
-function proxyToPod(scope: Scope, id: { scheme: string; port: string }, pod: KubeObject): never {
+async function podLocation(scope: Scope): Promise<ProxyTarget> {
+  const id = splitSchemeNamePort(scope.name);
+  if (!id) throw badRequest(`invalid pod request ${JSON.stringify(scope.name)}`);
+  const pod = await scope.store.get(requestContext(scope), id.name);
   let port = id.port;
   if (port === '') {
     const containers = ((pod.spec as { containers?: { ports?: { containerPort?: number }[] }[] } | undefined)?.containers ?? []);
@@ -147,7 +158,30 @@ function proxyToPod(scope: Scope, id: { scheme: string; port: string }, pod: Kub
   }
   const podIP = String((pod.status as { podIP?: unknown } | undefined)?.podIP ?? '');
   if (!isGlobalUnicast(podIP)) throw badRequest('address not allowed');
-  throw dialRefused(id.scheme, podIP, port);
+  return { scheme: id.scheme, host: podIP, port };
+}
+
+/**
+ * A proxy: the target found, a GET or HEAD of the proxy's root without its trailing slash is redirected to it (301,
+ * as kube's proxyRedirectsforRootPath does, so that relative links work); any other request meets the refused dial.
+ */
+function proxy(scope: Scope, target: ProxyTarget): void {
+  const method = scope.r.req.method ?? 'GET';
+  const url = scope.r.req.url ?? '';
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  // Nothing after .../<resource>/<name>/proxy is the proxy's root.
+  const marker = `/${scope.def.resource}/${scope.name}/proxy`;
+  const atRoot = scope.info.path.indexOf(marker) === scope.info.path.length - marker.length;
+  if ((method === 'GET' || method === 'HEAD') && atRoot && !rawPath.endsWith('/')) {
+    const res = scope.r.res;
+    res.statusCode = 301;
+    res.setHeader('Location', `${rawPath}/${q < 0 ? '' : url.slice(q)}`);
+    res.setHeader('Content-Length', 0);
+    res.end();
+    return;
+  }
+  throw dialRefused(target.scheme, target.host, target.port);
 }
 
 /** Go's IP.IsGlobalUnicast of an address kube would parse (not unspecified, loopback, multicast or link-local). */
@@ -170,12 +204,9 @@ export async function connectResource(scope: Scope): Promise<void> {
     await chain.admit(attrs);
     await chain.validate(attrs);
   }
-  if (scope.def.resource === 'nodes') return proxyToNode(scope);
-  if (scope.def.resource === 'services') return proxyToService(scope);
   if (scope.subresource === 'proxy') {
-    const id = splitSchemeNamePort(scope.name);
-    if (!id) throw badRequest(`invalid pod request ${JSON.stringify(scope.name)}`);
-    proxyToPod(scope, id, await scope.store.get(requestContext(scope), id.name));
+    const locate = scope.def.resource === 'nodes' ? nodeLocation : scope.def.resource === 'services' ? serviceLocation : podLocation;
+    return proxy(scope, await locate(scope));
   }
   const pod = await scope.store.get(requestContext(scope), scope.name);
   if (scope.subresource === 'log' || scope.subresource === 'exec' || scope.subresource === 'attach') validateContainer(scope, pod);
