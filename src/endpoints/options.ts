@@ -44,7 +44,8 @@ function lenientBool(query: URLSearchParams, name: string): boolean | undefined 
   return !(v === '0' || v.toLowerCase() === 'false');
 }
 
-function optionalInt(query: URLSearchParams, name: string): number | undefined {
+/** An int64 query parameter as kube's parameter codec reads it: undefined when absent, 400 when malformed. */
+export function optionalInt(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
   if (v === null) return undefined;
   try {

@@ -87,6 +87,22 @@ describe('pod subresources', () => {
     }
   });
 
+  test('log options are decoded and checked as kube does before the pod is read: 400 for a malformed one, 422 PodLogOptions', async () => {
+    await createPod('quiet');
+    const log = async (query: string, pod = 'quiet') => {
+      const r = await s.adminRequest(`${podPath(pod, 'log')}?${query}`);
+      return r.status === 200 ? [200, r.body] : [r.status, JSON.parse(r.body).message];
+    };
+    assert.deepEqual(await log('tailLines=10&limitBytes=1&sinceSeconds=5&follow=maybe&timestamps'), [200, '']);
+    assert.deepEqual(await log('tailLines=-1'), [422, 'PodLogOptions "quiet" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0']);
+    assert.deepEqual(await log('limitBytes=0&sinceSeconds=0'), [422, 'PodLogOptions "quiet" is invalid: [limitBytes: Invalid value: 0: must be greater than 0, sinceSeconds: Invalid value: 0: must be greater than 0]']);
+    assert.deepEqual(await log('sinceSeconds=5&sinceTime=2020-01-01T00:00:00Z'), [422, 'PodLogOptions "quiet" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified']);
+    assert.deepEqual(await log('tailLines=ten'), [400, 'strconv.ParseInt: parsing "ten": invalid syntax']);
+    assert.deepEqual(await log('sinceTime=yesterday'), [400, 'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"']);
+    // The options come first: a missing pod with bad options is the options' 422.
+    assert.deepEqual(await log('tailLines=-1', 'nobody'), [422, 'PodLogOptions "nobody" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0']);
+  });
+
   test('pod, service and node proxies: kube\'s lookups, then the refused dial its proxy transport reports (503)', async () => {
     const status = async (path: string, method = 'GET') => {
       const r = await s.adminRequest(path, { method });

@@ -3,7 +3,9 @@
 // processes: their pods' logs are empty, and nothing listens at a pod's or node's address, so a proxied request
 // meets the refused dial kube's proxy transport reports.
 
-import { badRequest, notFound, StatusError } from '../../apis/errors.ts';
+import { badRequest, fieldErrors, invalid, notFound, StatusError, type FieldError } from '../../apis/errors.ts';
+import { goTimeParseError } from '../../registry/validation/go-decode.ts';
+import { optionalInt } from '../options.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { writeBody } from '../respond.ts';
 import { admissionInfo, requestContext, type Scope } from '../scope.ts';
@@ -195,7 +197,30 @@ function isGlobalUnicast(ip: string): boolean {
   return !(lower === '::' || lower === '::1' || lower.startsWith('ff') || /^fe[89ab]/.test(lower));
 }
 
+/**
+ * The PodLogOptions of a log request, decoded (400 for a malformed number or time, as the parameter codec answers)
+ * and checked as ValidatePodLogOptions does (422 PodLogOptions), before the pod is read.
+ */
+function checkLogOptions(scope: Scope): void {
+  const q = scope.r.query;
+  const tailLines = optionalInt(q, 'tailLines');
+  const limitBytes = optionalInt(q, 'limitBytes');
+  const sinceSeconds = optionalInt(q, 'sinceSeconds');
+  const sinceTime = q.get('sinceTime');
+  if (sinceTime !== null && sinceTime !== '' && sinceTime !== 'null') {
+    const err = goTimeParseError(sinceTime);
+    if (err) throw badRequest(err);
+  }
+  const errs: FieldError[] = [];
+  if (tailLines !== undefined && tailLines < 0) errs.push(fieldErrors.invalid('tailLines', tailLines, 'must be greater than or equal to 0'));
+  if (limitBytes !== undefined && limitBytes < 1) errs.push(fieldErrors.invalid('limitBytes', limitBytes, 'must be greater than 0'));
+  if (sinceSeconds !== undefined && sinceTime !== null) errs.push(fieldErrors.forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
+  else if (sinceSeconds !== undefined && sinceSeconds < 1) errs.push(fieldErrors.invalid('sinceSeconds', sinceSeconds, 'must be greater than 0'));
+  if (errs.length > 0) throw invalid({ group: '', kind: 'PodLogOptions' }, scope.name, errs);
+}
+
 export async function connectResource(scope: Scope): Promise<void> {
+  if (scope.subresource === 'log') checkLogOptions(scope);
   const chain = scope.deps.admission;
   const kind = CONNECT_OPTIONS[`${scope.def.resource}/${scope.subresource}`];
   if (chain && kind) {
