@@ -185,14 +185,46 @@ describe('simulated workloads', () => {
     assert.deepEqual(killing, [`Normal Killing kubelet/${(await eventsOf('Pod', gone)).find((e) => e.reason === 'Pulled')!.source.host} spec.containers{nginx} Stopping container nginx x1`]);
   });
 
-  test('a Service gets endpoints of its ready pods', async () => {
-    await s.kubectlOk(['expose', 'deployment', 'web', '--port=80']);
-    for (let i = 0; i < 100; i++) {
+  test("a Service gets endpoints of its ready pods: Endpoints and an EndpointSlice it controls, both gone with it", async () => {
+    await s.kubectlOk(['expose', 'deployment', 'web', '--port=80', '--labels=team=blue']);
+    const svc = JSON.parse(await s.kubectlOk(['get', 'service', 'web', '-o', 'json']));
+    const pods = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=web', '-o', 'json'])).items.filter((p: { metadata: { deletionTimestamp?: string } }) => !p.metadata.deletionTimestamp);
+    const ips = pods.map((p: { status: { podIP: string } }) => p.status.podIP).sort();
+    await until('the endpoints to list the three ready pods', async () => {
       const r = await s.kubectl(['get', 'endpoints', 'web', '-o', 'json']);
-      if (r.code === 0 && (JSON.parse(r.stdout).subsets?.[0]?.addresses?.length ?? 0) === 3) return;
-      await new Promise((res) => setTimeout(res, 50));
+      return r.code === 0 && (JSON.parse(r.stdout).subsets?.[0]?.addresses?.length ?? 0) === 3;
+    });
+    const endpoints = JSON.parse(await s.kubectlOk(['get', 'endpoints', 'web', '-o', 'json']));
+    // The Service's labels, addresses sorted by IP, the port without a name (the Service's has none).
+    assert.deepEqual(endpoints.metadata.labels, { team: 'blue' });
+    assert.deepEqual(endpoints.subsets[0].addresses.map((a: { ip: string }) => a.ip), ips);
+    assert.deepEqual(endpoints.subsets[0].ports, [{ port: 80, protocol: 'TCP' }]);
+    await until('the EndpointSlice to list the three pods', async () => JSON.parse(await s.kubectlOk(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'json'])).items[0]?.endpoints?.length === 3);
+    const slices = JSON.parse(await s.kubectlOk(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'json'])).items;
+    assert.equal(slices.length, 1);
+    const [slice] = slices;
+    assert.match(slice.metadata.name, /^web-[a-z0-9]{5}$/);
+    assert.equal(slice.metadata.generateName, 'web-');
+    assert.deepEqual(slice.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Service', name: 'web', uid: svc.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(slice.metadata.labels, { team: 'blue', 'kubernetes.io/service-name': 'web', 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' });
+    assert.equal(slice.addressType, 'IPv4');
+    assert.deepEqual(slice.ports, [{ name: '', port: 80, protocol: 'TCP' }]);
+    assert.deepEqual(slice.endpoints.map((e: { addresses: string[] }) => e.addresses[0]).sort(), ips);
+    for (const e of slice.endpoints) {
+      assert.deepEqual(e.conditions, { ready: true, serving: true, terminating: false });
+      assert.equal(e.targetRef.kind, 'Pod');
+      assert.match(e.nodeName, /^capstan-node-[12]$/);
     }
-    assert.fail('the endpoints never listed the three ready pods');
+    // A headless Service: both carry kube's headless label.
+    await s.kubectlOk(['expose', 'deployment', 'web', '--name=web-headless', '--cluster-ip=None', '--port=80']);
+    await until('a slice for the headless Service', async () => (await s.kubectl(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web-headless', '-o', 'name'])).stdout.trim() !== '');
+    assert.equal(await s.kubectlOk(['get', 'endpoints', 'web-headless', '-o', 'jsonpath={.metadata.labels}']), '{"app":"web","service.kubernetes.io/headless":""}');
+    assert.equal(await s.kubectlOk(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web-headless', '-o', 'jsonpath={.items[0].metadata.labels.service\\.kubernetes\\.io/headless}']), '');
+    assert.match(await s.kubectlOk(['get', 'endpointslices', '-l', 'service.kubernetes.io/headless', '-o', 'name']), /^endpointslice\.discovery\.k8s\.io\/web-headless-[a-z0-9]{5}\n$/);
+    // Deleting the Service deletes its Endpoints; the garbage collector takes its slices.
+    await s.kubectlOk(['delete', 'service', 'web-headless']);
+    await until('the Endpoints to go with their Service', async () => (await s.kubectl(['get', 'endpoints', 'web-headless'])).code !== 0);
+    await until('the EndpointSlice to go with its Service', async () => (await s.kubectlOk(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web-headless', '-o', 'name'])).trim() === '');
   });
 
   test('a LoadBalancer Service gets an external address from the simulated cloud, and gives it back', async () => {
