@@ -72,22 +72,22 @@ function promRegistry(durations: KeyedHistogram, sizes: KeyedHistogram) {
   const prom = createRequire(import.meta.url)('prom-client') as typeof import('prom-client');
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry });
-  const requests = new prom.Counter({ name: 'apiserver_request_total', help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...REQUEST_LABELS, 'code'], registers: [registry] });
+  const requests = new prom.Counter({ name: 'apiserver_request_total', help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', labelNames: [...REQUEST_LABELS, 'code'], registers: [registry] });
   durations.register(registry);
   sizes.register(registry);
-  const inflight = new prom.Gauge({ name: 'apiserver_current_inflight_requests', help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers: [registry] });
-  const longRunning = new prom.Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry] });
+  const inflight = new prom.Gauge({ name: 'apiserver_current_inflight_requests', help: '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', labelNames: ['request_kind'], registers: [registry] });
+  const longRunning = new prom.Gauge({ name: 'apiserver_longrunning_requests', help: '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers: [registry] });
   const stored = new prom.Gauge({
     name: 'apiserver_storage_objects',
-    help: 'Number of stored objects at the time of last check split by kind.',
+    help: '[STABLE] Number of stored objects at the time of last check split by kind.',
     labelNames: ['resource'],
     registers: [registry],
   });
-  const deprecatedApis = new prom.Gauge({ name: 'apiserver_requested_deprecated_apis', help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'], registers: [registry] });
+  const deprecatedApis = new prom.Gauge({ name: 'apiserver_requested_deprecated_apis', help: '[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.', labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'], registers: [registry] });
   // k8s.io/apiserver/pkg/server/options/{authentication,authorization}config/metrics.
   const reloadSeries = (config: Config): { total: Counter; last: Gauge } => ({
-    total: new prom.Counter({ name: `apiserver_${config}_config_controller_automatic_reloads_total`, help: `Total number of automatic reloads of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
-    last: new prom.Gauge({ name: `apiserver_${config}_config_controller_automatic_reload_last_timestamp_seconds`, help: `Timestamp of the last automatic reload of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
+    total: new prom.Counter({ name: `apiserver_${config}_config_controller_automatic_reloads_total`, help: `[ALPHA] Total number of automatic reloads of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
+    last: new prom.Gauge({ name: `apiserver_${config}_config_controller_automatic_reload_last_timestamp_seconds`, help: `[ALPHA] Timestamp of the last automatic reload of ${config} configuration split by status and apiserver identity.`, labelNames: ['status', 'apiserver_id_hash'], registers: [registry] }),
   });
   return { registry, requests, inflight, longRunning, stored, deprecatedApis, reloads: { authentication: reloadSeries('authentication'), authorization: reloadSeries('authorization') } };
 }
@@ -100,8 +100,8 @@ export function spellNaN(exposition: string): string {
 export function createServerMetrics(storageObjects: () => readonly StorageObjectCount[]): ServerMetrics {
   // The hot path counts in plain maps and numbers; the prom-client series are brought up to date at each scrape
   // (labels are hashed once per scrape, not several times per request).
-  const durations = createKeyedHistogram('apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', DURATION_BUCKETS);
-  const sizes = createKeyedHistogram('apiserver_response_sizes', 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', SIZE_BUCKETS);
+  const durations = createKeyedHistogram('apiserver_request_duration_seconds', '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', DURATION_BUCKETS);
+  const sizes = createKeyedHistogram('apiserver_response_sizes', '[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', SIZE_BUCKETS);
   const requestCounts = new Map<string, Series>();
   const longRunningCounts = new Map<string, Series>();
   const inFlightNow = { readOnly: 0, mutating: 0 };

@@ -48,6 +48,13 @@ describe('/metrics', () => {
     assert.ok(samples.some((x) => x.name === 'apiserver_request_duration_seconds_bucket' && x.labels.le === '0.005'));
     assert.ok(samples.some((x) => x.name === 'process_resident_memory_bytes'));
     assert.ok(samples.some((x) => x.name === 'nodejs_eventloop_lag_seconds'));
+    // kube's metrics registry marks each help text with the metric's stability level.
+    const help = new Map(r.body.split('\n').filter((l) => l.startsWith('# HELP ')).map((l) => [l.split(' ')[2]!, l.slice(l.indexOf(' ', 7) + 1)] as const));
+    assert.equal(help.get('apiserver_request_total'), '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+    for (const name of ['apiserver_request_duration_seconds', 'apiserver_response_sizes', 'apiserver_current_inflight_requests', 'apiserver_longrunning_requests', 'apiserver_storage_objects', 'apiserver_requested_deprecated_apis']) {
+      assert.match(help.get(name) ?? '', /^\[STABLE\] /, name);
+    }
+    assert.match(help.get('apiserver_authentication_config_controller_automatic_reloads_total') ?? '', /^\[ALPHA\] /);
   });
 
   test('/metrics/slis: each check a health endpoint runs, its last result and its count by status', async () => {
