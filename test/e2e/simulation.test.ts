@@ -227,6 +227,33 @@ describe('simulated workloads', () => {
     await until('the EndpointSlice to go with its Service', async () => (await s.kubectlOk(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web-headless', '-o', 'name'])).trim() === '');
   });
 
+  test('Endpoints written for a Service without a selector are mirrored into an EndpointSlice they control, unless marked skip-mirror', async () => {
+    const manifest = [
+      'apiVersion: v1\nkind: Service\nmetadata: {name: external}\nspec:\n  ports: [{name: https, port: 443, targetPort: 8443}]',
+      'apiVersion: v1\nkind: Endpoints\nmetadata: {name: external, labels: {owner: me}}\nsubsets:\n- addresses: [{ip: 192.0.2.10}]\n  notReadyAddresses: [{ip: 192.0.2.11}]\n  ports: [{name: https, port: 8443}]',
+    ].join('\n---\n');
+    await s.kubectlOk(['apply', '-f', '-'], { input: manifest });
+    const endpointsUid = await s.kubectlOk(['get', 'endpoints', 'external', '-o', 'jsonpath={.metadata.uid}']);
+    const mirrored = async () => JSON.parse(await s.kubectlOk(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=external', '-o', 'json'])).items;
+    const [slice] = await until('the mirrored slice', async () => ((await mirrored()).length === 1 ? mirrored() : undefined));
+    assert.match(slice.metadata.name, /^external-[a-z0-9]{5}$/);
+    assert.deepEqual(slice.metadata.labels, { owner: 'me', 'kubernetes.io/service-name': 'external', 'endpointslice.kubernetes.io/managed-by': 'endpointslicemirroring-controller.k8s.io' });
+    // kubectl apply's last-applied annotation is not mirrored.
+    assert.equal(slice.metadata.annotations, undefined);
+    assert.deepEqual(slice.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Endpoints', name: 'external', uid: endpointsUid, controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(slice.ports, [{ name: 'https', port: 8443, protocol: 'TCP' }]);
+    assert.deepEqual(slice.endpoints, [
+      { addresses: ['192.0.2.10'], conditions: { ready: true } },
+      { addresses: ['192.0.2.11'], conditions: { ready: false } },
+    ]);
+    // A change is mirrored; skip-mirror takes the slice away.
+    await s.kubectlOk(['patch', 'endpoints', 'external', '--type=json', '-p', '[{"op":"remove","path":"/subsets/0/notReadyAddresses"}]']);
+    await until('the change mirrored', async () => ((await mirrored())[0]?.endpoints?.length === 1 ? true : undefined));
+    await s.kubectlOk(['label', 'endpoints', 'external', 'endpointslice.kubernetes.io/skip-mirror=true']);
+    await until('the slice to go', async () => (await mirrored()).length === 0);
+    await s.kubectlOk(['delete', 'service', 'external']);
+  });
+
   test('a LoadBalancer Service gets an external address from the simulated cloud, and gives it back', async () => {
     await s.kubectlOk(['expose', 'deployment', 'web', '--name=web-lb', '--type=LoadBalancer', '--port=80']);
     await s.kubectlOk(['create', 'service', 'loadbalancer', 'pinned', '--tcp=443']);

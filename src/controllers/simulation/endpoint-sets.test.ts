@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../registry/types.ts';
-import { desiredSlices, endpointsLabels, endpointsSubsets, findPort, sliceLabels } from './endpoint-sets.ts';
+import { desiredSlices, endpointsLabels, endpointsSubsets, findPort, mirroredMetadata, mirroredSlices, shouldMirror, sliceLabels } from './endpoint-sets.ts';
 
 function pod(name: string, ip: string | undefined, options: { ready?: boolean; ports?: { name: string; containerPort: number; protocol?: string }[]; deleting?: boolean; phase?: string; node?: string } = {}): KubeObject {
   return {
@@ -111,4 +111,41 @@ test("EndpointSlices: kube's conditions (terminating pods serve but are not read
   assert.deepEqual(desiredSlices(svc, [], () => undefined), [{ ports: [], endpoints: [] }]);
   const many = Array.from({ length: 250 }, (_, i) => pod(`p${String(i).padStart(3, '0')}`, `10.1.${i >> 8}.${i & 255}`));
   assert.deepEqual(desiredSlices(service({ ports: [{ port: 80, protocol: 'TCP' }] }), many, () => undefined).map((s) => s.endpoints.length), [100, 100, 50]);
+});
+
+test("mirrored slices: an Endpoints' subsets by address type and ports, ready and not ready, kube's labels and annotations", () => {
+  const endpoints: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: {
+      name: 'ext',
+      namespace: 'ns',
+      labels: { owner: 'me', 'endpointslice.kubernetes.io/managed-by': 'someone' },
+      annotations: { note: 'hi', 'endpoints.kubernetes.io/last-change-trigger-time': 't', 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+    },
+    subsets: [
+      { addresses: [{ ip: '192.0.2.1', hostname: 'a', nodeName: 'n1' }, { ip: '2001:db8::1' }], notReadyAddresses: [{ ip: '192.0.2.2', targetRef: ref('p') }], ports: [{ name: 'https', port: 8443 }] },
+      { addresses: [{ ip: '192.0.2.3' }, { ip: 'not-an-ip' }], ports: [{ name: 'https', port: 8443, protocol: 'TCP' }] },
+    ],
+  };
+  assert.deepEqual(mirroredSlices(endpoints), [
+    {
+      addressType: 'IPv4',
+      ports: [{ name: 'https', port: 8443, protocol: 'TCP' }],
+      endpoints: [
+        { addresses: ['192.0.2.1'], conditions: { ready: true }, hostname: 'a', nodeName: 'n1' },
+        { addresses: ['192.0.2.2'], conditions: { ready: false }, targetRef: ref('p') },
+        { addresses: ['192.0.2.3'], conditions: { ready: true } },
+      ],
+    },
+    { addressType: 'IPv6', ports: [{ name: 'https', port: 8443, protocol: 'TCP' }], endpoints: [{ addresses: ['2001:db8::1'], conditions: { ready: true } }] },
+  ]);
+  assert.deepEqual(mirroredMetadata(endpoints), {
+    labels: { owner: 'me', 'endpointslice.kubernetes.io/managed-by': 'endpointslicemirroring-controller.k8s.io', 'kubernetes.io/service-name': 'ext' },
+    annotations: { note: 'hi' },
+  });
+  assert.equal(shouldMirror(endpoints), true);
+  assert.equal(shouldMirror({ ...endpoints, metadata: { ...endpoints.metadata, labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } } }), false);
+  assert.equal(shouldMirror({ ...endpoints, metadata: { ...endpoints.metadata, annotations: { 'control-plane.alpha.kubernetes.io/leader': '{}' } } }), false);
+  assert.deepEqual(mirroredSlices({ ...endpoints, subsets: undefined }), []);
 });

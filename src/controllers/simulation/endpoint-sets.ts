@@ -187,3 +187,58 @@ export function desiredSlices(svc: KubeObject, pods: readonly KubeObject[], zone
   }
   return slices;
 }
+
+export const MIRRORING_CONTROLLER_NAME = 'endpointslicemirroring-controller.k8s.io';
+const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
+/** Endpoints kept by leader election (resource lock "endpoints"): neither mirrored nor anyone's leftovers. */
+export const LEADER_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';
+const LAST_CHANGE_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
+const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+/** The mirroring controller's default --mirroring-max-endpoints-per-subset. */
+const MAX_MIRRORED_PER_SUBSET = 1000;
+
+/** Whether the Endpoints are someone's own, and so mirrored: not marked skip-mirror, not a leader-election lock. */
+export function shouldMirror(endpoints: KubeObject): boolean {
+  return endpoints.metadata.labels?.[SKIP_MIRROR_LABEL] !== 'true' && endpoints.metadata.annotations?.[LEADER_ANNOTATION] === undefined;
+}
+
+/** The mirrored slices' labels and annotations: the Endpoints', with the two reserved labels set. */
+export function mirroredMetadata(endpoints: KubeObject): { labels: Record<string, string>; annotations: Record<string, string> } {
+  const labels = { ...(endpoints.metadata.labels ?? {}), [SERVICE_NAME_LABEL]: endpoints.metadata.name ?? '', [MANAGED_BY_LABEL]: MIRRORING_CONTROLLER_NAME };
+  const annotations: Record<string, string> = {};
+  for (const [k, v] of Object.entries(endpoints.metadata.annotations ?? {})) if (k !== LAST_CHANGE_ANNOTATION && k !== LAST_APPLIED_ANNOTATION) annotations[k] = v;
+  return { labels, annotations };
+}
+
+/**
+ * The EndpointSliceMirroring controller's slices for Endpoints someone wrote for a Service without a selector: each
+ * subset's addresses (ready) and notReadyAddresses (not ready), at most 1000 per subset, under the subset's ports,
+ * by address type; subsets with the same ports share slices, of at most `maxPerSlice` endpoints.
+ */
+export function mirroredSlices(endpoints: KubeObject, maxPerSlice = MAX_MIRRORED_PER_SUBSET): (SliceContent & { addressType: string })[] {
+  const groups = new Map<string, SliceContent & { addressType: string }>();
+  for (const subset of listOf((endpoints as Obj).subsets)) {
+    const ports = listOf(subset.ports).map((p) => ({ name: p.name ?? '', port: p.port, protocol: p.protocol ?? 'TCP', ...(p.appProtocol !== undefined ? { appProtocol: p.appProtocol } : {}) }));
+    const addresses = [...listOf(subset.addresses).map((a) => [a, true] as const), ...listOf(subset.notReadyAddresses).map((a) => [a, false] as const)].slice(0, MAX_MIRRORED_PER_SUBSET);
+    for (const [address, ready] of addresses) {
+      const ip = typeof address.ip === 'string' ? address.ip : '';
+      if (!/^[0-9.]+$/.test(ip) && !ip.includes(':')) continue;
+      const addressType = ip.includes(':') ? 'IPv6' : 'IPv4';
+      const key = `${addressType}\0${JSON.stringify(ports)}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { addressType, ports, endpoints: [] }));
+      group.endpoints.push({
+        addresses: [ip],
+        conditions: { ready },
+        ...(typeof address.hostname === 'string' && address.hostname ? { hostname: address.hostname } : {}),
+        ...(address.targetRef ? { targetRef: address.targetRef } : {}),
+        ...(typeof address.nodeName === 'string' && address.nodeName ? { nodeName: address.nodeName } : {}),
+      });
+    }
+  }
+  const slices: (SliceContent & { addressType: string })[] = [];
+  for (const group of groups.values()) {
+    for (let i = 0; i < group.endpoints.length; i += maxPerSlice) slices.push({ ...group, endpoints: group.endpoints.slice(i, i + maxPerSlice) });
+  }
+  return slices;
+}

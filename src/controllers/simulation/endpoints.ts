@@ -1,21 +1,22 @@
 // The endpoints and endpointslice controllers for simulated pods, as kube-controller-manager runs them: each Service
 // with a selector gets an Endpoints of the same name and EndpointSlices (generateName "<service>-", controlled by the
 // Service, so the garbage collector removes them with it) of the pods it selects; a Service's Endpoints go when the
-// Service goes, and at start the Endpoints left without a Service go too (checkLeftoverEndpoints). What they hold is
-// computed in endpoint-sets.ts. Both write as their kube-system service accounts.
+// Service goes, and at start the Endpoints left without a Service go too (checkLeftoverEndpoints). The
+// EndpointSliceMirroring controller gives the Endpoints someone wrote for a Service without a selector slices of their
+// own. What they hold is computed in endpoint-sets.ts. They write as their kube-system service accounts.
 
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import type { Informers, ResourceRef } from '../informers.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
-import { desiredSlices, endpointsLabels, endpointsSubsets, MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, sliceAddressType, sliceLabels, slicePrefix, type SliceContent } from './endpoint-sets.ts';
+import { desiredSlices, endpointsLabels, endpointsSubsets, LEADER_ANNOTATION, MANAGED_BY_LABEL, MIRRORING_CONTROLLER_NAME, mirroredMetadata, mirroredSlices, SERVICE_NAME_LABEL, shouldMirror, SLICE_CONTROLLER_NAME, sliceAddressType, sliceLabels, slicePrefix, type SliceContent } from './endpoint-sets.ts';
 import { asObj, controllerAccount, controllerRef, isNotFound, key, NODES, PODS, selects, SERVICES, splitKey } from './shared.ts';
 
 const ENDPOINTS: ResourceRef = { group: '', version: 'v1', resource: 'endpoints' };
 const ENDPOINT_SLICES: ResourceRef = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' };
-/** Endpoints kept by leader election (resource lock "endpoints"): never someone's leftovers. */
-const LEADER_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
+const hasSelector = (svc: KubeObject): boolean => Object.keys(asObj(asObj(svc.spec).selector)).length > 0;
 
 const ignoreNotFound = (e: unknown): void => {
   if (!isNotFound(e)) throw e;
@@ -51,43 +52,58 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
     await endpoints.update(namespace, name, (live) => apply(live ?? current));
   }
 
-  async function syncSlices(svc: KubeObject, selected: KubeObject[]): Promise<void> {
-    const namespace = svc.metadata.namespace ?? '';
-    const uid = svc.metadata.uid ?? '';
-    const addressType = sliceAddressType(svc);
-    const zoneOf = (node: string) => nodes.get('', node)?.metadata.labels?.[ZONE_LABEL] || undefined;
-    const desired = desiredSlices(svc, selected, zoneOf);
-    const labels = sliceLabels(svc);
-    const owned = slices
+  /**
+   * Brings the slices a controller (`managedBy`) keeps for a Service name, under one owner, to the desired ones:
+   * each takes an existing slice of the same address type and ports if there is one, else one of the same address
+   * type left over (addressType cannot change), else a new one; the slices left are deleted.
+   */
+  async function reconcileSlices(owner: KubeObject, ownerKind: string, managedBy: string, desired: readonly (SliceContent & { addressType: string })[], meta: { labels: Record<string, string>; annotations?: Record<string, string> }): Promise<void> {
+    const namespace = owner.metadata.namespace ?? '';
+    const name = owner.metadata.name ?? '';
+    const uid = owner.metadata.uid ?? '';
+    const unused = slices
       .list(namespace)
-      .filter((s) => s.metadata.labels?.[SERVICE_NAME_LABEL] === svc.metadata.name && s.metadata.labels?.[MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME)
-      .filter((s) => s.metadata.ownerReferences?.some((o) => o.uid === uid) && s.addressType === addressType)
+      .filter((s) => s.metadata.labels?.[SERVICE_NAME_LABEL] === name && s.metadata.labels?.[MANAGED_BY_LABEL] === managedBy && s.metadata.ownerReferences?.some((o) => o.uid === uid))
       .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
-    // Each desired slice takes an existing one with the same ports if there is one, else any left, else a new one.
-    const unused = [...owned];
-    const take = (content: SliceContent): KubeObject | undefined => {
-      const i = unused.findIndex((s) => jsonEqual(s.ports ?? [], content.ports));
+    const takeFrom = (content: SliceContent & { addressType: string }, samePorts: boolean): KubeObject | undefined => {
+      const i = unused.findIndex((s) => s.addressType === content.addressType && (!samePorts || jsonEqual(s.ports ?? [], content.ports)));
       return i >= 0 ? unused.splice(i, 1)[0] : undefined;
     };
-    const plan = desired.map((content) => ({ content, slice: take(content) }));
-    for (const step of plan) step.slice ??= unused.shift();
+    const plan = desired.map((content) => ({ content, slice: takeFrom(content, true) }));
+    for (const step of plan) step.slice ??= takeFrom(step.content, false);
+    const annotations = meta.annotations ?? {};
     for (const { content, slice } of plan) {
-      const same = slice && jsonEqual(slice.ports ?? [], content.ports) && jsonEqual(slice.endpoints ?? [], content.endpoints) && jsonEqual(slice.metadata.labels ?? {}, labels);
-      if (same) continue;
       if (!slice) {
         await slices.create(namespace, {
           apiVersion: 'discovery.k8s.io/v1',
           kind: 'EndpointSlice',
-          metadata: { generateName: slicePrefix(svc.metadata.name ?? ''), namespace, labels, ownerReferences: [controllerRef(svc, 'v1', 'Service')] },
-          addressType,
+          metadata: { generateName: slicePrefix(name), namespace, labels: meta.labels, ...(meta.annotations && Object.keys(annotations).length > 0 ? { annotations } : {}), ownerReferences: [controllerRef(owner, 'v1', ownerKind)] },
+          addressType: content.addressType,
           endpoints: content.endpoints,
           ports: content.ports,
         });
         continue;
       }
-      await slices.update(namespace, slice.metadata.name ?? '', (live) => ({ ...(live ?? slice), metadata: { ...(live ?? slice).metadata, labels }, endpoints: content.endpoints, ports: content.ports }));
+      const sameMeta = jsonEqual(slice.metadata.labels ?? {}, meta.labels) && (!meta.annotations || jsonEqual(slice.metadata.annotations ?? {}, annotations));
+      if (sameMeta && jsonEqual(slice.ports ?? [], content.ports) && jsonEqual(slice.endpoints ?? [], content.endpoints)) continue;
+      await slices.update(namespace, slice.metadata.name ?? '', (live) => {
+        const base = live ?? slice;
+        const metadata = { ...base.metadata, labels: meta.labels };
+        if (meta.annotations) {
+          if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+          else delete metadata.annotations;
+        }
+        return { ...base, metadata, endpoints: content.endpoints, ports: content.ports };
+      });
     }
     for (const slice of unused) await slices.delete(namespace, slice.metadata.name ?? '').catch(ignoreNotFound);
+  }
+
+  async function syncSlices(svc: KubeObject, selected: KubeObject[]): Promise<void> {
+    const addressType = sliceAddressType(svc);
+    const zoneOf = (node: string) => nodes.get('', node)?.metadata.labels?.[ZONE_LABEL] || undefined;
+    const desired = desiredSlices(svc, selected, zoneOf).map((content) => ({ ...content, addressType }));
+    await reconcileSlices(svc, 'Service', SLICE_CONTROLLER_NAME, desired, { labels: sliceLabels(svc) });
   }
 
   const queue = createKeyedQueue(async (k) => {
@@ -101,8 +117,8 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
       return;
     }
     const selector = asObj(asObj(svc.spec).selector);
-    // A Service without a selector: its Endpoints and slices are someone else's to write.
-    if (Object.keys(selector).length === 0) {
+    // A Service without a selector: its Endpoints are someone else's to write (and mirrored, below).
+    if (!hasSelector(svc)) {
       members.delete(k);
       return;
     }
@@ -112,7 +128,22 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
     if (asObj(svc.spec).type !== 'ExternalName') await syncSlices(svc, selected);
   }, 500, informers.activity);
 
-  services.onEvent((ev) => queue.enqueue(key(ev.object)));
+  // EndpointSliceMirroring: the Endpoints someone wrote for a Service without a selector get slices they control.
+  const mirroring = createKeyedQueue(async (k) => {
+    await synced;
+    const { namespace, name } = splitKey(k);
+    const svc = services.get(namespace, name);
+    const ep = endpoints.get(namespace, name);
+    // Gone Endpoints: their slices follow them through the garbage collector.
+    if (!ep) return;
+    if (svc && !hasSelector(svc) && shouldMirror(ep)) await reconcileSlices(ep, 'Endpoints', MIRRORING_CONTROLLER_NAME, mirroredSlices(ep), mirroredMetadata(ep));
+    else await reconcileSlices(ep, 'Endpoints', MIRRORING_CONTROLLER_NAME, [], { labels: {} });
+  }, 500, informers.activity);
+
+  services.onEvent((ev) => {
+    queue.enqueue(key(ev.object));
+    mirroring.enqueue(key(ev.object));
+  });
   pods.onEvent((ev) => {
     const pod = ev.object;
     const namespace = pod.metadata.namespace ?? '';
@@ -124,16 +155,27 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
   // An Endpoints or slice of ours removed or changed by someone else is put back.
   endpoints.onEvent((ev) => {
     if (ev.type === 'DELETED' && !ev.written) queue.enqueue(key(ev.object));
+    const svc = services.get(ev.object.metadata.namespace ?? '', ev.object.metadata.name ?? '');
+    if (!svc || !hasSelector(svc)) mirroring.enqueue(key(ev.object));
   });
   slices.onEvent((ev) => {
     const service = ev.object.metadata.labels?.[SERVICE_NAME_LABEL];
-    if (!ev.written && service && ev.object.metadata.labels?.[MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME) queue.enqueue(`${ev.object.metadata.namespace ?? ''}/${service}`);
+    const managedBy = ev.object.metadata.labels?.[MANAGED_BY_LABEL];
+    if (ev.written || !service) return;
+    const k = `${ev.object.metadata.namespace ?? ''}/${service}`;
+    if (managedBy === SLICE_CONTROLLER_NAME) queue.enqueue(k);
+    else if (managedBy === MIRRORING_CONTROLLER_NAME) mirroring.enqueue(k);
   });
   // checkLeftoverEndpoints: Endpoints without a Service, from before the controller started, are looked at once.
   void synced.then(() => {
     for (const ep of endpoints.list()) {
       if (ep.metadata.annotations?.[LEADER_ANNOTATION] === undefined && !services.get(ep.metadata.namespace ?? '', ep.metadata.name ?? '')) queue.enqueue(key(ep));
+      mirroring.enqueue(key(ep));
     }
   });
-  return { stop: queue.stop };
+  return {
+    async stop() {
+      await Promise.all([queue.stop(), mirroring.stop()]);
+    },
+  };
 }
