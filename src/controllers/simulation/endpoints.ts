@@ -7,7 +7,7 @@
 
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import type { Informers, ResourceRef } from '../informers.ts';
+import type { Informer, Informers, ResourceRef } from '../informers.ts';
 import { jsonEqual } from '../../registry/store-codec.ts';
 import { desiredSlices, endpointsLabels, endpointsSubsets, LEADER_ANNOTATION, MANAGED_BY_LABEL, MIRRORING_CONTROLLER_NAME, mirroredMetadata, mirroredSlices, SERVICE_NAME_LABEL, shouldMirror, SLICE_CONTROLLER_NAME, sliceAddressType, sliceLabels, slicePrefix, type SliceContent } from './endpoint-sets.ts';
 import { asObj, controllerAccount, controllerRef, isNotFound, key, NODES, PODS, selects, SERVICES, splitKey } from './shared.ts';
@@ -28,6 +28,7 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
   const nodes = informers.of(NODES);
   const endpoints = informers.of(ENDPOINTS).as(controllerAccount('endpoint-controller'));
   const slices = informers.of(ENDPOINT_SLICES).as(controllerAccount('endpointslice-controller'));
+  const mirroredSliceWriter = informers.of(ENDPOINT_SLICES).as(controllerAccount('endpointslicemirroring-controller'));
   const synced = Promise.all([services.synced, pods.synced, nodes.synced, endpoints.synced, slices.synced]);
   /** The pods each Service's last pass selected: a pod that stops matching must still bring its Service to look. */
   const members = new Map<string, Set<string>>();
@@ -57,7 +58,7 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
    * each takes an existing slice of the same address type and ports if there is one, else one of the same address
    * type left over (addressType cannot change), else a new one; the slices left are deleted.
    */
-  async function reconcileSlices(owner: KubeObject, ownerKind: string, managedBy: string, desired: readonly (SliceContent & { addressType: string })[], meta: { labels: Record<string, string>; annotations?: Record<string, string> }): Promise<void> {
+  async function reconcileSlices(writer: Informer, owner: KubeObject, ownerKind: string, managedBy: string, desired: readonly (SliceContent & { addressType: string })[], meta: { labels: Record<string, string>; annotations?: Record<string, string> }): Promise<void> {
     const namespace = owner.metadata.namespace ?? '';
     const name = owner.metadata.name ?? '';
     const uid = owner.metadata.uid ?? '';
@@ -74,7 +75,7 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
     const annotations = meta.annotations ?? {};
     for (const { content, slice } of plan) {
       if (!slice) {
-        await slices.create(namespace, {
+        await writer.create(namespace, {
           apiVersion: 'discovery.k8s.io/v1',
           kind: 'EndpointSlice',
           metadata: { generateName: slicePrefix(name), namespace, labels: meta.labels, ...(meta.annotations && Object.keys(annotations).length > 0 ? { annotations } : {}), ownerReferences: [controllerRef(owner, 'v1', ownerKind)] },
@@ -86,7 +87,7 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
       }
       const sameMeta = jsonEqual(slice.metadata.labels ?? {}, meta.labels) && (!meta.annotations || jsonEqual(slice.metadata.annotations ?? {}, annotations));
       if (sameMeta && jsonEqual(slice.ports ?? [], content.ports) && jsonEqual(slice.endpoints ?? [], content.endpoints)) continue;
-      await slices.update(namespace, slice.metadata.name ?? '', (live) => {
+      await writer.update(namespace, slice.metadata.name ?? '', (live) => {
         const base = live ?? slice;
         const metadata = { ...base.metadata, labels: meta.labels };
         if (meta.annotations) {
@@ -96,14 +97,14 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
         return { ...base, metadata, endpoints: content.endpoints, ports: content.ports };
       });
     }
-    for (const slice of unused) await slices.delete(namespace, slice.metadata.name ?? '').catch(ignoreNotFound);
+    for (const slice of unused) await writer.delete(namespace, slice.metadata.name ?? '').catch(ignoreNotFound);
   }
 
   async function syncSlices(svc: KubeObject, selected: KubeObject[]): Promise<void> {
     const addressType = sliceAddressType(svc);
     const zoneOf = (node: string) => nodes.get('', node)?.metadata.labels?.[ZONE_LABEL] || undefined;
     const desired = desiredSlices(svc, selected, zoneOf).map((content) => ({ ...content, addressType }));
-    await reconcileSlices(svc, 'Service', SLICE_CONTROLLER_NAME, desired, { labels: sliceLabels(svc) });
+    await reconcileSlices(slices, svc, 'Service', SLICE_CONTROLLER_NAME, desired, { labels: sliceLabels(svc) });
   }
 
   const queue = createKeyedQueue(async (k) => {
@@ -136,8 +137,8 @@ export function startEndpointsController(informers: Informers): { stop(): Promis
     const ep = endpoints.get(namespace, name);
     // Gone Endpoints: their slices follow them through the garbage collector.
     if (!ep) return;
-    if (svc && !hasSelector(svc) && shouldMirror(ep)) await reconcileSlices(ep, 'Endpoints', MIRRORING_CONTROLLER_NAME, mirroredSlices(ep), mirroredMetadata(ep));
-    else await reconcileSlices(ep, 'Endpoints', MIRRORING_CONTROLLER_NAME, [], { labels: {} });
+    if (svc && !hasSelector(svc) && shouldMirror(ep)) await reconcileSlices(mirroredSliceWriter, ep, 'Endpoints', MIRRORING_CONTROLLER_NAME, mirroredSlices(ep), mirroredMetadata(ep));
+    else await reconcileSlices(mirroredSliceWriter, ep, 'Endpoints', MIRRORING_CONTROLLER_NAME, [], { labels: {} });
   }, 500, informers.activity);
 
   services.onEvent((ev) => {
