@@ -789,6 +789,39 @@ describe('simulated workloads', () => {
     await s.kubectlOk(['delete', 'pod', 'with-init']);
   });
 
+  test("a running container's status lists its mounts as 1.31's kubelet does (RecursiveReadOnlyMounts): read-only ones with their recursive mode", async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'mounts' },
+      spec: {
+        containers: [
+          {
+            name: 'app',
+            image: 'busybox',
+            volumeMounts: [
+              { name: 'scratch', mountPath: '/scratch' },
+              { name: 'config', mountPath: '/config', readOnly: true },
+              { name: 'data', mountPath: '/data', readOnly: true, recursiveReadOnly: 'IfPossible' },
+            ],
+          },
+        ],
+        volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'config', emptyDir: {} }, { name: 'data', emptyDir: {} }],
+      },
+    };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(pod) });
+    const status = await until('the pod to run', async () => {
+      const p = JSON.parse(await s.kubectlOk(['get', 'pod', 'mounts', '-o', 'json']));
+      return p.status.phase === 'Running' ? p.status : undefined;
+    });
+    assert.deepEqual(status.containerStatuses[0].volumeMounts, [
+      { name: 'scratch', mountPath: '/scratch' },
+      { name: 'config', mountPath: '/config', readOnly: true, recursiveReadOnly: 'Disabled' },
+      { name: 'data', mountPath: '/data', readOnly: true, recursiveReadOnly: 'Enabled' },
+    ]);
+    await s.kubectlOk(['delete', 'pod', 'mounts', '--wait=false']);
+  });
+
   test('a pod that runs to completion succeeds; one that restarts always keeps running', async () => {
     await s.kubectlOk(['run', 'one-shot', '--image=busybox', '--restart=Never', '--', 'true']);
     await s.kubectlOk(['run', 'server', '--image=nginx']);

@@ -52,6 +52,22 @@ function unstartedEphemeral(pod: KubeObject): Obj[] {
   return containers(pod, 'ephemeralContainers').filter((c) => !reported.has(c.name));
 }
 
+/**
+ * The container's mounts as the kubelet reports them with RecursiveReadOnlyMounts (beta, on, in 1.31): a read-only
+ * mount is recursively read-only when asked for (Enabled, or IfPossible: the simulated runtime supports it).
+ */
+function volumeMountStatuses(c: Obj): Obj {
+  const mounts = ((c.volumeMounts as unknown[] | undefined) ?? []).map(asObj);
+  if (mounts.length === 0) return {};
+  return {
+    volumeMounts: mounts.map((m) => ({
+      name: m.name,
+      mountPath: m.mountPath,
+      ...(m.readOnly === true ? { readOnly: true, recursiveReadOnly: m.recursiveReadOnly === 'Enabled' || m.recursiveReadOnly === 'IfPossible' ? 'Enabled' : 'Disabled' } : {}),
+    })),
+  };
+}
+
 /** A container's status once started: running since `at`. */
 function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): Obj {
   return {
@@ -64,6 +80,7 @@ function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): 
     imageID: `capstan-simulated://${String(c.image)}`,
     containerID: `capstan://${pod.metadata.uid}-${String(c.name)}`,
     started: true,
+    ...volumeMountStatuses(c),
   };
 }
 
@@ -80,6 +97,7 @@ function completedContainer(pod: KubeObject, c: Obj, started: string, at: string
     imageID: `capstan-simulated://${String(c.image)}`,
     containerID,
     started: false,
+    ...volumeMountStatuses(c),
   };
 }
 
