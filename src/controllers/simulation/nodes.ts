@@ -50,6 +50,9 @@ function nodeObject(i: number, now: string): KubeObject {
         operatingSystem: 'linux',
         architecture: 'amd64',
       },
+      // The runtime's handlers as a CRI runtime that reports them (containerd 2) shows them: the simulated containers
+      // honour recursive read-only mounts (see the kubelet's volumeMounts statuses); no user namespaces.
+      runtimeHandlers: ['', 'runc'].map((handler) => ({ name: handler, features: { recursiveReadOnlyMounts: true, userNamespaces: false } })),
     },
   };
 }
