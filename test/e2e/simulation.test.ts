@@ -791,6 +791,36 @@ describe('simulated workloads', () => {
     await s.kubectlOk(['delete', 'pod', 'with-init']);
   });
 
+  test("a ReplicationController keeps its replicas as kube's replication-controller does: pods it controls, scaled, its status and events, its pods gone with it", async () => {
+    const rc = { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'legacy' }, spec: { replicas: 2, selector: { app: 'legacy' }, template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(rc) });
+    const uid = await s.kubectlOk(['get', 'rc', 'legacy', '-o', 'jsonpath={.metadata.uid}']);
+    const running = async (n: number) => {
+      const pods = JSON.parse(await s.kubectlOk(['get', 'pods', '-l', 'app=legacy', '-o', 'json'])).items.filter((p: { metadata: { deletionTimestamp?: string } }) => !p.metadata.deletionTimestamp);
+      return pods.length === n && pods.every((p: { status: { phase?: string } }) => p.status.phase === 'Running') ? pods : undefined;
+    };
+    const pods = await until('two running pods', () => running(2));
+    for (const p of pods) {
+      assert.match(p.metadata.name, /^legacy-[a-z0-9]{5}$/);
+      assert.deepEqual(p.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'legacy', uid, controller: true, blockOwnerDeletion: true }]);
+    }
+    await s.kubectlOk(['scale', 'rc', 'legacy', '--replicas=3']);
+    await until('three running pods', () => running(3));
+    const status = await until('the status to count three', async () => {
+      const st = JSON.parse(await s.kubectlOk(['get', 'rc', 'legacy', '-o', 'json'])).status;
+      return st.availableReplicas === 3 ? st : undefined;
+    });
+    assert.deepEqual(status, { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: 2 });
+    assert.match(await s.kubectlOk(['get', 'rc', 'legacy']), /^legacy\s+3\s+3\s+3\s+\d+s$/m);
+    // The events are written in the background: three SuccessfulCreate from replication-controller.
+    await until('three SuccessfulCreate events', async () => {
+      const events = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.kind=ReplicationController,involvedObject.name=legacy', '-o', 'json'])).items;
+      return events.filter((e: { reason: string; source: { component: string } }) => e.reason === 'SuccessfulCreate' && e.source.component === 'replication-controller').length === 3;
+    });
+    await s.kubectlOk(['delete', 'rc', 'legacy']);
+    await until('the pods to go with their controller', () => running(0));
+  });
+
   test("a running container's status lists its mounts as 1.31's kubelet does (RecursiveReadOnlyMounts): read-only ones with their recursive mode", async () => {
     const pod = {
       apiVersion: 'v1',

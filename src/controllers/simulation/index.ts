@@ -22,7 +22,7 @@ import { startSimulatedNodes } from './nodes.ts';
 import { startNodeLifecycle } from './node-lifecycle.ts';
 import { startPodGarbageCollector } from './pod-gc.ts';
 import { startTaintEviction } from './taint-eviction.ts';
-import { startReplicaSetController } from './replicasets.ts';
+import { REPLICATION_CONTROLLER_KIND, startReplicaSetController } from './replicasets.ts';
 import { startScheduler } from './scheduler.ts';
 import { componentFieldManager } from './shared.ts';
 import { loadManagedFieldsEngine } from '../../endpoints/managed-fields.ts';
@@ -87,6 +87,7 @@ export async function startSimulation(registry: RegistryHandle, options: Simulat
     startPodGarbageCollector(informers),
     startScheduler(informers, events),
     startReplicaSetController(informers, events),
+    startReplicaSetController(informers, events, REPLICATION_CONTROLLER_KIND),
     startDeploymentController(informers, events),
     startStatefulSetController(informers, events),
     startDaemonSetController(informers, events),

@@ -1,12 +1,14 @@
 // The ReplicaSet controller: as many active pods as spec.replicas (created from the template with a controller
-// reference, the surplus deleted not-ready and newest first), and status counts of the pods it controls.
+// reference, the surplus deleted not-ready and newest first), and status counts of the pods it controls. kube runs the
+// same controller for ReplicationControllers (its replication-controller), which select by a plain map of labels.
 
 import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informer, Informers } from '../informers.ts';
-import { asObj, claim, controllerEvents, controllerRef, isConflictOrGone, key, PODS, podActive, podReady, REPLICASETS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import type { UserInfo } from '../../auth/user.ts';
+import { asObj, claim, controllerEvents, controllerRef, isConflictOrGone, key, PODS, podActive, podReady, REPLICASETS, REPLICATION_CONTROLLERS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 
 /** A pod from a controller's pod template. */
 export function podFromTemplate(owner: KubeObject, ownerApiVersion: string, ownerKind: string, template: Obj, extra: { name?: string; generateName?: string; nodeName?: string } = {}): KubeObject {
@@ -108,26 +110,38 @@ export async function deleteControlledPod(pods: Informer, events: EventRecorder,
   }
 }
 
-export function startReplicaSetController(informers: Informers, eventSink: EventSink): Loop {
-  const replicaSets = informers.of(REPLICASETS).as(WRITERS.replicaset);
-  const pods = informers.of(PODS).as(WRITERS.replicaset);
-  const events = controllerEvents(eventSink, 'replicaset-controller', WRITERS.replicaset);
+/** What the controller manages: ReplicaSets, or the ReplicationControllers kube drives with the same code. */
+interface ReplicatedKind {
+  readonly ref: typeof REPLICASETS | typeof REPLICATION_CONTROLLERS;
+  readonly apiVersion: string;
+  readonly component: string;
+  readonly writer: UserInfo;
+}
+
+export const REPLICA_SET_KIND: ReplicatedKind = { ref: REPLICASETS, apiVersion: 'apps/v1', component: 'replicaset-controller', writer: WRITERS.replicaset };
+export const REPLICATION_CONTROLLER_KIND: ReplicatedKind = { ref: REPLICATION_CONTROLLERS, apiVersion: 'v1', component: 'replication-controller', writer: WRITERS.replicationController };
+
+export function startReplicaSetController(informers: Informers, eventSink: EventSink, managed: ReplicatedKind = REPLICA_SET_KIND): Loop {
+  const kind = managed.ref.kind;
+  const replicaSets = informers.of(managed.ref).as(managed.writer);
+  const pods = informers.of(PODS).as(managed.writer);
+  const events = controllerEvents(eventSink, managed.component, managed.writer);
   const loop: Loop = startLoop(
     informers,
-    REPLICASETS,
+    managed.ref,
     async (namespace, name) => {
       const rs = replicaSets.get(namespace, name);
       if (!rs) return;
       const spec = asObj(rs.spec);
       // claimPods, of the active pods: orphans the selector selects are adopted, owned ones it no longer selects let go.
-      const active = await claim(pods, rs, { apiVersion: 'apps/v1', kind: 'ReplicaSet', among: podActive });
+      const active = await claim(pods, rs, { apiVersion: managed.apiVersion, kind, among: podActive });
       const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
       // A create or delete refused (admission: PodSecurity, ResourceQuota, a webhook) is reported in the status as
       // kube's ReplicaFailure condition, and the pass is retried.
       let failure: unknown;
       if (!rs.metadata.deletionTimestamp) {
         try {
-          for (let i = active.length; i < desired; i++) await createControlledPod(pods, events, rs, podFromTemplate(rs, 'apps/v1', 'ReplicaSet', asObj(spec.template)));
+          for (let i = active.length; i < desired; i++) await createControlledPod(pods, events, rs, podFromTemplate(rs, managed.apiVersion, kind, asObj(spec.template)));
           const surplus = active.length > desired ? [...active].sort(deletionOrder).slice(0, active.length - desired) : [];
           for (const pod of surplus) await deleteControlledPod(pods, events, rs, pod);
         } catch (e) {

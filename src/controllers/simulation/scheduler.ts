@@ -21,9 +21,8 @@ import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, preFil
 import { createVolumeBinding } from './scheduler-volumes.ts';
 import { createBoundPods, NOTHING_REQUESTED, nonZeroRequests, requestsAndNonZero, scoreNodes, selectHost, type Feasible, type Requested, type ScoringCluster } from './scheduler-scores.ts';
 import { withCondition } from './pod-conditions.ts';
-import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PDBS, PODS, REPLICASETS, selects, SERVICES, splitKey, STATEFULSETS, WRITERS } from './shared.ts';
+import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PDBS, PODS, REPLICASETS, REPLICATION_CONTROLLERS, selects, SERVICES, splitKey, STATEFULSETS, WRITERS } from './shared.ts';
 
-const REPLICATION_CONTROLLERS = { group: '', version: 'v1', resource: 'replicationcontrollers' } as const;
 
 /** What a pod takes or holds on a node, and its priority. */
 interface Hold extends Resources {

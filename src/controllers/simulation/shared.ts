@@ -21,6 +21,7 @@ export const NAMESPACES: ResourceRef = { group: '', version: 'v1', resource: 'na
 export const SERVICES: ResourceRef = { group: '', version: 'v1', resource: 'services' };
 export const PDBS: ResourceRef = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
 export const REPLICASETS = { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet' } as const;
+export const REPLICATION_CONTROLLERS = { group: '', version: 'v1', resource: 'replicationcontrollers', kind: 'ReplicationController' } as const;
 export const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment' } as const;
 export const STATEFULSETS = { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet' } as const;
 export const DAEMONSETS = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet' } as const;
@@ -34,6 +35,7 @@ export function controllerAccount(name: string): UserInfo {
 /** Who the simulated components write as: what admission (plugins, webhooks, policies) is told. */
 export const WRITERS = {
   replicaset: controllerAccount('replicaset-controller'),
+  replicationController: controllerAccount('replication-controller'),
   deployment: controllerAccount('deployment-controller'),
   statefulset: controllerAccount('statefulset-controller'),
   daemonset: controllerAccount('daemon-set-controller'),
@@ -165,7 +167,9 @@ const parsedSelectors = new WeakMap<KubeObject, ReturnType<typeof parseLabelSele
 
 function selectorOf(owner: KubeObject): ReturnType<typeof parseLabelSelector> | undefined {
   if (parsedSelectors.has(owner)) return parsedSelectors.get(owner);
-  const selector = asObj(owner.spec).selector;
+  // A ReplicationController's selector is a plain map of labels.
+  const spec = asObj(owner.spec);
+  const selector = owner.kind === REPLICATION_CONTROLLERS.kind ? (spec.selector ? { matchLabels: spec.selector } : undefined) : spec.selector;
   const text = selector ? formatLabelSelector(selector) : '';
   const requirements = text ? parseLabelSelector(text) : undefined;
   parsedSelectors.set(owner, requirements);
