@@ -199,3 +199,34 @@ test("a claim grows as on a cluster with a CSI resizer: the volume at once, the 
   assert.equal(refused.stderr.trim(), 'Error from server (Forbidden): persistentvolumeclaims "fixed-claim" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
 });
 
+
+test("a generic ephemeral volume gets its claim from kube's ephemeral volume controller: <pod>-<volume>, controlled by the pod, provisioned, gone with the pod; one the pod does not own is refused", async () => {
+  const ephemeralPod = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: {
+      containers: [{ name: 'app', image: 'busybox', volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] }],
+      volumes: [{ name: 'scratch', ephemeral: { volumeClaimTemplate: { metadata: { labels: { use: 'scratch' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } }],
+    },
+  });
+  await apply(ephemeralPod('eph'));
+  await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/eph', '--timeout=20s'], { timeoutMs: 30_000 });
+  const pod = await get('pod', 'eph');
+  const made = await get('pvc', 'eph-scratch');
+  assert.deepEqual(made.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Pod', name: 'eph', uid: pod.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+  assert.deepEqual(made.metadata.labels, { use: 'scratch' });
+  assert.equal(made.status.phase, 'Bound');
+  assert.equal(made.metadata.annotations['volume.kubernetes.io/selected-node'], pod.spec.nodeName);
+  await s.kubectlOk(['delete', 'pod', 'eph']);
+  await until('the claim to go with its pod', async () => (await s.kubectl(['get', 'pvc', 'eph-scratch'])).code !== 0);
+
+  // A claim of that name made by someone else: the pod does not start, with kube's event and scheduler message.
+  await apply(claim('taken-scratch', '1Gi'));
+  await apply(ephemeralPod('taken'));
+  await until('the FailedBinding event', async () => (await eventsOf('taken')).includes('FailedBinding: ephemeral volume scratch: PVC default/taken-scratch was not created for pod default/taken (pod is not owner)'));
+  await until('the FailedScheduling event', async () => (await eventsOf('taken')).some((e) => e.startsWith('FailedScheduling: 0/2 nodes are available: PVC default/taken-scratch was not created for pod default/taken (pod is not owner).')));
+  assert.equal((await get('pod', 'taken')).status.phase, 'Pending');
+  await s.kubectlOk(['delete', 'pod', 'taken']);
+  await s.kubectlOk(['delete', 'pvc', 'taken-scratch']);
+});

@@ -10,6 +10,7 @@ import { startCronJobController } from './cronjobs.ts';
 import { startDaemonSetController } from './daemonsets.ts';
 import { startDeploymentController } from './deployments.ts';
 import { startEndpointsController } from './endpoints.ts';
+import { startEphemeralVolumeController } from './ephemeral-volumes.ts';
 import { createEventSink } from '../events.ts';
 import { createInformers } from '../informers.ts';
 import { startJobController } from './jobs.ts';
@@ -95,6 +96,7 @@ export async function startSimulation(registry: RegistryHandle, options: Simulat
     startCronJobController(informers, events),
     startEndpointsController(informers),
     startVolumeProvisioner(informers, events, { kubeletRunning: nodes.running }),
+    startEphemeralVolumeController(informers, events),
     startLoadBalancerController(informers, events),
     startHorizontalPodAutoscaler(informers, events, usage),
     nodes,
