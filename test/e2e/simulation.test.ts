@@ -18,6 +18,9 @@ describe('simulated workloads', () => {
     const out = await s.kubectlOk(['get', 'nodes']);
     assert.match(out, /^capstan-node-1\s+Ready\s+<none>\s+\d+s\s+v1\.31\.0$/m);
     assert.match(out, /^capstan-node-2\s+Ready\s+<none>\s+\d+s\s+v1\.31\.0$/m);
+    const annotations = JSON.parse(await s.kubectlOk(['get', 'node', 'capstan-node-1', '-o', 'jsonpath={.metadata.annotations}']));
+    assert.equal(annotations['node.alpha.kubernetes.io/ttl'], '0');
+    assert.equal(annotations['volumes.kubernetes.io/controller-managed-attach-detach'], 'true');
     // RecursiveReadOnlyMounts (beta in 1.31) keeps the kubelet's runtime handlers in the node's status.
     assert.equal(await s.kubectlOk(['get', 'node', 'capstan-node-1', '-o', 'jsonpath={.status.runtimeHandlers}']), '[{"features":{"recursiveReadOnlyMounts":true,"userNamespaces":false},"name":""},{"features":{"recursiveReadOnlyMounts":true,"userNamespaces":false},"name":"runc"}]');
   });

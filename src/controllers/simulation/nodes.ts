@@ -22,7 +22,16 @@ function nodeObject(i: number, now: string): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, labels: { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'node.kubernetes.io/instance-type': 'capstan' }, annotations: { [SIMULATED_NODE_ANNOTATION]: 'true' } },
+    metadata: {
+      name,
+      labels: { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'node.kubernetes.io/instance-type': 'capstan' },
+      annotations: {
+        [SIMULATED_NODE_ANNOTATION]: 'true',
+        // kube-controller-manager's ttl controller (0 s on clusters of up to 100 nodes) and the kubelet's attach-detach mark.
+        'node.alpha.kubernetes.io/ttl': '0',
+        'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+      },
+    },
     spec: { podCIDR: `10.244.${i}.0/24`, podCIDRs: [`10.244.${i}.0/24`] },
     status: {
       capacity: NODE_CAPACITY,
