@@ -857,6 +857,32 @@ describe('simulated workloads', () => {
     await s.kubectlOk(['delete', 'pod', 'mounts', '--wait=false']);
   });
 
+  test("a pod's readiness gates hold its Ready condition as the kubelet does until their conditions are True", async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gated' }, spec: { readinessGates: [{ conditionType: 'example.com/lb' }, { conditionType: 'example.com/dns' }], containers: [{ name: 'c', image: 'nginx' }] } };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(pod) });
+    const conditions = async () => JSON.parse(await s.kubectlOk(['get', 'pod', 'gated', '-o', 'json'])).status.conditions?.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message].filter((x) => x !== undefined).join(' ')) as string[] | undefined;
+    const running = await until('the pod to run', async () => {
+      const c = await conditions();
+      return c?.includes('ContainersReady True') ? c : undefined;
+    });
+    assert.deepEqual(running, [
+      'PodReadyToStartContainers True',
+      'Initialized True',
+      'Ready False ReadinessGatesNotReady corresponding condition of pod readiness gate "example.com/lb" does not exist., corresponding condition of pod readiness gate "example.com/dns" does not exist.',
+      'ContainersReady True',
+      'PodScheduled True',
+    ]);
+    assert.match(await s.kubectlOk(['get', 'pod', 'gated', '-o', 'wide']), /^gated\s+1\/1\s+Running\s+0\s+\S+\s+\S+\s+\S+\s+<none>\s+0\/2$/m);
+    const setGates = (lb: string, dns: string) => s.kubectlOk(['patch', 'pod', 'gated', '--subresource=status', '-p', JSON.stringify({ status: { conditions: [{ type: 'example.com/lb', status: lb }, { type: 'example.com/dns', status: dns }] } })]);
+    await setGates('True', 'False');
+    await until('Ready to name the gate still False', async () => (await conditions())?.includes('Ready False ReadinessGatesNotReady the status of pod readiness gate "example.com/dns" is not "True", but False'));
+    await setGates('True', 'True');
+    await until('the pod to be Ready', async () => (await conditions())?.includes('Ready True'));
+    // The gates' conditions stay, ahead of the kubelet's.
+    assert.deepEqual((await conditions())!.slice(0, 2), ['example.com/lb True', 'example.com/dns True']);
+    await s.kubectlOk(['delete', 'pod', 'gated', '--wait=false']);
+  });
+
   test('a pod that runs to completion succeeds; one that restarts always keeps running', async () => {
     await s.kubectlOk(['run', 'one-shot', '--image=busybox', '--restart=Never', '--', 'true']);
     await s.kubectlOk(['run', 'server', '--image=nginx']);

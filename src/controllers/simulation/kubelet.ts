@@ -6,7 +6,7 @@
 // pod-termination.ts waits out its grace period.
 
 import { clockDate } from '../../apis/clock.ts';
-import { rfc3339 } from '../../registry/store-codec.ts';
+import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
@@ -32,8 +32,41 @@ export interface Kubelets {
   stop(): Promise<void>;
 }
 
-function condition(type: string, status: string, at: string, reason?: string) {
-  return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}) };
+function condition(type: string, status: string, at: string, reason?: string, message?: string) {
+  return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
+}
+
+/** The conditions the kubelet owns (PodConditionByKubelet): the others are kept, ahead of them, as its status manager merges. */
+const KUBELET_CONDITIONS = new Set(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+
+const conditionsOf = (pod: KubeObject): Obj[] => ((asObj(pod.status).conditions as unknown[] | undefined) ?? []).map(asObj);
+
+/**
+ * GeneratePodReadyCondition for a pod whose containers are ready: True, unless one of its readiness gates' conditions
+ * is missing or not True (ReadinessGatesNotReady, with kube's message for each).
+ */
+function readyFromGates(pod: KubeObject, conditions: readonly Obj[], at: string): Obj {
+  const unready: string[] = [];
+  for (const gate of ((asObj(pod.spec).readinessGates as unknown[] | undefined) ?? []).map(asObj)) {
+    const c = conditions.find((x) => x.type === gate.conditionType);
+    if (!c) unready.push(`corresponding condition of pod readiness gate "${String(gate.conditionType)}" does not exist.`);
+    else if (c.status !== 'True') unready.push(`the status of pod readiness gate "${String(gate.conditionType)}" is not "True", but ${String(c.status)}`);
+  }
+  return unready.length > 0 ? condition('Ready', 'False', at, 'ReadinessGatesNotReady', unready.join(', ')) : condition('Ready', 'True', at);
+}
+
+/** The Ready condition the pod should have now, with its old transition time when its status did not change. */
+function keepTransition(next: Obj, previous: Obj | undefined): Obj {
+  return previous && previous.status === next.status ? { ...next, lastTransitionTime: previous.lastTransitionTime } : next;
+}
+
+/** Whether a running pod's Ready condition no longer matches its containers and readiness gates (NeedToReconcilePodReadiness). */
+function readinessStale(pod: KubeObject): boolean {
+  const conditions = conditionsOf(pod);
+  const ready = conditions.find((c) => c.type === 'Ready');
+  const containersReady = conditions.find((c) => c.type === 'ContainersReady');
+  const want = containersReady?.status === 'True' ? readyFromGates(pod, conditions, '') : undefined;
+  return want === undefined ? ready?.status !== containersReady?.status : ready?.status !== want.status || ready?.message !== want.message;
 }
 
 /** Whether the pod's containers are meant to exit (restartPolicy Never or OnFailure; kube defaults it to Always). */
@@ -145,7 +178,14 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     return {
       ...status,
       phase: 'Running',
-      conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((t) => condition(t, 'True', at)),
+      conditions: [
+        ...conditionsOf(pod).filter((c) => !KUBELET_CONDITIONS.has(String(c.type))),
+        condition('PodReadyToStartContainers', 'True', at),
+        condition('Initialized', 'True', at),
+        readyFromGates(pod, conditionsOf(pod), at),
+        condition('ContainersReady', 'True', at),
+        condition('PodScheduled', 'True', at),
+      ],
       hostIP,
       hostIPs: [{ ip: hostIP }],
       podIP: ip,
@@ -181,10 +221,15 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     };
   }
 
-  /** A running pod's status with its Ready and ContainersReady conditions (and its containers) ready again. */
+  /** A running pod's status with its containers ready again and its Ready condition from them and its readiness gates. */
   function readyAgain(pod: KubeObject, at: string): Obj {
     const status = asObj(pod.status);
-    const conditions = ((status.conditions as unknown[] | undefined) ?? []).map(asObj).map((c) => (c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'True' ? { ...c, status: 'True', lastTransitionTime: at } : c);
+    const current = conditionsOf(pod);
+    const conditions = current.map((c) => {
+      if (c.type === 'ContainersReady') return c.status === 'True' ? c : condition('ContainersReady', 'True', at);
+      if (c.type === 'Ready') return keepTransition(readyFromGates(pod, current, at), c);
+      return c;
+    });
     const containerStatuses = ((status.containerStatuses as unknown[] | undefined) ?? []).map(asObj).map((c) => ({ ...c, ready: true }));
     return { ...status, conditions, containerStatuses };
   }
@@ -216,8 +261,8 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       status = ephemeralStarted(pod, at);
       started = unstartedEphemeral(pod).map((c) => ['ephemeralContainers', c]);
     } else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
-    else if (phase === 'Running' && !podReady(pod)) status = readyAgain(pod, at);
-    if (!status) return;
+    else if (phase === 'Running' && (!podReady(pod) || readinessStale(pod))) status = readyAgain(pod, at);
+    if (!status || jsonEqual(status, pod.status)) return;
     const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
     if (written) for (const [field, c] of started) recordStart(events, pod, field, c);
   }, 500, informers.activity);
@@ -231,8 +276,9 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
     else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) queue.enqueue(key(pod), options.podStartupMs ?? 100);
     else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
-    // The node lifecycle controller marked it not ready while the kubelet was away: the kubelet reports it again.
-    else if (phase === 'Running' && !podReady(pod)) queue.enqueue(key(pod));
+    // The node lifecycle controller marked it not ready while the kubelet was away, or a readiness gate's condition
+    // changed: the kubelet reports its readiness again.
+    else if (phase === 'Running' && (!podReady(pod) || readinessStale(pod))) queue.enqueue(key(pod));
   }
 
   pods.onEvent((ev) => {
