@@ -883,6 +883,25 @@ describe('simulated workloads', () => {
     await s.kubectlOk(['delete', 'pod', 'gated', '--wait=false']);
   });
 
+  test("a pod active longer than its activeDeadlineSeconds is failed by its kubelet: DeadlineExceeded, its containers killed", async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'deadline' }, spec: { activeDeadlineSeconds: 1, containers: [{ name: 'c', image: 'nginx' }] } };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(pod) });
+    const status = await until('the pod to fail', async () => {
+      const st = JSON.parse(await s.kubectlOk(['get', 'pod', 'deadline', '-o', 'json'])).status;
+      return st.phase === 'Failed' ? st : undefined;
+    }, { timeoutMs: 10_000 });
+    assert.equal(status.reason, 'DeadlineExceeded');
+    assert.equal(status.message, 'Pod was active on the node longer than the specified deadline');
+    assert.ok(Date.parse(status.containerStatuses[0].state.terminated.finishedAt) - Date.parse(status.startTime) >= 1000);
+    assert.deepEqual({ ...status.containerStatuses[0].state.terminated, startedAt: undefined, finishedAt: undefined, containerID: undefined }, { exitCode: 137, reason: 'Error', startedAt: undefined, finishedAt: undefined, containerID: undefined });
+    assert.deepEqual(status.conditions.map((c: Record<string, string>) => `${c.type} ${c.status}${c.reason ? ` ${c.reason}` : ''}`), ['PodReadyToStartContainers False', 'Initialized True', 'Ready False PodFailed', 'ContainersReady False PodFailed', 'PodScheduled True']);
+    await until('the kubelet events', async () => {
+      const events = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=deadline', '-o', 'json'])).items.map((e: Record<string, string>) => `${e.type} ${e.reason} ${e.message}`);
+      return events.includes('Warning DeadlineExceeded Pod was active on the node longer than the specified deadline') && events.includes('Normal Killing Stopping container c');
+    });
+    await s.kubectlOk(['delete', 'pod', 'deadline', '--wait=false']);
+  });
+
   test('a pod that runs to completion succeeds; one that restarts always keeps running', async () => {
     await s.kubectlOk(['run', 'one-shot', '--image=busybox', '--restart=Never', '--', 'true']);
     await s.kubectlOk(['run', 'server', '--image=nginx']);

@@ -5,7 +5,7 @@
 // is gone shortly after (its containers stop at once on SIGTERM, as most do), where without simulated kubelets
 // pod-termination.ts waits out its grace period.
 
-import { clockDate } from '../../apis/clock.ts';
+import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
@@ -35,6 +35,20 @@ export interface Kubelets {
 function condition(type: string, status: string, at: string, reason?: string, message?: string) {
   return { type, status, lastProbeTime: null, lastTransitionTime: at, ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
 }
+
+const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified deadline';
+
+/** When a started pod's spec.activeDeadlineSeconds runs out (from its status.startTime), on the server clock. */
+function deadlineOf(pod: KubeObject): number | undefined {
+  const seconds = asObj(pod.spec).activeDeadlineSeconds;
+  const start = Date.parse(String(asObj(pod.status).startTime ?? ''));
+  return typeof seconds === 'number' && !Number.isNaN(start) ? start + seconds * 1000 : undefined;
+}
+
+const pastDeadline = (pod: KubeObject): boolean => {
+  const deadline = deadlineOf(pod);
+  return deadline !== undefined && clockNow() >= deadline;
+};
 
 /** The conditions the kubelet owns (PodConditionByKubelet): the others are kept, ahead of them, as its status manager merges. */
 const KUBELET_CONDITIONS = new Set(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
@@ -144,6 +158,14 @@ function initContainerStatuses(pod: KubeObject, at: string): Obj {
 /** Where a container's events point: spec.containers{web}, spec.initContainers{setup}, spec.ephemeralContainers{dbg}. */
 const fieldPath = (field: string, c: Obj) => `spec.${field}{${String(c.name)}}`;
 
+/** Killing for each container the kubelet stops: the running ones, regular and ephemeral, then running sidecars. */
+function recordKilling(events: EventRecorder, pod: KubeObject): void {
+  for (const [field, statuses] of [['containers', 'containerStatuses'], ['ephemeralContainers', 'ephemeralContainerStatuses'], ['initContainers', 'initContainerStatuses']] as const) {
+    const running = new Set(((asObj(pod.status)[statuses] as unknown[] | undefined) ?? []).map(asObj).filter((c) => asObj(c.state).running).map((c) => c.name));
+    for (const c of containers(pod, field)) if (running.has(c.name)) events.event(pod, 'Normal', 'Killing', `Stopping container ${String(c.name)}`, { fieldPath: fieldPath(field, c) });
+  }
+}
+
 /** The kubelet's events for a container it starts: the image (pulled when its policy is Always), created, started. */
 function recordStart(events: EventRecorder, pod: KubeObject, field: string, c: Obj): void {
   const at = { fieldPath: fieldPath(field, c) };
@@ -221,6 +243,38 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     };
   }
 
+  /**
+   * The kubelet's activeDeadlineHandler: a pod active longer than spec.activeDeadlineSeconds (from its start) is failed,
+   * DeadlineExceeded, its running containers killed.
+   */
+  function failedByDeadline(pod: KubeObject, at: string): Obj {
+    const status = asObj(pod.status);
+    const started = String(status.startTime ?? at);
+    const killed = (c: Obj): Obj => {
+      const state = asObj(c.state);
+      if (!state.running) return c;
+      const startedAt = asObj(state.running).startedAt ?? started;
+      return { ...c, state: { terminated: { exitCode: 137, reason: 'Error', startedAt, finishedAt: at, containerID: c.containerID } }, ready: false, started: false };
+    };
+    return {
+      ...status,
+      phase: 'Failed',
+      reason: 'DeadlineExceeded',
+      message: DEADLINE_MESSAGE,
+      conditions: [
+        ...conditionsOf(pod).filter((c) => !KUBELET_CONDITIONS.has(String(c.type))),
+        condition('PodReadyToStartContainers', 'False', at),
+        condition('Initialized', 'True', started),
+        condition('Ready', 'False', at, 'PodFailed'),
+        condition('ContainersReady', 'False', at, 'PodFailed'),
+        condition('PodScheduled', 'True', started),
+      ],
+      ...(status.initContainerStatuses ? { initContainerStatuses: (status.initContainerStatuses as unknown[]).map(asObj).map(killed) } : {}),
+      ...(status.containerStatuses ? { containerStatuses: (status.containerStatuses as unknown[]).map(asObj).map(killed) } : {}),
+      ...(status.ephemeralContainerStatuses ? { ephemeralContainerStatuses: (status.ephemeralContainerStatuses as unknown[]).map(asObj).map(killed) } : {}),
+    };
+  }
+
   /** A running pod's status with its containers ready again and its Ready condition from them and its readiness gates. */
   function readyAgain(pod: KubeObject, at: string): Obj {
     const status = asObj(pod.status);
@@ -243,10 +297,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const events = eventsOf(node);
     if (pod.metadata.deletionTimestamp) {
       // Its running containers are stopped (Killing), then the pod deleted for good, if it is still the same pod.
-      for (const [field, statuses] of [['containers', 'containerStatuses'], ['ephemeralContainers', 'ephemeralContainerStatuses']]) {
-        const running = new Set(((asObj(pod.status)[statuses] as unknown[] | undefined) ?? []).map(asObj).filter((s) => asObj(s.state).running).map((s) => s.name));
-        for (const c of containers(pod, field)) if (running.has(c.name)) events.event(pod, 'Normal', 'Killing', `Stopping container ${String(c.name)}`, { fieldPath: fieldPath(field, c) });
-      }
+      recordKilling(events, pod);
       await kubelet.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
       return;
     }
@@ -257,6 +308,10 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     if (phase === 'Pending' || phase === undefined) {
       status = running(pod, node, at);
       started = [...containers(pod, 'initContainers').map((c): [string, Obj] => ['initContainers', c]), ...containers(pod).map((c): [string, Obj] => ['containers', c])];
+    } else if (phase === 'Running' && pastDeadline(pod)) {
+      status = failedByDeadline(pod, at);
+      events.event(pod, 'Warning', 'DeadlineExceeded', DEADLINE_MESSAGE);
+      recordKilling(events, pod);
     } else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) {
       status = ephemeralStarted(pod, at);
       started = unstartedEphemeral(pod).map((c) => ['ephemeralContainers', c]);
@@ -273,6 +328,10 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     if (!nodes.has(node) || options.running?.(node) === false) return;
     if (pod.metadata.deletionTimestamp) return void queue.enqueue(key(pod), options.podTerminationMs ?? 100);
     const phase = asObj(pod.status).phase;
+    if (phase === 'Running') {
+      const deadline = deadlineOf(pod);
+      if (deadline !== undefined) queue.enqueue(key(pod), Math.max(0, deadline - clockNow()) + 10);
+    }
     if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
     else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) queue.enqueue(key(pod), options.podStartupMs ?? 100);
     else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
@@ -285,10 +344,17 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     if (ev.type === 'DELETED') return void addresses.delete(ev.object.metadata.uid ?? '');
     follow(ev.object);
   });
+  // The test controls moved the clock: deadlines are looked at again.
+  const stopClock = onClockChange(() => {
+    for (const pod of pods.list()) if (deadlineOf(pod) !== undefined) follow(pod);
+  });
   return {
     resync(node) {
       for (const pod of pods.list()) if (asObj(pod.spec).nodeName === node) follow(pod);
     },
-    stop: queue.stop,
+    async stop() {
+      stopClock();
+      await queue.stop();
+    },
   };
 }
