@@ -21,6 +21,22 @@ describe('simulated workloads', () => {
     const annotations = JSON.parse(await s.kubectlOk(['get', 'node', 'capstan-node-1', '-o', 'jsonpath={.metadata.annotations}']));
     assert.equal(annotations['node.alpha.kubernetes.io/ttl'], '0');
     assert.equal(annotations['volumes.kubernetes.io/controller-managed-attach-detach'], 'true');
+    // The kubelet's start on its node (under the node's name as uid, as kubelets record) and the node controller's registration.
+    const nodeEvents = await until("the kubelet's node events", async () => {
+      const described = await s.kubectlOk(['describe', 'node', 'capstan-node-1']);
+      const lines = described.slice(described.indexOf('\nEvents:')).split('\n').slice(3).map((l) => l.trim().split(/\s{2,}/).filter((_, i) => i !== 2).join(' | ')).filter(Boolean);
+      return lines.length >= 7 ? lines : undefined;
+    });
+    assert.deepEqual(nodeEvents.filter((l) => l.includes('kubelet')), [
+      'Normal | Starting | kubelet | Starting kubelet.',
+      'Normal | NodeHasSufficientMemory | kubelet | Node capstan-node-1 status is now: NodeHasSufficientMemory',
+      'Normal | NodeHasNoDiskPressure | kubelet | Node capstan-node-1 status is now: NodeHasNoDiskPressure',
+      'Normal | NodeHasSufficientPID | kubelet | Node capstan-node-1 status is now: NodeHasSufficientPID',
+      'Normal | NodeAllocatableEnforced | kubelet | Updated Node Allocatable limit across pods',
+      'Normal | NodeReady | kubelet | Node capstan-node-1 status is now: NodeReady',
+    ]);
+    assert.ok(nodeEvents.includes('Normal | RegisteredNode | node-controller | Node capstan-node-1 event: Registered Node capstan-node-1 in Controller'), nodeEvents.join('\n'));
+    assert.equal(await s.kubectlOk(['get', 'events', '--field-selector', 'reason=Starting', '-o', 'jsonpath={.items[*].involvedObject.uid}']), 'capstan-node-1 capstan-node-2');
     // RecursiveReadOnlyMounts (beta in 1.31) keeps the kubelet's runtime handlers in the node's status.
     assert.equal(await s.kubectlOk(['get', 'node', 'capstan-node-1', '-o', 'jsonpath={.status.runtimeHandlers}']), '[{"features":{"recursiveReadOnlyMounts":true,"userNamespaces":false},"name":""},{"features":{"recursiveReadOnlyMounts":true,"userNamespaces":false},"name":"runc"}]');
   });

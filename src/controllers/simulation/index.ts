@@ -72,7 +72,7 @@ export async function startSimulation(registry: RegistryHandle, options: Simulat
   await loadManagedFieldsEngine();
   const informers = createInformers(registry, { admission, fieldManager: componentFieldManager });
   const events = createEventSink(informers);
-  const nodes = await startSimulatedNodes(informers, count);
+  const nodes = await startSimulatedNodes(informers, count, events);
   await ensureDefaultStorageClass(registry);
   const kubelets = startKubelets(informers, events, { nodes: nodes.names, running: nodes.running, podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs });
   const lifecycle = startNodeLifecycle(informers, events, { beforeClockPass: nodes.renew });

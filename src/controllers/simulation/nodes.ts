@@ -6,7 +6,8 @@ import { isStatusError } from '../../apis/errors.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import type { Informers } from '../informers.ts';
-import { ctxFor, LEASES, storeFor, WRITERS } from './shared.ts';
+import type { EventSink } from '../events.ts';
+import { ctxFor, kubeletEvents, LEASES, storeFor, WRITERS } from './shared.ts';
 import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 
 export const NODE_CAPACITY = { cpu: '8', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' };
@@ -79,7 +80,21 @@ export interface SimulatedNodes {
   stop(): Promise<void>;
 }
 
-export async function startSimulatedNodes(informers: Informers, count: number, renewMs = 10_000): Promise<SimulatedNodes> {
+/**
+ * What a kubelet records on its node as it starts (or comes back): Starting, its conditions' NodeHas... events,
+ * NodeAllocatableEnforced and NodeReady, in kube's order. The kubelet's node reference carries the node's name as its
+ * uid (kubectl describe node looks for both uids).
+ */
+function recordKubeletStart(events: EventSink, name: string): void {
+  const recorder = kubeletEvents(events, name);
+  const node: KubeObject = { apiVersion: 'v1', kind: 'Node', metadata: { name, uid: name } };
+  recorder.event(node, 'Normal', 'Starting', 'Starting kubelet.');
+  for (const status of ['NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID']) recorder.event(node, 'Normal', status, `Node ${name} status is now: ${status}`);
+  recorder.event(node, 'Normal', 'NodeAllocatableEnforced', 'Updated Node Allocatable limit across pods');
+  recorder.event(node, 'Normal', 'NodeReady', `Node ${name} status is now: NodeReady`);
+}
+
+export async function startSimulatedNodes(informers: Informers, count: number, events: EventSink, renewMs = 10_000): Promise<SimulatedNodes> {
   const nodes = storeFor(informers.registry, '', 'v1', 'nodes');
   // Through the informer, so that the node lifecycle controller sees a renewal as soon as it is written.
   const leases = informers.of(LEASES);
@@ -99,6 +114,7 @@ export async function startSimulatedNodes(informers: Informers, count: number, r
     }
     // Node creation drops status (the status subresource owns it): the kubelet reports it.
     await postStatus(i);
+    recordKubeletStart(events, nodeName(i));
   }
   const renewOne = async (name: string) => {
     const at = clockDate().toISOString().replace('Z', '000Z');
@@ -126,6 +142,7 @@ export async function startSimulatedNodes(informers: Informers, count: number, r
       stopped.delete(name);
       await renewOne(name);
       await postStatus(i).catch(() => undefined);
+      recordKubeletStart(events, name);
     },
     async stop() {
       clearInterval(timer);
