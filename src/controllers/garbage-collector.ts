@@ -11,8 +11,12 @@
 
 import { isStatusError } from '../apis/errors.ts';
 import { loopbackContext } from '../registry/registry.ts';
+import { apiVersionOf } from '../registry/store-codec.ts';
 import type { KubeObject, OwnerReference, Registry, RequestContext, ResourceDefinition, ResourceStore, WatchEvent } from '../registry/types.ts';
 import { createKeyedQueue, followWatch, type KeyedQueue } from './work-queue.ts';
+import { createEventSink, type EventRecorder } from './events.ts';
+import { createInformers } from './informers.ts';
+import { controllerAccount, controllerEvents } from './simulation/shared.ts';
 
 const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
@@ -116,13 +120,27 @@ export function startGarbageCollector(registry: Registry, options: GarbageCollec
     return found;
   }
 
-  type OwnerState = 'solid' | 'dangling' | 'waiting';
+  /** 'invalid': a cluster-scoped dependent naming a namespaced owner, which kube's collector neither keeps nor deletes for. */
+  type OwnerState = 'solid' | 'dangling' | 'waiting' | 'invalid';
 
+  /**
+   * The graph answers for an owner only where the reference names it as it was seen (kind, name, and a namespace
+   * the dependent may refer to); otherwise the owner is looked up where the reference points, as kube verifies a
+   * potentially invalid reference. A namespaced owner seen in another namespace, or named by a cluster-scoped
+   * dependent, gets kube's OwnerRefInvalidNamespace warning on the dependent.
+   */
   async function ownerState(dependent: GraphNode, ref: OwnerReference): Promise<OwnerState> {
     const known = nodes.get(ref.uid);
-    if (known) return known.deleting && known.finalizers.includes(FOREGROUND) ? 'waiting' : 'solid';
+    if (known && known.def.namespaced && known.namespace !== dependent.namespace) reportInvalidNamespace(dependent, ref);
+    else if (known && known.name === ref.name && known.def.kind === ref.kind && groupOf(ref.apiVersion ?? '') === known.def.group) {
+      return known.deleting && known.finalizers.includes(FOREGROUND) ? 'waiting' : 'solid';
+    }
     const def = ownerDefinition(ref);
     if (!def) return 'dangling';
+    if (def.namespaced && dependent.namespace === '') {
+      reportInvalidNamespace(dependent, ref);
+      return 'invalid';
+    }
     try {
       const owner = await storeOf(def).get(loopbackContext(def.namespaced ? dependent.namespace : ''), ref.name);
       if (owner.metadata.uid !== ref.uid) return 'dangling';
@@ -131,6 +149,25 @@ export function startGarbageCollector(registry: Registry, options: GarbageCollec
       if (isNotFound(e)) return 'dangling';
       throw e;
     }
+  }
+
+  /** The collector's events, written by a recorder made when first needed (rarely: references gone wrong). */
+  let recorder: { events: EventRecorder; stop(): Promise<void> } | undefined;
+  function reportInvalidNamespace(dependent: GraphNode, ref: OwnerReference): void {
+    if (!recorder) {
+      const informers = createInformers(registry);
+      const sink = createEventSink(informers);
+      recorder = {
+        events: controllerEvents(sink, 'garbage-collector-controller', controllerAccount('generic-garbage-collector')),
+        async stop() {
+          await sink.stop();
+          await informers.stop();
+        },
+      };
+    }
+    const object: KubeObject = { apiVersion: apiVersionOf(dependent.def), kind: dependent.def.kind, metadata: { name: dependent.name, namespace: dependent.namespace, uid: dependent.uid } };
+    const owner = `[${ref.apiVersion}/${ref.kind}, namespace: ${dependent.namespace}, name: ${ref.name}, uid: ${ref.uid}]`;
+    recorder.events.event(object, 'Warning', 'OwnerRefInvalidNamespace', `ownerRef ${owner} does not exist in namespace "${dependent.namespace}"`);
   }
 
   async function removeOwnerRefs(node: GraphNode, uids: ReadonlySet<string>) {
@@ -171,6 +208,7 @@ export function startGarbageCollector(registry: Registry, options: GarbageCollec
     if (node.owners.length === 0) return;
     if (node.deleting && !node.finalizers.includes(FOREGROUND)) return;
     const states = await Promise.all(node.owners.map((o) => ownerState(node, o)));
+    if (states.includes('invalid')) return;
     const solid = node.owners.filter((_, i) => states[i] === 'solid');
     const others = new Set(node.owners.filter((_, i) => states[i] !== 'solid').map((o) => o.uid));
     if (solid.length > 0) {
@@ -252,6 +290,7 @@ export function startGarbageCollector(registry: Registry, options: GarbageCollec
       for (const stop of watches.values()) stop();
       watches.clear();
       await queue.stop();
+      await recorder?.stop();
     },
   };
 }

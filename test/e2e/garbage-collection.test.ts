@@ -125,4 +125,27 @@ describe('garbage collection', () => {
     assert.ok(await gone('widget', 'w'));
     assert.ok(await gone('cm', 'of-widget'));
   });
+
+  test("a reference to an owner in another namespace is dangling: the dependent is collected, with kube's OwnerRefInvalidNamespace warning; a cluster-scoped dependent of a namespaced owner stays, warned", async () => {
+    await s.kubectlOk(['create', 'namespace', 'gc-a']);
+    await s.kubectlOk(['create', 'namespace', 'gc-b']);
+    await s.kubectlOk(['-n', 'gc-a', 'create', 'configmap', 'owner']);
+    const uid = (await s.kubectlOk(['-n', 'gc-a', 'get', 'cm', 'owner', '-o', 'jsonpath={.metadata.uid}'])).trim();
+    const owners = [{ kind: 'ConfigMap', apiVersion: 'v1', name: 'owner', uid }];
+    await s.kubectlOk(['-n', 'gc-b', 'create', '-f', '-'], { input: ownedConfigMap('elsewhere', owners) });
+    await s.kubectlOk(['-n', 'gc-a', 'create', '-f', '-'], { input: ownedConfigMap('beside', owners) });
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'gc-cluster-dependent', ownerReferences: owners } }) });
+    assert.ok(await gone('cm', 'elsewhere'));
+    const warnings = async () => JSON.parse(await s.kubectlOk(['get', 'events', '-A', '--field-selector', 'reason=OwnerRefInvalidNamespace', '-o', 'json'])).items as { type: string; message: string; involvedObject: { kind: string; name: string; namespace?: string }; source: { component: string } }[];
+    for (let i = 0; i < 200 && (await warnings()).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    const byObject = new Map((await warnings()).map((e) => [`${e.involvedObject.kind}/${e.involvedObject.namespace ?? ''}/${e.involvedObject.name}`, e]));
+    const elsewhere = byObject.get('ConfigMap/gc-b/elsewhere');
+    assert.equal(elsewhere?.message, `ownerRef [v1/ConfigMap, namespace: gc-b, name: owner, uid: ${uid}] does not exist in namespace "gc-b"`);
+    assert.equal(elsewhere?.type, 'Warning');
+    assert.equal(elsewhere?.source.component, 'garbage-collector-controller');
+    assert.equal(byObject.get('ClusterRole//gc-cluster-dependent')?.message, `ownerRef [v1/ConfigMap, namespace: , name: owner, uid: ${uid}] does not exist in namespace ""`);
+    // The dependent in the owner's namespace and the cluster-scoped one stay.
+    assert.equal(await s.kubectlOk(['-n', 'gc-a', 'get', 'cm', 'beside', '-o', 'name']), 'configmap/beside\n');
+    assert.equal(await s.kubectlOk(['get', 'clusterrole', 'gc-cluster-dependent', '-o', 'name']), 'clusterrole.rbac.authorization.k8s.io/gc-cluster-dependent\n');
+  });
 });
