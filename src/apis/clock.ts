@@ -88,3 +88,6 @@ export const clock = {
     return { now: new Date(clockNow()).toISOString(), frozen: frozenAt !== undefined, offsetMs: frozenAt !== undefined ? frozenAt - Date.now() : offsetMs };
   },
 };
+
+/** The server clock's day as Go's "2006-01-02" in UTC (legacy service account token tracking). */
+export const utcDay = (t: number = clockNow()): string => new Date(t).toISOString().slice(0, 10);

@@ -126,3 +126,24 @@ test('a loopback advertise address gets the Service but no Endpoints or Endpoint
     await registry.close();
   }
 });
+
+test("kube-system's legacy token tracking ConfigMap: made with the day tracking began, kept across restarts, mended when its date does not parse", async () => {
+  const storage = createMemoryStorage();
+  const ctx = loopbackContext('kube-system');
+  const tracking = (registry: Registry) => storeOf(registry, '', 'v1', 'configmaps').get(ctx, 'kube-apiserver-legacy-service-account-token-tracking');
+  const first = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0 } });
+  const made = await tracking(first);
+  assert.deepEqual(made.data, { since: new Date().toISOString().slice(0, 10) });
+  await storeOf(first, '', 'v1', 'configmaps').update(ctx, made.metadata.name!, (cur) => ({ ...cur!, data: { since: '2020-01-01' } }));
+  await first.close();
+  const second = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0 } });
+  assert.deepEqual((await tracking(second)).data, { since: '2020-01-01' });
+  await storeOf(second, '', 'v1', 'configmaps').update(ctx, made.metadata.name!, (cur) => ({ ...cur!, data: { since: 'yesterday' } }));
+  await second.close();
+  const third = await startWithControlPlane({ storage, bootstrap: { resyncMs: 0 } });
+  try {
+    assert.deepEqual((await tracking(third)).data, { since: new Date().toISOString().slice(0, 10) });
+  } finally {
+    await third.close();
+  }
+});

@@ -4,6 +4,7 @@
 // PriorityClasses (the scheduling post-start hook, created once when missing). With master leases (storage shared
 // by several instances) the endpoints list every instance whose lease is alive; without, this instance alone.
 
+import { utcDay } from '../apis/clock.ts';
 import { isStatusError, notFound } from '../apis/errors.ts';
 import { LOOPBACK_USER } from '../auth/user.ts';
 import { semanticEqual } from '../registry/builtin/object.ts';
@@ -301,6 +302,21 @@ export async function reconcileAuthenticationInfo(registry: Registry, data: Read
   await reconcile(store, context('kube-system'), desired, (current) => (same(current) ? undefined : { ...current, data: { ...data } }));
 }
 
+export const LEGACY_TOKEN_TRACKING_CONFIGMAP = 'kube-apiserver-legacy-service-account-token-tracking';
+
+/**
+ * kube's legacy-token-tracking controller: kube-system's ConfigMap records the day the server began tracking the use
+ * of legacy (Secret-based) service account tokens, kept as it is once its date parses.
+ */
+export async function reconcileLegacyTokenTracking(registry: Registry): Promise<void> {
+  const store = storeOf(registry, '', 'v1', 'configmaps');
+  if (!store) return;
+  const since = utcDay();
+  const desired: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: LEGACY_TOKEN_TRACKING_CONFIGMAP, namespace: 'kube-system' }, data: { since } };
+  const valid = (current: KubeObject): boolean => /^\d{4}-\d{2}-\d{2}$/.test(String((current.data as Record<string, unknown> | undefined)?.since ?? '')) && !Number.isNaN(Date.parse(String((current.data as Record<string, unknown>).since)));
+  await reconcile(store, context('kube-system'), desired, (current) => (valid(current) ? undefined : { ...current, data: { ...((current.data as Record<string, string> | undefined) ?? {}), since } }));
+}
+
 export async function startBootstrapController(registry: Registry, options: BootstrapOptions = {}): Promise<BootstrapController> {
   const port = options.securePort && options.securePort > 0 ? options.securePort : DEFAULT_SECURE_PORT;
   const address = options.advertiseAddress ?? '127.0.0.1';
@@ -316,6 +332,7 @@ export async function startBootstrapController(registry: Registry, options: Boot
   try {
     await ensureSystemPriorityClasses(registry);
     if (options.authenticationInfo) await reconcileAuthenticationInfo(registry, options.authenticationInfo);
+    await reconcileLegacyTokenTracking(registry);
     await sync();
   } catch (e) {
     if (!options.onError) throw e;

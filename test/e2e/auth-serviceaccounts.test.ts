@@ -210,6 +210,15 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     assert.equal(claims.exp, undefined);
     const kc = await server.writeKubeconfig('legacy', { token });
     assert.match(await server.kubectlOk(['auth', 'whoami'], { kubeconfig: kc }), /system:serviceaccount:apps:legacy/);
+    // kube's legacy token tracking: the use is recorded on the Secret, by day; the day tracking began is in kube-system.
+    const today = new Date().toISOString().slice(0, 10);
+    assert.equal(await server.kubectlOk(['get', 'secret', 'legacy-token', '-n', 'apps', '-o', 'jsonpath={.metadata.labels.kubernetes\\.io/legacy-token-last-used}']), today);
+    assert.equal(await server.kubectlOk(['get', 'configmap', 'kube-apiserver-legacy-service-account-token-tracking', '-n', 'kube-system', '-o', 'jsonpath={.data.since}']), today);
+    // A token its Secret marks invalid (kube's cleaner does, a year unused) is refused until the label goes.
+    await server.kubectlOk(['label', 'secret', 'legacy-token', '-n', 'apps', `kubernetes.io/legacy-token-invalid-since=${today}`]);
+    await until('the invalidated token refused', async () => (await server.request('/version', { token })).status === 401, { timeoutMs: 20_000 });
+    await server.kubectlOk(['label', 'secret', 'legacy-token', '-n', 'apps', 'kubernetes.io/legacy-token-invalid-since-']);
+    await until('the token accepted again', async () => (await server.request('/version', { token })).status === 200, { timeoutMs: 20_000 });
     await server.kubectlOk(['delete', 'secret', 'legacy-token', '-n', 'apps']);
     await until('legacy token refused once its Secret is gone', async () => (await server.request('/version', { token })).status === 401, { timeoutMs: 20_000 });
   });

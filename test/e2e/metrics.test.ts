@@ -43,8 +43,8 @@ describe('/metrics', () => {
     assert.ok(count({ verb: 'LIST', resource: 'configmaps', scope: 'namespace', code: '200' }) >= 1);
     assert.equal(count({ verb: 'APPLY', resource: 'configmaps', scope: 'resource', code: '201' }), 1);
     const stored = samples.find((x) => x.name === 'apiserver_storage_objects' && x.labels.resource === 'configmaps');
-    // m1, m3 and kube-system/extension-apiserver-authentication.
-    assert.equal(stored?.value, 3);
+    // m1, m3, and kube-system's extension-apiserver-authentication and kube-apiserver-legacy-service-account-token-tracking.
+    assert.equal(stored?.value, 4);
     assert.ok(samples.some((x) => x.name === 'apiserver_request_duration_seconds_bucket' && x.labels.le === '0.005'));
     assert.ok(samples.some((x) => x.name === 'process_resident_memory_bytes'));
     assert.ok(samples.some((x) => x.name === 'nodejs_eventloop_lag_seconds'));

@@ -1,9 +1,10 @@
 // Service account token authentication (pkg/serviceaccount/jwt.go, claims.go): a bearer JWT from one of the
 // accepted issuers, signed by a verification key, not expired (a minute of leeway), naming one of the request's
 // audiences, whose service account (and bound pod, secret or node) still exists with the same uid. Successes are
-// cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token.
+// cached for 10 s (kube's token success cache), keyed by a hash of the token; nothing logs the token. A legacy
+// Secret-based token's use is recorded on its Secret, and one marked invalid is refused (legacy token tracking).
 
-import { clockNow } from '../../apis/clock.ts';
+import { clockNow, utcDay } from '../../apis/clock.ts';
 import { looksLikeJwt, requestBearerToken, requestTokenKey } from './token-key.ts';
 import type { JWTPayload } from 'jose';
 import { loadJose } from '../jose.ts';
@@ -18,6 +19,8 @@ export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 const SUCCESS_TTL_MS = 10_000;
 const CACHE_LIMIT = 10_000;
 const LEEWAY_SECONDS = 60;
+const LEGACY_TOKEN_LAST_USED = 'kubernetes.io/legacy-token-last-used';
+const LEGACY_TOKEN_INVALID_SINCE = 'kubernetes.io/legacy-token-invalid-since';
 
 export function serviceAccountGroups(namespace: string): string[] {
   return [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`];
@@ -127,6 +130,25 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
     return { user, granted, expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity };
   }
 
+  /**
+   * kube's legacy token tracking: the Secret of a legacy token used is labelled with the day (UTC, server clock), at
+   * most once a day (a label of today or tomorrow stays). A failed write does not fail the request.
+   */
+  async function recordLegacyUse(secret: KubeObject): Promise<void> {
+    const today = utcDay(now());
+    const lastUsed = secret.metadata.labels?.[LEGACY_TOKEN_LAST_USED];
+    if (lastUsed === today || lastUsed === utcDay(now() + 86_400_000)) return;
+    const def = registry.lookup('', 'v1', 'secrets');
+    if (!def) return;
+    await registry
+      .store(def)
+      .update(loopbackContext(secret.metadata.namespace ?? ''), secret.metadata.name ?? '', (cur) => {
+        if (!cur || cur.metadata.uid !== secret.metadata.uid) throw new Error('the secret changed');
+        return { ...cur, metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), [LEGACY_TOKEN_LAST_USED]: today } } };
+      })
+      .catch(() => undefined);
+  }
+
   /** A legacy Secret-based token: its Secret still holds it, and its service account still has the uid it names. */
   async function verifyLegacy(token: string, payload: JWTPayload): Promise<{ user: UserInfo; granted: string[]; expiresAt: number } | string> {
     const claim = (k: string) => (typeof payload[k] === 'string' ? (payload[k] as string) : '');
@@ -141,6 +163,10 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
     const sa = await lookup(registry, 'serviceaccounts', namespace, saName);
     if (!sa || sa.metadata.deletionTimestamp) return `service account ${namespace}/${saName} not found`;
     if (sa.metadata.uid !== saUid) return `service account UID (${sa.metadata.uid ?? ''}) does not match claim (${saUid})`;
+    await recordLegacyUse(secret);
+    if (secret.metadata.labels?.[LEGACY_TOKEN_INVALID_SINCE] !== undefined) {
+      return `the token in secret ${namespace}/${secretName} for service account ${namespace}/${saName} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${LEGACY_TOKEN_INVALID_SINCE}' label from the secret to temporarily allow use of this token`;
+    }
     // Legacy tokens name no audience: they stand for the API's own (kube's audience-agnostic wrapping).
     return { user: { name: `system:serviceaccount:${namespace}:${saName}`, uid: saUid, groups: serviceAccountGroups(namespace) }, granted: [...issuer.apiAudiences], expiresAt: Infinity };
   }
