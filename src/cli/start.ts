@@ -289,6 +289,11 @@ export interface Capstan {
   readonly kubelets: TestControls['kubelets'];
   /** The simulated containers' usage (with simulateWorkloads): `usage.add({ selector: 'app=web', cpu: '400m' })`. */
   readonly usage: TestControls['usage'];
+  /**
+   * How the simulated containers run (with simulateWorkloads): `containers.add({ selector: 'app=web', exitCode: 1,
+   * after: '5s', logs: 'panic: no config\n' })` makes them exit and restart as their restartPolicy says, and print.
+   */
+  readonly containers: TestControls['containers'];
   requests(query?: RequestQuery): RequestRecord[];
   readonly recording: TestControls['recording'];
   createCluster(name: string): Promise<LogicalCluster>;
@@ -865,6 +870,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const createApi = options.createApi ?? defaultCreateApi;
     const api = await createApi({
       registry,
+      simulatedLogs: (pod, container) => controlPlane.containers()?.script(pod, container).logs,
       featureGates: cfg.featureGates,
       minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,
       postStartChecks: [
@@ -1034,6 +1040,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       clock: controls?.clock ?? controlsOff<TestControls['clock']>(),
       kubelets: controls?.kubelets ?? controlsOff<TestControls['kubelets']>(),
       usage: controls?.usage ?? controlsOff<TestControls['usage']>(),
+      containers: controls?.containers ?? controlsOff<TestControls['containers']>(),
       requests: (query) => need(controls).requests(query),
       recording: controls?.recording ?? controlsOff<TestControls['recording']>(),
       createCluster: async (name) => need(controls).createCluster(name),

@@ -36,6 +36,7 @@ import { startTtlAfterFinished } from './ttl-after-finished.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import type { KubeletControls } from './simulation/index.ts';
 import type { ResourceUsage } from './simulation/resource-usage.ts';
+import type { ContainerRuns } from './simulation/container-runs.ts';
 import { startLeaderElection, type LeaderElectionConfig, type LeaderElector } from './leader-election.ts';
 
 export interface ControlPlaneOptions {
@@ -77,6 +78,7 @@ export interface ControlPlaneOptions {
 export interface LeadingExtras {
   readonly kubelets?: KubeletControls;
   readonly usage?: ResourceUsage;
+  readonly containers?: ContainerRuns;
   stop(): Promise<void>;
 }
 
@@ -85,6 +87,8 @@ export interface ControlPlane {
   kubelets(): KubeletControls | undefined;
   /** The containers' usage the simulated kubelets report (with the simulated metrics API, and leading). */
   usage(): ResourceUsage | undefined;
+  /** How the simulated containers run and what they print (with simulated kubelets, and leading). */
+  containers(): ContainerRuns | undefined;
   /** True once the system namespaces exist. */
   ready(): boolean;
   readonly crds: CrdController;
@@ -195,6 +199,7 @@ export async function startControlPlane(registry: RegistryHandle, options: Contr
     bootstrapTokens: () => leading?.bootstrapTokens,
     kubelets: () => leading?.more?.kubelets,
     usage: () => leading?.more?.usage,
+    containers: () => leading?.more?.containers,
     async preShutdown() {
       await bootstrap?.stop();
     },

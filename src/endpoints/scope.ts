@@ -63,6 +63,8 @@ export interface EndpointDeps {
   readonly responseCompression: boolean;
   /** The aggregation layer: group-versions of APIServices that name a Service are proxied to it. */
   readonly aggregator?: Aggregator;
+  /** What a container on a simulated node prints (the containers test control); absent or undefined: nothing. */
+  readonly simulatedLogs?: (pod: KubeObject, container: string) => string | undefined;
 }
 
 export interface Scope {

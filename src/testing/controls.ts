@@ -1,5 +1,5 @@
 // The test controls of one server: snapshots (restore, reset, fork), faults, the clock, the simulated kubelets and
-// their containers' usage, the recording and logical clusters. Both doors use this object: the library handle's methods and the HTTP paths under /capstan/v1/.
+// their containers' usage and runs, the recording and logical clusters. Both doors use this object: the library handle's methods and the HTTP paths under /capstan/v1/.
 // Everything goes through the seams a request uses: a restore is a storage operation (revisions move forward,
 // watchers are told as after a compaction, the watch caches relist), faults and the recording sit in the filter
 // chain, logical clusters are whole API stacks of their own behind the same listeners.
@@ -7,7 +7,9 @@
 import { StatusError } from '../apis/errors.ts';
 import { clock, type ClockState } from '../apis/clock.ts';
 import type { ControlPlane } from '../controllers/index.ts';
-import { UsageRuleError, type UsageRule, type UsageRuleView } from '../controllers/simulation/resource-usage.ts';
+import type { ContainerRunRule } from '../controllers/simulation/container-runs.ts';
+import { PodRuleError, type RuleView } from '../controllers/simulation/pod-rules.ts';
+import type { UsageRule } from '../controllers/simulation/resource-usage.ts';
 import type { RegistryHandle } from '../registry/registry.ts';
 import type { Logger } from '../server/log.ts';
 import type { ApiServer } from '../server/types.ts';
@@ -21,6 +23,7 @@ export class ControlError extends StatusError {}
 
 const badControl = (message: string) => new ControlError(400, 'BadRequest', message);
 const notFoundControl = (message: string) => new ControlError(404, 'NotFound', message);
+const NO_KUBELETS = 'no simulated kubelets run on this server (start it with --simulate-workloads; with several instances, they run on the one that leads)';
 
 export interface SnapshotInfo {
   readonly id: string;
@@ -73,16 +76,25 @@ export interface KubeletTestControls {
   start(node: string): Promise<{ node: string; running: boolean }>;
 }
 
-/**
- * What the simulated kubelets report as their containers' usage (--simulate-workloads: the metrics API that
- * `kubectl top` and the horizontal pod autoscaler read). Rules match pods; the last one setting a resource wins.
- */
-export interface UsageControls {
-  add(rule: UsageRule): UsageRuleView;
+/** Rules about the simulated containers: each matches pods (and maybe one container); the last setting a value wins. */
+export interface RuleControls<R> {
+  add(rule: R): RuleView<R>;
   remove(id: string): boolean;
   clear(): void;
-  list(): UsageRuleView[];
+  list(): RuleView<R>[];
 }
+
+/**
+ * What the simulated kubelets report as their containers' usage (--simulate-workloads: the metrics API that
+ * `kubectl top` and the horizontal pod autoscaler read).
+ */
+export type UsageControls = RuleControls<UsageRule>;
+
+/**
+ * How the simulated containers run (--simulate-workloads): when they exit and with what code and reason (restarted
+ * as their pod's restartPolicy says, with the kubelet's crash loop backoff), and what they print (`kubectl logs`).
+ */
+export type ContainerControls = RuleControls<ContainerRunRule>;
 
 export interface RecordingControls {
   /** Turn recording on or off, bodies on or off. */
@@ -116,6 +128,7 @@ export interface TestControls {
   readonly clock: ClockControls;
   readonly kubelets: KubeletTestControls;
   readonly usage: UsageControls;
+  readonly containers: ContainerControls;
   /** Recorded requests matching the query (all when none is given). */
   requests(query?: RequestQuery): RequestRecord[];
   readonly recording: RecordingControls;
@@ -195,7 +208,7 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
 
   const simulated = () => {
     const sim = controlPlane.kubelets();
-    if (!sim) throw notFoundControl('no simulated kubelets run on this server (start it with --simulate-workloads; with several instances, they run on the one that leads)');
+    if (!sim) throw notFoundControl(NO_KUBELETS);
     return sim;
   };
   const kubeletState = (node: string) => simulated().list().find((k) => k.node === node)!;
@@ -213,24 +226,29 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
     start: (node) => setKubelet(node, true),
   };
 
-  const usageRules = () => {
-    const usage = controlPlane.usage();
-    if (!usage) throw notFoundControl('no simulated metrics API runs on this server (start it with --simulate-workloads and the metrics API on; with several instances, it runs on the one that leads)');
-    return usage;
-  };
-  const usageControls: UsageControls = {
-    add(rule) {
-      try {
-        return usageRules().add(rule);
-      } catch (e) {
-        if (e instanceof UsageRuleError) throw badControl(e.message);
-        throw e;
-      }
-    },
-    remove: (id) => usageRules().remove(id),
-    clear: () => usageRules().clear(),
-    list: () => usageRules().list(),
-  };
+  /** The controls of a rule set the simulation may lack (`missing` says why it is not there). */
+  function ruleControls<R>(rules: () => RuleControls<R> | undefined, missing: string): RuleControls<R> {
+    const present = () => {
+      const r = rules();
+      if (!r) throw notFoundControl(missing);
+      return r;
+    };
+    return {
+      add(rule) {
+        try {
+          return present().add(rule);
+        } catch (e) {
+          if (e instanceof PodRuleError) throw badControl(e.message);
+          throw e;
+        }
+      },
+      remove: (id) => present().remove(id),
+      clear: () => present().clear(),
+      list: () => present().list(),
+    };
+  }
+  const usageControls = ruleControls(() => controlPlane.usage(), 'no simulated metrics API runs on this server (start it with --simulate-workloads and the metrics API on; with several instances, it runs on the one that leads)');
+  const containerControls = ruleControls(() => controlPlane.containers(), NO_KUBELETS);
 
   const clockState = () => clock.state();
   const clockControls: ClockControls = {
@@ -288,6 +306,7 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
       await restoreTo(baseline);
       // At the end of start-up every simulated kubelet ran, and simulated containers used nothing.
       controlPlane.usage()?.clear();
+      controlPlane.containers()?.clear();
       const sim = controlPlane.kubelets();
       for (const k of sim?.list() ?? []) if (!k.running) await sim!.start(k.node);
     },
@@ -326,6 +345,7 @@ export function createTestControls(deps: ControlsDeps): TestControls & { readonl
     clock: clockControls,
     kubelets: kubeletControls,
     usage: usageControls,
+    containers: containerControls,
     requests: (query) => recorder.query(query),
     recording: {
       configure(o) {

@@ -16,6 +16,8 @@
 //   GET    /capstan/v1/kubelets;  POST /capstan/v1/kubelets/<node>/stop | start    (--simulate-workloads)
 //   POST   /capstan/v1/usage      <rule>            -> 201 {id, rule}      (--simulate-workloads)
 //   GET    /capstan/v1/usage;  DELETE /capstan/v1/usage (all);  DELETE /capstan/v1/usage/<id>
+//   POST   /capstan/v1/containers <rule>           -> 201 {id, rule}      (--simulate-workloads)
+//   GET    /capstan/v1/containers;  DELETE /capstan/v1/containers (all);  DELETE /capstan/v1/containers/<id>
 //   GET    /capstan/v1/requests?verb=&resource=&namespace=&name=&user=&code=&group=&cluster=&after=
 //   GET    /capstan/v1/requests/audit?...           the same as an audit.k8s.io/v1 EventList
 //   DELETE /capstan/v1/requests;  PUT /capstan/v1/recording {enabled?, bodies?}
@@ -28,13 +30,12 @@ import { goQuote } from '../auth/authz/forbidden.ts';
 import { readBody } from '../endpoints/body.ts';
 import { writeJson, writeStatus } from '../server/respond.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
-import type { ForkedServer, TestControls } from './controls.ts';
+import type { ForkedServer, RuleControls, TestControls } from './controls.ts';
 import type { FaultRule } from './faults.ts';
-import type { UsageRule } from '../controllers/simulation/resource-usage.ts';
 import { queryFromParams } from './recorder.ts';
 
 export const CONTROL_PREFIX = '/capstan/v1';
-const CONTROLS = ['snapshots', 'reset', 'forks', 'faults', 'clock', 'kubelets', 'usage', 'requests', 'recording', 'clusters'];
+const CONTROLS = ['snapshots', 'reset', 'forks', 'faults', 'clock', 'kubelets', 'usage', 'containers', 'requests', 'recording', 'clusters'];
 const MAX_CONTROL_BODY = 1024 * 1024;
 
 const forksOf = new WeakMap<TestControls, { seq: number; forks: Map<string, ForkedServer> }>();
@@ -207,19 +208,23 @@ async function dispatch(controls: TestControls, req: HttpRequest, method: string
       return [200, await (action === 'stop' ? controls.kubelets.stop(id) : controls.kubelets.start(id))];
     }
     case 'usage':
+    case 'containers': {
+      // The rule's fields are checked by the control itself.
+      const rules = (control === 'usage' ? controls.usage : controls.containers) as RuleControls<unknown>;
       if (id === undefined) {
-        if (is('POST')) return [201, controls.usage.add((await jsonBody(req)) as UsageRule)];
-        if (is('GET')) return [200, { items: controls.usage.list() }];
+        if (is('POST')) return [201, rules.add(await jsonBody(req))];
+        if (is('GET')) return [200, { items: rules.list() }];
         if (is('DELETE')) {
-          controls.usage.clear();
+          rules.clear();
           return [200, { cleared: true }];
         }
         throw methodNotAllowed(method, path);
       }
       if (action !== undefined) throw notFound(`unknown test control path ${JSON.stringify(path)}`);
       if (!is('DELETE')) throw methodNotAllowed(method, path);
-      if (!controls.usage.remove(id)) throw notFound(`usage rule "${id}" not found`);
+      if (!rules.remove(id)) throw notFound(`${control} rule "${id}" not found`);
       return [200, { deleted: id }];
+    }
     case 'requests':
       if (id === undefined) {
         if (is('GET')) return [200, { items: controls.requests(queryFromParams(query)) }];

@@ -382,10 +382,10 @@ describe('the HTTP door', () => {
     assert.deepEqual(JSON.parse(denied.body), status(403, 'Forbidden', 'forbidden: User "alice" cannot post path "/capstan/v1/snapshots": the test controls are for members of system:masters only', {}));
     assert.deepEqual(s.controls!.snapshots().length, 0);
     const index = await door(s, 'GET', '');
-    assert.deepEqual(index.body.controls, ['snapshots', 'reset', 'forks', 'faults', 'clock', 'kubelets', 'usage', 'requests', 'recording', 'clusters']);
+    assert.deepEqual(index.body.controls, ['snapshots', 'reset', 'forks', 'faults', 'clock', 'kubelets', 'usage', 'containers', 'requests', 'recording', 'clusters']);
     assert.deepEqual(await door(s, 'POST', '/teleport', {}), {
       status: 404,
-      body: status(404, 'NotFound', 'unknown test control "teleport" (known: snapshots, reset, forks, faults, clock, kubelets, usage, requests, recording, clusters)'),
+      body: status(404, 'NotFound', 'unknown test control "teleport" (known: snapshots, reset, forks, faults, clock, kubelets, usage, containers, requests, recording, clusters)'),
     });
     // This server simulates no workloads: there are no kubelets to stop.
     const noKubelets = 'no simulated kubelets run on this server (start it with --simulate-workloads; with several instances, they run on the one that leads)';

@@ -17,6 +17,7 @@ import { startJobController } from './jobs.ts';
 import { startLoadBalancerController } from './load-balancers.ts';
 import { ensureMetricsApiService, ensureMetricsReaderRole, METRICS_DEFINITIONS, metricsStores } from './metrics-api.ts';
 import { createResourceUsage, type ResourceUsage } from './resource-usage.ts';
+import { createContainerRuns, type ContainerRuns } from './container-runs.ts';
 import { startHorizontalPodAutoscaler } from './horizontal-pod-autoscaler.ts';
 import { startKubelets } from './kubelet.ts';
 import { startSimulatedNodes } from './nodes.ts';
@@ -63,6 +64,8 @@ export interface Simulation {
   readonly kubelets: KubeletControls;
   /** The containers' usage the simulated kubelets report (the usage test control); absent without the metrics API. */
   readonly usage?: ResourceUsage;
+  /** How the simulated containers run and what they print (the containers test control). */
+  readonly containers: ContainerRuns;
   stop(): Promise<void>;
 }
 
@@ -74,7 +77,8 @@ export async function startSimulation(registry: RegistryHandle, options: Simulat
   const events = createEventSink(informers);
   const nodes = await startSimulatedNodes(informers, count, events);
   await ensureDefaultStorageClass(registry);
-  const kubelets = startKubelets(informers, events, { nodes: nodes.names, running: nodes.running, podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs });
+  const containerRuns = createContainerRuns();
+  const kubelets = startKubelets(informers, events, { nodes: nodes.names, running: nodes.running, podStartupMs: options.podStartupMs, jobPodRunMs: options.jobPodRunMs, podTerminationMs: options.podTerminationMs, runs: containerRuns });
   const lifecycle = startNodeLifecycle(informers, events, { beforeClockPass: nodes.renew });
   const usage = options.metricsApi === false ? undefined : createResourceUsage(nodes.running);
   if (usage) {
@@ -122,6 +126,7 @@ export async function startSimulation(registry: RegistryHandle, options: Simulat
       },
     },
     ...(usage ? { usage } : {}),
+    containers: containerRuns,
     async stop() {
       if (usage) registry.unregister(METRICS_DEFINITIONS);
       for (const p of parts) await p.stop();

@@ -162,6 +162,24 @@ function pendingIndexes(taken: ReadonlySet<number>, count: number, completions: 
 }
 
 /** A pod of the Job: its template's finalizers and the tracking one (kube's appendJobCompletionFinalizerIfNotFound). */
+/**
+ * pastBackoffLimitOnFailure: with restartPolicy OnFailure a failing container restarts in its pod instead of failing
+ * it, so the restarts of the pending and running pods' containers count against the backoff limit.
+ */
+export function pastBackoffLimitOnFailure(spec: Obj, pods: readonly KubeObject[], backoffLimit: number): boolean {
+  if (asObj(asObj(spec.template).spec).restartPolicy !== 'OnFailure') return false;
+  let restarts = 0;
+  for (const pod of pods) {
+    const phase = phaseOf(pod);
+    if (phase !== 'Running' && phase !== 'Pending') continue;
+    const status = asObj(pod.status);
+    for (const field of ['initContainerStatuses', 'containerStatuses']) {
+      for (const c of (status[field] as unknown[] | undefined) ?? []) restarts += counter(asObj(c).restartCount);
+    }
+  }
+  return backoffLimit === 0 ? restarts > 0 : restarts >= backoffLimit;
+}
+
 function jobPod(job: KubeObject, template: Obj, index?: number): KubeObject {
   const pod = index === undefined ? podFromTemplate(job, 'batch/v1', 'Job', template) : indexedPod(job, template, index);
   const finalizers = [...((asObj(template.metadata).finalizers as string[] | undefined) ?? [])];
@@ -378,7 +396,7 @@ export function startJobController(informers: Informers, eventSink: EventSink): 
     let finish: Finish | undefined;
     if (met || target) finish = { failed: !met, reason: String((met ?? target)!.reason ?? ''), message: String((met ?? target)!.message ?? '') };
     else if (policyMessage !== undefined) finish = { failed: true, reason: 'PodFailurePolicy', message: policyMessage };
-    else if (failed > backoffLimit) finish = { failed: true, reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
+    else if (failed > backoffLimit || pastBackoffLimitOnFailure(spec, pods, backoffLimit)) finish = { failed: true, reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
     else if (!suspended && deadline !== undefined && clockNow() >= deadline) finish = { failed: true, reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
     // The deadline is looked at again when it comes.
     else if (!suspended && deadline !== undefined) wakeAt(k, deadline);

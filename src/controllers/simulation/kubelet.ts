@@ -1,7 +1,9 @@
 // Simulated kubelets (kwok-style pod stages): a pod bound to a simulated node starts after a delay (Running,
 // Ready, an IP from its node's pod CIDR, running container statuses); a pod that runs to completion (restartPolicy
 // Never or OnFailure: a Job's pods, `kubectl run --restart=Never`, helm's test hooks) then completes (Succeeded,
-// containers terminated with exit code 0), as its command would with nothing to fail on. A pod marked for deletion
+// containers terminated with exit code 0), as its command would with nothing to fail on. The containers test control
+// scripts other runs (container-runs.ts): exits with other codes, after a set time, restarted as the restartPolicy
+// says with the kubelet's crash loop backoff (container-lifecycle.ts), and what they print. A pod marked for deletion
 // is gone shortly after (its containers stop at once on SIGTERM, as most do), where without simulated kubelets
 // pod-termination.ts waits out its grace period.
 
@@ -9,6 +11,8 @@ import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
+import { containerId, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type RunStart } from './container-lifecycle.ts';
+import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
 import { asObj, ignoreConflictOrGone, key, kubeletEvents, PODS, podReady, splitKey, type Obj, WRITERS } from './shared.ts';
@@ -24,6 +28,8 @@ export interface KubeletOptions {
   readonly podTerminationMs?: number;
   /** Whether a node's kubelet runs (a stopped one leaves its pods as they are). Default: all run. */
   readonly running?: (node: string) => boolean;
+  /** How the containers run, as the tests script it (default: no scripts). */
+  readonly runs?: ContainerRuns;
 }
 
 export interface Kubelets {
@@ -74,6 +80,11 @@ function keepTransition(next: Obj, previous: Obj | undefined): Obj {
   return previous && previous.status === next.status ? { ...next, lastTransitionTime: previous.lastTransitionTime } : next;
 }
 
+/** The pod's Ready condition from its containers' readiness (as ContainersReady) and its readiness gates. */
+function readyCondition(pod: KubeObject, conditions: readonly Obj[], unready: string | undefined, at: string): Obj {
+  return unready === undefined ? readyFromGates(pod, conditions, at) : condition('Ready', 'False', at, 'ContainersNotReady', unready);
+}
+
 /** Whether a running pod's Ready condition no longer matches its containers and readiness gates (NeedToReconcilePodReadiness). */
 function readinessStale(pod: KubeObject): boolean {
   const conditions = conditionsOf(pod);
@@ -81,12 +92,6 @@ function readinessStale(pod: KubeObject): boolean {
   const containersReady = conditions.find((c) => c.type === 'ContainersReady');
   const want = containersReady?.status === 'True' ? readyFromGates(pod, conditions, '') : undefined;
   return want === undefined ? ready?.status !== containersReady?.status : ready?.status !== want.status || ready?.message !== want.message;
-}
-
-/** Whether the pod's containers are meant to exit (restartPolicy Never or OnFailure; kube defaults it to Always). */
-function runsToCompletion(pod: KubeObject): boolean {
-  const policy = asObj(pod.spec).restartPolicy;
-  return policy === 'Never' || policy === 'OnFailure';
 }
 
 function containers(pod: KubeObject, field = 'containers'): Obj[] {
@@ -125,7 +130,7 @@ function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): 
     restartCount: 0,
     image: c.image,
     imageID: `capstan-simulated://${String(c.image)}`,
-    containerID: `capstan://${pod.metadata.uid}-${String(c.name)}`,
+    containerID: containerId(pod, String(c.name), 0),
     started: true,
     ...volumeMountStatuses(c),
   };
@@ -133,7 +138,7 @@ function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): 
 
 /** A container's status once it has run to completion (exit code 0) between `started` and `at`. */
 function completedContainer(pod: KubeObject, c: Obj, started: string, at: string): Obj {
-  const containerID = `capstan://${pod.metadata.uid}-${String(c.name)}`;
+  const containerID = containerId(pod, String(c.name), 0);
   return {
     name: c.name,
     state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: started, finishedAt: at, containerID } },
@@ -225,21 +230,24 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     return { ...status, ephemeralContainerStatuses: [...reported, ...unstartedEphemeral(pod).map((c) => runningContainer(pod, c, at, false))] };
   }
 
-  function succeeded(pod: KubeObject, at: string): Obj {
+  /** A pod whose containers have all terminated, each with exit code 0 (Succeeded) or not (Failed); sidecars stopped. */
+  function terminal(pod: KubeObject, at: string, phase: 'Succeeded' | 'Failed', containerStatuses: Obj[]): Obj {
     const status = asObj(pod.status);
     const started = String(status.startTime ?? at);
+    const reason = phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed';
     return {
       ...status,
-      phase: 'Succeeded',
+      phase,
       conditions: [
+        ...(phase === 'Failed' ? conditionsOf(pod).filter((c) => !KUBELET_CONDITIONS.has(String(c.type))) : []),
         condition('PodReadyToStartContainers', 'False', at),
-        condition('Initialized', 'True', started, 'PodCompleted'),
-        condition('Ready', 'False', at, 'PodCompleted'),
-        condition('ContainersReady', 'False', at, 'PodCompleted'),
+        phase === 'Succeeded' ? condition('Initialized', 'True', started, 'PodCompleted') : condition('Initialized', 'True', started),
+        condition('Ready', 'False', at, reason),
+        condition('ContainersReady', 'False', at, reason),
         condition('PodScheduled', 'True', started),
       ],
       ...(containers(pod, 'initContainers').length > 0 ? { initContainerStatuses: containers(pod, 'initContainers').map((c) => completedContainer(pod, c, started, c.restartPolicy === 'Always' ? at : started)) } : {}),
-      containerStatuses: containers(pod).map((c) => completedContainer(pod, c, started, at)),
+      containerStatuses,
     };
   }
 
@@ -275,18 +283,47 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     };
   }
 
-  /** A running pod's status with its containers ready again and its Ready condition from them and its readiness gates. */
-  function readyAgain(pod: KubeObject, at: string): Obj {
+  /**
+   * A running pod's status with these container statuses, each ready while it runs (no probes), and ContainersReady
+   * and Ready from them and the readiness gates (a node marked NotReady meanwhile gets its pods' readiness back).
+   */
+  function withReadiness(pod: KubeObject, at: string, statuses: Obj[]): Obj {
     const status = asObj(pod.status);
     const current = conditionsOf(pod);
+    const containerStatuses = statuses.map((c) => (c.ready === Boolean(asObj(c.state).running) ? c : { ...c, ready: Boolean(asObj(c.state).running) }));
+    const unready = unreadyMessage(pod, containerStatuses, ((status.initContainerStatuses as unknown[] | undefined) ?? []).map(asObj));
     const conditions = current.map((c) => {
-      if (c.type === 'ContainersReady') return c.status === 'True' ? c : condition('ContainersReady', 'True', at);
-      if (c.type === 'Ready') return keepTransition(readyFromGates(pod, current, at), c);
+      if (c.type === 'ContainersReady') return keepTransition(unready === undefined ? condition('ContainersReady', 'True', at) : condition('ContainersReady', 'False', at, 'ContainersNotReady', unready), c);
+      if (c.type === 'Ready') return keepTransition(readyCondition(pod, current, unready, at), c);
       return c;
     });
-    const containerStatuses = ((status.containerStatuses as unknown[] | undefined) ?? []).map(asObj).map((c) => ({ ...c, ready: true }));
     return { ...status, conditions, containerStatuses };
   }
+
+  // What the kubelet remembers of each pod's container runs (by pod uid): when runs started and ended, the backoffs.
+  interface Runs {
+    starts: Map<string, RunStart>;
+    ends: Map<string, number>;
+    backoffs: Map<string, Backoff>;
+  }
+  const podRuns = new Map<string, Runs>();
+  const runsOf = (pod: KubeObject): Runs => {
+    const uid = pod.metadata.uid ?? '';
+    let r = podRuns.get(uid);
+    if (!r) podRuns.set(uid, (r = { starts: new Map(), ends: new Map(), backoffs: new Map() }));
+    return r;
+  };
+  /** Pods waiting for a time on the server clock (a scripted exit, a backoff): a clock move looks at them again. */
+  const clockWaits = new Set<string>();
+  const scripted = (pod: KubeObject): boolean => {
+    const runs = options.runs;
+    if (!runs || runs.list().length === 0) return false;
+    return containers(pod).some((c) => {
+      const script = runs.script(pod, String(c.name));
+      return script.exitCode !== undefined || script.afterMs !== undefined;
+    });
+  };
+  const crashLooping = (pod: KubeObject): boolean => ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).some((c) => asObj(asObj(asObj(c).state).waiting).reason === 'CrashLoopBackOff');
 
   const queue = createKeyedQueue(async (k) => {
     const { namespace, name } = splitKey(k);
@@ -305,9 +342,15 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const at = rfc3339(clockDate());
     let status: Obj | undefined;
     let started: [string, Obj][] = [];
+    let afterWrite = (): void => {};
     if (phase === 'Pending' || phase === undefined) {
       status = running(pod, node, at);
       started = [...containers(pod, 'initContainers').map((c): [string, Obj] => ['initContainers', c]), ...containers(pod).map((c): [string, Obj] => ['containers', c])];
+      const start = { clock: clockNow(), wall: Date.now() };
+      afterWrite = () => {
+        const runs = runsOf(pod);
+        for (const c of containers(pod)) runs.starts.set(String(c.name), start);
+      };
     } else if (phase === 'Running' && pastDeadline(pod)) {
       status = failedByDeadline(pod, at);
       events.event(pod, 'Warning', 'DeadlineExceeded', DEADLINE_MESSAGE);
@@ -315,11 +358,29 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     } else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) {
       status = ephemeralStarted(pod, at);
       started = unstartedEphemeral(pod).map((c) => ['ephemeralContainers', c]);
-    } else if (phase === 'Running' && runsToCompletion(pod)) status = succeeded(pod, at);
-    else if (phase === 'Running' && (!podReady(pod) || readinessStale(pod))) status = readyAgain(pod, at);
+    } else if (phase === 'Running') {
+      const runs = runsOf(pod);
+      const step = stepContainers({ pod, now: clockNow(), wallNow: Date.now(), at, defaultRunMs: options.jobPodRunMs ?? 300, script: (c) => options.runs?.script(pod, c) ?? {}, runs });
+      clockWaits.delete(k);
+      if (step.wakeClock !== undefined) {
+        clockWaits.add(k);
+        queue.enqueue(k, Math.max(0, step.wakeClock - clockNow()) + 10);
+      }
+      if (step.wakeWall !== undefined) queue.enqueue(k, Math.max(0, step.wakeWall - Date.now()) + 1);
+      status = step.phase ? terminal(pod, at, step.phase, step.containerStatuses) : withReadiness(pod, at, step.containerStatuses);
+      started = step.restarted.map((n) => ['containers', containers(pod).find((c) => c.name === n)!]);
+      afterWrite = () => {
+        for (const [n, v] of step.starts) runs.starts.set(n, v);
+        for (const [n, v] of step.ends) runs.ends.set(n, v);
+        for (const [n, v] of step.backoffs) runs.backoffs.set(n, v);
+        for (const e of step.events) events.event(pod, e.type, e.reason, e.message, { fieldPath: fieldPath('containers', { name: e.container }) });
+      };
+    }
     if (!status || jsonEqual(status, pod.status)) return;
     const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
-    if (written) for (const [field, c] of started) recordStart(events, pod, field, c);
+    if (!written) return;
+    afterWrite();
+    for (const [field, c] of started) recordStart(events, pod, field, c);
   }, 500, informers.activity);
 
   /** Queues the pod's next stage after its delay, if it has one. */
@@ -334,19 +395,29 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     }
     if (phase === 'Pending' || phase === undefined) queue.enqueue(key(pod), options.podStartupMs ?? 100);
     else if (phase === 'Running' && unstartedEphemeral(pod).length > 0) queue.enqueue(key(pod), options.podStartupMs ?? 100);
-    else if (phase === 'Running' && runsToCompletion(pod)) queue.enqueue(key(pod), options.jobPodRunMs ?? 300);
-    // The node lifecycle controller marked it not ready while the kubelet was away, or a readiness gate's condition
-    // changed: the kubelet reports its readiness again.
-    else if (phase === 'Running' && (!podReady(pod) || readinessStale(pod))) queue.enqueue(key(pod));
+    // Its containers exit (it runs to completion, or a script says so) or wait to restart; or the node lifecycle
+    // controller marked it not ready while the kubelet was away, or a readiness gate's condition changed: the kubelet
+    // reports its readiness again. The step says when to look again.
+    else if (phase === 'Running' && (runsToCompletion(pod) || crashLooping(pod) || scripted(pod) || !podReady(pod) || readinessStale(pod))) queue.enqueue(key(pod));
   }
 
   pods.onEvent((ev) => {
-    if (ev.type === 'DELETED') return void addresses.delete(ev.object.metadata.uid ?? '');
+    if (ev.type === 'DELETED') {
+      addresses.delete(ev.object.metadata.uid ?? '');
+      podRuns.delete(ev.object.metadata.uid ?? '');
+      clockWaits.delete(key(ev.object));
+      return;
+    }
     follow(ev.object);
   });
-  // The test controls moved the clock: deadlines are looked at again.
+  // The test controls moved the clock: deadlines, scripted exits and backoffs are looked at again.
   const stopClock = onClockChange(() => {
     for (const pod of pods.list()) if (deadlineOf(pod) !== undefined) follow(pod);
+    for (const k of clockWaits) queue.enqueue(k);
+  });
+  // New scripts apply to the containers running now.
+  const stopRules = options.runs?.onChange(() => {
+    for (const pod of pods.list()) if (asObj(pod.status).phase === 'Running') follow(pod);
   });
   return {
     resync(node) {
@@ -354,6 +425,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     },
     async stop() {
       stopClock();
+      stopRules?.();
       await queue.stop();
     },
   };

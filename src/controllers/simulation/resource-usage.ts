@@ -1,37 +1,26 @@
 // What the simulated kubelets report as their containers' resource usage: on a real cluster, the figures
 // metrics-server scrapes from each kubelet every 15 s. Simulated containers use nothing unless a test says
-// otherwise through the usage test control (`capstan.usage.set(...)`, POST /capstan/v1/usage): rules matching pods
+// otherwise through the usage test control (`capstan.usage.add(...)`, POST /capstan/v1/usage): rules matching pods
 // by namespace, name or label selector, and optionally one container, each setting cpu, memory or both. The last
 // matching rule that sets a resource wins.
 
 import { clockDate } from '../../apis/clock.ts';
-import { LabelSelectorError, labelsMatch, parseLabelSelector, type LabelSelector } from '../../apis/labels.ts';
 import { parseQuantity } from '../../registry/validation/quantity.ts';
 import type { KubeObject } from '../../registry/types.ts';
+import { createPodRuleSet, PodRuleError, type PodTarget, type RuleView } from './pod-rules.ts';
 import { asObj } from './shared.ts';
 
 /** metrics-server's default --metric-resolution: the window every figure covers. */
 export const USAGE_WINDOW_MS = 15_000;
 
-export interface UsageRule {
-  /** Pods of this namespace only (default: every namespace). */
-  readonly namespace?: string;
-  /** Pods whose labels match this label selector ("app=web"). */
-  readonly selector?: string;
-  /** The pod of this name only. */
-  readonly pod?: string;
-  /** This container only (default: every container of a matching pod that runs, sidecars included). */
-  readonly container?: string;
+export interface UsageRule extends PodTarget {
   /** Usage of each matching container, a quantity ("250m", "0.5"). */
   readonly cpu?: string;
   /** Usage of each matching container, a quantity ("64Mi"). */
   readonly memory?: string;
 }
 
-export interface UsageRuleView {
-  readonly id: string;
-  readonly rule: UsageRule;
-}
+export type UsageRuleView = RuleView<UsageRule>;
 
 /** One container's usage, in nano-units (as `quantityNanos` gives them): cores x 10^9, bytes x 10^9. */
 export interface ContainerUsage {
@@ -64,77 +53,43 @@ export interface ResourceUsage {
   onChange(listener: () => void): () => void;
 }
 
-export class UsageRuleError extends Error {}
+/** A rule the usage control refuses. */
+export { PodRuleError as UsageRuleError } from './pod-rules.ts';
 
-interface CompiledRule {
-  readonly view: UsageRuleView;
-  readonly selector?: LabelSelector;
+interface UsageSettings {
   readonly cpu?: bigint;
   readonly memory?: bigint;
 }
 
-const RULE_FIELDS = ['namespace', 'selector', 'pod', 'container', 'cpu', 'memory'];
-
 function quantity(value: unknown, field: string): bigint | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new UsageRuleError(`usage: "${field}" must be a quantity string such as ${field === 'cpu' ? '"250m"' : '"64Mi"'}`);
+  if (typeof value !== 'string') throw new PodRuleError(`usage: "${field}" must be a quantity string such as ${field === 'cpu' ? '"250m"' : '"64Mi"'}`);
   const q = parseQuantity(value);
-  if (!q.ok) throw new UsageRuleError(`usage: "${field}": ${q.error}`);
-  if (q.nanos < 0n) throw new UsageRuleError(`usage: "${field}" must not be negative`);
+  if (!q.ok) throw new PodRuleError(`usage: "${field}": ${q.error}`);
+  if (q.nanos < 0n) throw new PodRuleError(`usage: "${field}" must not be negative`);
   return q.nanos;
 }
 
-function compile(rule: UsageRule, id: string): CompiledRule {
-  if (!rule || typeof rule !== 'object' || Array.isArray(rule)) throw new UsageRuleError('usage: a rule must be an object');
-  for (const k of Object.keys(rule)) {
-    if (!RULE_FIELDS.includes(k)) throw new UsageRuleError(`usage: unknown field "${k}" (known: ${RULE_FIELDS.join(', ')})`);
-  }
-  for (const k of ['namespace', 'selector', 'pod', 'container'] as const) {
-    if (rule[k] !== undefined && typeof rule[k] !== 'string') throw new UsageRuleError(`usage: "${k}" must be a string`);
-  }
+function compile(rule: UsageRule): UsageSettings {
   const cpu = quantity(rule.cpu, 'cpu');
   const memory = quantity(rule.memory, 'memory');
-  if (cpu === undefined && memory === undefined) throw new UsageRuleError('usage: a rule sets "cpu", "memory" or both');
-  let selector: LabelSelector | undefined;
-  if (rule.selector !== undefined) {
-    try {
-      selector = parseLabelSelector(rule.selector);
-    } catch (e) {
-      if (e instanceof LabelSelectorError) throw new UsageRuleError(`usage: "selector": ${e.message}`);
-      throw e;
-    }
-  }
-  const kept: UsageRule = Object.fromEntries(RULE_FIELDS.filter((k) => rule[k as keyof UsageRule] !== undefined).map((k) => [k, rule[k as keyof UsageRule]]));
-  return { view: { id, rule: kept }, selector, cpu, memory };
-}
-
-function matches(r: CompiledRule, pod: KubeObject): boolean {
-  const { rule } = r.view;
-  if (rule.namespace !== undefined && rule.namespace !== (pod.metadata.namespace ?? '')) return false;
-  if (rule.pod !== undefined && rule.pod !== pod.metadata.name) return false;
-  return !r.selector || labelsMatch(r.selector, pod.metadata.labels);
+  if (cpu === undefined && memory === undefined) throw new PodRuleError('usage: a rule sets "cpu", "memory" or both');
+  return { cpu, memory };
 }
 
 /** `kubeletRunning`: whether a node's simulated kubelet runs (false for nodes no simulated kubelet serves). */
 export function createResourceUsage(kubeletRunning: (node: string) => boolean): ResourceUsage {
-  let rules: CompiledRule[] = [];
-  let seq = 0;
-  const listeners = new Set<() => void>();
-  const changed = () => {
-    for (const l of [...listeners]) l();
-  };
+  const rules = createPodRuleSet<UsageRule, UsageSettings>('usage', ['cpu', 'memory'], compile);
   return {
     pod(pod) {
       if (asObj(pod.status).phase !== 'Running' || !kubeletRunning(String(asObj(pod.spec).nodeName ?? ''))) return undefined;
-      const applying = rules.filter((r) => matches(r, pod));
       const spec = asObj(pod.spec);
       const sidecars = ((spec.initContainers as unknown[] | undefined) ?? []).filter((c) => asObj(c).restartPolicy === 'Always');
       const containers = [...sidecars, ...((spec.containers as unknown[] | undefined) ?? [])].map((c) => {
         const name = String(asObj(c).name ?? '');
         let cpu = 0n;
         let memory = 0n;
-        for (const r of applying) {
-          if (r.view.rule.container !== undefined && r.view.rule.container !== name) continue;
+        for (const r of rules.matching(pod, name)) {
           if (r.cpu !== undefined) cpu = r.cpu;
           if (r.memory !== undefined) memory = r.memory;
         }
@@ -142,28 +97,10 @@ export function createResourceUsage(kubeletRunning: (node: string) => boolean): 
       });
       return { timestamp: clockDate(), windowMs: USAGE_WINDOW_MS, containers };
     },
-    add(rule) {
-      const compiled = compile(rule, `usage-${++seq}`);
-      rules = [...rules, compiled];
-      changed();
-      return compiled.view;
-    },
-    remove(id) {
-      const before = rules.length;
-      rules = rules.filter((r) => r.view.id !== id);
-      if (rules.length === before) return false;
-      changed();
-      return true;
-    },
-    clear() {
-      if (rules.length === 0) return;
-      rules = [];
-      changed();
-    },
-    list: () => rules.map((r) => r.view),
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    add: (rule) => rules.add(rule),
+    remove: (id) => rules.remove(id),
+    clear: () => rules.clear(),
+    list: () => rules.list(),
+    onChange: (listener) => rules.onChange(listener),
   };
 }

@@ -1,11 +1,12 @@
 // Pod log/exec/attach/portforward/proxy, and the node and service proxies, on a server that runs no kubelets and no
 // containers: kube's answers after the same lookups and checks. The kubelets of `--simulate-workloads` run no
-// processes: their pods' logs are empty, and nothing listens at a pod's or node's address, so a proxied request
-// meets the refused dial kube's proxy transport reports.
+// processes: their containers print what the containers test control says (simulated-logs.ts), and nothing listens
+// at a pod's or node's address, so a proxied request meets the refused dial kube's proxy transport reports.
 
 import { badRequest, fieldErrors, invalid, notFound, StatusError, type FieldError } from '../../apis/errors.ts';
 import { goTimeParseError } from '../../registry/validation/go-decode.ts';
 import { optionalInt } from '../options.ts';
+import type { LogOptions } from './simulated-logs.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { writeBody } from '../respond.ts';
 import { admissionInfo, requestContext, type Scope } from '../scope.ts';
@@ -13,6 +14,7 @@ import { admissionAttributes } from '../../admission/request.ts';
 import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import { isIPv4, isIPv6 } from 'node:net';
+import { simulatedLog } from './simulated-logs.ts';
 
 function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' | 'ephemeralContainers'): string[] {
   const spec = pod.spec as Record<string, unknown> | undefined;
@@ -201,7 +203,7 @@ function isGlobalUnicast(ip: string): boolean {
  * The PodLogOptions of a log request, decoded (400 for a malformed number or time, as the parameter codec answers)
  * and checked as ValidatePodLogOptions does (422 PodLogOptions), before the pod is read.
  */
-function checkLogOptions(scope: Scope): void {
+function checkLogOptions(scope: Scope): LogOptions {
   const q = scope.r.query;
   const tailLines = optionalInt(q, 'tailLines');
   const limitBytes = optionalInt(q, 'limitBytes');
@@ -217,10 +219,12 @@ function checkLogOptions(scope: Scope): void {
   if (sinceSeconds !== undefined && sinceTime !== null) errs.push(fieldErrors.forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
   else if (sinceSeconds !== undefined && sinceSeconds < 1) errs.push(fieldErrors.invalid('sinceSeconds', sinceSeconds, 'must be greater than 0'));
   if (errs.length > 0) throw invalid({ group: '', kind: 'PodLogOptions' }, scope.name, errs);
+  const flag = (name: string) => q.get(name) === 'true' || q.get(name) === '1';
+  return { previous: flag('previous'), timestamps: flag('timestamps'), tailLines, limitBytes, sinceSeconds, sinceTime: sinceTime === null || sinceTime === '' || sinceTime === 'null' ? undefined : sinceTime };
 }
 
 export async function connectResource(scope: Scope): Promise<void> {
-  if (scope.subresource === 'log') checkLogOptions(scope);
+  const logOptions = scope.subresource === 'log' ? checkLogOptions(scope) : undefined;
   const chain = scope.deps.admission;
   const kind = CONNECT_OPTIONS[`${scope.def.resource}/${scope.subresource}`];
   if (chain && kind) {
@@ -245,9 +249,10 @@ export async function connectResource(scope: Scope): Promise<void> {
   // kube finds the node (GetConnectionInfo) before it dials the kubelet.
   const node = await readNode(scope, nodeName);
   if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
-  // A simulated node's containers print nothing: their logs are empty.
-  if (scope.subresource === 'log' && node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true') {
-    writeBody(scope.r, 200, 'text/plain', '');
+  // A simulated node's kubelet serves what its containers printed.
+  if (logOptions && node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true') {
+    const container = scope.r.query.get('container') || containerNames(pod, 'containers')[0]!;
+    writeBody(scope.r, 200, 'text/plain', simulatedLog(pod, container, scope.deps.simulatedLogs?.(pod, container) ?? '', logOptions));
     return;
   }
   throw kubeletUnreachable(node);

@@ -1,0 +1,138 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../registry/types.ts';
+import { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, inBackoffSince, nextBackoff, stepContainers, unreadyMessage, type Backoff, type PodRuns, type StepInput } from './container-lifecycle.ts';
+import type { ContainerScript } from './container-runs.ts';
+
+type Obj = Record<string, any>;
+
+const T0 = Date.parse('2026-11-30T10:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+function pod(restartPolicy: string | undefined, statuses: Obj[]): KubeObject {
+  return {
+    metadata: { name: 'web', namespace: 'default', uid: 'u1' },
+    spec: { ...(restartPolicy ? { restartPolicy } : {}), containers: statuses.map((s) => ({ name: s.name, image: 'busybox' })) },
+    status: { phase: 'Running', containerStatuses: statuses },
+  } as KubeObject;
+}
+
+const running = (name: string, startedAt = iso(T0), restartCount = 0): Obj => ({ name, state: { running: { startedAt } }, lastState: {}, ready: true, restartCount, containerID: `capstan://u1-${name}`, started: true });
+
+type Step = Omit<ReturnType<typeof stepContainers>, 'containerStatuses'> & { containerStatuses: Obj[] };
+
+function step(p: KubeObject, now: number, scripts: Record<string, ContainerScript>, runs: Partial<PodRuns> = {}, wallNow = now): Step {
+  const input: StepInput = {
+    pod: p,
+    now,
+    wallNow,
+    at: iso(now),
+    defaultRunMs: 300,
+    script: (c) => scripts[c] ?? {},
+    runs: { starts: runs.starts ?? new Map(), ends: runs.ends ?? new Map(), backoffs: runs.backoffs ?? new Map() },
+  };
+  return stepContainers(input);
+}
+
+test('backoff: the first restart is at once, then 10 s doubling to 5 min, forgotten after 10 quiet minutes', () => {
+  let entry: Backoff | undefined;
+  const waits: number[] = [];
+  let t = T0;
+  for (let i = 0; i < 8; i++) {
+    waits.push(inBackoffSince(entry, t, t) ? entry!.backoffMs : 0);
+    entry = nextBackoff(entry, t);
+    t += 1000;
+  }
+  assert.deepEqual(waits, [0, 10_000, 20_000, 40_000, 80_000, 160_000, BACKOFF_MAX_MS, BACKOFF_MAX_MS]);
+  // Past the wait it may restart; an exit more than twice the maximum after the last update starts over.
+  assert.equal(inBackoffSince(entry, t, t + BACKOFF_MAX_MS), false);
+  assert.equal(inBackoffSince(entry, entry!.lastUpdate + 2 * BACKOFF_MAX_MS + 1, entry!.lastUpdate + 2 * BACKOFF_MAX_MS + 1), false);
+  assert.deepEqual(nextBackoff(entry, entry!.lastUpdate + 2 * BACKOFF_MAX_MS + 1).backoffMs, BACKOFF_INITIAL_MS);
+});
+
+test('a container without a script runs on in a pod that restarts always', () => {
+  const p = pod(undefined, [running('app')]);
+  const r = step(p, T0 + 3_600_000, {});
+  assert.equal(r.changed, false);
+  assert.equal(r.phase, undefined);
+  assert.equal(r.wakeClock ?? r.wakeWall, undefined);
+});
+
+test('a scripted exit waits for its time on the server clock, then the container restarts at once the first time', () => {
+  const p = pod('Always', [running('app')]);
+  const scripts = { app: { exitCode: 1, afterMs: 5000 } };
+  const starts = new Map([['app', { clock: T0, wall: 0 }]]);
+  const early = step(p, T0 + 4000, scripts, { starts });
+  assert.deepEqual([early.changed, early.wakeClock], [false, T0 + 5000]);
+  const r = step(p, T0 + 5000, scripts, { starts });
+  assert.equal(r.changed, true);
+  assert.deepEqual(r.restarted, ['app']);
+  assert.deepEqual(r.containerStatuses[0], {
+    name: 'app',
+    state: { running: { startedAt: iso(T0 + 5000) } },
+    lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: iso(T0), finishedAt: iso(T0 + 5000), containerID: 'capstan://u1-app' } },
+    ready: true,
+    restartCount: 1,
+    containerID: 'capstan://u1-app-1',
+    started: true,
+  });
+  assert.deepEqual(r.backoffs, [['app', { backoffMs: 10_000, lastUpdate: T0 + 5000 }]]);
+  assert.deepEqual(r.starts, [['app', { clock: T0 + 5000, wall: T0 + 5000 }]]);
+});
+
+test('the next exit waits in CrashLoopBackOff with the kubelet message and a BackOff event, then restarts', () => {
+  const first = running('app', iso(T0 + 5000), 1);
+  first.lastState = { terminated: { exitCode: 1, reason: 'Error', startedAt: iso(T0), finishedAt: iso(T0 + 5000), containerID: 'capstan://u1-app' } };
+  const p = pod('Always', [first]);
+  const scripts = { app: { exitCode: 1, afterMs: 5000 } };
+  const backoffs = new Map([['app', { backoffMs: 10_000, lastUpdate: T0 + 5000 }]]);
+  const r = step(p, T0 + 10_000, scripts, { starts: new Map([['app', { clock: T0 + 5000, wall: 0 }]]), backoffs });
+  assert.deepEqual(r.containerStatuses[0]!.state, { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=web_default(u1)' } });
+  assert.deepEqual([r.containerStatuses[0]!.ready, r.containerStatuses[0]!.restartCount, r.containerStatuses[0]!.lastState.terminated.finishedAt], [false, 1, iso(T0 + 10_000)]);
+  assert.deepEqual(r.events, [{ type: 'Warning', reason: 'BackOff', message: 'Back-off restarting failed container app in pod web_default(u1)', container: 'app' }]);
+  assert.equal(r.wakeClock, T0 + 20_000);
+  assert.deepEqual(r.restarted, []);
+
+  const waiting = pod('Always', r.containerStatuses);
+  const ends = new Map([['app', T0 + 10_000]]);
+  const still = step(waiting, T0 + 19_999, scripts, { ends, backoffs });
+  assert.deepEqual([still.changed, still.wakeClock], [false, T0 + 20_000]);
+  const again = step(waiting, T0 + 20_000, scripts, { ends, backoffs });
+  assert.deepEqual(again.restarted, ['app']);
+  assert.deepEqual([again.containerStatuses[0]!.restartCount, again.containerStatuses[0]!.containerID, again.containerStatuses[0]!.lastState.terminated.finishedAt], [2, 'capstan://u1-app-2', iso(T0 + 10_000)]);
+  assert.deepEqual(again.backoffs, [['app', { backoffMs: 20_000, lastUpdate: T0 + 10_000 }]]);
+});
+
+test('OnFailure: a zero exit ends the container, a failing one restarts; Never ends it either way', () => {
+  const zero = step(pod('OnFailure', [running('a')]), T0 + 1000, { a: { afterMs: 1000 } }, { starts: new Map([['a', { clock: T0, wall: 0 }]]) });
+  assert.deepEqual([zero.phase, zero.containerStatuses[0]!.state.terminated.reason, zero.restarted], ['Succeeded', 'Completed', []]);
+  const failing = step(pod('OnFailure', [running('a')]), T0 + 1000, { a: { afterMs: 1000, exitCode: 137, reason: 'OOMKilled' } }, { starts: new Map([['a', { clock: T0, wall: 0 }]]) });
+  assert.deepEqual([failing.phase, failing.restarted, failing.containerStatuses[0]!.lastState.terminated.reason], [undefined, ['a'], 'OOMKilled']);
+  // Never: one container failed and one still running: the pod runs on; once both are done it failed.
+  const p = pod('Never', [running('a'), running('b')]);
+  const scripts = { a: { exitCode: 2, afterMs: 1000 }, b: { afterMs: 4000 } };
+  const starts = new Map([['a', { clock: T0, wall: 0 }], ['b', { clock: T0, wall: 0 }]]);
+  const half = step(p, T0 + 1000, scripts, { starts });
+  assert.deepEqual([half.phase, half.containerStatuses.map((s) => Object.keys(s.state)[0]), half.wakeClock], [undefined, ['terminated', 'running'], T0 + 4000]);
+  const done = step(pod('Never', half.containerStatuses), T0 + 4000, scripts, { starts });
+  assert.deepEqual([done.phase, done.containerStatuses.map((s) => s.state.terminated.exitCode)], ['Failed', [2, 0]]);
+});
+
+test('a pod that runs to completion without a script exits 0 after the default run, on the wall clock', () => {
+  const p = pod('Never', [running('a'), running('b')]);
+  const starts = new Map([['a', { clock: T0, wall: 1000 }], ['b', { clock: T0, wall: 1000 }]]);
+  const early = step(p, T0, {}, { starts }, 1200);
+  assert.deepEqual([early.changed, early.wakeWall, early.wakeClock], [false, 1300, undefined]);
+  const r = step(p, T0, {}, { starts }, 1300);
+  assert.equal(r.phase, 'Succeeded');
+  assert.deepEqual(r.containerStatuses.map((s) => [s.state.terminated.exitCode, s.state.terminated.reason, s.ready, s.started]), [[0, 'Completed', false, false], [0, 'Completed', false, false]]);
+});
+
+test("unreadyMessage: kube's ContainersNotReady message, sidecars first, unknown containers apart", () => {
+  const p = {
+    metadata: { name: 'p' },
+    spec: { initContainers: [{ name: 'init' }, { name: 'proxy', restartPolicy: 'Always' }], containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] },
+  } as KubeObject;
+  assert.equal(unreadyMessage(p, [{ name: 'a', ready: true }, { name: 'b', ready: false }], [{ name: 'proxy', ready: false }]), 'containers with unknown status: [c], containers with unready status: [proxy b]');
+  assert.equal(unreadyMessage(p, [{ name: 'a', ready: true }, { name: 'b', ready: true }, { name: 'c', ready: true }], [{ name: 'proxy', ready: true }]), undefined);
+});

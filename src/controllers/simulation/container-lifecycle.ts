@@ -1,0 +1,208 @@
+// One step of a running pod's regular containers as a kubelet takes it: a container whose run is over exits (its
+// script's exit code and reason), and is then left terminated or started again as the pod's restartPolicy says
+// (Always: on any exit; OnFailure: on a non-zero one; Never: not), the second and later restarts after the kubelet's
+// crash loop backoff (10 s doubling to 5 min, waiting in CrashLoopBackOff meanwhile, forgotten after 10 min of quiet).
+// Pure: the kubelet keeps the run records and applies the updates once its status write succeeds.
+
+import { formatGoDuration } from '../../encoding/protobuf/duration.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import type { ContainerScript } from './container-runs.ts';
+import { asObj, type Obj } from './shared.ts';
+
+/** The kubelet's backOffPeriod and MaxContainerBackOff. */
+export const BACKOFF_INITIAL_MS = 10_000;
+export const BACKOFF_MAX_MS = 300_000;
+
+/** flowcontrol.Backoff's entry for one container. */
+export interface Backoff {
+  readonly backoffMs: number;
+  readonly lastUpdate: number;
+}
+
+/** An entry not updated for twice the maximum is forgotten (flowcontrol's hasExpired). */
+const expired = (entry: Backoff, eventTime: number): boolean => eventTime - entry.lastUpdate > 2 * BACKOFF_MAX_MS;
+
+/** Backoff.IsInBackOffSince: whether a container that exited at eventTime must still wait at `now`. */
+export function inBackoffSince(entry: Backoff | undefined, eventTime: number, now: number): boolean {
+  if (entry === undefined || expired(entry, eventTime)) return false;
+  return now - eventTime < entry.backoffMs;
+}
+
+/** Backoff.Next: the entry after a restart for an exit at eventTime. */
+export function nextBackoff(entry: Backoff | undefined, eventTime: number): Backoff {
+  if (entry === undefined || expired(entry, eventTime)) return { backoffMs: BACKOFF_INITIAL_MS, lastUpdate: eventTime };
+  return { backoffMs: Math.min(entry.backoffMs * 2, BACKOFF_MAX_MS), lastUpdate: eventTime };
+}
+
+/** When a container's current run started: on the server clock (scripted runs) and the wall clock (default runs). */
+export interface RunStart {
+  readonly clock: number;
+  readonly wall: number;
+}
+
+/** What the kubelet remembers of a pod's containers, by container name. */
+export interface PodRuns {
+  readonly starts: ReadonlyMap<string, RunStart>;
+  /** When each container's last run ended, on the server clock (its status has whole seconds only). */
+  readonly ends: ReadonlyMap<string, number>;
+  readonly backoffs: ReadonlyMap<string, Backoff>;
+}
+
+export interface StepInput {
+  readonly pod: KubeObject;
+  /** The server clock and the wall clock, ms. */
+  readonly now: number;
+  readonly wallNow: number;
+  /** The RFC 3339 time written for `now`. */
+  readonly at: string;
+  /** How long a container of a pod that runs to completion runs without a script (wall clock). */
+  readonly defaultRunMs: number;
+  script(container: string): ContainerScript;
+  readonly runs: PodRuns;
+}
+
+export interface KubeletEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+  readonly container: string;
+}
+
+export interface StepResult {
+  /** The containers' statuses after the step (the same objects where nothing changed). */
+  readonly containerStatuses: Obj[];
+  /** Whether any status changed. */
+  readonly changed: boolean;
+  /** The containers started again: the kubelet records their start events. */
+  readonly restarted: string[];
+  readonly events: KubeletEvent[];
+  /** Every container has terminated: the pod's phase is over. */
+  readonly phase?: 'Succeeded' | 'Failed';
+  /** When to look again: the earliest pending exit or restart, on the server clock and on the wall clock. */
+  readonly wakeClock?: number;
+  readonly wakeWall?: number;
+  /** Records to keep once the status is written. */
+  readonly starts: [string, RunStart][];
+  readonly ends: [string, number][];
+  readonly backoffs: [string, Backoff][];
+}
+
+/** Whether the pod's containers are meant to exit (restartPolicy Never or OnFailure; kube defaults it to Always). */
+export function runsToCompletion(pod: KubeObject): boolean {
+  const policy = asObj(pod.spec).restartPolicy;
+  return policy === 'Never' || policy === 'OnFailure';
+}
+
+/** format.Pod: name_namespace(uid). */
+const podRef = (pod: KubeObject): string => `${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`;
+
+export function containerId(pod: KubeObject, name: string, restartCount: number): string {
+  return `capstan://${pod.metadata.uid}-${name}${restartCount > 0 ? `-${restartCount}` : ''}`;
+}
+
+export function stepContainers(input: StepInput): StepResult {
+  const { pod, now, wallNow, at, runs } = input;
+  const policy = String(asObj(pod.spec).restartPolicy ?? 'Always');
+  const completes = runsToCompletion(pod);
+  const statuses = ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).map(asObj);
+  const out: Obj[] = [];
+  const restarted: string[] = [];
+  const events: KubeletEvent[] = [];
+  const starts: [string, RunStart][] = [];
+  const ends: [string, number][] = [];
+  const backoffs: [string, Backoff][] = [];
+  let changed = false;
+  let wakeClock: number | undefined;
+  let wakeWall: number | undefined;
+  const wakeOnClock = (t: number) => (wakeClock = wakeClock === undefined ? t : Math.min(wakeClock, t));
+  const wakeOnWall = (t: number) => (wakeWall = wakeWall === undefined ? t : Math.min(wakeWall, t));
+
+  /** The container started again now: running, one more restart, the exit kept as its last state. */
+  const restart = (s: Obj, name: string, lastState: Obj, exitedAt: number): Obj => {
+    const restartCount = (typeof s.restartCount === 'number' ? s.restartCount : 0) + 1;
+    backoffs.push([name, nextBackoff(runs.backoffs.get(name), exitedAt)]);
+    starts.push([name, { clock: now, wall: wallNow }]);
+    restarted.push(name);
+    return { ...s, state: { running: { startedAt: at } }, lastState, ready: true, restartCount, containerID: containerId(pod, name, restartCount), started: true };
+  };
+
+  for (const s of statuses) {
+    const name = String(s.name ?? '');
+    const state = asObj(s.state);
+    if (state.running) {
+      const script = input.script(name);
+      if (script.exitCode === undefined && script.afterMs === undefined && !completes) {
+        out.push(s);
+        continue;
+      }
+      const started = runs.starts.get(name) ?? { clock: Date.parse(String(asObj(state.running).startedAt ?? at)), wall: wallNow };
+      if (script.afterMs !== undefined ? now < started.clock + script.afterMs : wallNow < started.wall + input.defaultRunMs) {
+        if (script.afterMs !== undefined) wakeOnClock(started.clock + script.afterMs);
+        else wakeOnWall(started.wall + input.defaultRunMs);
+        out.push(s);
+        continue;
+      }
+      const exitCode = script.exitCode ?? 0;
+      const terminated = { exitCode, reason: script.reason ?? (exitCode === 0 ? 'Completed' : 'Error'), startedAt: asObj(state.running).startedAt, finishedAt: at, containerID: s.containerID };
+      changed = true;
+      ends.push([name, now]);
+      if (!(policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0))) {
+        out.push({ ...s, state: { terminated }, ready: false, started: false });
+        continue;
+      }
+      const entry = runs.backoffs.get(name);
+      if (!inBackoffSince(entry, now, now)) {
+        out.push(restart(s, name, { terminated }, now));
+        continue;
+      }
+      out.push({ ...s, state: { waiting: crashLoop(entry!, name, pod) }, lastState: { terminated }, ready: false, started: false });
+      events.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${name} in pod ${podRef(pod)}`, container: name });
+      wakeOnClock(now + entry!.backoffMs);
+      continue;
+    }
+    const waiting = asObj(state.waiting);
+    if (waiting.reason === 'CrashLoopBackOff') {
+      const lastExit = runs.ends.get(name) ?? Date.parse(String(asObj(asObj(s.lastState).terminated).finishedAt ?? at));
+      const entry = runs.backoffs.get(name);
+      if (inBackoffSince(entry, lastExit, now)) {
+        wakeOnClock(lastExit + entry!.backoffMs);
+        out.push(s);
+        continue;
+      }
+      changed = true;
+      out.push(restart(s, name, asObj(s.lastState), lastExit));
+      continue;
+    }
+    out.push(s);
+  }
+  const over = out.length > 0 && out.every((s) => asObj(s.state).terminated);
+  const phase = over ? (out.every((s) => asObj(asObj(s.state).terminated).exitCode === 0) ? 'Succeeded' : 'Failed') : undefined;
+  return { containerStatuses: out, changed, restarted, events, phase, wakeClock, wakeWall, starts, ends, backoffs };
+}
+
+/** The waiting state of a container in its crash loop backoff, with the kubelet's message. */
+function crashLoop(entry: Backoff, name: string, pod: KubeObject): Obj {
+  return { reason: 'CrashLoopBackOff', message: `back-off ${formatGoDuration(entry.backoffMs * 1e6)} restarting failed container=${name} pod=${podRef(pod)}` };
+}
+
+/**
+ * GenerateContainersReadyCondition for a running pod: the containers (sidecars first) not ready, in kube's message;
+ * undefined when all are.
+ */
+export function unreadyMessage(pod: KubeObject, containerStatuses: readonly Obj[], initStatuses: readonly Obj[]): string | undefined {
+  const sidecars = ((asObj(pod.spec).initContainers as unknown[] | undefined) ?? []).map(asObj).filter((c) => c.restartPolicy === 'Always');
+  const find = (list: readonly Obj[], name: unknown) => list.find((s) => s.name === name);
+  const unknown: string[] = [];
+  const unready: string[] = [];
+  const look = (list: readonly Obj[], name: unknown) => {
+    const s = find(list, name);
+    if (!s) unknown.push(String(name));
+    else if (s.ready !== true) unready.push(String(name));
+  };
+  for (const c of sidecars) look(initStatuses, c.name);
+  for (const c of ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj)) look(containerStatuses, c.name);
+  const parts: string[] = [];
+  if (unknown.length > 0) parts.push(`containers with unknown status: [${unknown.join(' ')}]`);
+  if (unready.length > 0) parts.push(`containers with unready status: [${unready.join(' ')}]`);
+  return parts.length > 0 ? parts.join(', ') : undefined;
+}

@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../registry/types.ts';
+import { createContainerRuns } from './container-runs.ts';
+import { PodRuleError } from './pod-rules.ts';
+
+const pod = (name: string, labels: Record<string, string>, namespace = 'default'): KubeObject => ({ metadata: { name, namespace, labels } }) as KubeObject;
+
+test('containers: the last matching rule setting a field wins, per container', () => {
+  const runs = createContainerRuns();
+  const web = pod('web-1', { app: 'web' });
+  assert.deepEqual(runs.script(web, 'app'), {});
+  runs.add({ selector: 'app=web', exitCode: 1, after: '30s', logs: 'boom\n' });
+  runs.add({ pod: 'web-1', container: 'sidecar', exitCode: 0, reason: 'Completed' });
+  runs.add({ namespace: 'other', exitCode: 9 });
+  assert.deepEqual(runs.script(web, 'app'), { exitCode: 1, afterMs: 30_000, logs: 'boom\n' });
+  assert.deepEqual(runs.script(web, 'sidecar'), { exitCode: 0, afterMs: 30_000, reason: 'Completed', logs: 'boom\n' });
+  assert.deepEqual(runs.script(pod('db', { app: 'db' }), 'app'), {});
+  assert.deepEqual(runs.script(pod('db', {}, 'other'), 'app'), { exitCode: 9 });
+});
+
+test('containers: bad rules are refused with the field named', () => {
+  const runs = createContainerRuns();
+  assert.throws(() => runs.add({}), /containers: a rule sets "exitCode", "after", "reason", "logs" or several/);
+  assert.throws(() => runs.add({ exitCode: 256 }), /"exitCode" must be an integer from 0 to 255/);
+  assert.throws(() => runs.add({ exitCode: 1.5 }), PodRuleError);
+  assert.throws(() => runs.add({ after: '5 minutes' }), /containers: "after": time: invalid duration "5 minutes"/);
+  assert.throws(() => runs.add({ logs: 3 as never }), /"logs" must be a string/);
+  assert.throws(() => runs.add({ reason: '' }), /"reason" must be a non-empty string/);
+  assert.throws(() => runs.add({ exitCode: 1, selector: 'a b' }), /containers: "selector": /);
+  assert.throws(() => runs.add({ exitCode: 1, image: 'x' } as never), /containers: unknown field "image" \(known: namespace, selector, pod, container, exitCode, after, reason, logs\)/);
+  assert.deepEqual(runs.list(), []);
+  const a = runs.add({ after: 1500 });
+  assert.deepEqual(runs.list(), [{ id: a.id, rule: { after: 1500 } }]);
+  assert.equal(runs.remove(a.id), true);
+  assert.equal(runs.remove(a.id), false);
+});

@@ -1,0 +1,76 @@
+// How the simulated containers run, as the tests script it (the containers test control: `capstan.containers.add()`,
+// POST /capstan/v1/containers): rules matching pods by namespace, name or label selector, and optionally one
+// container, that make the container exit (with an exit code, a reason, after a time on the server clock) and give
+// what it prints (`kubectl logs`). Without a rule a container runs until its pod goes, or, in a pod that runs to
+// completion (restartPolicy Never or OnFailure), exits 0 shortly after it starts. The last matching rule that sets
+// a value wins.
+
+import { parseDuration } from '../../testing/duration.ts';
+import type { KubeObject } from '../../registry/types.ts';
+import { createPodRuleSet, PodRuleError, type PodRuleSet, type PodTarget, type RuleView } from './pod-rules.ts';
+
+export interface ContainerRunRule extends PodTarget {
+  /** The code each run of the container exits with, 0-255 (default 0). */
+  readonly exitCode?: number;
+  /** How long each run lasts before the container exits, on the server clock: "30s", "1m30s", or milliseconds. */
+  readonly after?: string | number;
+  /** The terminated state's reason (default: Completed for exit code 0, else Error; e.g. OOMKilled). */
+  readonly reason?: string;
+  /** What each run prints, which `kubectl logs` shows. */
+  readonly logs?: string;
+}
+
+export type ContainerRunRuleView = RuleView<ContainerRunRule>;
+
+/** What the rules say of one container: unset fields are left to the kubelet's defaults. */
+export interface ContainerScript {
+  readonly exitCode?: number;
+  readonly afterMs?: number;
+  readonly reason?: string;
+  readonly logs?: string;
+}
+
+export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, ContainerScript>, 'matching'> {
+  /** The container's script: the last matching rule's value for each field. */
+  script(pod: KubeObject, container: string): ContainerScript;
+}
+
+const FIELDS = ['exitCode', 'after', 'reason', 'logs'] as const;
+
+function compile(rule: ContainerRunRule): ContainerScript {
+  if (FIELDS.every((f) => rule[f] === undefined)) throw new PodRuleError(`containers: a rule sets ${FIELDS.map((f) => `"${f}"`).join(', ')} or several`);
+  const { exitCode, after, reason, logs } = rule;
+  if (exitCode !== undefined && (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255)) throw new PodRuleError('containers: "exitCode" must be an integer from 0 to 255');
+  if (reason !== undefined && (typeof reason !== 'string' || reason === '')) throw new PodRuleError('containers: "reason" must be a non-empty string');
+  if (logs !== undefined && typeof logs !== 'string') throw new PodRuleError('containers: "logs" must be a string');
+  let afterMs: number | undefined;
+  if (after !== undefined) {
+    try {
+      afterMs = parseDuration(after, 'containers: "after"');
+    } catch (e) {
+      throw new PodRuleError((e as Error).message);
+    }
+  }
+  return { exitCode, afterMs, reason, logs };
+}
+
+export function createContainerRuns(): ContainerRuns {
+  const rules = createPodRuleSet<ContainerRunRule, ContainerScript>('containers', FIELDS, compile);
+  return {
+    add: (rule) => rules.add(rule),
+    remove: (id) => rules.remove(id),
+    clear: () => rules.clear(),
+    list: () => rules.list(),
+    onChange: (listener) => rules.onChange(listener),
+    script(pod, container) {
+      const out: { -readonly [K in keyof ContainerScript]: ContainerScript[K] } = {};
+      for (const r of rules.matching(pod, container)) {
+        if (r.exitCode !== undefined) out.exitCode = r.exitCode;
+        if (r.afterMs !== undefined) out.afterMs = r.afterMs;
+        if (r.reason !== undefined) out.reason = r.reason;
+        if (r.logs !== undefined) out.logs = r.logs;
+      }
+      return out;
+    },
+  };
+}
