@@ -13,6 +13,7 @@ import { acceptWebSocket, isWebSocketRequest, NORMAL_CLOSE_FRAME, readClientFram
 import type { Duplex } from 'node:stream';
 import type { KubeObject, WatchEvent } from '../registry/types.ts';
 import type { HttpResponse } from '../server/types.ts';
+import { isHttp2Response } from '../server/write-batching.ts';
 import type { ParsedListOptions } from './options.ts';
 import { warningHeaderValues, writable, type WritableResponse } from './respond.ts';
 import { requestContext, type Scope } from './scope.ts';
@@ -107,10 +108,6 @@ export function watchMemoKeys(encoding: WatchEncoding, noHeaders: boolean): { ev
   return { event, chunk: `${event};chunk` };
 }
 
-function isHttp2(res: HttpResponse | WritableResponse): boolean {
-  return 'stream' in res && (res as { stream?: unknown }).stream !== undefined;
-}
-
 function unsentBytes(res: HttpResponse | WritableResponse): number {
   const r = res as unknown as { writableLength?: number; stream?: { writableLength?: number } };
   return r.writableLength ?? r.stream?.writableLength ?? 0;
@@ -137,7 +134,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
   const stream = await scope.store.watch(requestContext(scope), listOptions);
   const res = writable(scope.r.res);
   // A WebSocket watch (HTTP/1.1 only): the handshake on the raw socket, which this watch then owns.
-  const ws = !isHttp2(res) && isWebSocketRequest(scope.r.req) ? ((res as unknown as { socket?: Duplex | null }).socket ?? undefined) : undefined;
+  const ws = !isHttp2Response(res) && isWebSocketRequest(scope.r.req) ? ((res as unknown as { socket?: Duplex | null }).socket ?? undefined) : undefined;
   if (ws && !acceptWebSocket(scope.r.req, ws)) {
     stream.stop();
     return;
@@ -161,7 +158,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
         else if (!ws.writableEnded) ws.end(NORMAL_CLOSE_FRAME);
       } else if (destroy) {
         const r = res as unknown as { destroy?: (err?: Error) => void; stream?: { destroy?: () => void } };
-        if (isHttp2(res)) r.stream?.destroy?.();
+        if (isHttp2Response(res)) r.stream?.destroy?.();
         else r.destroy?.();
       } else if (!res.writableEnded) {
         res.end();
@@ -185,7 +182,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
       }
       // kube's WatchServer: JSON stays "application/json", other media types get ";stream=watch".
       res.setHeader('Content-Type', encoding.mediaType === JSON_MEDIA_TYPE ? JSON_MEDIA_TYPE : `${encoding.mediaType};stream=watch`);
-      if (!isHttp2(res)) res.setHeader('Transfer-Encoding', 'chunked');
+      if (!isHttp2Response(res)) res.setHeader('Transfer-Encoding', 'chunked');
       res.writeHead(200);
       res.flushHeaders?.();
       res.on('close', () => finish(false));
@@ -193,7 +190,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
     sentHeaders = true;
 
     // HTTP/1.1: events go to the socket as ready-made chunks (framed once per event, not once per watcher).
-    const socket = ws || isHttp2(res) ? undefined : ((res as unknown as { socket?: { write(b: Uint8Array): boolean; once(e: 'drain', f: () => void): void } | null }).socket ?? undefined);
+    const socket = ws || isHttp2Response(res) ? undefined : ((res as unknown as { socket?: { write(b: Uint8Array): boolean; once(e: 'drain', f: () => void): void } | null }).socket ?? undefined);
     if (timeoutMs > 0) timer = setTimeout(() => finish(false), timeoutMs);
     else if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds < 0) setImmediate(() => finish(false));
 

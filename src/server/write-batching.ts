@@ -44,7 +44,8 @@ function hold(res: Endable, held: Held): void {
   ending.set(res, held);
 }
 
-function isHttp2(res: HttpResponse | Endable): boolean {
+/** Whether the response is an HTTP/2 stream's (Http2ServerResponse has one; HTTP/1.1's ServerResponse not). */
+export function isHttp2Response(res: object): boolean {
   return (res as { stream?: unknown }).stream !== undefined;
 }
 
@@ -53,13 +54,13 @@ function isHttp2(res: HttpResponse | Endable): boolean {
  * Encoding answers together, after the turn's requests are read, keeps the encoder's code and data warm.
  */
 export function writeWithBatch(res: HttpResponse | Endable, write: () => void): void {
-  if (flushing || isHttp2(res)) write();
+  if (flushing || isHttp2Response(res)) write();
   else hold(res as Endable, write);
 }
 
 /** Ends the response with this body: over HTTP/1.1 at the end of the current turn's I/O callbacks (setImmediate). */
 export function endWithBody(res: HttpResponse | Endable, body: Uint8Array | string): void {
-  if (flushing || isHttp2(res)) {
+  if (flushing || isHttp2Response(res)) {
     res.end(body);
     return;
   }

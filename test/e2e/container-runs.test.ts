@@ -110,6 +110,62 @@ describe('scripted container runs (simulated cluster)', () => {
     assert.equal(await s.kubectlOk(['logs', 'quiet']), '');
   });
 
+  test('kubectl logs -f stays open while the container runs and ends when it exits', async () => {
+    s.clock.freeze();
+    try {
+      s.containers.add({ pod: 'follower', after: '1h', logs: 'working\n' });
+      await s.kubectlOk(['run', 'follower', '--image=busybox', '--restart=Never']);
+      await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/follower', '--timeout=20s']);
+      let ended = false;
+      const following = s.kubectl(['logs', '-f', 'follower']).then((r) => {
+        ended = true;
+        return r;
+      });
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(ended, false, 'the followed log ended while its container runs');
+      // The run ends an hour later on the server clock.
+      s.clock.advance('1h');
+      const r = await following;
+      assert.deepEqual([r.code, r.stdout], [0, 'working\n']);
+      assert.equal((await getJson(['get', 'pod', 'follower'])).status.phase, 'Succeeded');
+    } finally {
+      s.clock.resume();
+    }
+  });
+
+  test("readiness: a probe's initialDelaySeconds on the server clock, a failing probe keeps a pod out of its Service's endpoints", async () => {
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'probed', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: 'probed' } },
+        template: { metadata: { labels: { app: 'probed' } }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }], readinessProbe: { initialDelaySeconds: 30, httpGet: { path: '/', port: 80 } } }] } },
+      },
+    });
+    await s.kubectlOk(['expose', 'deployment', 'probed', '--port=80']);
+    const [pod] = await until('the pod to run', async () => {
+      const pods = await podsOf('app=probed');
+      return pods[0]?.status.phase === 'Running' ? pods : undefined;
+    }, { timeoutMs: 20_000 });
+    const status = pod!.status.containerStatuses[0];
+    assert.deepEqual([status.ready, status.started], [false, true]);
+    assert.deepEqual(pod!.status.conditions.find((c: Obj) => c.type === 'Ready'), { type: 'Ready', status: 'False', lastProbeTime: null, lastTransitionTime: pod!.status.startTime, reason: 'ContainersNotReady', message: 'containers with unready status: [web]' });
+    const endpoints = async () => (await getJson(['get', 'endpoints', 'probed'])).subsets?.[0] ?? {};
+    await until('the unready address', async () => ((await endpoints()).notReadyAddresses?.length === 1 ? true : undefined), { timeoutMs: 20_000 });
+    s.clock.advance('30s');
+    await s.kubectlOk(['rollout', 'status', 'deployment/probed', '--timeout=20s']);
+    await until('the ready address', async () => ((await endpoints()).addresses?.length === 1 ? true : undefined), { timeoutMs: 20_000 });
+    // A failing probe: the pod leaves the endpoints, with the kubelet's Unhealthy event; passing again, it is back.
+    const rule = s.containers.add({ selector: 'app=probed', ready: false });
+    await until('the pod to fail its probe', async () => ((await endpoints()).notReadyAddresses?.length === 1 ? true : undefined), { timeoutMs: 20_000 });
+    const events = await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${pod!.metadata.name},reason=Unhealthy`, '-o', 'jsonpath={.items[*].message}']);
+    assert.equal(events, 'Readiness probe failed: HTTP probe failed with statuscode: 503');
+    s.containers.remove(rule.id);
+    await until('the pod to pass again', async () => ((await endpoints()).addresses?.length === 1 ? true : undefined), { timeoutMs: 20_000 });
+    await s.kubectlOk(['delete', 'deployment,service', 'probed']);
+  });
+
   test('the HTTP door: rules added, listed, refused, removed; reset clears them', async () => {
     const control = async (path: string, method = 'GET', body?: unknown) => {
       const r = await s.adminRequest(`/capstan/v1${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../registry/types.ts';
-import { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, inBackoffSince, nextBackoff, stepContainers, unreadyMessage, type Backoff, type PodRuns, type StepInput } from './container-lifecycle.ts';
+import { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, inBackoffSince, nextBackoff, probed, probeFailure, stepContainers, unreadyMessage, type Backoff, type PodRuns, type StepInput } from './container-lifecycle.ts';
 import type { ContainerScript } from './container-runs.ts';
 
 type Obj = Record<string, any>;
@@ -135,4 +135,40 @@ test("unreadyMessage: kube's ContainersNotReady message, sidecars first, unknown
   } as KubeObject;
   assert.equal(unreadyMessage(p, [{ name: 'a', ready: true }, { name: 'b', ready: false }], [{ name: 'proxy', ready: false }]), 'containers with unknown status: [c], containers with unready status: [proxy b]');
   assert.equal(unreadyMessage(p, [{ name: 'a', ready: true }, { name: 'b', ready: true }, { name: 'c', ready: true }], [{ name: 'proxy', ready: true }]), undefined);
+});
+
+test('probes: a startup probe holds started, a readiness probe holds ready for its delay from the start, and a script fails it', () => {
+  const c = { name: 'app', startupProbe: { initialDelaySeconds: 5 }, readinessProbe: { initialDelaySeconds: 8, httpGet: { port: 80 } } };
+  assert.deepEqual(probed(c, T0, T0, {}), { started: false, ready: false, wake: T0 + 5000 });
+  assert.deepEqual(probed(c, T0, T0 + 5000, {}), { started: true, ready: false, wake: T0 + 8000 });
+  assert.deepEqual(probed(c, T0, T0 + 8000, {}), { started: true, ready: true });
+  assert.deepEqual(probed(c, T0, T0 + 8000, { ready: false }), { started: true, ready: false });
+  // The readiness delay counts from the start, but readiness waits for the startup probe.
+  assert.deepEqual(probed({ startupProbe: { initialDelaySeconds: 10 }, readinessProbe: { initialDelaySeconds: 3 } }, T0, T0 + 3000, {}), { started: false, ready: false, wake: T0 + 10_000 });
+  // Without a readiness probe nothing can fail it.
+  assert.deepEqual(probed({ name: 'plain' }, T0, T0, { ready: false }), { started: true, ready: true });
+});
+
+test("probeFailure: the output the kubelet's Unhealthy event reports, by probe kind", () => {
+  const p = { metadata: { name: 'p' }, status: { podIP: '10.244.0.7' } } as KubeObject;
+  assert.equal(probeFailure(p, { readinessProbe: { httpGet: { path: '/healthz', port: 8080 } } }), 'HTTP probe failed with statuscode: 503');
+  assert.equal(probeFailure(p, { ports: [{ name: 'db', containerPort: 5432 }], readinessProbe: { tcpSocket: { port: 'db' } } }), 'dial tcp 10.244.0.7:5432: connect: connection refused');
+  assert.equal(probeFailure(p, { readinessProbe: { exec: { command: ['false'] } } }), '');
+});
+
+test('a running container becomes ready when its readiness delay has passed, and unready with an Unhealthy event when a script fails it', () => {
+  const probedPod = (statuses: Obj[]) => {
+    const p = pod('Always', statuses);
+    (p.spec as Obj).containers[0].readinessProbe = { initialDelaySeconds: 10, httpGet: { port: 80 } };
+    return p;
+  };
+  const p = probedPod([{ ...running('app'), ready: false }]);
+  const starts = new Map([['app', { clock: T0, wall: 0 }]]);
+  const early = step(p, T0 + 9000, {}, { starts });
+  assert.deepEqual([early.changed, early.wakeClock], [false, T0 + 10_000]);
+  const ready = step(p, T0 + 10_000, {}, { starts });
+  assert.deepEqual([ready.changed, ready.containerStatuses[0]!.ready, ready.events], [true, true, []]);
+  const failing = step(probedPod(ready.containerStatuses), T0 + 20_000, { app: { ready: false } }, { starts });
+  assert.equal(failing.containerStatuses[0]!.ready, false);
+  assert.deepEqual(failing.events.map((e) => [e.type, e.reason]), [['Warning', 'Unhealthy']]);
 });

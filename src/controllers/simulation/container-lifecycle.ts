@@ -2,6 +2,9 @@
 // script's exit code and reason), and is then left terminated or started again as the pod's restartPolicy says
 // (Always: on any exit; OnFailure: on a non-zero one; Never: not), the second and later restarts after the kubelet's
 // crash loop backoff (10 s doubling to 5 min, waiting in CrashLoopBackOff meanwhile, forgotten after 10 min of quiet).
+// A running container is started and ready as its probes say: a startup probe holds `started` for its
+// initialDelaySeconds, a readiness probe holds `ready` for its own (counted from the container's start) and while the
+// script fails it; the probes themselves pass at once otherwise.
 // Pure: the kubelet keeps the run records and applies the updates once its status write succeeds.
 
 import { formatGoDuration } from '../../encoding/protobuf/duration.ts';
@@ -100,6 +103,46 @@ export function containerId(pod: KubeObject, name: string, restartCount: number)
   return `capstan://${pod.metadata.uid}-${name}${restartCount > 0 ? `-${restartCount}` : ''}`;
 }
 
+interface Probe {
+  readonly initialDelaySeconds?: number;
+  readonly httpGet?: { port?: unknown };
+  readonly tcpSocket?: { port?: unknown };
+  readonly grpc?: { port?: unknown };
+}
+
+const probeOf = (c: Obj, kind: 'startupProbe' | 'readinessProbe'): Probe | undefined => (c[kind] && typeof c[kind] === 'object' ? (c[kind] as Probe) : undefined);
+const delayMs = (p: Probe | undefined): number => (typeof p?.initialDelaySeconds === 'number' ? p.initialDelaySeconds * 1000 : 0);
+
+/** What the prober says of a container running since `start` (server clock), and when that changes next. */
+export interface Probed {
+  readonly started: boolean;
+  readonly ready: boolean;
+  readonly wake?: number;
+}
+
+export function probed(container: Obj, start: number, now: number, script: ContainerScript): Probed {
+  const startup = probeOf(container, 'startupProbe');
+  const readiness = probeOf(container, 'readinessProbe');
+  const startedAt = start + delayMs(startup);
+  const readyAt = Math.max(startedAt, start + delayMs(readiness));
+  const started = now >= startedAt;
+  const ready = now >= readyAt && !(readiness && script.ready === false);
+  const wake = !started ? startedAt : now < readyAt ? readyAt : undefined;
+  return { started, ready, ...(wake !== undefined ? { wake } : {}) };
+}
+
+/** The output a failing readiness probe reports (the kubelet's Unhealthy event: "Readiness probe failed: <output>"). */
+export function probeFailure(pod: KubeObject, container: Obj): string {
+  const probe = probeOf(container, 'readinessProbe');
+  const ports = ((container.ports as unknown[] | undefined) ?? []).map(asObj);
+  const portOf = (port: unknown) => (typeof port === 'string' ? (ports.find((p) => p.name === port)?.containerPort ?? port) : port);
+  const ip = String(asObj(pod.status).podIP ?? '');
+  if (probe?.httpGet) return 'HTTP probe failed with statuscode: 503';
+  if (probe?.tcpSocket) return `dial tcp ${ip}:${String(portOf(probe.tcpSocket.port))}: connect: connection refused`;
+  if (probe?.grpc) return 'service unhealthy (responded with "NOT_SERVING")';
+  return '';
+}
+
 export function stepContainers(input: StepInput): StepResult {
   const { pod, now, wallNow, at, runs } = input;
   const policy = String(asObj(pod.spec).restartPolicy ?? 'Always');
@@ -123,7 +166,20 @@ export function stepContainers(input: StepInput): StepResult {
     backoffs.push([name, nextBackoff(runs.backoffs.get(name), exitedAt)]);
     starts.push([name, { clock: now, wall: wallNow }]);
     restarted.push(name);
-    return { ...s, state: { running: { startedAt: at } }, lastState, ready: true, restartCount, containerID: containerId(pod, name, restartCount), started: true };
+    const p = probed(specs.find((c) => c.name === name) ?? {}, now, now, input.script(name));
+    if (p.wake !== undefined) wakeOnClock(p.wake);
+    return { ...s, state: { running: { startedAt: at } }, lastState, ready: p.ready, restartCount, containerID: containerId(pod, name, restartCount), started: p.started };
+  };
+
+  const specs = ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj);
+  /** The running container as its probes have it now. */
+  const probing = (s: Obj, name: string, start: number, script: ContainerScript): Obj => {
+    const p = probed(specs.find((c) => c.name === name) ?? {}, start, now, script);
+    if (p.wake !== undefined) wakeOnClock(p.wake);
+    if (s.ready === p.ready && s.started === p.started) return s;
+    changed = true;
+    if (s.ready === true && !p.ready && p.started) events.push({ type: 'Warning', reason: 'Unhealthy', message: `Readiness probe failed: ${probeFailure(pod, specs.find((c) => c.name === name) ?? {})}`, container: name });
+    return { ...s, ready: p.ready, started: p.started };
   };
 
   for (const s of statuses) {
@@ -131,15 +187,15 @@ export function stepContainers(input: StepInput): StepResult {
     const state = asObj(s.state);
     if (state.running) {
       const script = input.script(name);
+      const started = runs.starts.get(name) ?? { clock: Date.parse(String(asObj(state.running).startedAt ?? at)), wall: wallNow };
       if (script.exitCode === undefined && script.afterMs === undefined && !completes) {
-        out.push(s);
+        out.push(probing(s, name, started.clock, script));
         continue;
       }
-      const started = runs.starts.get(name) ?? { clock: Date.parse(String(asObj(state.running).startedAt ?? at)), wall: wallNow };
       if (script.afterMs !== undefined ? now < started.clock + script.afterMs : wallNow < started.wall + input.defaultRunMs) {
         if (script.afterMs !== undefined) wakeOnClock(started.clock + script.afterMs);
         else wakeOnWall(started.wall + input.defaultRunMs);
-        out.push(s);
+        out.push(probing(s, name, started.clock, script));
         continue;
       }
       const exitCode = script.exitCode ?? 0;

@@ -1,7 +1,7 @@
 // How the simulated containers run, as the tests script it (the containers test control: `capstan.containers.add()`,
 // POST /capstan/v1/containers): rules matching pods by namespace, name or label selector, and optionally one
-// container, that make the container exit (with an exit code, a reason, after a time on the server clock) and give
-// what it prints (`kubectl logs`). Without a rule a container runs until its pod goes, or, in a pod that runs to
+// container, that make the container exit (with an exit code, a reason, after a time on the server clock), fail its
+// readiness probe, and give what it prints (`kubectl logs`). Without a rule a container runs until its pod goes, or, in a pod that runs to
 // completion (restartPolicy Never or OnFailure), exits 0 shortly after it starts. The last matching rule that sets
 // a value wins.
 
@@ -18,6 +18,11 @@ export interface ContainerRunRule extends PodTarget {
   readonly reason?: string;
   /** What each run prints, which `kubectl logs` shows. */
   readonly logs?: string;
+  /**
+   * false: the container's readiness probe fails, so it is not ready (a container without a readiness probe is ready
+   * while it runs, as on a cluster); true: it passes again.
+   */
+  readonly ready?: boolean;
 }
 
 export type ContainerRunRuleView = RuleView<ContainerRunRule>;
@@ -28,6 +33,7 @@ export interface ContainerScript {
   readonly afterMs?: number;
   readonly reason?: string;
   readonly logs?: string;
+  readonly ready?: boolean;
 }
 
 export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, ContainerScript>, 'matching'> {
@@ -35,14 +41,15 @@ export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, Contain
   script(pod: KubeObject, container: string): ContainerScript;
 }
 
-const FIELDS = ['exitCode', 'after', 'reason', 'logs'] as const;
+const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready'] as const;
 
 function compile(rule: ContainerRunRule): ContainerScript {
   if (FIELDS.every((f) => rule[f] === undefined)) throw new PodRuleError(`containers: a rule sets ${FIELDS.map((f) => `"${f}"`).join(', ')} or several`);
-  const { exitCode, after, reason, logs } = rule;
+  const { exitCode, after, reason, logs, ready } = rule;
   if (exitCode !== undefined && (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255)) throw new PodRuleError('containers: "exitCode" must be an integer from 0 to 255');
   if (reason !== undefined && (typeof reason !== 'string' || reason === '')) throw new PodRuleError('containers: "reason" must be a non-empty string');
   if (logs !== undefined && typeof logs !== 'string') throw new PodRuleError('containers: "logs" must be a string');
+  if (ready !== undefined && typeof ready !== 'boolean') throw new PodRuleError('containers: "ready" must be true or false');
   let afterMs: number | undefined;
   if (after !== undefined) {
     try {
@@ -51,7 +58,7 @@ function compile(rule: ContainerRunRule): ContainerScript {
       throw new PodRuleError((e as Error).message);
     }
   }
-  return { exitCode, afterMs, reason, logs };
+  return { exitCode, afterMs, reason, logs, ready };
 }
 
 export function createContainerRuns(): ContainerRuns {
@@ -69,6 +76,7 @@ export function createContainerRuns(): ContainerRuns {
         if (r.afterMs !== undefined) out.afterMs = r.afterMs;
         if (r.reason !== undefined) out.reason = r.reason;
         if (r.logs !== undefined) out.logs = r.logs;
+        if (r.ready !== undefined) out.ready = r.ready;
       }
       return out;
     },

@@ -11,7 +11,7 @@ import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import { containerId, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type RunStart } from './container-lifecycle.ts';
+import { containerId, probed, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type RunStart } from './container-lifecycle.ts';
 import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
@@ -80,6 +80,11 @@ function keepTransition(next: Obj, previous: Obj | undefined): Obj {
   return previous && previous.status === next.status ? { ...next, lastTransitionTime: previous.lastTransitionTime } : next;
 }
 
+/** GenerateContainersReadyCondition of a running pod, from unreadyMessage. */
+function containersReadyCondition(unready: string | undefined, at: string): Obj {
+  return unready === undefined ? condition('ContainersReady', 'True', at) : condition('ContainersReady', 'False', at, 'ContainersNotReady', unready);
+}
+
 /** The pod's Ready condition from its containers' readiness (as ContainersReady) and its readiness gates. */
 function readyCondition(pod: KubeObject, conditions: readonly Obj[], unready: string | undefined, at: string): Obj {
   return unready === undefined ? readyFromGates(pod, conditions, at) : condition('Ready', 'False', at, 'ContainersNotReady', unready);
@@ -121,7 +126,7 @@ function volumeMountStatuses(c: Obj): Obj {
 }
 
 /** A container's status once started: running since `at`. */
-function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): Obj {
+function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean, started = true): Obj {
   return {
     name: c.name,
     state: { running: { startedAt: at } },
@@ -131,7 +136,7 @@ function runningContainer(pod: KubeObject, c: Obj, at: string, ready: boolean): 
     image: c.image,
     imageID: `capstan-simulated://${String(c.image)}`,
     containerID: containerId(pod, String(c.name), 0),
-    started: true,
+    started,
     ...volumeMountStatuses(c),
   };
 }
@@ -202,6 +207,13 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const status = asObj(pod.status);
     const ip = podIP(pod, node);
     const hostIP = `10.0.0.${nodes.get(node)!.index + 10}`;
+    const now = clockNow();
+    const containerStatuses = containers(pod).map((c) => {
+      const p = probed(c, now, now, options.runs?.script(pod, String(c.name)) ?? {});
+      return runningContainer(pod, c, at, p.ready, p.started);
+    });
+    const init = initContainerStatuses(pod, at);
+    const unready = unreadyMessage(pod, containerStatuses, (init.initContainerStatuses as Obj[] | undefined) ?? []);
     return {
       ...status,
       phase: 'Running',
@@ -209,8 +221,8 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
         ...conditionsOf(pod).filter((c) => !KUBELET_CONDITIONS.has(String(c.type))),
         condition('PodReadyToStartContainers', 'True', at),
         condition('Initialized', 'True', at),
-        readyFromGates(pod, conditionsOf(pod), at),
-        condition('ContainersReady', 'True', at),
+        readyCondition(pod, conditionsOf(pod), unready, at),
+        containersReadyCondition(unready, at),
         condition('PodScheduled', 'True', at),
       ],
       hostIP,
@@ -218,8 +230,8 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       podIP: ip,
       podIPs: [{ ip }],
       startTime: at,
-      ...initContainerStatuses(pod, at),
-      containerStatuses: containers(pod).map((c) => runningContainer(pod, c, at, true)),
+      ...init,
+      containerStatuses,
     };
   }
 
@@ -284,16 +296,15 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   }
 
   /**
-   * A running pod's status with these container statuses, each ready while it runs (no probes), and ContainersReady
-   * and Ready from them and the readiness gates (a node marked NotReady meanwhile gets its pods' readiness back).
+   * A running pod's status with these container statuses, and ContainersReady and Ready from them and the readiness
+   * gates (a node marked NotReady meanwhile gets its pods' readiness back).
    */
-  function withReadiness(pod: KubeObject, at: string, statuses: Obj[]): Obj {
+  function withReadiness(pod: KubeObject, at: string, containerStatuses: Obj[]): Obj {
     const status = asObj(pod.status);
     const current = conditionsOf(pod);
-    const containerStatuses = statuses.map((c) => (c.ready === Boolean(asObj(c.state).running) ? c : { ...c, ready: Boolean(asObj(c.state).running) }));
     const unready = unreadyMessage(pod, containerStatuses, ((status.initContainerStatuses as unknown[] | undefined) ?? []).map(asObj));
     const conditions = current.map((c) => {
-      if (c.type === 'ContainersReady') return keepTransition(unready === undefined ? condition('ContainersReady', 'True', at) : condition('ContainersReady', 'False', at, 'ContainersNotReady', unready), c);
+      if (c.type === 'ContainersReady') return keepTransition(containersReadyCondition(unready, at), c);
       if (c.type === 'Ready') return keepTransition(readyCondition(pod, current, unready, at), c);
       return c;
     });
@@ -320,7 +331,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     if (!runs || runs.list().length === 0) return false;
     return containers(pod).some((c) => {
       const script = runs.script(pod, String(c.name));
-      return script.exitCode !== undefined || script.afterMs !== undefined;
+      return script.exitCode !== undefined || script.afterMs !== undefined || script.ready !== undefined;
     });
   };
   const crashLooping = (pod: KubeObject): boolean => ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).some((c) => asObj(asObj(asObj(c).state).waiting).reason === 'CrashLoopBackOff');

@@ -8,13 +8,15 @@ import { goTimeParseError } from '../../registry/validation/go-decode.ts';
 import { optionalInt } from '../options.ts';
 import type { LogOptions } from './simulated-logs.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import { writeBody } from '../respond.ts';
+import { writable, writeBody } from '../respond.ts';
 import { admissionInfo, requestContext, type Scope } from '../scope.ts';
 import { admissionAttributes } from '../../admission/request.ts';
 import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import { isIPv4, isIPv6 } from 'node:net';
-import { simulatedLog } from './simulated-logs.ts';
+import { simulatedLog, stillRunning } from './simulated-logs.ts';
+import { whenClosed } from '../../server/response-close.ts';
+import { isHttp2Response } from '../../server/write-batching.ts';
 
 function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' | 'ephemeralContainers'): string[] {
   const spec = pod.spec as Record<string, unknown> | undefined;
@@ -220,7 +222,36 @@ function checkLogOptions(scope: Scope): LogOptions {
   else if (sinceSeconds !== undefined && sinceSeconds < 1) errs.push(fieldErrors.invalid('sinceSeconds', sinceSeconds, 'must be greater than 0'));
   if (errs.length > 0) throw invalid({ group: '', kind: 'PodLogOptions' }, scope.name, errs);
   const flag = (name: string) => q.get(name) === 'true' || q.get(name) === '1';
-  return { previous: flag('previous'), timestamps: flag('timestamps'), tailLines, limitBytes, sinceSeconds, sinceTime: sinceTime === null || sinceTime === '' || sinceTime === 'null' ? undefined : sinceTime };
+  return { previous: flag('previous'), follow: flag('follow'), timestamps: flag('timestamps'), tailLines, limitBytes, sinceSeconds, sinceTime: sinceTime === null || sinceTime === '' || sinceTime === 'null' ? undefined : sinceTime };
+}
+
+/**
+ * A followed log: what the run printed, then the stream kept open (nothing more comes: a simulated container prints
+ * everything as it starts) until the run ends, the pod goes, or the client leaves.
+ */
+async function followLog(scope: Scope, pod: KubeObject, container: string, runId: string, body: Uint8Array): Promise<void> {
+  const res = writable(scope.r.res);
+  const name = pod.metadata.name ?? '';
+  const stream = await scope.store.watch(requestContext(scope), { fieldSelector: `metadata.name=${name}`, resourceVersion: pod.metadata.resourceVersion });
+  res.setHeader('Content-Type', 'text/plain');
+  if (!isHttp2Response(res)) res.setHeader('Transfer-Encoding', 'chunked');
+  res.writeHead(200);
+  if (body.length > 0) res.write(body);
+  else res.flushHeaders?.();
+  await new Promise<void>((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      stream.stop();
+      if (!res.writableEnded) res.end();
+      resolve();
+    };
+    whenClosed(scope.r.res, finish);
+    stream.start((event) => {
+      if (event.type === 'DELETED' || (event.type !== 'BOOKMARK' && event.type !== 'ERROR' && !stillRunning(event.object as KubeObject, container, runId))) finish();
+    }, finish);
+  });
 }
 
 export async function connectResource(scope: Scope): Promise<void> {
@@ -252,7 +283,9 @@ export async function connectResource(scope: Scope): Promise<void> {
   // A simulated node's kubelet serves what its containers printed.
   if (logOptions && node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true') {
     const container = scope.r.query.get('container') || containerNames(pod, 'containers')[0]!;
-    writeBody(scope.r, 200, 'text/plain', simulatedLog(pod, container, scope.deps.simulatedLogs?.(pod, container) ?? '', logOptions));
+    const log = simulatedLog(pod, container, scope.deps.simulatedLogs?.(pod, container) ?? '', logOptions);
+    if (log.following === undefined) writeBody(scope.r, 200, 'text/plain', log.body);
+    else await followLog(scope, pod, container, log.following, log.body);
     return;
   }
   throw kubeletUnreachable(node);

@@ -7,8 +7,8 @@ import { simulatedLog, type LogOptions } from './simulated-logs.ts';
 
 const pod = (phase: string | undefined, statuses?: Record<string, unknown>[]): KubeObject =>
   ({ metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'app' }] }, status: { ...(phase ? { phase } : {}), ...(statuses ? { containerStatuses: statuses } : {}) } }) as KubeObject;
-const opts = (o: Partial<LogOptions> = {}): LogOptions => ({ previous: false, timestamps: false, ...o });
-const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
+const opts = (o: Partial<LogOptions> = {}): LogOptions => ({ previous: false, follow: false, timestamps: false, ...o });
+const text = (log: { body: Uint8Array }) => Buffer.from(log.body).toString('utf8');
 const refused = (f: () => unknown, message: string) =>
   assert.throws(f, (e: unknown) => e instanceof StatusError && e.code === 400 && e.reason === 'BadRequest' && e.message === message);
 
@@ -41,7 +41,7 @@ test('tailLines, limitBytes, timestamps and since, as the kubelet applies them',
   assert.equal(text(simulatedLog(p, 'app', 'no newline at the end', opts({ timestamps: true }))), '2026-11-30T10:00:05Z no newline at the end');
   assert.equal(text(simulatedLog(p, 'app', PRINTED, opts({ timestamps: true, limitBytes: 24 }))), '2026-11-30T10:00:05Z one');
   // A byte limit may cut a character: the bytes are sent as they are.
-  assert.deepEqual([...simulatedLog(p, 'app', 'é\n', opts({ limitBytes: 1 }))], [0xc3]);
+  assert.deepEqual([...simulatedLog(p, 'app', 'é\n', opts({ limitBytes: 1 })).body], [0xc3]);
   assert.equal(text(simulatedLog(p, 'app', PRINTED, opts({ sinceTime: '2026-11-30T10:00:06Z' }))), '');
   assert.equal(text(simulatedLog(p, 'app', PRINTED, opts({ sinceTime: '2026-11-30T10:00:05Z' }))), PRINTED);
   clock.freeze(Date.parse('2026-11-30T10:00:20Z'));
@@ -51,4 +51,11 @@ test('tailLines, limitBytes, timestamps and since, as the kubelet applies them',
   } finally {
     clock.reset();
   }
+});
+
+test('a followed log stays open while the run it reads goes on; a finished run or a full byte limit ends it', () => {
+  assert.equal(simulatedLog(pod('Running', [runningApp]), 'app', PRINTED, opts({ follow: true })).following, 'capstan://u-app');
+  assert.equal(simulatedLog(pod('Running', [runningApp]), 'app', PRINTED, opts({ follow: true, limitBytes: 3 })).following, undefined);
+  assert.equal(simulatedLog(pod('Running', [crashed]), 'app', PRINTED, opts({ follow: true })).following, undefined);
+  assert.equal(simulatedLog(pod('Running', [runningApp]), 'app', PRINTED, opts()).following, undefined);
 });

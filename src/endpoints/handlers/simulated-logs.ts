@@ -2,7 +2,7 @@
 // `previous` the one before) must exist, else the kubelet's 400 (waiting to start, no previous run), which the
 // apiserver hands on as a BadRequest; then what the run printed (the containers test control's `logs`, else
 // nothing), with the kubelet's options: lines since a time, the last N lines, timestamps, a byte limit. Every line of
-// a run is stamped with the run's start. A followed log ends with what is there.
+// a run is stamped with the run's start. A followed log of a running container stays open until that run ends.
 
 import { badRequest } from '../../apis/errors.ts';
 import { clockNow } from '../../apis/clock.ts';
@@ -21,11 +21,17 @@ function statusOf(pod: KubeObject, container: string): Obj | undefined {
   return undefined;
 }
 
+/** The run a log is read from: when it started, and its container ID while it runs. */
+interface LoggedRun {
+  readonly startedAt: string;
+  readonly running?: string;
+}
+
 /**
- * validateContainerLogStatus: when the run whose log is read started, or the kubelet's error. A pod the simulated
- * kubelet has not started yet has its containers waiting in ContainerCreating, as a kubelet reports them.
+ * validateContainerLogStatus: the run whose log is read, or the kubelet's error. A pod the simulated kubelet has not
+ * started yet has its containers waiting in ContainerCreating, as a kubelet reports them.
  */
-function runStart(pod: KubeObject, container: string, previous: boolean): string {
+function loggedRun(pod: KubeObject, container: string, previous: boolean): LoggedRun {
   const podName = pod.metadata.name ?? '';
   const where = `container ${JSON.stringify(container)} in pod ${JSON.stringify(podName)}`;
   const status = statusOf(pod, container);
@@ -39,16 +45,16 @@ function runStart(pod: KubeObject, container: string, previous: boolean): string
   const lastRun = typeof last.containerID === 'string' && last.containerID !== '' ? last : undefined;
   if (previous) {
     if (!lastRun) throw badRequest(`previous terminated ${where} not found`);
-    return String(lastRun.startedAt ?? '');
+    return { startedAt: String(lastRun.startedAt ?? '') };
   }
-  if (state.running) return String(asObj(state.running).startedAt ?? '');
+  if (state.running) return { startedAt: String(asObj(state.running).startedAt ?? ''), running: String(status.containerID ?? '') };
   if (state.terminated) {
     const terminated = asObj(state.terminated);
-    if (typeof terminated.containerID === 'string' && terminated.containerID !== '') return String(terminated.startedAt ?? '');
-    if (lastRun) return String(lastRun.startedAt ?? '');
+    if (typeof terminated.containerID === 'string' && terminated.containerID !== '') return { startedAt: String(terminated.startedAt ?? '') };
+    if (lastRun) return { startedAt: String(lastRun.startedAt ?? '') };
     throw badRequest(`${where} is terminated`);
   }
-  if (lastRun) return String(lastRun.startedAt ?? '');
+  if (lastRun) return { startedAt: String(lastRun.startedAt ?? '') };
   const waiting = asObj(state.waiting);
   if (state.waiting) throw badRequest(`${where} is waiting to start: ${String(waiting.reason ?? '')}`);
   throw badRequest(`${where} is waiting to start - no logs yet`);
@@ -56,6 +62,7 @@ function runStart(pod: KubeObject, container: string, previous: boolean): string
 
 export interface LogOptions {
   readonly previous: boolean;
+  readonly follow: boolean;
   readonly timestamps: boolean;
   readonly tailLines?: number;
   readonly limitBytes?: number;
@@ -64,9 +71,27 @@ export interface LogOptions {
   readonly sinceTime?: string;
 }
 
-/** The log body of the container's run, or a StatusError (400) as the kubelet's answer becomes one. */
-export function simulatedLog(pod: KubeObject, container: string, printed: string, options: LogOptions): Uint8Array {
-  const startedAt = runStart(pod, container, options.previous);
+export interface SimulatedLog {
+  readonly body: Uint8Array;
+  /** With follow, the running container's ID: the log stays open until that run ends. */
+  readonly following?: string;
+}
+
+/** The log of the container's run, or a StatusError (400) as the kubelet's answer becomes one. */
+export function simulatedLog(pod: KubeObject, container: string, printed: string, options: LogOptions): SimulatedLog {
+  const run = loggedRun(pod, container, options.previous);
+  const body = logBody(run.startedAt, printed, options);
+  const full = options.limitBytes !== undefined && body.length >= options.limitBytes;
+  return options.follow && run.running !== undefined && !full ? { body, following: run.running } : { body };
+}
+
+/** Whether the container still runs the run of this ID. */
+export function stillRunning(pod: KubeObject, container: string, id: string): boolean {
+  const status = statusOf(pod, container);
+  return status !== undefined && status.containerID === id && asObj(status.state).running !== undefined;
+}
+
+function logBody(startedAt: string, printed: string, options: LogOptions): Uint8Array {
   const stamp = Date.parse(startedAt);
   const since = options.sinceSeconds !== undefined ? clockNow() - options.sinceSeconds * 1000 : options.sinceTime ? Date.parse(options.sinceTime) : undefined;
   if (printed === '' || (since !== undefined && stamp < since)) return new Uint8Array(0);
