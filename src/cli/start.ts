@@ -870,7 +870,10 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
     const createApi = options.createApi ?? defaultCreateApi;
     const api = await createApi({
       registry,
-      simulatedLogs: (pod, container) => controlPlane.containers()?.script(pod, container).logs,
+      simulatedContainers: {
+        logs: (pod, container) => controlPlane.containers()?.script(pod, container).logs,
+        exec: (pod, container, command) => controlPlane.containers()?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 },
+      },
       featureGates: cfg.featureGates,
       minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,
       postStartChecks: [

@@ -44,7 +44,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     maxWatchBufferBytes: options.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
     admission: options.admission,
     aggregator: options.aggregator,
-    simulatedLogs: options.simulatedLogs,
+    simulatedContainers: options.simulatedContainers,
   };
   const pathHandlers = [createDiscoveryHandler(registry, { compress: deps.responseCompression, external: options.aggregator }), lazyOpenApiHandler(registry, options.aggregator)];
   if (options.openIdMetadata) pathHandlers.push(openIdMetadataHandler(options.openIdMetadata));

@@ -7,6 +7,7 @@ import { appliedTimestampsKeeper, loadManagedFieldsEngine, managedFieldsTracker 
 import type { UserInfo } from '../auth/user.ts';
 import type { Logger } from '../server/log.ts';
 import type { KubeObject, Registry, RequestContext, ResourceDefinition, ResourceStore } from '../registry/types.ts';
+import type { ExecReply } from './handlers/simulated-exec.ts';
 import type { SchemaCheckResult } from '../registry/validation/schema-check.ts';
 import type { RequestInfo } from './request-info.ts';
 import type { Responder } from './respond.ts';
@@ -63,8 +64,14 @@ export interface EndpointDeps {
   readonly responseCompression: boolean;
   /** The aggregation layer: group-versions of APIServices that name a Service are proxied to it. */
   readonly aggregator?: Aggregator;
-  /** What a container on a simulated node prints (the containers test control); absent or undefined: nothing. */
-  readonly simulatedLogs?: (pod: KubeObject, container: string) => string | undefined;
+  /** What containers on simulated nodes print and answer (the containers test control); absent: nothing. */
+  readonly simulatedContainers?: SimulatedContainers;
+}
+
+/** What containers on simulated nodes print (`kubectl logs`) and what commands run in them answer (`kubectl exec`). */
+export interface SimulatedContainers {
+  logs(pod: KubeObject, container: string): string | undefined;
+  exec(pod: KubeObject, container: string, command: readonly string[]): ExecReply;
 }
 
 export interface Scope {

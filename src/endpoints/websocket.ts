@@ -36,9 +36,11 @@ function statusLine(code: number, text: string): string {
 
 /**
  * x/net/websocket's server handshake on the raw socket: true when the connection is now a WebSocket; false when
- * it answered the refusal (400 for a bad version or key, 403 without an Origin) and closed the socket.
+ * it answered the refusal (400 for a bad version or key, 403 without an Origin) and closed the socket. With
+ * `subprotocols` it is the handshake of kube's wsstream connections (exec) instead: the first offered subprotocol
+ * the server supports is chosen, 403 when there is none, and no Origin is asked for.
  */
-export function acceptWebSocket(req: HttpRequest, socket: Duplex): boolean {
+export function acceptWebSocket(req: HttpRequest, socket: Duplex, subprotocols?: readonly string[]): boolean {
   const key = header(req, 'sec-websocket-key');
   const refuse = (text: string) => {
     socket.end(text);
@@ -50,14 +52,21 @@ export function acceptWebSocket(req: HttpRequest, socket: Duplex): boolean {
   if (header(req, 'sec-websocket-version') !== '13') {
     return refuse(`${statusLine(400, 'Bad Request')}Sec-WebSocket-Version: 13\r\n\r\nmissing or bad WebSocket Version`);
   }
-  // websocket.Handler's checkOrigin: a parseable Origin is required.
-  const origin = header(req, 'origin');
-  if (origin === '' || !URL.canParse(origin)) return refuse(`${statusLine(403, 'Forbidden')}\r\n`);
-  const protocols = header(req, 'sec-websocket-protocol').split(',').map((p) => p.trim()).filter((p) => p !== '');
-  // AcceptHandshake cannot pick one of several offered protocols: x/net/websocket drops the connection.
-  if (protocols.length > 1) {
-    socket.destroy();
-    return false;
+  const offered = header(req, 'sec-websocket-protocol').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  let protocols = offered;
+  if (subprotocols) {
+    const chosen = offered.find((p) => subprotocols.includes(p));
+    if (chosen === undefined) return refuse(`${statusLine(403, 'Forbidden')}\r\n`);
+    protocols = [chosen];
+  } else {
+    // websocket.Handler's checkOrigin: a parseable Origin is required.
+    const origin = header(req, 'origin');
+    if (origin === '' || !URL.canParse(origin)) return refuse(`${statusLine(403, 'Forbidden')}\r\n`);
+    // AcceptHandshake cannot pick one of several offered protocols: x/net/websocket drops the connection.
+    if (protocols.length > 1) {
+      socket.destroy();
+      return false;
+    }
   }
   const accept = createHash('sha1').update(key + GUID).digest('base64');
   const lines = [statusLine(101, 'Switching Protocols'), 'Upgrade: websocket\r\n', 'Connection: Upgrade\r\n', `Sec-WebSocket-Accept: ${accept}\r\n`];

@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { UserInfo } from '../auth/user.ts';
 import type { RequestInfo } from '../endpoints/request-info.ts';
-import type { KubeObject, Registry } from '../registry/types.ts';
+import type { Registry } from '../registry/types.ts';
+import type { SimulatedContainers } from '../endpoints/scope.ts';
 import type { OpenIdMetadata } from '../endpoints/openid-metadata.ts';
 import type { Logger } from './log.ts';
 import type { AdmissionChain } from '../admission/types.ts';
@@ -41,8 +42,8 @@ export interface ApiServerOptions {
   readonly admission?: AdmissionChain;
   /** The aggregation layer (src/aggregator); absent: APIServices are stored but not served. */
   readonly aggregator?: Aggregator;
-  /** What a container on a simulated node prints (the containers test control); absent or undefined: nothing. */
-  readonly simulatedLogs?: (pod: KubeObject, container: string) => string | undefined;
+  /** What containers on simulated nodes print and answer (the containers test control); absent: nothing. */
+  readonly simulatedContainers?: SimulatedContainers;
 }
 
 /** What createApiServer (src/endpoints/api-server.ts) returns: the handler the filter chain calls after authn/authz. */

@@ -1,10 +1,14 @@
 // The containers test control on a simulated cluster: containers that exit with a code after a time, restarted as
 // their pod's restartPolicy says with the kubelet's crash loop backoff (CrashLoopBackOff in kubectl, the backoff
 // skipped by moving the server clock), Jobs that fail on their containers' exits and restarts, and what the
-// containers print through kubectl logs, with the kubelet's answers when there is no such run.
+// containers print through kubectl logs, with the kubelet's answers when there is no such run, and what commands run
+// in them answer through kubectl exec and client-node's Exec.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import https from 'node:https';
+import { Writable } from 'node:stream';
+import * as k8s from '@kubernetes/client-node';
 import { startTestServer, type TestServer, until } from './helpers.ts';
 
 type Obj = Record<string, any>;
@@ -164,6 +168,64 @@ describe('scripted container runs (simulated cluster)', () => {
     s.containers.remove(rule.id);
     await until('the pod to pass again', async () => ((await endpoints()).addresses?.length === 1 ? true : undefined), { timeoutMs: 20_000 });
     await s.kubectlOk(['delete', 'deployment,service', 'probed']);
+  });
+
+  test('kubectl exec and client-node Exec: the scripted answers over WebSocket (v5.channel.k8s.io), exit codes included', async () => {
+    s.containers.add({ pod: 'db', exec: [{ command: ['cat', '/etc/motd'], stdout: 'hello from db\n' }, { command: ['pg_isready'], stdout: 'checking\n', stderr: 'no response\n', exitCode: 2 }] });
+    await s.kubectlOk(['run', 'db', '--image=postgres']);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/db', '--timeout=20s']);
+    assert.equal(await s.kubectlOk(['exec', 'db', '--', 'cat', '/etc/motd']), 'hello from db\n');
+    const failing = await s.kubectl(['exec', 'db', '--', 'pg_isready', '-h', 'localhost']);
+    assert.deepEqual([failing.code, failing.stdout, failing.stderr], [2, 'checking\n', 'no response\ncommand terminated with exit code 2\n']);
+    // Without an answer for it, a command exits 0 and prints nothing.
+    assert.deepEqual(await s.kubectl(['exec', 'db', '--', 'ls', '/']), { code: 0, stdout: '', stderr: '' });
+
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(s.kubeconfig);
+    const run = async (command: string[]) => {
+      let out = '';
+      let err = '';
+      const sink = (add: (t: string) => void) => new Writable({ write(chunk, _enc, done) { add(String(chunk)); done(); } });
+      const status = await new Promise<Obj>((resolve, reject) => {
+        new k8s.Exec(kc).exec('default', 'db', 'db', command, sink((t) => (out += t)), sink((t) => (err += t)), null, false, (st) => resolve(st as Obj)).catch(reject);
+      });
+      return { out, err, status };
+    };
+    assert.deepEqual(await run(['cat', '/etc/motd']), { out: 'hello from db\n', err: '', status: { metadata: {}, status: 'Success' } });
+    assert.deepEqual(await run(['pg_isready']), {
+      out: 'checking\n',
+      err: 'no response\n',
+      status: { metadata: {}, status: 'Failure', message: 'command terminated with non-zero exit code: error executing command [pg_isready], exit code 2', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '2' }] } },
+    });
+  });
+
+  test("kubectl exec into a container that does not run, and a client that offers no protocol the server speaks", async () => {
+    s.containers.add({ pod: 'down', exitCode: 1, after: '100ms' });
+    await s.kubectlOk(['run', 'down', '--image=busybox']);
+    await until('the container to wait in its backoff', async () => ((await getJson(['get', 'pod', 'down'])).status.containerStatuses?.[0]?.state.waiting ? true : undefined), { timeoutMs: 20_000 });
+    const r = await s.kubectl(['exec', 'down', '--', 'ls']);
+    assert.deepEqual([r.code, r.stderr.trim()], [1, 'error: Internal error occurred: unable to upgrade connection: container not found ("down")']);
+    // x/net/websocket's 403 when none of the offered subprotocols is v5.channel.k8s.io.
+    const url = new URL(s.url);
+    const code = await new Promise<number>((resolve, reject) => {
+      const req = https.request({
+        host: url.hostname,
+        port: url.port,
+        path: '/api/v1/namespaces/default/pods/db/exec?command=ls&stdout=true',
+        ca: s.caCert,
+        cert: s.clientCert,
+        key: s.clientKey,
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Protocol': 'v4.channel.k8s.io' },
+      });
+      req.on('response', (res) => resolve(res.statusCode ?? 0));
+      req.on('upgrade', (res, socket) => {
+        socket.destroy();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(code, 403);
   });
 
   test('the HTTP door: rules added, listed, refused, removed; reset clears them', async () => {

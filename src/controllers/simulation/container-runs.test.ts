@@ -21,7 +21,7 @@ test('containers: the last matching rule setting a field wins, per container', (
 
 test('containers: bad rules are refused with the field named', () => {
   const runs = createContainerRuns();
-  assert.throws(() => runs.add({}), /containers: a rule sets "exitCode", "after", "reason", "logs", "ready" or several/);
+  assert.throws(() => runs.add({}), /containers: a rule sets "exitCode", "after", "reason", "logs", "ready", "exec" or several/);
   assert.throws(() => runs.add({ exitCode: 256 }), /"exitCode" must be an integer from 0 to 255/);
   assert.throws(() => runs.add({ exitCode: 1.5 }), PodRuleError);
   assert.throws(() => runs.add({ after: '5 minutes' }), /containers: "after": time: invalid duration "5 minutes"/);
@@ -29,10 +29,25 @@ test('containers: bad rules are refused with the field named', () => {
   assert.throws(() => runs.add({ reason: '' }), /"reason" must be a non-empty string/);
   assert.throws(() => runs.add({ ready: 'no' as never }), /"ready" must be true or false/);
   assert.throws(() => runs.add({ exitCode: 1, selector: 'a b' }), /containers: "selector": /);
-  assert.throws(() => runs.add({ exitCode: 1, image: 'x' } as never), /containers: unknown field "image" \(known: namespace, selector, pod, container, exitCode, after, reason, logs, ready\)/);
+  assert.throws(() => runs.add({ exitCode: 1, image: 'x' } as never), /containers: unknown field "image" \(known: namespace, selector, pod, container, exitCode, after, reason, logs, ready, exec\)/);
   assert.deepEqual(runs.list(), []);
   const a = runs.add({ after: 1500 });
   assert.deepEqual(runs.list(), [{ id: a.id, rule: { after: 1500 } }]);
   assert.equal(runs.remove(a.id), true);
   assert.equal(runs.remove(a.id), false);
+});
+
+test('containers: exec answers of every matching rule, the last whose command begins the command answering it', () => {
+  const runs = createContainerRuns();
+  const db = pod('db-0', { app: 'db' });
+  assert.deepEqual(runs.exec(db, 'pg', ['ls']), { stdout: '', stderr: '', exitCode: 0 });
+  runs.add({ selector: 'app=db', exec: { stdout: 'any\n' } });
+  runs.add({ pod: 'db-0', exec: [{ command: ['pg_isready'], exitCode: 2, stderr: 'down\n' }, { command: ['psql', '-c'], stdout: 'psql\n' }] });
+  assert.deepEqual(runs.exec(db, 'pg', ['ls']), { stdout: 'any\n', stderr: '', exitCode: 0 });
+  assert.deepEqual(runs.exec(db, 'pg', ['pg_isready', '-h', 'localhost']), { stdout: '', stderr: 'down\n', exitCode: 2 });
+  assert.deepEqual(runs.exec(db, 'pg', ['psql', '-c', 'select 1']), { stdout: 'psql\n', stderr: '', exitCode: 0 });
+  assert.deepEqual(runs.exec(db, 'pg', ['psql']), { stdout: 'any\n', stderr: '', exitCode: 0 });
+  assert.throws(() => runs.add({ exec: [{ command: 'ls' as never }] }), /containers: "exec"\[0\]\.command must be a list of strings/);
+  assert.throws(() => runs.add({ exec: { exitCode: 300 } }), /containers: "exec"\.exitCode must be an integer from 0 to 255/);
+  assert.throws(() => runs.add({ exec: { stdin: 'x' } as never }), /containers: "exec": unknown field "stdin" \(known: command, stdout, stderr, exitCode\)/);
 });

@@ -1,13 +1,23 @@
 // How the simulated containers run, as the tests script it (the containers test control: `capstan.containers.add()`,
 // POST /capstan/v1/containers): rules matching pods by namespace, name or label selector, and optionally one
 // container, that make the container exit (with an exit code, a reason, after a time on the server clock), fail its
-// readiness probe, and give what it prints (`kubectl logs`). Without a rule a container runs until its pod goes, or, in a pod that runs to
+// readiness probe, and give what it prints (`kubectl logs`) and what commands run in it answer (`kubectl exec`). Without a rule a container runs until its pod goes, or, in a pod that runs to
 // completion (restartPolicy Never or OnFailure), exits 0 shortly after it starts. The last matching rule that sets
 // a value wins.
 
 import { parseDuration } from '../../testing/duration.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createPodRuleSet, PodRuleError, type PodRuleSet, type PodTarget, type RuleView } from './pod-rules.ts';
+
+/** What a command run in the container (`kubectl exec`) answers. */
+export interface ExecRule {
+  /** The commands it answers: those that begin with these words (default: every command). */
+  readonly command?: readonly string[];
+  readonly stdout?: string;
+  readonly stderr?: string;
+  /** 0-255 (default 0). */
+  readonly exitCode?: number;
+}
 
 export interface ContainerRunRule extends PodTarget {
   /** The code each run of the container exits with, 0-255 (default 0). */
@@ -23,6 +33,8 @@ export interface ContainerRunRule extends PodTarget {
    * while it runs, as on a cluster); true: it passes again.
    */
   readonly ready?: boolean;
+  /** What commands run in it answer; the last one matching a command answers it (exit 0, no output without one). */
+  readonly exec?: ExecRule | readonly ExecRule[];
 }
 
 export type ContainerRunRuleView = RuleView<ContainerRunRule>;
@@ -34,19 +46,40 @@ export interface ContainerScript {
   readonly reason?: string;
   readonly logs?: string;
   readonly ready?: boolean;
+  /** Every matching rule's answers, in the order the rules were added. */
+  readonly exec?: readonly ExecRule[];
 }
 
 export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, ContainerScript>, 'matching'> {
   /** The container's script: the last matching rule's value for each field. */
   script(pod: KubeObject, container: string): ContainerScript;
+  /** What the command answers in the container: the last matching exec answer, else exit 0 and no output. */
+  exec(pod: KubeObject, container: string, command: readonly string[]): { stdout: string; stderr: string; exitCode: number };
 }
 
-const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready'] as const;
+const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'exec'] as const;
+const EXEC_FIELDS = ['command', 'stdout', 'stderr', 'exitCode'];
+
+const validExitCode = (v: unknown): boolean => v === undefined || (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 255);
+
+function compileExec(value: unknown): ExecRule[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((e: unknown, i) => {
+    const at = Array.isArray(value) ? `"exec"[${i}]` : '"exec"';
+    if (!e || typeof e !== 'object' || Array.isArray(e)) throw new PodRuleError(`containers: ${at} must be an object`);
+    const r = e as Record<string, unknown>;
+    for (const k of Object.keys(r)) if (!EXEC_FIELDS.includes(k)) throw new PodRuleError(`containers: ${at}: unknown field "${k}" (known: ${EXEC_FIELDS.join(', ')})`);
+    if (r.command !== undefined && (!Array.isArray(r.command) || r.command.some((w) => typeof w !== 'string'))) throw new PodRuleError(`containers: ${at}.command must be a list of strings`);
+    for (const k of ['stdout', 'stderr']) if (r[k] !== undefined && typeof r[k] !== 'string') throw new PodRuleError(`containers: ${at}.${k} must be a string`);
+    if (!validExitCode(r.exitCode)) throw new PodRuleError(`containers: ${at}.exitCode must be an integer from 0 to 255`);
+    return r as ExecRule;
+  });
+}
 
 function compile(rule: ContainerRunRule): ContainerScript {
   if (FIELDS.every((f) => rule[f] === undefined)) throw new PodRuleError(`containers: a rule sets ${FIELDS.map((f) => `"${f}"`).join(', ')} or several`);
   const { exitCode, after, reason, logs, ready } = rule;
-  if (exitCode !== undefined && (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255)) throw new PodRuleError('containers: "exitCode" must be an integer from 0 to 255');
+  if (!validExitCode(exitCode)) throw new PodRuleError('containers: "exitCode" must be an integer from 0 to 255');
   if (reason !== undefined && (typeof reason !== 'string' || reason === '')) throw new PodRuleError('containers: "reason" must be a non-empty string');
   if (logs !== undefined && typeof logs !== 'string') throw new PodRuleError('containers: "logs" must be a string');
   if (ready !== undefined && typeof ready !== 'boolean') throw new PodRuleError('containers: "ready" must be true or false');
@@ -58,27 +91,34 @@ function compile(rule: ContainerRunRule): ContainerScript {
       throw new PodRuleError((e as Error).message);
     }
   }
-  return { exitCode, afterMs, reason, logs, ready };
+  return { exitCode, afterMs, reason, logs, ready, exec: rule.exec === undefined ? undefined : compileExec(rule.exec) };
 }
 
 export function createContainerRuns(): ContainerRuns {
   const rules = createPodRuleSet<ContainerRunRule, ContainerScript>('containers', FIELDS, compile);
+  const script = (pod: KubeObject, container: string): ContainerScript => {
+    const out: { -readonly [K in keyof ContainerScript]: ContainerScript[K] } = {};
+    for (const r of rules.matching(pod, container)) {
+      if (r.exitCode !== undefined) out.exitCode = r.exitCode;
+      if (r.afterMs !== undefined) out.afterMs = r.afterMs;
+      if (r.reason !== undefined) out.reason = r.reason;
+      if (r.logs !== undefined) out.logs = r.logs;
+      if (r.ready !== undefined) out.ready = r.ready;
+      if (r.exec !== undefined) out.exec = [...(out.exec ?? []), ...r.exec];
+    }
+    return out;
+  };
   return {
     add: (rule) => rules.add(rule),
     remove: (id) => rules.remove(id),
     clear: () => rules.clear(),
     list: () => rules.list(),
     onChange: (listener) => rules.onChange(listener),
-    script(pod, container) {
-      const out: { -readonly [K in keyof ContainerScript]: ContainerScript[K] } = {};
-      for (const r of rules.matching(pod, container)) {
-        if (r.exitCode !== undefined) out.exitCode = r.exitCode;
-        if (r.afterMs !== undefined) out.afterMs = r.afterMs;
-        if (r.reason !== undefined) out.reason = r.reason;
-        if (r.logs !== undefined) out.logs = r.logs;
-        if (r.ready !== undefined) out.ready = r.ready;
-      }
-      return out;
+    script,
+    exec(pod, container, command) {
+      const answers = script(pod, container).exec ?? [];
+      const found = answers.findLast((a) => (a.command ?? []).every((w, i) => command[i] === w));
+      return { stdout: found?.stdout ?? '', stderr: found?.stderr ?? '', exitCode: found?.exitCode ?? 0 };
     },
   };
 }

@@ -15,6 +15,10 @@ import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import { isIPv4, isIPv6 } from 'node:net';
 import { simulatedLog, stillRunning } from './simulated-logs.ts';
+import { execStatus, serveExec, unableToUpgrade } from './simulated-exec.ts';
+import { hijack } from '../../server/hijack.ts';
+import { isWebSocketRequest } from '../websocket.ts';
+import type { Duplex } from 'node:stream';
 import { whenClosed } from '../../server/response-close.ts';
 import { isHttp2Response } from '../../server/write-batching.ts';
 
@@ -254,6 +258,25 @@ async function followLog(scope: Scope, pod: KubeObject, container: string, runId
   });
 }
 
+/**
+ * kubectl exec over WebSocket into a container on a simulated node: the command answers what the containers test
+ * control says; a container that does not run cannot be reached, as the kubelet's end would not open.
+ */
+async function simulatedExec(scope: Scope, pod: KubeObject): Promise<void> {
+  const q = scope.r.query;
+  const flag = (name: string) => q.get(name) === 'true' || q.get(name) === '1';
+  if (!flag('stdin') && !flag('stdout') && !flag('stderr')) throw badRequest('you must specify at least 1 of stdin, stdout, stderr');
+  const container = q.get('container') || containerNames(pod, 'containers')[0]!;
+  const command = q.getAll('command');
+  const socket = (scope.r.res as unknown as { socket?: Duplex | null }).socket;
+  if (!socket) return;
+  hijack(scope.r.res);
+  const streams = { stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
+  if (!stillRunning(pod, container)) return serveExec(scope.r.req, socket, streams, { stdout: '', stderr: '' }, unableToUpgrade(container));
+  const reply = scope.deps.simulatedContainers?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 };
+  return serveExec(scope.r.req, socket, streams, reply, execStatus(command, reply.exitCode));
+}
+
 export async function connectResource(scope: Scope): Promise<void> {
   const logOptions = scope.subresource === 'log' ? checkLogOptions(scope) : undefined;
   const chain = scope.deps.admission;
@@ -280,10 +303,12 @@ export async function connectResource(scope: Scope): Promise<void> {
   // kube finds the node (GetConnectionInfo) before it dials the kubelet.
   const node = await readNode(scope, nodeName);
   if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
+  const simulated = node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
+  if (simulated && scope.subresource === 'exec' && isWebSocketRequest(scope.r.req) && !isHttp2Response(scope.r.res)) return simulatedExec(scope, pod);
   // A simulated node's kubelet serves what its containers printed.
-  if (logOptions && node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true') {
+  if (logOptions && simulated) {
     const container = scope.r.query.get('container') || containerNames(pod, 'containers')[0]!;
-    const log = simulatedLog(pod, container, scope.deps.simulatedLogs?.(pod, container) ?? '', logOptions);
+    const log = simulatedLog(pod, container, scope.deps.simulatedContainers?.logs(pod, container) ?? '', logOptions);
     if (log.following === undefined) writeBody(scope.r, 200, 'text/plain', log.body);
     else await followLog(scope, pod, container, log.following, log.body);
     return;

@@ -85,10 +85,10 @@ export function simulatedLog(pod: KubeObject, container: string, printed: string
   return options.follow && run.running !== undefined && !full ? { body, following: run.running } : { body };
 }
 
-/** Whether the container still runs the run of this ID. */
-export function stillRunning(pod: KubeObject, container: string, id: string): boolean {
+/** Whether the container runs (the run of this ID, when given). */
+export function stillRunning(pod: KubeObject, container: string, id?: string): boolean {
   const status = statusOf(pod, container);
-  return status !== undefined && status.containerID === id && asObj(status.state).running !== undefined;
+  return status !== undefined && (id === undefined || status.containerID === id) && asObj(status.state).running !== undefined;
 }
 
 function logBody(startedAt: string, printed: string, options: LogOptions): Uint8Array {

@@ -1,0 +1,90 @@
+// `kubectl exec` into a container on a simulated node, over WebSocket with the remotecommand protocol
+// v5.channel.k8s.io, which kubectl and client-go's WebSocket executor speak since 1.30 and kube-apiserver serves
+// them: the handshake picks v5 among the offered subprotocols (403 otherwise, as x/net/websocket refuses), an empty
+// message on the lowest writable channel says the session is open, then the command's output on stdout (1) and
+// stderr (2), its Status on the error channel (3) (Success, or NonZeroExitCode with the code as the ExitCode cause,
+// which kubectl turns into "command terminated with exit code N" and its own exit code), and a close frame. No
+// process runs: what the command prints and exits with is what the containers test control scripts (exit 0 and no
+// output otherwise); what the client sends (stdin, terminal sizes) is read and dropped.
+
+import type { Duplex } from 'node:stream';
+import type { HttpRequest } from '../../server/types.ts';
+import { acceptWebSocket, NORMAL_CLOSE_FRAME, readClientFrames, webSocketFrame } from '../websocket.ts';
+
+export const EXEC_SUBPROTOCOL = 'v5.channel.k8s.io';
+
+const OP_BINARY = 0x2;
+const STDOUT = 1;
+const STDERR = 2;
+const ERROR = 3;
+
+/** What a command run in a simulated container answers. */
+export interface ExecReply {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+export interface ExecStreams {
+  readonly stdout: boolean;
+  readonly stderr: boolean;
+  readonly tty: boolean;
+}
+
+/**
+ * The Status kube-apiserver's stream translator reports when the kubelet's end cannot be opened (a container that
+ * does not run): an internal error carrying the executor's error.
+ */
+export function unableToUpgrade(container: string): string {
+  const error = `unable to upgrade connection: container not found (${JSON.stringify(container)})`;
+  return JSON.stringify({ metadata: {}, status: 'Failure', message: `Internal error occurred: ${error}`, reason: 'InternalError', details: { causes: [{ message: error }] }, code: 500 });
+}
+
+/** The Status on the error channel for a command that exited, as json.Marshal writes metav1.Status. */
+export function execStatus(command: readonly string[], exitCode: number): string {
+  if (exitCode === 0) return JSON.stringify({ metadata: {}, status: 'Success' });
+  return JSON.stringify({
+    metadata: {},
+    status: 'Failure',
+    message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${exitCode}`,
+    reason: 'NonZeroExitCode',
+    details: { causes: [{ reason: 'ExitCode', message: String(exitCode) }] },
+  });
+}
+
+const channelMessage = (channel: number, data: string | Uint8Array): Buffer => {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const payload = Buffer.allocUnsafe(bytes.length + 1);
+  payload[0] = channel;
+  payload.set(bytes, 1);
+  return webSocketFrame(OP_BINARY, payload);
+};
+
+/**
+ * Runs the session on the request's socket: the output, then `status` (execStatus or unableToUpgrade); resolves once
+ * the client has closed it (or it broke). With a tty there is no separate stderr: what the command writes there goes
+ * to the terminal (stdout).
+ */
+export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string): Promise<void> {
+  if (!acceptWebSocket(req, socket, [EXEC_SUBPROTOCOL])) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      resolve();
+    };
+    readClientFrames(socket, finish);
+    socket.on('close', finish);
+    socket.on('error', finish);
+    const stderrStream = streams.stderr && !streams.tty;
+    socket.write(channelMessage(streams.stdout ? STDOUT : stderrStream ? STDERR : ERROR, ''));
+    const out = streams.tty ? output.stdout + output.stderr : output.stdout;
+    if (streams.stdout && out !== '') socket.write(channelMessage(STDOUT, out));
+    if (stderrStream && output.stderr !== '') socket.write(channelMessage(STDERR, output.stderr));
+    socket.write(channelMessage(ERROR, status));
+    // The server says the session is over and waits for the client to close the connection once it has read all.
+    socket.write(NORMAL_CLOSE_FRAME);
+  });
+}
