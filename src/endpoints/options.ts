@@ -38,7 +38,7 @@ export function parseGoInt64(s: string): number {
 }
 
 /** Convert_Slice_string_To_bool: present and not "0"/"false" (any case) means true, even when empty. */
-function lenientBool(query: URLSearchParams, name: string): boolean | undefined {
+export function lenientBool(query: URLSearchParams, name: string): boolean | undefined {
   const v = query.get(name);
   if (v === null) return undefined;
   return !(v === '0' || v.toLowerCase() === 'false');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { Writable } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
-import { startTestServer, type TestServer, until } from './helpers.ts';
+import { runCommand, startTestServer, type TestServer, until } from './helpers.ts';
 
 type Obj = Record<string, any>;
 
@@ -199,15 +199,36 @@ describe('scripted container runs (simulated cluster)', () => {
     });
   });
 
+  test("the Python client's stream (v4.channel.k8s.io): output and return code", async () => {
+    const kubeconfig = await s.writeKubeconfig('python-exec', { clientCert: s.clientCert, clientKey: s.clientKey });
+    const script = [
+      'import json, sys',
+      'from kubernetes import client, config',
+      'from kubernetes.stream import stream',
+      'config.load_kube_config(sys.argv[1])',
+      'api = client.CoreV1Api()',
+      'seen = []',
+      'for command in (["cat", "/etc/motd"], ["pg_isready"]):',
+      '    r = stream(api.connect_get_namespaced_pod_exec, "db", "default", command=command, stdout=True, stderr=True, stdin=False, tty=False, _preload_content=False)',
+      '    r.run_forever(timeout=10)',
+      '    seen.append([r.read_stdout(), r.read_stderr(), r.returncode])',
+      'print(json.dumps(seen))',
+    ].join('\n');
+    const r = await runCommand('/usr/bin/python3', ['-c', script, kubeconfig], { timeoutMs: 60_000, env: process.env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), [['hello from db\n', '', 0], ['checking\n', 'no response\n', 2]]);
+  });
+
   test("kubectl exec into a container that does not run, and a client that offers no protocol the server speaks", async () => {
     s.containers.add({ pod: 'down', exitCode: 1, after: '100ms' });
     await s.kubectlOk(['run', 'down', '--image=busybox']);
     await until('the container to wait in its backoff', async () => ((await getJson(['get', 'pod', 'down'])).status.containerStatuses?.[0]?.state.waiting ? true : undefined), { timeoutMs: 20_000 });
     const r = await s.kubectl(['exec', 'down', '--', 'ls']);
     assert.deepEqual([r.code, r.stderr.trim()], [1, 'error: Internal error occurred: unable to upgrade connection: container not found ("down")']);
-    // x/net/websocket's 403 when none of the offered subprotocols is v5.channel.k8s.io.
+    // The Python client's v4.channel.k8s.io is served too; x/net/websocket's 403 when none of the offered subprotocols
+    // is served.
     const url = new URL(s.url);
-    const code = await new Promise<number>((resolve, reject) => {
+    const handshake = (protocol: string) => new Promise<number>((resolve, reject) => {
       const req = https.request({
         host: url.hostname,
         port: url.port,
@@ -215,7 +236,7 @@ describe('scripted container runs (simulated cluster)', () => {
         ca: s.caCert,
         cert: s.clientCert,
         key: s.clientKey,
-        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Protocol': 'v4.channel.k8s.io' },
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Protocol': protocol },
       });
       req.on('response', (res) => resolve(res.statusCode ?? 0));
       req.on('upgrade', (res, socket) => {
@@ -225,7 +246,7 @@ describe('scripted container runs (simulated cluster)', () => {
       req.on('error', reject);
       req.end();
     });
-    assert.equal(code, 403);
+    assert.deepEqual([await handshake('v4.channel.k8s.io'), await handshake('base64.channel.k8s.io, channel.k8s.io')], [101, 403]);
   });
 
   test('the HTTP door: rules added, listed, refused, removed; reset clears them', async () => {

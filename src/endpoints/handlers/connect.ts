@@ -5,7 +5,7 @@
 
 import { badRequest, fieldErrors, invalid, notFound, StatusError, type FieldError } from '../../apis/errors.ts';
 import { goTimeParseError } from '../../registry/validation/go-decode.ts';
-import { optionalInt } from '../options.ts';
+import { lenientBool, optionalInt } from '../options.ts';
 import type { LogOptions } from './simulated-logs.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { writable, writeBody } from '../respond.ts';
@@ -60,7 +60,7 @@ const CONNECT_OPTIONS: Record<string, string> = {
 function connectOptions(scope: Scope, kind: string): Record<string, unknown> {
   const q = scope.r.query;
   const out: Record<string, unknown> = { kind, apiVersion: 'v1' };
-  for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (q.has(flag)) out[flag] = q.get(flag) === 'true' || q.get(flag) === '1';
+  for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (q.has(flag)) out[flag] = lenientBool(q, flag);
   if (q.has('container')) out.container = q.get('container');
   if (q.has('command')) out.command = q.getAll('command');
   if (q.has('ports')) out.ports = q.getAll('ports').map(Number);
@@ -225,7 +225,7 @@ function checkLogOptions(scope: Scope): LogOptions {
   if (sinceSeconds !== undefined && sinceTime !== null) errs.push(fieldErrors.forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
   else if (sinceSeconds !== undefined && sinceSeconds < 1) errs.push(fieldErrors.invalid('sinceSeconds', sinceSeconds, 'must be greater than 0'));
   if (errs.length > 0) throw invalid({ group: '', kind: 'PodLogOptions' }, scope.name, errs);
-  const flag = (name: string) => q.get(name) === 'true' || q.get(name) === '1';
+  const flag = (name: string) => lenientBool(q, name) === true;
   return { previous: flag('previous'), follow: flag('follow'), timestamps: flag('timestamps'), tailLines, limitBytes, sinceSeconds, sinceTime: sinceTime === null || sinceTime === '' || sinceTime === 'null' ? undefined : sinceTime };
 }
 
@@ -264,7 +264,7 @@ async function followLog(scope: Scope, pod: KubeObject, container: string, runId
  */
 async function simulatedExec(scope: Scope, pod: KubeObject): Promise<void> {
   const q = scope.r.query;
-  const flag = (name: string) => q.get(name) === 'true' || q.get(name) === '1';
+  const flag = (name: string) => lenientBool(q, name) === true;
   if (!flag('stdin') && !flag('stdout') && !flag('stderr')) throw badRequest('you must specify at least 1 of stdin, stdout, stderr');
   const container = q.get('container') || containerNames(pod, 'containers')[0]!;
   const command = q.getAll('command');

@@ -1,6 +1,7 @@
 // `kubectl exec` into a container on a simulated node, over WebSocket with the remotecommand protocol
-// v5.channel.k8s.io, which kubectl and client-go's WebSocket executor speak since 1.30 and kube-apiserver serves
-// them: the handshake picks v5 among the offered subprotocols (403 otherwise, as x/net/websocket refuses), an empty
+// v5.channel.k8s.io, which kubectl and client-go's WebSocket executor speak since 1.30 (kube-apiserver serves them), or
+// v4.channel.k8s.io, which the Python client speaks (the kubelet serves it through the apiserver's proxy): the
+// handshake picks the first of these the client offers (403 otherwise, as x/net/websocket refuses), an empty
 // message on the lowest writable channel says the session is open, then the command's output on stdout (1) and
 // stderr (2), its Status on the error channel (3) (Success, or NonZeroExitCode with the code as the ExitCode cause,
 // which kubectl turns into "command terminated with exit code N" and its own exit code), and a close frame. No
@@ -11,9 +12,12 @@ import type { Duplex } from 'node:stream';
 import type { HttpRequest } from '../../server/types.ts';
 import { acceptWebSocket, NORMAL_CLOSE_FRAME, readClientFrames, webSocketFrame } from '../websocket.ts';
 
-export const EXEC_SUBPROTOCOL = 'v5.channel.k8s.io';
+/** The remotecommand versions served: both report the command's end as a JSON Status on the error channel. */
+export const EXEC_SUBPROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 
 const OP_BINARY = 0x2;
+/** How long a finished session waits for the client to close the connection. */
+const CLIENT_CLOSE_WAIT_MS = 60_000;
 const STDOUT = 1;
 const STDERR = 2;
 const ERROR = 3;
@@ -66,7 +70,7 @@ const channelMessage = (channel: number, data: string | Uint8Array): Buffer => {
  * to the terminal (stdout).
  */
 export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string): Promise<void> {
-  if (!acceptWebSocket(req, socket, [EXEC_SUBPROTOCOL])) return Promise.resolve();
+  if (!acceptWebSocket(req, socket, EXEC_SUBPROTOCOLS)) return Promise.resolve();
   return new Promise<void>((resolve) => {
     let done = false;
     const finish = () => {
@@ -76,6 +80,7 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
       resolve();
     };
     readClientFrames(socket, finish);
+    socket.on('end', finish);
     socket.on('close', finish);
     socket.on('error', finish);
     const stderrStream = streams.stderr && !streams.tty;
@@ -84,7 +89,12 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
     if (streams.stdout && out !== '') socket.write(channelMessage(STDOUT, out));
     if (stderrStream && output.stderr !== '') socket.write(channelMessage(STDERR, output.stderr));
     socket.write(channelMessage(ERROR, status));
-    // The server says the session is over and waits for the client to close the connection once it has read all.
-    socket.write(NORMAL_CLOSE_FRAME);
+    // The session is over: the close frame, then the end of what this side sends (clients that poll the socket, as
+    // the Python client does, see the end even when TLS has already decrypted every frame). Reading goes on until
+    // the client closes its side, so that what it still sends meets no reset that could cost it unread output.
+    socket.end(NORMAL_CLOSE_FRAME);
+    const giveUp = setTimeout(finish, CLIENT_CLOSE_WAIT_MS);
+    giveUp.unref();
+    socket.once('close', () => clearTimeout(giveUp));
   });
 }
