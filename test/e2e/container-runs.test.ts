@@ -170,6 +170,44 @@ describe('scripted container runs (simulated cluster)', () => {
     await s.kubectlOk(['delete', 'deployment,service', 'probed']);
   });
 
+  test('init containers run one by one: Init:N/M while one runs, Init:CrashLoopBackOff or Init:Error when one fails', async () => {
+    s.containers.add({ pod: 'staged', container: 'wait-db', after: '1h' });
+    s.containers.add({ container: 'migrate', exitCode: 1, after: '100ms' });
+    const pod = (name: string, restartPolicy: string, init: string[]) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: { restartPolicy, initContainers: init.map((n) => ({ name: n, image: 'busybox' })), containers: [{ name: 'app', image: 'nginx' }] },
+    });
+    await apply({ apiVersion: 'v1', kind: 'List', items: [pod('staged', 'Always', ['wait-db', 'setup']), pod('migrating', 'Always', ['migrate']), pod('migrating-once', 'Never', ['migrate'])] });
+    const status = async (name: string) => (await s.kubectlOk(['get', 'pod', name, '--no-headers'])).trim().split(/\s+/).slice(1, 4);
+    await until('the init containers to start and fail', async () => {
+      const all = [await status('staged'), await status('migrating'), await status('migrating-once')];
+      return all[0]![1] === 'Init:0/2' && all[1]![1] === 'Init:CrashLoopBackOff' && all[2]![1] === 'Init:Error' ? all : undefined;
+    }, { timeoutMs: 20_000 });
+    assert.deepEqual(await status('migrating'), ['0/1', 'Init:CrashLoopBackOff', '1']);
+    const staged = await getJson(['get', 'pod', 'staged']);
+    assert.equal(staged.status.phase, 'Pending');
+    assert.deepEqual(staged.status.conditions.map((c: Obj) => [c.type, c.status, c.reason, c.message]), [
+      ['PodReadyToStartContainers', 'True', undefined, undefined],
+      ['Initialized', 'False', 'ContainersNotInitialized', 'containers with incomplete status: [wait-db setup]'],
+      ['Ready', 'False', 'ContainersNotReady', 'containers with unready status: [app]'],
+      ['ContainersReady', 'False', 'ContainersNotReady', 'containers with unready status: [app]'],
+      ['PodScheduled', 'True', undefined, undefined],
+    ]);
+    assert.deepEqual(staged.status.initContainerStatuses.map((c: Obj) => [c.name, Object.keys(c.state)[0], c.state.waiting?.reason]), [['wait-db', 'running', undefined], ['setup', 'waiting', 'PodInitializing']]);
+    assert.deepEqual(staged.status.containerStatuses.map((c: Obj) => [c.name, c.state, c.ready]), [['app', { waiting: { reason: 'PodInitializing' } }, false]]);
+    const once = await getJson(['get', 'pod', 'migrating-once']);
+    assert.deepEqual([once.status.phase, once.status.initContainerStatuses[0].state.terminated.exitCode, once.status.conditions.find((c: Obj) => c.type === 'Ready').reason], ['Failed', 1, 'PodFailed']);
+    // The first init container's hour passes on the server clock: the second runs and exits 0, then the pod runs.
+    s.clock.advance('1h');
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/staged', '--timeout=20s']);
+    const ran = await getJson(['get', 'pod', 'staged']);
+    assert.deepEqual(ran.status.initContainerStatuses.map((c: Obj) => [c.name, c.state.terminated?.exitCode, c.state.terminated?.reason]), [['wait-db', 0, 'Completed'], ['setup', 0, 'Completed']]);
+    assert.deepEqual([ran.status.phase, ran.status.containerStatuses[0].ready], ['Running', true]);
+    await s.kubectlOk(['delete', 'pod', 'staged', 'migrating', 'migrating-once']);
+  });
+
   test('kubectl exec and client-node Exec: the scripted answers over WebSocket (v5.channel.k8s.io), exit codes included', async () => {
     s.containers.add({ pod: 'db', exec: [{ command: ['cat', '/etc/motd'], stdout: 'hello from db\n' }, { command: ['pg_isready'], stdout: 'checking\n', stderr: 'no response\n', exitCode: 2 }] });
     await s.kubectlOk(['run', 'db', '--image=postgres']);

@@ -11,7 +11,7 @@ import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import { containerId, probed, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type RunStart } from './container-lifecycle.ts';
+import { containerId, probed, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type KubeletEvent, type RunStart, type StepResult } from './container-lifecycle.ts';
 import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
@@ -158,6 +158,11 @@ function completedContainer(pod: KubeObject, c: Obj, started: string, at: string
   };
 }
 
+/** A container that waits for the pod's init containers (PodInitializing). */
+function pendingContainer(c: Obj): Obj {
+  return { name: c.name, state: { waiting: { reason: 'PodInitializing' } }, lastState: {}, ready: false, restartCount: 0, image: c.image, imageID: '', started: false, ...volumeMountStatuses(c) };
+}
+
 /** Init containers of a started pod: each ran to completion, but a sidecar (restartPolicy Always) keeps running. */
 function initContainerStatuses(pod: KubeObject, at: string): Obj {
   const init = containers(pod, 'initContainers');
@@ -203,16 +208,22 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     return ip;
   }
 
-  function running(pod: KubeObject, node: string, at: string): Obj {
-    const status = asObj(pod.status);
+  /** The pod's addresses and start, once its sandbox runs (the start kept from the first time). */
+  function sandbox(pod: KubeObject, node: string, at: string): Obj {
     const ip = podIP(pod, node);
     const hostIP = `10.0.0.${nodes.get(node)!.index + 10}`;
+    return { hostIP, hostIPs: [{ ip: hostIP }], podIP: ip, podIPs: [{ ip }], startTime: asObj(pod.status).startTime ?? at };
+  }
+
+  /** `initStatuses`: the init containers' statuses when they ran one by one (initializing); else all done at `at`. */
+  function running(pod: KubeObject, node: string, at: string, initStatuses?: Obj[]): Obj {
+    const status = asObj(pod.status);
     const now = clockNow();
     const containerStatuses = containers(pod).map((c) => {
       const p = probed(c, now, now, options.runs?.script(pod, String(c.name)) ?? {});
       return runningContainer(pod, c, at, p.ready, p.started);
     });
-    const init = initContainerStatuses(pod, at);
+    const init = initStatuses ? { initContainerStatuses: initStatuses } : initContainerStatuses(pod, at);
     const unready = unreadyMessage(pod, containerStatuses, (init.initContainerStatuses as Obj[] | undefined) ?? []);
     return {
       ...status,
@@ -225,13 +236,119 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
         containersReadyCondition(unready, at),
         condition('PodScheduled', 'True', at),
       ],
-      hostIP,
-      hostIPs: [{ ip: hostIP }],
-      podIP: ip,
-      podIPs: [{ ip }],
-      startTime: at,
+      ...sandbox(pod, node, at),
       ...init,
       containerStatuses,
+    };
+  }
+
+  /** Whether the pod's init containers run one by one: a script makes one exit or run for a time, or they already do. */
+  function initializing(pod: KubeObject): boolean {
+    if (asObj(pod.status).initContainerStatuses !== undefined) return true;
+    const runs = options.runs;
+    if (!runs || runs.list().length === 0) return false;
+    return containers(pod, 'initContainers').some((c) => {
+      if (c.restartPolicy === 'Always') return false;
+      const script = runs.script(pod, String(c.name));
+      return script.exitCode !== undefined || script.afterMs !== undefined;
+    });
+  }
+
+  /**
+   * A pending pod's next step through its init containers, as the kubelet runs them: in order, each after the one
+   * before has exited 0 (sidecars, restartPolicy Always, start and run on), each exit or restart as stepContainers
+   * takes it with the pod's restartPolicy (an init container restarts on failure unless it is Never, and never after
+   * exit 0). The pod stays Pending (Init:N/M, Init:Error, Init:CrashLoopBackOff) until all are done, then runs; with
+   * restartPolicy Never a failed one fails the pod.
+   */
+  function initStep(pod: KubeObject, node: string, at: string): { status: Obj; started: [string, Obj][]; events: KubeletEvent[]; step: Pick<StepResult, 'starts' | 'ends' | 'backoffs' | 'wakeClock' | 'wakeWall'> } {
+    const status = asObj(pod.status);
+    const policy = asObj(pod.spec).restartPolicy === 'Never' ? 'Never' : 'OnFailure';
+    const runs = runsOf(pod);
+    const now = clockNow();
+    const wallNow = Date.now();
+    const previous = new Map(((status.initContainerStatuses as unknown[] | undefined) ?? []).map(asObj).map((x) => [x.name, x]));
+    const started: [string, Obj][] = [];
+    const events: KubeletEvent[] = [];
+    const out: Pick<StepResult, 'starts' | 'ends' | 'backoffs'> & { wakeClock?: number; wakeWall?: number } = { starts: [], ends: [], backoffs: [] };
+    const statuses: Obj[] = [];
+    let waiting = false;
+    let failed = false;
+    const start = (c: Obj): Obj => {
+      started.push(['initContainers', c]);
+      out.starts.push([String(c.name), { clock: now, wall: wallNow }]);
+      return runningContainer(pod, c, at, c.restartPolicy === 'Always');
+    };
+    for (const c of containers(pod, 'initContainers')) {
+      const name = String(c.name);
+      const s = previous.get(name);
+      if (waiting || failed) {
+        statuses.push(s ?? pendingContainer(c));
+        continue;
+      }
+      if (c.restartPolicy === 'Always') {
+        statuses.push(s && asObj(s.state).running ? s : start(c));
+        continue;
+      }
+      const state = asObj(s?.state);
+      if (asObj(state.terminated).exitCode === 0) {
+        statuses.push(s!);
+        continue;
+      }
+      if (!s || asObj(state.waiting).reason === 'PodInitializing') {
+        statuses.push(start(c));
+        waiting = true;
+        continue;
+      }
+      const pseudo = { ...pod, spec: { ...asObj(pod.spec), restartPolicy: policy, containers: [c] }, status: { ...status, containerStatuses: [s] } } as KubeObject;
+      const step = stepContainers({ pod: pseudo, now, wallNow, at, defaultRunMs: options.jobPodRunMs ?? 300, script: (n) => options.runs?.script(pod, n) ?? {}, runs });
+      const next = step.containerStatuses[0]!;
+      statuses.push(next);
+      out.starts.push(...step.starts);
+      out.ends.push(...step.ends);
+      out.backoffs.push(...step.backoffs);
+      events.push(...step.events);
+      if (step.restarted.length > 0) started.push(['initContainers', c]);
+      if (step.wakeClock !== undefined) out.wakeClock = step.wakeClock;
+      if (step.wakeWall !== undefined) out.wakeWall = step.wakeWall;
+      if (step.phase === 'Succeeded') continue;
+      if (step.phase === 'Failed') failed = true;
+      else waiting = true;
+    }
+    if (!waiting && !failed) {
+      // Every init container is done: the regular containers start.
+      started.push(...containers(pod).map((c): [string, Obj] => ['containers', c]));
+      for (const c of containers(pod)) out.starts.push([String(c.name), { clock: now, wall: wallNow }]);
+      return { status: running(pod, node, at, statuses), started, events, step: out };
+    }
+    const incomplete = containers(pod, 'initContainers')
+      .filter((c) => {
+        const st = statuses.find((x) => x.name === c.name);
+        return c.restartPolicy === 'Always' ? st?.started !== true : asObj(asObj(st?.state).terminated).exitCode !== 0;
+      })
+      .map((c) => String(c.name));
+    const unready = `containers with unready status: [${containers(pod).map((c) => String(c.name)).join(' ')}]`;
+    const previousConditions = conditionsOf(pod);
+    const kept = (next: Obj) => keepTransition(next, previousConditions.find((x) => x.type === next.type));
+    return {
+      status: {
+        ...status,
+        phase: failed ? 'Failed' : 'Pending',
+        conditions: [
+          ...previousConditions.filter((x) => !KUBELET_CONDITIONS.has(String(x.type))),
+          kept(condition('PodReadyToStartContainers', failed ? 'False' : 'True', at)),
+          kept(condition('Initialized', 'False', at, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`)),
+          kept(failed ? condition('Ready', 'False', at, 'PodFailed') : condition('Ready', 'False', at, 'ContainersNotReady', unready)),
+          kept(failed ? condition('ContainersReady', 'False', at, 'PodFailed') : condition('ContainersReady', 'False', at, 'ContainersNotReady', unready)),
+          kept(condition('PodScheduled', 'True', at)),
+        ],
+        ...sandbox(pod, node, at),
+        initContainerStatuses: statuses,
+        containerStatuses: containers(pod).map(pendingContainer),
+      },
+      started,
+      events,
+      step: out,
     };
   }
 
@@ -336,6 +453,26 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   };
   const crashLooping = (pod: KubeObject): boolean => ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).some((c) => asObj(asObj(asObj(c).state).waiting).reason === 'CrashLoopBackOff');
 
+  /** Looks at the pod again when a step's pending exit, restart or probe is due. */
+  function scheduleWakes(k: string, step: Pick<StepResult, 'wakeClock' | 'wakeWall'>): void {
+    clockWaits.delete(k);
+    if (step.wakeClock !== undefined) {
+      clockWaits.add(k);
+      queue.enqueue(k, Math.max(0, step.wakeClock - clockNow()) + 10);
+    }
+    if (step.wakeWall !== undefined) queue.enqueue(k, Math.max(0, step.wakeWall - Date.now()) + 1);
+  }
+
+  /** Once a step's status is written: its run records kept, its events recorded on the containers of `field`. */
+  function recordRuns(pod: KubeObject, step: Pick<StepResult, 'starts' | 'ends' | 'backoffs'>, stepEvents: readonly KubeletEvent[], field: string): void {
+    const runs = runsOf(pod);
+    for (const [n, v] of step.starts) runs.starts.set(n, v);
+    for (const [n, v] of step.ends) runs.ends.set(n, v);
+    for (const [n, v] of step.backoffs) runs.backoffs.set(n, v);
+    const events = eventsOf(String(asObj(pod.spec).nodeName ?? ''));
+    for (const e of stepEvents) events.event(pod, e.type, e.reason, e.message, { fieldPath: fieldPath(field, { name: e.container }) });
+  }
+
   const queue = createKeyedQueue(async (k) => {
     const { namespace, name } = splitKey(k);
     const pod = pods.get(namespace, name);
@@ -354,7 +491,13 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     let status: Obj | undefined;
     let started: [string, Obj][] = [];
     let afterWrite = (): void => {};
-    if (phase === 'Pending' || phase === undefined) {
+    if ((phase === 'Pending' || phase === undefined) && initializing(pod)) {
+      const init = initStep(pod, node, at);
+      status = init.status;
+      started = init.started;
+      scheduleWakes(k, init.step);
+      afterWrite = () => recordRuns(pod, init.step, init.events, 'initContainers');
+    } else if (phase === 'Pending' || phase === undefined) {
       status = running(pod, node, at);
       started = [...containers(pod, 'initContainers').map((c): [string, Obj] => ['initContainers', c]), ...containers(pod).map((c): [string, Obj] => ['containers', c])];
       const start = { clock: clockNow(), wall: Date.now() };
@@ -372,20 +515,10 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     } else if (phase === 'Running') {
       const runs = runsOf(pod);
       const step = stepContainers({ pod, now: clockNow(), wallNow: Date.now(), at, defaultRunMs: options.jobPodRunMs ?? 300, script: (c) => options.runs?.script(pod, c) ?? {}, runs });
-      clockWaits.delete(k);
-      if (step.wakeClock !== undefined) {
-        clockWaits.add(k);
-        queue.enqueue(k, Math.max(0, step.wakeClock - clockNow()) + 10);
-      }
-      if (step.wakeWall !== undefined) queue.enqueue(k, Math.max(0, step.wakeWall - Date.now()) + 1);
+      scheduleWakes(k, step);
       status = step.phase ? terminal(pod, at, step.phase, step.containerStatuses) : withReadiness(pod, at, step.containerStatuses);
       started = step.restarted.map((n) => ['containers', containers(pod).find((c) => c.name === n)!]);
-      afterWrite = () => {
-        for (const [n, v] of step.starts) runs.starts.set(n, v);
-        for (const [n, v] of step.ends) runs.ends.set(n, v);
-        for (const [n, v] of step.backoffs) runs.backoffs.set(n, v);
-        for (const e of step.events) events.event(pod, e.type, e.reason, e.message, { fieldPath: fieldPath('containers', { name: e.container }) });
-      };
+      afterWrite = () => recordRuns(pod, step, step.events, 'containers');
     }
     if (!status || jsonEqual(status, pod.status)) return;
     const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
