@@ -135,7 +135,7 @@ export async function serveWatch(scope: Scope, opts: ParsedListOptions, media: N
   const res = writable(scope.r.res);
   // A WebSocket watch (HTTP/1.1 only): the handshake on the raw socket, which this watch then owns.
   const ws = !isHttp2Response(res) && isWebSocketRequest(scope.r.req) ? ((res as unknown as { socket?: Duplex | null }).socket ?? undefined) : undefined;
-  if (ws && !acceptWebSocket(scope.r.req, ws)) {
+  if (ws && acceptWebSocket(scope.r.req, ws) === false) {
     stream.stop();
     return;
   }

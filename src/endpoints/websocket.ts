@@ -15,7 +15,7 @@ const OP_CLOSE = 0x8;
 const OP_PING = 0x9;
 const OP_PONG = 0xa;
 
-/** Client frames larger than this end the connection (a watch client has nothing to send). */
+/** Client frames larger than this end the connection (by default: a watch client has nothing to send). */
 const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 
 function header(req: HttpRequest, name: string): string {
@@ -35,14 +35,14 @@ function statusLine(code: number, text: string): string {
 }
 
 /**
- * x/net/websocket's server handshake on the raw socket: true when the connection is now a WebSocket; false when
- * it answered the refusal (400 for a bad version or key, 403 without an Origin) and closed the socket. With
- * `subprotocols` it is the handshake of kube's wsstream connections (exec) instead: the first offered subprotocol
- * the server supports is chosen, 403 when there is none, and no Origin is asked for.
+ * x/net/websocket's server handshake on the raw socket: the subprotocol agreed ('' for none) when the connection is
+ * now a WebSocket; false when it answered the refusal (400 for a bad version or key, 403 without an Origin) and
+ * closed the socket. With `subprotocols` it is the handshake of kube's wsstream connections (exec) instead: the
+ * first offered subprotocol the server supports is chosen, 403 when there is none, and no Origin is asked for.
  */
-export function acceptWebSocket(req: HttpRequest, socket: Duplex, subprotocols?: readonly string[]): boolean {
+export function acceptWebSocket(req: HttpRequest, socket: Duplex, subprotocols?: readonly string[]): string | false {
   const key = header(req, 'sec-websocket-key');
-  const refuse = (text: string) => {
+  const refuse = (text: string): false => {
     socket.end(text);
     return false;
   };
@@ -72,7 +72,7 @@ export function acceptWebSocket(req: HttpRequest, socket: Duplex, subprotocols?:
   const lines = [statusLine(101, 'Switching Protocols'), 'Upgrade: websocket\r\n', 'Connection: Upgrade\r\n', `Sec-WebSocket-Accept: ${accept}\r\n`];
   if (protocols.length === 1) lines.push(`Sec-WebSocket-Protocol: ${protocols[0]}\r\n`);
   socket.write(lines.join('') + '\r\n');
-  return true;
+  return protocols[0] ?? '';
 }
 
 /** One unmasked, unfragmented server frame. */
@@ -103,9 +103,9 @@ export const NORMAL_CLOSE_FRAME = webSocketFrame(OP_CLOSE, Uint8Array.of(0x03, 0
 
 /**
  * Reads client frames (unmasking them), answers pings, and calls onClose for a close frame, a protocol
- * violation or an oversized frame. Other messages are dropped.
+ * violation or a frame larger than maxFrameBytes. Data messages go to onMessage, or are dropped.
  */
-export function readClientFrames(socket: Duplex, onClose: () => void): void {
+export function readClientFrames(socket: Duplex, onClose: () => void, onMessage?: (payload: Buffer) => void, maxFrameBytes = MAX_CLIENT_FRAME_BYTES): void {
   let pending: Buffer = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
@@ -122,11 +122,11 @@ export function readClientFrames(socket: Duplex, onClose: () => void): void {
       } else if (len === 127) {
         if (pending.length < 10) return;
         const big = pending.readBigUInt64BE(2);
-        len = big > BigInt(MAX_CLIENT_FRAME_BYTES) ? MAX_CLIENT_FRAME_BYTES + 1 : Number(big);
+        len = big > BigInt(maxFrameBytes) ? maxFrameBytes + 1 : Number(big);
         offset = 10;
       }
       // RFC 6455: every client frame is masked.
-      if (!masked || len > MAX_CLIENT_FRAME_BYTES) {
+      if (!masked || len > maxFrameBytes) {
         onClose();
         return;
       }
@@ -140,6 +140,7 @@ export function readClientFrames(socket: Duplex, onClose: () => void): void {
         return;
       }
       if (opcode === OP_PING) socket.write(webSocketFrame(OP_PONG, payload));
+      else if ((opcode === OP_BINARY || opcode === OP_TEXT) && onMessage) onMessage(payload);
     }
   });
 }

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
-import { Writable } from 'node:stream';
+import { Writable, type Duplex } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
 import { runCommand, startTestServer, type TestServer, until } from './helpers.ts';
 
@@ -217,6 +217,7 @@ describe('scripted container runs (simulated cluster)', () => {
     assert.deepEqual([failing.code, failing.stdout, failing.stderr], [2, 'checking\n', 'no response\ncommand terminated with exit code 2\n']);
     // Without an answer for it, a command exits 0 and prints nothing.
     assert.deepEqual(await s.kubectl(['exec', 'db', '--', 'ls', '/']), { code: 0, stdout: '', stderr: '' });
+    assert.deepEqual(await s.kubectl(['exec', '-i', 'db', '--', 'cat', '/etc/motd'], { input: 'x'.repeat(1024 * 1024) }), { code: 0, stdout: 'hello from db\n', stderr: '' });
 
     const kc = new k8s.KubeConfig();
     kc.loadFromString(s.kubeconfig);
@@ -235,6 +236,48 @@ describe('scripted container runs (simulated cluster)', () => {
       err: 'no response\n',
       status: { metadata: {}, status: 'Failure', message: 'command terminated with non-zero exit code: error executing command [pg_isready], exit code 2', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '2' }] } },
     });
+  });
+
+  test('a command given stdin over v5 ends when the client closes stdin (the close signal on channel 255)', async () => {
+    const url = new URL(s.url);
+    const socket = await new Promise<Duplex>((resolve, reject) => {
+      const req = https.request({
+        host: url.hostname,
+        port: url.port,
+        path: '/api/v1/namespaces/default/pods/db/exec?command=cat&command=%2Fetc%2Fmotd&stdin=true&stdout=true&stderr=true',
+        ca: s.caCert,
+        cert: s.clientCert,
+        key: s.clientKey,
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Protocol': 'v5.channel.k8s.io' },
+      });
+      req.on('upgrade', (_res, sock, head) => {
+        if (head.length > 0) sock.unshift(head);
+        resolve(sock);
+      });
+      req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+      req.on('error', reject);
+      req.end();
+    });
+    // Server frames here are small: one header byte, one length byte.
+    const frames: { opcode: number; payload: string }[] = [];
+    let buf = Buffer.alloc(0);
+    socket.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      while (buf.length >= 2 && buf.length >= 2 + (buf[1]! & 0x7f)) {
+        const len = buf[1]! & 0x7f;
+        frames.push({ opcode: buf[0]! & 0x0f, payload: buf.subarray(2, 2 + len).toString('latin1') });
+        buf = buf.subarray(2 + len);
+      }
+    });
+    const send = (payload: Buffer) => socket.write(Buffer.concat([Buffer.from([0x82, 0x80 | payload.length, 0, 0, 0, 0]), payload]));
+    await until('the output', async () => (frames.length >= 2 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(frames, [{ opcode: 2, payload: '\x01' }, { opcode: 2, payload: '\x01hello from db\n' }]);
+    send(Buffer.from('\x00some input', 'latin1'));
+    send(Buffer.from([255, 0]));
+    await until('the status and the close frame', async () => (frames.length >= 4 ? true : undefined));
+    assert.deepEqual(frames.slice(2), [{ opcode: 2, payload: '\x03{"metadata":{},"status":"Success"}' }, { opcode: 8, payload: '\x03\xe8' }]);
+    socket.destroy();
   });
 
   test("the Python client's stream (v4.channel.k8s.io): output and return code", async () => {

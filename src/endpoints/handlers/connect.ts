@@ -271,7 +271,7 @@ async function simulatedExec(scope: Scope, pod: KubeObject): Promise<void> {
   const socket = (scope.r.res as unknown as { socket?: Duplex | null }).socket;
   if (!socket) return;
   hijack(scope.r.res);
-  const streams = { stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
+  const streams = { stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
   if (!stillRunning(pod, container)) return serveExec(scope.r.req, socket, streams, { stdout: '', stderr: '' }, unableToUpgrade(container));
   const reply = scope.deps.simulatedContainers?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 };
   return serveExec(scope.r.req, socket, streams, reply, execStatus(command, reply.exitCode));

@@ -18,9 +18,13 @@ export const EXEC_SUBPROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 const OP_BINARY = 0x2;
 /** How long a finished session waits for the client to close the connection. */
 const CLIENT_CLOSE_WAIT_MS = 60_000;
+const STDIN = 0;
 const STDOUT = 1;
 const STDERR = 2;
 const ERROR = 3;
+const CLOSE_SIGNAL = 255;
+/** stdin arrives in frames of a few KiB (client-go writes 4 KiB ones); far larger ones end the session. */
+const MAX_STDIN_FRAME_BYTES = 1024 * 1024;
 
 /** What a command run in a simulated container answers. */
 export interface ExecReply {
@@ -30,6 +34,7 @@ export interface ExecReply {
 }
 
 export interface ExecStreams {
+  readonly stdin: boolean;
   readonly stdout: boolean;
   readonly stderr: boolean;
   readonly tty: boolean;
@@ -65,21 +70,42 @@ const channelMessage = (channel: number, data: string | Uint8Array): Buffer => {
 };
 
 /**
- * Runs the session on the request's socket: the output, then `status` (execStatus or unableToUpgrade); resolves once
- * the client has closed it (or it broke). With a tty there is no separate stderr: what the command writes there goes
- * to the terminal (stdout).
+ * Runs the session on the request's socket: the output, then, once the command is over, `status` (execStatus or
+ * unableToUpgrade); resolves once the client has closed the connection (or it broke). A command given stdin over v5
+ * reads it to its end, as `cat` or `psql < dump.sql` would, so it ends when the client closes stdin (kubectl does at
+ * the end of its input, or on ^D in a terminal); v4 has no way to close stdin, so there it ends at once. With a tty
+ * there is no separate stderr: what the command writes there goes to the terminal (stdout).
  */
 export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string): Promise<void> {
-  if (!acceptWebSocket(req, socket, EXEC_SUBPROTOCOLS)) return Promise.resolve();
+  const protocol = acceptWebSocket(req, socket, EXEC_SUBPROTOCOLS);
+  if (protocol === false) return Promise.resolve();
   return new Promise<void>((resolve) => {
     let done = false;
+    let ended = false;
     const finish = () => {
       if (done) return;
       done = true;
       socket.destroy();
       resolve();
     };
-    readClientFrames(socket, finish);
+    // The command's end: its status, the close frame, then the end of what this side sends (clients that poll the
+    // socket, as the Python client does, see the end even when TLS has already decrypted every frame). Reading goes
+    // on until the client closes its side, so that what it still sends meets no reset that could cost it output.
+    const end = () => {
+      if (ended || done) return;
+      ended = true;
+      socket.write(channelMessage(ERROR, status));
+      socket.end(NORMAL_CLOSE_FRAME);
+      const giveUp = setTimeout(finish, CLIENT_CLOSE_WAIT_MS);
+      giveUp.unref();
+      socket.once('close', () => clearTimeout(giveUp));
+    };
+    const readsStdin = streams.stdin && protocol === EXEC_SUBPROTOCOLS[0];
+    // v5's close signal: channel 255 naming the stream the client closed (0: stdin).
+    const onMessage = (m: Buffer) => {
+      if (m.length === 2 && m[0] === CLOSE_SIGNAL && m[1] === STDIN) end();
+    };
+    readClientFrames(socket, finish, readsStdin ? onMessage : undefined, MAX_STDIN_FRAME_BYTES);
     socket.on('end', finish);
     socket.on('close', finish);
     socket.on('error', finish);
@@ -88,13 +114,6 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
     const out = streams.tty ? output.stdout + output.stderr : output.stdout;
     if (streams.stdout && out !== '') socket.write(channelMessage(STDOUT, out));
     if (stderrStream && output.stderr !== '') socket.write(channelMessage(STDERR, output.stderr));
-    socket.write(channelMessage(ERROR, status));
-    // The session is over: the close frame, then the end of what this side sends (clients that poll the socket, as
-    // the Python client does, see the end even when TLS has already decrypted every frame). Reading goes on until
-    // the client closes its side, so that what it still sends meets no reset that could cost it unread output.
-    socket.end(NORMAL_CLOSE_FRAME);
-    const giveUp = setTimeout(finish, CLIENT_CLOSE_WAIT_MS);
-    giveUp.unref();
-    socket.once('close', () => clearTimeout(giveUp));
+    if (!readsStdin) end();
   });
 }
