@@ -280,6 +280,21 @@ describe('scripted container runs (simulated cluster)', () => {
     socket.destroy();
   });
 
+  test('kubectl run -i --rm and kubectl debug -i attach: the output, then the exit code once the container ends', async () => {
+    s.containers.add({ pod: 'probe', logs: '<html>ok</html>\n', after: '1s' });
+    s.containers.add({ pod: 'probe-fail', logs: 'curl: (6) Could not resolve host: nope\n', after: '1s', exitCode: 6 });
+    const ok = await s.kubectl(['run', 'probe', '-i', '--rm', '--restart=Never', '--image=curlimages/curl', '--', 'curl', '-s', 'http://web']);
+    assert.deepEqual([ok.code, ok.stdout], [0, '<html>ok</html>\npod "probe" deleted\n']);
+    const failing = await s.kubectl(['run', 'probe-fail', '-i', '--rm', '--restart=Never', '--image=curlimages/curl', '--', 'curl', '-s', 'http://nope']);
+    assert.deepEqual([failing.code, failing.stdout], [6, 'curl: (6) Could not resolve host: nope\npod "probe-fail" deleted\n']);
+    assert.match(failing.stderr, /pod default\/probe-fail terminated \(Error\)/);
+    // A debug container's attach with stdin ends when kubectl closes stdin.
+    const debug = await s.kubectl(['debug', '-i', 'db', '--image=busybox', '--container=dbg'], { input: '' });
+    assert.equal(debug.code, 0, debug.stderr);
+    const pod = await getJson(['get', 'pod', 'db']);
+    assert.deepEqual(pod.status.ephemeralContainerStatuses.map((c: Obj) => [c.name, Object.keys(c.state)[0]]), [['dbg', 'running']]);
+  });
+
   test("the Python client's stream (v4.channel.k8s.io): output and return code", async () => {
     const kubeconfig = await s.writeKubeconfig('python-exec', { clientCert: s.clientCert, clientKey: s.clientKey });
     const script = [

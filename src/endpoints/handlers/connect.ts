@@ -14,7 +14,7 @@ import { admissionAttributes } from '../../admission/request.ts';
 import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import { isIPv4, isIPv6 } from 'node:net';
-import { simulatedLog, stillRunning } from './simulated-logs.ts';
+import { runningId, simulatedLog, stillRunning } from './simulated-logs.ts';
 import { execStatus, serveExec, unableToUpgrade } from './simulated-exec.ts';
 import { hijack } from '../../server/hijack.ts';
 import { isWebSocketRequest } from '../websocket.ts';
@@ -229,52 +229,60 @@ function checkLogOptions(scope: Scope): LogOptions {
   return { previous: flag('previous'), follow: flag('follow'), timestamps: flag('timestamps'), tailLines, limitBytes, sinceSeconds, sinceTime: sinceTime === null || sinceTime === '' || sinceTime === 'null' ? undefined : sinceTime };
 }
 
+/** A watch of the pod until the container's run of this ID ends (it stops running, or the pod goes). */
+async function watchRun(scope: Scope, pod: KubeObject, container: string, runId: string): Promise<{ ended: Promise<void>; stop(): void }> {
+  const stream = await scope.store.watch(requestContext(scope), { fieldSelector: `metadata.name=${pod.metadata.name ?? ''}`, resourceVersion: pod.metadata.resourceVersion });
+  let over = (): void => {};
+  const ended = new Promise<void>((resolve) => (over = resolve));
+  stream.start((event) => {
+    if (event.type === 'DELETED' || (event.type !== 'BOOKMARK' && event.type !== 'ERROR' && !stillRunning(event.object as KubeObject, container, runId))) over();
+  }, over);
+  return { ended, stop: () => stream.stop() };
+}
+
 /**
  * A followed log: what the run printed, then the stream kept open (nothing more comes: a simulated container prints
  * everything as it starts) until the run ends, the pod goes, or the client leaves.
  */
 async function followLog(scope: Scope, pod: KubeObject, container: string, runId: string, body: Uint8Array): Promise<void> {
   const res = writable(scope.r.res);
-  const name = pod.metadata.name ?? '';
-  const stream = await scope.store.watch(requestContext(scope), { fieldSelector: `metadata.name=${name}`, resourceVersion: pod.metadata.resourceVersion });
+  const run = await watchRun(scope, pod, container, runId);
   res.setHeader('Content-Type', 'text/plain');
   if (!isHttp2Response(res)) res.setHeader('Transfer-Encoding', 'chunked');
   res.writeHead(200);
   if (body.length > 0) res.write(body);
   else res.flushHeaders?.();
-  await new Promise<void>((resolve) => {
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      stream.stop();
-      if (!res.writableEnded) res.end();
-      resolve();
-    };
-    whenClosed(scope.r.res, finish);
-    stream.start((event) => {
-      if (event.type === 'DELETED' || (event.type !== 'BOOKMARK' && event.type !== 'ERROR' && !stillRunning(event.object as KubeObject, container, runId))) finish();
-    }, finish);
-  });
+  await Promise.race([run.ended, new Promise<void>((resolve) => whenClosed(scope.r.res, resolve))]);
+  run.stop();
+  if (!res.writableEnded) res.end();
 }
 
 /**
- * kubectl exec over WebSocket into a container on a simulated node: the command answers what the containers test
- * control says; a container that does not run cannot be reached, as the kubelet's end would not open.
+ * kubectl exec or attach over WebSocket to a container on a simulated node: a command answers what the containers
+ * test control says; an attach gets what the container prints (all of it: a simulated container prints everything
+ * as it starts) and lasts until the container's run ends, as `kubectl run -i` and `kubectl debug -it` wait for it. A
+ * container that does not run cannot be reached, as the kubelet's end would not open.
  */
-async function simulatedExec(scope: Scope, pod: KubeObject): Promise<void> {
+async function simulatedStream(scope: Scope, pod: KubeObject): Promise<void> {
   const q = scope.r.query;
   const flag = (name: string) => lenientBool(q, name) === true;
   if (!flag('stdin') && !flag('stdout') && !flag('stderr')) throw badRequest('you must specify at least 1 of stdin, stdout, stderr');
   const container = q.get('container') || containerNames(pod, 'containers')[0]!;
-  const command = q.getAll('command');
   const socket = (scope.r.res as unknown as { socket?: Duplex | null }).socket;
   if (!socket) return;
   hijack(scope.r.res);
   const streams = { stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
-  if (!stillRunning(pod, container)) return serveExec(scope.r.req, socket, streams, { stdout: '', stderr: '' }, unableToUpgrade(container));
-  const reply = scope.deps.simulatedContainers?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 };
-  return serveExec(scope.r.req, socket, streams, reply, execStatus(command, reply.exitCode));
+  const runId = runningId(pod, container);
+  if (runId === undefined) return serveExec(scope.r.req, socket, streams, { stdout: '', stderr: '' }, unableToUpgrade(container));
+  const simulated = scope.deps.simulatedContainers;
+  if (scope.subresource === 'exec') {
+    const command = q.getAll('command');
+    const reply = simulated?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 };
+    return serveExec(scope.r.req, socket, streams, reply, execStatus(command, reply.exitCode));
+  }
+  const run = await watchRun(scope, pod, container, runId);
+  await serveExec(scope.r.req, socket, streams, { stdout: simulated?.logs(pod, container) ?? '', stderr: '' }, execStatus([], 0), run.ended);
+  run.stop();
 }
 
 export async function connectResource(scope: Scope): Promise<void> {
@@ -304,7 +312,7 @@ export async function connectResource(scope: Scope): Promise<void> {
   const node = await readNode(scope, nodeName);
   if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
   const simulated = node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
-  if (simulated && scope.subresource === 'exec' && isWebSocketRequest(scope.r.req) && !isHttp2Response(scope.r.res)) return simulatedExec(scope, pod);
+  if (simulated && (scope.subresource === 'exec' || scope.subresource === 'attach') && isWebSocketRequest(scope.r.req) && !isHttp2Response(scope.r.res)) return simulatedStream(scope, pod);
   // A simulated node's kubelet serves what its containers printed.
   if (logOptions && simulated) {
     const container = scope.r.query.get('container') || containerNames(pod, 'containers')[0]!;

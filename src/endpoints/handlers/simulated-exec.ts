@@ -70,13 +70,13 @@ const channelMessage = (channel: number, data: string | Uint8Array): Buffer => {
 };
 
 /**
- * Runs the session on the request's socket: the output, then, once the command is over, `status` (execStatus or
- * unableToUpgrade); resolves once the client has closed the connection (or it broke). A command given stdin over v5
+ * Runs the session on the request's socket: the output, then, once the command is over (or `until` resolves, for an
+ * attach), `status` (execStatus or unableToUpgrade); resolves once the client has closed the connection (or it broke). A command given stdin over v5
  * reads it to its end, as `cat` or `psql < dump.sql` would, so it ends when the client closes stdin (kubectl does at
  * the end of its input, or on ^D in a terminal); v4 has no way to close stdin, so there it ends at once. With a tty
  * there is no separate stderr: what the command writes there goes to the terminal (stdout).
  */
-export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string): Promise<void> {
+export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string, until?: Promise<void>): Promise<void> {
   const protocol = acceptWebSocket(req, socket, EXEC_SUBPROTOCOLS);
   if (protocol === false) return Promise.resolve();
   return new Promise<void>((resolve) => {
@@ -100,6 +100,7 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
       giveUp.unref();
       socket.once('close', () => clearTimeout(giveUp));
     };
+    // An attach with stdin ends there too: what read the terminal would have got its end.
     const readsStdin = streams.stdin && protocol === EXEC_SUBPROTOCOLS[0];
     // v5's close signal: channel 255 naming the stream the client closed (0: stdin).
     const onMessage = (m: Buffer) => {
@@ -114,6 +115,7 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
     const out = streams.tty ? output.stdout + output.stderr : output.stdout;
     if (streams.stdout && out !== '') socket.write(channelMessage(STDOUT, out));
     if (stderrStream && output.stderr !== '') socket.write(channelMessage(STDERR, output.stderr));
-    if (!readsStdin) end();
+    if (until) void until.then(end);
+    else if (!readsStdin) end();
   });
 }

@@ -85,6 +85,12 @@ export function simulatedLog(pod: KubeObject, container: string, printed: string
   return options.follow && run.running !== undefined && !full ? { body, following: run.running } : { body };
 }
 
+/** The ID of the container's run while it runs. */
+export function runningId(pod: KubeObject, container: string): string | undefined {
+  const status = statusOf(pod, container);
+  return status && asObj(status.state).running !== undefined ? String(status.containerID ?? '') : undefined;
+}
+
 /** Whether the container runs (the run of this ID, when given). */
 export function stillRunning(pod: KubeObject, container: string, id?: string): boolean {
   const status = statusOf(pod, container);
