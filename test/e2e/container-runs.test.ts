@@ -170,6 +170,45 @@ describe('scripted container runs (simulated cluster)', () => {
     await s.kubectlOk(['delete', 'deployment,service', 'probed']);
   });
 
+  test('liveness and startup: a failing probe gets the container killed (exit 137) and restarted as the pod says, with the kubelet\'s events', async () => {
+    s.containers.add({ pod: 'hung', live: false });
+    // A Never pod's container runs to completion: an hour, unless the startup probe's failures end it first.
+    s.containers.add({ pod: 'never-up', started: false, after: '1h' });
+    const pod = (name: string, restartPolicy: string, probes: Obj) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { restartPolicy, containers: [{ name: 'app', image: 'nginx', ports: [{ name: 'db', containerPort: 5432 }], ...probes }] } });
+    await apply({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        // Failing at 0, 10 and 20 s on the server clock: killed at 20 s.
+        pod('hung', 'Always', { livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 10, failureThreshold: 3 } }),
+        pod('never-up', 'Never', { startupProbe: { tcpSocket: { port: 'db' }, initialDelaySeconds: 5, periodSeconds: 5, failureThreshold: 2 } }),
+      ],
+    });
+    const statusOf = async (name: string) => (await getJson(['get', 'pod', name])).status as Obj;
+    await until('both pods to run', async () => ((await statusOf('hung')).phase === 'Running' && (await statusOf('never-up')).phase === 'Running' ? true : undefined), { timeoutMs: 20_000 });
+    const unstarted = (await statusOf('never-up')).containerStatuses[0];
+    assert.deepEqual([unstarted.started, unstarted.ready, unstarted.restartCount], [false, false, 0]);
+    s.clock.advance('20s');
+    const hung = await until('the liveness kill and restart', async () => {
+      const st = await statusOf('hung');
+      return st.containerStatuses[0].restartCount === 1 ? st : undefined;
+    }, { timeoutMs: 20_000 });
+    const c = hung.containerStatuses[0];
+    assert.deepEqual([c.lastState.terminated.exitCode, c.lastState.terminated.reason, Object.keys(c.state), c.ready], [137, 'Error', ['running'], true]);
+    const eventsOf = (name: string) => s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '--sort-by=.metadata.creationTimestamp', '-o', 'jsonpath={range .items[?(@.type=="Warning")]}{.reason}: {.message}{"\\n"}{end}{range .items[?(@.reason=="Killing")]}{.reason}: {.message}{"\\n"}{end}']);
+    assert.equal(await eventsOf('hung'), 'Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 503\nKilling: Container app failed liveness probe, will be restarted\n');
+    assert.match(await s.kubectlOk(['describe', 'pod', 'hung']), /Last State:\s+Terminated\n\s+Reason:\s+Error\n\s+Exit Code:\s+137\n/);
+    // The startup probe failed at 5 and 10 s: killed, and with restartPolicy Never the pod fails.
+    const down = await until('the startup kill', async () => {
+      const st = await statusOf('never-up');
+      return st.phase === 'Failed' ? st : undefined;
+    }, { timeoutMs: 20_000 });
+    assert.deepEqual([down.containerStatuses[0].state.terminated.exitCode, down.containerStatuses[0].restartCount], [137, 0]);
+    assert.equal(await eventsOf('never-up'), 'Unhealthy: Startup probe failed: dial tcp ' + down.podIP + ':5432: connect: connection refused\nKilling: Container app failed startup probe\n');
+    assert.deepEqual((await s.kubectlOk(['get', 'pod', 'never-up', '--no-headers'])).trim().split(/\s+/).slice(1, 4), ['0/1', 'Error', '0']);
+    await s.kubectlOk(['delete', 'pod', 'hung', 'never-up', '--wait=false']);
+  });
+
   test('init containers run one by one: Init:N/M while one runs, Init:CrashLoopBackOff or Init:Error when one fails', async () => {
     s.containers.add({ pod: 'staged', container: 'wait-db', after: '1h' });
     s.containers.add({ container: 'migrate', exitCode: 1, after: '100ms' });

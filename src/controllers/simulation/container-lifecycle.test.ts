@@ -172,3 +172,47 @@ test('a running container becomes ready when its readiness delay has passed, and
   assert.equal(failing.containerStatuses[0]!.ready, false);
   assert.deepEqual(failing.events.map((e) => [e.type, e.reason]), [['Warning', 'Unhealthy']]);
 });
+
+test('a failing liveness probe kills after failureThreshold runs periodSeconds apart, counted once the startup probe passed', () => {
+  const c = { name: 'app', startupProbe: { initialDelaySeconds: 5 }, livenessProbe: { initialDelaySeconds: 2, periodSeconds: 4, failureThreshold: 3 } };
+  // Started at 5 s (past the liveness delay), failing at 5, 9 and 13 s: killed at 13 s.
+  assert.deepEqual(probed(c, T0, T0 + 6000, { live: false }), { started: true, ready: true, wake: T0 + 13_000, kill: { probe: 'Liveness', at: T0 + 13_000 } });
+  assert.deepEqual(probed(c, T0, T0 + 6000, {}), { started: true, ready: true });
+  // kube's defaults: 3 failures 10 s apart.
+  assert.deepEqual(probed({ livenessProbe: { exec: { command: ['true'] } } }, T0, T0, { live: false }).kill, { probe: 'Liveness', at: T0 + 20_000 });
+  // A failing startup probe: never started nor ready; killed after its own failures; liveness is not run.
+  assert.deepEqual(probed({ ...c, startupProbe: { periodSeconds: 1, failureThreshold: 30 } }, T0, T0, { started: false, live: false }), { started: false, ready: false, wake: T0 + 29_000, kill: { probe: 'Startup', at: T0 + 29_000 } });
+  // Without the probe, nothing fails.
+  assert.deepEqual(probed({ name: 'plain' }, T0, T0, { live: false, started: false }), { started: true, ready: true });
+});
+
+test("a liveness kill: Unhealthy and Killing events, exit 137 kept as the last state, restarted at once, then after the backoff counted from the kill before", () => {
+  const livePod = (statuses: Obj[], restartPolicy = 'Always') => {
+    const p = pod(restartPolicy, statuses);
+    (p.spec as Obj).containers[0].livenessProbe = { periodSeconds: 1, failureThreshold: 2, httpGet: { path: '/healthz', port: 8080 } };
+    return p;
+  };
+  const starts = new Map([['app', { clock: T0, wall: 0 }]]);
+  const early = step(livePod([running('app')]), T0 + 500, { app: { live: false } }, { starts });
+  assert.deepEqual([early.changed, early.wakeClock], [false, T0 + 1000]);
+  const killed = step(livePod([running('app')]), T0 + 1000, { app: { live: false } }, { starts });
+  assert.deepEqual(killed.events.map((e) => [e.type, e.reason, e.message]), [
+    ['Warning', 'Unhealthy', 'Liveness probe failed: HTTP probe failed with statuscode: 503'],
+    ['Normal', 'Killing', 'Container app failed liveness probe, will be restarted'],
+  ]);
+  const s = killed.containerStatuses[0]!;
+  assert.deepEqual([s.restartCount, s.lastState.terminated.exitCode, s.lastState.terminated.reason, s.lastState.terminated.finishedAt, killed.restarted], [1, 137, 'Error', iso(T0 + 1000), ['app']]);
+  // The next kill, 1 s into the new run, is within the 10 s backoff of the kill before: CrashLoopBackOff.
+  const again = step(livePod(killed.containerStatuses), T0 + 2000, { app: { live: false } }, { starts: new Map(killed.starts), ends: new Map(killed.ends), backoffs: new Map(killed.backoffs) });
+  assert.deepEqual(again.containerStatuses[0]!.state.waiting.reason, 'CrashLoopBackOff');
+  assert.deepEqual(again.events.map((e) => e.reason), ['Unhealthy', 'Killing', 'BackOff']);
+  // Long after the kill before, it restarts at once again.
+  const later = step(livePod(killed.containerStatuses), T0 + 60_000, { app: { live: false } }, { starts: new Map([['app', { clock: T0 + 59_000, wall: 0 }]]), ends: new Map(killed.ends), backoffs: new Map(killed.backoffs) });
+  assert.deepEqual([later.containerStatuses[0]!.restartCount, later.restarted], [2, ['app']]);
+  // With restartPolicy Never the container stays terminated and the pod fails.
+  const never = step(livePod([running('app')], 'Never'), T0 + 1000, { app: { live: false } }, { starts });
+  assert.deepEqual([never.events[1]!.message, never.containerStatuses[0]!.state.terminated.exitCode, never.phase], ['Container app failed liveness probe', 137, 'Failed']);
+  // A scripted exit due before the kill comes first.
+  const exits = step(livePod([running('app')]), T0 + 1000, { app: { live: false, exitCode: 3, afterMs: 800 } }, { starts });
+  assert.deepEqual([exits.events.map((e) => e.reason), exits.containerStatuses[0]!.lastState.terminated.exitCode], [[], 3]);
+});

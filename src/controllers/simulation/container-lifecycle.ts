@@ -4,7 +4,10 @@
 // crash loop backoff (10 s doubling to 5 min, waiting in CrashLoopBackOff meanwhile, forgotten after 10 min of quiet).
 // A running container is started and ready as its probes say: a startup probe holds `started` for its
 // initialDelaySeconds, a readiness probe holds `ready` for its own (counted from the container's start) and while the
-// script fails it; the probes themselves pass at once otherwise.
+// script fails it; the probes themselves pass at once otherwise. A failing liveness or startup probe (the script's
+// `live` or `started` false) gets the container killed once it has failed failureThreshold times, periodSeconds apart:
+// exit code 137 (a process that does not stop on SIGTERM; the grace period is not waited), then restarted as for an
+// exit.
 // Pure: the kubelet keeps the run records and applies the updates once its status write succeeds.
 
 import { formatGoDuration } from '../../encoding/protobuf/duration.ts';
@@ -105,35 +108,55 @@ export function containerId(pod: KubeObject, name: string, restartCount: number)
 
 interface Probe {
   readonly initialDelaySeconds?: number;
+  readonly periodSeconds?: number;
+  readonly failureThreshold?: number;
   readonly httpGet?: { port?: unknown };
   readonly tcpSocket?: { port?: unknown };
   readonly grpc?: { port?: unknown };
 }
 
-const probeOf = (c: Obj, kind: 'startupProbe' | 'readinessProbe'): Probe | undefined => (c[kind] && typeof c[kind] === 'object' ? (c[kind] as Probe) : undefined);
+type ProbeField = 'startupProbe' | 'readinessProbe' | 'livenessProbe';
+
+const probeOf = (c: Obj, kind: ProbeField): Probe | undefined => (c[kind] && typeof c[kind] === 'object' ? (c[kind] as Probe) : undefined);
 const delayMs = (p: Probe | undefined): number => (typeof p?.initialDelaySeconds === 'number' ? p.initialDelaySeconds * 1000 : 0);
+/** From a failing probe's first run to its failureThreshold-th (kube's defaults: 3, every 10 s). */
+const failingMs = (p: Probe): number => ((p.failureThreshold ?? 3) - 1) * (p.periodSeconds ?? 10) * 1000;
+
+/** A probe whose failures get the container killed, and when. */
+export interface ProbeKill {
+  readonly probe: 'Liveness' | 'Startup';
+  readonly at: number;
+}
 
 /** What the prober says of a container running since `start` (server clock), and when that changes next. */
 export interface Probed {
   readonly started: boolean;
   readonly ready: boolean;
   readonly wake?: number;
+  readonly kill?: ProbeKill;
 }
 
 export function probed(container: Obj, start: number, now: number, script: ContainerScript): Probed {
   const startup = probeOf(container, 'startupProbe');
   const readiness = probeOf(container, 'readinessProbe');
-  const startedAt = start + delayMs(startup);
+  const liveness = probeOf(container, 'livenessProbe');
+  const startupFails = startup !== undefined && script.started === false;
+  // Liveness and readiness probes run only once the startup probe has passed; their delays count from the start.
+  const startedAt = startupFails ? Infinity : start + delayMs(startup);
   const readyAt = Math.max(startedAt, start + delayMs(readiness));
+  let kill: ProbeKill | undefined;
+  if (startupFails) kill = { probe: 'Startup', at: start + delayMs(startup) + failingMs(startup) };
+  else if (liveness && script.live === false) kill = { probe: 'Liveness', at: Math.max(startedAt, start + delayMs(liveness)) + failingMs(liveness) };
   const started = now >= startedAt;
   const ready = now >= readyAt && !(readiness && script.ready === false);
-  const wake = !started ? startedAt : now < readyAt ? readyAt : undefined;
-  return { started, ready, ...(wake !== undefined ? { wake } : {}) };
+  const next = [startedAt, readyAt, kill?.at ?? Infinity].filter((t) => t > now);
+  const wake = next.length > 0 ? Math.min(...next) : Infinity;
+  return { started, ready, ...(wake !== Infinity ? { wake } : {}), ...(kill ? { kill } : {}) };
 }
 
-/** The output a failing readiness probe reports (the kubelet's Unhealthy event: "Readiness probe failed: <output>"). */
-export function probeFailure(pod: KubeObject, container: Obj): string {
-  const probe = probeOf(container, 'readinessProbe');
+/** The output a failing probe reports (the kubelet's Unhealthy event: "Readiness probe failed: <output>"). */
+export function probeFailure(pod: KubeObject, container: Obj, kind: ProbeField = 'readinessProbe'): string {
+  const probe = probeOf(container, kind);
   const ports = ((container.ports as unknown[] | undefined) ?? []).map(asObj);
   const portOf = (port: unknown) => (typeof port === 'string' ? (ports.find((p) => p.name === port)?.containerPort ?? port) : port);
   const ip = String(asObj(pod.status).podIP ?? '');
@@ -166,20 +189,38 @@ export function stepContainers(input: StepInput): StepResult {
     backoffs.push([name, nextBackoff(runs.backoffs.get(name), exitedAt)]);
     starts.push([name, { clock: now, wall: wallNow }]);
     restarted.push(name);
-    const p = probed(specs.find((c) => c.name === name) ?? {}, now, now, input.script(name));
+    const p = probed(specOf(name), now, now, input.script(name));
     if (p.wake !== undefined) wakeOnClock(p.wake);
     return { ...s, state: { running: { startedAt: at } }, lastState, ready: p.ready, restartCount, containerID: containerId(pod, name, restartCount), started: p.started };
   };
 
   const specs = ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj);
+  const specOf = (name: string): Obj => specs.find((c) => c.name === name) ?? {};
   /** The running container as its probes have it now. */
   const probing = (s: Obj, name: string, start: number, script: ContainerScript): Obj => {
-    const p = probed(specs.find((c) => c.name === name) ?? {}, start, now, script);
+    const p = probed(specOf(name), start, now, script);
     if (p.wake !== undefined) wakeOnClock(p.wake);
     if (s.ready === p.ready && s.started === p.started) return s;
     changed = true;
-    if (s.ready === true && !p.ready && p.started) events.push({ type: 'Warning', reason: 'Unhealthy', message: `Readiness probe failed: ${probeFailure(pod, specs.find((c) => c.name === name) ?? {})}`, container: name });
+    if (s.ready === true && !p.ready && p.started) events.push({ type: 'Warning', reason: 'Unhealthy', message: `Readiness probe failed: ${probeFailure(pod, specOf(name))}`, container: name });
     return { ...s, ready: p.ready, started: p.started };
+  };
+
+  /**
+   * The container's run ended now: left terminated, or restarted as the restartPolicy says, at once or after its
+   * backoff counted from `backoffSince` (this exit; for a kill, the exit before it, as the kubelet restarts a killed
+   * container in the same sync that kills it).
+   */
+  const end = (s: Obj, name: string, exitCode: number, reason: string, backoffSince: number): Obj => {
+    const terminated = { exitCode, reason, startedAt: asObj(asObj(s.state).running).startedAt, finishedAt: at, containerID: s.containerID };
+    changed = true;
+    ends.push([name, now]);
+    if (!(policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0))) return { ...s, state: { terminated }, ready: false, started: false };
+    const entry = runs.backoffs.get(name);
+    if (!inBackoffSince(entry, backoffSince, now)) return restart(s, name, { terminated }, now);
+    events.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${name} in pod ${podRef(pod)}`, container: name });
+    wakeOnClock(now + entry!.backoffMs);
+    return { ...s, state: { waiting: crashLoop(entry!, name, pod) }, lastState: { terminated }, ready: false, started: false };
   };
 
   for (const s of statuses) {
@@ -188,32 +229,28 @@ export function stepContainers(input: StepInput): StepResult {
     if (state.running) {
       const script = input.script(name);
       const started = runs.starts.get(name) ?? { clock: Date.parse(String(asObj(state.running).startedAt ?? at)), wall: wallNow };
+      const exitAt = script.afterMs !== undefined ? started.clock + script.afterMs : undefined;
+      const { kill } = probed(specOf(name), started.clock, now, script);
+      if (kill && now >= kill.at && !(exitAt !== undefined && exitAt <= kill.at)) {
+        const spec = specOf(name);
+        const restarts = policy !== 'Never';
+        events.push({ type: 'Warning', reason: 'Unhealthy', message: `${kill.probe} probe failed: ${probeFailure(pod, spec, kill.probe === 'Liveness' ? 'livenessProbe' : 'startupProbe')}`, container: name });
+        events.push({ type: 'Normal', reason: 'Killing', message: `Container ${name} failed ${kill.probe.toLowerCase()} probe${restarts ? ', will be restarted' : ''}`, container: name });
+        out.push(end(s, name, 137, 'Error', runs.ends.get(name) ?? now));
+        continue;
+      }
       if (script.exitCode === undefined && script.afterMs === undefined && !completes) {
         out.push(probing(s, name, started.clock, script));
         continue;
       }
-      if (script.afterMs !== undefined ? now < started.clock + script.afterMs : wallNow < started.wall + input.defaultRunMs) {
-        if (script.afterMs !== undefined) wakeOnClock(started.clock + script.afterMs);
+      if (exitAt !== undefined ? now < exitAt : wallNow < started.wall + input.defaultRunMs) {
+        if (exitAt !== undefined) wakeOnClock(exitAt);
         else wakeOnWall(started.wall + input.defaultRunMs);
         out.push(probing(s, name, started.clock, script));
         continue;
       }
       const exitCode = script.exitCode ?? 0;
-      const terminated = { exitCode, reason: script.reason ?? (exitCode === 0 ? 'Completed' : 'Error'), startedAt: asObj(state.running).startedAt, finishedAt: at, containerID: s.containerID };
-      changed = true;
-      ends.push([name, now]);
-      if (!(policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0))) {
-        out.push({ ...s, state: { terminated }, ready: false, started: false });
-        continue;
-      }
-      const entry = runs.backoffs.get(name);
-      if (!inBackoffSince(entry, now, now)) {
-        out.push(restart(s, name, { terminated }, now));
-        continue;
-      }
-      out.push({ ...s, state: { waiting: crashLoop(entry!, name, pod) }, lastState: { terminated }, ready: false, started: false });
-      events.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${name} in pod ${podRef(pod)}`, container: name });
-      wakeOnClock(now + entry!.backoffMs);
+      out.push(end(s, name, exitCode, script.reason ?? (exitCode === 0 ? 'Completed' : 'Error'), now));
       continue;
     }
     const waiting = asObj(state.waiting);

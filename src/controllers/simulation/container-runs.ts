@@ -1,7 +1,7 @@
 // How the simulated containers run, as the tests script it (the containers test control: `capstan.containers.add()`,
 // POST /capstan/v1/containers): rules matching pods by namespace, name or label selector, and optionally one
 // container, that make the container exit (with an exit code, a reason, after a time on the server clock), fail its
-// readiness probe, and give what it prints (`kubectl logs`) and what commands run in it answer (`kubectl exec`). Without a rule a container runs until its pod goes, or, in a pod that runs to
+// readiness, liveness or startup probe, and give what it prints (`kubectl logs`) and what commands run in it answer (`kubectl exec`). Without a rule a container runs until its pod goes, or, in a pod that runs to
 // completion (restartPolicy Never or OnFailure), exits 0 shortly after it starts. The last matching rule that sets
 // a value wins.
 
@@ -33,6 +33,13 @@ export interface ContainerRunRule extends PodTarget {
    * while it runs, as on a cluster); true: it passes again.
    */
   readonly ready?: boolean;
+  /**
+   * false: the container's liveness probe fails: once it has failed failureThreshold times, periodSeconds apart (on
+   * the server clock), the kubelet kills the container (exit code 137) and restarts it as the pod's restartPolicy says.
+   */
+  readonly live?: boolean;
+  /** false: the container's startup probe fails: it never starts (nor becomes ready), and is killed as for liveness. */
+  readonly started?: boolean;
   /** What commands run in it answer; the last one matching a command answers it (exit 0, no output without one). */
   readonly exec?: ExecRule | readonly ExecRule[];
 }
@@ -46,6 +53,8 @@ export interface ContainerScript {
   readonly reason?: string;
   readonly logs?: string;
   readonly ready?: boolean;
+  readonly live?: boolean;
+  readonly started?: boolean;
   /** Every matching rule's answers, in the order the rules were added. */
   readonly exec?: readonly ExecRule[];
 }
@@ -57,7 +66,8 @@ export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, Contain
   exec(pod: KubeObject, container: string, command: readonly string[]): { stdout: string; stderr: string; exitCode: number };
 }
 
-const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'exec'] as const;
+const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'live', 'started', 'exec'] as const;
+const PROBE_FIELDS = ['ready', 'live', 'started'] as const;
 const EXEC_FIELDS = ['command', 'stdout', 'stderr', 'exitCode'];
 
 const validExitCode = (v: unknown): boolean => v === undefined || (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 255);
@@ -78,11 +88,11 @@ function compileExec(value: unknown): ExecRule[] {
 
 function compile(rule: ContainerRunRule): ContainerScript {
   if (FIELDS.every((f) => rule[f] === undefined)) throw new PodRuleError(`containers: a rule sets ${FIELDS.map((f) => `"${f}"`).join(', ')} or several`);
-  const { exitCode, after, reason, logs, ready } = rule;
+  const { exitCode, after, reason, logs, ready, live, started } = rule;
   if (!validExitCode(exitCode)) throw new PodRuleError('containers: "exitCode" must be an integer from 0 to 255');
   if (reason !== undefined && (typeof reason !== 'string' || reason === '')) throw new PodRuleError('containers: "reason" must be a non-empty string');
   if (logs !== undefined && typeof logs !== 'string') throw new PodRuleError('containers: "logs" must be a string');
-  if (ready !== undefined && typeof ready !== 'boolean') throw new PodRuleError('containers: "ready" must be true or false');
+  for (const f of PROBE_FIELDS) if (rule[f] !== undefined && typeof rule[f] !== 'boolean') throw new PodRuleError(`containers: "${f}" must be true or false`);
   let afterMs: number | undefined;
   if (after !== undefined) {
     try {
@@ -91,7 +101,7 @@ function compile(rule: ContainerRunRule): ContainerScript {
       throw new PodRuleError((e as Error).message);
     }
   }
-  return { exitCode, afterMs, reason, logs, ready, exec: rule.exec === undefined ? undefined : compileExec(rule.exec) };
+  return { exitCode, afterMs, reason, logs, ready, live, started, exec: rule.exec === undefined ? undefined : compileExec(rule.exec) };
 }
 
 export function createContainerRuns(): ContainerRuns {
@@ -103,7 +113,7 @@ export function createContainerRuns(): ContainerRuns {
       if (r.afterMs !== undefined) out.afterMs = r.afterMs;
       if (r.reason !== undefined) out.reason = r.reason;
       if (r.logs !== undefined) out.logs = r.logs;
-      if (r.ready !== undefined) out.ready = r.ready;
+      for (const f of PROBE_FIELDS) if (r[f] !== undefined) out[f] = r[f];
       if (r.exec !== undefined) out.exec = [...(out.exec ?? []), ...r.exec];
     }
     return out;

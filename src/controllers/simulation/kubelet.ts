@@ -448,7 +448,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     if (!runs || runs.list().length === 0) return false;
     return containers(pod).some((c) => {
       const script = runs.script(pod, String(c.name));
-      return script.exitCode !== undefined || script.afterMs !== undefined || script.ready !== undefined;
+      return script.exitCode !== undefined || script.afterMs !== undefined || script.ready !== undefined || script.live !== undefined || script.started !== undefined;
     });
   };
   const crashLooping = (pod: KubeObject): boolean => ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).some((c) => asObj(asObj(asObj(c).state).waiting).reason === 'CrashLoopBackOff');
