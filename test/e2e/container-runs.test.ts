@@ -206,7 +206,16 @@ describe('scripted container runs (simulated cluster)', () => {
     assert.deepEqual([down.containerStatuses[0].state.terminated.exitCode, down.containerStatuses[0].restartCount], [137, 0]);
     assert.equal(await eventsOf('never-up'), 'Unhealthy: Startup probe failed: dial tcp ' + down.podIP + ':5432: connect: connection refused\nKilling: Container app failed startup probe\n');
     assert.deepEqual((await s.kubectlOk(['get', 'pod', 'never-up', '--no-headers'])).trim().split(/\s+/).slice(1, 4), ['0/1', 'Error', '0']);
-    await s.kubectlOk(['delete', 'pod', 'hung', 'never-up', '--wait=false']);
+    // An exec probe runs its command against the rules' exec answers, as kubectl exec does.
+    const answer = s.containers.add({ pod: 'pg', exec: { command: ['pg_isready'], stdout: 'localhost:5432 - no response\n', exitCode: 2 } });
+    await apply(pod('pg', 'Always', { readinessProbe: { exec: { command: ['pg_isready', '-h', 'localhost'] } } }));
+    await until('the pod to run unready', async () => ((await statusOf('pg')).containerStatuses?.[0]?.started === true ? true : undefined), { timeoutMs: 20_000 });
+    assert.equal((await statusOf('pg')).containerStatuses[0].ready, false);
+    const exec = await s.kubectl(['exec', 'pg', '--', 'pg_isready']);
+    assert.deepEqual([exec.code, exec.stdout], [2, 'localhost:5432 - no response\n']);
+    s.containers.remove(answer.id);
+    await until('the probe to pass', async () => ((await statusOf('pg')).containerStatuses[0].ready === true ? true : undefined), { timeoutMs: 20_000 });
+    await s.kubectlOk(['delete', 'pod', 'hung', 'never-up', 'pg', '--wait=false']);
   });
 
   test('init containers run one by one: Init:N/M while one runs, Init:CrashLoopBackOff or Init:Error when one fails', async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../registry/types.ts';
-import { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, inBackoffSince, nextBackoff, probed, probeFailure, stepContainers, unreadyMessage, type Backoff, type PodRuns, type StepInput } from './container-lifecycle.ts';
+import { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, inBackoffSince, nextBackoff, probed, probeFailure, probesScripted, stepContainers, unreadyMessage, type Backoff, type PodRuns, type StepInput } from './container-lifecycle.ts';
 import type { ContainerScript } from './container-runs.ts';
 
 type Obj = Record<string, any>;
@@ -151,9 +151,27 @@ test('probes: a startup probe holds started, a readiness probe holds ready for i
 
 test("probeFailure: the output the kubelet's Unhealthy event reports, by probe kind", () => {
   const p = { metadata: { name: 'p' }, status: { podIP: '10.244.0.7' } } as KubeObject;
-  assert.equal(probeFailure(p, { readinessProbe: { httpGet: { path: '/healthz', port: 8080 } } }), 'HTTP probe failed with statuscode: 503');
-  assert.equal(probeFailure(p, { ports: [{ name: 'db', containerPort: 5432 }], readinessProbe: { tcpSocket: { port: 'db' } } }), 'dial tcp 10.244.0.7:5432: connect: connection refused');
-  assert.equal(probeFailure(p, { readinessProbe: { exec: { command: ['false'] } } }), '');
+  assert.equal(probeFailure(p, { readinessProbe: { httpGet: { path: '/healthz', port: 8080 } } }, 'readinessProbe', {}), 'HTTP probe failed with statuscode: 503');
+  assert.equal(probeFailure(p, { ports: [{ name: 'db', containerPort: 5432 }], livenessProbe: { tcpSocket: { port: 'db' } } }, 'livenessProbe', {}), 'dial tcp 10.244.0.7:5432: connect: connection refused');
+  assert.equal(probeFailure(p, { startupProbe: { grpc: { port: 9000 } } }, 'startupProbe', {}), 'service unhealthy (responded with "NOT_SERVING")');
+  // An exec probe reports what its command printed.
+  const script = { exec: [{ command: ['pg_isready'], stdout: 'localhost:5432 - no response\n', exitCode: 2 }] };
+  assert.equal(probeFailure(p, { readinessProbe: { exec: { command: ['pg_isready', '-q'] } } }, 'readinessProbe', script), 'localhost:5432 - no response\n');
+  assert.equal(probeFailure(p, { readinessProbe: { exec: { command: ['false'] } } }, 'readinessProbe', {}), '');
+});
+
+test("an exec probe runs its command against the script's exec answers: a non-zero exit fails it", () => {
+  const c = { name: 'db', readinessProbe: { exec: { command: ['pg_isready'] } }, livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, periodSeconds: 1, failureThreshold: 1 } };
+  assert.deepEqual(probed(c, T0, T0, {}), { started: true, ready: true });
+  assert.equal(probesScripted(c, {}), false);
+  const unready = { exec: [{ command: ['pg_isready'], exitCode: 2 }] };
+  assert.deepEqual(probed(c, T0, T0, unready), { started: true, ready: false });
+  assert.equal(probesScripted(c, unready), true);
+  assert.equal(probesScripted({ name: 'plain' }, unready), false);
+  // Every command answered non-zero: both fail.
+  assert.deepEqual(probed(c, T0, T0 + 5000, { exec: [{ exitCode: 1 }] }), { started: true, ready: false, kill: { probe: 'Liveness', at: T0 } });
+  // The last matching answer wins: a later answer of 0 for the liveness command keeps it alive.
+  assert.deepEqual(probed(c, T0, T0 + 5000, { exec: [{ exitCode: 1 }, { command: ['cat'], exitCode: 0 }] }), { started: true, ready: false });
 });
 
 test('a running container becomes ready when its readiness delay has passed, and unready with an Unhealthy event when a script fails it', () => {

@@ -12,7 +12,7 @@
 
 import { formatGoDuration } from '../../encoding/protobuf/duration.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { ContainerScript } from './container-runs.ts';
+import { answerOf, type ContainerScript } from './container-runs.ts';
 import { asObj, type Obj } from './shared.ts';
 
 /** The kubelet's backOffPeriod and MaxContainerBackOff. */
@@ -113,6 +113,7 @@ interface Probe {
   readonly httpGet?: { port?: unknown };
   readonly tcpSocket?: { port?: unknown };
   readonly grpc?: { port?: unknown };
+  readonly exec?: { command?: unknown };
 }
 
 type ProbeField = 'startupProbe' | 'readinessProbe' | 'livenessProbe';
@@ -136,27 +137,51 @@ export interface Probed {
   readonly kill?: ProbeKill;
 }
 
+const execCommand = (p: Probe): string[] | undefined => (Array.isArray(p.exec?.command) ? (p.exec.command as unknown[]).map(String) : undefined);
+
+/** Whether the probe fails: the script says so, or it runs a command (an exec probe) that the script answers non-zero. */
+function fails(probe: Probe | undefined, said: boolean | undefined, script: ContainerScript): probe is Probe {
+  if (probe === undefined) return false;
+  if (said === false) return true;
+  const command = execCommand(probe);
+  return command !== undefined && script.exec !== undefined && answerOf(script, command).exitCode !== 0;
+}
+
+/** Whether the script can make one of the container's probes fail (the kubelet then looks at it again as time passes). */
+export function probesScripted(container: Obj, script: ContainerScript): boolean {
+  if (script.ready !== undefined || script.live !== undefined || script.started !== undefined) return true;
+  return script.exec !== undefined && (['startupProbe', 'readinessProbe', 'livenessProbe'] as const).some((k) => execCommand(probeOf(container, k) ?? {}) !== undefined);
+}
+
 export function probed(container: Obj, start: number, now: number, script: ContainerScript): Probed {
   const startup = probeOf(container, 'startupProbe');
   const readiness = probeOf(container, 'readinessProbe');
   const liveness = probeOf(container, 'livenessProbe');
-  const startupFails = startup !== undefined && script.started === false;
+  const startupFails = fails(startup, script.started, script);
   // Liveness and readiness probes run only once the startup probe has passed; their delays count from the start.
   const startedAt = startupFails ? Infinity : start + delayMs(startup);
   const readyAt = Math.max(startedAt, start + delayMs(readiness));
   let kill: ProbeKill | undefined;
   if (startupFails) kill = { probe: 'Startup', at: start + delayMs(startup) + failingMs(startup) };
-  else if (liveness && script.live === false) kill = { probe: 'Liveness', at: Math.max(startedAt, start + delayMs(liveness)) + failingMs(liveness) };
+  else if (fails(liveness, script.live, script)) kill = { probe: 'Liveness', at: Math.max(startedAt, start + delayMs(liveness)) + failingMs(liveness) };
   const started = now >= startedAt;
-  const ready = now >= readyAt && !(readiness && script.ready === false);
+  const ready = now >= readyAt && !fails(readiness, script.ready, script);
   const next = [startedAt, readyAt, kill?.at ?? Infinity].filter((t) => t > now);
   const wake = next.length > 0 ? Math.min(...next) : Infinity;
   return { started, ready, ...(wake !== Infinity ? { wake } : {}), ...(kill ? { kill } : {}) };
 }
 
-/** The output a failing probe reports (the kubelet's Unhealthy event: "Readiness probe failed: <output>"). */
-export function probeFailure(pod: KubeObject, container: Obj, kind: ProbeField = 'readinessProbe'): string {
+/**
+ * The output a failing probe reports (the kubelet's Unhealthy event: "Readiness probe failed: <output>"); an exec
+ * probe's is what its command printed.
+ */
+export function probeFailure(pod: KubeObject, container: Obj, kind: ProbeField, script: ContainerScript): string {
   const probe = probeOf(container, kind);
+  const command = probe && execCommand(probe);
+  if (command) {
+    const answer = answerOf(script, command);
+    return answer.stdout + answer.stderr;
+  }
   const ports = ((container.ports as unknown[] | undefined) ?? []).map(asObj);
   const portOf = (port: unknown) => (typeof port === 'string' ? (ports.find((p) => p.name === port)?.containerPort ?? port) : port);
   const ip = String(asObj(pod.status).podIP ?? '');
@@ -202,7 +227,7 @@ export function stepContainers(input: StepInput): StepResult {
     if (p.wake !== undefined) wakeOnClock(p.wake);
     if (s.ready === p.ready && s.started === p.started) return s;
     changed = true;
-    if (s.ready === true && !p.ready && p.started) events.push({ type: 'Warning', reason: 'Unhealthy', message: `Readiness probe failed: ${probeFailure(pod, specOf(name))}`, container: name });
+    if (s.ready === true && !p.ready && p.started) events.push({ type: 'Warning', reason: 'Unhealthy', message: `Readiness probe failed: ${probeFailure(pod, specOf(name), 'readinessProbe', script)}`, container: name });
     return { ...s, ready: p.ready, started: p.started };
   };
 
@@ -234,7 +259,7 @@ export function stepContainers(input: StepInput): StepResult {
       if (kill && now >= kill.at && !(exitAt !== undefined && exitAt <= kill.at)) {
         const spec = specOf(name);
         const restarts = policy !== 'Never';
-        events.push({ type: 'Warning', reason: 'Unhealthy', message: `${kill.probe} probe failed: ${probeFailure(pod, spec, kill.probe === 'Liveness' ? 'livenessProbe' : 'startupProbe')}`, container: name });
+        events.push({ type: 'Warning', reason: 'Unhealthy', message: `${kill.probe} probe failed: ${probeFailure(pod, spec, kill.probe === 'Liveness' ? 'livenessProbe' : 'startupProbe', script)}`, container: name });
         events.push({ type: 'Normal', reason: 'Killing', message: `Container ${name} failed ${kill.probe.toLowerCase()} probe${restarts ? ', will be restarted' : ''}`, container: name });
         out.push(end(s, name, 137, 'Error', runs.ends.get(name) ?? now));
         continue;

@@ -40,7 +40,10 @@ export interface ContainerRunRule extends PodTarget {
   readonly live?: boolean;
   /** false: the container's startup probe fails: it never starts (nor becomes ready), and is killed as for liveness. */
   readonly started?: boolean;
-  /** What commands run in it answer; the last one matching a command answers it (exit 0, no output without one). */
+  /**
+   * What commands run in it answer; the last one matching a command answers it (exit 0, no output without one). Its
+   * exec probes run their commands too: a non-zero exit fails the probe.
+   */
   readonly exec?: ExecRule | readonly ExecRule[];
 }
 
@@ -104,6 +107,12 @@ function compile(rule: ContainerRunRule): ContainerScript {
   return { exitCode, afterMs, reason, logs, ready, live, started, exec: rule.exec === undefined ? undefined : compileExec(rule.exec) };
 }
 
+/** What the command answers in a container of this script: the last exec answer matching it, else exit 0 and no output. */
+export function answerOf(script: ContainerScript, command: readonly string[]): { stdout: string; stderr: string; exitCode: number } {
+  const found = (script.exec ?? []).findLast((a) => (a.command ?? []).every((w, i) => command[i] === w));
+  return { stdout: found?.stdout ?? '', stderr: found?.stderr ?? '', exitCode: found?.exitCode ?? 0 };
+}
+
 export function createContainerRuns(): ContainerRuns {
   const rules = createPodRuleSet<ContainerRunRule, ContainerScript>('containers', FIELDS, compile);
   const script = (pod: KubeObject, container: string): ContainerScript => {
@@ -125,10 +134,6 @@ export function createContainerRuns(): ContainerRuns {
     list: () => rules.list(),
     onChange: (listener) => rules.onChange(listener),
     script,
-    exec(pod, container, command) {
-      const answers = script(pod, container).exec ?? [];
-      const found = answers.findLast((a) => (a.command ?? []).every((w, i) => command[i] === w));
-      return { stdout: found?.stdout ?? '', stderr: found?.stderr ?? '', exitCode: found?.exitCode ?? 0 };
-    },
+    exec: (pod, container, command) => answerOf(script(pod, container), command),
   };
 }

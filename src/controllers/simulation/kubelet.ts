@@ -11,7 +11,7 @@ import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import { containerId, probed, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type KubeletEvent, type RunStart, type StepResult } from './container-lifecycle.ts';
+import { containerId, probed, probesScripted, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type KubeletEvent, type RunStart, type StepResult } from './container-lifecycle.ts';
 import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
@@ -448,7 +448,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     if (!runs || runs.list().length === 0) return false;
     return containers(pod).some((c) => {
       const script = runs.script(pod, String(c.name));
-      return script.exitCode !== undefined || script.afterMs !== undefined || script.ready !== undefined || script.live !== undefined || script.started !== undefined;
+      return script.exitCode !== undefined || script.afterMs !== undefined || probesScripted(c, script);
     });
   };
   const crashLooping = (pod: KubeObject): boolean => ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).some((c) => asObj(asObj(asObj(c).state).waiting).reason === 'CrashLoopBackOff');
