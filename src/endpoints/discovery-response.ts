@@ -5,6 +5,7 @@ import { gzip } from '../encoding/gzip.ts';
 import { createHash } from 'node:crypto';
 import type { StatusError } from '../apis/errors.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
+import { requestHeader } from '../server/request-header.ts';
 import { acceptsGzip } from '../encoding/negotiate.ts';
 
 /** kube-apiserver's compression threshold for API responses (responsewriters: larger bodies are gzipped). */
@@ -44,10 +45,7 @@ interface ResponseWriter {
   end(data: Uint8Array): unknown;
 }
 
-function header(req: HttpRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
+const header = requestHeader;
 
 /** If-None-Match as net/http's ServeContent compares it: a list of (possibly weak) entity tags, or "*". */
 export function ifNoneMatchHits(value: string | undefined, quotedEtag: string): boolean {

@@ -5,7 +5,7 @@
 
 import { parseAccept } from '../encoding/negotiate.ts';
 import type { Registry } from '../registry/types.ts';
-import type { HttpRequest } from '../server/types.ts';
+import { requestHeader } from '../server/request-header.ts';
 import type { ApiPathHandler } from './discovery.ts';
 import { requestQuery } from '../server/request-query.ts';
 import { API_GZIP_THRESHOLD, encodedDocument, serveDocument, serveEmpty, serveStatusDocument, type EncodedDocument } from './discovery-response.ts';
@@ -56,10 +56,7 @@ function acceptsOpenApiV3Json(accept: string | undefined): boolean {
   return false;
 }
 
-function header(req: HttpRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
+const header = requestHeader;
 
 interface V3State {
   readonly built: Date;

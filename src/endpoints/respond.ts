@@ -9,7 +9,10 @@ import { encodeProtobufObject } from '../encoding/protobuf/envelope.ts';
 import { encodeYaml } from '../encoding/yaml.ts';
 import { noteResponseBody } from '../server/audit/request-notes.ts';
 import type { Logger } from '../server/log.ts';
+import { requestHeader } from '../server/request-header.ts';
 import type { HttpRequest, HttpResponse } from '../server/types.ts';
+
+export { requestHeader };
 import { endIfStarted, endWithBody, writeWithBatch } from '../server/write-batching.ts';
 
 /** defaultGzipThresholdBytes of kube's deferredResponseWriter. */
@@ -43,10 +46,7 @@ export interface Responder {
   readonly compress: boolean;
 }
 
-function header(req: HttpRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
+const header = requestHeader;
 
 /** net.NewWarningHeader: `299 - "text"`; texts with control characters are dropped as kube drops them. */
 export function warningHeaderValues(warnings: readonly string[]): string[] {
@@ -150,6 +150,3 @@ export function writePlainNotFound(r: Responder): void {
   writeBody(r, 404, 'text/plain; charset=utf-8', '404 page not found\n');
 }
 
-export function requestHeader(req: HttpRequest, name: string): string | undefined {
-  return header(req, name);
-}

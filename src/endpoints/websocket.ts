@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { HttpRequest } from '../server/types.ts';
+import { requestHeader } from '../server/request-header.ts';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
@@ -18,10 +19,7 @@ const OP_PONG = 0xa;
 /** Client frames larger than this end the connection (by default: a watch client has nothing to send). */
 const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 
-function header(req: HttpRequest, name: string): string {
-  const v = req.headers[name];
-  return (Array.isArray(v) ? v.join(',') : (v ?? '')).trim();
-}
+const header = (req: HttpRequest, name: string): string => (requestHeader(req, name) ?? '').trim();
 
 /** wsstream.IsWebSocketRequest: Connection lists "upgrade" and Upgrade is "websocket" (HTTP/1.1 only). */
 export function isWebSocketRequest(req: HttpRequest): boolean {

@@ -343,6 +343,32 @@ describe('scripted container runs (simulated cluster)', () => {
     assert.deepEqual(pod.status.ephemeralContainerStatuses.map((c: Obj) => [c.name, Object.keys(c.state)[0]]), [['dbg', 'running']]);
   });
 
+  test('over SPDY, as kubectl falls back to and client-go\'s SPDY executor speaks: output, exit codes, stdin to its end, attach, and the kubelet\'s refusals', async () => {
+    const spdy = { env: { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' } };
+    s.containers.add({ pod: 'spdy', exec: [{ command: ['pg_isready'], stdout: 'localhost:5432 - no response\n', stderr: 'warning: slow\n', exitCode: 2 }] });
+    await s.kubectlOk(['run', 'spdy', '--image=postgres']);
+    await until('the pod to run', async () => ((await getJson(['get', 'pod', 'spdy'])).status.phase === 'Running' ? true : undefined), { timeoutMs: 20_000 });
+    const failing = await s.kubectl(['exec', 'spdy', '--', 'pg_isready', '-q'], spdy);
+    assert.deepEqual([failing.code, failing.stdout, failing.stderr], [2, 'localhost:5432 - no response\n', 'warning: slow\ncommand terminated with exit code 2\n']);
+    const quiet = await s.kubectl(['exec', 'spdy', '--', 'ls', '/'], spdy);
+    assert.deepEqual([quiet.code, quiet.stdout, quiet.stderr], [0, '', '']);
+    // With stdin the command reads to the stream's end (the client's FIN) before it answers.
+    const piped = await s.kubectl(['exec', '-i', 'spdy', '--', 'psql'], { ...spdy, input: 'select 1;\n'.repeat(20_000) });
+    assert.deepEqual([piped.code, piped.stderr], [0, '']);
+    // An attach: what the container prints, then its exit code, once its run ends.
+    s.containers.add({ pod: 'spdy-once', logs: 'migrated 3 tables\n', exitCode: 4, after: '300ms' });
+    const attached = await s.kubectl(['run', 'spdy-once', '-i', '--rm', '--restart=Never', '--image=busybox'], spdy);
+    assert.equal(attached.code, 4);
+    assert.match(attached.stdout, /migrated 3 tables\n/);
+    // A container that does not run: the kubelet's 500 before any upgrade, as client-go reports it.
+    s.containers.add({ pod: 'spdy-down', exitCode: 1, after: '100ms' });
+    await s.kubectlOk(['run', 'spdy-down', '--image=busybox']);
+    await until('the container to wait in its backoff', async () => ((await getJson(['get', 'pod', 'spdy-down'])).status.containerStatuses?.[0]?.state.waiting ? true : undefined), { timeoutMs: 20_000 });
+    const down = await s.kubectl(['exec', 'spdy-down', '--', 'ls'], spdy);
+    assert.deepEqual([down.code, down.stderr.trim()], [1, 'error: unable to upgrade connection: container not found ("spdy-down")']);
+    await s.kubectlOk(['delete', 'pod', 'spdy', 'spdy-down', '--wait=false']);
+  });
+
   test("the Python client's stream (v4.channel.k8s.io): output and return code", async () => {
     const kubeconfig = await s.writeKubeconfig('python-exec', { clientCert: s.clientCert, clientKey: s.clientKey });
     const script = [

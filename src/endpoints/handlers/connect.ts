@@ -15,7 +15,8 @@ import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import { isIPv4, isIPv6 } from 'node:net';
 import { runningId, simulatedLog, stillRunning } from './simulated-logs.ts';
-import { execStatus, serveExec, unableToUpgrade } from './simulated-exec.ts';
+import { containerNotFound, execStatus, serveExec, serveExecOverSpdy, unableToUpgrade } from './simulated-exec.ts';
+import { isSpdyRequest, refuseUpgrade } from '../spdy.ts';
 import { hijack } from '../../server/hijack.ts';
 import { isWebSocketRequest } from '../websocket.ts';
 import type { Duplex } from 'node:stream';
@@ -273,15 +274,21 @@ async function simulatedStream(scope: Scope, pod: KubeObject): Promise<void> {
   hijack(scope.r.res);
   const streams = { stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
   const runId = runningId(pod, container);
-  if (runId === undefined) return serveExec(scope.r.req, socket, streams, { stdout: '', stderr: '' }, unableToUpgrade(container));
+  const spdy = isSpdyRequest(scope.r.req);
+  const serve = spdy ? serveExecOverSpdy : serveExec;
+  if (runId === undefined) {
+    // The kubelet's refusal before any upgrade; over WebSocket kube-apiserver reports it in the session.
+    if (spdy) return refuseUpgrade(socket, 500, 'Internal Server Error', containerNotFound(container));
+    return serveExec(scope.r.req, socket, streams, { stdout: '', stderr: '' }, unableToUpgrade(container));
+  }
   const simulated = scope.deps.simulatedContainers;
   if (scope.subresource === 'exec') {
     const command = q.getAll('command');
     const reply = simulated?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 };
-    return serveExec(scope.r.req, socket, streams, reply, execStatus(command, reply.exitCode));
+    return serve(scope.r.req, socket, streams, reply, execStatus(command, reply.exitCode));
   }
   const run = await watchRun(scope, pod, container, runId);
-  await serveExec(scope.r.req, socket, streams, { stdout: simulated?.logs(pod, container) ?? '', stderr: '' }, execStatus([], 0), run.ended);
+  await serve(scope.r.req, socket, streams, { stdout: simulated?.logs(pod, container) ?? '', stderr: '' }, execStatus([], 0), run.ended);
   run.stop();
 }
 
@@ -312,7 +319,7 @@ export async function connectResource(scope: Scope): Promise<void> {
   const node = await readNode(scope, nodeName);
   if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
   const simulated = node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
-  if (simulated && (scope.subresource === 'exec' || scope.subresource === 'attach') && isWebSocketRequest(scope.r.req) && !isHttp2Response(scope.r.res)) return simulatedStream(scope, pod);
+  if (simulated && (scope.subresource === 'exec' || scope.subresource === 'attach') && (isWebSocketRequest(scope.r.req) || isSpdyRequest(scope.r.req)) && !isHttp2Response(scope.r.res)) return simulatedStream(scope, pod);
   // A simulated node's kubelet serves what its containers printed.
   if (logOptions && simulated) {
     const container = scope.r.query.get('container') || containerNames(pod, 'containers')[0]!;

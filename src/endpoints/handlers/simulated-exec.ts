@@ -6,10 +6,12 @@
 // stderr (2), its Status on the error channel (3) (Success, or NonZeroExitCode with the code as the ExitCode cause,
 // which kubectl turns into "command terminated with exit code N" and its own exit code), and a close frame. No
 // process runs: what the command prints and exits with is what the containers test control scripts (exit 0 and no
-// output otherwise); what the client sends (stdin, terminal sizes) is read and dropped.
+// output otherwise); what the client sends (stdin, terminal sizes) is read and dropped. The same sessions are served
+// over SPDY (remotecommand v4, v3 and v2), as the kubelet serves client-go's SPDY executor through the apiserver.
 
 import type { Duplex } from 'node:stream';
 import type { HttpRequest } from '../../server/types.ts';
+import { acceptSpdy, serveSpdySession, type SpdyStream } from '../spdy.ts';
 import { acceptWebSocket, NORMAL_CLOSE_FRAME, readClientFrames, webSocketFrame } from '../websocket.ts';
 
 /** The remotecommand versions served: both report the command's end as a JSON Status on the error channel. */
@@ -40,12 +42,15 @@ export interface ExecStreams {
   readonly tty: boolean;
 }
 
+/** The kubelet's error for a container that does not run (its 500's body, before any upgrade). */
+export const containerNotFound = (container: string): string => `container not found (${JSON.stringify(container)})`;
+
 /**
  * The Status kube-apiserver's stream translator reports when the kubelet's end cannot be opened (a container that
  * does not run): an internal error carrying the executor's error.
  */
 export function unableToUpgrade(container: string): string {
-  const error = `unable to upgrade connection: container not found (${JSON.stringify(container)})`;
+  const error = `unable to upgrade connection: ${containerNotFound(container)}`;
   return JSON.stringify({ metadata: {}, status: 'Failure', message: `Internal error occurred: ${error}`, reason: 'InternalError', details: { causes: [{ message: error }] }, code: 500 });
 }
 
@@ -110,12 +115,89 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
     socket.on('end', finish);
     socket.on('close', finish);
     socket.on('error', finish);
-    const stderrStream = streams.stderr && !streams.tty;
-    socket.write(channelMessage(streams.stdout ? STDOUT : stderrStream ? STDERR : ERROR, ''));
-    const out = streams.tty ? output.stdout + output.stderr : output.stdout;
-    if (streams.stdout && out !== '') socket.write(channelMessage(STDOUT, out));
-    if (stderrStream && output.stderr !== '') socket.write(channelMessage(STDERR, output.stderr));
+    const routed = route(streams, output);
+    socket.write(channelMessage(streams.stdout ? STDOUT : routed.stderr !== undefined ? STDERR : ERROR, ''));
+    if (routed.stdout) socket.write(channelMessage(STDOUT, routed.stdout));
+    if (routed.stderr) socket.write(channelMessage(STDERR, routed.stderr));
     if (until) void until.then(end);
     else if (!readsStdin) end();
   });
+}
+
+/**
+ * Where the output goes: with a tty there is no separate stderr (the terminal gets both); a stream the client did
+ * not ask for gets nothing (undefined: no such stream).
+ */
+function route(streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>): { stdout?: string; stderr?: string } {
+  return {
+    stdout: streams.stdout ? (streams.tty ? output.stdout + output.stderr : output.stdout) : undefined,
+    stderr: streams.stderr && !streams.tty ? output.stderr : undefined,
+  };
+}
+
+/** The remotecommand versions served over SPDY: v4 reports the end as a JSON Status, v3 and v2 as its message. */
+export const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io'];
+/** How long the kubelet waits for the client to open its streams. */
+const STREAM_CREATION_TIMEOUT_MS = 30_000;
+
+/**
+ * The same session over SPDY (client-go's SPDY executor; kubectl's when WebSocket is off): once the client has opened
+ * the streams the request's options call for (error; stdin, stdout, stderr as asked, stderr not with a tty; resize
+ * with a tty from v3), the output on stdout and stderr, then, once the command is over (after stdin's FIN when it
+ * reads stdin; when `until` resolves for an attach), the status on the error stream, a FIN on each stream and a
+ * GOAWAY. Resolves once the connection is over.
+ */
+export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string, until?: Promise<void>): Promise<void> {
+  const protocol = acceptSpdy(req, socket, SPDY_EXEC_PROTOCOLS);
+  if (protocol === false) return Promise.resolve();
+  const expected = ['error', ...(streams.stdin ? ['stdin'] : []), ...(streams.stdout ? ['stdout'] : []), ...(streams.stderr && !streams.tty ? ['stderr'] : []), ...(streams.tty && protocol !== 'v2.channel.k8s.io' ? ['resize'] : [])];
+  return new Promise<void>((resolve) => {
+    const opened = new Map<string, SpdyStream>();
+    let started = false;
+    let ended = false;
+    const giveUp = setTimeout(() => socket.destroy(), STREAM_CREATION_TIMEOUT_MS);
+    giveUp.unref();
+    const session = serveSpdySession(
+      socket,
+      (stream) => {
+        const type = stream.headers.get('streamtype') ?? '';
+        opened.set(type, stream);
+        if (!started && expected.every((t) => opened.has(t))) start();
+      },
+      () => {
+        clearTimeout(giveUp);
+        socket.destroy();
+        resolve();
+      },
+    );
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      const error = opened.get('error')!;
+      const message = protocol === SPDY_EXEC_PROTOCOLS[0] ? status : statusMessage(status);
+      if (message !== '') error.write(message);
+      session.close();
+      const closeWait = setTimeout(() => socket.destroy(), CLIENT_CLOSE_WAIT_MS);
+      closeWait.unref();
+      socket.once('close', () => clearTimeout(closeWait));
+    };
+    const start = () => {
+      started = true;
+      clearTimeout(giveUp);
+      const routed = route(streams, output);
+      if (routed.stdout) opened.get('stdout')!.write(routed.stdout);
+      if (routed.stderr) opened.get('stderr')!.write(routed.stderr);
+      const stdin = opened.get('stdin');
+      // stdin is read to its end (and dropped), as a command reading it would; its FIN ends the command.
+      if (stdin) stdin.onEnd = end;
+      if (until) void until.then(end);
+      else if (!stdin) end();
+    };
+  });
+}
+
+/** v2 and v3 report a failure as its message on the error stream, and success as nothing. */
+function statusMessage(status: string): string {
+  const parsed = JSON.parse(status) as { status?: string; message?: string };
+  return parsed.status === 'Success' ? '' : (parsed.message ?? '');
 }
