@@ -873,6 +873,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       simulatedContainers: {
         logs: (pod, container) => controlPlane.containers()?.script(pod, container).logs,
         exec: (pod, container, command) => controlPlane.containers()?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 },
+        portTarget: (pod, port) => controlPlane.containers()?.portTarget(pod, port),
       },
       featureGates: cfg.featureGates,
       minRequestTimeoutSeconds: cfg.minRequestTimeoutSeconds,

@@ -72,6 +72,8 @@ export interface EndpointDeps {
 export interface SimulatedContainers {
   logs(pod: KubeObject, container: string): string | undefined;
   exec(pod: KubeObject, container: string, command: readonly string[]): ExecReply;
+  /** Where a test serves the pod's port, on loopback (the containers test control's `ports`). */
+  portTarget(pod: KubeObject, port: number): { host: string; port: number } | undefined;
 }
 
 export interface Scope {

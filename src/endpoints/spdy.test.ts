@@ -158,6 +158,26 @@ test('a session: streams opened with compressed headers and answered, data both 
   }
 });
 
+test('a stream the session does not accept is reset (CANCEL) and never reaches onStream', async () => {
+  const seen: string[] = [];
+  const server = createServer((socket) => void serveSpdySession(socket, (stream) => seen.push(stream.headers.get('port') ?? ''), () => {}, (headers) => headers.get('port') !== 'bad'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const socket = connect((server.address() as { port: number }).port, '127.0.0.1');
+  try {
+    const client = spdyClient(socket);
+    await client.open(1, { port: 'bad' });
+    await client.open(3, { port: '80' });
+    await settle();
+    assert.deepEqual(seen, ['80']);
+    const reset = client.frames.find((f) => f.type === 3)!;
+    assert.deepEqual([reset.payload.readUInt32BE(0), reset.payload.readUInt32BE(4)], [1, 5]);
+    assert.deepEqual(client.frames.filter((f) => f.type === 2).map((f) => f.payload.readUInt32BE(0)), [3]);
+  } finally {
+    socket.destroy();
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('a malformed session ends: a header block that does not inflate, or a frame over the limit', async () => {
   for (const bad of [
     // A SYN_STREAM whose header block is not zlib data.

@@ -47,6 +47,8 @@ const VERSION = 3;
 const SYN_STREAM = 1;
 const SYN_REPLY = 2;
 const RST_STREAM = 3;
+/** RST_STREAM's status for a stream the server will not take (spdystream's Reset sends CANCEL). */
+const CANCEL = 5;
 const PING = 6;
 const GOAWAY = 7;
 export const FLAG_FIN = 0x01;
@@ -209,11 +211,11 @@ function headerReader(): (compressed: Buffer) => Buffer {
 }
 
 /**
- * Serves a SPDY session on a socket already upgraded: `onStream` gets each stream the client opens (answered with a
- * SYN_REPLY) once its headers are read; `onClose` once the connection is over (the client's GOAWAY, its end, an error
- * or a malformed frame).
+ * Serves a SPDY session on a socket already upgraded: `onStream` gets each stream the client opens, once its headers
+ * are read and a SYN_REPLY has answered it; a stream `accept` refuses gets a RST_STREAM instead. `onClose` is called
+ * once the connection is over (the client's GOAWAY, its end, an error or a malformed frame).
  */
-export function serveSpdySession(socket: Duplex, onStream: (stream: SpdyStream) => void, onClose: () => void): SpdySession {
+export function serveSpdySession(socket: Duplex, onStream: (stream: SpdyStream) => void, onClose: () => void, accept?: (headers: ReadonlyMap<string, string>) => boolean): SpdySession {
   const streams = new Map<number, SpdyStream & { clientDone: boolean; serverDone: boolean }>();
   const compress = headerWriter();
   const inflate = headerReader();
@@ -256,6 +258,10 @@ export function serveSpdySession(socket: Duplex, onStream: (stream: SpdyStream) 
         send(dataFrame(id, FLAG_FIN, new Uint8Array(0)));
       },
     };
+    if (accept && !accept(headers)) {
+      send(controlFrame(RST_STREAM, 0, Buffer.concat([u32(id), u32(CANCEL)])));
+      return;
+    }
     streams.set(id, stream);
     send(controlFrame(SYN_REPLY, 0, Buffer.concat([u32(id), compress(encodeHeaderBlock(new Map()))])));
     onStream(stream);

@@ -4,7 +4,7 @@
 // Client messages are read and dropped (wsstream.IgnoreReceives).
 
 import { createHash } from 'node:crypto';
-import type { Duplex } from 'node:stream';
+import { Duplex } from 'node:stream';
 import type { HttpRequest } from '../server/types.ts';
 import { requestHeader } from '../server/request-header.ts';
 
@@ -141,4 +141,31 @@ export function readClientFrames(socket: Duplex, onClose: () => void, onMessage?
       else if ((opcode === OP_BINARY || opcode === OP_TEXT) && onMessage) onMessage(payload);
     }
   });
+}
+
+/**
+ * The bytes of a WebSocket's binary messages as one stream, as client-go's tunneling connection carries SPDY over a
+ * WebSocket (kubectl port-forward's "SPDY/3.1+portforward.k8s.io"): each message read is the next bytes, each write
+ * one binary message; ending it sends the close frame.
+ */
+export function webSocketByteStream(socket: Duplex, maxFrameBytes: number): Duplex {
+  const stream = new Duplex({
+    read() {},
+    write(chunk: Buffer, _encoding, done) {
+      if (socket.destroyed || socket.writableEnded) return done();
+      socket.write(webSocketFrame(OP_BINARY, chunk), () => done());
+    },
+    final(done) {
+      if (!socket.destroyed && !socket.writableEnded) socket.end(NORMAL_CLOSE_FRAME);
+      done();
+    },
+    destroy(err, done) {
+      socket.destroy();
+      done(err);
+    },
+  });
+  readClientFrames(socket, () => stream.push(null), (payload) => stream.push(payload), maxFrameBytes);
+  socket.on('close', () => stream.destroy());
+  socket.on('error', () => stream.destroy());
+  return stream;
 }

@@ -21,7 +21,7 @@ test('containers: the last matching rule setting a field wins, per container', (
 
 test('containers: bad rules are refused with the field named', () => {
   const runs = createContainerRuns();
-  assert.throws(() => runs.add({}), /containers: a rule sets "exitCode", "after", "reason", "logs", "ready", "live", "started", "exec" or several/);
+  assert.throws(() => runs.add({}), /containers: a rule sets "exitCode", "after", "reason", "logs", "ready", "live", "started", "exec", "ports" or several/);
   assert.throws(() => runs.add({ exitCode: 256 }), /"exitCode" must be an integer from 0 to 255/);
   assert.throws(() => runs.add({ exitCode: 1.5 }), PodRuleError);
   assert.throws(() => runs.add({ after: '5 minutes' }), /containers: "after": time: invalid duration "5 minutes"/);
@@ -31,7 +31,7 @@ test('containers: bad rules are refused with the field named', () => {
   assert.throws(() => runs.add({ live: 0 as never }), /containers: "live" must be true or false/);
   assert.throws(() => runs.add({ started: 'false' as never }), /containers: "started" must be true or false/);
   assert.throws(() => runs.add({ exitCode: 1, selector: 'a b' }), /containers: "selector": /);
-  assert.throws(() => runs.add({ exitCode: 1, image: 'x' } as never), /containers: unknown field "image" \(known: namespace, selector, pod, container, exitCode, after, reason, logs, ready, live, started, exec\)/);
+  assert.throws(() => runs.add({ exitCode: 1, image: 'x' } as never), /containers: unknown field "image" \(known: namespace, selector, pod, container, exitCode, after, reason, logs, ready, live, started, exec, ports\)/);
   assert.deepEqual(runs.list(), []);
   const a = runs.add({ after: 1500 });
   assert.deepEqual(runs.list(), [{ id: a.id, rule: { after: 1500 } }]);
@@ -52,4 +52,20 @@ test('containers: exec answers of every matching rule, the last whose command be
   assert.throws(() => runs.add({ exec: [{ command: 'ls' as never }] }), /containers: "exec"\[0\]\.command must be a list of strings/);
   assert.throws(() => runs.add({ exec: { exitCode: 300 } }), /containers: "exec"\.exitCode must be an integer from 0 to 255/);
   assert.throws(() => runs.add({ exec: { stdin: 'x' } as never }), /containers: "exec": unknown field "stdin" \(known: command, stdout, stderr, exitCode\)/);
+});
+
+test('containers: ports map a pod port to a loopback address, served by the first container of the pod that maps it', () => {
+  const runs = createContainerRuns();
+  const web = { ...pod('web-1', { app: 'web' }), spec: { containers: [{ name: 'app' }, { name: 'sidecar' }] } } as never;
+  runs.add({ selector: 'app=web', container: 'sidecar', ports: { 9090: 38001 } });
+  runs.add({ pod: 'web-1', ports: { '8080': 'localhost:38002', 9091: '[::1]:38003' } });
+  runs.add({ pod: 'web-1', container: 'app', ports: { 8080: '127.0.0.1:38004' } });
+  assert.deepEqual(runs.portTarget(web, 9090), { host: '127.0.0.1', port: 38001 });
+  assert.deepEqual(runs.portTarget(web, 8080), { host: '127.0.0.1', port: 38004 });
+  assert.deepEqual(runs.portTarget(web, 9091), { host: '::1', port: 38003 });
+  assert.equal(runs.portTarget(web, 80), undefined);
+  assert.throws(() => runs.add({ ports: { http: 80 } }), /containers: "ports": "http" is not a port \(1-65535\)/);
+  assert.throws(() => runs.add({ ports: { 80: '10.0.0.1:80' } }), /containers: "ports"\."80": a port of 127\.0\.0\.1, or "127\.0\.0\.1:port", "\[::1\]:port" or "localhost:port" \(tests serve on loopback only\)/);
+  assert.throws(() => runs.add({ ports: { 80: 70000 } }), PodRuleError);
+  assert.throws(() => runs.add({ ports: [80] as never }), /"ports" must map container ports to loopback addresses/);
 });

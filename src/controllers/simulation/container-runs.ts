@@ -45,6 +45,11 @@ export interface ContainerRunRule extends PodTarget {
    * exec probes run their commands too: a non-zero exit fails the probe.
    */
   readonly exec?: ExecRule | readonly ExecRule[];
+  /**
+   * What listens on the container's ports: container port -> where the test serves it on loopback (a port of
+   * 127.0.0.1, or "127.0.0.1:port", "[::1]:port", "localhost:port"). Port-forwards to the pod reach it there.
+   */
+  readonly ports?: Readonly<Record<string, number | string>>;
 }
 
 export type ContainerRunRuleView = RuleView<ContainerRunRule>;
@@ -60,6 +65,14 @@ export interface ContainerScript {
   readonly started?: boolean;
   /** Every matching rule's answers, in the order the rules were added. */
   readonly exec?: readonly ExecRule[];
+  /** Container port -> loopback address, every matching rule's, the later winning a port. */
+  readonly ports?: ReadonlyMap<number, LoopbackAddress>;
+}
+
+/** Where a test serves a simulated container's port. */
+export interface LoopbackAddress {
+  readonly host: '127.0.0.1' | '::1' | 'localhost';
+  readonly port: number;
 }
 
 export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, ContainerScript>, 'matching'> {
@@ -67,9 +80,11 @@ export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, Contain
   script(pod: KubeObject, container: string): ContainerScript;
   /** What the command answers in the container: the last matching exec answer, else exit 0 and no output. */
   exec(pod: KubeObject, container: string, command: readonly string[]): { stdout: string; stderr: string; exitCode: number };
+  /** Where the pod's port is served: by the first of its containers that maps it (they share the pod's network). */
+  portTarget(pod: KubeObject, port: number): LoopbackAddress | undefined;
 }
 
-const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'live', 'started', 'exec'] as const;
+const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'live', 'started', 'exec', 'ports'] as const;
 const PROBE_FIELDS = ['ready', 'live', 'started'] as const;
 const EXEC_FIELDS = ['command', 'stdout', 'stderr', 'exitCode'];
 
@@ -89,6 +104,22 @@ function compileExec(value: unknown): ExecRule[] {
   });
 }
 
+const validPort = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 65535;
+
+function compilePorts(value: unknown): Map<number, LoopbackAddress> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new PodRuleError('containers: "ports" must map container ports to loopback addresses');
+  const out = new Map<number, LoopbackAddress>();
+  for (const [key, target] of Object.entries(value)) {
+    const port = /^[0-9]+$/.test(key) ? Number(key) : NaN;
+    if (!validPort(port)) throw new PodRuleError(`containers: "ports": ${JSON.stringify(key)} is not a port (1-65535)`);
+    const m = typeof target === 'string' ? /^(127\.0\.0\.1|\[::1\]|localhost):([0-9]+)$/.exec(target) : null;
+    const address = validPort(target) ? { host: '127.0.0.1' as const, port: target } : m && validPort(Number(m[2])) ? { host: (m[1] === '[::1]' ? '::1' : m[1]) as LoopbackAddress['host'], port: Number(m[2]) } : undefined;
+    if (!address) throw new PodRuleError(`containers: "ports"."${key}": a port of 127.0.0.1, or "127.0.0.1:port", "[::1]:port" or "localhost:port" (tests serve on loopback only)`);
+    out.set(port, address);
+  }
+  return out;
+}
+
 function compile(rule: ContainerRunRule): ContainerScript {
   if (FIELDS.every((f) => rule[f] === undefined)) throw new PodRuleError(`containers: a rule sets ${FIELDS.map((f) => `"${f}"`).join(', ')} or several`);
   const { exitCode, after, reason, logs, ready, live, started } = rule;
@@ -104,7 +135,7 @@ function compile(rule: ContainerRunRule): ContainerScript {
       throw new PodRuleError((e as Error).message);
     }
   }
-  return { exitCode, afterMs, reason, logs, ready, live, started, exec: rule.exec === undefined ? undefined : compileExec(rule.exec) };
+  return { exitCode, afterMs, reason, logs, ready, live, started, exec: rule.exec === undefined ? undefined : compileExec(rule.exec), ports: rule.ports === undefined ? undefined : compilePorts(rule.ports) };
 }
 
 /** What the command answers in a container of this script: the last exec answer matching it, else exit 0 and no output. */
@@ -124,6 +155,7 @@ export function createContainerRuns(): ContainerRuns {
       if (r.logs !== undefined) out.logs = r.logs;
       for (const f of PROBE_FIELDS) if (r[f] !== undefined) out[f] = r[f];
       if (r.exec !== undefined) out.exec = [...(out.exec ?? []), ...r.exec];
+      if (r.ports !== undefined) out.ports = new Map([...(out.ports ?? []), ...r.ports]);
     }
     return out;
   };
@@ -135,5 +167,9 @@ export function createContainerRuns(): ContainerRuns {
     onChange: (listener) => rules.onChange(listener),
     script,
     exec: (pod, container, command) => answerOf(script(pod, container), command),
+    portTarget(pod, port) {
+      const containers = ((pod.spec as { containers?: { name?: unknown }[] } | undefined)?.containers ?? []).map((c) => String(c.name ?? ''));
+      return containers.map((c) => script(pod, c).ports?.get(port)).find((t) => t !== undefined);
+    },
   };
 }

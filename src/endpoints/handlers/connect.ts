@@ -1,7 +1,9 @@
 // Pod log/exec/attach/portforward/proxy, and the node and service proxies, on a server that runs no kubelets and no
 // containers: kube's answers after the same lookups and checks. The kubelets of `--simulate-workloads` run no
-// processes: their containers print what the containers test control says (simulated-logs.ts), and nothing listens
-// at a pod's or node's address, so a proxied request meets the refused dial kube's proxy transport reports.
+// processes: their containers print and answer what the containers test control says (simulated-logs.ts,
+// simulated-exec.ts), a port-forward reaches the servers it maps a pod's ports to (simulated-portforward.ts), and
+// nothing listens at a pod's or node's address, so a proxied request meets the refused dial kube's proxy transport
+// reports.
 
 import { badRequest, fieldErrors, invalid, notFound, StatusError, type FieldError } from '../../apis/errors.ts';
 import { goTimeParseError } from '../../registry/validation/go-decode.ts';
@@ -17,6 +19,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { runningId, simulatedLog, stillRunning } from './simulated-logs.ts';
 import { containerNotFound, execStatus, serveExec, serveExecOverSpdy, unableToUpgrade } from './simulated-exec.ts';
 import { isSpdyRequest, refuseUpgrade } from '../spdy.ts';
+import { forwardedPod, forwardedPorts, refusePorts, serveSpdyPortForward, serveTunneledPortForward, serveWebSocketPortForward, wantsTunnel } from './simulated-portforward.ts';
 import { hijack } from '../../server/hijack.ts';
 import { isWebSocketRequest } from '../websocket.ts';
 import type { Duplex } from 'node:stream';
@@ -258,6 +261,26 @@ async function followLog(scope: Scope, pod: KubeObject, container: string, runId
   if (!res.writableEnded) res.end();
 }
 
+/** The request's connection, taken over from the HTTP server (an upgrade request's). */
+function takeSocket(scope: Scope): Duplex | undefined {
+  const socket = (scope.r.res as unknown as { socket?: Duplex | null }).socket;
+  if (socket) hijack(scope.r.res);
+  return socket ?? undefined;
+}
+
+/** kubectl port-forward to a pod on a simulated node, over SPDY, SPDY tunneled through a WebSocket, or WebSocket channels. */
+function simulatedPortForward(scope: Scope, pod: KubeObject): Promise<void> | void {
+  const req = scope.r.req;
+  const socket = takeSocket(scope);
+  if (!socket) return;
+  const forwarded = forwardedPod(pod, (port) => scope.deps.simulatedContainers?.portTarget(pod, port));
+  if (isSpdyRequest(req)) return serveSpdyPortForward(req, socket, forwarded);
+  if (wantsTunnel(req)) return serveTunneledPortForward(req, socket, forwarded);
+  const ports = forwardedPorts(scope.r.query.getAll('ports'));
+  if (typeof ports === 'string') return refusePorts(socket, ports);
+  return serveWebSocketPortForward(req, socket, forwarded, ports);
+}
+
 /**
  * kubectl exec or attach over WebSocket to a container on a simulated node: a command answers what the containers
  * test control says; an attach gets what the container prints (all of it: a simulated container prints everything
@@ -269,9 +292,8 @@ async function simulatedStream(scope: Scope, pod: KubeObject): Promise<void> {
   const flag = (name: string) => lenientBool(q, name) === true;
   if (!flag('stdin') && !flag('stdout') && !flag('stderr')) throw badRequest('you must specify at least 1 of stdin, stdout, stderr');
   const container = q.get('container') || containerNames(pod, 'containers')[0]!;
-  const socket = (scope.r.res as unknown as { socket?: Duplex | null }).socket;
+  const socket = takeSocket(scope);
   if (!socket) return;
-  hijack(scope.r.res);
   const streams = { stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
   const runId = runningId(pod, container);
   const spdy = isSpdyRequest(scope.r.req);
@@ -319,7 +341,9 @@ export async function connectResource(scope: Scope): Promise<void> {
   const node = await readNode(scope, nodeName);
   if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
   const simulated = node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
-  if (simulated && (scope.subresource === 'exec' || scope.subresource === 'attach') && (isWebSocketRequest(scope.r.req) || isSpdyRequest(scope.r.req)) && !isHttp2Response(scope.r.res)) return simulatedStream(scope, pod);
+  const upgrade = (isWebSocketRequest(scope.r.req) || isSpdyRequest(scope.r.req)) && !isHttp2Response(scope.r.res);
+  if (simulated && upgrade && (scope.subresource === 'exec' || scope.subresource === 'attach')) return simulatedStream(scope, pod);
+  if (simulated && upgrade && scope.subresource === 'portforward') return simulatedPortForward(scope, pod);
   // A simulated node's kubelet serves what its containers printed.
   if (logOptions && simulated) {
     const container = scope.r.query.get('container') || containerNames(pod, 'containers')[0]!;
