@@ -37,7 +37,11 @@ describe('port-forward to simulated pods', () => {
   let kubeconfig: string;
   before(async () => {
     s = await startTestServer({ simulateWorkloads: { nodes: 1, podStartupMs: 20 } });
-    backend = createServer((req, res) => res.end(`served ${req.url} for ${req.headers['x-from'] ?? 'a client'}\n`));
+    backend = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => res.end(`served ${req.url} for ${req.headers['x-from'] ?? 'a client'}${body ? ` with ${body}` : ''}${req.headers.authorization ? ' (with credentials!)' : ''}\n`));
+    });
     backend.listen(0, '127.0.0.1');
     await once(backend, 'listening');
     backendPort = (backend.address() as { port: number }).port;
@@ -111,6 +115,23 @@ describe('port-forward to simulated pods', () => {
     } finally {
       await stop(pf.child);
     }
+  });
+
+  test('the pod and service proxies reach the served port too: path, query and body go on; a port nothing serves is the refused dial', async () => {
+    assert.equal(await s.kubectlOk(['get', '--raw', '/api/v1/namespaces/default/pods/web:8080/proxy/metrics?format=text']), 'served /metrics?format=text for a client\n');
+    await s.kubectlOk(['expose', 'pod', 'web', '--name=web-proxied', '--port=80', '--target-port=8080']);
+    const viaService = await until('the service proxy', async () => {
+      const r = await s.kubectl(['get', '--raw', '/api/v1/namespaces/default/services/web-proxied:80/proxy/healthz']);
+      return r.code === 0 ? r.stdout : undefined;
+    }, { timeoutMs: 20_000 });
+    assert.equal(viaService, 'served /healthz for a client\n');
+    // A body goes on; the caller's credentials do not.
+    const posted = await s.adminRequest('/api/v1/namespaces/default/pods/web:8080/proxy/hook', { method: 'POST', body: 'ping', headers: { 'content-type': 'text/plain', authorization: 'Bearer not-passed-on' } });
+    assert.deepEqual([posted.status, posted.body], [200, 'served /hook for a client with ping\n']);
+    const refused = await s.kubectl(['get', '--raw', '/api/v1/namespaces/default/pods/web:9999/proxy/']);
+    const podIP = JSON.parse(await s.kubectlOk(['get', 'pod', 'web', '-o', 'json'])).status.podIP as string;
+    assert.deepEqual([refused.code, refused.stderr.trim()], [1, `Error from server (ServiceUnavailable): error trying to reach service: dial tcp ${podIP}:9999: connect: connection refused`]);
+    await s.kubectlOk(['delete', 'service', 'web-proxied']);
   });
 
   test("client-node's PortForward (WebSocket channels, v4.channel.k8s.io)", async () => {

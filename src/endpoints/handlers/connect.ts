@@ -1,16 +1,19 @@
 // Pod log/exec/attach/portforward/proxy, and the node and service proxies, on a server that runs no kubelets and no
 // containers: kube's answers after the same lookups and checks. The kubelets of `--simulate-workloads` run no
 // processes: their containers print and answer what the containers test control says (simulated-logs.ts,
-// simulated-exec.ts), a port-forward reaches the servers it maps a pod's ports to (simulated-portforward.ts), and
-// nothing listens at a pod's or node's address, so a proxied request meets the refused dial kube's proxy transport
-// reports.
+// simulated-exec.ts), and a port-forward or a pod or service proxy reaches the server a test runs for a pod's port
+// (simulated-portforward.ts, relayToServed). Nothing else listens at a pod's or node's address, so any other proxied
+// request meets the refused dial kube's proxy transport reports.
 
 import { badRequest, fieldErrors, invalid, notFound, StatusError, type FieldError } from '../../apis/errors.ts';
 import { goTimeParseError } from '../../registry/validation/go-decode.ts';
 import { lenientBool, optionalInt } from '../options.ts';
 import type { LogOptions } from './simulated-logs.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import { writable, writeBody } from '../respond.ts';
+import { writable, writeBody, writeError } from '../respond.ts';
+import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { HOP_BY_HOP, relayRequest } from '../../server/relay.ts';
 import { admissionInfo, requestContext, type Scope } from '../scope.ts';
 import { admissionAttributes } from '../../admission/request.ts';
 import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
@@ -115,6 +118,13 @@ interface ProxyTarget {
   readonly scheme: string;
   readonly host: string;
   readonly port: string;
+  /** Where a test serves this port of a simulated pod (the containers test control's `ports`). */
+  readonly served?: { host: string; port: number };
+}
+
+/** Where the test serves the pod's port, if it does. */
+function servedPort(scope: Scope, pod: KubeObject | undefined, port: string): ProxyTarget['served'] {
+  return pod && /^[0-9]{1,5}$/.test(port) ? scope.deps.simulatedContainers?.portTarget(pod, Number(port)) : undefined;
 }
 
 /** nodes/proxy (node.ResourceLocation): to the node's kubelet, at its preferred address and kubelet port. */
@@ -149,12 +159,17 @@ async function serviceLocation(scope: Scope): Promise<ProxyTarget> {
   const registry = scope.deps.registry;
   const endpointsDef = registry.lookup('', 'v1', 'endpoints')!;
   const endpoints = await registry.store(endpointsDef).get(ctx, id.name);
-  const subsets = (endpoints as { subsets?: { addresses?: { ip?: string }[]; ports?: { name?: string; port?: number }[] }[] }).subsets ?? [];
+  const subsets = (endpoints as { subsets?: { addresses?: { ip?: string; targetRef?: { kind?: string; name?: string } }[]; ports?: { name?: string; port?: number }[] }[] }).subsets ?? [];
   if (subsets.length === 0) throw new StatusError(503, 'ServiceUnavailable', `no endpoints available for service ${JSON.stringify(id.name)}`);
   for (const subset of subsets) {
     const address = subset.addresses?.find((a) => a.ip);
     const port = subset.ports?.find((p) => (p.name ?? '') === portName);
-    if (address && port) return { scheme: id.scheme, host: address.ip!, port: String(port.port ?? '') };
+    if (!address || !port) continue;
+    const target = { scheme: id.scheme, host: address.ip!, port: String(port.port ?? '') };
+    const ref = address.targetRef;
+    if (ref?.kind !== 'Pod' || !ref.name || !scope.deps.simulatedContainers) return target;
+    const pod = await registry.store(registry.lookup('', 'v1', 'pods')!).get(ctx, ref.name).catch(() => undefined);
+    return { ...target, served: servedPort(scope, pod, target.port) };
   }
   throw new StatusError(503, 'ServiceUnavailable', `no endpoints available for service ${JSON.stringify(scope.name)}`);
 }
@@ -172,14 +187,15 @@ async function podLocation(scope: Scope): Promise<ProxyTarget> {
   }
   const podIP = String((pod.status as { podIP?: unknown } | undefined)?.podIP ?? '');
   if (!isGlobalUnicast(podIP)) throw badRequest('address not allowed');
-  return { scheme: id.scheme, host: podIP, port };
+  return { scheme: id.scheme, host: podIP, port, served: servedPort(scope, pod, port) };
 }
 
 /**
  * A proxy: the target found, a GET or HEAD of the proxy's root without its trailing slash is redirected to it (301,
- * as kube's proxyRedirectsforRootPath does, so that relative links work); any other request meets the refused dial.
+ * as kube's proxyRedirectsforRootPath does, so that relative links work); any other request goes to where a test
+ * serves the port, or meets the refused dial.
  */
-function proxy(scope: Scope, target: ProxyTarget): void {
+function proxy(scope: Scope, target: ProxyTarget): Promise<void> | void {
   const method = scope.r.req.method ?? 'GET';
   const url = scope.r.req.url ?? '';
   const q = url.indexOf('?');
@@ -195,7 +211,31 @@ function proxy(scope: Scope, target: ProxyTarget): void {
     res.end();
     return;
   }
-  throw dialRefused(target.scheme, target.host, target.port);
+  if (!target.served) throw dialRefused(target.scheme, target.host, target.port);
+  // What follows .../proxy in the raw path, and the query, go on (JoinPreservingTrailingSlash onto "/").
+  const start = rawPath.indexOf('/proxy', rawPath.indexOf(`/${scope.def.resource}/`) + scope.def.resource.length + 2) + '/proxy'.length;
+  const path = `${rawPath.slice(start) || '/'}${q < 0 ? '' : url.slice(q)}`;
+  return relayToServed(scope, target, target.served, path);
+}
+
+/**
+ * A proxied request relayed to the server a test runs for the pod's port, as kube's proxy sends it to the pod (the
+ * caller's headers without hop-by-hop ones; the authentication filter has already removed Authorization); a refused
+ * connection is the pod's refused dial.
+ */
+function relayToServed(scope: Scope, target: ProxyTarget, served: { host: string; port: number }, path: string): Promise<void> {
+  const req = scope.r.req;
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !name.startsWith(':') && !HOP_BY_HOP.has(name) && name !== 'authorization') headers[name] = value;
+  headers.host = String(req.headers.host ?? req.headers[':authority'] ?? `${target.host}:${target.port}`);
+  const remote = req.socket?.remoteAddress;
+  if (remote) headers['x-forwarded-for'] = req.headers['x-forwarded-for'] ? `${String(req.headers['x-forwarded-for'])}, ${remote}` : remote;
+  const options = { host: served.host, port: served.port, method: req.method ?? 'GET', path };
+  return relayRequest(req, scope.r.res, {
+    headers,
+    open: (h) => (target.scheme === 'https' ? httpsRequest({ ...options, headers: h, rejectUnauthorized: false }) : httpRequest({ ...options, headers: h })),
+    failed: (err) => writeError(scope.r, (err as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? dialRefused(target.scheme, target.host, target.port) : new StatusError(503, 'ServiceUnavailable', `error trying to reach service: ${(err as Error).message}`)),
+  });
 }
 
 /** Go's IP.IsGlobalUnicast of an address kube would parse (not unspecified, loopback, multicast or link-local). */
