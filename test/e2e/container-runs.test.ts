@@ -218,6 +218,55 @@ describe('scripted container runs (simulated cluster)', () => {
     await s.kubectlOk(['delete', 'pod', 'hung', 'never-up', 'pg', '--wait=false']);
   });
 
+  test('a missing ConfigMap or Secret holds a pod as the kubelet holds it (ContainerCreating with FailedMount, CreateContainerConfigError) until it is created', async () => {
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'configured', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: 'configured' } },
+        template: {
+          metadata: { labels: { app: 'configured' } },
+          spec: {
+            containers: [{ name: 'app', image: 'nginx', env: [{ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }], volumeMounts: [{ name: 'config', mountPath: '/etc/app' }] }],
+            volumes: [{ name: 'config', configMap: { name: 'app-config' } }],
+          },
+        },
+      },
+    });
+    const podStatus = async () => {
+      const pods = await podsOf('app=configured');
+      return pods.length === 1 ? pods[0]! : undefined;
+    };
+    const row = async () => (await s.kubectlOk(['get', 'pods', '-l', 'app=configured', '--no-headers'])).trim().split(/\s+/).slice(1, 3);
+    const warnings = async (name: string) => s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},type=Warning`, '--sort-by=.metadata.creationTimestamp', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
+    const mounting = await until('the pod to wait for its volume', async () => {
+      const p = await podStatus();
+      return p?.status.containerStatuses?.[0]?.state.waiting?.reason === 'ContainerCreating' ? p : undefined;
+    }, { timeoutMs: 20_000 });
+    assert.deepEqual(await row(), ['0/1', 'ContainerCreating']);
+    assert.deepEqual([mounting.status.phase, mounting.status.podIP, mounting.status.conditions.find((c: Obj) => c.type === 'PodReadyToStartContainers').status], ['Pending', undefined, 'False']);
+    const name = mounting.metadata.name as string;
+    await until('the FailedMount event', async () => ((await warnings(name)).includes('FailedMount') ? true : undefined), { timeoutMs: 10_000 });
+    assert.equal(await warnings(name), 'FailedMount: MountVolume.SetUp failed for volume "config" : configmap "app-config" not found\n');
+    // The volume mounts once its ConfigMap exists; then the container's environment names a Secret key that does not.
+    await s.kubectlOk(['create', 'configmap', 'app-config', '--from-literal=mode=prod']);
+    await s.kubectlOk(['create', 'secret', 'generic', 'db', '--from-literal=user=app']);
+    const configError = await until('the container config error', async () => {
+      const p = await podStatus();
+      return p?.status.containerStatuses?.[0]?.state.waiting?.reason === 'CreateContainerConfigError' ? p : undefined;
+    }, { timeoutMs: 20_000 });
+    assert.deepEqual(configError.status.containerStatuses[0].state.waiting, { reason: 'CreateContainerConfigError', message: "couldn't find key password in Secret default/db" });
+    assert.deepEqual(await row(), ['0/1', 'CreateContainerConfigError']);
+    assert.ok(configError.status.podIP, 'the sandbox runs');
+    await until('the Failed event', async () => ((await warnings(name)).includes('Failed:') ? true : undefined), { timeoutMs: 10_000 });
+    assert.match(await warnings(name), /\nFailed: Error: couldn't find key password in Secret default\/db\n$/);
+    // With the key there, it starts.
+    await s.kubectlOk(['create', 'secret', 'generic', 'db', '--from-literal=password=s3cret', '--dry-run=client', '-o', 'yaml'], {}).then((y) => s.kubectlOk(['replace', '-f', '-'], { input: y }));
+    await s.kubectlOk(['rollout', 'status', 'deployment/configured', '--timeout=20s']);
+    await s.kubectlOk(['delete', 'deployment', 'configured']);
+  });
+
   test('init containers run one by one: Init:N/M while one runs, Init:CrashLoopBackOff or Init:Error when one fails', async () => {
     s.containers.add({ pod: 'staged', container: 'wait-db', after: '1h' });
     s.containers.add({ container: 'migrate', exitCode: 1, after: '100ms' });

@@ -15,6 +15,8 @@ import { containerId, probed, probesScripted, runsToCompletion, stepContainers, 
 import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
+import { loopbackContext } from '../../registry/loopback-context.ts';
+import { startBlocker, type ReferenceReader, type StartBlocker } from './pod-references.ts';
 import { asObj, ignoreConflictOrGone, key, kubeletEvents, PODS, podReady, splitKey, type Obj, WRITERS } from './shared.ts';
 
 export interface KubeletOptions {
@@ -43,6 +45,17 @@ function condition(type: string, status: string, at: string, reason?: string, me
 }
 
 const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified deadline';
+/** How often, at most, a pod that cannot start yet (a missing ConfigMap or Secret) is looked at again. */
+const BLOCKED_RETRY_MS = 1000;
+
+/** Whether any of the pod's containers has run (past the point where a missing reference holds it). */
+function anyStarted(pod: KubeObject): boolean {
+  const status = asObj(pod.status);
+  return [...((status.initContainerStatuses as unknown[] | undefined) ?? []), ...((status.containerStatuses as unknown[] | undefined) ?? [])].some((s) => {
+    const state = asObj(asObj(s).state);
+    return state.running !== undefined || state.terminated !== undefined;
+  });
+}
 
 /** When a started pod's spec.activeDeadlineSeconds runs out (from its status.startTime), on the server clock. */
 function deadlineOf(pod: KubeObject): number | undefined {
@@ -295,7 +308,8 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
         statuses.push(s!);
         continue;
       }
-      if (!s || asObj(state.waiting).reason === 'PodInitializing') {
+      // Not started yet (waiting to initialize, or held by a reference that was missing).
+      if (!s || (state.waiting !== undefined && asObj(state.waiting).reason !== 'CrashLoopBackOff')) {
         statuses.push(start(c));
         waiting = true;
         continue;
@@ -435,6 +449,48 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     backoffs: Map<string, Backoff>;
   }
   const podRuns = new Map<string, Runs>();
+  /** Each pod that could not start yet: how often it was looked at, and the last reason reported (an event each time it changes). */
+  const blockedMessages = new Map<string, { attempts: number; reported?: string }>();
+  /** The namespace's ConfigMaps and Secrets, read from their stores. */
+  const references = (namespace: string): ReferenceReader => {
+    const reader = (resource: string) => (name: string) => {
+      const def = informers.registry.lookup('', 'v1', resource);
+      return def ? informers.registry.store(def).get(loopbackContext(namespace), name).catch(() => undefined) : Promise.resolve(undefined);
+    };
+    return { configMap: reader('configmaps'), secret: reader('secrets') };
+  };
+
+  /**
+   * A pod that cannot start yet: every container waiting (ContainerCreating while a volume cannot be mounted, and
+   * without a sandbox or IP yet; CreateContainerConfigError for the container whose environment cannot be made, the
+   * sandbox running), init containers and the containers after them waiting in PodInitializing, the pod Pending.
+   */
+  function blockedStatus(pod: KubeObject, node: string, at: string, blocker: StartBlocker): Obj {
+    const init = containers(pod, 'initContainers');
+    const waitingAs = (c: Obj, field: string, reason: string): Obj => {
+      const own = blocker.kind === 'env' && blocker.field === field && blocker.container === c.name;
+      return { ...pendingContainer(c), state: { waiting: own ? { reason: 'CreateContainerConfigError', message: blocker.message } : { reason } } };
+    };
+    const previousConditions = conditionsOf(pod);
+    const kept = (next: Obj) => keepTransition(next, previousConditions.find((x) => x.type === next.type));
+    const unready = `containers with unready status: [${containers(pod).map((c) => String(c.name)).join(' ')}]`;
+    const { podIP, podIPs, ...host } = sandbox(pod, node, at);
+    return {
+      ...asObj(pod.status),
+      phase: 'Pending',
+      conditions: [
+        ...previousConditions.filter((x) => !KUBELET_CONDITIONS.has(String(x.type))),
+        kept(condition('PodReadyToStartContainers', blocker.kind === 'volume' ? 'False' : 'True', at)),
+        kept(init.length === 0 ? condition('Initialized', 'True', at) : condition('Initialized', 'False', at, 'ContainersNotInitialized', `containers with incomplete status: [${init.map((c) => String(c.name)).join(' ')}]`)),
+        kept(condition('Ready', 'False', at, 'ContainersNotReady', unready)),
+        kept(condition('ContainersReady', 'False', at, 'ContainersNotReady', unready)),
+        kept(condition('PodScheduled', 'True', at)),
+      ],
+      ...(blocker.kind === 'volume' ? host : { ...host, podIP, podIPs }),
+      ...(init.length > 0 ? { initContainerStatuses: init.map((c) => waitingAs(c, 'initContainers', 'PodInitializing')) } : {}),
+      containerStatuses: containers(pod).map((c) => waitingAs(c, 'containers', init.length > 0 ? 'PodInitializing' : 'ContainerCreating')),
+    };
+  }
   const runsOf = (pod: KubeObject): Runs => {
     const uid = pod.metadata.uid ?? '';
     let r = podRuns.get(uid);
@@ -491,7 +547,24 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     let status: Obj | undefined;
     let started: [string, Obj][] = [];
     let afterWrite = (): void => {};
-    if ((phase === 'Pending' || phase === undefined) && initializing(pod)) {
+    const blocker = (phase === 'Pending' || phase === undefined) && !anyStarted(pod) ? await startBlocker(pod, references(namespace)) : undefined;
+    if (blocker) {
+      // Looked at again soon, then each second (the kubelet retries mounts and container creation) until it can
+      // start. What a first look finds is not reported: a namespace's kube-root-ca.crt, which every pod's token
+      // volume names, may be a moment behind the pod.
+      const uid = pod.metadata.uid ?? '';
+      const seen = blockedMessages.get(uid);
+      const attempts = (seen?.attempts ?? 0) + 1;
+      queue.enqueue(k, Math.min(BLOCKED_RETRY_MS, 50 * 2 ** attempts));
+      blockedMessages.set(uid, { attempts, reported: seen?.reported });
+      if (attempts === 1) return;
+      status = blockedStatus(pod, node, at, blocker);
+      if (seen?.reported !== blocker.message) {
+        blockedMessages.set(uid, { attempts, reported: blocker.message });
+        if (blocker.kind === 'volume') events.event(pod, 'Warning', 'FailedMount', blocker.message);
+        else events.event(pod, 'Warning', 'Failed', `Error: ${blocker.message}`, { fieldPath: fieldPath(blocker.field, { name: blocker.container }) });
+      }
+    } else if ((phase === 'Pending' || phase === undefined) && initializing(pod)) {
       const init = initStep(pod, node, at);
       status = init.status;
       started = init.started;
@@ -547,6 +620,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
 
   pods.onEvent((ev) => {
     if (ev.type === 'DELETED') {
+      blockedMessages.delete(ev.object.metadata.uid ?? '');
       addresses.delete(ev.object.metadata.uid ?? '');
       podRuns.delete(ev.object.metadata.uid ?? '');
       clockWaits.delete(key(ev.object));
