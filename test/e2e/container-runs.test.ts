@@ -267,6 +267,32 @@ describe('scripted container runs (simulated cluster)', () => {
     await s.kubectlOk(['delete', 'deployment', 'configured']);
   });
 
+  test('an image that cannot be pulled: ErrImagePull, then ImagePullBackOff with the kubelet\'s backoff on the server clock; it starts once pulls succeed', async () => {
+    const rule = s.containers.add({ selector: 'app=unpulled', imagePull: false });
+    await s.kubectlOk(['create', 'deployment', 'unpulled', '--image=registry.example.com/team/app:v9']);
+    const reasonOf = async () => (await podsOf('app=unpulled'))[0]?.status.containerStatuses?.[0]?.state.waiting?.reason as string | undefined;
+    await until('ErrImagePull', async () => ((await reasonOf()) === 'ErrImagePull' ? true : undefined), { timeoutMs: 20_000 });
+    const [pod] = await until('ImagePullBackOff', async () => ((await reasonOf()) === 'ImagePullBackOff' ? podsOf('app=unpulled') : undefined), { timeoutMs: 20_000 });
+    const name = pod!.metadata.name as string;
+    assert.deepEqual(pod!.status.containerStatuses[0].state.waiting, { reason: 'ImagePullBackOff', message: 'Back-off pulling image "registry.example.com/team/app:v9"' });
+    assert.deepEqual([pod!.status.phase, (await s.kubectlOk(['get', 'pod', name, '--no-headers'])).trim().split(/\s+/).slice(1, 3)], ['Pending', ['0/1', 'ImagePullBackOff']]);
+    const events = async () => s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
+    const seen = await until('the pull events', async () => ((await events()).includes('Error: ImagePullBackOff') ? events() : undefined), { timeoutMs: 10_000 });
+    for (const line of [
+      'Pulling: Pulling image "registry.example.com/team/app:v9"',
+      'Failed: Failed to pull image "registry.example.com/team/app:v9": rpc error: code = NotFound desc = failed to pull and unpack image "registry.example.com/team/app:v9": failed to resolve reference "registry.example.com/team/app:v9": registry.example.com/team/app:v9: not found',
+      'Failed: Error: ErrImagePull',
+      'BackOff: Back-off pulling image "registry.example.com/team/app:v9"',
+      'Failed: Error: ImagePullBackOff',
+    ]) assert.ok(seen.split('\n').includes(line), `${line} in\n${seen}`);
+    // The backoff runs on the server clock: past it, the image manager pulls again (and fails again).
+    s.clock.advance('10s');
+    await until('the second pull', async () => ((await events()).match(/Pulling: /g)?.length === 1 && (await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},reason=Pulling`, '-o', 'jsonpath={.items[0].count}'])) === '2' ? true : undefined), { timeoutMs: 10_000 });
+    s.containers.remove(rule.id);
+    await s.kubectlOk(['rollout', 'status', 'deployment/unpulled', '--timeout=20s']);
+    await s.kubectlOk(['delete', 'deployment', 'unpulled']);
+  });
+
   test('init containers run one by one: Init:N/M while one runs, Init:CrashLoopBackOff or Init:Error when one fails', async () => {
     s.containers.add({ pod: 'staged', container: 'wait-db', after: '1h' });
     s.containers.add({ container: 'migrate', exitCode: 1, after: '100ms' });

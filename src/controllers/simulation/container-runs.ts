@@ -41,6 +41,11 @@ export interface ContainerRunRule extends PodTarget {
   /** false: the container's startup probe fails: it never starts (nor becomes ready), and is killed as for liveness. */
   readonly started?: boolean;
   /**
+   * false: pulling the container's image fails, as for an image that does not exist: the pod waits (ErrImagePull,
+   * then ImagePullBackOff with the kubelet's backoff on the server clock); true, or the rule removed: it starts.
+   */
+  readonly imagePull?: boolean;
+  /**
    * What commands run in it answer; the last one matching a command answers it (exit 0, no output without one). Its
    * exec probes run their commands too: a non-zero exit fails the probe.
    */
@@ -63,6 +68,7 @@ export interface ContainerScript {
   readonly ready?: boolean;
   readonly live?: boolean;
   readonly started?: boolean;
+  readonly imagePull?: boolean;
   /** Every matching rule's answers, in the order the rules were added. */
   readonly exec?: readonly ExecRule[];
   /** Container port -> loopback address, every matching rule's, the later winning a port. */
@@ -84,8 +90,8 @@ export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, Contain
   portTarget(pod: KubeObject, port: number): LoopbackAddress | undefined;
 }
 
-const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'live', 'started', 'exec', 'ports'] as const;
-const PROBE_FIELDS = ['ready', 'live', 'started'] as const;
+const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'live', 'started', 'imagePull', 'exec', 'ports'] as const;
+const BOOLEAN_FIELDS = ['ready', 'live', 'started', 'imagePull'] as const;
 const EXEC_FIELDS = ['command', 'stdout', 'stderr', 'exitCode'];
 
 const validExitCode = (v: unknown): boolean => v === undefined || (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 255);
@@ -122,11 +128,11 @@ function compilePorts(value: unknown): Map<number, LoopbackAddress> {
 
 function compile(rule: ContainerRunRule): ContainerScript {
   if (FIELDS.every((f) => rule[f] === undefined)) throw new PodRuleError(`containers: a rule sets ${FIELDS.map((f) => `"${f}"`).join(', ')} or several`);
-  const { exitCode, after, reason, logs, ready, live, started } = rule;
+  const { exitCode, after, reason, logs, ready, live, started, imagePull } = rule;
   if (!validExitCode(exitCode)) throw new PodRuleError('containers: "exitCode" must be an integer from 0 to 255');
   if (reason !== undefined && (typeof reason !== 'string' || reason === '')) throw new PodRuleError('containers: "reason" must be a non-empty string');
   if (logs !== undefined && typeof logs !== 'string') throw new PodRuleError('containers: "logs" must be a string');
-  for (const f of PROBE_FIELDS) if (rule[f] !== undefined && typeof rule[f] !== 'boolean') throw new PodRuleError(`containers: "${f}" must be true or false`);
+  for (const f of BOOLEAN_FIELDS) if (rule[f] !== undefined && typeof rule[f] !== 'boolean') throw new PodRuleError(`containers: "${f}" must be true or false`);
   let afterMs: number | undefined;
   if (after !== undefined) {
     try {
@@ -135,7 +141,7 @@ function compile(rule: ContainerRunRule): ContainerScript {
       throw new PodRuleError((e as Error).message);
     }
   }
-  return { exitCode, afterMs, reason, logs, ready, live, started, exec: rule.exec === undefined ? undefined : compileExec(rule.exec), ports: rule.ports === undefined ? undefined : compilePorts(rule.ports) };
+  return { exitCode, afterMs, reason, logs, ready, live, started, imagePull, exec: rule.exec === undefined ? undefined : compileExec(rule.exec), ports: rule.ports === undefined ? undefined : compilePorts(rule.ports) };
 }
 
 /** What the command answers in a container of this script: the last exec answer matching it, else exit 0 and no output. */
@@ -153,7 +159,7 @@ export function createContainerRuns(): ContainerRuns {
       if (r.afterMs !== undefined) out.afterMs = r.afterMs;
       if (r.reason !== undefined) out.reason = r.reason;
       if (r.logs !== undefined) out.logs = r.logs;
-      for (const f of PROBE_FIELDS) if (r[f] !== undefined) out[f] = r[f];
+      for (const f of BOOLEAN_FIELDS) if (r[f] !== undefined) out[f] = r[f];
       if (r.exec !== undefined) out.exec = [...(out.exec ?? []), ...r.exec];
       if (r.ports !== undefined) out.ports = new Map([...(out.ports ?? []), ...r.ports]);
     }

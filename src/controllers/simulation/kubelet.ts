@@ -16,7 +16,8 @@ import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
 import { loopbackContext } from '../../registry/loopback-context.ts';
-import { startBlocker, type ReferenceReader, type StartBlocker } from './pod-references.ts';
+import { startBlocker, type ReferenceReader } from './pod-references.ts';
+import { pullStep } from './image-pulls.ts';
 import { asObj, ignoreConflictOrGone, key, kubeletEvents, PODS, podReady, splitKey, type Obj, WRITERS } from './shared.ts';
 
 export interface KubeletOptions {
@@ -449,8 +450,11 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     backoffs: Map<string, Backoff>;
   }
   const podRuns = new Map<string, Runs>();
-  /** Each pod that could not start yet: how often it was looked at, and the last reason reported (an event each time it changes). */
-  const blockedMessages = new Map<string, { attempts: number; reported?: string }>();
+  /**
+   * Each pod that could not start yet: how often it was looked at, the last reason reported (an event each time it
+   * changes), and the image pull backoff of each container whose pulls fail.
+   */
+  const blockedMessages = new Map<string, { attempts: number; reported?: string; pulls: Map<string, Backoff> }>();
   /** The namespace's ConfigMaps and Secrets, read from their stores. */
   const references = (namespace: string): ReferenceReader => {
     const reader = (resource: string) => (name: string) => {
@@ -465,11 +469,11 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
    * without a sandbox or IP yet; CreateContainerConfigError for the container whose environment cannot be made, the
    * sandbox running), init containers and the containers after them waiting in PodInitializing, the pod Pending.
    */
-  function blockedStatus(pod: KubeObject, node: string, at: string, blocker: StartBlocker): Obj {
+  function blockedStatus(pod: KubeObject, node: string, at: string, blocker: { kind: 'volume' } | { kind: 'env' | 'image'; field: string; container: string; waiting: Obj }): Obj {
     const init = containers(pod, 'initContainers');
     const waitingAs = (c: Obj, field: string, reason: string): Obj => {
-      const own = blocker.kind === 'env' && blocker.field === field && blocker.container === c.name;
-      return { ...pendingContainer(c), state: { waiting: own ? { reason: 'CreateContainerConfigError', message: blocker.message } : { reason } } };
+      const own = blocker.kind !== 'volume' && blocker.field === field && blocker.container === c.name;
+      return { ...pendingContainer(c), state: { waiting: own ? blocker.waiting : { reason } } };
     };
     const previousConditions = conditionsOf(pod);
     const kept = (next: Obj) => keepTransition(next, previousConditions.find((x) => x.type === next.type));
@@ -547,23 +551,34 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     let status: Obj | undefined;
     let started: [string, Obj][] = [];
     let afterWrite = (): void => {};
-    const blocker = (phase === 'Pending' || phase === undefined) && !anyStarted(pod) ? await startBlocker(pod, references(namespace)) : undefined;
+    const blocker = (phase === 'Pending' || phase === undefined) && !anyStarted(pod) ? await startBlocker(pod, references(namespace), (c) => options.runs?.script(pod, c).imagePull === false) : undefined;
     if (blocker) {
       // Looked at again soon, then each second (the kubelet retries mounts and container creation) until it can
       // start. What a first look finds is not reported: a namespace's kube-root-ca.crt, which every pod's token
       // volume names, may be a moment behind the pod.
       const uid = pod.metadata.uid ?? '';
-      const seen = blockedMessages.get(uid);
-      const attempts = (seen?.attempts ?? 0) + 1;
-      queue.enqueue(k, Math.min(BLOCKED_RETRY_MS, 50 * 2 ** attempts));
-      blockedMessages.set(uid, { attempts, reported: seen?.reported });
-      if (attempts === 1) return;
-      status = blockedStatus(pod, node, at, blocker);
-      if (seen?.reported !== blocker.message) {
-        blockedMessages.set(uid, { attempts, reported: blocker.message });
-        if (blocker.kind === 'volume') events.event(pod, 'Warning', 'FailedMount', blocker.message);
-        else events.event(pod, 'Warning', 'Failed', `Error: ${blocker.message}`, { fieldPath: fieldPath(blocker.field, { name: blocker.container }) });
+      const seen = blockedMessages.get(uid) ?? { attempts: 0, pulls: new Map<string, Backoff>() };
+      seen.attempts++;
+      blockedMessages.set(uid, seen);
+      if (seen.attempts === 1) return void queue.enqueue(k, 100);
+      let stepEvents: KubeletEvent[] = [];
+      if (blocker.kind === 'image') {
+        // The image manager pulls, or waits out its backoff (on the server clock), before it looks again.
+        const now = clockNow();
+        const pull = pullStep(blocker.container, blocker.image, seen.pulls.get(blocker.container), now);
+        if (pull.backoff) seen.pulls.set(blocker.container, pull.backoff);
+        status = blockedStatus(pod, node, at, { ...blocker, waiting: { reason: pull.reason, message: pull.message } });
+        if (pull.reason === 'ErrImagePull' || seen.reported !== pull.message) stepEvents = pull.events;
+        seen.reported = pull.message;
+        scheduleWakes(k, { wakeClock: pull.wake });
+      } else {
+        queue.enqueue(k, Math.min(BLOCKED_RETRY_MS, 50 * 2 ** seen.attempts));
+        status = blockedStatus(pod, node, at, blocker.kind === 'env' ? { ...blocker, waiting: { reason: 'CreateContainerConfigError', message: blocker.message } } : blocker);
+        if (seen.reported !== blocker.message) stepEvents = [blocker.kind === 'volume' ? { type: 'Warning', reason: 'FailedMount', message: blocker.message, container: '' } : { type: 'Warning', reason: 'Failed', message: `Error: ${blocker.message}`, container: blocker.container }];
+        seen.reported = blocker.message;
       }
+      const field = blocker.kind === 'volume' ? undefined : blocker.field;
+      for (const e of stepEvents) events.event(pod, e.type, e.reason, e.message, field ? { fieldPath: fieldPath(field, { name: e.container }) } : undefined);
     } else if ((phase === 'Pending' || phase === undefined) && initializing(pod)) {
       const init = initStep(pod, node, at);
       status = init.status;
@@ -633,9 +648,9 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     for (const pod of pods.list()) if (deadlineOf(pod) !== undefined) follow(pod);
     for (const k of clockWaits) queue.enqueue(k);
   });
-  // New scripts apply to the containers running now.
+  // New scripts apply to the containers running now, and to pods waiting for an image pull.
   const stopRules = options.runs?.onChange(() => {
-    for (const pod of pods.list()) if (asObj(pod.status).phase === 'Running') follow(pod);
+    for (const pod of pods.list()) if (asObj(pod.status).phase === 'Running' || asObj(pod.status).phase === 'Pending') follow(pod);
   });
   return {
     resync(node) {

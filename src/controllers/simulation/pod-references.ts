@@ -18,7 +18,9 @@ export type StartBlocker =
   /** A volume cannot be mounted: every container waits in ContainerCreating. */
   | { readonly kind: 'volume'; readonly message: string }
   /** A container's environment cannot be made: it waits in CreateContainerConfigError. */
-  | { readonly kind: 'env'; readonly field: 'initContainers' | 'containers'; readonly container: string; readonly message: string };
+  | { readonly kind: 'env'; readonly field: 'initContainers' | 'containers'; readonly container: string; readonly message: string }
+  /** A container's image cannot be pulled (as a rule scripts it). */
+  | { readonly kind: 'image'; readonly field: 'initContainers' | 'containers'; readonly container: string; readonly image: string };
 
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(asObj) : []);
 const keysOf = (obj: KubeObject): Set<string> => new Set([...Object.keys(asObj((obj as Obj).data)), ...Object.keys(asObj((obj as Obj).binaryData))]);
@@ -91,16 +93,18 @@ export async function envBlocker(pod: KubeObject, container: Obj, reader: Refere
 
 /**
  * What keeps the pod from starting: its volumes first (the volume manager mounts them before any container starts),
- * then the environment of its init containers in order (the first that cannot start holds the rest), then of its
- * regular containers.
+ * then its init containers in order (the first that cannot start holds the rest), then its regular containers: for
+ * each, its image's pull (`pullFails`), then its environment.
  */
-export async function startBlocker(pod: KubeObject, reader: ReferenceReader): Promise<StartBlocker | undefined> {
+export async function startBlocker(pod: KubeObject, reader: ReferenceReader, pullFails: (container: string) => boolean = () => false): Promise<StartBlocker | undefined> {
   const mount = await volumeBlocker(pod, reader);
   if (mount) return { kind: 'volume', message: mount };
   for (const field of ['initContainers', 'containers'] as const) {
     for (const c of list(asObj(pod.spec)[field])) {
+      const container = String(c.name ?? '');
+      if (pullFails(container)) return { kind: 'image', field, container, image: String(c.image ?? '') };
       const message = await envBlocker(pod, c, reader);
-      if (message) return { kind: 'env', field, container: String(c.name ?? ''), message };
+      if (message) return { kind: 'env', field, container, message };
     }
   }
   return undefined;

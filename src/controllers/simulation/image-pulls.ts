@@ -1,0 +1,65 @@
+// Image pulls that fail, as the containers test control scripts them (`imagePull: false`): the kubelet's image
+// manager fails the pull with the container runtime's error (ErrImagePull), then waits out its backoff (10 s doubling
+// to 5 min on the server clock, ImagePullBackOff) before it pulls again. The container waits meanwhile, and starts
+// once a pull succeeds (the rule removed, or set to true).
+
+import { inBackoffSince, nextBackoff, type Backoff, type KubeletEvent } from './container-lifecycle.ts';
+
+/** The reference containerd resolves an image name to: docker.io and its library for bare names, `latest` by default. */
+export function imageReference(image: string): string {
+  const slash = image.indexOf('/');
+  const first = slash < 0 ? '' : image.slice(0, slash);
+  const hasRegistry = first.includes('.') || first.includes(':') || first === 'localhost';
+  let ref = hasRegistry ? image : `docker.io/${slash < 0 ? 'library/' : ''}${image}`;
+  const lastPart = ref.slice(ref.lastIndexOf('/') + 1);
+  if (!lastPart.includes(':') && !lastPart.includes('@')) ref += ':latest';
+  return ref;
+}
+
+/** containerd's answer for an image that does not exist, as the kubelet reports it. */
+export function pullError(image: string): string {
+  const ref = imageReference(image);
+  return `rpc error: code = NotFound desc = failed to pull and unpack image "${ref}": failed to resolve reference "${ref}": ${ref}: not found`;
+}
+
+export interface PullStep {
+  readonly reason: 'ErrImagePull' | 'ImagePullBackOff';
+  readonly message: string;
+  readonly events: KubeletEvent[];
+  /** The backoff entry after a failed pull. */
+  readonly backoff?: Backoff;
+  /** When to look again, on the server clock. */
+  readonly wake: number;
+}
+
+/** How long a failed pull shows as ErrImagePull before the backoff shows (the kubelet's next sync of the pod). */
+export const ERR_IMAGE_PULL_SHOWN_MS = 1000;
+
+/** One look of the image manager at a container whose pulls fail: a pull, or the wait of its backoff. */
+export function pullStep(container: string, image: string, entry: Backoff | undefined, now: number): PullStep {
+  if (entry && now - entry.lastUpdate < ERR_IMAGE_PULL_SHOWN_MS) return { reason: 'ErrImagePull', message: pullError(image), events: [], wake: entry.lastUpdate + ERR_IMAGE_PULL_SHOWN_MS };
+  if (entry && inBackoffSince(entry, entry.lastUpdate, now)) {
+    const message = `Back-off pulling image "${image}"`;
+    return {
+      reason: 'ImagePullBackOff',
+      message,
+      events: [
+        { type: 'Normal', reason: 'BackOff', message, container },
+        { type: 'Warning', reason: 'Failed', message: 'Error: ImagePullBackOff', container },
+      ],
+      wake: entry.lastUpdate + entry.backoffMs,
+    };
+  }
+  const message = pullError(image);
+  return {
+    reason: 'ErrImagePull',
+    message,
+    events: [
+      { type: 'Normal', reason: 'Pulling', message: `Pulling image "${image}"`, container },
+      { type: 'Warning', reason: 'Failed', message: `Failed to pull image "${image}": ${message}`, container },
+      { type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull', container },
+    ],
+    backoff: nextBackoff(entry, now),
+    wake: now + ERR_IMAGE_PULL_SHOWN_MS,
+  };
+}
