@@ -30,6 +30,12 @@ export interface Aggregator {
   target(group: string, version: string): ExternalApiService | undefined;
   /** Proxies an authenticated, authorized request to the APIService's backend. */
   proxy(req: HttpRequest, res: HttpResponse, user: UserInfo, api: ExternalApiService): Promise<void>;
+  /**
+   * A GET of an aggregated group-version as `user`, for the in-process controllers (the autoscaler's metrics
+   * clients): the backend's answer, 503 "service unavailable" when the APIService is not Available or its backend
+   * cannot be reached, undefined when no APIService with a Service serves the group-version.
+   */
+  get(group: string, version: string, path: string, user: UserInfo): Promise<{ status: number; body: string } | undefined>;
   /** The aggregated group-versions, for discovery. */
   groupVersions(): readonly ExternalGroupVersion[];
   /** Their backends' OpenAPI v3 documents by path (apis/<group>/<version>), JSON text. */
@@ -326,22 +332,49 @@ export function startAggregator(registry: Registry, options: AggregatorOptions):
   }, resyncMs);
   resync.unref();
 
+  /**
+   * Where the APIService's requests go, as kube-aggregator's proxy handler finds it: nowhere (503 "service
+   * unavailable") when its own Available condition is not True or its Service does not resolve.
+   */
+  async function availableBackend(api: ExternalApiService): Promise<BackendAddress | undefined> {
+    if (!api.available) return undefined;
+    try {
+      const lk = follow();
+      await Promise.all([lk.services.synced(), lk.endpoints.synced()]);
+      return resolveBackend(lookup, api.service);
+    } catch (e) {
+      if (!(e instanceof ResolveError)) throw e;
+      options.onError?.('resolving an APIService backend failed', { apiService: api.name, error: e.message });
+      return undefined;
+    }
+  }
+
   return {
     target: (group, version) => (externals.size === 0 ? undefined : externals.get(gvKey(group, version))),
     async proxy(req, res, user, api) {
-      // kube-aggregator's proxy handler: the APIService's own Available condition decides first.
-      if (!api.available) return writePlainError(res, 503, 'service unavailable');
-      let address;
-      try {
-        const lk = follow();
-        await Promise.all([lk.services.synced(), lk.endpoints.synced()]);
-        address = resolveBackend(lookup, api.service);
-      } catch (e) {
-        if (!(e instanceof ResolveError)) throw e;
-        options.onError?.('resolving an APIService backend failed', { apiService: api.name, error: e.message });
-        return writePlainError(res, 503, 'service unavailable');
-      }
+      const address = await availableBackend(api);
+      if (!address) return writePlainError(res, 503, 'service unavailable');
       await proxyRequest(req, res, user, { address, agent: await agentFor(api) });
+    },
+    async get(group, version, path, user) {
+      const api = externals.get(gvKey(group, version));
+      if (!api) return undefined;
+      const unavailable = { status: 503, body: 'service unavailable\n' };
+      const address = await availableBackend(api);
+      if (!address) return unavailable;
+      const agent = await agentFor(api);
+      return new Promise((resolve) => {
+        const headers = { Accept: 'application/json', 'X-Remote-User': user.name, ...(user.groups.length > 0 ? { 'X-Remote-Group': [...user.groups] } : {}) };
+        const req = httpsRequest({ host: address.host, port: address.port, path, method: 'GET', headers, agent, timeout: CHECK_TIMEOUT_MS }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.once('error', () => resolve(unavailable));
+        });
+        req.once('timeout', () => req.destroy());
+        req.once('error', (err) => resolve({ status: 503, body: `error trying to reach service: ${describeNetworkError(err, address)}\n` }));
+        req.end();
+      });
     },
     groupVersions() {
       const out: ExternalGroupVersion[] = [];

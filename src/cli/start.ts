@@ -54,6 +54,7 @@ import { createLogger } from '../server/log.ts';
 import { DEFAULT_SIGNING_DURATION_MS, SIGNER_FLAGS, signerCas } from '../controllers/csr-signing.ts';
 import { ensurePki, ensureProxyClientPair, PROXY_CLIENT_NAME, splitPemCertificates } from '../server/pki.ts';
 import { startAggregator } from '../aggregator/aggregator.ts';
+import type { AggregatedApiGet } from '../controllers/simulation/horizontal-pod-autoscaler.ts';
 import { startApiServiceRegistration } from '../aggregator/autoregister.ts';
 import type { EnsurePkiOptions, EnsurePkiResult, KeyPairPem } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
@@ -825,6 +826,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       'requestheader-group-headers': JSON.stringify(requestHeader ? requestHeader.groupHeaders : ['X-Remote-Group']),
       'requestheader-extra-headers-prefix': JSON.stringify(requestHeader ? requestHeader.extraHeaderPrefixes : ['X-Remote-Extra-']),
     };
+    // The aggregation layer starts after the control plane; the simulated autoscaler reads aggregated APIs through it.
+    const aggregated: { get: AggregatedApiGet } = { get: async () => undefined };
     const controlPlane = await startControlPlane(registry, {
       bootstrap: {
         authenticationInfo,
@@ -840,7 +843,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
       csrSigning: { cas: await signingCas(options, pki.ca), durationMs: options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS },
       csrApproving: authorizer,
-      ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation, admission) } : {}),
+      ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation, admission, (group, version, path, user) => aggregated.get(group, version, path, user)) } : {}),
       ...((options.leaderElect ?? cfg.backend === 'etcd3')
         ? { leaderElection: { ...options.leaderElection, onError: (error: unknown) => log.v(2, 'leader election round failed', { error }) } }
         : {}),
@@ -863,6 +866,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
         })
       : undefined;
     if (aggregator) cleanups.push(() => aggregator.stop());
+    if (aggregator) aggregated.get = (group, version, path, user) => aggregator.get(group, version, path, user);
     // kube-apiserver's autoregistration: a local APIService for every group-version served here.
     const apiServiceRegistration = aggregator && options.localApiServices ? startApiServiceRegistration(registry) : undefined;
     if (apiServiceRegistration) cleanups.push(() => apiServiceRegistration.stop());

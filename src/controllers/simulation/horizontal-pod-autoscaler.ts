@@ -8,13 +8,16 @@
 //   be fetched, with kube's events (FailedGetResourceMetric..., FailedComputeMetricsReplicas) and ScalingActive
 //   False, and the target keeps its size; `kubectl get hpa` then shows `cpu: <unknown>/80%`;
 // - with one (a simulated metrics-server), Resource and ContainerResource metrics are computed from the pods the
-//   scale's selector picks (hpa-replicas.ts), Pods, Object and External metrics still fail (no custom or external
-//   metrics API), and the proposal is normalized (stabilization, scaling policies) before the target is rescaled.
+//   scale's selector picks (hpa-replicas.ts); Pods, Object and External metrics come from the custom and external
+//   metrics APIs an APIService registers (hpa-custom-metrics.ts), and fail as on a cluster without an adapter when
+//   none does; the proposal is normalized (stabilization, scaling policies) before the target is rescaled.
 // The recommendations and scale events each HPA's normalization reads are kept here, per HPA, until it is deleted.
 
 import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
-import { LabelSelectorError, labelsMatch, parseLabelSelector, type LabelSelector } from '../../apis/labels.ts';
+import { LabelSelectorError, labelSelectorString, labelsMatch, parseLabelSelector, type LabelSelector } from '../../apis/labels.ts';
+import type { UserInfo } from '../../auth/user.ts';
+import { computeCustomMetric, type AggregatedGet, type CustomMetricContext } from './hpa-custom-metrics.ts';
 import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject, ResourceDefinition } from '../../registry/types.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
@@ -100,19 +103,27 @@ function targetDefinition(all: readonly ResourceDefinition[], apiVersion: string
   return matches.find((d) => d.version === version) ?? matches[0]!;
 }
 
-/** Resource and ContainerResource metrics from the metrics API; the others fail as no other metrics API is served. */
-function computeMetric(metric: Obj, ctx: MetricContext): MetricOutcome {
-  return metric.type === 'Resource' || metric.type === 'ContainerResource' ? computeResourceMetric(metric, ctx) : { ok: false, failure: metricFailure(metric) };
+/** A GET of an aggregated API as a user (the aggregation layer's, for the in-process controllers). */
+export type AggregatedApiGet = (group: string, version: string, path: string, user: UserInfo) => Promise<{ status: number; body: string } | undefined>;
+
+/**
+ * Resource and ContainerResource metrics from the resource metrics API, the others from the custom and external
+ * metrics APIs an APIService serves; each fails as kube's clients do when its API is not there.
+ */
+async function computeMetric(metric: Obj, ctx: MetricContext | undefined, custom: CustomMetricContext | undefined): Promise<MetricOutcome> {
+  if (metric.type === 'Resource' || metric.type === 'ContainerResource') return ctx ? computeResourceMetric(metric, ctx) : { ok: false, failure: metricFailure(metric) };
+  return (custom && (await computeCustomMetric(metric, custom))) ?? { ok: false, failure: metricFailure(metric) };
 }
 
 /**
  * Starts the controller. With `usage`, a metrics API serves those figures and the HPAs scale on their resource
  * metrics; without it, every metric fails as on a cluster without metrics-server.
  */
-export function startHorizontalPodAutoscaler(informers: Informers, eventSink: EventSink, usage?: ResourceUsage): { stop(): Promise<void> } {
+export function startHorizontalPodAutoscaler(informers: Informers, eventSink: EventSink, usage?: ResourceUsage, aggregated?: AggregatedApiGet): { stop(): Promise<void> } {
   const user = controllerAccount('horizontal-pod-autoscaler');
   const hpas = informers.of(HPAS).as(user);
-  const pods = usage ? informers.of(PODS) : undefined;
+  const pods = usage || aggregated ? informers.of(PODS) : undefined;
+  const metricsApis: AggregatedGet | undefined = aggregated && ((group, version, path) => aggregated(group, version, path, user));
   const events: EventRecorder = controllerEvents(eventSink, 'horizontal-pod-autoscaler', user);
   const registry = informers.registry;
   /** Each HPA's recommendations and scale events, by "namespace/name". */
@@ -193,7 +204,7 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
         return failSelector('InvalidSelector', message, message);
       }
       const metrics = ((spec.metrics as unknown[] | undefined) ?? []).map(asObj);
-      if (!usage || !pods) {
+      if (!pods) {
         const failures = metrics.map(metricFailure);
         for (const f of failures) events.event(hpa, 'Warning', f.reason, f.error);
         const first = failures[0];
@@ -204,8 +215,21 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
         return;
       }
       const selected = pods.list(namespace).filter((p) => labelsMatch(selector, p.metadata.labels));
-      const ctx: MetricContext = { currentReplicas: current, pods: selected, usage: (p) => usage.pod(p), now };
-      const outcome = combineMetrics(metrics.map((m) => computeMetric(m, ctx)), current);
+      const ctx: MetricContext | undefined = usage && { currentReplicas: current, pods: selected, usage: (p) => usage.pod(p), now };
+      const custom: CustomMetricContext | undefined = metricsApis && {
+        namespace,
+        currentReplicas: current,
+        statusReplicas: Number(asObj(scale.status).replicas ?? 0),
+        pods: selected,
+        selector: labelSelectorString(selector),
+        now,
+        get: metricsApis,
+        resourceFor: (apiVersion, kind) => {
+          const found = targetDefinition(registry.all(), apiVersion, kind);
+          return typeof found === 'string' ? undefined : found;
+        },
+      };
+      const outcome = combineMetrics(await Promise.all(metrics.map((m) => computeMetric(m, ctx, custom))), current);
       for (const f of outcome.failures) events.event(hpa, 'Warning', f.reason, f.error);
       const first = outcome.failures[0];
       if (outcome.replicas === -1 && outcome.error !== undefined && first) {

@@ -233,6 +233,13 @@ export interface ResourceMetricInput {
 function samples(input: ResourceMetricInput): { ok: true; metrics: Map<string, bigint>; groups: PodGroups; timestamp: number } | Failed {
   const fetched = resourceMetrics(input.pods, input.usage, input.resource, input.container);
   if (!fetched.ok) return failed(`unable to get metrics for resource ${input.resource}: ${fetched.error}`);
+  return samplesOf(input, fetched);
+}
+
+/** What the plain-metric calculation needs besides the figures: the pods, their resource ('' for a custom metric). */
+export type PlainMetricInput = Pick<ResourceMetricInput, 'currentReplicas' | 'pods' | 'resource' | 'now'>;
+
+function samplesOf(input: PlainMetricInput, fetched: { metrics: ReadonlyMap<string, PodMetric>; timestamp: number }): { ok: true; metrics: Map<string, bigint>; groups: PodGroups; timestamp: number } | Failed {
   if (input.pods.length === 0) return failed('no pods returned by selector while calculating replica count');
   const groups = groupPods(input.pods, fetched.metrics, input.resource, input.now);
   const metrics = new Map<string, bigint>();
@@ -283,9 +290,16 @@ export function getResourceReplicas(
   return done(replicas);
 }
 
-/** ReplicaCalculator.GetRawResourceReplicas (calcPlainMetricReplicas): replicas for a target average value (milli). */
+/** ReplicaCalculator.GetRawResourceReplicas: replicas for a target average value (milli) of a resource. */
 export function getRawResourceReplicas(input: ResourceMetricInput, targetUsage: bigint): { ok: true; replicas: number; usage: bigint; timestamp: number } | Failed {
-  const s = samples(input);
+  const fetched = resourceMetrics(input.pods, input.usage, input.resource, input.container);
+  if (!fetched.ok) return failed(`unable to get metrics for resource ${input.resource}: ${fetched.error}`);
+  return getPlainMetricReplicas(input, fetched, targetUsage);
+}
+
+/** calcPlainMetricReplicas: replicas for a target average value (milli) of the pods' figures. */
+export function getPlainMetricReplicas(input: PlainMetricInput, fetched: { metrics: ReadonlyMap<string, PodMetric>; timestamp: number }, targetUsage: bigint): { ok: true; replicas: number; usage: bigint; timestamp: number } | Failed {
+  const s = samplesOf(input, fetched);
   if (!s.ok) return s;
   const { metrics, groups, timestamp } = s;
   const { ratio, usage } = usageRatio(metrics, targetUsage);

@@ -4,6 +4,7 @@
 // client, so applied apps settle as on a small real cluster, and a node whose kubelet the test controls stop fails
 // as a real one does. The node controllers run only here: without kubelets, every node would go NotReady.
 
+import type { AggregatedApiGet } from './horizontal-pod-autoscaler.ts';
 import type { AdmissionChain } from '../../admission/types.ts';
 import type { RegistryHandle } from '../../registry/registry.ts';
 import { startCronJobController } from './cronjobs.ts';
@@ -69,8 +70,11 @@ export interface Simulation {
   stop(): Promise<void>;
 }
 
-/** `admission`: the server's chain, which the simulated components' writes go through as any client's do. */
-export async function startSimulation(registry: RegistryHandle, options: SimulationOptions = {}, admission?: AdmissionChain): Promise<Simulation> {
+/**
+ * `admission`: the server's chain, which the simulated components' writes go through as any client's do;
+ * `aggregated`: GETs of aggregated APIs (the autoscaler's custom and external metrics).
+ */
+export async function startSimulation(registry: RegistryHandle, options: SimulationOptions = {}, admission?: AdmissionChain, aggregated?: AggregatedApiGet): Promise<Simulation> {
   const count = Math.max(1, options.nodes ?? 1);
   await loadManagedFieldsEngine();
   const informers = createInformers(registry, { admission, fieldManager: componentFieldManager });
@@ -102,7 +106,7 @@ export async function startSimulation(registry: RegistryHandle, options: Simulat
     startVolumeProvisioner(informers, events, { kubeletRunning: nodes.running }),
     startEphemeralVolumeController(informers, events),
     startLoadBalancerController(informers, events),
-    startHorizontalPodAutoscaler(informers, events, usage),
+    startHorizontalPodAutoscaler(informers, events, usage, aggregated),
     nodes,
   ];
   // The nodes' first health pass: their registration taints (TaintNodesByCondition's not-ready) go before the
