@@ -61,12 +61,6 @@ const MAX_FRAME_BYTES = 1024 * 1024;
 
 const header = (req: HttpRequest, name: string): string => (requestHeader(req, name) ?? '').trim();
 
-/** What the spdy upgrader checks: Connection mentions "upgrade" and Upgrade mentions SPDY/3.1 (HTTP/1.1 only). */
-export function isSpdyRequest(req: HttpRequest): boolean {
-  if (req.httpVersionMajor !== 1) return false;
-  return header(req, 'connection').toLowerCase().includes('upgrade') && header(req, 'upgrade').toLowerCase().includes('spdy/3.1');
-}
-
 /** A plain-text HTTP/1.1 answer on the raw socket, as Go's http.Error writes it; the socket is closed after it. */
 export function refuseUpgrade(socket: Duplex, code: number, text: string, body: string, extraHeaders: string[] = []): void {
   const payload = Buffer.from(`${body}\n`, 'utf8');

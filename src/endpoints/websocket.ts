@@ -21,13 +21,6 @@ const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 
 const header = (req: HttpRequest, name: string): string => (requestHeader(req, name) ?? '').trim();
 
-/** wsstream.IsWebSocketRequest: Connection lists "upgrade" and Upgrade is "websocket" (HTTP/1.1 only). */
-export function isWebSocketRequest(req: HttpRequest): boolean {
-  if (req.httpVersionMajor !== 1) return false;
-  const connection = header(req, 'connection').toLowerCase().split(',').map((t) => t.trim());
-  return connection.includes('upgrade') && header(req, 'upgrade').toLowerCase() === 'websocket';
-}
-
 function statusLine(code: number, text: string): string {
   return `HTTP/1.1 ${code} ${text}\r\n`;
 }

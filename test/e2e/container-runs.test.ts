@@ -249,9 +249,10 @@ describe('scripted container runs (simulated cluster)', () => {
     const name = mounting.metadata.name as string;
     await until('the FailedMount event', async () => ((await warnings(name)).includes('FailedMount') ? true : undefined), { timeoutMs: 10_000 });
     assert.equal(await warnings(name), 'FailedMount: MountVolume.SetUp failed for volume "config" : configmap "app-config" not found\n');
-    // The volume mounts once its ConfigMap exists; then the container's environment names a Secret key that does not.
-    await s.kubectlOk(['create', 'configmap', 'app-config', '--from-literal=mode=prod']);
+    // The volume mounts once its ConfigMap exists; then the container's environment names a Secret key that does not
+    // (the Secret made first, so that the kubelet never finds it missing).
     await s.kubectlOk(['create', 'secret', 'generic', 'db', '--from-literal=user=app']);
+    await s.kubectlOk(['create', 'configmap', 'app-config', '--from-literal=mode=prod']);
     const configError = await until('the container config error', async () => {
       const p = await podStatus();
       return p?.status.containerStatuses?.[0]?.state.waiting?.reason === 'CreateContainerConfigError' ? p : undefined;
@@ -271,7 +272,8 @@ describe('scripted container runs (simulated cluster)', () => {
     const rule = s.containers.add({ selector: 'app=unpulled', imagePull: false });
     await s.kubectlOk(['create', 'deployment', 'unpulled', '--image=registry.example.com/team/app:v9']);
     const reasonOf = async () => (await podsOf('app=unpulled'))[0]?.status.containerStatuses?.[0]?.state.waiting?.reason as string | undefined;
-    await until('ErrImagePull', async () => ((await reasonOf()) === 'ErrImagePull' ? true : undefined), { timeoutMs: 20_000 });
+    // ErrImagePull shows for a second, then the backoff (the events below record both).
+    await until('a failed pull', async () => (['ErrImagePull', 'ImagePullBackOff'].includes((await reasonOf()) ?? '') ? true : undefined), { timeoutMs: 20_000 });
     const [pod] = await until('ImagePullBackOff', async () => ((await reasonOf()) === 'ImagePullBackOff' ? podsOf('app=unpulled') : undefined), { timeoutMs: 20_000 });
     const name = pod!.metadata.name as string;
     assert.deepEqual(pod!.status.containerStatuses[0].state.waiting, { reason: 'ImagePullBackOff', message: 'Back-off pulling image "registry.example.com/team/app:v9"' });

@@ -20,11 +20,8 @@ import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 import { loopbackContext } from '../../registry/registry.ts';
 import { isIPv4, isIPv6 } from 'node:net';
 import { runningId, simulatedLog, stillRunning } from './simulated-logs.ts';
-import { containerNotFound, execStatus, serveExec, serveExecOverSpdy, unableToUpgrade } from './simulated-exec.ts';
-import { isSpdyRequest, refuseUpgrade } from '../spdy.ts';
-import { forwardedPod, forwardedPorts, refusePorts, serveSpdyPortForward, serveTunneledPortForward, serveWebSocketPortForward, wantsTunnel } from './simulated-portforward.ts';
 import { hijack } from '../../server/hijack.ts';
-import { isWebSocketRequest } from '../websocket.ts';
+import { isSpdyRequest, isWebSocketRequest } from '../upgrade-requests.ts';
 import type { Duplex } from 'node:stream';
 import { whenClosed } from '../../server/response-close.ts';
 import { isHttp2Response } from '../../server/write-batching.ts';
@@ -309,8 +306,10 @@ function takeSocket(scope: Scope): Duplex | undefined {
 }
 
 /** kubectl port-forward to a pod on a simulated node, over SPDY, SPDY tunneled through a WebSocket, or WebSocket channels. */
-function simulatedPortForward(scope: Scope, pod: KubeObject): Promise<void> | void {
+async function simulatedPortForward(scope: Scope, pod: KubeObject): Promise<void> {
   const req = scope.r.req;
+  // Loaded when first used: a start needs none of the streaming code.
+  const { forwardedPod, forwardedPorts, refusePorts, serveSpdyPortForward, serveTunneledPortForward, serveWebSocketPortForward, wantsTunnel } = await import('./simulated-portforward.ts');
   const socket = takeSocket(scope);
   if (!socket) return;
   const forwarded = forwardedPod(pod, (port) => scope.deps.simulatedContainers?.portTarget(pod, port));
@@ -332,6 +331,7 @@ async function simulatedStream(scope: Scope, pod: KubeObject): Promise<void> {
   const flag = (name: string) => lenientBool(q, name) === true;
   if (!flag('stdin') && !flag('stdout') && !flag('stderr')) throw badRequest('you must specify at least 1 of stdin, stdout, stderr');
   const container = q.get('container') || containerNames(pod, 'containers')[0]!;
+  const [{ containerNotFound, execStatus, serveExec, serveExecOverSpdy, unableToUpgrade }, { refuseUpgrade }] = await Promise.all([import('./simulated-exec.ts'), import('../spdy.ts')]);
   const socket = takeSocket(scope);
   if (!socket) return;
   const streams = { stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
