@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { constants as zlibConstants, createDeflate, inflateSync } from 'node:zlib';
 import type { HttpRequest } from '../server/types.ts';
 import { acceptSpdy, decodeHeaderBlock, encodeHeaderBlock, FLAG_FIN, serveSpdySession, spdyDictionary, type SpdyStream } from './spdy.ts';
-import { isSpdyRequest } from './upgrade-requests.ts';
+import { isSpdyRequest } from '../server/upgrade-requests.ts';
 
 const request = (headers: Record<string, string>, httpVersionMajor = 1) => ({ headers, httpVersionMajor, method: 'POST' }) as unknown as HttpRequest;
 

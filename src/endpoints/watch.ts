@@ -10,7 +10,7 @@ import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_STREAM_MEDIA_TYPE
 import { encodeWatchFrame } from '../encoding/protobuf/watch-frames.ts';
 import { servesProtobuf } from './handlers/common.ts';
 import { acceptWebSocket, NORMAL_CLOSE_FRAME, readClientFrames, webSocketMessage } from './websocket.ts';
-import { isWebSocketRequest } from './upgrade-requests.ts';
+import { isWebSocketRequest } from '../server/upgrade-requests.ts';
 import type { Duplex } from 'node:stream';
 import type { KubeObject, WatchEvent } from '../registry/types.ts';
 import type { HttpResponse } from '../server/types.ts';

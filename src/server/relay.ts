@@ -8,16 +8,11 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { hijack } from './hijack.ts';
+import { isUpgradeRequest } from './upgrade-requests.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
 /** Request headers that describe one hop, never forwarded (RFC 9110 7.6.1, and Go's ReverseProxy list). */
 export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
-
-/** httpstream.IsUpgradeRequest: a Connection header naming "upgrade" (HTTP/2 has no upgrades). */
-function isUpgradeRequest(req: HttpRequest): boolean {
-  const connection = req.headers.connection;
-  return req.httpVersionMajor === 1 && connection !== undefined && connection.toLowerCase().includes('upgrade');
-}
 
 /** The backend's 101 answer as it came: status line and raw headers. */
 function switchingProtocolsHead(answer: IncomingMessage): string {

@@ -79,11 +79,16 @@ describe('pod subresources', () => {
       assert.equal(r.code, 1, args.join(' '));
       assert.match(r.stderr, /error dialing backend: no kubelet serves node "node-existing"/, args.join(' '));
     }
-    // kubectl port-forward stops at a pod that is not Running; the request itself gets the same answer.
-    for (const sub of ['exec?command=ls&stdout=true', 'portforward?ports=80']) {
-      const raw = await s.adminRequest(podPath('on-existing', sub), { method: sub.startsWith('exec') ? 'POST' : 'GET' });
-      assert.equal(raw.status, 500, sub);
-      assert.deepEqual(JSON.parse(raw.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'error dialing backend: no kubelet serves node "node-existing"', code: 500 });
+    // kubectl port-forward stops at a pod that is not Running; the request itself gets the same answer when it asks
+    // for an upgrade, and kube's UpgradeAwareHandler's 400 when it does not (before any dial: tools probe exec
+    // permission with it).
+    for (const sub of ['exec?command=ls&stdout=true', 'attach?stdout=true', 'portforward?ports=80']) {
+      const upgrading = await s.adminRequest(podPath('on-existing', sub), { method: 'POST', headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' } });
+      assert.equal(upgrading.status, 500, sub);
+      assert.deepEqual(JSON.parse(upgrading.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'error dialing backend: no kubelet serves node "node-existing"', code: 500 });
+      const plain = await s.adminRequest(podPath('on-existing', sub), { method: 'POST' });
+      assert.equal(plain.status, 400, sub);
+      assert.deepEqual(JSON.parse(plain.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Upgrade request required', reason: 'BadRequest', code: 400 });
     }
   });
 

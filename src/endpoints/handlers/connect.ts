@@ -21,7 +21,7 @@ import { loopbackContext } from '../../registry/registry.ts';
 import { isIPv4, isIPv6 } from 'node:net';
 import { runningId, simulatedLog, stillRunning } from './simulated-logs.ts';
 import { hijack } from '../../server/hijack.ts';
-import { isSpdyRequest, isWebSocketRequest } from '../upgrade-requests.ts';
+import { isSpdyRequest, isUpgradeRequest, isWebSocketRequest } from '../../server/upgrade-requests.ts';
 import type { Duplex } from 'node:stream';
 import { whenClosed } from '../../server/response-close.ts';
 import { isHttp2Response } from '../../server/write-batching.ts';
@@ -381,6 +381,9 @@ export async function connectResource(scope: Scope): Promise<void> {
   const node = await readNode(scope, nodeName);
   if (!node) throw notFound({ group: '', resource: 'nodes' }, nodeName);
   const simulated = node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION] === 'true';
+  // kube's UpgradeAwareHandler for exec, attach and port-forward: a request that is no upgrade goes no further.
+  const streaming = scope.subresource === 'exec' || scope.subresource === 'attach' || scope.subresource === 'portforward';
+  if (streaming && !isUpgradeRequest(scope.r.req)) throw badRequest('Upgrade request required');
   const upgrade = (isWebSocketRequest(scope.r.req) || isSpdyRequest(scope.r.req)) && !isHttp2Response(scope.r.res);
   if (simulated && upgrade && (scope.subresource === 'exec' || scope.subresource === 'attach')) return simulatedStream(scope, pod);
   if (simulated && upgrade && scope.subresource === 'portforward') return simulatedPortForward(scope, pod);

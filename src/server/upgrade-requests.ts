@@ -1,10 +1,15 @@
 // Which protocol an HTTP/1.1 upgrade request asks for: what the endpoints check before they load the code that
 // serves it (watches over WebSocket; exec, attach and port-forward over WebSocket or SPDY).
 
-import { requestHeader } from '../server/request-header.ts';
-import type { HttpRequest } from '../server/types.ts';
+import { requestHeader } from './request-header.ts';
+import type { HttpRequest } from './types.ts';
 
 const header = (req: HttpRequest, name: string): string => (requestHeader(req, name) ?? '').trim();
+
+/** httpstream.IsUpgradeRequest: a Connection header mentions "upgrade" (an HTTP/2 request has none). */
+export function isUpgradeRequest(req: HttpRequest): boolean {
+  return req.httpVersionMajor === 1 && header(req, 'connection').toLowerCase().includes('upgrade');
+}
 
 /** wsstream.IsWebSocketRequest: Connection lists "upgrade" and Upgrade is "websocket" (HTTP/1.1 only). */
 export function isWebSocketRequest(req: HttpRequest): boolean {
