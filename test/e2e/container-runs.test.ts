@@ -268,7 +268,7 @@ describe('scripted container runs (simulated cluster)', () => {
     await s.kubectlOk(['delete', 'deployment', 'configured']);
   });
 
-  test('an image that cannot be pulled: ErrImagePull, then ImagePullBackOff with the kubelet\'s backoff on the server clock; it starts once pulls succeed', async () => {
+  test('an image that cannot be pulled: ErrImagePull, then ImagePullBackOff with the kubelet\'s backoff on the server clock; it starts once pulls succeed; a name that does not parse: InvalidImageName', async () => {
     const rule = s.containers.add({ selector: 'app=unpulled', imagePull: false });
     await s.kubectlOk(['create', 'deployment', 'unpulled', '--image=registry.example.com/team/app:v9']);
     const reasonOf = async () => (await podsOf('app=unpulled'))[0]?.status.containerStatuses?.[0]?.state.waiting?.reason as string | undefined;
@@ -293,6 +293,20 @@ describe('scripted container runs (simulated cluster)', () => {
     s.containers.remove(rule.id);
     await s.kubectlOk(['rollout', 'status', 'deployment/unpulled', '--timeout=20s']);
     await s.kubectlOk(['delete', 'deployment', 'unpulled']);
+    // A name the kubelet cannot parse: InvalidImageName, with no rule, until the pod's image is changed.
+    // (kubectl run checks names itself; a manifest does not.)
+    await apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'misnamed', namespace: 'default' }, spec: { containers: [{ name: 'misnamed', image: 'MyApp:v1' }] } });
+    const waiting = await until('InvalidImageName', async () => {
+      const st = (await getJson(['get', 'pod', 'misnamed'])).status.containerStatuses?.[0]?.state.waiting;
+      return st?.reason === 'InvalidImageName' ? st : undefined;
+    }, { timeoutMs: 20_000 });
+    const message = 'Failed to apply default image tag "MyApp:v1": couldn\'t parse image name "MyApp:v1": invalid reference format: repository name (library/MyApp) must be lowercase';
+    assert.deepEqual(waiting, { reason: 'InvalidImageName', message });
+    assert.deepEqual((await s.kubectlOk(['get', 'pod', 'misnamed', '--no-headers'])).trim().split(/\s+/).slice(1, 3), ['0/1', 'InvalidImageName']);
+    assert.equal(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=misnamed,reason=InspectFailed', '-o', 'jsonpath={.items[0].message}']), message);
+    await s.kubectlOk(['set', 'image', 'pod/misnamed', 'misnamed=myapp:v1']);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/misnamed', '--timeout=20s']);
+    await s.kubectlOk(['delete', 'pod', 'misnamed', '--wait=false']);
   });
 
   test('init containers run one by one: Init:N/M while one runs, Init:CrashLoopBackOff or Init:Error when one fails', async () => {

@@ -63,3 +63,32 @@ export function pullStep(container: string, image: string, entry: Backoff | unde
     wake: now + ERR_IMAGE_PULL_SHOWN_MS,
   };
 }
+
+// distribution/reference's grammar (ReferenceRegexp): [domain[:port]/]path-component(/path-component)*[:tag][@digest].
+const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const DOMAIN = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?`;
+const REFERENCE = new RegExp(`^((?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)(?::[\\w][\\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$`);
+
+/**
+ * Why the kubelet cannot use an image name (applyDefaultImageTag through reference.ParseNormalizedNamed), in its
+ * words; undefined for a name it takes. The container then waits in InvalidImageName.
+ */
+export function imageNameError(image: string): string | undefined {
+  const why = ((): string | undefined => {
+    if (/^[a-f0-9]{64}$/.test(image)) return `invalid repository name (${image}), cannot specify 64-byte hexadecimal strings`;
+    const slash = image.indexOf('/');
+    const first = slash < 0 ? '' : image.slice(0, slash);
+    const docker = slash < 0 || (!/[.:]/.test(first) && first !== 'localhost' && first.toLowerCase() === first);
+    let remote = docker ? image : image.slice(slash + 1);
+    if (docker && !remote.includes('/')) remote = `library/${remote}`;
+    const tagAt = remote.indexOf(':');
+    if (tagAt >= 0) remote = remote.slice(0, tagAt);
+    if (remote.toLowerCase() !== remote) return `invalid reference format: repository name (${remote}) must be lowercase`;
+    const m = REFERENCE.exec(image);
+    if (!m) return 'invalid reference format';
+    if (m[1]!.length > 255) return 'repository name must not be more than 255 characters';
+    return undefined;
+  })();
+  return why === undefined ? undefined : `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${why}`;
+}

@@ -562,7 +562,18 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       blockedMessages.set(uid, seen);
       if (seen.attempts === 1) return void queue.enqueue(k, 100);
       let stepEvents: KubeletEvent[] = [];
-      if (blocker.kind === 'image') {
+      if (blocker.kind === 'image' && blocker.invalid) {
+        // The image manager refuses the name at every sync, until the pod's image is changed.
+        queue.enqueue(k, BLOCKED_RETRY_MS);
+        status = blockedStatus(pod, node, at, { ...blocker, waiting: { reason: 'InvalidImageName', message: blocker.invalid } });
+        if (seen.reported !== blocker.invalid) {
+          stepEvents = [
+            { type: 'Warning', reason: 'InspectFailed', message: blocker.invalid, container: blocker.container },
+            { type: 'Warning', reason: 'Failed', message: 'Error: InvalidImageName', container: blocker.container },
+          ];
+        }
+        seen.reported = blocker.invalid;
+      } else if (blocker.kind === 'image') {
         // The image manager pulls, or waits out its backoff (on the server clock), before it looks again.
         const now = clockNow();
         const pull = pullStep(blocker.container, blocker.image, seen.pulls.get(blocker.container), now);

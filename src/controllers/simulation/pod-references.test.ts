@@ -42,9 +42,12 @@ test("environment: envFrom, then env in order, with makeEnvironmentVariables' me
 
 test('startBlocker: volumes first, then init containers, then containers', async () => {
   const ns = namespace({}, {});
-  const spec = { volumes: [{ name: 'v', configMap: { name: 'cm' } }], initContainers: [{ name: 'setup', envFrom: [{ configMapRef: { name: 'init-env' } }] }], containers: [{ name: 'app', envFrom: [{ secretRef: { name: 'app-env' } }] }] };
+  const spec = { volumes: [{ name: 'v', configMap: { name: 'cm' } }], initContainers: [{ name: 'setup', image: 'busybox', envFrom: [{ configMapRef: { name: 'init-env' } }] }], containers: [{ name: 'app', image: 'nginx', envFrom: [{ secretRef: { name: 'app-env' } }] }] };
   assert.deepEqual(await startBlocker(pod(spec), ns), { kind: 'volume', message: 'MountVolume.SetUp failed for volume "v" : configmap "cm" not found' });
   assert.deepEqual(await startBlocker(pod({ ...spec, volumes: [] }), ns), { kind: 'env', field: 'initContainers', container: 'setup', message: 'configmap "init-env" not found' });
   assert.deepEqual(await startBlocker(pod({ ...spec, volumes: [], initContainers: [] }), ns), { kind: 'env', field: 'containers', container: 'app', message: 'secret "app-env" not found' });
-  assert.equal(await startBlocker(pod({ containers: [{ name: 'app' }] }), ns), undefined);
+  assert.equal(await startBlocker(pod({ containers: [{ name: 'app', image: 'nginx' }] }), ns), undefined);
+  // An image name the kubelet cannot parse holds its container before its environment is looked at.
+  const misnamed = await startBlocker(pod({ ...spec, volumes: [], initContainers: [], containers: [{ ...spec.containers[0]!, image: 'NGINX' }] }), ns);
+  assert.deepEqual(misnamed && misnamed.kind === 'image' && [misnamed.container, misnamed.invalid], ['app', 'Failed to apply default image tag "NGINX": couldn\'t parse image name "NGINX": invalid reference format: repository name (library/NGINX) must be lowercase']);
 });

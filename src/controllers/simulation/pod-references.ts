@@ -5,6 +5,7 @@
 // default/db`). References marked optional are skipped when missing, as the kubelet skips them.
 
 import type { KubeObject } from '../../registry/types.ts';
+import { imageNameError } from './image-pulls.ts';
 import { asObj, type Obj } from './shared.ts';
 
 /** Reads the pod namespace's ConfigMaps and Secrets (undefined: not found). */
@@ -19,8 +20,8 @@ export type StartBlocker =
   | { readonly kind: 'volume'; readonly message: string }
   /** A container's environment cannot be made: it waits in CreateContainerConfigError. */
   | { readonly kind: 'env'; readonly field: 'initContainers' | 'containers'; readonly container: string; readonly message: string }
-  /** A container's image cannot be pulled (as a rule scripts it). */
-  | { readonly kind: 'image'; readonly field: 'initContainers' | 'containers'; readonly container: string; readonly image: string };
+  /** A container's image name does not parse (`invalid`: the kubelet's message), or its pulls fail (as a rule scripts it). */
+  | { readonly kind: 'image'; readonly field: 'initContainers' | 'containers'; readonly container: string; readonly image: string; readonly invalid?: string };
 
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(asObj) : []);
 const keysOf = (obj: KubeObject): Set<string> => new Set([...Object.keys(asObj((obj as Obj).data)), ...Object.keys(asObj((obj as Obj).binaryData))]);
@@ -94,7 +95,7 @@ export async function envBlocker(pod: KubeObject, container: Obj, reader: Refere
 /**
  * What keeps the pod from starting: its volumes first (the volume manager mounts them before any container starts),
  * then its init containers in order (the first that cannot start holds the rest), then its regular containers: for
- * each, its image's pull (`pullFails`), then its environment.
+ * each, its image's name, its pull (`pullFails`), then its environment.
  */
 export async function startBlocker(pod: KubeObject, reader: ReferenceReader, pullFails: (container: string) => boolean = () => false): Promise<StartBlocker | undefined> {
   const mount = await volumeBlocker(pod, reader);
@@ -102,7 +103,10 @@ export async function startBlocker(pod: KubeObject, reader: ReferenceReader, pul
   for (const field of ['initContainers', 'containers'] as const) {
     for (const c of list(asObj(pod.spec)[field])) {
       const container = String(c.name ?? '');
-      if (pullFails(container)) return { kind: 'image', field, container, image: String(c.image ?? '') };
+      const image = String(c.image ?? '');
+      const invalid = imageNameError(image);
+      if (invalid) return { kind: 'image', field, container, image, invalid };
+      if (pullFails(container)) return { kind: 'image', field, container, image };
       const message = await envBlocker(pod, c, reader);
       if (message) return { kind: 'env', field, container, message };
     }
