@@ -6,7 +6,10 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
+import net from 'node:net';
 import { Writable, type Duplex } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
 import { runCommand, startTestServer, type TestServer, until } from './helpers.ts';
@@ -216,6 +219,96 @@ describe('scripted container runs (simulated cluster)', () => {
     s.containers.remove(answer.id);
     await until('the probe to pass', async () => ((await statusOf('pg')).containerStatuses[0].ready === true ? true : undefined), { timeoutMs: 20_000 });
     await s.kubectlOk(['delete', 'pod', 'hung', 'never-up', 'pg', '--wait=false']);
+  });
+
+  test("probes to ports the rules map to the test's servers run for real: HTTP readiness, gRPC liveness, a TCP startup probe that waits for its server", async () => {
+    let healthz = 200;
+    let probeHeaders: http.IncomingHttpHeaders = {};
+    const web = http.createServer((req, res) => {
+      probeHeaders = req.headers;
+      res.writeHead(req.url === '/healthz' ? healthz : 404).end();
+    });
+    let serving = 1;
+    const grpc = http2.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.addTrailers({ 'grpc-status': '0' });
+        res.writeHead(200, { 'content-type': 'application/grpc' }).end(Buffer.from([0, 0, 0, 0, 2, 0x08, serving]));
+      });
+    });
+    const db = net.createServer((socket) => socket.destroy());
+    const listen = async (server: http.Server | http2.Http2Server | net.Server, port = 0): Promise<number> => {
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+      return (server.address() as net.AddressInfo).port;
+    };
+    const webPort = await listen(web);
+    const grpcPort = await listen(grpc);
+    // A port for the database that nothing serves yet.
+    const dbPort = await listen(db);
+    await new Promise((r) => db.close(r));
+    const rule = s.containers.add({ selector: 'app=probed', ports: { 8080: webPort, 9090: grpcPort, 5432: dbPort } });
+    try {
+      const container = {
+        name: 'app',
+        image: 'nginx',
+        ports: [{ name: 'http', containerPort: 8080 }],
+        readinessProbe: { httpGet: { path: '/healthz', port: 'http', httpHeaders: [{ name: 'X-Probe', value: 'ready' }] }, periodSeconds: 1, failureThreshold: 1 },
+        livenessProbe: { grpc: { port: 9090 }, periodSeconds: 1, failureThreshold: 2 },
+      };
+      await apply({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'probed', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'probed' } }, template: { metadata: { labels: { app: 'probed' } }, spec: { containers: [container] } } } },
+          { apiVersion: 'v1', kind: 'Service', metadata: { name: 'probed', namespace: 'default' }, spec: { selector: { app: 'probed' }, ports: [{ port: 80, targetPort: 8080 }] } },
+        ],
+      });
+      await s.kubectlOk(['rollout', 'status', 'deployment/probed', '--timeout=30s']);
+      const [pod] = await podsOf('app=probed');
+      const name = pod!.metadata.name as string;
+      assert.deepEqual([probeHeaders['user-agent'], probeHeaders.host, probeHeaders['x-probe']], ['kube-probe/1.31', `${pod!.status.podIP}:8080`, 'ready']);
+      const readyOf = async () => ((await getJson(['get', 'pod', name])).status.containerStatuses[0].ready as boolean);
+      const endpoints = async () => {
+        const subset = ((await getJson(['get', 'endpoints', 'probed'])).subsets ?? [])[0] ?? {};
+        return [(subset.addresses ?? []).length, (subset.notReadyAddresses ?? []).length];
+      };
+      assert.deepEqual(await endpoints(), [1, 0]);
+
+      // The server answers 503: the next probe fails the pod's readiness, and the Service's address is not ready.
+      healthz = 503;
+      await until('the pod to turn unready', async () => ((await readyOf()) === false ? true : undefined), { timeoutMs: 10_000 });
+      await until('the endpoint to turn not ready', async () => (JSON.stringify(await endpoints()) === '[0,1]' ? true : undefined), { timeoutMs: 10_000 });
+      const warnings = () => s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},type=Warning`, '--sort-by=.metadata.creationTimestamp', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
+      assert.equal(await warnings(), 'Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 503\n');
+      healthz = 200;
+      await until('the pod to be ready again', async () => ((await readyOf()) ? true : undefined), { timeoutMs: 10_000 });
+
+      // The gRPC health service says NOT_SERVING: two failures a second apart, and the kubelet kills the container.
+      serving = 2;
+      const restarted = await until('the liveness kill and restart', async () => {
+        const st = (await getJson(['get', 'pod', name])).status.containerStatuses[0];
+        return st.restartCount === 1 ? st : undefined;
+      }, { timeoutMs: 15_000 });
+      serving = 1;
+      assert.deepEqual([restarted.lastState.terminated.exitCode, restarted.lastState.terminated.reason], [137, 'Error']);
+      assert.match(await warnings(), /\nUnhealthy: Liveness probe failed: service unhealthy \(responded with "NOT_SERVING"\)\n/);
+      // The restarted container's readiness probe runs again from its start: ready once it passes.
+      await until('the restarted container to be ready', async () => ((await readyOf()) ? true : undefined), { timeoutMs: 10_000 });
+
+      // A startup probe holds the container unstarted until its server listens, then it starts and is ready.
+      await apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'db-client', namespace: 'default', labels: { app: 'probed' } }, spec: { containers: [{ name: 'app', image: 'nginx', startupProbe: { tcpSocket: { port: 5432 }, periodSeconds: 1, failureThreshold: 60 } }] } });
+      const started = async () => (await getJson(['get', 'pod', 'db-client'])).status.containerStatuses?.[0];
+      await until('the pod to run', async () => ((await started())?.state?.running ? true : undefined), { timeoutMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual([(await started()).started, (await started()).ready], [false, false]);
+      await listen(db, dbPort);
+      await until('the container to start', async () => ((await started()).started && (await started()).ready ? true : undefined), { timeoutMs: 10_000 });
+      assert.equal((await started()).restartCount, 0);
+    } finally {
+      s.containers.remove(rule.id);
+      await s.kubectl(['delete', 'deployment/probed', 'service/probed', 'pod/db-client', '--wait=false']);
+      for (const server of [web, grpc, db]) server.close();
+    }
   });
 
   test('a missing ConfigMap or Secret holds a pod as the kubelet holds it (ContainerCreating with FailedMount, CreateContainerConfigError) until it is created', async () => {

@@ -4,7 +4,8 @@
 // crash loop backoff (10 s doubling to 5 min, waiting in CrashLoopBackOff meanwhile, forgotten after 10 min of quiet).
 // A running container is started and ready as its probes say: a startup probe holds `started` for its
 // initialDelaySeconds, a readiness probe holds `ready` for its own (counted from the container's start) and while the
-// script fails it; the probes themselves pass at once otherwise. A failing liveness or startup probe (the script's
+// script fails it; the probes themselves pass at once otherwise (those to a port mapped to a test's server run for
+// real, their results given as the script: network-prober.ts). A failing liveness or startup probe (the script's
 // `live` or `started` false) gets the container killed once it has failed failureThreshold times, periodSeconds apart:
 // exit code 137 (a process that does not stop on SIGTERM; the grace period is not waited), then restarted as for an
 // exit.
@@ -63,7 +64,7 @@ export interface StepInput {
   readonly at: string;
   /** How long a container of a pod that runs to completion runs without a script (wall clock). */
   readonly defaultRunMs: number;
-  script(container: string): ContainerScript;
+  script(container: string): ProbingScript;
   readonly runs: PodRuns;
 }
 
@@ -116,7 +117,15 @@ interface Probe {
   readonly exec?: { command?: unknown };
 }
 
-type ProbeField = 'startupProbe' | 'readinessProbe' | 'livenessProbe';
+export type ProbeField = 'startupProbe' | 'readinessProbe' | 'livenessProbe';
+
+/** A container's script with what the probes that reach a test's server found (network-prober.ts). */
+export interface ProbingScript extends ContainerScript {
+  /** A startup probe that has neither passed nor failed yet: not started, not killed. */
+  readonly startupPending?: boolean;
+  /** The failing probes' output, for the Unhealthy events. */
+  readonly probeOutputs?: Partial<Record<ProbeField, string>>;
+}
 
 const probeOf = (c: Obj, kind: ProbeField): Probe | undefined => (c[kind] && typeof c[kind] === 'object' ? (c[kind] as Probe) : undefined);
 const delayMs = (p: Probe | undefined): number => (typeof p?.initialDelaySeconds === 'number' ? p.initialDelaySeconds * 1000 : 0);
@@ -153,13 +162,13 @@ export function probesScripted(container: Obj, script: ContainerScript): boolean
   return script.exec !== undefined && (['startupProbe', 'readinessProbe', 'livenessProbe'] as const).some((k) => execCommand(probeOf(container, k) ?? {}) !== undefined);
 }
 
-export function probed(container: Obj, start: number, now: number, script: ContainerScript): Probed {
+export function probed(container: Obj, start: number, now: number, script: ProbingScript): Probed {
   const startup = probeOf(container, 'startupProbe');
   const readiness = probeOf(container, 'readinessProbe');
   const liveness = probeOf(container, 'livenessProbe');
   const startupFails = fails(startup, script.started, script);
   // Liveness and readiness probes run only once the startup probe has passed; their delays count from the start.
-  const startedAt = startupFails ? Infinity : start + delayMs(startup);
+  const startedAt = startupFails || (startup !== undefined && script.startupPending === true) ? Infinity : start + delayMs(startup);
   const readyAt = Math.max(startedAt, start + delayMs(readiness));
   let kill: ProbeKill | undefined;
   if (startupFails) kill = { probe: 'Startup', at: start + delayMs(startup) + failingMs(startup) };
@@ -175,7 +184,9 @@ export function probed(container: Obj, start: number, now: number, script: Conta
  * The output a failing probe reports (the kubelet's Unhealthy event: "Readiness probe failed: <output>"); an exec
  * probe's is what its command printed.
  */
-export function probeFailure(pod: KubeObject, container: Obj, kind: ProbeField, script: ContainerScript): string {
+export function probeFailure(pod: KubeObject, container: Obj, kind: ProbeField, script: ProbingScript): string {
+  const given = script.probeOutputs?.[kind];
+  if (given !== undefined) return given;
   const probe = probeOf(container, kind);
   const command = probe && execCommand(probe);
   if (command) {
@@ -222,7 +233,7 @@ export function stepContainers(input: StepInput): StepResult {
   const specs = ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj);
   const specOf = (name: string): Obj => specs.find((c) => c.name === name) ?? {};
   /** The running container as its probes have it now. */
-  const probing = (s: Obj, name: string, start: number, script: ContainerScript): Obj => {
+  const probing = (s: Obj, name: string, start: number, script: ProbingScript): Obj => {
     const p = probed(specOf(name), start, now, script);
     if (p.wake !== undefined) wakeOnClock(p.wake);
     if (s.ready === p.ready && s.started === p.started) return s;

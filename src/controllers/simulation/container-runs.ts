@@ -52,7 +52,8 @@ export interface ContainerRunRule extends PodTarget {
   readonly exec?: ExecRule | readonly ExecRule[];
   /**
    * What listens on the container's ports: container port -> where the test serves it on loopback (a port of
-   * 127.0.0.1, or "127.0.0.1:port", "[::1]:port", "localhost:port"). Port-forwards to the pod reach it there.
+   * 127.0.0.1, or "127.0.0.1:port", "[::1]:port", "localhost:port"). Port-forwards to the pod reach it there,
+   * and the container's HTTP, TCP and gRPC probes to the port run against it (network-prober.ts).
    */
   readonly ports?: Readonly<Record<string, number | string>>;
 }

@@ -11,7 +11,8 @@ import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
 import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
-import { containerId, probed, probesScripted, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type KubeletEvent, type RunStart, type StepResult } from './container-lifecycle.ts';
+import { containerId, probed, probesScripted, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type KubeletEvent, type ProbingScript, type RunStart, type StepResult } from './container-lifecycle.ts';
+import { createNetworkProber } from './network-prober.ts';
 import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
@@ -212,6 +213,13 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   const eventsOf = (node: string): EventRecorder => kubeletEvents(eventSink, node);
   const pods = informers.of(PODS);
   const addresses = new Map<string, string>();
+  // Probes to ports the rules map to a test's servers run for real; a change in their results is looked at at once.
+  const prober = options.runs ? createNetworkProber(options.runs, (pod) => queue.enqueue(key(pod))) : undefined;
+  /** The container's script, with what its network probes found. */
+  const scriptOf = (pod: KubeObject, container: string): ProbingScript => {
+    const base = options.runs?.script(pod, container) ?? {};
+    return prober ? prober.script(pod, container, base) : base;
+  };
 
   function podIP(pod: KubeObject, node: string): string {
     const known = addresses.get(pod.metadata.uid ?? '');
@@ -234,7 +242,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const status = asObj(pod.status);
     const now = clockNow();
     const containerStatuses = containers(pod).map((c) => {
-      const p = probed(c, now, now, options.runs?.script(pod, String(c.name)) ?? {});
+      const p = probed(c, now, now, scriptOf(pod, String(c.name)));
       return runningContainer(pod, c, at, p.ready, p.started);
     });
     const init = initStatuses ? { initContainerStatuses: initStatuses } : initContainerStatuses(pod, at);
@@ -613,7 +621,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       started = unstartedEphemeral(pod).map((c) => ['ephemeralContainers', c]);
     } else if (phase === 'Running') {
       const runs = runsOf(pod);
-      const step = stepContainers({ pod, now: clockNow(), wallNow: Date.now(), at, defaultRunMs: options.jobPodRunMs ?? 300, script: (c) => options.runs?.script(pod, c) ?? {}, runs });
+      const step = stepContainers({ pod, now: clockNow(), wallNow: Date.now(), at, defaultRunMs: options.jobPodRunMs ?? 300, script: (c) => scriptOf(pod, c), runs });
       scheduleWakes(k, step);
       status = step.phase ? terminal(pod, at, step.phase, step.containerStatuses) : withReadiness(pod, at, step.containerStatuses);
       started = step.restarted.map((n) => ['containers', containers(pod).find((c) => c.name === n)!]);
@@ -623,8 +631,23 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
     if (!written) return;
     afterWrite();
+    trackProbes({ ...pod, status });
     for (const [field, c] of started) recordStart(events, pod, field, c);
   }, 500, informers.activity);
+
+  /** The network probes of the pod's running containers run from their starts; those of a pod that is done stop. */
+  function trackProbes(pod: KubeObject): void {
+    if (!prober) return;
+    const uid = pod.metadata.uid ?? '';
+    if (asObj(pod.status).phase !== 'Running') return prober.forget(uid);
+    const starts = podRuns.get(uid)?.starts;
+    const running = new Map<string, number>();
+    for (const s of ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).map(asObj)) {
+      const start = starts?.get(String(s.name));
+      if (asObj(s.state).running && start) running.set(String(s.name), start.clock);
+    }
+    prober.track(pod, running);
+  }
 
   /** Queues the pod's next stage after its delay, if it has one. */
   function follow(pod: KubeObject): void {
@@ -647,6 +670,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   pods.onEvent((ev) => {
     if (ev.type === 'DELETED') {
       blockedMessages.delete(ev.object.metadata.uid ?? '');
+      prober?.forget(ev.object.metadata.uid ?? '');
       addresses.delete(ev.object.metadata.uid ?? '');
       podRuns.delete(ev.object.metadata.uid ?? '');
       clockWaits.delete(key(ev.object));
@@ -661,7 +685,10 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   });
   // New scripts apply to the containers running now, and to pods waiting for an image pull.
   const stopRules = options.runs?.onChange(() => {
-    for (const pod of pods.list()) if (asObj(pod.status).phase === 'Running' || asObj(pod.status).phase === 'Pending') follow(pod);
+    for (const pod of pods.list()) {
+      if (asObj(pod.status).phase === 'Running' && nodes.has(String(asObj(pod.spec).nodeName ?? ''))) trackProbes(pod);
+      if (asObj(pod.status).phase === 'Running' || asObj(pod.status).phase === 'Pending') follow(pod);
+    }
   });
   return {
     resync(node) {
@@ -670,6 +697,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     async stop() {
       stopClock();
       stopRules?.();
+      prober?.stop();
       await queue.stop();
     },
   };
