@@ -37,6 +37,8 @@ interface Worker {
 interface ContainerWorkers {
   readonly name: string;
   readonly start: number;
+  /** The mapped probes the workers run, as JSON: a rule's change of them starts the workers over. */
+  readonly probes: string;
   readonly workers: Map<ProbeField, Worker>;
 }
 
@@ -160,17 +162,16 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
       let entry = pods.get(uid);
       if (!entry) pods.set(uid, (entry = { pod, containers: new Map() }));
       entry.pod = pod;
-      for (const [name, c] of entry.containers) {
-        if (running.get(name) === c.start) continue;
-        stopWorkers(c);
-        entry.containers.delete(name);
-      }
       for (const [name, start] of running) {
-        if (entry.containers.has(name)) continue;
         const spec = specOf(pod, name);
-        const mapped = spec ? mappedProbes(pod, spec, runs) : new Map();
+        const mapped = spec ? mappedProbes(pod, spec, runs) : new Map<ProbeField, { spec: Obj; probe: NetworkProbe }>();
+        const probes = JSON.stringify([...mapped]);
+        const known = entry.containers.get(name);
+        if (known?.start === start && known.probes === probes) continue;
+        if (known) stopWorkers(known);
+        entry.containers.delete(name);
         if (mapped.size === 0) continue;
-        const c: ContainerWorkers = { name, start, workers: new Map() };
+        const c: ContainerWorkers = { name, start, probes, workers: new Map() };
         for (const [field, { spec: p, probe }] of mapped) {
           c.workers.set(field, {
             field,
@@ -187,6 +188,11 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
         }
         entry.containers.set(name, c);
         for (const w of c.workers.values()) begin(uid, c, w);
+      }
+      for (const [name, c] of entry.containers) {
+        if (running.has(name)) continue;
+        stopWorkers(c);
+        entry.containers.delete(name);
       }
       if (entry.containers.size === 0) pods.delete(uid);
     },
