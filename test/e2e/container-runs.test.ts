@@ -223,10 +223,12 @@ describe('scripted container runs (simulated cluster)', () => {
 
   test("probes to ports the rules map to the test's servers run for real: HTTP readiness, gRPC liveness, a TCP startup probe that waits for its server", async () => {
     let healthz = 200;
+    let loginFirst = false;
     let probeHeaders: http.IncomingHttpHeaders = {};
     const web = http.createServer((req, res) => {
       probeHeaders = req.headers;
-      res.writeHead(req.url === '/healthz' ? healthz : 404).end();
+      if (loginFirst) res.writeHead(302, { location: 'https://login.example/' }).end('log in first');
+      else res.writeHead(req.url === '/healthz' ? healthz : 404).end();
     });
     let serving = 1;
     const grpc = http2.createServer((req, res) => {
@@ -282,6 +284,12 @@ describe('scripted container runs (simulated cluster)', () => {
       assert.equal(await warnings(), 'Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 503\n');
       healthz = 200;
       await until('the pod to be ready again', async () => ((await readyOf()) ? true : undefined), { timeoutMs: 10_000 });
+      // A redirect to another host ends the probe with a warning: it passes, and the kubelet says so each time.
+      loginFirst = true;
+      await until('a probe warning', async () => ((await warnings()).includes('ProbeWarning') ? true : undefined), { timeoutMs: 10_000 });
+      loginFirst = false;
+      assert.match(await warnings(), /\nProbeWarning: Readiness probe warning: Probe terminated redirects, Response body: log in first\n/);
+      assert.equal(await readyOf(), true);
 
       // The gRPC health service says NOT_SERVING: two failures a second apart, and the kubelet kills the container.
       serving = 2;

@@ -71,7 +71,14 @@ function mappedProbes(pod: KubeObject, container: Obj, runs: ContainerRuns): Map
   return out;
 }
 
-export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObject) => void): NetworkProber {
+/** The kubelet's name of a probe in its events. */
+export const PROBE_NAMES: Readonly<Record<ProbeField, string>> = { startupProbe: 'Startup', readinessProbe: 'Readiness', livenessProbe: 'Liveness' };
+
+/**
+ * `changed`: a probe's result turned (the kubelet looks at the pod again); `warned`: a probe passed with a warning (the
+ * kubelet records a ProbeWarning event each time).
+ */
+export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObject) => void, warned: (pod: KubeObject, container: string, field: ProbeField, output: string) => void): NetworkProber {
   /** By pod UID, then container name. */
   const pods = new Map<string, { pod: KubeObject; containers: Map<string, ContainerWorkers> }>();
   let stopped = false;
@@ -109,6 +116,7 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
     const times = w.lastAt === undefined ? 1 : Math.max(1, Math.min(w.failureThreshold + w.successThreshold, Math.floor((now - w.lastAt) / w.periodMs)));
     w.lastAt = now;
     const before = w.result;
+    if (outcome.warning) warned(entry.pod, c.name, w.field, outcome.output);
     if (outcome.ok) {
       w.failures = 0;
       w.successes += times;

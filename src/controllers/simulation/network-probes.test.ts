@@ -27,7 +27,9 @@ describe('networkProbeOf', () => {
   const mapped = (port: number) => (port === 8080 ? { host: '127.0.0.1' as const, port: 40000 } : undefined);
 
   it('resolves named ports, defaults the path and timeout, and keeps the pod address for messages', () => {
-    assert.deepEqual(networkProbeOf({ httpGet: { port: 'web' } }, container, POD_IP, mapped), {
+    const { redirectTarget, ...web } = networkProbeOf({ httpGet: { port: 'web' } }, container, POD_IP, mapped)!;
+    assert.equal(redirectTarget, mapped);
+    assert.deepEqual(web, {
       target: { host: '127.0.0.1', port: 40000 },
       host: POD_IP,
       port: 8080,
@@ -53,7 +55,9 @@ describe('runNetworkProbe', () => {
   let seen: http.IncomingHttpHeaders = {};
   const web = http.createServer((req, res) => {
     seen = req.headers;
-    res.writeHead(status).end('fine');
+    if (req.url === '/moved') res.writeHead(302, { location: '/healthz' }).end('see /healthz');
+    else if (req.url === '/away') res.writeHead(301, { location: 'http://login.example/' }).end('gone');
+    else res.writeHead(status).end('fine');
   });
   let grpcStatus = 1;
   let grpcService = '';
@@ -85,6 +89,15 @@ describe('runNetworkProbe', () => {
     assert.deepEqual(await runNetworkProbe(httpProbe(port)), { ok: false, output: 'HTTP probe failed with statuscode: 503' });
     await runNetworkProbe(httpProbe(port, '/', [['Host', 'web.local']]));
     assert.equal(seen.host, 'web.local');
+  });
+
+  it('follows a redirect on the pod itself, and passes one to another host with a warning', async () => {
+    status = 503;
+    assert.deepEqual(await runNetworkProbe(httpProbe(webPort, '/moved')), { ok: false, output: 'HTTP probe failed with statuscode: 503' });
+    status = 200;
+    assert.deepEqual(await runNetworkProbe(httpProbe(webPort, '/moved')), { ok: true, output: 'fine' });
+    assert.equal(seen.host, `${POD_IP}:8080`);
+    assert.deepEqual(await runNetworkProbe(httpProbe(webPort, '/away')), { ok: true, warning: true, output: 'Probe terminated redirects, Response body: gone' });
   });
 
   it("reports a refused connection as Go's client does, with the pod's address", async () => {

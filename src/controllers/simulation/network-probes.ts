@@ -20,10 +20,14 @@ export interface NetworkProbe {
   readonly timeoutMs: number;
   readonly http?: { readonly scheme: 'http' | 'https'; readonly path: string; readonly headers: readonly (readonly [string, string])[] };
   readonly grpcService?: string;
+  /** Where another port of the pod is served, for an HTTP probe's redirect to it. */
+  readonly redirectTarget?: (port: number) => LoopbackAddress | undefined;
 }
 
 export interface ProbeOutcome {
   readonly ok: boolean;
+  /** Passed with a warning (a redirect to another host): the kubelet records a ProbeWarning event. */
+  readonly warning?: boolean;
   readonly output: string;
 }
 
@@ -60,15 +64,15 @@ export function networkProbeOf(probe: Obj, container: Obj, podIP: string, portTa
     const raw = typeof httpGet.path === 'string' ? httpGet.path : '';
     const path = raw === '' ? '/' : raw.startsWith('/') ? raw : `/${raw}`;
     const headers = ((httpGet.httpHeaders as unknown[] | undefined) ?? []).map(asObj).map((h) => [String(h.name ?? ''), String(h.value ?? '')] as const);
-    return { ...base, http: { scheme: String(httpGet.scheme ?? 'HTTP').toLowerCase() === 'https' ? 'https' : 'http', path, headers } };
+    return { ...base, http: { scheme: String(httpGet.scheme ?? 'HTTP').toLowerCase() === 'https' ? 'https' : 'http', path, headers }, redirectTarget: portTarget };
   }
   if (probe.grpc) return { ...base, grpcService: typeof spec.service === 'string' ? spec.service : '' };
   return base;
 }
 
 /** What Go's net.Dial says of a failed dial, as the prober reports it. */
-function dialError(p: NetworkProbe, err: NodeJS.ErrnoException | 'timeout'): string {
-  const addr = joinHostPort(p.host, p.port);
+function dialError(host: string, port: number, err: NodeJS.ErrnoException | 'timeout'): string {
+  const addr = joinHostPort(host, port);
   if (err === 'timeout') return `dial tcp ${addr}: i/o timeout`;
   if (err.code === 'ECONNREFUSED') return `dial tcp ${addr}: connect: connection refused`;
   if (err.code === 'ECONNRESET') return `read tcp ${addr}: read: connection reset by peer`;
@@ -81,7 +85,7 @@ function probeTcp(p: NetworkProbe): Promise<ProbeOutcome> {
     const socket = connect({ host: p.target.host, port: p.target.port });
     const timer = setTimeout(() => {
       socket.destroy();
-      resolve({ ok: false, output: dialError(p, 'timeout') });
+      resolve({ ok: false, output: dialError(p.host, p.port, 'timeout') });
     }, p.timeoutMs);
     socket.once('connect', () => {
       clearTimeout(timer);
@@ -90,35 +94,27 @@ function probeTcp(p: NetworkProbe): Promise<ProbeOutcome> {
     });
     socket.once('error', (err) => {
       clearTimeout(timer);
-      resolve({ ok: false, output: dialError(p, err) });
+      resolve({ ok: false, output: dialError(p.host, p.port, err) });
     });
   });
 }
 
-/** pkg/probe/http: a GET answered 200-399 within the timeout is a success (redirects are not followed: a 3xx passes). */
-function probeHttp(p: NetworkProbe): Promise<ProbeOutcome> {
-  const h = p.http!;
-  const authority = joinHostPort(p.host, p.port);
-  const url = `${h.scheme}://${authority}${h.path}`;
-  const headers: Record<string, string> = { Host: authority, 'User-Agent': USER_AGENT, Accept: '*/*' };
-  for (const [name, value] of h.headers) {
-    const known = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
-    headers[known ?? name] = value;
-  }
+/** One GET's answer (status, Location, the body's first 10 KiB), or the error Go's client would give. */
+function getOnce(target: LoopbackAddress, url: URL, headers: Record<string, string>, timeoutMs: number): Promise<{ code: number; location?: string; body: string } | { error: string }> {
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (outcome: ProbeOutcome): void => {
+    const settle = (answer: { code: number; location?: string; body: string } | { error: string }): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve(outcome);
+      resolve(answer);
     };
-    const options = { host: p.target.host, port: p.target.port, path: h.path, method: 'GET', headers, agent: false as const };
-    const req = h.scheme === 'https' ? https.request({ ...options, rejectUnauthorized: false }) : http.request(options);
+    const options = { host: target.host, port: target.port, path: `${url.pathname}${url.search}`, method: 'GET', headers, agent: false as const };
+    const req = url.protocol === 'https:' ? https.request({ ...options, rejectUnauthorized: false }) : http.request(options);
     const timer = setTimeout(() => {
       req.destroy();
-      settle({ ok: false, output: `Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)` });
-    }, p.timeoutMs);
+      settle({ error: `Get "${url.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)` });
+    }, Math.max(0, timeoutMs));
     req.once('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -126,16 +122,48 @@ function probeHttp(p: NetworkProbe): Promise<ProbeOutcome> {
         if (size < MAX_BODY) chunks.push(c);
         size += c.length;
       });
-      res.once('end', () => {
-        const code = res.statusCode ?? 0;
-        if (code >= 200 && code < 400) settle({ ok: true, output: Buffer.concat(chunks).subarray(0, MAX_BODY).toString('utf8') });
-        else settle({ ok: false, output: `HTTP probe failed with statuscode: ${code}` });
-      });
-      res.once('error', () => settle({ ok: false, output: `Get "${url}": unexpected EOF` }));
+      res.once('end', () => settle({ code: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).subarray(0, MAX_BODY).toString('utf8') }));
+      res.once('error', () => settle({ error: `Get "${url.href}": unexpected EOF` }));
     });
-    req.once('error', (err: NodeJS.ErrnoException) => settle({ ok: false, output: `Get "${url}": ${dialError(p, err)}` }));
+    req.once('error', (err: NodeJS.ErrnoException) => settle({ error: `Get "${url.href}": ${dialError(url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || (url.protocol === 'https:' ? 443 : 80)), err)}` }));
     req.end();
   });
+}
+
+/**
+ * pkg/probe/http: a GET answered 200-299 within the timeout passes, 400 and above fails; a redirect to the same host
+ * is followed (10 at most), any other 3xx ends the probe with a warning, which passes it.
+ */
+async function probeHttp(p: NetworkProbe): Promise<ProbeOutcome> {
+  const h = p.http!;
+  const authority = joinHostPort(p.host, p.port);
+  let url = new URL(`${h.scheme}://${authority}${h.path}`);
+  const headers: Record<string, string> = { Host: authority, 'User-Agent': USER_AGENT, Accept: '*/*' };
+  for (const [name, value] of h.headers) {
+    const known = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
+    headers[known ?? name] = value;
+  }
+  const deadline = performance.now() + p.timeoutMs;
+  let target: LoopbackAddress | undefined = p.target;
+  for (let redirects = 0; ; redirects++) {
+    const answer = target ? await getOnce(target, url, headers, deadline - performance.now()) : { error: `Get "${url.href}": ${dialError(url.hostname, Number(url.port), { code: 'ECONNREFUSED' } as NodeJS.ErrnoException)}` };
+    if ('error' in answer) return { ok: false, output: answer.error };
+    const { code, location, body } = answer;
+    if ([301, 302, 303, 307, 308].includes(code) && location !== undefined) {
+      const next = new URL(location, url);
+      if (next.hostname !== url.hostname) return { ok: true, warning: true, output: `Probe terminated redirects, Response body: ${body}` };
+      if (redirects + 1 >= 10) return { ok: false, output: `Get "${next.href}": stopped after 10 redirects` };
+      const port = Number(next.port || (next.protocol === 'https:' ? 443 : 80));
+      target = port === p.port ? p.target : p.redirectTarget?.(port);
+      // Go keeps a Host given for the first request only while the redirects stay on its host and port.
+      if (next.host !== url.host) headers.Host = next.host;
+      url = next;
+      continue;
+    }
+    if (code >= 300 && code < 400) return { ok: true, warning: true, output: `Probe terminated redirects, Response body: ${body}` };
+    if (code >= 200 && code < 300) return { ok: true, output: body };
+    return { ok: false, output: `HTTP probe failed with statuscode: ${code}` };
+  }
 }
 
 /** grpc-go's codes, by number. */
