@@ -282,6 +282,9 @@ describe('scripted container runs (simulated cluster)', () => {
       await until('the endpoint to turn not ready', async () => (JSON.stringify(await endpoints()) === '[0,1]' ? true : undefined), { timeoutMs: 10_000 });
       const warnings = () => s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},type=Warning`, '--sort-by=.metadata.creationTimestamp', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
       assert.equal(await warnings(), 'Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 503\n');
+      // Each failed probe is an Unhealthy event, counted on the one written before, as kubectl describe shows it.
+      const unhealthyCount = async () => ((await getJson(['get', 'events', '--field-selector', `involvedObject.name=${name},reason=Unhealthy`])).items[0]?.count as number) ?? 0;
+      await until('the failures to be counted', async () => ((await unhealthyCount()) >= 2 ? true : undefined), { timeoutMs: 10_000 });
       healthz = 200;
       await until('the pod to be ready again', async () => ((await readyOf()) ? true : undefined), { timeoutMs: 10_000 });
       // A redirect to another host ends the probe with a warning: it passes, and the kubelet says so each time.

@@ -123,7 +123,7 @@ export type ProbeField = 'startupProbe' | 'readinessProbe' | 'livenessProbe';
 export interface ProbingScript extends ContainerScript {
   /** A startup probe that has neither passed nor failed yet: not started, not killed. */
   readonly startupPending?: boolean;
-  /** The failing probes' output, for the Unhealthy events. */
+  /** The failing probes' output (their Unhealthy events are recorded by the prober, one per failure). */
   readonly probeOutputs?: Partial<Record<ProbeField, string>>;
 }
 
@@ -185,8 +185,6 @@ export function probed(container: Obj, start: number, now: number, script: Probi
  * probe's is what its command printed.
  */
 export function probeFailure(pod: KubeObject, container: Obj, kind: ProbeField, script: ProbingScript): string {
-  const given = script.probeOutputs?.[kind];
-  if (given !== undefined) return given;
   const probe = probeOf(container, kind);
   const command = probe && execCommand(probe);
   if (command) {
@@ -238,7 +236,8 @@ export function stepContainers(input: StepInput): StepResult {
     if (p.wake !== undefined) wakeOnClock(p.wake);
     if (s.ready === p.ready && s.started === p.started) return s;
     changed = true;
-    if (s.ready === true && !p.ready && p.started) events.push({ type: 'Warning', reason: 'Unhealthy', message: `Readiness probe failed: ${probeFailure(pod, specOf(name), 'readinessProbe', script)}`, container: name });
+    // A probe that reaches a test's server has its failures recorded as they happen (network-prober.ts).
+    if (s.ready === true && !p.ready && p.started && script.probeOutputs?.readinessProbe === undefined) events.push({ type: 'Warning', reason: 'Unhealthy', message: `Readiness probe failed: ${probeFailure(pod, specOf(name), 'readinessProbe', script)}`, container: name });
     return { ...s, ready: p.ready, started: p.started };
   };
 
@@ -270,7 +269,8 @@ export function stepContainers(input: StepInput): StepResult {
       if (kill && now >= kill.at && !(exitAt !== undefined && exitAt <= kill.at)) {
         const spec = specOf(name);
         const restarts = policy !== 'Never';
-        events.push({ type: 'Warning', reason: 'Unhealthy', message: `${kill.probe} probe failed: ${probeFailure(pod, spec, kill.probe === 'Liveness' ? 'livenessProbe' : 'startupProbe', script)}`, container: name });
+        const field = kill.probe === 'Liveness' ? 'livenessProbe' : 'startupProbe';
+        if (script.probeOutputs?.[field] === undefined) events.push({ type: 'Warning', reason: 'Unhealthy', message: `${kill.probe} probe failed: ${probeFailure(pod, spec, field, script)}`, container: name });
         events.push({ type: 'Normal', reason: 'Killing', message: `Container ${name} failed ${kill.probe.toLowerCase()} probe${restarts ? ', will be restarted' : ''}`, container: name });
         out.push(end(s, name, 137, 'Error', runs.ends.get(name) ?? now));
         continue;

@@ -12,7 +12,7 @@ import { jsonEqual, rfc3339 } from '../../registry/store-codec.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createKeyedQueue } from '../work-queue.ts';
 import { containerId, probed, probesScripted, runsToCompletion, stepContainers, unreadyMessage, type Backoff, type KubeletEvent, type ProbingScript, type RunStart, type StepResult } from './container-lifecycle.ts';
-import { createNetworkProber, PROBE_NAMES } from './network-prober.ts';
+import { createNetworkProber } from './network-prober.ts';
 import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
@@ -218,7 +218,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     ? createNetworkProber(
         options.runs,
         (pod) => queue.enqueue(key(pod)),
-        (pod, container, field, output) => eventsOf(String(asObj(pod.spec).nodeName ?? '')).event(pod, 'Warning', 'ProbeWarning', `${PROBE_NAMES[field]} probe warning: ${output}`, { fieldPath: fieldPath('containers', { name: container }) }),
+        (pod, container, reason, message) => eventsOf(String(asObj(pod.spec).nodeName ?? '')).event(pod, 'Warning', reason, message, { fieldPath: fieldPath('containers', { name: container }) }),
       )
     : undefined;
   /** The container's script, with what its network probes found. */

@@ -5,8 +5,8 @@
 // A readiness probe fails until its first success, a startup probe is pending until then, a liveness probe passes
 // until it fails. When the clock is moved on, the next probe's result counts once for each period that passed (so
 // moving the clock past failureThreshold periods of a failing probe fails it, as that many probes would have).
-// What the workers know reaches the kubelet as its script: ready, live and started false, the output for the
-// Unhealthy event, and a startup still pending.
+// What the workers know reaches the kubelet as its script: ready, live and started false, the failing output, and a
+// startup still pending; each failure's Unhealthy event is recorded here, as the kubelet's prober records it.
 
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
@@ -75,10 +75,11 @@ function mappedProbes(pod: KubeObject, container: Obj, runs: ContainerRuns): Map
 export const PROBE_NAMES: Readonly<Record<ProbeField, string>> = { startupProbe: 'Startup', readinessProbe: 'Readiness', livenessProbe: 'Liveness' };
 
 /**
- * `changed`: a probe's result turned (the kubelet looks at the pod again); `warned`: a probe passed with a warning (the
- * kubelet records a ProbeWarning event each time).
+ * `changed`: a probe's result turned (the kubelet looks at the pod again); `recorded`: the event the kubelet's prober
+ * records for each probe that fails (Unhealthy) or passes with a warning (ProbeWarning), which its recorder counts on
+ * the Event already written for a repeat.
  */
-export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObject) => void, warned: (pod: KubeObject, container: string, field: ProbeField, output: string) => void): NetworkProber {
+export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObject) => void, recorded: (pod: KubeObject, container: string, reason: 'Unhealthy' | 'ProbeWarning', message: string) => void): NetworkProber {
   /** By pod UID, then container name. */
   const pods = new Map<string, { pod: KubeObject; containers: Map<string, ContainerWorkers> }>();
   let stopped = false;
@@ -116,7 +117,8 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
     const times = w.lastAt === undefined ? 1 : Math.max(1, Math.min(w.failureThreshold + w.successThreshold, Math.floor((now - w.lastAt) / w.periodMs)));
     w.lastAt = now;
     const before = w.result;
-    if (outcome.warning) warned(entry.pod, c.name, w.field, outcome.output);
+    if (outcome.warning) recorded(entry.pod, c.name, 'ProbeWarning', `${PROBE_NAMES[w.field]} probe warning: ${outcome.output}`);
+    if (!outcome.ok) recorded(entry.pod, c.name, 'Unhealthy', `${PROBE_NAMES[w.field]} probe failed: ${outcome.output}`);
     if (outcome.ok) {
       w.failures = 0;
       w.successes += times;
