@@ -15,7 +15,6 @@ import type { ContainerRuns, ContainerScript } from './container-runs.ts';
 import { networkProbeOf, runNetworkProbe, type NetworkProbe } from './network-probes.ts';
 import { asObj, type Obj } from './shared.ts';
 
-
 interface Worker {
   readonly field: ProbeField;
   readonly probe: NetworkProbe;
@@ -72,7 +71,7 @@ function mappedProbes(pod: KubeObject, container: Obj, runs: ContainerRuns): Map
 }
 
 /** The kubelet's name of a probe in its events. */
-export const PROBE_NAMES: Readonly<Record<ProbeField, string>> = { startupProbe: 'Startup', readinessProbe: 'Readiness', livenessProbe: 'Liveness' };
+const PROBE_NAMES: Readonly<Record<ProbeField, string>> = { startupProbe: 'Startup', readinessProbe: 'Readiness', livenessProbe: 'Liveness' };
 
 /**
  * `changed`: a probe's result turned (the kubelet looks at the pod again); `recorded`: the event the kubelet's prober
