@@ -4,8 +4,8 @@
 // runs itself (its controllers, the simulated scheduler, its etcd client) and probes kube's ports for the others, as
 // kube does, so that a real scheduler run beside it shows up.
 
-import { request } from 'node:https';
 import { StatusError } from '../apis/errors.ts';
+import { httpProbe } from '../server/http-probe.ts';
 import { buildPredicate } from './store-selection.ts';
 import type { KubeObject, ListOptions, ResourceDefinition, ResourceStore, StoreFactory } from './types.ts';
 import { unsupportedVerbs } from './unsupported-verbs.ts';
@@ -25,46 +25,19 @@ export const CONTROLLER_MANAGER_PORT = 10257;
 export const SCHEDULER_PORT = 10259;
 /** componentstatus' probeTimeOut. */
 const PROBE_TIMEOUT_MS = 20_000;
-/** The http prober reads at most this much of the body (maxRespBodyLength). */
-const MAX_BODY_BYTES = 10 * 1024;
 
 export const runningInProcess = async (): Promise<ComponentCheck> => ({ status: 'True', message: 'ok', error: '' });
 
 /**
- * kube's HTTP prober against https://127.0.0.1:<port>/healthz, certificate unchecked: 2xx is Healthy with the body as
- * message, a redirect Unknown, another status Unhealthy; a request that fails is Unhealthy with Go's error text.
+ * kube's HTTP prober against https://127.0.0.1:<port>/healthz, certificate unchecked: a pass is Healthy with the body
+ * as message, a pass with a warning (a redirect it does not follow) Unknown, a failure Unhealthy with its output.
  */
 export function probeHealthz(port: number, timeoutMs = PROBE_TIMEOUT_MS): () => Promise<ComponentCheck> {
-  const url = `https://127.0.0.1:${port}/healthz`;
-  return () =>
-    new Promise((resolve) => {
-      const failed = (message: string) => resolve({ status: 'False', message: `Get ${JSON.stringify(url)}: ${message}`, error: '' });
-      const req = request(url, { rejectUnauthorized: false, agent: false, timeout: timeoutMs, headers: { 'user-agent': 'kube-probe/1.31', accept: '*/*' } }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (d: Buffer) => {
-          if (size < MAX_BODY_BYTES) chunks.push(d.subarray(0, MAX_BODY_BYTES - size));
-          size += d.length;
-        });
-        res.on('error', () => failed('unexpected EOF'));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          const code = res.statusCode ?? 0;
-          if (code >= 200 && code < 300) resolve({ status: 'True', message: body, error: '' });
-          else if (code >= 300 && code < 400) resolve({ status: 'Unknown', message: `Probe terminated redirects, Response body: ${body}`, error: '' });
-          else resolve({ status: 'False', message: `HTTP probe failed with statuscode: ${code}`, error: '' });
-        });
-      });
-      req.on('timeout', () => {
-        req.destroy();
-        failed('context deadline exceeded (Client.Timeout exceeded while awaiting headers)');
-      });
-      req.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code === 'ECONNREFUSED') failed(`dial tcp 127.0.0.1:${port}: connect: connection refused`);
-        else failed(e.message);
-      });
-      req.end();
-    });
+  const url = new URL(`https://127.0.0.1:${port}/healthz`);
+  return async () => {
+    const outcome = await httpProbe(url, { host: '127.0.0.1', port }, { 'User-Agent': 'kube-probe/1.31', Accept: '*/*' }, timeoutMs);
+    return { status: outcome.warning ? 'Unknown' : outcome.ok ? 'True' : 'False', message: outcome.output, error: '' };
+  };
 }
 
 /** An etcd storage config's check: "ok" when it answers; a failure carries the error, not a message. */

@@ -3,11 +3,10 @@
 // the kubelet puts in an Unhealthy event, with the pod's address in it (the kubelet dials the pod IP; here the
 // mapped loopback address is dialled in its place).
 
-import http from 'node:http';
 import http2 from 'node:http2';
-import https from 'node:https';
 import { connect } from 'node:net';
 import { formatGoDuration } from '../../encoding/protobuf/duration.ts';
+import { dialError, httpProbe, joinHostPort, type HttpProbeOutcome } from '../../server/http-probe.ts';
 import type { LoopbackAddress } from './container-runs.ts';
 import { asObj, type Obj } from './shared.ts';
 
@@ -24,19 +23,11 @@ export interface NetworkProbe {
   readonly redirectTarget?: (port: number) => LoopbackAddress | undefined;
 }
 
-export interface ProbeOutcome {
-  readonly ok: boolean;
-  /** Passed with a warning (a redirect to another host): the kubelet records a ProbeWarning event. */
-  readonly warning?: boolean;
-  readonly output: string;
-}
+/** A warning (a redirect to another host) passes: the kubelet records a ProbeWarning event. */
+export type ProbeOutcome = HttpProbeOutcome;
 
 const USER_AGENT = 'kube-probe/1.31';
-/** kube's prober reads at most this much of an HTTP probe's body. */
-const MAX_BODY = 10 * 1024;
 
-/** net.JoinHostPort. */
-const joinHostPort = (host: string, port: number): string => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
 /** A probe's port: a number, or the name of one of the container's ports. */
 function resolvePort(port: unknown, container: Obj): number | undefined {
@@ -70,15 +61,6 @@ export function networkProbeOf(probe: Obj, container: Obj, podIP: string, portTa
   return base;
 }
 
-/** What Go's net.Dial says of a failed dial, as the prober reports it. */
-function dialError(host: string, port: number, err: NodeJS.ErrnoException | 'timeout'): string {
-  const addr = joinHostPort(host, port);
-  if (err === 'timeout') return `dial tcp ${addr}: i/o timeout`;
-  if (err.code === 'ECONNREFUSED') return `dial tcp ${addr}: connect: connection refused`;
-  if (err.code === 'ECONNRESET') return `read tcp ${addr}: read: connection reset by peer`;
-  return `dial tcp ${addr}: ${err.message}`;
-}
-
 /** pkg/probe/tcp: a connection opened within the timeout is a success. */
 function probeTcp(p: NetworkProbe): Promise<ProbeOutcome> {
   return new Promise((resolve) => {
@@ -99,71 +81,16 @@ function probeTcp(p: NetworkProbe): Promise<ProbeOutcome> {
   });
 }
 
-/** One GET's answer (status, Location, the body's first 10 KiB), or the error Go's client would give. */
-function getOnce(target: LoopbackAddress, url: URL, headers: Record<string, string>, timeoutMs: number): Promise<{ code: number; location?: string; body: string } | { error: string }> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (answer: { code: number; location?: string; body: string } | { error: string }): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(answer);
-    };
-    const options = { host: target.host, port: target.port, path: `${url.pathname}${url.search}`, method: 'GET', headers, agent: false as const };
-    const req = url.protocol === 'https:' ? https.request({ ...options, rejectUnauthorized: false }) : http.request(options);
-    const timer = setTimeout(() => {
-      req.destroy();
-      settle({ error: `Get "${url.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)` });
-    }, Math.max(0, timeoutMs));
-    req.once('response', (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if (size < MAX_BODY) chunks.push(c);
-        size += c.length;
-      });
-      res.once('end', () => settle({ code: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).subarray(0, MAX_BODY).toString('utf8') }));
-      res.once('error', () => settle({ error: `Get "${url.href}": unexpected EOF` }));
-    });
-    req.once('error', (err: NodeJS.ErrnoException) => settle({ error: `Get "${url.href}": ${dialError(url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || (url.protocol === 'https:' ? 443 : 80)), err)}` }));
-    req.end();
-  });
-}
-
-/**
- * pkg/probe/http: a GET answered 200-299 within the timeout passes, 400 and above fails; a redirect to the same host
- * is followed (10 at most), any other 3xx ends the probe with a warning, which passes it.
- */
-async function probeHttp(p: NetworkProbe): Promise<ProbeOutcome> {
+/** pkg/probe/http with the kubelet's headers; the Host header names the pod unless httpHeaders say otherwise. */
+function probeHttp(p: NetworkProbe): Promise<ProbeOutcome> {
   const h = p.http!;
   const authority = joinHostPort(p.host, p.port);
-  let url = new URL(`${h.scheme}://${authority}${h.path}`);
   const headers: Record<string, string> = { Host: authority, 'User-Agent': USER_AGENT, Accept: '*/*' };
   for (const [name, value] of h.headers) {
     const known = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
     headers[known ?? name] = value;
   }
-  const deadline = performance.now() + p.timeoutMs;
-  let target: LoopbackAddress | undefined = p.target;
-  for (let redirects = 0; ; redirects++) {
-    const answer = target ? await getOnce(target, url, headers, deadline - performance.now()) : { error: `Get "${url.href}": ${dialError(url.hostname, Number(url.port), { code: 'ECONNREFUSED' } as NodeJS.ErrnoException)}` };
-    if ('error' in answer) return { ok: false, output: answer.error };
-    const { code, location, body } = answer;
-    if ([301, 302, 303, 307, 308].includes(code) && location !== undefined) {
-      const next = new URL(location, url);
-      if (next.hostname !== url.hostname) return { ok: true, warning: true, output: `Probe terminated redirects, Response body: ${body}` };
-      if (redirects + 1 >= 10) return { ok: false, output: `Get "${next.href}": stopped after 10 redirects` };
-      const port = Number(next.port || (next.protocol === 'https:' ? 443 : 80));
-      target = port === p.port ? p.target : p.redirectTarget?.(port);
-      // Go keeps a Host given for the first request only while the redirects stay on its host and port.
-      if (next.host !== url.host) headers.Host = next.host;
-      url = next;
-      continue;
-    }
-    if (code >= 300 && code < 400) return { ok: true, warning: true, output: `Probe terminated redirects, Response body: ${body}` };
-    if (code >= 200 && code < 300) return { ok: true, output: body };
-    return { ok: false, output: `HTTP probe failed with statuscode: ${code}` };
-  }
+  return httpProbe(new URL(`${h.scheme}://${authority}${h.path}`), p.target, headers, p.timeoutMs, p.redirectTarget);
 }
 
 /** grpc-go's codes, by number. */
