@@ -133,10 +133,12 @@ describe('aggregated APIs', () => {
     const missing = await server.kubectl(['get', 'flunder', 'two', '-n', 'wardle']);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /flunders\.wardle\.example\.com "two" not found/);
-    // The query is re-encoded with its keys sorted, as kube's proxy does.
+    // The query is re-encoded with its keys sorted, as kube's proxy does. (The aggregator's availability checks of
+    // the backend's discovery may reach it meanwhile.)
+    const before = backend.seen.length;
     const r = await server.adminRequest('/apis/wardle.example.com/v1alpha1/namespaces/wardle/flunders?limit=5&fieldSelector=metadata.name%3Done');
     assert.equal(r.status, 200);
-    assert.equal(backend.seen.at(-1)!.url, '/apis/wardle.example.com/v1alpha1/namespaces/wardle/flunders?fieldSelector=metadata.name%3Done&limit=5');
+    assert.deepEqual(backend.seen.slice(before).map((x) => x.url).filter((url) => url.includes('/flunders')), ['/apis/wardle.example.com/v1alpha1/namespaces/wardle/flunders?fieldSelector=metadata.name%3Done&limit=5']);
   });
 
   test('authorization is Capstan\'s: an unauthorized user gets 403 before the backend is asked; an authorized one is passed on as itself', async () => {
