@@ -322,6 +322,106 @@ describe('scripted container runs (simulated cluster)', () => {
     }
   });
 
+  test('sidecars: a startup probe holds the containers after them, their readiness counts for the pod, a failing liveness probe restarts them whatever the pod says', async () => {
+    const probe = (extra: Obj) => ({ httpGet: { path: '/healthz/ready', port: 15021 }, ...extra });
+    // A Never pod whose container runs for an hour (on the server clock).
+    const app = s.containers.add({ pod: 'meshed', container: 'app', after: '1h' });
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'meshed', namespace: 'default' },
+      spec: {
+        restartPolicy: 'Never',
+        initContainers: [
+          { name: 'proxy', image: 'envoy', restartPolicy: 'Always', startupProbe: probe({ initialDelaySeconds: 10, periodSeconds: 5 }), readinessProbe: probe({ periodSeconds: 2 }), livenessProbe: probe({ periodSeconds: 10, failureThreshold: 3 }) },
+          { name: 'setup', image: 'busybox' },
+        ],
+        containers: [{ name: 'app', image: 'nginx' }],
+      },
+    });
+    const pod = async () => getJson(['get', 'pod', 'meshed']);
+    const row = async () => (await s.kubectlOk(['get', 'pod', 'meshed', '--no-headers'])).trim().split(/\s+/).slice(1, 4);
+    // The sidecar runs, not started for its startup probe's 10 s: the init container after it waits.
+    const waiting = await until('the sidecar to run', async () => {
+      const p = await pod();
+      return p.status.initContainerStatuses?.[0]?.state.running ? p : undefined;
+    }, { timeoutMs: 20_000 });
+    assert.equal(waiting.status.phase, 'Pending');
+    assert.deepEqual(waiting.status.initContainerStatuses.map((c: Obj) => [c.name, Object.keys(c.state)[0], c.started, c.ready]), [['proxy', 'running', false, false], ['setup', 'waiting', false, false]]);
+    assert.deepEqual(await row(), ['0/2', 'Init:0/2', '0']);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await pod()).status.initContainerStatuses[1].state.waiting?.reason, 'PodInitializing');
+    // Started once the probe's delay has passed on the server clock: the init container runs, then the pod.
+    s.clock.advance('10s');
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/meshed', '--timeout=20s']);
+    const ran = await pod();
+    assert.deepEqual(ran.status.initContainerStatuses.map((c: Obj) => [c.name, Object.keys(c.state)[0], c.started, c.ready]), [['proxy', 'running', true, true], ['setup', 'terminated', false, false]]);
+    assert.deepEqual(await row(), ['2/2', 'Running', '0']);
+
+    // Its readiness probe fails: the pod is not ready, with the kubelet's event on the sidecar.
+    const unready = s.containers.add({ pod: 'meshed', container: 'proxy', ready: false });
+    const conditionsOf = async () => (await pod()).status.conditions.filter((c: Obj) => c.type === 'Ready' || c.type === 'ContainersReady').map((c: Obj) => [c.type, c.status, c.reason, c.message]);
+    await until('the pod to turn unready', async () => ((await pod()).status.initContainerStatuses[0].ready === false ? true : undefined), { timeoutMs: 10_000 });
+    assert.deepEqual(await conditionsOf(), [
+      ['Ready', 'False', 'ContainersNotReady', 'containers with unready status: [proxy]'],
+      ['ContainersReady', 'False', 'ContainersNotReady', 'containers with unready status: [proxy]'],
+    ]);
+    assert.deepEqual(await row(), ['1/2', 'Running', '0']);
+    const eventsOf = (reason: string) => s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=meshed,reason=${reason}`, '-o', 'jsonpath={range .items[*]}{.involvedObject.fieldPath} {.message}{"\\n"}{end}']);
+    assert.equal(await eventsOf('Unhealthy'), 'spec.initContainers{proxy} Readiness probe failed: HTTP probe failed with statuscode: 503\n');
+    s.containers.remove(unready.id);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/meshed', '--timeout=20s']);
+
+    // Its liveness probe fails 3 times, 10 s apart: killed and restarted, though the pod's restartPolicy is Never.
+    const dead = s.containers.add({ pod: 'meshed', container: 'proxy', live: false });
+    s.clock.advance('20s');
+    const restarted = await until('the sidecar to restart', async () => {
+      const p = await pod();
+      return p.status.initContainerStatuses[0].restartCount === 1 ? p : undefined;
+    }, { timeoutMs: 20_000 });
+    s.containers.remove(dead.id);
+    const proxy = restarted.status.initContainerStatuses[0];
+    assert.deepEqual([Object.keys(proxy.state), proxy.lastState.terminated.exitCode, proxy.lastState.terminated.reason, proxy.started, proxy.ready], [['running'], 137, 'Error', false, false]);
+    assert.deepEqual([restarted.status.phase, restarted.status.containerStatuses[0].restartCount, restarted.status.containerStatuses[0].state.running !== undefined], ['Running', 0, true]);
+    assert.equal(await eventsOf('Killing'), 'spec.initContainers{proxy} Container proxy failed liveness probe, will be restarted\n');
+    // Its startup probe runs again from the new start; meanwhile kubectl's printer reads an unstarted sidecar as
+    // initializing, though the pod stays Initialized.
+    assert.deepEqual(await row(), ['1/2', 'Init:0/2', '1']);
+    assert.equal(restarted.status.conditions.find((c: Obj) => c.type === 'Initialized').status, 'True');
+    s.clock.advance('10s');
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/meshed', '--timeout=20s']);
+    s.containers.remove(app.id);
+    await s.kubectlOk(['delete', 'pod', 'meshed', '--wait=false']);
+  });
+
+  test("a sidecar's startup probe to a port the rules map waits for the test's server, the pod initializing meanwhile", async () => {
+    const db = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => db.listen(0, '127.0.0.1', resolve));
+    const dbPort = (db.address() as net.AddressInfo).port;
+    await new Promise((r) => db.close(r));
+    const rule = s.containers.add({ pod: 'proxied', ports: { 5432: dbPort } });
+    try {
+      await apply({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'proxied', namespace: 'default' },
+        spec: { initContainers: [{ name: 'cloud-sql-proxy', image: 'proxy', restartPolicy: 'Always', startupProbe: { tcpSocket: { port: 5432 }, periodSeconds: 1, failureThreshold: 60 } }], containers: [{ name: 'app', image: 'nginx' }] },
+      });
+      const row = async () => (await s.kubectlOk(['get', 'pod', 'proxied', '--no-headers'])).trim().split(/\s+/).slice(1, 3);
+      await until('the sidecar to run', async () => ((await getJson(['get', 'pod', 'proxied'])).status.initContainerStatuses?.[0]?.state.running ? true : undefined), { timeoutMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual(await row(), ['0/2', 'Init:0/1']);
+      assert.match(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=proxied,reason=Unhealthy', '-o', 'jsonpath={.items[0].involvedObject.fieldPath} {.items[0].message}']), /^spec\.initContainers\{cloud-sql-proxy\} Startup probe failed: dial tcp 10\.244\.\d+\.\d+:5432: connect: connection refused$/);
+      await new Promise<void>((resolve) => db.listen(dbPort, '127.0.0.1', resolve));
+      await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/proxied', '--timeout=20s']);
+      assert.deepEqual(await row(), ['2/2', 'Running']);
+    } finally {
+      s.containers.remove(rule.id);
+      await s.kubectl(['delete', 'pod', 'proxied', '--wait=false']);
+      db.close();
+    }
+  });
+
   test('a missing ConfigMap or Secret holds a pod as the kubelet holds it (ContainerCreating with FailedMount, CreateContainerConfigError) until it is created', async () => {
     await apply({
       apiVersion: 'apps/v1',

@@ -1,4 +1,5 @@
-// One step of a running pod's regular containers as a kubelet takes it: a container whose run is over exits (its
+// One step of a running pod's regular containers as a kubelet takes it (the kubelet steps a started init container,
+// and the sidecars, the same way, as the only containers of the pod): a container whose run is over exits (its
 // script's exit code and reason), and is then left terminated or started again as the pod's restartPolicy says
 // (Always: on any exit; OnFailure: on a non-zero one; Never: not), the second and later restarts after the kubelet's
 // crash loop backoff (10 s doubling to 5 min, waiting in CrashLoopBackOff meanwhile, forgotten after 10 min of quiet).

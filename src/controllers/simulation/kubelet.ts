@@ -118,6 +118,12 @@ function containers(pod: KubeObject, field = 'containers'): Obj[] {
   return ((asObj(pod.spec)[field] as unknown[] | undefined) ?? []).map(asObj);
 }
 
+/** The pod's sidecars: init containers with restartPolicy Always, which start in order and then run beside the others. */
+const sidecarsOf = (pod: KubeObject): Obj[] => containers(pod, 'initContainers').filter((c) => c.restartPolicy === 'Always');
+
+/** Where a container of the pod is specified: containers, or initContainers for a sidecar. */
+const specFieldOf = (pod: KubeObject, name: string): string => (containers(pod).some((c) => c.name === name) ? 'containers' : 'initContainers');
+
 /** The ephemeral containers (kubectl debug's) the pod's status does not report yet. */
 function unstartedEphemeral(pod: KubeObject): Obj[] {
   const reported = new Set(((asObj(pod.status).ephemeralContainerStatuses as unknown[] | undefined) ?? []).map((s) => asObj(s).name));
@@ -178,12 +184,18 @@ function pendingContainer(c: Obj): Obj {
   return { name: c.name, state: { waiting: { reason: 'PodInitializing' } }, lastState: {}, ready: false, restartCount: 0, image: c.image, imageID: '', started: false, ...volumeMountStatuses(c) };
 }
 
-/** Init containers of a started pod: each ran to completion, but a sidecar (restartPolicy Always) keeps running. */
-function initContainerStatuses(pod: KubeObject, at: string): Obj {
+/**
+ * Init containers of a pod started at once: each ran to completion, but a sidecar (restartPolicy Always) keeps running,
+ * as `sidecar` has it.
+ */
+function initContainerStatuses(pod: KubeObject, at: string, sidecar: (c: Obj) => Obj): Obj {
   const init = containers(pod, 'initContainers');
   if (init.length === 0) return {};
-  return { initContainerStatuses: init.map((c) => (c.restartPolicy === 'Always' ? runningContainer(pod, c, at, true) : completedContainer(pod, c, at, at))) };
+  return { initContainerStatuses: init.map((c) => (c.restartPolicy === 'Always' ? sidecar(c) : completedContainer(pod, c, at, at))) };
 }
+
+/** The earlier of two optional times. */
+const earliest = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
 
 /** Where a container's events point: spec.containers{web}, spec.initContainers{setup}, spec.ephemeralContainers{dbg}. */
 const fieldPath = (field: string, c: Obj) => `spec.${field}{${String(c.name)}}`;
@@ -218,7 +230,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     ? createNetworkProber(
         options.runs,
         (pod) => queue.enqueue(key(pod)),
-        (pod, container, reason, message) => eventsOf(String(asObj(pod.spec).nodeName ?? '')).event(pod, 'Warning', reason, message, { fieldPath: fieldPath('containers', { name: container }) }),
+        (pod, container, reason, message) => eventsOf(String(asObj(pod.spec).nodeName ?? '')).event(pod, 'Warning', reason, message, { fieldPath: fieldPath(specFieldOf(pod, container), { name: container }) }),
       )
     : undefined;
   /** The container's script, with what its network probes found. */
@@ -243,15 +255,18 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     return { hostIP, hostIPs: [{ ip: hostIP }], podIP: ip, podIPs: [{ ip }], startTime: asObj(pod.status).startTime ?? at };
   }
 
+  /** The container started now, ready and started as its probes have it at once. */
+  function startedNow(pod: KubeObject, c: Obj, at: string): Obj {
+    const now = clockNow();
+    const p = probed(c, now, now, scriptOf(pod, String(c.name)));
+    return runningContainer(pod, c, at, p.ready, p.started);
+  }
+
   /** `initStatuses`: the init containers' statuses when they ran one by one (initializing); else all done at `at`. */
   function running(pod: KubeObject, node: string, at: string, initStatuses?: Obj[]): Obj {
     const status = asObj(pod.status);
-    const now = clockNow();
-    const containerStatuses = containers(pod).map((c) => {
-      const p = probed(c, now, now, scriptOf(pod, String(c.name)));
-      return runningContainer(pod, c, at, p.ready, p.started);
-    });
-    const init = initStatuses ? { initContainerStatuses: initStatuses } : initContainerStatuses(pod, at);
+    const containerStatuses = containers(pod).map((c) => startedNow(pod, c, at));
+    const init = initStatuses ? { initContainerStatuses: initStatuses } : initContainerStatuses(pod, at, (c) => startedNow(pod, c, at));
     const unready = unreadyMessage(pod, containerStatuses, (init.initContainerStatuses as Obj[] | undefined) ?? []);
     return {
       ...status,
@@ -270,9 +285,14 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     };
   }
 
-  /** Whether the pod's init containers run one by one: a script makes one exit or run for a time, or they already do. */
+  /**
+   * Whether the pod's init containers run one by one: a sidecar is not started at once (its startup probe holds the
+   * containers after it), a script makes an init container exit or run for a time, or they already do.
+   */
   function initializing(pod: KubeObject): boolean {
     if (asObj(pod.status).initContainerStatuses !== undefined) return true;
+    const now = clockNow();
+    if (sidecarsOf(pod).some((c) => !probed(c, now, now, scriptOf(pod, String(c.name))).started)) return true;
     const runs = options.runs;
     if (!runs || runs.list().length === 0) return false;
     return containers(pod, 'initContainers').some((c) => {
@@ -280,6 +300,12 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       const script = runs.script(pod, String(c.name));
       return script.exitCode !== undefined || script.afterMs !== undefined;
     });
+  }
+
+  /** One step of some of the pod's started containers (an init container, the sidecars) as its containers under `restartPolicy`. */
+  function stepAs(pod: KubeObject, specs: Obj[], statuses: Obj[], restartPolicy: string, when: { now: number; wallNow: number; at: string }, script: (name: string) => ProbingScript): StepResult {
+    const pseudo = { ...pod, spec: { ...asObj(pod.spec), restartPolicy, containers: specs }, status: { ...asObj(pod.status), containerStatuses: statuses } } as KubeObject;
+    return stepContainers({ pod: pseudo, ...when, defaultRunMs: options.jobPodRunMs ?? 300, script, runs: runsOf(pod) });
   }
 
   /**
@@ -292,7 +318,6 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   function initStep(pod: KubeObject, node: string, at: string): { status: Obj; started: [string, Obj][]; events: KubeletEvent[]; step: Pick<StepResult, 'starts' | 'ends' | 'backoffs' | 'wakeClock' | 'wakeWall'> } {
     const status = asObj(pod.status);
     const policy = asObj(pod.spec).restartPolicy === 'Never' ? 'Never' : 'OnFailure';
-    const runs = runsOf(pod);
     const now = clockNow();
     const wallNow = Date.now();
     const previous = new Map(((status.initContainerStatuses as unknown[] | undefined) ?? []).map(asObj).map((x) => [x.name, x]));
@@ -305,7 +330,22 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const start = (c: Obj): Obj => {
       started.push(['initContainers', c]);
       out.starts.push([String(c.name), { clock: now, wall: wallNow }]);
-      return runningContainer(pod, c, at, c.restartPolicy === 'Always');
+      if (c.restartPolicy !== 'Always') return runningContainer(pod, c, at, false);
+      const p = probed(c, now, now, scriptOf(pod, String(c.name)));
+      if (p.wake !== undefined) out.wakeClock = earliest(out.wakeClock, p.wake);
+      return runningContainer(pod, c, at, p.ready, p.started);
+    };
+    /** One step of a started init container, as the pod's only container under `restartPolicy`. */
+    const stepOne = (c: Obj, s: Obj, restartPolicy: string, script: (name: string) => ProbingScript): StepResult => {
+      const step = stepAs(pod, [c], [s], restartPolicy, { now, wallNow, at }, script);
+      out.starts.push(...step.starts);
+      out.ends.push(...step.ends);
+      out.backoffs.push(...step.backoffs);
+      events.push(...step.events);
+      if (step.restarted.length > 0) started.push(['initContainers', c]);
+      out.wakeClock = earliest(out.wakeClock, step.wakeClock);
+      out.wakeWall = earliest(out.wakeWall, step.wakeWall);
+      return step;
     };
     for (const c of containers(pod, 'initContainers')) {
       const name = String(c.name);
@@ -314,11 +354,15 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
         statuses.push(s ?? pendingContainer(c));
         continue;
       }
+      const state = asObj(s?.state);
       if (c.restartPolicy === 'Always') {
-        statuses.push(s && asObj(s.state).running ? s : start(c));
+        // A sidecar runs on, restarted whenever it exits or its probes kill it; the containers after it wait until
+        // it has started (its startup probe passed).
+        const next = s && (state.running || asObj(state.waiting).reason === 'CrashLoopBackOff') ? stepOne(c, s, 'Always', (n) => scriptOf(pod, n)).containerStatuses[0]! : start(c);
+        statuses.push(next);
+        if (next.started !== true) waiting = true;
         continue;
       }
-      const state = asObj(s?.state);
       if (asObj(state.terminated).exitCode === 0) {
         statuses.push(s!);
         continue;
@@ -329,17 +373,8 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
         waiting = true;
         continue;
       }
-      const pseudo = { ...pod, spec: { ...asObj(pod.spec), restartPolicy: policy, containers: [c] }, status: { ...status, containerStatuses: [s] } } as KubeObject;
-      const step = stepContainers({ pod: pseudo, now, wallNow, at, defaultRunMs: options.jobPodRunMs ?? 300, script: (n) => options.runs?.script(pod, n) ?? {}, runs });
-      const next = step.containerStatuses[0]!;
-      statuses.push(next);
-      out.starts.push(...step.starts);
-      out.ends.push(...step.ends);
-      out.backoffs.push(...step.backoffs);
-      events.push(...step.events);
-      if (step.restarted.length > 0) started.push(['initContainers', c]);
-      if (step.wakeClock !== undefined) out.wakeClock = step.wakeClock;
-      if (step.wakeWall !== undefined) out.wakeWall = step.wakeWall;
+      const step = stepOne(c, s, policy, (n) => options.runs?.script(pod, n) ?? {});
+      statuses.push(step.containerStatuses[0]!);
       if (step.phase === 'Succeeded') continue;
       if (step.phase === 'Failed') failed = true;
       else waiting = true;
@@ -445,16 +480,16 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
    * A running pod's status with these container statuses, and ContainersReady and Ready from them and the readiness
    * gates (a node marked NotReady meanwhile gets its pods' readiness back).
    */
-  function withReadiness(pod: KubeObject, at: string, containerStatuses: Obj[]): Obj {
+  function withReadiness(pod: KubeObject, at: string, containerStatuses: Obj[], initStatuses: Obj[]): Obj {
     const status = asObj(pod.status);
     const current = conditionsOf(pod);
-    const unready = unreadyMessage(pod, containerStatuses, ((status.initContainerStatuses as unknown[] | undefined) ?? []).map(asObj));
+    const unready = unreadyMessage(pod, containerStatuses, initStatuses);
     const conditions = current.map((c) => {
       if (c.type === 'ContainersReady') return keepTransition(containersReadyCondition(unready, at), c);
       if (c.type === 'Ready') return keepTransition(readyCondition(pod, current, unready, at), c);
       return c;
     });
-    return { ...status, conditions, containerStatuses };
+    return { ...status, conditions, ...(status.initContainerStatuses !== undefined ? { initContainerStatuses: initStatuses } : {}), containerStatuses };
   }
 
   // What the kubelet remembers of each pod's container runs (by pod uid): when runs started and ended, the backoffs.
@@ -520,12 +555,13 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   const scripted = (pod: KubeObject): boolean => {
     const runs = options.runs;
     if (!runs || runs.list().length === 0) return false;
-    return containers(pod).some((c) => {
+    return [...sidecarsOf(pod), ...containers(pod)].some((c) => {
       const script = runs.script(pod, String(c.name));
       return script.exitCode !== undefined || script.afterMs !== undefined || probesScripted(c, script);
     });
   };
-  const crashLooping = (pod: KubeObject): boolean => ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).some((c) => asObj(asObj(asObj(c).state).waiting).reason === 'CrashLoopBackOff');
+  const crashLooping = (pod: KubeObject): boolean =>
+    [...((asObj(pod.status).initContainerStatuses as unknown[] | undefined) ?? []), ...((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? [])].some((c) => asObj(asObj(asObj(c).state).waiting).reason === 'CrashLoopBackOff');
 
   /** Looks at the pod again when a step's pending exit, restart or probe is due. */
   function scheduleWakes(k: string, step: Pick<StepResult, 'wakeClock' | 'wakeWall'>): void {
@@ -616,7 +652,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       const start = { clock: clockNow(), wall: Date.now() };
       afterWrite = () => {
         const runs = runsOf(pod);
-        for (const c of containers(pod)) runs.starts.set(String(c.name), start);
+        for (const c of [...sidecarsOf(pod), ...containers(pod)]) runs.starts.set(String(c.name), start);
       };
     } else if (phase === 'Running' && pastDeadline(pod)) {
       status = failedByDeadline(pod, at);
@@ -626,12 +662,21 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       status = ephemeralStarted(pod, at);
       started = unstartedEphemeral(pod).map((c) => ['ephemeralContainers', c]);
     } else if (phase === 'Running') {
-      const runs = runsOf(pod);
-      const step = stepContainers({ pod, now: clockNow(), wallNow: Date.now(), at, defaultRunMs: options.jobPodRunMs ?? 300, script: (c) => scriptOf(pod, c), runs });
-      scheduleWakes(k, step);
-      status = step.phase ? terminal(pod, at, step.phase, step.containerStatuses) : withReadiness(pod, at, step.containerStatuses);
-      started = step.restarted.map((n) => ['containers', containers(pod).find((c) => c.name === n)!]);
-      afterWrite = () => recordRuns(pod, step, step.events, 'containers');
+      const when = { now: clockNow(), wallNow: Date.now(), at };
+      const script = (c: string) => scriptOf(pod, c);
+      const step = stepAs(pod, containers(pod), ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).map(asObj), String(asObj(pod.spec).restartPolicy ?? 'Always'), when, script);
+      // The sidecars run beside the containers, restarted whatever the pod's restartPolicy.
+      const sidecars = sidecarsOf(pod);
+      const initStatuses = ((asObj(pod.status).initContainerStatuses as unknown[] | undefined) ?? []).map(asObj);
+      const side = sidecars.length > 0 ? stepAs(pod, sidecars, initStatuses.filter((s) => sidecars.some((c) => c.name === s.name)), 'Always', when, script) : undefined;
+      const initNow = side ? initStatuses.map((s) => side.containerStatuses.find((x) => x.name === s.name) ?? s) : initStatuses;
+      scheduleWakes(k, { wakeClock: earliest(step.wakeClock, side?.wakeClock), wakeWall: earliest(step.wakeWall, side?.wakeWall) });
+      status = step.phase ? terminal(pod, at, step.phase, step.containerStatuses) : withReadiness(pod, at, step.containerStatuses, initNow);
+      started = [...step.restarted.map((n): [string, Obj] => ['containers', containers(pod).find((c) => c.name === n)!]), ...(side?.restarted ?? []).map((n): [string, Obj] => ['initContainers', sidecars.find((c) => c.name === n)!])];
+      afterWrite = () => {
+        recordRuns(pod, step, step.events, 'containers');
+        if (side) recordRuns(pod, side, side.events, 'initContainers');
+      };
     }
     if (!status || jsonEqual(status, pod.status)) return;
     const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
@@ -641,14 +686,20 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     for (const [field, c] of started) recordStart(events, pod, field, c);
   }, 500, informers.activity);
 
-  /** The network probes of the pod's running containers run from their starts; those of a pod that is done stop. */
+  /**
+   * The network probes of the pod's running containers (its sidecars' from their starts while it initializes) run
+   * from their starts; those of a pod that is done stop.
+   */
   function trackProbes(pod: KubeObject): void {
     if (!prober) return;
     const uid = pod.metadata.uid ?? '';
-    if (asObj(pod.status).phase !== 'Running') return prober.forget(uid);
+    const phase = asObj(pod.status).phase;
+    if (phase !== 'Running' && phase !== 'Pending') return prober.forget(uid);
     const starts = podRuns.get(uid)?.starts;
     const running = new Map<string, number>();
-    for (const s of ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).map(asObj)) {
+    const sidecars = new Set(sidecarsOf(pod).map((c) => c.name));
+    const sidecarStatuses = ((asObj(pod.status).initContainerStatuses as unknown[] | undefined) ?? []).map(asObj).filter((s) => sidecars.has(s.name));
+    for (const s of [...sidecarStatuses, ...((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).map(asObj)]) {
       const start = starts?.get(String(s.name));
       if (asObj(s.state).running && start) running.set(String(s.name), start.clock);
     }
@@ -692,7 +743,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   // New scripts apply to the containers running now, and to pods waiting for an image pull.
   const stopRules = options.runs?.onChange(() => {
     for (const pod of pods.list()) {
-      if (asObj(pod.status).phase === 'Running' && nodes.has(String(asObj(pod.spec).nodeName ?? ''))) trackProbes(pod);
+      if ((asObj(pod.status).phase === 'Running' || asObj(pod.status).phase === 'Pending') && nodes.has(String(asObj(pod.spec).nodeName ?? ''))) trackProbes(pod);
       if (asObj(pod.status).phase === 'Running' || asObj(pod.status).phase === 'Pending') follow(pod);
     }
   });

@@ -53,8 +53,11 @@ export interface NetworkProber {
 const FIELDS: readonly ProbeField[] = ['startupProbe', 'readinessProbe', 'livenessProbe'];
 const seconds = (v: unknown, fallback: number): number => (typeof v === 'number' && v > 0 ? v : fallback);
 
+/** A container of the pod, or a sidecar (an init container with restartPolicy Always). */
 function specOf(pod: KubeObject, name: string): Obj | undefined {
-  return ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj).find((c) => c.name === name);
+  const spec = asObj(pod.spec);
+  const found = ((spec.containers as unknown[] | undefined) ?? []).map(asObj).find((c) => c.name === name);
+  return found ?? ((spec.initContainers as unknown[] | undefined) ?? []).map(asObj).find((c) => c.name === name && c.restartPolicy === 'Always');
 }
 
 /** The container's probes that the rules map to a test's server. */
