@@ -7,7 +7,8 @@ import { cpuMs } from './crd.ts';
 import { runLoad } from './load.ts';
 import type { TlsClientOptions } from './load.ts';
 
-function pod(name: string): string {
+/** The Pod the creates send: one container with ports, env, resources, a probe and a mount, a volume, a toleration. */
+export function benchPod(name: string): string {
   return JSON.stringify({
     apiVersion: 'v1',
     kind: 'Pod',
@@ -66,7 +67,7 @@ export async function benchBuiltinCreates(server: ChildProcess, port: number, tl
     return { perSecond: r.perSecond, cpuMsPerRequest: ((await cpuMs(pid)) - before) / requests };
   };
   const configMapFigure = await measure('/api/v1/namespaces/bench/configmaps', (i) => configMap(`cm-${i}`));
-  const podFigure = await measure('/api/v1/namespaces/bench/pods', (i) => pod(`web-${i}`));
+  const podFigure = await measure('/api/v1/namespaces/bench/pods', (i) => benchPod(`web-${i}`));
   const serviceFigure = await measure('/api/v1/namespaces/bench/services', (i) => service(`svc-${i}`));
   return { configMap: configMapFigure, pod: podFigure, service: serviceFigure };
 }

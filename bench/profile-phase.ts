@@ -6,13 +6,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runLoad } from './load.ts';
+import { benchPod } from './builtin-validation.ts';
 import { parseScriptArgs } from '../scripts/script-args.ts';
 
 const args = parseScriptArgs({
   command: 'node bench/profile-phase.ts [PHASE] [BACKEND] [OUTDIR] [REQUESTS]',
   summary: 'Starts bench/serve.ts under --cpu-prof, drives one phase with the lean client and prints the hottest functions by self time.',
   positionals: {
-    PHASE: 'get, create, list or apply (default get)',
+    PHASE: 'get, create, pod (Pod creates), list or apply (default get)',
     BACKEND: 'memory or sqlite (default memory)',
     OUTDIR: 'where the profiles go, outside the repository (default /tmp/prof)',
     REQUESTS: 'how many requests to drive (default 40000)',
@@ -27,12 +28,14 @@ const tls = { ca: info.caCert as string, cert: info.clientCert as string, key: i
 const url = `https://127.0.0.1:${info.port}`;
 const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, data: { payload: 'x'.repeat(1024 - 200) } });
 await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }) }) });
-const seed = phase === 'create' ? 0 : 2000;
+const seed = phase === 'create' || phase === 'pod' ? 0 : 2000;
 if (seed) await runLoad({ url, tls, concurrency: 32, requests: seed, request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`seed-${i}`) }) });
 const t0 = performance.now();
 const r = await runLoad({
   url, tls, concurrency: 32, requests,
-  request: (i) => phase === 'create'
+  request: (i) => phase === 'pod'
+    ? { method: 'POST', path: '/api/v1/namespaces/bench/pods', body: benchPod(`web-${i}`) }
+    : phase === 'create'
     ? { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`cm-${i}`) }
     : phase === 'list' ? { method: 'GET', path: '/api/v1/namespaces/bench/configmaps?limit=100' }
     : { method: 'GET', path: `/api/v1/namespaces/bench/configmaps/seed-${i % seed}` },

@@ -67,6 +67,33 @@ describe('horizontal pod autoscaler (simulated cluster, no metrics API)', () => 
     await until('the rescale event', async () => ((await events('web')).includes('Normal SuccessfulRescale: New size: 5; reason: Current number of replicas above Spec.MaxReplicas') ? true : undefined));
   });
 
+  test("two HPAs over the same pods: ScalingActive False AmbiguousSelector, as kubectl describe shows it", async () => {
+    const labels = { app: 'api', track: 'canary' };
+    await s.kubectlOk(['create', 'deployment', 'api', '--image=nginx']);
+    // The canary's pods carry the stable Deployment's label: the stable HPA's selector picks them too.
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api-canary', namespace: 'default' }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } } }),
+    });
+    await s.kubectlOk(['rollout', 'status', 'deployment/api-canary', '--timeout=30s']);
+    await s.kubectlOk(['autoscale', 'deployment', 'api', '--min=1', '--max=3', '--cpu-percent=50']);
+    await s.kubectlOk(['autoscale', 'deployment', 'api-canary', '--min=1', '--max=3', '--cpu-percent=50']);
+    const message = 'pods by selector app=api,track=canary are controlled by multiple HPAs: [default/api default/api-canary]';
+    const h = await until('the canary HPA to be ambiguous', async () => {
+      s.clock.advance('15s');
+      const x = await hpa('api-canary');
+      return condition(x, 'ScalingActive')?.reason === 'AmbiguousSelector' ? x : undefined;
+    });
+    assert.deepEqual([condition(h, 'ScalingActive')?.status, condition(h, 'ScalingActive')?.message], ['False', message]);
+    assert.equal(h.status.currentMetrics, undefined);
+    await until('the events', async () => {
+      const e = await events('api-canary');
+      return e.includes(`Warning AmbiguousSelector: ${message}`) && e.includes(`Warning FailedComputeMetricsReplicas: ${message}`) ? true : undefined;
+    });
+    assert.match(await s.kubectlOk(['describe', 'hpa', 'api-canary']), /ScalingActive\s+False\s+AmbiguousSelector\s+pods by selector app=api,track=canary are controlled by multiple HPAs: \[default\/api default\/api-canary\]/);
+    await s.kubectlOk(['delete', 'hpa', 'api', 'api-canary']);
+    await s.kubectlOk(['delete', 'deployment', 'api', 'api-canary']);
+  });
+
   test('a missing target: AbleToScale False FailedGetScale with the get\'s error', async () => {
     await s.kubectlOk(['create', '-f', '-'], {
       input: JSON.stringify({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'nope', namespace: 'default' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nope' }, minReplicas: 1, maxReplicas: 2 } }),

@@ -83,3 +83,60 @@ test('with a metrics API: scales a Deployment on cpu utilization, then down once
     clock.reset();
   }
 });
+
+test("two HPAs whose targets' selectors pick the same pods: ScalingActive False AmbiguousSelector, no scaling, until one goes", async () => {
+  const registry = await startWithControlPlane({ bootstrap: false });
+  const informers = createInformers(registry);
+  const seen: string[] = [];
+  const sink: EventSink = { recorder: () => ({ event: (obj, type, reason, message) => void seen.push(`${obj.metadata.name} ${type} ${reason}: ${message}`) }), stop: async () => undefined };
+  const usage = createResourceUsage(() => true);
+  const hpa = startHorizontalPodAutoscaler(informers, sink, usage);
+  try {
+    const container = { name: 'app', image: 'nginx', resources: { requests: { cpu: '500m' } } };
+    // The canary's pods carry the stable Deployment's label too: its broad selector picks them.
+    const deployment = (name: string, labels: Record<string, string>) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: NS },
+      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [container] } } },
+    });
+    await informers.of(DEPLOYMENTS).create(NS, deployment('api', { app: 'api' }));
+    await informers.of(DEPLOYMENTS).create(NS, deployment('api-canary', { app: 'api', track: 'canary' }));
+    await informers.of(PODS).create(NS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'api-canary-0', namespace: NS, labels: { app: 'api', track: 'canary' } }, spec: { containers: [container] } });
+    const autoscaler = (name: string) => ({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name, namespace: NS },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, minReplicas: 1, maxReplicas: 5, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] },
+    });
+    await informers.of(HPAS).create(NS, autoscaler('api'));
+    await informers.of(HPAS).create(NS, autoscaler('api-canary'));
+    const condition = (name: string) => ((asObj(informers.of(HPAS).get(NS, name)?.status).conditions as Obj[] | undefined) ?? []).find((c) => c.type === 'ScalingActive');
+    // Each HPA sees the other's selector once both have had a pass: clock moves bring the next passes.
+    const ambiguous = async (name: string, selector: string) => {
+      const message = `pods by selector ${selector} are controlled by multiple HPAs: [default/api default/api-canary]`;
+      await until(`${name} to be ambiguous`, () => {
+        clock.advance(15_000);
+        return condition(name)?.reason === 'AmbiguousSelector' ? true : undefined;
+      });
+      assert.deepEqual([condition(name)?.status, condition(name)?.message], ['False', message]);
+      assert.ok(seen.includes(`${name} Warning AmbiguousSelector: ${message}`), seen.join('\n'));
+      assert.ok(seen.includes(`${name} Warning FailedComputeMetricsReplicas: ${message}`), seen.join('\n'));
+    };
+    await ambiguous('api', 'app=api');
+    await ambiguous('api-canary', 'app=api,track=canary');
+    assert.equal(asObj(informers.of(HPAS).get(NS, 'api')?.status).currentMetrics, undefined);
+    // The canary's HPA goes: the stable one's pods are its own again, and it goes on to their metrics (none yet:
+    // the pod does not run).
+    await informers.of(HPAS).delete(NS, 'api-canary');
+    await until('the stable HPA to read its metrics', () => {
+      clock.advance(15_000);
+      return condition('api')?.reason === 'FailedGetResourceMetric' ? true : undefined;
+    });
+  } finally {
+    await hpa.stop();
+    await informers.stop();
+    await registry.close();
+    clock.reset();
+  }
+});

@@ -11,6 +11,8 @@
 //   scale's selector picks (hpa-replicas.ts); Pods, Object and External metrics come from the custom and external
 //   metrics APIs an APIService registers (hpa-custom-metrics.ts), and fail as on a cluster without an adapter when
 //   none does; the proposal is normalized (stabilization, scaling policies) before the target is rescaled.
+// Before the metrics, the scale's selector must pick pods no other HPA of the namespace picks (as far as this
+// controller has seen the others' selectors): else ScalingActive False AmbiguousSelector, with its event.
 // The recommendations and scale events each HPA's normalization reads are kept here, per HPA, until it is deleted.
 
 import { clockDate, clockNow, onClockChange } from '../../apis/clock.ts';
@@ -122,12 +124,28 @@ async function computeMetric(metric: Obj, ctx: MetricContext | undefined, custom
 export function startHorizontalPodAutoscaler(informers: Informers, eventSink: EventSink, usage?: ResourceUsage, aggregated?: AggregatedApiGet): { stop(): Promise<void> } {
   const user = controllerAccount('horizontal-pod-autoscaler');
   const hpas = informers.of(HPAS).as(user);
-  const pods = usage || aggregated ? informers.of(PODS) : undefined;
+  const pods = informers.of(PODS);
+  const metricsFetched = usage !== undefined || aggregated !== undefined;
   const metricsApis: AggregatedGet | undefined = aggregated && ((group, version, path) => aggregated(group, version, path, user));
   const events: EventRecorder = controllerEvents(eventSink, 'horizontal-pod-autoscaler', user);
   const registry = informers.registry;
   /** Each HPA's recommendations and scale events, by "namespace/name". */
   const histories = new Map<string, AutoscalerHistory>();
+  /**
+   * Each known HPA's last parsed selector, by "namespace/name" (kube's hpaSelectors): none until its first pass, as
+   * kube registers an HPA with a selector matching nothing.
+   */
+  const selectors = new Map<string, LabelSelector | undefined>();
+
+  /** hpasControllingPodsUnderSelector: the HPAs whose selectors pick any of these pods, sorted (kube's order is a map's). */
+  function hpasSelecting(namespace: string, selected: readonly KubeObject[]): string[] {
+    const found = new Set<string>();
+    for (const [k, sel] of selectors) {
+      if (sel === undefined || splitKey(k).namespace !== namespace) continue;
+      if (selected.some((p) => labelsMatch(sel, p.metadata.labels))) found.add(k);
+    }
+    return [...found].sort();
+  }
 
   async function reconcile(hpa: KubeObject): Promise<void> {
     const namespace = hpa.metadata.namespace ?? '';
@@ -188,9 +206,9 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
       // computeReplicasForMetrics.
       const previousDesired = Number(old.desiredReplicas ?? 0);
       const selectorText = String(asObj(scale.status).selector ?? '');
-      const failSelector = async (eventReason: string, event: string, message: string) => {
+      const failSelector = async (eventReason: string, event: string, message: string, conditionReason = 'InvalidSelector') => {
         events.event(hpa, 'Warning', eventReason, event);
-        setCondition(conditions, 'ScalingActive', 'False', 'InvalidSelector', message);
+        setCondition(conditions, 'ScalingActive', 'False', conditionReason, message);
         await writeStatus(current, previousDesired, undefined, false);
         events.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', event);
       };
@@ -203,8 +221,15 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
         const message = `couldn't convert selector into a corresponding internal selector object: ${e.message}`;
         return failSelector('InvalidSelector', message, message);
       }
+      if (selectors.has(key(hpa))) selectors.set(key(hpa), selector);
+      const selected = pods.list(namespace).filter((p) => labelsMatch(selector, p.metadata.labels));
+      const selecting = hpasSelecting(namespace, selected);
+      if (selecting.length > 1) {
+        const message = `pods by selector ${selectorText} are controlled by multiple HPAs: [${selecting.join(' ')}]`;
+        return failSelector('AmbiguousSelector', message, message, 'AmbiguousSelector');
+      }
       const metrics = ((spec.metrics as unknown[] | undefined) ?? []).map(asObj);
-      if (!pods) {
+      if (!metricsFetched) {
         const failures = metrics.map(metricFailure);
         for (const f of failures) events.event(hpa, 'Warning', f.reason, f.error);
         const first = failures[0];
@@ -214,7 +239,6 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
         if (first) events.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', `invalid metrics (${failures.length} invalid out of ${failures.length}), first error is: ${first.wrapped}`);
         return;
       }
-      const selected = pods.list(namespace).filter((p) => labelsMatch(selector, p.metadata.labels));
       const ctx: MetricContext | undefined = usage && { currentReplicas: current, pods: selected, usage: (p) => usage.pod(p), now };
       const custom: CustomMetricContext | undefined = metricsApis && {
         namespace,
@@ -270,7 +294,7 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
 
   const queue = createKeyedQueue(async (k) => {
     await hpas.synced;
-    if (pods) await pods.synced;
+    await pods.synced;
     const { namespace, name } = splitKey(k);
     const hpa = hpas.get(namespace, name);
     if (hpa && !hpa.metadata.deletionTimestamp) await reconcile(hpa);
@@ -278,8 +302,13 @@ export function startHorizontalPodAutoscaler(informers: Informers, eventSink: Ev
   }, 500, informers.activity);
   // Its own status writes are no reason for another pass; any other change is, and so is every sync period.
   hpas.onEvent((ev) => {
-    if (ev.type === 'DELETED') histories.delete(key(ev.object));
-    else if (ev.written !== 'status') queue.enqueue(key(ev.object));
+    if (ev.type === 'DELETED') {
+      histories.delete(key(ev.object));
+      selectors.delete(key(ev.object));
+      return;
+    }
+    if (!selectors.has(key(ev.object))) selectors.set(key(ev.object), undefined);
+    if (ev.written !== 'status') queue.enqueue(key(ev.object));
   });
   const resync = () => {
     for (const hpa of hpas.list()) queue.enqueue(key(hpa));
