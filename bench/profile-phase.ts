@@ -22,7 +22,8 @@ const args = parseScriptArgs({
 const [phase = 'get', backend = 'memory', out = '/tmp/prof', n = '40000'] = args.positionals;
 const requests = Number(n);
 const root = new URL('..', import.meta.url).pathname;
-const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${out}`, join(root, 'bench/serve.ts'), backend], { stdio: ['ignore', 'pipe', 'inherit'] });
+// SERVE_OPTIONS: startCapstan options as JSON for the server, e.g. '{"audit":{"policyFile":"/tmp/p.yaml","logPath":"/tmp/a.log"}}'.
+const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${out}`, join(root, 'bench/serve.ts'), backend, ...(process.env.SERVE_OPTIONS ? [process.env.SERVE_OPTIONS] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
 const info = JSON.parse(await new Promise<string>((r) => createInterface({ input: child.stdout! }).once('line', r))) as Record<string, string | number>;
 const tls = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
 const url = `https://127.0.0.1:${info.port}`;
