@@ -556,6 +556,9 @@ describe('scripted container runs (simulated cluster)', () => {
     await s.kubectlOk(['run', 'db', '--image=postgres']);
     await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/db', '--timeout=20s']);
     assert.equal(await s.kubectlOk(['exec', 'db', '--', 'cat', '/etc/motd']), 'hello from db\n');
+    // Many at once, each client slow to set up its streams: every output arrives whole, nothing is discarded.
+    const many = await Promise.all(Array.from({ length: 12 }, () => s.kubectl(['exec', 'db', '--', 'cat', '/etc/motd'])));
+    assert.deepEqual(many.filter((r) => r.code !== 0 || r.stdout !== 'hello from db\n' || r.stderr !== ''), []);
     const failing = await s.kubectl(['exec', 'db', '--', 'pg_isready', '-h', 'localhost']);
     assert.deepEqual([failing.code, failing.stdout, failing.stderr], [2, 'checking\n', 'no response\ncommand terminated with exit code 2\n']);
     // Without an answer for it, a command exits 0 and prints nothing.

@@ -25,6 +25,14 @@ const STDOUT = 1;
 const STDERR = 2;
 const ERROR = 3;
 const CLOSE_SIGNAL = 255;
+/**
+ * How long the simulated command takes to start before it writes anything. client-go's WebSocket executor reads
+ * frames from the moment the handshake is done, on its own goroutine, while another creates its streams: a frame
+ * that comes first is discarded ("Unknown stream id 1, discarding message" on kubectl's stderr, and the output lost).
+ * Behind a real kubelet the process's own start makes that rare; answering in the same instant as the handshake
+ * made it happen on a busy host.
+ */
+const COMMAND_START_MS = 20;
 /** stdin arrives in frames of a few KiB (client-go writes 4 KiB ones); far larger ones end the session. */
 const MAX_STDIN_FRAME_BYTES = 1024 * 1024;
 
@@ -87,9 +95,13 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
   return new Promise<void>((resolve) => {
     let done = false;
     let ended = false;
+    let started = false;
+    let endOnStart = false;
+    let start: ReturnType<typeof setTimeout> | undefined;
     const finish = () => {
       if (done) return;
       done = true;
+      clearTimeout(start);
       socket.destroy();
       resolve();
     };
@@ -98,6 +110,7 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
     // on until the client closes its side, so that what it still sends meets no reset that could cost it output.
     const end = () => {
       if (ended || done) return;
+      if (!started) return void (endOnStart = true);
       ended = true;
       socket.write(channelMessage(ERROR, status));
       socket.end(NORMAL_CLOSE_FRAME);
@@ -116,9 +129,14 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
     socket.on('close', finish);
     socket.on('error', finish);
     const routed = route(streams, output);
-    socket.write(channelMessage(streams.stdout ? STDOUT : routed.stderr !== undefined ? STDERR : ERROR, ''));
-    if (routed.stdout) socket.write(channelMessage(STDOUT, routed.stdout));
-    if (routed.stderr) socket.write(channelMessage(STDERR, routed.stderr));
+    start = setTimeout(() => {
+      started = true;
+      if (done) return;
+      socket.write(channelMessage(streams.stdout ? STDOUT : routed.stderr !== undefined ? STDERR : ERROR, ''));
+      if (routed.stdout) socket.write(channelMessage(STDOUT, routed.stdout));
+      if (routed.stderr) socket.write(channelMessage(STDERR, routed.stderr));
+      if (endOnStart) end();
+    }, COMMAND_START_MS);
     if (until) void until.then(end);
     else if (!readsStdin) end();
   });
