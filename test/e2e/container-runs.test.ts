@@ -168,6 +168,11 @@ describe('scripted container runs (simulated cluster)', () => {
     await until('the pod to fail its probe', async () => ((await endpoints()).notReadyAddresses?.length === 1 ? true : undefined), { timeoutMs: 20_000 });
     const events = await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${pod!.metadata.name},reason=Unhealthy`, '-o', 'jsonpath={.items[*].message}']);
     assert.equal(events, 'Readiness probe failed: HTTP probe failed with statuscode: 503');
+    // Each failed run, periodSeconds (10 s) apart on the server clock, counts on the same event.
+    const count = async () => Number(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${pod!.metadata.name},reason=Unhealthy`, '-o', 'jsonpath={.items[0].count}']));
+    assert.equal(await count(), 1);
+    s.clock.advance('10s');
+    await until('the next failure to be counted', async () => ((await count()) === 2 ? true : undefined), { timeoutMs: 20_000 });
     s.containers.remove(rule.id);
     await until('the pod to pass again', async () => ((await endpoints()).addresses?.length === 1 ? true : undefined), { timeoutMs: 20_000 });
     await s.kubectlOk(['delete', 'deployment,service', 'probed']);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../registry/types.ts';
-import { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, inBackoffSince, nextBackoff, probed, probeFailure, probesScripted, stepContainers, unreadyMessage, type Backoff, type PodRuns, type StepInput } from './container-lifecycle.ts';
+import { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, inBackoffSince, nextBackoff, probed, probeFailure, probesScripted, reportKey, stepContainers, unreadyMessage, type Backoff, type PodRuns, type StepInput } from './container-lifecycle.ts';
 import type { ContainerScript } from './container-runs.ts';
 
 type Obj = Record<string, any>;
@@ -29,7 +29,7 @@ function step(p: KubeObject, now: number, scripts: Record<string, ContainerScrip
     at: iso(now),
     defaultRunMs: 300,
     script: (c) => scripts[c] ?? {},
-    runs: { starts: runs.starts ?? new Map(), ends: runs.ends ?? new Map(), backoffs: runs.backoffs ?? new Map() },
+    runs: { starts: runs.starts ?? new Map(), ends: runs.ends ?? new Map(), backoffs: runs.backoffs ?? new Map(), reports: runs.reports ?? new Map() },
   };
   return stepContainers(input);
 }
@@ -233,4 +233,24 @@ test("a liveness kill: Unhealthy and Killing events, exit 137 kept as the last s
   // A scripted exit due before the kill comes first.
   const exits = step(livePod([running('app')]), T0 + 1000, { app: { live: false, exitCode: 3, afterMs: 800 } }, { starts });
   assert.deepEqual([exits.events.map((e) => e.reason), exits.containerStatuses[0]!.lastState.terminated.exitCode], [[], 3]);
+});
+
+test('a probe a script fails is reported once per failed run, periodSeconds apart; a clock moved far on counts once; passing again forgets it', () => {
+  const p = pod('Always', [{ ...running('app'), ready: false }]);
+  (p.spec as Obj).containers[0].readinessProbe = { periodSeconds: 5, exec: { command: ['check'] } };
+  const starts = new Map([['app', { clock: T0, wall: 0 }]]);
+  const key = reportKey('app', 'readinessProbe');
+  const at = (now: number, reports: Map<string, number>, script: ContainerScript = { ready: false }) => step(p, now, { app: script }, { starts, reports });
+  const first = at(T0, new Map());
+  assert.deepEqual([first.events.map((e) => e.message), first.reports, first.wakeClock], [['Readiness probe failed: '], [[key, T0 + 5000]], T0 + 5000]);
+  const between = at(T0 + 2000, new Map([[key, T0 + 5000]]));
+  assert.deepEqual([between.events, between.reports, between.wakeClock], [[], [], T0 + 5000]);
+  const second = at(T0 + 5000, new Map([[key, T0 + 5000]]));
+  assert.deepEqual([second.events.length, second.reports], [1, [[key, T0 + 10_000]]]);
+  const jumped = at(T0 + 61_000, new Map([[key, T0 + 10_000]]));
+  assert.deepEqual([jumped.events.length, jumped.reports], [1, [[key, T0 + 65_000]]]);
+  const passing = at(T0 + 70_000, new Map([[key, T0 + 65_000]]), {});
+  assert.deepEqual([passing.events, passing.reports], [[], [[key, undefined]]]);
+  // A probe the network prober runs is reported by it.
+  assert.deepEqual(at(T0, new Map(), { ready: false, networkProbed: ['readinessProbe'] } as ContainerScript).events, []);
 });

@@ -54,7 +54,12 @@ export interface PodRuns {
   /** When each container's last run ended, on the server clock (its status has whole seconds only). */
   readonly ends: ReadonlyMap<string, number>;
   readonly backoffs: ReadonlyMap<string, Backoff>;
+  /** When each failing probe's next failure is to be reported, by reportKey (server clock). */
+  readonly reports?: ReadonlyMap<string, number>;
 }
+
+/** The key of a container's probe in PodRuns.reports. */
+export const reportKey = (container: string, field: ProbeField): string => `${container}/${field}`;
 
 export interface StepInput {
   readonly pod: KubeObject;
@@ -93,6 +98,8 @@ export interface StepResult {
   readonly starts: [string, RunStart][];
   readonly ends: [string, number][];
   readonly backoffs: [string, Backoff][];
+  /** Failure reports to keep (undefined: forget the key). */
+  readonly reports: [string, number | undefined][];
 }
 
 /** Whether the pod's containers are meant to exit (restartPolicy Never or OnFailure; kube defaults it to Always). */
@@ -119,6 +126,9 @@ interface Probe {
 }
 
 export type ProbeField = 'startupProbe' | 'readinessProbe' | 'livenessProbe';
+export const PROBE_FIELDS: readonly ProbeField[] = ['startupProbe', 'readinessProbe', 'livenessProbe'];
+/** The kubelet's name of a probe in its events. */
+export const PROBE_NAMES: Readonly<Record<ProbeField, string>> = { startupProbe: 'Startup', readinessProbe: 'Readiness', livenessProbe: 'Liveness' };
 
 /** A container's script with what the probes that reach a test's server found (network-prober.ts). */
 export interface ProbingScript extends ContainerScript {
@@ -126,6 +136,8 @@ export interface ProbingScript extends ContainerScript {
   readonly startupPending?: boolean;
   /** The failing probes' output (their Unhealthy events are recorded by the prober, one per failure). */
   readonly probeOutputs?: Partial<Record<ProbeField, string>>;
+  /** The probes the network prober runs (and reports) itself. */
+  readonly networkProbed?: readonly ProbeField[];
 }
 
 const probeOf = (c: Obj, kind: ProbeField): Probe | undefined => (c[kind] && typeof c[kind] === 'object' ? (c[kind] as Probe) : undefined);
@@ -160,19 +172,31 @@ function fails(probe: Probe | undefined, said: boolean | undefined, script: Cont
 /** Whether the script can make one of the container's probes fail (the kubelet then looks at it again as time passes). */
 export function probesScripted(container: Obj, script: ContainerScript): boolean {
   if (script.ready !== undefined || script.live !== undefined || script.started !== undefined) return true;
-  return script.exec !== undefined && (['startupProbe', 'readinessProbe', 'livenessProbe'] as const).some((k) => execCommand(probeOf(container, k) ?? {}) !== undefined);
+  return script.exec !== undefined && PROBE_FIELDS.some((k) => execCommand(probeOf(container, k) ?? {}) !== undefined);
 }
 
-export function probed(container: Obj, start: number, now: number, script: ProbingScript): Probed {
+/**
+ * When each probe of a container running since `start` first runs (once the startup probe has passed, for the
+ * others; their delays count from the start), and when the ones the script fails began failing.
+ */
+function probeTimeline(container: Obj, start: number, script: ProbingScript) {
   const startup = probeOf(container, 'startupProbe');
   const readiness = probeOf(container, 'readinessProbe');
   const liveness = probeOf(container, 'livenessProbe');
   const startupFails = fails(startup, script.started, script);
-  // Liveness and readiness probes run only once the startup probe has passed; their delays count from the start.
   const startedAt = startupFails || (startup !== undefined && script.startupPending === true) ? Infinity : start + delayMs(startup);
   const readyAt = Math.max(startedAt, start + delayMs(readiness));
+  const failing: Partial<Record<ProbeField, number>> = {};
+  if (startupFails) failing.startupProbe = start + delayMs(startup);
+  if (fails(liveness, script.live, script) && startedAt !== Infinity) failing.livenessProbe = Math.max(startedAt, start + delayMs(liveness));
+  if (fails(readiness, script.ready, script) && startedAt !== Infinity) failing.readinessProbe = readyAt;
+  return { startup, readiness, liveness, startupFails, startedAt, readyAt, failing };
+}
+
+export function probed(container: Obj, start: number, now: number, script: ProbingScript): Probed {
+  const { startup, readiness, liveness, startupFails, startedAt, readyAt } = probeTimeline(container, start, script);
   let kill: ProbeKill | undefined;
-  if (startupFails) kill = { probe: 'Startup', at: start + delayMs(startup) + failingMs(startup) };
+  if (startupFails) kill = { probe: 'Startup', at: start + delayMs(startup) + failingMs(startup!) };
   else if (fails(liveness, script.live, script)) kill = { probe: 'Liveness', at: Math.max(startedAt, start + delayMs(liveness)) + failingMs(liveness) };
   const started = now >= startedAt;
   const ready = now >= readyAt && !fails(readiness, script.ready, script);
@@ -212,6 +236,7 @@ export function stepContainers(input: StepInput): StepResult {
   const starts: [string, RunStart][] = [];
   const ends: [string, number][] = [];
   const backoffs: [string, Backoff][] = [];
+  const reports: [string, number | undefined][] = [];
   let changed = false;
   let wakeClock: number | undefined;
   let wakeWall: number | undefined;
@@ -231,14 +256,44 @@ export function stepContainers(input: StepInput): StepResult {
 
   const specs = ((asObj(pod.spec).containers as unknown[] | undefined) ?? []).map(asObj);
   const specOf = (name: string): Obj => specs.find((c) => c.name === name) ?? {};
+  /**
+   * The kubelet's prober records an Unhealthy event for each failed run of a probe, periodSeconds apart. For the
+   * probes the script fails, each step that finds a run due records one (a clock moved far on counts once), and the
+   * pod is looked at again when the next is due; the network prober records its own probes' failures.
+   */
+  const reportFailures = (name: string, start: number, script: ProbingScript): void => {
+    const spec = specOf(name);
+    const { failing } = probeTimeline(spec, start, script);
+    for (const field of PROBE_FIELDS) {
+      const key = reportKey(name, field);
+      const from = script.networkProbed?.includes(field) ? undefined : failing[field];
+      if (from === undefined) {
+        if (runs.reports?.has(key)) reports.push([key, undefined]);
+        continue;
+      }
+      const due = runs.reports?.get(key) ?? from;
+      if (now < due) {
+        wakeOnClock(due);
+        continue;
+      }
+      const period = (probeOf(spec, field)?.periodSeconds ?? 10) * 1000;
+      const next = due + period * (Math.floor((now - due) / period) + 1);
+      events.push({ type: 'Warning', reason: 'Unhealthy', message: `${PROBE_NAMES[field]} probe failed: ${probeFailure(pod, spec, field, script)}`, container: name });
+      reports.push([key, next]);
+      wakeOnClock(next);
+    }
+  };
+  /** A new run's probes report afresh. */
+  const forgetReports = (name: string): void => {
+    for (const field of PROBE_FIELDS) if (runs.reports?.has(reportKey(name, field))) reports.push([reportKey(name, field), undefined]);
+  };
   /** The running container as its probes have it now. */
   const probing = (s: Obj, name: string, start: number, script: ProbingScript): Obj => {
     const p = probed(specOf(name), start, now, script);
     if (p.wake !== undefined) wakeOnClock(p.wake);
+    reportFailures(name, start, script);
     if (s.ready === p.ready && s.started === p.started) return s;
     changed = true;
-    // A probe that reaches a test's server has its failures recorded as they happen (network-prober.ts).
-    if (s.ready === true && !p.ready && p.started && script.probeOutputs?.readinessProbe === undefined) events.push({ type: 'Warning', reason: 'Unhealthy', message: `Readiness probe failed: ${probeFailure(pod, specOf(name), 'readinessProbe', script)}`, container: name });
     return { ...s, ready: p.ready, started: p.started };
   };
 
@@ -251,6 +306,7 @@ export function stepContainers(input: StepInput): StepResult {
     const terminated = { exitCode, reason, startedAt: asObj(asObj(s.state).running).startedAt, finishedAt: at, containerID: s.containerID };
     changed = true;
     ends.push([name, now]);
+    forgetReports(name);
     if (!(policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0))) return { ...s, state: { terminated }, ready: false, started: false };
     const entry = runs.backoffs.get(name);
     if (!inBackoffSince(entry, backoffSince, now)) return restart(s, name, { terminated }, now);
@@ -268,10 +324,9 @@ export function stepContainers(input: StepInput): StepResult {
       const exitAt = script.afterMs !== undefined ? started.clock + script.afterMs : undefined;
       const { kill } = probed(specOf(name), started.clock, now, script);
       if (kill && now >= kill.at && !(exitAt !== undefined && exitAt <= kill.at)) {
-        const spec = specOf(name);
         const restarts = policy !== 'Never';
-        const field = kill.probe === 'Liveness' ? 'livenessProbe' : 'startupProbe';
-        if (script.probeOutputs?.[field] === undefined) events.push({ type: 'Warning', reason: 'Unhealthy', message: `${kill.probe} probe failed: ${probeFailure(pod, spec, field, script)}`, container: name });
+        // The failed run that kills it is reported first.
+        reportFailures(name, started.clock, script);
         events.push({ type: 'Normal', reason: 'Killing', message: `Container ${name} failed ${kill.probe.toLowerCase()} probe${restarts ? ', will be restarted' : ''}`, container: name });
         out.push(end(s, name, 137, 'Error', runs.ends.get(name) ?? now));
         continue;
@@ -307,7 +362,7 @@ export function stepContainers(input: StepInput): StepResult {
   }
   const over = out.length > 0 && out.every((s) => asObj(s.state).terminated);
   const phase = over ? (out.every((s) => asObj(asObj(s.state).terminated).exitCode === 0) ? 'Succeeded' : 'Failed') : undefined;
-  return { containerStatuses: out, changed, restarted, events, phase, wakeClock, wakeWall, starts, ends, backoffs };
+  return { containerStatuses: out, changed, restarted, events, phase, wakeClock, wakeWall, starts, ends, backoffs, reports };
 }
 
 /** The waiting state of a container in its crash loop backoff, with the kubelet's message. */

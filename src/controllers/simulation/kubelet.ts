@@ -315,7 +315,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
    * exit 0). The pod stays Pending (Init:N/M, Init:Error, Init:CrashLoopBackOff) until all are done, then runs; with
    * restartPolicy Never a failed one fails the pod.
    */
-  function initStep(pod: KubeObject, node: string, at: string): { status: Obj; started: [string, Obj][]; events: KubeletEvent[]; step: Pick<StepResult, 'starts' | 'ends' | 'backoffs' | 'wakeClock' | 'wakeWall'> } {
+  function initStep(pod: KubeObject, node: string, at: string): { status: Obj; started: [string, Obj][]; events: KubeletEvent[]; step: Pick<StepResult, 'starts' | 'ends' | 'backoffs' | 'reports' | 'wakeClock' | 'wakeWall'> } {
     const status = asObj(pod.status);
     const policy = asObj(pod.spec).restartPolicy === 'Never' ? 'Never' : 'OnFailure';
     const now = clockNow();
@@ -323,7 +323,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const previous = new Map(((status.initContainerStatuses as unknown[] | undefined) ?? []).map(asObj).map((x) => [x.name, x]));
     const started: [string, Obj][] = [];
     const events: KubeletEvent[] = [];
-    const out: Pick<StepResult, 'starts' | 'ends' | 'backoffs'> & { wakeClock?: number; wakeWall?: number } = { starts: [], ends: [], backoffs: [] };
+    const out: Pick<StepResult, 'starts' | 'ends' | 'backoffs' | 'reports'> & { wakeClock?: number; wakeWall?: number } = { starts: [], ends: [], backoffs: [], reports: [] };
     const statuses: Obj[] = [];
     let waiting = false;
     let failed = false;
@@ -341,6 +341,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       out.starts.push(...step.starts);
       out.ends.push(...step.ends);
       out.backoffs.push(...step.backoffs);
+      out.reports.push(...step.reports);
       events.push(...step.events);
       if (step.restarted.length > 0) started.push(['initContainers', c]);
       out.wakeClock = earliest(out.wakeClock, step.wakeClock);
@@ -497,6 +498,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     starts: Map<string, RunStart>;
     ends: Map<string, number>;
     backoffs: Map<string, Backoff>;
+    reports: Map<string, number>;
   }
   const podRuns = new Map<string, Runs>();
   /**
@@ -547,7 +549,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   const runsOf = (pod: KubeObject): Runs => {
     const uid = pod.metadata.uid ?? '';
     let r = podRuns.get(uid);
-    if (!r) podRuns.set(uid, (r = { starts: new Map(), ends: new Map(), backoffs: new Map() }));
+    if (!r) podRuns.set(uid, (r = { starts: new Map(), ends: new Map(), backoffs: new Map(), reports: new Map() }));
     return r;
   };
   /** Pods waiting for a time on the server clock (a scripted exit, a backoff): a clock move looks at them again. */
@@ -574,11 +576,15 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   }
 
   /** Once a step's status is written: its run records kept, its events recorded on the containers of `field`. */
-  function recordRuns(pod: KubeObject, step: Pick<StepResult, 'starts' | 'ends' | 'backoffs'>, stepEvents: readonly KubeletEvent[], field: string): void {
+  function recordRuns(pod: KubeObject, step: Pick<StepResult, 'starts' | 'ends' | 'backoffs' | 'reports'>, stepEvents: readonly KubeletEvent[], field: string): void {
     const runs = runsOf(pod);
     for (const [n, v] of step.starts) runs.starts.set(n, v);
     for (const [n, v] of step.ends) runs.ends.set(n, v);
     for (const [n, v] of step.backoffs) runs.backoffs.set(n, v);
+    for (const [n, v] of step.reports) {
+      if (v === undefined) runs.reports.delete(n);
+      else runs.reports.set(n, v);
+    }
     const events = eventsOf(String(asObj(pod.spec).nodeName ?? ''));
     for (const e of stepEvents) events.event(pod, e.type, e.reason, e.message, { fieldPath: fieldPath(field, { name: e.container }) });
   }
@@ -678,7 +684,9 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
         if (side) recordRuns(pod, side, side.events, 'initContainers');
       };
     }
-    if (!status || jsonEqual(status, pod.status)) return;
+    if (!status) return;
+    // A step that changes nothing may still have failed probes to report.
+    if (jsonEqual(status, pod.status)) return void afterWrite();
     const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
     if (!written) return;
     afterWrite();

@@ -10,7 +10,7 @@
 
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { ProbeField, ProbingScript } from './container-lifecycle.ts';
+import { PROBE_FIELDS, PROBE_NAMES, type ProbeField, type ProbingScript } from './container-lifecycle.ts';
 import type { ContainerRuns, ContainerScript } from './container-runs.ts';
 import { networkProbeOf, runNetworkProbe, type NetworkProbe } from './network-probes.ts';
 import { asObj, type Obj } from './shared.ts';
@@ -50,7 +50,6 @@ export interface NetworkProber {
   stop(): void;
 }
 
-const FIELDS: readonly ProbeField[] = ['startupProbe', 'readinessProbe', 'livenessProbe'];
 const seconds = (v: unknown, fallback: number): number => (typeof v === 'number' && v > 0 ? v : fallback);
 
 /** A container of the pod, or a sidecar (an init container with restartPolicy Always). */
@@ -64,7 +63,7 @@ function specOf(pod: KubeObject, name: string): Obj | undefined {
 function mappedProbes(pod: KubeObject, container: Obj, runs: ContainerRuns): Map<ProbeField, { spec: Obj; probe: NetworkProbe }> {
   const out = new Map<ProbeField, { spec: Obj; probe: NetworkProbe }>();
   const podIP = String(asObj(pod.status).podIP ?? '');
-  for (const field of FIELDS) {
+  for (const field of PROBE_FIELDS) {
     const spec = container[field];
     if (!spec || typeof spec !== 'object') continue;
     const probe = networkProbeOf(spec as Obj, container, podIP, (port) => runs.portTarget(pod, port));
@@ -73,8 +72,6 @@ function mappedProbes(pod: KubeObject, container: Obj, runs: ContainerRuns): Map
   return out;
 }
 
-/** The kubelet's name of a probe in its events. */
-const PROBE_NAMES: Readonly<Record<ProbeField, string>> = { startupProbe: 'Startup', readinessProbe: 'Readiness', livenessProbe: 'Liveness' };
 
 /**
  * `changed`: a probe's result turned (the kubelet looks at the pod again); `recorded`: the event the kubelet's prober
@@ -167,6 +164,7 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
         } else if (w?.result === false) out.live = false;
       }
       out.probeOutputs = outputs;
+      out.networkProbed = [...mapped.keys()];
       return out;
     },
     track(pod, running) {
