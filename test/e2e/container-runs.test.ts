@@ -427,6 +427,46 @@ describe('scripted container runs (simulated cluster)', () => {
     }
   });
 
+  test('a deleted pod whose container takes time to stop: Terminating on the server clock, its endpoint terminating; killed when its grace period ends', async () => {
+    s.containers.add({ selector: 'app=draining', stopAfter: '20s' });
+    s.containers.add({ pod: 'stubborn', stopAfter: '1m' });
+    await apply({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'draining', namespace: 'default', labels: { app: 'draining' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } },
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'draining', namespace: 'default' }, spec: { selector: { app: 'draining' }, ports: [{ port: 80 }] } },
+        // A finalizer keeps the pod, with the status the kubelet gave it, once the kubelet has deleted it.
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stubborn', namespace: 'default', finalizers: ['example.com/keep'] }, spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'app', image: 'nginx' }] } },
+      ],
+    });
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/draining', 'pod/stubborn', '--timeout=20s']);
+    await s.kubectlOk(['delete', 'pod', 'draining', 'stubborn', '--wait=false']);
+    const conditionsOf = async () => ((await getJson(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=draining'])).items[0]?.endpoints?.[0]?.conditions ?? {}) as Obj;
+    await until('the endpoint to be terminating', async () => ((await conditionsOf()).terminating === true ? true : undefined), { timeoutMs: 10_000 });
+    assert.deepEqual(await conditionsOf(), { ready: false, serving: true, terminating: true });
+    // Stopping: still there and running a while on, with the kubelet's Killing event.
+    await new Promise((r) => setTimeout(r, 500));
+    const draining = await getJson(['get', 'pod', 'draining']);
+    assert.deepEqual([draining.status.phase, Object.keys(draining.status.containerStatuses[0].state)], ['Running', ['running']]);
+    assert.equal((await s.kubectlOk(['get', 'pod', 'draining', '--no-headers'])).trim().split(/\s+/)[2], 'Terminating');
+    assert.equal(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=draining,reason=Killing', '-o', 'jsonpath={.items[*].message}']), 'Stopping container app');
+    // Past its grace period (5 s), the stubborn container is killed: exit 137, the pod Failed, then deleted (kept
+    // here by its finalizer).
+    s.clock.advance('5s');
+    const stubborn = await until('the kill', async () => {
+      const p = await getJson(['get', 'pod', 'stubborn']);
+      return p.status.phase === 'Failed' ? p : undefined;
+    }, { timeoutMs: 10_000 });
+    assert.deepEqual([stubborn.status.containerStatuses[0].state.terminated.exitCode, stubborn.status.containerStatuses[0].state.terminated.reason], [137, 'Error']);
+    assert.equal((await getJson(['get', 'pod', 'draining'])).status.phase, 'Running');
+    // 20 s on, the draining one has stopped and is gone.
+    s.clock.advance('15s');
+    await s.kubectlOk(['wait', '--for=delete', 'pod/draining', '--timeout=10s']);
+    await s.kubectlOk(['patch', 'pod', 'stubborn', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    await s.kubectlOk(['delete', 'service', 'draining']);
+  });
+
   test('a missing ConfigMap or Secret holds a pod as the kubelet holds it (ContainerCreating with FailedMount, CreateContainerConfigError) until it is created', async () => {
     await apply({
       apiVersion: 'apps/v1',

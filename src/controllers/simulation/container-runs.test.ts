@@ -21,17 +21,18 @@ test('containers: the last matching rule setting a field wins, per container', (
 
 test('containers: bad rules are refused with the field named', () => {
   const runs = createContainerRuns();
-  assert.throws(() => runs.add({}), /containers: a rule sets "exitCode", "after", "reason", "logs", "ready", "live", "started", "imagePull", "exec", "ports" or several/);
+  assert.throws(() => runs.add({}), /containers: a rule sets "exitCode", "after", "reason", "logs", "ready", "live", "started", "imagePull", "exec", "ports", "stopAfter" or several/);
   assert.throws(() => runs.add({ exitCode: 256 }), /"exitCode" must be an integer from 0 to 255/);
   assert.throws(() => runs.add({ exitCode: 1.5 }), PodRuleError);
   assert.throws(() => runs.add({ after: '5 minutes' }), /containers: "after": time: invalid duration "5 minutes"/);
+  assert.throws(() => runs.add({ stopAfter: 'soon' }), /containers: "stopAfter": time: invalid duration "soon"/);
   assert.throws(() => runs.add({ logs: 3 as never }), /"logs" must be a string/);
   assert.throws(() => runs.add({ reason: '' }), /"reason" must be a non-empty string/);
   assert.throws(() => runs.add({ ready: 'no' as never }), /"ready" must be true or false/);
   assert.throws(() => runs.add({ live: 0 as never }), /containers: "live" must be true or false/);
   assert.throws(() => runs.add({ started: 'false' as never }), /containers: "started" must be true or false/);
   assert.throws(() => runs.add({ exitCode: 1, selector: 'a b' }), /containers: "selector": /);
-  assert.throws(() => runs.add({ exitCode: 1, image: 'x' } as never), /containers: unknown field "image" \(known: namespace, selector, pod, container, exitCode, after, reason, logs, ready, live, started, imagePull, exec, ports\)/);
+  assert.throws(() => runs.add({ exitCode: 1, image: 'x' } as never), /containers: unknown field "image" \(known: namespace, selector, pod, container, exitCode, after, reason, logs, ready, live, started, imagePull, exec, ports, stopAfter\)/);
   assert.deepEqual(runs.list(), []);
   const a = runs.add({ after: 1500 });
   assert.deepEqual(runs.list(), [{ id: a.id, rule: { after: 1500 } }]);

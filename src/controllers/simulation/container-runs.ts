@@ -56,6 +56,12 @@ export interface ContainerRunRule extends PodTarget {
    * and the container's HTTP, TCP and gRPC probes to the port run against it (network-prober.ts).
    */
   readonly ports?: Readonly<Record<string, number | string>>;
+  /**
+   * How long the container takes to stop once its pod is deleted (the kubelet's SIGTERM), on the server clock:
+   * "20s", or milliseconds. It then exits 0; one still running when the pod's grace period ends is killed (exit code
+   * 137). Without it, the container stops at once.
+   */
+  readonly stopAfter?: string | number;
 }
 
 export type ContainerRunRuleView = RuleView<ContainerRunRule>;
@@ -74,6 +80,7 @@ export interface ContainerScript {
   readonly exec?: readonly ExecRule[];
   /** Container port -> loopback address, every matching rule's, the later winning a port. */
   readonly ports?: ReadonlyMap<number, LoopbackAddress>;
+  readonly stopAfterMs?: number;
 }
 
 /** Where a test serves a simulated container's port. */
@@ -91,7 +98,7 @@ export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, Contain
   portTarget(pod: KubeObject, port: number): LoopbackAddress | undefined;
 }
 
-const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'live', 'started', 'imagePull', 'exec', 'ports'] as const;
+const FIELDS = ['exitCode', 'after', 'reason', 'logs', 'ready', 'live', 'started', 'imagePull', 'exec', 'ports', 'stopAfter'] as const;
 const BOOLEAN_FIELDS = ['ready', 'live', 'started', 'imagePull'] as const;
 const EXEC_FIELDS = ['command', 'stdout', 'stderr', 'exitCode'];
 
@@ -134,15 +141,27 @@ function compile(rule: ContainerRunRule): ContainerScript {
   if (reason !== undefined && (typeof reason !== 'string' || reason === '')) throw new PodRuleError('containers: "reason" must be a non-empty string');
   if (logs !== undefined && typeof logs !== 'string') throw new PodRuleError('containers: "logs" must be a string');
   for (const f of BOOLEAN_FIELDS) if (rule[f] !== undefined && typeof rule[f] !== 'boolean') throw new PodRuleError(`containers: "${f}" must be true or false`);
-  let afterMs: number | undefined;
-  if (after !== undefined) {
+  const duration = (value: string | number | undefined, field: string): number | undefined => {
+    if (value === undefined) return undefined;
     try {
-      afterMs = parseDuration(after, 'containers: "after"');
+      return parseDuration(value, `containers: "${field}"`);
     } catch (e) {
       throw new PodRuleError((e as Error).message);
     }
-  }
-  return { exitCode, afterMs, reason, logs, ready, live, started, imagePull, exec: rule.exec === undefined ? undefined : compileExec(rule.exec), ports: rule.ports === undefined ? undefined : compilePorts(rule.ports) };
+  };
+  return {
+    exitCode,
+    afterMs: duration(after, 'after'),
+    reason,
+    logs,
+    ready,
+    live,
+    started,
+    imagePull,
+    exec: rule.exec === undefined ? undefined : compileExec(rule.exec),
+    ports: rule.ports === undefined ? undefined : compilePorts(rule.ports),
+    stopAfterMs: duration(rule.stopAfter, 'stopAfter'),
+  };
 }
 
 /** What the command answers in a container of this script: the last exec answer matching it, else exit 0 and no output. */
@@ -158,6 +177,7 @@ export function createContainerRuns(): ContainerRuns {
     for (const r of rules.matching(pod, container)) {
       if (r.exitCode !== undefined) out.exitCode = r.exitCode;
       if (r.afterMs !== undefined) out.afterMs = r.afterMs;
+      if (r.stopAfterMs !== undefined) out.stopAfterMs = r.stopAfterMs;
       if (r.reason !== undefined) out.reason = r.reason;
       if (r.logs !== undefined) out.logs = r.logs;
       for (const f of BOOLEAN_FIELDS) if (r[f] !== undefined) out[f] = r[f];

@@ -499,6 +499,8 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     ends: Map<string, number>;
     backoffs: Map<string, Backoff>;
     reports: Map<string, number>;
+    /** When the kubelet began stopping the deleted pod's containers (server clock). */
+    terminating?: number;
   }
   const podRuns = new Map<string, Runs>();
   /**
@@ -565,6 +567,48 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   const crashLooping = (pod: KubeObject): boolean =>
     [...((asObj(pod.status).initContainerStatuses as unknown[] | undefined) ?? []), ...((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? [])].some((c) => asObj(asObj(asObj(c).state).waiting).reason === 'CrashLoopBackOff');
 
+  /**
+   * A deleted pod's containers stopping as the kubelet stops them (SIGTERM when it first sees the deletion): each
+   * exits 0 once its rule's stopAfter has passed on the server clock, or is killed (137) when the pod's grace period
+   * ends. Once all have stopped, the pod's terminal status (Succeeded if every container exited 0, else Failed, as
+   * kube's kubelet sets it before the pod goes); undefined while none takes time to stop (the pod goes at once).
+   */
+  function terminationStep(pod: KubeObject, at: string): { status: Obj; wake?: number } | undefined {
+    const runs = runsOf(pod);
+    const now = clockNow();
+    const since = (runs.terminating ??= now);
+    const graceMs = Number(pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000;
+    let timed = false;
+    let wake: number | undefined;
+    const stopped = (list: unknown): Obj[] | undefined =>
+      Array.isArray(list)
+        ? list.map(asObj).map((s) => {
+            const running = asObj(asObj(s.state).running);
+            if (!asObj(s.state).running) return s;
+            const ms = scriptOf(pod, String(s.name)).stopAfterMs ?? 0;
+            if (ms > 0) timed = true;
+            const stopAt = since + Math.min(ms, graceMs);
+            if (now < stopAt) {
+              wake = earliest(wake, stopAt);
+              return s;
+            }
+            const killed = ms > graceMs;
+            const terminated = { exitCode: killed ? 137 : 0, reason: killed ? 'Error' : 'Completed', startedAt: running.startedAt, finishedAt: at, containerID: s.containerID };
+            return { ...s, state: { terminated }, ready: false, started: false };
+          })
+        : undefined;
+    const status = asObj(pod.status);
+    const containerStatuses = stopped(status.containerStatuses) ?? [];
+    const initStatuses = stopped(status.initContainerStatuses);
+    const ephemeral = stopped(status.ephemeralContainerStatuses);
+    if (!timed) return undefined;
+    if (wake !== undefined) {
+      return { status: { ...status, containerStatuses, ...(initStatuses ? { initContainerStatuses: initStatuses } : {}), ...(ephemeral ? { ephemeralContainerStatuses: ephemeral } : {}) }, wake };
+    }
+    const phase = containerStatuses.every((c) => asObj(asObj(c.state).terminated).exitCode === 0) ? 'Succeeded' : 'Failed';
+    return { status: { ...terminal(pod, at, phase, containerStatuses), ...(ephemeral ? { ephemeralContainerStatuses: ephemeral } : {}) } };
+  }
+
   /** Looks at the pod again when a step's pending exit, restart or probe is due. */
   function scheduleWakes(k: string, step: Pick<StepResult, 'wakeClock' | 'wakeWall'>): void {
     clockWaits.delete(k);
@@ -598,7 +642,13 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const events = eventsOf(node);
     if (pod.metadata.deletionTimestamp) {
       // Its running containers are stopped (Killing), then the pod deleted for good, if it is still the same pod.
-      recordKilling(events, pod);
+      if (runsOf(pod).terminating === undefined) recordKilling(events, pod);
+      const stopping = terminationStep(pod, rfc3339(clockDate()));
+      if (stopping && !jsonEqual(stopping.status, pod.status)) {
+        const written = await kubelet.update(namespace, name, (cur) => (cur && cur.metadata.uid === pod.metadata.uid ? { ...cur, status: stopping.status } : cur!), { subresource: 'status' }).catch(ignoreConflictOrGone);
+        if (!written) return;
+      }
+      if (stopping?.wake !== undefined) return scheduleWakes(k, { wakeClock: stopping.wake });
       await kubelet.delete(namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch(ignoreConflictOrGone);
       return;
     }
