@@ -498,6 +498,9 @@ describe('scripted container runs (simulated cluster)', () => {
     const name = mounting.metadata.name as string;
     await until('the FailedMount event', async () => ((await warnings(name)).includes('FailedMount') ? true : undefined), { timeoutMs: 10_000 });
     assert.equal(await warnings(name), 'FailedMount: MountVolume.SetUp failed for volume "config" : configmap "app-config" not found\n');
+    // Each retry of the mount fails again (500 ms, then 1 s, 2 s, ... on the volume manager's backoff), counted on the one event.
+    const countOf = async (reason: string) => Number(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=${name},reason=${reason}`, '-o', 'jsonpath={.items[0].count}']));
+    await until('the retries to be counted', async () => ((await countOf('FailedMount')) >= 3 ? true : undefined), { timeoutMs: 10_000 });
     // The volume mounts once its ConfigMap exists; then the container's environment names a Secret key that does not
     // (the Secret made first, so that the kubelet never finds it missing).
     await s.kubectlOk(['create', 'secret', 'generic', 'db', '--from-literal=user=app']);
@@ -511,6 +514,10 @@ describe('scripted container runs (simulated cluster)', () => {
     assert.ok(configError.status.podIP, 'the sandbox runs');
     await until('the Failed event', async () => ((await warnings(name)).includes('Failed:') ? true : undefined), { timeoutMs: 10_000 });
     assert.match(await warnings(name), /\nFailed: Error: couldn't find key password in Secret default\/db\n$/);
+    // The pod worker tries again every 10 s on the server clock.
+    assert.equal(await countOf('Failed'), 1);
+    s.clock.advance('10s');
+    await until('the next attempt to be counted', async () => ((await countOf('Failed')) === 2 ? true : undefined), { timeoutMs: 10_000 });
     // With the key there, it starts.
     await s.kubectlOk(['create', 'secret', 'generic', 'db', '--from-literal=password=s3cret', '--dry-run=client', '-o', 'yaml'], {}).then((y) => s.kubectlOk(['replace', '-f', '-'], { input: y }));
     await s.kubectlOk(['rollout', 'status', 'deployment/configured', '--timeout=20s']);

@@ -49,6 +49,11 @@ function condition(type: string, status: string, at: string, reason?: string, me
 const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified deadline';
 /** How often, at most, a pod that cannot start yet (a missing ConfigMap or Secret) is looked at again. */
 const BLOCKED_RETRY_MS = 1000;
+/** The volume manager's retries of a failed mount (nestedpendingoperations): 500 ms, doubling to 2m2s. */
+const MOUNT_RETRY_INITIAL_MS = 500;
+const MOUNT_RETRY_MAX_MS = 122_000;
+/** The pod worker's retry of a pod whose container cannot be made (its backOffPeriod). */
+const SYNC_RETRY_MS = 10_000;
 
 /** Whether any of the pod's containers has run (past the point where a missing reference holds it). */
 function anyStarted(pod: KubeObject): boolean {
@@ -507,7 +512,7 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
    * Each pod that could not start yet: how often it was looked at, the last reason reported (an event each time it
    * changes), and the image pull backoff of each container whose pulls fail.
    */
-  const blockedMessages = new Map<string, { attempts: number; reported?: string; pulls: Map<string, Backoff> }>();
+  const blockedMessages = new Map<string, { attempts: number; reported?: string; pulls: Map<string, Backoff>; retry?: { at: number; delayMs: number } }>();
   /** The namespace's ConfigMaps and Secrets, read from their stores. */
   const references = (namespace: string): ReferenceReader => {
     const reader = (resource: string) => (name: string) => {
@@ -691,7 +696,15 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       } else {
         queue.enqueue(k, Math.min(BLOCKED_RETRY_MS, 50 * 2 ** seen.attempts));
         status = blockedStatus(pod, node, at, blocker.kind === 'env' ? { ...blocker, waiting: { reason: 'CreateContainerConfigError', message: blocker.message } } : blocker);
-        if (seen.reported !== blocker.message) stepEvents = [blocker.kind === 'volume' ? { type: 'Warning', reason: 'FailedMount', message: blocker.message, container: '' } : { type: 'Warning', reason: 'Failed', message: `Error: ${blocker.message}`, container: blocker.container }];
+        // Each failed retry (a mount on the volume manager's backoff, a container on the pod worker's) is reported
+        // again, on the server clock; the recorder counts the repeats on one event.
+        const now = clockNow();
+        const retried = seen.reported === blocker.message && seen.retry !== undefined;
+        if (!retried || now >= seen.retry!.at) {
+          stepEvents = [blocker.kind === 'volume' ? { type: 'Warning', reason: 'FailedMount', message: blocker.message, container: '' } : { type: 'Warning', reason: 'Failed', message: `Error: ${blocker.message}`, container: blocker.container }];
+          const delayMs = blocker.kind !== 'volume' ? SYNC_RETRY_MS : retried ? Math.min(seen.retry!.delayMs * 2, MOUNT_RETRY_MAX_MS) : MOUNT_RETRY_INITIAL_MS;
+          seen.retry = { at: now + delayMs, delayMs };
+        }
         seen.reported = blocker.message;
       }
       const field = blocker.kind === 'volume' ? undefined : blocker.field;
