@@ -134,9 +134,7 @@ export const PROBE_NAMES: Readonly<Record<ProbeField, string>> = { startupProbe:
 export interface ProbingScript extends ContainerScript {
   /** A startup probe that has neither passed nor failed yet: not started, not killed. */
   readonly startupPending?: boolean;
-  /** The failing probes' output (their Unhealthy events are recorded by the prober, one per failure). */
-  readonly probeOutputs?: Partial<Record<ProbeField, string>>;
-  /** The probes the network prober runs (and reports) itself. */
+  /** The probes the network prober runs (and reports: an Unhealthy event per failure) itself. */
   readonly networkProbed?: readonly ProbeField[];
 }
 

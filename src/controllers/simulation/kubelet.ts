@@ -588,8 +588,8 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     const stopped = (list: unknown): Obj[] | undefined =>
       Array.isArray(list)
         ? list.map(asObj).map((s) => {
-            const running = asObj(asObj(s.state).running);
             if (!asObj(s.state).running) return s;
+            const running = asObj(asObj(s.state).running);
             const ms = scriptOf(pod, String(s.name)).stopAfterMs ?? 0;
             if (ms > 0) timed = true;
             const stopAt = since + Math.min(ms, graceMs);

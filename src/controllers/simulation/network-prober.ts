@@ -5,8 +5,8 @@
 // A readiness probe fails until its first success, a startup probe is pending until then, a liveness probe passes
 // until it fails. When the clock is moved on, the next probe's result counts once for each period that passed (so
 // moving the clock past failureThreshold periods of a failing probe fails it, as that many probes would have).
-// What the workers know reaches the kubelet as its script: ready, live and started false, the failing output, and a
-// startup still pending; each failure's Unhealthy event is recorded here, as the kubelet's prober records it.
+// What the workers know reaches the kubelet as its script: ready, live and started false, a startup still pending,
+// and which probes run here; each failure's Unhealthy event is recorded here, as the kubelet's prober records it.
 
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import type { KubeObject } from '../../registry/types.ts';
@@ -26,7 +26,6 @@ interface Worker {
   failures: number;
   /** undefined until the threshold is first reached. */
   result?: boolean;
-  output: string;
   lastAt?: number;
   nextAt?: number;
   timer?: NodeJS.Timeout;
@@ -125,7 +124,6 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
     } else {
       w.successes = 0;
       w.failures += times;
-      w.output = outcome.output;
       if (w.failures >= w.failureThreshold) w.result = false;
     }
     // A startup probe that passed is not run again; the others run on.
@@ -152,10 +150,8 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
       if (mapped.size === 0) return base;
       const workers = pods.get(pod.metadata.uid ?? '')?.containers.get(container)?.workers;
       const out: { -readonly [K in keyof ProbingScript]: ProbingScript[K] } = { ...base };
-      const outputs: Partial<Record<ProbeField, string>> = {};
       for (const field of mapped.keys()) {
         const w = workers?.get(field);
-        if (w && w.result === false) outputs[field] = w.output;
         if (field === 'startupProbe') {
           if (w?.result === false) out.started = false;
           else if (w?.result !== true) out.startupPending = true;
@@ -163,7 +159,6 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
           if (w?.result !== true) out.ready = false;
         } else if (w?.result === false) out.live = false;
       }
-      out.probeOutputs = outputs;
       out.networkProbed = [...mapped.keys()];
       return out;
     },
@@ -192,7 +187,6 @@ export function createNetworkProber(runs: ContainerRuns, changed: (pod: KubeObje
             successThreshold: field === 'readinessProbe' ? seconds(p.successThreshold, 1) : 1,
             successes: 0,
             failures: 0,
-            output: '',
             busy: false,
           });
         }
