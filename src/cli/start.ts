@@ -1,7 +1,7 @@
 // Starting Capstan: data dir, certificates, storage, authentication, authorization, the API, listeners,
 // the admin kubeconfig. Shared by the command line (src/cli/main.ts) and the library (src/index.ts).
 
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile, rename } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile, rename } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -51,12 +51,14 @@ import type { Listener, ServingLimits } from '../server/listen.ts';
 import { listenPlain, listenSecure } from '../server/listen.ts';
 import type { Logger } from '../server/log.ts';
 import { createLogger } from '../server/log.ts';
-import { DEFAULT_SIGNING_DURATION_MS, SIGNER_FLAGS, signerCas } from '../controllers/csr-signing.ts';
+import { DEFAULT_SIGNING_DURATION_MS } from '../controllers/csr-signing.ts';
+import { ConfigError, readRequired } from './config-error.ts';
+import { signingCas } from './signing-cas.ts';
 import { ensurePki, ensureProxyClientPair, PROXY_CLIENT_NAME, splitPemCertificates } from '../server/pki.ts';
 import { startAggregator } from '../aggregator/aggregator.ts';
 import type { AggregatedApiGet } from '../controllers/simulation/horizontal-pod-autoscaler.ts';
 import { startApiServiceRegistration } from '../aggregator/autoregister.ts';
-import type { EnsurePkiOptions, EnsurePkiResult, KeyPairPem } from '../server/pki.ts';
+import type { EnsurePkiOptions, EnsurePkiResult } from '../server/pki.ts';
 import { serverHealthChecks } from '../server/server-checks.ts';
 import type { ApiServer, ApiServerOptions } from '../server/types.ts';
 import { JWKS_PATH } from '../endpoints/openid-metadata.ts';
@@ -303,13 +305,7 @@ export interface Capstan {
   close(): Promise<void>;
 }
 
-/** A configuration problem (bad flag value, unknown gate or mode): the command line exits 2 on it. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './config-error.ts';
 
 /** --authorization-config read and validated at start (kube's BuiltInAuthorizationOptions.Validate). */
 /**
@@ -461,59 +457,6 @@ export async function prepareDataDir(dataDir: string | undefined, log: Logger): 
     }
   }
   return { dir, temporary: false };
-}
-
-async function readRequired(path: string, what: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`unable to read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
-
-/** Both files of a pair or neither (kube's csrSigningFilesValid). */
-function signingPairError(certFile: string | undefined, keyFile: string | undefined): string | undefined {
-  if (!certFile && keyFile) return 'cannot specify key without cert';
-  if (certFile && !keyFile) return 'cannot specify cert without key';
-  return undefined;
-}
-
-/** The CA each CSR signer signs with, from the --cluster-signing-* files (validated as kube-controller-manager does). */
-async function signingCas(options: CapstanOptions, clusterCa: KeyPairPem): Promise<Map<string, KeyPairPem>> {
-  const specificFiles = options.clusterSigningSignerFiles ?? {};
-  const errors: string[] = [];
-  for (const stem of Object.keys(specificFiles)) {
-    if (!SIGNER_FLAGS.some((f) => f.stem === stem)) errors.push(`unknown CSR signer ${JSON.stringify(stem)} (known: ${SIGNER_FLAGS.map((f) => f.stem).join(', ')})`);
-  }
-  for (const f of SIGNER_FLAGS) {
-    const err = signingPairError(specificFiles[f.stem]?.certFile, specificFiles[f.stem]?.keyFile);
-    if (err) errors.push(`${JSON.stringify(f.label)}: ${err}`);
-  }
-  const general = options.clusterSigningCertFile || options.clusterSigningKeyFile;
-  const anySpecific = Object.values(specificFiles).some((p) => p.certFile || p.keyFile);
-  if (general && anySpecific) errors.push('cannot specify --cluster-signing-{cert,key}-file and other --cluster-signing-*-file flags at the same time');
-  const generalError = signingPairError(options.clusterSigningCertFile, options.clusterSigningKeyFile);
-  if (generalError) errors.push(`--cluster-signing-{cert,key}-file: ${generalError}`);
-  if (errors.length > 0) throw new ConfigError(errors.join(', '));
-  const read = async (certFile: string, keyFile: string, what: string): Promise<KeyPairPem> => {
-    const [certPem, keyPem] = await Promise.all([readRequired(certFile, `${what}-cert-file`), readRequired(keyFile, `${what}-key-file`)]);
-    const { X509Certificate, createPrivateKey } = await import('node:crypto');
-    let matches: boolean;
-    try {
-      matches = new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
-    } catch (e) {
-      throw new ConfigError(`unable to load ${what}-cert-file ${JSON.stringify(certFile)} and ${what}-key-file ${JSON.stringify(keyFile)}: ${(e as Error).message}`);
-    }
-    if (!matches) throw new ConfigError(`unable to load ${what}-cert-file ${JSON.stringify(certFile)} and ${what}-key-file ${JSON.stringify(keyFile)}: private key does not match public key`);
-    return { certPem, keyPem };
-  };
-  const specific = new Map<string, KeyPairPem>();
-  for (const f of SIGNER_FLAGS) {
-    const pair = specificFiles[f.stem];
-    if (pair?.certFile && pair.keyFile) specific.set(f.signer, await read(pair.certFile, pair.keyFile, `--cluster-signing-${f.stem}`));
-  }
-  const generalPair = options.clusterSigningCertFile && options.clusterSigningKeyFile ? await read(options.clusterSigningCertFile, options.clusterSigningKeyFile, '--cluster-signing') : undefined;
-  return signerCas(clusterCa, generalPair, specific);
 }
 
 /** kube's --advertise-address for the `kubernetes` endpoints: a specific IPv4 bind address, else loopback. */
@@ -841,7 +784,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       namespaceDefaults: options.namespaceDefaults ? { rootCaPem: trustedCa } : false,
       serviceAccountTokens: options.namespaceDefaults ? { caPem: trustedCa, issueLegacy: (ns, sa, secret) => tokenIssuer.issueLegacy(ns, sa, secret) } : undefined,
       bootstrapTokens: options.enableBootstrapTokenAuth ? { caPem: trustedCa, server: () => publicUrl || undefined } : undefined,
-      csrSigning: { cas: await signingCas(options, pki.ca), durationMs: options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS },
+      csrSigning: { cas: await signingCas(options, pki.ca, log), durationMs: options.clusterSigningDurationMs ?? DEFAULT_SIGNING_DURATION_MS },
       csrApproving: authorizer,
       ...(simulation ? { whileLeading: async () => (await import('../controllers/simulation/index.ts')).startSimulation(registry, simulation, admission, (group, version, path, user) => aggregated.get(group, version, path, user)) } : {}),
       ...((options.leaderElect ?? cfg.backend === 'etcd3')

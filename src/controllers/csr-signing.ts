@@ -17,7 +17,7 @@ export interface CsrSigningOptions {
    * The CA each kubernetes.io signer signs with, by signer name; a signer without one signs nothing (kube skips its
    * controller). By default every signer has the cluster CA (see signerCas).
    */
-  readonly cas: ReadonlyMap<string, KeyPairPem>;
+  cas(): Promise<ReadonlyMap<string, KeyPairPem>>;
   /** --cluster-signing-duration: the longest validity, in ms; a shorter spec.expirationSeconds is honoured. */
   readonly durationMs: number;
 }
@@ -221,7 +221,7 @@ export function csrSigner(registry: Registry, options: CsrSigningOptions): CsrHa
     const store = csrStore(registry);
     const csr = store && (await currentCsr(store, name));
     if (!store || !csr || !awaitsSigning(csr)) return;
-    const ca = options.cas.get(String((csr.spec as Obj).signerName));
+    const ca = (await options.cas()).get(String((csr.spec as Obj).signerName));
     if (!ca) return;
     // An unreadable request never changes (spec is immutable): kube retries it in vain.
     const request = signingRequestOf(csr);

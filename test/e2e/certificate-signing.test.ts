@@ -7,7 +7,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand, startTestServer, type TestServer } from './helpers.ts';
@@ -306,6 +306,34 @@ test("kube-controller-manager's --cluster-signing-* files: one CA for every sign
     });
   } finally {
     await perSigner.close();
+  }
+});
+
+test('--cluster-signing-* files are read again when they change, as kube-controller-manager reloads them; a pair that no longer loads is not taken', async () => {
+  const first = await makeCa('rotating-signer');
+  const second = await makeCa('rotated-signer');
+  // The files the server is given, whose content the test replaces.
+  const certFile = join(dir, 'signing.crt');
+  const keyFile = join(dir, 'signing.key');
+  await copyFile(first.certFile, certFile);
+  await copyFile(first.keyFile, keyFile);
+  const server = await startTestServer({ authorizationMode: ['Node', 'RBAC'], clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile });
+  try {
+    await withServer(server, async () => {
+      const sign = async (name: string) => {
+        await createAndApprove(csrYaml(name, await keyAndRequest(name, 'ec', `/CN=${name}`), 'kubernetes.io/kube-apiserver-client', ['client auth']), name);
+        return issuerOf(name, await answered(name));
+      };
+      assert.equal(await sign('before-rotation'), 'issuer=CN = rotating-signer');
+      await copyFile(second.certFile, certFile);
+      await copyFile(second.keyFile, keyFile);
+      assert.equal(await sign('after-rotation'), 'issuer=CN = rotated-signer');
+      // A certificate whose key is not beside it: the pair loaded before signs on.
+      await copyFile(first.certFile, certFile);
+      assert.equal(await sign('half-rotated'), 'issuer=CN = rotated-signer');
+    });
+  } finally {
+    await server.close();
   }
 });
 
