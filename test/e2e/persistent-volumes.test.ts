@@ -84,6 +84,21 @@ test('a pod whose claim is missing waits with kube\'s message, and is scheduled 
   await s.kubectlOk(['delete', 'pvc', 'later']);
 });
 
+test("a ReadWriteOncePod claim another pod uses: kube's VolumeRestrictions refusal on every node, until that pod goes", async () => {
+  await apply(claim('solo', '1Gi', { accessModes: ['ReadWriteOncePod'] }));
+  await apply(podUsing('owner', 'solo'));
+  await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/owner', '--timeout=20s'], { timeoutMs: 30_000 });
+  await apply(podUsing('second', 'solo'));
+  const refused = await until('FailedScheduling', async () => (await eventsOf('second')).find((e) => e.startsWith('FailedScheduling')));
+  assert.equal(refused, 'FailedScheduling: 0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..');
+  assert.equal((await get('pod', 'second')).status.conditions.find((c: Obj) => c.type === 'PodScheduled').reason, 'Unschedulable');
+  // Once the pod using it has gone, the second one is scheduled.
+  await s.kubectlOk(['delete', 'pod', 'owner']);
+  await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/second', '--timeout=20s'], { timeoutMs: 30_000 });
+  await s.kubectlOk(['delete', 'pod', 'second']);
+  await s.kubectlOk(['delete', 'pvc', 'solo']);
+});
+
 test('static volumes: a claim binds at once to a volume without a class; a local volume pinned to a node draws its pod there; Retain keeps a released volume', async () => {
   await apply({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'shared' }, spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteMany'], nfs: { server: 'nfs.example', path: '/exports' }, storageClassName: '' } });
   await apply(claim('files', '2Gi', { accessModes: ['ReadWriteMany'], storageClassName: '' }));

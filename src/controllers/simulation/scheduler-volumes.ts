@@ -3,7 +3,9 @@
 // PersistentVolumeClaims"). Filter: a bound claim's volume must exist and its node affinity take the node; a
 // waiting claim needs an available volume that fits it on the node, or a class that can provision there. PreBind:
 // the volumes found are bound to their claims (claimRef), the claims to provision get the selected-node
-// annotation, and the pod is bound once the PersistentVolume controller has bound all of them.
+// annotation, and the pod is bound once the PersistentVolume controller has bound all of them. Also the
+// VolumeRestrictions plugin's ReadWriteOncePod check: a claim of that access mode that a scheduled pod already uses
+// refuses every node.
 
 import type { KubeObject } from '../../registry/types.ts';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, classOf, findMatchingVolume, NO_PROVISIONER, PVCS, PVS, STORAGE_CLASSES, volumeFitsNode } from '../persistent-volumes.ts';
@@ -15,6 +17,8 @@ import { asObj, type Obj, WRITERS } from './shared.ts';
 export const BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
 export const NODE_CONFLICT = 'node(s) had volume node affinity conflict';
 export const PV_NOT_EXIST = 'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)';
+/** VolumeRestrictions' Filter for a pod whose ReadWriteOncePod claim another scheduled pod uses (Unschedulable). */
+export const RWOP_CONFLICT: Refusal = { reasons: ['node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode'], resolvable: true };
 
 /** A pod's claims, as PreFilter sorts them. */
 export interface PodClaims {
@@ -120,8 +124,26 @@ export function createVolumeBinding(informers: Informers) {
     });
   }
 
+  /**
+   * VolumeRestrictions' conflictingPVCRefCount: whether a claim of the pod with the ReadWriteOncePod access mode is
+   * used by another pod already on a node (a terminated one no longer counts, as the scheduler's cache drops it).
+   */
+  function readWriteOncePodConflict(pod: KubeObject, namespacePods: readonly KubeObject[]): boolean {
+    const namespace = pod.metadata.namespace ?? '';
+    const exclusive = claimsOfPod(pod)
+      .map((c) => c.claim)
+      .filter((name) => ((asObj(claims.get(namespace, name)?.spec).accessModes as unknown[] | undefined) ?? []).includes('ReadWriteOncePod'));
+    if (exclusive.length === 0) return false;
+    return namespacePods.some((other) => {
+      const status = asObj(other.status);
+      if (other.metadata.uid === pod.metadata.uid || !asObj(other.spec).nodeName || status.phase === 'Succeeded' || status.phase === 'Failed') return false;
+      return claimsOfPod(other).some((c) => exclusive.includes(c.claim));
+    });
+  }
+
   return {
     synced,
+    readWriteOncePodConflict,
     preFilter,
     filter,
     preBind,

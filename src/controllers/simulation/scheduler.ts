@@ -18,7 +18,8 @@ import type { Informer, Informers } from '../informers.ts';
 import type { ClusterView } from './scheduler-inter-pod.ts';
 import { interPodFilters, needsInterPod } from './scheduler-inter-pod.ts';
 import { allocatable, dryRun, fitErrorMessage, insufficient, podRequests, preFilterMessage, refusal, type Refusal, type RefusedNode, type Resources } from './scheduler-filters.ts';
-import { createVolumeBinding } from './scheduler-volumes.ts';
+import { createVolumeBinding, RWOP_CONFLICT } from './scheduler-volumes.ts';
+import { claimsOfPod } from '../pod-claims.ts';
 import { createBoundPods, NOTHING_REQUESTED, nonZeroRequests, requestsAndNonZero, scoreNodes, selectHost, type Feasible, type Requested, type ScoringCluster } from './scheduler-scores.ts';
 import { withCondition } from './pod-conditions.ts';
 import { asObj, ignoreConflictOrGone, key, NAMESPACES, NODES, PDBS, PODS, REPLICASETS, REPLICATION_CONTROLLERS, selects, SERVICES, splitKey, STATEFULSETS, WRITERS } from './shared.ts';
@@ -368,13 +369,16 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     const nominated = asObj(pod.status).nominatedNodeName;
     const priority = priorityOf(pod);
     const interPod = needsInterPod(pod, antiAffine.size) ? interPodFilters(pod, clusterView(all)) : undefined;
+    // VolumeRestrictions comes before VolumeBinding among the filters; its ReadWriteOncePod conflict is the cluster's.
+    const exclusiveConflict = volumeBinding.readWriteOncePodConflict(pod, pods.list(namespace));
+    const volumeFilter = exclusiveConflict ? () => RWOP_CONFLICT : podClaims && ((n: KubeObject) => volumeBinding.filter(podClaims, n));
     const feasible: Feasible[] = [];
     let nominatedFits = false;
     const refused: { node: KubeObject; used: Resources; refusal: Refusal }[] = [];
     for (const node of all) {
       const nodeName = node.metadata.name ?? '';
       const used = usedFor(nodeName, priority, k);
-      const why = refusal(pod, want, node, used, interPod, podClaims && ((n) => volumeBinding.filter(podClaims, n)));
+      const why = refusal(pod, want, node, used, interPod, volumeFilter);
       if (why) refused.push({ node, used, refusal: why });
       else {
         if (nodeName === nominated) nominatedFits = true;
@@ -390,10 +394,14 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       best = names[selectHost(names, scoreNodes(pod, feasible, all, scoring))];
     }
     if (!best) {
-      const verdicts: RefusedNode[] = refused.map((r) => ({
-        refusal: r.refusal,
-        dryRun: r.refusal.resolvable ? dryRun(want, r.node, r.used, lowerPriorityOn(r.node.metadata.name ?? '', priority)) : undefined,
-      }));
+      // Preemption for a ReadWriteOncePod conflict is not simulated: its dry run finds no victims, or the conflict stays.
+      const verdictOf = (r: (typeof refused)[number]): string[] | undefined => {
+        if (!r.refusal.resolvable) return undefined;
+        const lower = lowerPriorityOn(r.node.metadata.name ?? '', priority);
+        if (r.refusal === RWOP_CONFLICT) return lower.pods === 0 ? ['No preemption victims found for incoming pod'] : RWOP_CONFLICT.reasons;
+        return dryRun(want, r.node, r.used, lower);
+      };
+      const verdicts: RefusedNode[] = refused.map((r) => ({ refusal: r.refusal, dryRun: verdictOf(r) }));
       let chosen: Candidate | undefined;
       if (asObj(pod.spec).preemptionPolicy !== 'Never') {
         refused.forEach((r, i) => {
@@ -447,6 +455,9 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       const added = placement !== undefined && !placements.has(k);
       if (place(k, placement)) retryUnschedulable();
       else if (added && unschedulable.size > 0) retryUnschedulable(true);
+      // A pod that held claims is gone (its resources were freed when it began terminating): a ReadWriteOncePod
+      // claim it used is free now (kube's AssignedPodDelete event for VolumeRestrictions).
+      else if (ev.type === 'DELETED' && unschedulable.size > 0 && claimsOfPod(pod).length > 0) retryUnschedulable();
       if (placement && hasRequiredAntiAffinity(pod)) antiAffine.add(k);
       else antiAffine.delete(k);
     }
