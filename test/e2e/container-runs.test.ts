@@ -467,6 +467,43 @@ describe('scripted container runs (simulated cluster)', () => {
     await s.kubectlOk(['delete', 'service', 'draining']);
   });
 
+  test("a deleted pod whose containers stop at once gets the kubelet's terminal phase before it goes: Succeeded when they ran, Failed when they never did", async () => {
+    // Finalizers keep the pods, with the status the kubelet gave them, once the kubelet has deleted them.
+    const keep = ['example.com/keep'];
+    await apply({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'quick', namespace: 'default', finalizers: keep }, spec: { containers: [{ name: 'app', image: 'nginx' }] } },
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'unmounted', namespace: 'default', finalizers: keep }, spec: { containers: [{ name: 'app', image: 'nginx', volumeMounts: [{ name: 'cfg', mountPath: '/etc/app' }] }], volumes: [{ name: 'cfg', configMap: { name: 'absent' } }] } },
+      ],
+    });
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/quick', '--timeout=20s']);
+    await until('the unmounted pod to be held', async () => ((await getJson(['get', 'pod', 'unmounted'])).status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ContainerCreating' ? true : undefined));
+    await s.kubectlOk(['delete', 'pod', 'quick', 'unmounted', '--wait=false']);
+    const terminal = (name: string) =>
+      until(`${name}'s terminal phase`, async () => {
+        const p = await getJson(['get', 'pod', name]);
+        return p.status.phase === 'Succeeded' || p.status.phase === 'Failed' ? p : undefined;
+      });
+    const quick = await terminal('quick');
+    const ran = quick.status.containerStatuses[0];
+    assert.equal(quick.status.phase, 'Succeeded');
+    assert.deepEqual([ran.state.terminated.exitCode, ran.state.terminated.reason, ran.ready, ran.started], [0, 'Completed', false, false]);
+    assert.equal(ran.state.terminated.startedAt, quick.status.startTime);
+    const conditions = Object.fromEntries(quick.status.conditions.map((c: Obj) => [c.type, `${String(c.status)} ${String(c.reason ?? '')}`.trim()]));
+    assert.deepEqual(conditions, { PodReadyToStartContainers: 'False', Initialized: 'True PodCompleted', Ready: 'False PodCompleted', ContainersReady: 'False PodCompleted', PodScheduled: 'True' });
+    const unmounted = await terminal('unmounted');
+    assert.equal(unmounted.status.phase, 'Failed');
+    assert.deepEqual(unmounted.status.containerStatuses[0].state, { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' } });
+    assert.deepEqual(
+      unmounted.status.conditions.filter((c: Obj) => c.type === 'Ready' || c.type === 'ContainersReady').map((c: Obj) => `${String(c.type)} ${String(c.status)} ${String(c.reason)}`),
+      ['Ready False PodFailed', 'ContainersReady False PodFailed'],
+    );
+    assert.equal((await s.kubectlOk(['get', 'pod', 'quick', 'unmounted', '--no-headers'])).trim().split('\n').map((l) => l.split(/\s+/)[2]).join(' '), 'Completed ContainerStatusUnknown');
+    for (const name of ['quick', 'unmounted']) await s.kubectlOk(['patch', 'pod', name, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+  });
+
   test('a missing ConfigMap or Secret holds a pod as the kubelet holds it (ContainerCreating with FailedMount, CreateContainerConfigError) until it is created', async () => {
     await apply({
       apiVersion: 'apps/v1',

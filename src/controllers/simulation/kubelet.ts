@@ -79,6 +79,9 @@ const pastDeadline = (pod: KubeObject): boolean => {
 /** The conditions the kubelet owns (PodConditionByKubelet): the others are kept, ahead of them, as its status manager merges. */
 const KUBELET_CONDITIONS = new Set(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
 
+/** What kube's status manager reports for a container it never saw stop when it terminates a pod. */
+const UNLOCATED_CONTAINER: Readonly<Obj> = { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' };
+
 const conditionsOf = (pod: KubeObject): Obj[] => ((asObj(pod.status).conditions as unknown[] | undefined) ?? []).map(asObj);
 
 /**
@@ -574,16 +577,18 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
 
   /**
    * A deleted pod's containers stopping as the kubelet stops them (SIGTERM when it first sees the deletion): each
-   * exits 0 once its rule's stopAfter has passed on the server clock, or is killed (137) when the pod's grace period
-   * ends. Once all have stopped, the pod's terminal status (Succeeded if every container exited 0, else Failed, as
-   * kube's kubelet sets it before the pod goes); undefined while none takes time to stop (the pod goes at once).
+   * exits 0 once its rule's stopAfter has passed on the server clock (at once without one), or is killed (137) when
+   * the pod's grace period ends. Once all have stopped, the pod's terminal status, which kube's kubelet (1.27+)
+   * writes before the pod goes: Succeeded if every container exited 0, else Failed, a container that never ran
+   * reported as the status manager's TerminatePod reports it. Undefined for a pod already Succeeded or Failed.
    */
   function terminationStep(pod: KubeObject, at: string): { status: Obj; wake?: number } | undefined {
+    const status = asObj(pod.status);
+    if (status.phase === 'Succeeded' || status.phase === 'Failed') return undefined;
     const runs = runsOf(pod);
     const now = clockNow();
     const since = (runs.terminating ??= now);
     const graceMs = Number(pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000;
-    let timed = false;
     let wake: number | undefined;
     const stopped = (list: unknown): Obj[] | undefined =>
       Array.isArray(list)
@@ -591,7 +596,6 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
             if (!asObj(s.state).running) return s;
             const running = asObj(asObj(s.state).running);
             const ms = scriptOf(pod, String(s.name)).stopAfterMs ?? 0;
-            if (ms > 0) timed = true;
             const stopAt = since + Math.min(ms, graceMs);
             if (now < stopAt) {
               wake = earliest(wake, stopAt);
@@ -602,16 +606,22 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
             return { ...s, state: { terminated }, ready: false, started: false };
           })
         : undefined;
-    const status = asObj(pod.status);
-    const containerStatuses = stopped(status.containerStatuses) ?? [];
+    const stopping = stopped(status.containerStatuses) ?? [];
     const initStatuses = stopped(status.initContainerStatuses);
     const ephemeral = stopped(status.ephemeralContainerStatuses);
-    if (!timed) return undefined;
+    const withEphemeral = ephemeral ? { ephemeralContainerStatuses: ephemeral } : {};
     if (wake !== undefined) {
-      return { status: { ...status, containerStatuses, ...(initStatuses ? { initContainerStatuses: initStatuses } : {}), ...(ephemeral ? { ephemeralContainerStatuses: ephemeral } : {}) }, wake };
+      return { status: { ...status, containerStatuses: stopping, ...(initStatuses ? { initContainerStatuses: initStatuses } : {}), ...withEphemeral }, wake };
     }
-    const phase = containerStatuses.every((c) => asObj(asObj(c.state).terminated).exitCode === 0) ? 'Succeeded' : 'Failed';
-    return { status: { ...terminal(pod, at, phase, containerStatuses), ...(ephemeral ? { ephemeralContainerStatuses: ephemeral } : {}) } };
+    const containerStatuses = stopping.map((s) => (asObj(s.state).terminated ? s : { ...s, state: { terminated: UNLOCATED_CONTAINER }, ready: false, started: false }));
+    const ran = containerStatuses.some((s) => asObj(s.state).terminated !== UNLOCATED_CONTAINER);
+    const phase = ran && containerStatuses.every((c) => asObj(asObj(c.state).terminated).exitCode === 0) ? 'Succeeded' : 'Failed';
+    if (ran) return { status: { ...terminal(pod, at, phase, containerStatuses), ...withEphemeral } };
+    // Its containers never ran (it was still starting): it fails, its init containers as they were.
+    const conditions = conditionsOf(pod).map((c) =>
+      c.type === 'Ready' || c.type === 'ContainersReady' ? condition(String(c.type), 'False', c.status === 'False' ? String(c.lastTransitionTime ?? at) : at, 'PodFailed') : c.type === 'PodReadyToStartContainers' ? condition('PodReadyToStartContainers', 'False', c.status === 'False' ? String(c.lastTransitionTime ?? at) : at) : c,
+    );
+    return { status: { ...status, phase: 'Failed', conditions, ...(initStatuses ? { initContainerStatuses: initStatuses } : {}), containerStatuses, ...withEphemeral } };
   }
 
   /** Looks at the pod again when a step's pending exit, restart or probe is due. */
