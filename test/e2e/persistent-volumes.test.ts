@@ -99,6 +99,51 @@ test("a ReadWriteOncePod claim another pod uses: kube's VolumeRestrictions refus
   await s.kubectlOk(['delete', 'pvc', 'solo']);
 });
 
+test('a pod of higher priority preempts the pod of lower priority that holds its ReadWriteOncePod claim, waits while it stops, and takes its node', async () => {
+  // The holder takes a minute to stop, past its 30 s grace period: it is killed then, on the server clock.
+  const rule = s.containers.add({ pod: 'holder', stopAfter: '1m' });
+  try {
+    await apply({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'rwop-urgent' }, value: 1000 });
+    await apply(claim('exclusive', '1Gi', { accessModes: ['ReadWriteOncePod'] }));
+    await apply(podUsing('holder', 'exclusive'));
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/holder', '--timeout=20s'], { timeoutMs: 30_000 });
+    const holder = await get('pod', 'holder');
+    const node = String(holder.spec.nodeName);
+    const taker = podUsing('taker', 'exclusive');
+    await apply({ ...taker, spec: { ...taker.spec, priorityClassName: 'rwop-urgent' } });
+    // The first attempt finds its victim (kube's message then has no preemption part) and nominates the holder's
+    // node; the next ones wait for the victim to stop, with DefaultPreemption's reason.
+    const waiting = await until('the taker waiting for its victim', async () => {
+      const failures = (await eventsOf('taker')).filter((e) => e.startsWith('FailedScheduling'));
+      return failures.length >= 2 && failures;
+    });
+    assert.deepEqual(waiting, [
+      'FailedScheduling: 0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode.',
+      'FailedScheduling: 0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode. preemption: not eligible due to a terminating pod on the nominated node..',
+    ]);
+    assert.equal((await get('pod', 'taker')).status.nominatedNodeName, node);
+    const stopping = await get('pod', 'holder');
+    assert.ok(stopping.metadata.deletionTimestamp);
+    assert.deepEqual(
+      stopping.status.conditions.filter((c: Obj) => c.type === 'DisruptionTarget').map((c: Obj) => [c.status, c.reason, c.message]),
+      [['True', 'PreemptionByScheduler', 'default-scheduler: preempting to accommodate a higher priority pod']],
+    );
+    const taken = await get('pod', 'taker');
+    assert.deepEqual((await eventsOf('holder')).filter((e) => e.startsWith('Preempted')), [`Preempted: Preempted by pod ${String(taken.metadata.uid)} on node ${node}`]);
+    // Killed at the end of its grace period, the holder goes, and the taker is scheduled on its node.
+    s.clock.advance('30s');
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/taker', '--timeout=20s'], { timeoutMs: 30_000 });
+    assert.equal((await get('pod', 'taker')).spec.nodeName, node);
+    assert.equal((await s.kubectl(['get', 'pod', 'holder'])).code, 1);
+    await s.kubectlOk(['delete', 'pod', 'taker']);
+    await s.kubectlOk(['delete', 'pvc', 'exclusive']);
+    await s.kubectlOk(['delete', 'priorityclass', 'rwop-urgent']);
+  } finally {
+    s.containers.remove(rule.id);
+    s.clock.reset();
+  }
+});
+
 test('static volumes: a claim binds at once to a volume without a class; a local volume pinned to a node draws its pod there; Retain keeps a released volume', async () => {
   await apply({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'shared' }, spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteMany'], nfs: { server: 'nfs.example', path: '/exports' }, storageClassName: '' } });
   await apply(claim('files', '2Gi', { accessModes: ['ReadWriteMany'], storageClassName: '' }));

@@ -215,14 +215,15 @@ export interface RefusedNode {
 }
 
 /**
- * FitError's message for a pod no node fits: each node's reasons counted, then DefaultPreemption's: "not eligible
- * due to preemptionPolicy=Never." or each node's dry-run verdict. When the dry run finds victims on some node, kube
- * preempts them and its message has no preemption part; the simulation does not preempt (the pod stays pending).
+ * FitError's message for a pod no node fits: each node's reasons counted, then DefaultPreemption's: why the pod may
+ * not preempt ("not eligible due to preemptionPolicy=Never.", or `notEligible`), or each node's dry-run verdict. When
+ * the dry run finds victims on some node, they are preempted and the message has no preemption part.
  */
-export function fitErrorMessage(pod: KubeObject, nodes: RefusedNode[]): string {
+export function fitErrorMessage(pod: KubeObject, nodes: RefusedNode[], notEligible?: string): string {
   let message = `0/${nodes.length} nodes are available: ${histogram(nodes.flatMap((n) => n.refusal.reasons))}.`;
   let post: string | undefined;
   if (asObj(pod.spec).preemptionPolicy === 'Never') post = 'not eligible due to preemptionPolicy=Never.';
+  else if (notEligible !== undefined) post = notEligible;
   else if (nodes.every((n) => !n.refusal.resolvable || n.dryRun !== undefined)) {
     post = `0/${nodes.length} nodes are available: ${histogram(nodes.flatMap((n) => (n.refusal.resolvable ? n.dryRun! : ['Preemption is not helpful for scheduling'])))}.`;
   }

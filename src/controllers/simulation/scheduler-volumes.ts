@@ -125,16 +125,16 @@ export function createVolumeBinding(informers: Informers) {
   }
 
   /**
-   * VolumeRestrictions' conflictingPVCRefCount: whether a claim of the pod with the ReadWriteOncePod access mode is
-   * used by another pod already on a node (a terminated one no longer counts, as the scheduler's cache drops it).
+   * VolumeRestrictions' conflictingPVCRefCount: the other pods already on a node that use a claim of the pod with the
+   * ReadWriteOncePod access mode (a terminated one no longer counts, as the scheduler's cache drops it).
    */
-  function readWriteOncePodConflict(pod: KubeObject, namespacePods: readonly KubeObject[]): boolean {
+  function readWriteOncePodHolders(pod: KubeObject, namespacePods: readonly KubeObject[]): KubeObject[] {
     const namespace = pod.metadata.namespace ?? '';
     const exclusive = claimsOfPod(pod)
       .map((c) => c.claim)
       .filter((name) => ((asObj(claims.get(namespace, name)?.spec).accessModes as unknown[] | undefined) ?? []).includes('ReadWriteOncePod'));
-    if (exclusive.length === 0) return false;
-    return namespacePods.some((other) => {
+    if (exclusive.length === 0) return [];
+    return namespacePods.filter((other) => {
       const status = asObj(other.status);
       if (other.metadata.uid === pod.metadata.uid || !asObj(other.spec).nodeName || status.phase === 'Succeeded' || status.phase === 'Failed') return false;
       return claimsOfPod(other).some((c) => exclusive.includes(c.claim));
@@ -143,7 +143,7 @@ export function createVolumeBinding(informers: Informers) {
 
   return {
     synced,
-    readWriteOncePodConflict,
+    readWriteOncePodHolders,
     preFilter,
     filter,
     preBind,

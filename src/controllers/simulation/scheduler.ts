@@ -201,6 +201,24 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     for (const [k, n] of nominations) if (k !== self && n.node === node && n.priority >= priority) used = plus(used, n);
     return used;
   }
+  /**
+   * PodEligibleToPreemptOthers' wait: a pod nominated to a node (not refused there for good) preempts no more while a
+   * pod of lower priority it preempted there is still terminating.
+   */
+  function waitsForVictims(pod: KubeObject, nominatedRefusal: Refusal | undefined): boolean {
+    const node = asObj(pod.status).nominatedNodeName;
+    if (typeof node !== 'string' || !node || nominatedRefusal?.resolvable === false) return false;
+    const priority = priorityOf(pod);
+    return pods.list().some((p) => {
+      if (asObj(p.spec).nodeName !== node || !p.metadata.deletionTimestamp || priorityOf(p) >= priority) return false;
+      return ((asObj(p.status).conditions as unknown[] | undefined) ?? []).map(asObj).some((c) => c.type === 'DisruptionTarget' && c.status === 'True' && c.reason === 'PreemptionByScheduler');
+    });
+  }
+  /** Whether the pod of key `k` is bound to `node` with a priority lower than `priority` (a possible victim there). */
+  function isLowerOn(k: string, node: string, priority: number): boolean {
+    const p = placements.get(k);
+    return p !== undefined && p.node === node && p.priority < priority;
+  }
   /** What the pods of lower priority than `priority` on a node take (DefaultPreemption's possible victims). */
   function lowerPriorityOn(node: string, priority: number): Resources {
     const sum = { cpu: 0, memory: 0, pods: 0 };
@@ -290,9 +308,10 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
 
   /**
    * SelectVictimsOnNode: all lower-priority pods removed, then as many as still leave room put back, most important
-   * first, those a budget protects before the others; the protected ones left as victims are its violations.
+   * first, those a budget protects before the others (never the `holders` of the pod's ReadWriteOncePod claims); the
+   * protected ones left as victims are its violations.
    */
-  function candidateOn(node: KubeObject, used: Resources, want: Resources, priority: number): Candidate | undefined {
+  function candidateOn(node: KubeObject, used: Resources, want: Resources, priority: number, holders: readonly string[]): Candidate | undefined {
     const name = node.metadata.name ?? '';
     const lower = [...placements].filter(([, p]) => p.node === name && p.priority < priority).sort(([, a], [, b]) => b.priority - a.priority);
     const has = allocatable(node);
@@ -302,7 +321,7 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     let violations = 0;
     for (const [key, placement] of [...lower.filter(([k]) => violating.has(k)), ...lower.filter(([k]) => !violating.has(k))]) {
       const back = plus(left, placement);
-      if (insufficient(want, back, has).length === 0) left = back;
+      if (!holders.includes(key) && insufficient(want, back, has).length === 0) left = back;
       else {
         victims.push({ key, placement });
         if (violating.has(key)) violations++;
@@ -370,8 +389,8 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     const priority = priorityOf(pod);
     const interPod = needsInterPod(pod, antiAffine.size) ? interPodFilters(pod, clusterView(all)) : undefined;
     // VolumeRestrictions comes before VolumeBinding among the filters; its ReadWriteOncePod conflict is the cluster's.
-    const exclusiveConflict = volumeBinding.readWriteOncePodConflict(pod, pods.list(namespace));
-    const volumeFilter = exclusiveConflict ? () => RWOP_CONFLICT : podClaims && ((n: KubeObject) => volumeBinding.filter(podClaims, n));
+    const holders = volumeBinding.readWriteOncePodHolders(pod, pods.list(namespace)).map(key);
+    const volumeFilter = holders.length > 0 ? () => RWOP_CONFLICT : podClaims && ((n: KubeObject) => volumeBinding.filter(podClaims, n));
     const feasible: Feasible[] = [];
     let nominatedFits = false;
     const refused: { node: KubeObject; used: Resources; refusal: Refusal }[] = [];
@@ -394,23 +413,28 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
       best = names[selectHost(names, scoreNodes(pod, feasible, all, scoring))];
     }
     if (!best) {
-      // Preemption for a ReadWriteOncePod conflict is not simulated: its dry run finds no victims, or the conflict stays.
+      // DefaultPreemption's dry run: the node's lower-priority pods removed, the filters run again. A ReadWriteOncePod
+      // conflict goes only when every pod holding the claim is among them (VolumeRestrictions' RemovePod).
       const verdictOf = (r: (typeof refused)[number]): string[] | undefined => {
         if (!r.refusal.resolvable) return undefined;
-        const lower = lowerPriorityOn(r.node.metadata.name ?? '', priority);
-        if (r.refusal === RWOP_CONFLICT) return lower.pods === 0 ? ['No preemption victims found for incoming pod'] : RWOP_CONFLICT.reasons;
-        return dryRun(want, r.node, r.used, lower);
+        const nodeName = r.node.metadata.name ?? '';
+        const resources = dryRun(want, r.node, r.used, lowerPriorityOn(nodeName, priority));
+        if (resources) return resources;
+        if (holders.some((h) => !isLowerOn(h, nodeName, priority))) return RWOP_CONFLICT.reasons;
+        const binding = holders.length > 0 && podClaims ? volumeBinding.filter(podClaims, r.node) : undefined;
+        return binding?.reasons;
       };
       const verdicts: RefusedNode[] = refused.map((r) => ({ refusal: r.refusal, dryRun: verdictOf(r) }));
+      const notEligible = waitsForVictims(pod, refused.find((r) => r.node.metadata.name === nominated)?.refusal) ? 'not eligible due to a terminating pod on the nominated node.' : undefined;
       let chosen: Candidate | undefined;
-      if (asObj(pod.spec).preemptionPolicy !== 'Never') {
+      if (asObj(pod.spec).preemptionPolicy !== 'Never' && notEligible === undefined) {
         refused.forEach((r, i) => {
           if (!r.refusal.resolvable || verdicts[i]!.dryRun !== undefined) return;
-          const c = candidateOn(r.node, r.used, want, priority);
+          const c = candidateOn(r.node, r.used, want, priority, holders);
           if (c && (!chosen || betterCandidate(c, chosen))) chosen = c;
         });
       }
-      await failed(k, pod, all.length === 0 ? NO_NODES : fitErrorMessage(pod, verdicts), interPod !== undefined, chosen);
+      await failed(k, pod, all.length === 0 ? NO_NODES : fitErrorMessage(pod, verdicts, notEligible), interPod !== undefined, chosen);
       return;
     }
     if (podClaims && podClaims.waiting.length > 0) {
