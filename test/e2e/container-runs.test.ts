@@ -504,6 +504,54 @@ describe('scripted container runs (simulated cluster)', () => {
     for (const name of ['quick', 'unmounted']) await s.kubectlOk(['patch', 'pod', name, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
   });
 
+  test("a container whose environment cannot be made holds only itself: the kubelet starts the pod's other containers, the pod Pending until it starts", async () => {
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'halfway', namespace: 'default' },
+      spec: {
+        containers: [
+          { name: 'web', image: 'nginx' },
+          { name: 'worker', image: 'busybox', env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'worker-creds', key: 'token' } } }] },
+        ],
+      },
+    });
+    const held = await until('web running beside the waiting worker', async () => {
+      const p = await getJson(['get', 'pod', 'halfway']);
+      const states = (p.status?.containerStatuses ?? []).map((c: Obj) => Object.keys(c.state)[0]);
+      return states.join() === 'running,waiting' ? p : undefined;
+    });
+    assert.equal(held.status.phase, 'Pending');
+    assert.deepEqual(held.status.containerStatuses[1].state, { waiting: { reason: 'CreateContainerConfigError', message: 'secret "worker-creds" not found' } });
+    assert.deepEqual(
+      held.status.conditions.map((c: Obj) => [c.type, c.status, c.message ?? '']),
+      [
+        ['PodReadyToStartContainers', 'True', ''],
+        ['Initialized', 'True', ''],
+        ['Ready', 'False', 'containers with unready status: [worker]'],
+        ['ContainersReady', 'False', 'containers with unready status: [worker]'],
+        ['PodScheduled', 'True', ''],
+      ],
+    );
+    assert.deepEqual((await s.kubectlOk(['get', 'pod', 'halfway', '--no-headers'])).trim().split(/\s+/).slice(1, 3), ['1/2', 'CreateContainerConfigError']);
+    const eventsFor = async (fieldPath: string) =>
+      ((await getJson(['get', 'events', '--field-selector', `involvedObject.name=halfway,involvedObject.fieldPath=${fieldPath}`])).items as Obj[]).map((e) => `${String(e.reason)}: ${String(e.message)}`).sort();
+    assert.deepEqual(await eventsFor('spec.containers{worker}'), ['Failed: Error: secret "worker-creds" not found']);
+    assert.ok((await eventsFor('spec.containers{web}')).includes('Started: Started container web'));
+    const webStarted = held.status.containerStatuses[0].state.running.startedAt;
+    // The Secret appears: the worker starts, the web container runs on from its start.
+    await s.kubectlOk(['create', 'secret', 'generic', 'worker-creds', '--from-literal=token=t0k3n']);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/halfway', '--timeout=20s']);
+    const runningPod = await getJson(['get', 'pod', 'halfway']);
+    assert.equal(runningPod.status.phase, 'Running');
+    assert.equal(runningPod.status.containerStatuses[0].state.running.startedAt, webStarted);
+    assert.ok(runningPod.status.containerStatuses[1].state.running);
+    assert.deepEqual(await eventsFor('spec.containers{web}').then((all) => all.filter((e) => e.startsWith('Started'))), ['Started: Started container web']);
+    assert.ok((await eventsFor('spec.containers{worker}')).includes('Started: Started container worker'));
+    await s.kubectlOk(['delete', 'pod', 'halfway', '--wait=false']);
+    await s.kubectlOk(['delete', 'secret', 'worker-creds']);
+  });
+
   test('a missing ConfigMap or Secret holds a pod as the kubelet holds it (ContainerCreating with FailedMount, CreateContainerConfigError) until it is created', async () => {
     await apply({
       apiVersion: 'apps/v1',

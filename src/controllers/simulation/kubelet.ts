@@ -17,7 +17,7 @@ import type { ContainerRuns } from './container-runs.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informers } from '../informers.ts';
 import { loopbackContext } from '../../registry/loopback-context.ts';
-import { startBlocker, type ReferenceReader } from './pod-references.ts';
+import { containerBlockers, startBlocker, type ReferenceReader, type StartBlocker } from './pod-references.ts';
 import { pullStep } from './image-pulls.ts';
 import { asObj, ignoreConflictOrGone, key, kubeletEvents, PODS, podReady, splitKey, type Obj, WRITERS } from './shared.ts';
 
@@ -228,6 +228,89 @@ function recordStart(events: EventRecorder, pod: KubeObject, field: string, c: O
   events.event(pod, 'Normal', 'Started', `Started container ${String(c.name)}`, at);
 }
 
+/** What was last reported about a blocker (an event each time it changes) and when its failure is retried. */
+interface BlockerSeen {
+  reported?: string;
+  retry?: { at: number; delayMs: number };
+}
+
+interface BlockedPod extends BlockerSeen {
+  attempts: number;
+  pulls: Map<string, Backoff>;
+  containers: Map<string, BlockerSeen>;
+}
+
+/** The waiting reasons of a container the kubelet could not create. */
+const NOT_CREATED = new Set(['CreateContainerConfigError', 'InvalidImageName', 'ErrImagePull', 'ImagePullBackOff']);
+
+const statusesOf = (pod: KubeObject): Obj[] => ((asObj(pod.status).containerStatuses as unknown[] | undefined) ?? []).map(asObj);
+
+/** The regular containers that run. */
+const runningNames = (pod: KubeObject): Set<string> => new Set(statusesOf(pod).filter((s) => asObj(s.state).running).map((s) => String(s.name)));
+
+/**
+ * A pod without init containers some of whose containers run while others could not be created yet (a missing
+ * environment reference, an image): the kubelet started those it could, and the pod is Pending while one waits.
+ */
+function partlyStarted(pod: KubeObject): boolean {
+  if (containers(pod, 'initContainers').length > 0) return false;
+  const statuses = statusesOf(pod);
+  return statuses.some((s) => asObj(s.state).running) && statuses.some((s) => NOT_CREATED.has(String(asObj(asObj(s.state).waiting).reason)));
+}
+
+function containerSeen(pod: BlockedPod, container: string): BlockerSeen {
+  let seen = pod.containers.get(container);
+  if (!seen) pod.containers.set(container, (seen = {}));
+  return seen;
+}
+
+/**
+ * One look at what keeps a container (or, for a volume, the pod) from starting: the container's waiting state, the
+ * events this look reports (`seen` keeps what was reported), and when to look again: in `retryMs`, or at `wakeClock`
+ * on the server clock (an image pull's backoff).
+ */
+function lookAtBlocker(blocker: StartBlocker, seen: BlockerSeen, pod: BlockedPod): { waiting?: Obj; events: KubeletEvent[]; retryMs?: number; wakeClock?: number } {
+  if (blocker.kind === 'image' && blocker.invalid) {
+    // The image manager refuses the name at every sync, until the pod's image is changed.
+    const first = seen.reported !== blocker.invalid;
+    seen.reported = blocker.invalid;
+    return {
+      waiting: { reason: 'InvalidImageName', message: blocker.invalid },
+      events: first
+        ? [
+            { type: 'Warning', reason: 'InspectFailed', message: blocker.invalid, container: blocker.container },
+            { type: 'Warning', reason: 'Failed', message: 'Error: InvalidImageName', container: blocker.container },
+          ]
+        : [],
+      retryMs: BLOCKED_RETRY_MS,
+    };
+  }
+  if (blocker.kind === 'image') {
+    // The image manager pulls, or waits out its backoff (on the server clock), before it looks again.
+    const pull = pullStep(blocker.container, blocker.image, pod.pulls.get(blocker.container), clockNow());
+    if (pull.backoff) pod.pulls.set(blocker.container, pull.backoff);
+    const report = pull.reason === 'ErrImagePull' || seen.reported !== pull.message;
+    seen.reported = pull.message;
+    return { waiting: { reason: pull.reason, message: pull.message }, events: report ? pull.events : [], wakeClock: pull.wake };
+  }
+  // Each failed retry (a mount on the volume manager's backoff, a container on the pod worker's) is reported again,
+  // on the server clock; the recorder counts the repeats on one event.
+  const now = clockNow();
+  const retried = seen.reported === blocker.message && seen.retry !== undefined;
+  let events: KubeletEvent[] = [];
+  if (!retried || now >= seen.retry!.at) {
+    events = [blocker.kind === 'volume' ? { type: 'Warning', reason: 'FailedMount', message: blocker.message, container: '' } : { type: 'Warning', reason: 'Failed', message: `Error: ${blocker.message}`, container: blocker.container }];
+    const delayMs = blocker.kind !== 'volume' ? SYNC_RETRY_MS : retried ? Math.min(seen.retry!.delayMs * 2, MOUNT_RETRY_MAX_MS) : MOUNT_RETRY_INITIAL_MS;
+    seen.retry = { at: now + delayMs, delayMs };
+  }
+  seen.reported = blocker.message;
+  return {
+    ...(blocker.kind === 'env' ? { waiting: { reason: 'CreateContainerConfigError', message: blocker.message } } : {}),
+    events,
+    retryMs: Math.min(BLOCKED_RETRY_MS, 50 * 2 ** pod.attempts),
+  };
+}
+
 export function startKubelets(informers: Informers, eventSink: EventSink, options: KubeletOptions): Kubelets {
   const nodes = new Map(options.nodes.map((n, i) => [n, { index: i, next: 2 }]));
   const eventsOf = (node: string): EventRecorder => kubeletEvents(eventSink, node);
@@ -270,10 +353,14 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     return runningContainer(pod, c, at, p.ready, p.started);
   }
 
-  /** `initStatuses`: the init containers' statuses when they ran one by one (initializing); else all done at `at`. */
+  /**
+   * The pod running: its containers started now (those already running kept as they are). `initStatuses`: the init
+   * containers' statuses when they ran one by one (initializing); else all done at `at`.
+   */
   function running(pod: KubeObject, node: string, at: string, initStatuses?: Obj[]): Obj {
     const status = asObj(pod.status);
-    const containerStatuses = containers(pod).map((c) => startedNow(pod, c, at));
+    const runningBefore = new Map(statusesOf(pod).filter((s) => asObj(s.state).running).map((s) => [s.name, s]));
+    const containerStatuses = containers(pod).map((c) => runningBefore.get(c.name) ?? startedNow(pod, c, at));
     const init = initStatuses ? { initContainerStatuses: initStatuses } : initContainerStatuses(pod, at, (c) => startedNow(pod, c, at));
     const unready = unreadyMessage(pod, containerStatuses, (init.initContainerStatuses as Obj[] | undefined) ?? []);
     return {
@@ -512,10 +599,13 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   }
   const podRuns = new Map<string, Runs>();
   /**
-   * Each pod that could not start yet: how often it was looked at, the last reason reported (an event each time it
-   * changes), and the image pull backoff of each container whose pulls fail.
+   * Each pod that could not start yet: how often it was looked at, what was reported for it (or, when some of its
+   * containers run, for each container that cannot start), and the image pull backoff of each container whose pulls
+   * fail.
    */
-  const blockedMessages = new Map<string, { attempts: number; reported?: string; pulls: Map<string, Backoff>; retry?: { at: number; delayMs: number } }>();
+  const blockedMessages = new Map<string, BlockedPod>();
+  /** Whether a rule fails the pulls of the pod's container. */
+  const pullFails = (pod: KubeObject) => (container: string) => options.runs?.script(pod, container).imagePull === false;
   /** The namespace's ConfigMaps and Secrets, read from their stores. */
   const references = (namespace: string): ReferenceReader => {
     const reader = (resource: string) => (name: string) => {
@@ -555,6 +645,40 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       ...(init.length > 0 ? { initContainerStatuses: init.map((c) => waitingAs(c, 'initContainers', 'PodInitializing')) } : {}),
       containerStatuses: containers(pod).map((c) => waitingAs(c, 'containers', init.length > 0 ? 'PodInitializing' : 'ContainerCreating')),
     };
+  }
+  /**
+   * A pod whose containers the kubelet started, except those `waiting` (by name) that cannot be created yet: Pending
+   * while one waits, as kube's getPhase has it, and not ready. `started`: the containers started by this step.
+   */
+  function partlyStartedStatus(pod: KubeObject, node: string, at: string, waiting: ReadonlyMap<string, Obj>): { status: Obj; started: Obj[] } {
+    const before = new Map(statusesOf(pod).map((s) => [s.name, s]));
+    const started: Obj[] = [];
+    const containerStatuses = containers(pod).map((c) => {
+      const state = waiting.get(String(c.name));
+      if (state) return { ...pendingContainer(c), state: { waiting: state } };
+      const was = before.get(c.name);
+      if (was && asObj(was.state).running) return was;
+      started.push(c);
+      return startedNow(pod, c, at);
+    });
+    const previousConditions = conditionsOf(pod);
+    const kept = (next: Obj) => keepTransition(next, previousConditions.find((x) => x.type === next.type));
+    const unready = unreadyMessage(pod, containerStatuses, []);
+    const status = {
+      ...asObj(pod.status),
+      phase: 'Pending',
+      conditions: [
+        ...previousConditions.filter((x) => !KUBELET_CONDITIONS.has(String(x.type))),
+        kept(condition('PodReadyToStartContainers', 'True', at)),
+        kept(condition('Initialized', 'True', at)),
+        kept(readyCondition(pod, previousConditions, unready, at)),
+        kept(containersReadyCondition(unready, at)),
+        kept(condition('PodScheduled', 'True', at)),
+      ],
+      ...sandbox(pod, node, at),
+      containerStatuses,
+    };
+    return { status, started };
   }
   const runsOf = (pod: KubeObject): Runs => {
     const uid = pod.metadata.uid ?? '';
@@ -672,53 +796,47 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     let status: Obj | undefined;
     let started: [string, Obj][] = [];
     let afterWrite = (): void => {};
-    const blocker = (phase === 'Pending' || phase === undefined) && !anyStarted(pod) ? await startBlocker(pod, references(namespace), (c) => options.runs?.script(pod, c).imagePull === false) : undefined;
+    // What keeps it from starting; for a partly started pod (its volumes mounted), its containers not created yet.
+    const pending = phase === 'Pending' || phase === undefined;
+    const blocker = pending && !anyStarted(pod) ? await startBlocker(pod, references(namespace), pullFails(pod)) : pending && partlyStarted(pod) ? (await containerBlockers(pod, references(namespace), pullFails(pod)))[0] : undefined;
     if (blocker) {
       // Looked at again soon, then each second (the kubelet retries mounts and container creation) until it can
       // start. What a first look finds is not reported: a namespace's kube-root-ca.crt, which every pod's token
       // volume names, may be a moment behind the pod.
       const uid = pod.metadata.uid ?? '';
-      const seen = blockedMessages.get(uid) ?? { attempts: 0, pulls: new Map<string, Backoff>() };
+      const seen = blockedMessages.get(uid) ?? { attempts: 0, pulls: new Map<string, Backoff>(), containers: new Map<string, BlockerSeen>() };
       seen.attempts++;
       blockedMessages.set(uid, seen);
       if (seen.attempts === 1) return void queue.enqueue(k, 100);
-      let stepEvents: KubeletEvent[] = [];
-      if (blocker.kind === 'image' && blocker.invalid) {
-        // The image manager refuses the name at every sync, until the pod's image is changed.
-        queue.enqueue(k, BLOCKED_RETRY_MS);
-        status = blockedStatus(pod, node, at, { ...blocker, waiting: { reason: 'InvalidImageName', message: blocker.invalid } });
-        if (seen.reported !== blocker.invalid) {
-          stepEvents = [
-            { type: 'Warning', reason: 'InspectFailed', message: blocker.invalid, container: blocker.container },
-            { type: 'Warning', reason: 'Failed', message: 'Error: InvalidImageName', container: blocker.container },
-          ];
-        }
-        seen.reported = blocker.invalid;
-      } else if (blocker.kind === 'image') {
-        // The image manager pulls, or waits out its backoff (on the server clock), before it looks again.
-        const now = clockNow();
-        const pull = pullStep(blocker.container, blocker.image, seen.pulls.get(blocker.container), now);
-        if (pull.backoff) seen.pulls.set(blocker.container, pull.backoff);
-        status = blockedStatus(pod, node, at, { ...blocker, waiting: { reason: pull.reason, message: pull.message } });
-        if (pull.reason === 'ErrImagePull' || seen.reported !== pull.message) stepEvents = pull.events;
-        seen.reported = pull.message;
-        scheduleWakes(k, { wakeClock: pull.wake });
-      } else {
-        queue.enqueue(k, Math.min(BLOCKED_RETRY_MS, 50 * 2 ** seen.attempts));
-        status = blockedStatus(pod, node, at, blocker.kind === 'env' ? { ...blocker, waiting: { reason: 'CreateContainerConfigError', message: blocker.message } } : blocker);
-        // Each failed retry (a mount on the volume manager's backoff, a container on the pod worker's) is reported
-        // again, on the server clock; the recorder counts the repeats on one event.
-        const now = clockNow();
-        const retried = seen.reported === blocker.message && seen.retry !== undefined;
-        if (!retried || now >= seen.retry!.at) {
-          stepEvents = [blocker.kind === 'volume' ? { type: 'Warning', reason: 'FailedMount', message: blocker.message, container: '' } : { type: 'Warning', reason: 'Failed', message: `Error: ${blocker.message}`, container: blocker.container }];
-          const delayMs = blocker.kind !== 'volume' ? SYNC_RETRY_MS : retried ? Math.min(seen.retry!.delayMs * 2, MOUNT_RETRY_MAX_MS) : MOUNT_RETRY_INITIAL_MS;
-          seen.retry = { at: now + delayMs, delayMs };
-        }
-        seen.reported = blocker.message;
+      // A regular container that cannot be created holds only itself: the kubelet starts the others (a pod without
+      // init containers; with them, the simulation holds the pod at its first blocker).
+      const partly = blocker.kind !== 'volume' && blocker.field === 'containers' && containers(pod, 'initContainers').length === 0;
+      const found = partly ? await containerBlockers(pod, references(namespace), pullFails(pod)) : [];
+      const blockers = found.length > 0 ? found : [blocker];
+      const waiting = new Map<string, Obj>();
+      let retryMs: number | undefined;
+      let wakeClock: number | undefined;
+      for (const b of blockers) {
+        const look = lookAtBlocker(b, partly && b.kind !== 'volume' ? containerSeen(seen, b.container) : seen, seen);
+        if (b.kind !== 'volume' && look.waiting) waiting.set(b.container, look.waiting);
+        retryMs = earliest(retryMs, look.retryMs);
+        wakeClock = earliest(wakeClock, look.wakeClock);
+        const field = b.kind === 'volume' ? undefined : b.field;
+        for (const e of look.events) events.event(pod, e.type, e.reason, e.message, field ? { fieldPath: fieldPath(field, { name: e.container }) } : undefined);
       }
-      const field = blocker.kind === 'volume' ? undefined : blocker.field;
-      for (const e of stepEvents) events.event(pod, e.type, e.reason, e.message, field ? { fieldPath: fieldPath(field, { name: e.container }) } : undefined);
+      if (retryMs !== undefined) queue.enqueue(k, retryMs);
+      if (wakeClock !== undefined) scheduleWakes(k, { wakeClock });
+      if (partly) {
+        const partial = partlyStartedStatus(pod, node, at, waiting);
+        status = partial.status;
+        started = partial.started.map((c): [string, Obj] => ['containers', c]);
+        afterWrite = () => {
+          const start = { clock: clockNow(), wall: Date.now() };
+          for (const c of partial.started) runsOf(pod).starts.set(String(c.name), start);
+        };
+      } else {
+        status = blockedStatus(pod, node, at, blocker.kind === 'volume' ? blocker : { ...blocker, waiting: waiting.get(blocker.container)! });
+      }
     } else if ((phase === 'Pending' || phase === undefined) && initializing(pod)) {
       const init = initStep(pod, node, at);
       status = init.status;
@@ -726,12 +844,15 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       scheduleWakes(k, init.step);
       afterWrite = () => recordRuns(pod, init.step, init.events, 'initContainers');
     } else if (phase === 'Pending' || phase === undefined) {
+      // Containers a partly started pod already runs keep their start.
+      const already = runningNames(pod);
+      const fresh = containers(pod).filter((c) => !already.has(String(c.name)));
       status = running(pod, node, at);
-      started = [...containers(pod, 'initContainers').map((c): [string, Obj] => ['initContainers', c]), ...containers(pod).map((c): [string, Obj] => ['containers', c])];
+      started = [...containers(pod, 'initContainers').map((c): [string, Obj] => ['initContainers', c]), ...fresh.map((c): [string, Obj] => ['containers', c])];
       const start = { clock: clockNow(), wall: Date.now() };
       afterWrite = () => {
         const runs = runsOf(pod);
-        for (const c of [...sidecarsOf(pod), ...containers(pod)]) runs.starts.set(String(c.name), start);
+        for (const c of [...sidecarsOf(pod), ...fresh]) runs.starts.set(String(c.name), start);
       };
     } else if (phase === 'Running' && pastDeadline(pod)) {
       status = failedByDeadline(pod, at);

@@ -92,24 +92,39 @@ export async function envBlocker(pod: KubeObject, container: Obj, reader: Refere
   return undefined;
 }
 
+/** What keeps one container from starting: its image's name, its pull (`pullFails`), then its environment. */
+async function containerBlocker(pod: KubeObject, field: 'initContainers' | 'containers', c: Obj, reader: ReferenceReader, pullFails: (container: string) => boolean): Promise<StartBlocker | undefined> {
+  const container = String(c.name ?? '');
+  const image = String(c.image ?? '');
+  const invalid = imageNameError(image);
+  if (invalid) return { kind: 'image', field, container, image, invalid };
+  if (pullFails(container)) return { kind: 'image', field, container, image };
+  const message = await envBlocker(pod, c, reader);
+  return message ? { kind: 'env', field, container, message } : undefined;
+}
+
 /**
  * What keeps the pod from starting: its volumes first (the volume manager mounts them before any container starts),
- * then its init containers in order (the first that cannot start holds the rest), then its regular containers: for
- * each, its image's name, its pull (`pullFails`), then its environment.
+ * then its init containers in order (the first that cannot start holds the rest), then its regular containers.
  */
 export async function startBlocker(pod: KubeObject, reader: ReferenceReader, pullFails: (container: string) => boolean = () => false): Promise<StartBlocker | undefined> {
   const mount = await volumeBlocker(pod, reader);
   if (mount) return { kind: 'volume', message: mount };
   for (const field of ['initContainers', 'containers'] as const) {
     for (const c of list(asObj(pod.spec)[field])) {
-      const container = String(c.name ?? '');
-      const image = String(c.image ?? '');
-      const invalid = imageNameError(image);
-      if (invalid) return { kind: 'image', field, container, image, invalid };
-      if (pullFails(container)) return { kind: 'image', field, container, image };
-      const message = await envBlocker(pod, c, reader);
-      if (message) return { kind: 'env', field, container, message };
+      const blocker = await containerBlocker(pod, field, c, reader, pullFails);
+      if (blocker) return blocker;
     }
   }
   return undefined;
+}
+
+/** What keeps each regular container that cannot start from starting (the kubelet starts the others). */
+export async function containerBlockers(pod: KubeObject, reader: ReferenceReader, pullFails: (container: string) => boolean = () => false): Promise<StartBlocker[]> {
+  const found: StartBlocker[] = [];
+  for (const c of list(asObj(pod.spec).containers)) {
+    const blocker = await containerBlocker(pod, 'containers', c, reader, pullFails);
+    if (blocker) found.push(blocker);
+  }
+  return found;
 }
