@@ -504,51 +504,55 @@ describe('scripted container runs (simulated cluster)', () => {
     for (const name of ['quick', 'unmounted']) await s.kubectlOk(['patch', 'pod', name, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
   });
 
-  test("a container whose environment cannot be made holds only itself: the kubelet starts the pod's other containers, the pod Pending until it starts", async () => {
+  test("a container whose environment cannot be made holds only itself: the kubelet starts the pod's other containers (after its init containers), the pod Pending until it starts", async () => {
+    const worker = { name: 'worker', image: 'busybox', env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'worker-creds', key: 'token' } } }] };
     await apply({
       apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'halfway', namespace: 'default' },
-      spec: {
-        containers: [
-          { name: 'web', image: 'nginx' },
-          { name: 'worker', image: 'busybox', env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'worker-creds', key: 'token' } } }] },
-        ],
-      },
-    });
-    const held = await until('web running beside the waiting worker', async () => {
-      const p = await getJson(['get', 'pod', 'halfway']);
-      const states = (p.status?.containerStatuses ?? []).map((c: Obj) => Object.keys(c.state)[0]);
-      return states.join() === 'running,waiting' ? p : undefined;
-    });
-    assert.equal(held.status.phase, 'Pending');
-    assert.deepEqual(held.status.containerStatuses[1].state, { waiting: { reason: 'CreateContainerConfigError', message: 'secret "worker-creds" not found' } });
-    assert.deepEqual(
-      held.status.conditions.map((c: Obj) => [c.type, c.status, c.message ?? '']),
-      [
-        ['PodReadyToStartContainers', 'True', ''],
-        ['Initialized', 'True', ''],
-        ['Ready', 'False', 'containers with unready status: [worker]'],
-        ['ContainersReady', 'False', 'containers with unready status: [worker]'],
-        ['PodScheduled', 'True', ''],
+      kind: 'List',
+      items: [
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'halfway', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }, worker] } },
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'halfway-init', namespace: 'default' }, spec: { initContainers: [{ name: 'setup', image: 'busybox' }], containers: [{ name: 'web', image: 'nginx' }, worker] } },
       ],
-    );
-    assert.deepEqual((await s.kubectlOk(['get', 'pod', 'halfway', '--no-headers'])).trim().split(/\s+/).slice(1, 3), ['1/2', 'CreateContainerConfigError']);
-    const eventsFor = async (fieldPath: string) =>
-      ((await getJson(['get', 'events', '--field-selector', `involvedObject.name=halfway,involvedObject.fieldPath=${fieldPath}`])).items as Obj[]).map((e) => `${String(e.reason)}: ${String(e.message)}`).sort();
-    assert.deepEqual(await eventsFor('spec.containers{worker}'), ['Failed: Error: secret "worker-creds" not found']);
-    assert.ok((await eventsFor('spec.containers{web}')).includes('Started: Started container web'));
-    const webStarted = held.status.containerStatuses[0].state.running.startedAt;
+    });
+    const eventsFor = async (pod: string, fieldPath: string) =>
+      ((await getJson(['get', 'events', '--field-selector', `involvedObject.name=${pod},involvedObject.fieldPath=${fieldPath}`])).items as Obj[]).map((e) => `${String(e.reason)}: ${String(e.message)}`).sort();
+    const webStarted = new Map<string, string>();
+    for (const name of ['halfway', 'halfway-init']) {
+      const held = await until(`${name}: web running beside the waiting worker`, async () => {
+        const p = await getJson(['get', 'pod', name]);
+        const states = (p.status?.containerStatuses ?? []).map((c: Obj) => Object.keys(c.state)[0]);
+        return states.join() === 'running,waiting' ? p : undefined;
+      });
+      assert.equal(held.status.phase, 'Pending');
+      assert.deepEqual(held.status.containerStatuses[1].state, { waiting: { reason: 'CreateContainerConfigError', message: 'secret "worker-creds" not found' } });
+      assert.deepEqual(
+        held.status.conditions.map((c: Obj) => [c.type, c.status, c.message ?? '']),
+        [
+          ['PodReadyToStartContainers', 'True', ''],
+          ['Initialized', 'True', ''],
+          ['Ready', 'False', 'containers with unready status: [worker]'],
+          ['ContainersReady', 'False', 'containers with unready status: [worker]'],
+          ['PodScheduled', 'True', ''],
+        ],
+      );
+      if (name === 'halfway-init') assert.deepEqual([held.status.initContainerStatuses[0].state.terminated?.reason, held.status.initContainerStatuses[0].state.terminated?.exitCode], ['Completed', 0]);
+      assert.deepEqual((await s.kubectlOk(['get', 'pod', name, '--no-headers'])).trim().split(/\s+/).slice(1, 3), ['1/2', 'CreateContainerConfigError']);
+      assert.deepEqual(await eventsFor(name, 'spec.containers{worker}'), ['Failed: Error: secret "worker-creds" not found']);
+      assert.ok((await eventsFor(name, 'spec.containers{web}')).includes('Started: Started container web'));
+      webStarted.set(name, held.status.containerStatuses[0].state.running.startedAt);
+    }
     // The Secret appears: the worker starts, the web container runs on from its start.
     await s.kubectlOk(['create', 'secret', 'generic', 'worker-creds', '--from-literal=token=t0k3n']);
-    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/halfway', '--timeout=20s']);
-    const runningPod = await getJson(['get', 'pod', 'halfway']);
-    assert.equal(runningPod.status.phase, 'Running');
-    assert.equal(runningPod.status.containerStatuses[0].state.running.startedAt, webStarted);
-    assert.ok(runningPod.status.containerStatuses[1].state.running);
-    assert.deepEqual(await eventsFor('spec.containers{web}').then((all) => all.filter((e) => e.startsWith('Started'))), ['Started: Started container web']);
-    assert.ok((await eventsFor('spec.containers{worker}')).includes('Started: Started container worker'));
-    await s.kubectlOk(['delete', 'pod', 'halfway', '--wait=false']);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/halfway', 'pod/halfway-init', '--timeout=20s']);
+    for (const name of ['halfway', 'halfway-init']) {
+      const runningPod = await getJson(['get', 'pod', name]);
+      assert.equal(runningPod.status.phase, 'Running');
+      assert.equal(runningPod.status.containerStatuses[0].state.running.startedAt, webStarted.get(name));
+      assert.ok(runningPod.status.containerStatuses[1].state.running);
+      assert.deepEqual(await eventsFor(name, 'spec.containers{web}').then((all) => all.filter((e) => e.startsWith('Started'))), ['Started: Started container web']);
+      assert.ok((await eventsFor(name, 'spec.containers{worker}')).includes('Started: Started container worker'));
+    }
+    await s.kubectlOk(['delete', 'pod', 'halfway', 'halfway-init', '--wait=false']);
     await s.kubectlOk(['delete', 'secret', 'worker-creds']);
   });
 

@@ -606,6 +606,46 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   const blockedMessages = new Map<string, BlockedPod>();
   /** Whether a rule fails the pulls of the pod's container. */
   const pullFails = (pod: KubeObject) => (container: string) => options.runs?.script(pod, container).imagePull === false;
+  /** The pod's record as one that cannot start yet, looked at once more. */
+  const blockedPod = (pod: KubeObject): BlockedPod => {
+    const uid = pod.metadata.uid ?? '';
+    const seen = blockedMessages.get(uid) ?? { attempts: 0, pulls: new Map<string, Backoff>(), containers: new Map<string, BlockerSeen>() };
+    seen.attempts++;
+    blockedMessages.set(uid, seen);
+    return seen;
+  };
+  /**
+   * Looks at what holds the pod (`blockers`; with `perContainer`, each container's own, the others running): records
+   * their events, plans the next look, and answers each held container's waiting state.
+   */
+  function holdContainers(k: string, pod: KubeObject, blockers: readonly StartBlocker[], seen: BlockedPod, perContainer: boolean): Map<string, Obj> {
+    const events = eventsOf(String(asObj(pod.spec).nodeName ?? ''));
+    const waiting = new Map<string, Obj>();
+    let retryMs: number | undefined;
+    let wakeClock: number | undefined;
+    for (const b of blockers) {
+      const look = lookAtBlocker(b, perContainer && b.kind !== 'volume' ? containerSeen(seen, b.container) : seen, seen);
+      if (b.kind !== 'volume' && look.waiting) waiting.set(b.container, look.waiting);
+      retryMs = earliest(retryMs, look.retryMs);
+      wakeClock = earliest(wakeClock, look.wakeClock);
+      const field = b.kind === 'volume' ? undefined : b.field;
+      for (const e of look.events) events.event(pod, e.type, e.reason, e.message, field ? { fieldPath: fieldPath(field, { name: e.container }) } : undefined);
+    }
+    if (retryMs !== undefined) queue.enqueue(k, retryMs);
+    if (wakeClock !== undefined) scheduleWakes(k, { wakeClock });
+    return waiting;
+  }
+  /**
+   * The pod's regular containers starting (`next`: its status with all of them started), but for those that cannot
+   * be created yet when it has init containers (without them, its first look found those already): held, each with
+   * its waiting state. `notStarted`: the containers this step does not start (held, or already running).
+   */
+  async function startRegular(k: string, pod: KubeObject, node: string, at: string, next: Obj): Promise<{ status: Obj; notStarted: Set<string> }> {
+    const blocked = containers(pod, 'initContainers').length > 0 ? await containerBlockers(pod, references(pod.metadata.namespace ?? ''), pullFails(pod)) : [];
+    const waiting = blocked.length > 0 ? holdContainers(k, pod, blocked, blockedPod(pod), true) : new Map<string, Obj>();
+    const notStarted = new Set([...runningNames(pod), ...waiting.keys()]);
+    return { status: waiting.size > 0 ? partlyStartedStatus(pod, node, at, waiting, next).status : next, notStarted };
+  }
   /** The namespace's ConfigMaps and Secrets, read from their stores. */
   const references = (namespace: string): ReferenceReader => {
     const reader = (resource: string) => (name: string) => {
@@ -648,9 +688,10 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
   }
   /**
    * A pod whose containers the kubelet started, except those `waiting` (by name) that cannot be created yet: Pending
-   * while one waits, as kube's getPhase has it, and not ready. `started`: the containers started by this step.
+   * while one waits, as kube's getPhase has it, and not ready; `base` the status it starts from (the init containers'
+   * when they have just finished). `started`: the containers started by this step.
    */
-  function partlyStartedStatus(pod: KubeObject, node: string, at: string, waiting: ReadonlyMap<string, Obj>): { status: Obj; started: Obj[] } {
+  function partlyStartedStatus(pod: KubeObject, node: string, at: string, waiting: ReadonlyMap<string, Obj>, base = asObj(pod.status)): { status: Obj; started: Obj[] } {
     const before = new Map(statusesOf(pod).map((s) => [s.name, s]));
     const started: Obj[] = [];
     const containerStatuses = containers(pod).map((c) => {
@@ -663,9 +704,9 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
     });
     const previousConditions = conditionsOf(pod);
     const kept = (next: Obj) => keepTransition(next, previousConditions.find((x) => x.type === next.type));
-    const unready = unreadyMessage(pod, containerStatuses, []);
+    const unready = unreadyMessage(pod, containerStatuses, (base.initContainerStatuses as Obj[] | undefined) ?? []);
     const status = {
-      ...asObj(pod.status),
+      ...base,
       phase: 'Pending',
       conditions: [
         ...previousConditions.filter((x) => !KUBELET_CONDITIONS.has(String(x.type))),
@@ -803,29 +844,12 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       // Looked at again soon, then each second (the kubelet retries mounts and container creation) until it can
       // start. What a first look finds is not reported: a namespace's kube-root-ca.crt, which every pod's token
       // volume names, may be a moment behind the pod.
-      const uid = pod.metadata.uid ?? '';
-      const seen = blockedMessages.get(uid) ?? { attempts: 0, pulls: new Map<string, Backoff>(), containers: new Map<string, BlockerSeen>() };
-      seen.attempts++;
-      blockedMessages.set(uid, seen);
+      const seen = blockedPod(pod);
       if (seen.attempts === 1) return void queue.enqueue(k, 100);
-      // A regular container that cannot be created holds only itself: the kubelet starts the others (a pod without
-      // init containers; with them, the simulation holds the pod at its first blocker).
-      const partly = blocker.kind !== 'volume' && blocker.field === 'containers' && containers(pod, 'initContainers').length === 0;
+      // A regular container that cannot be created holds only itself: the kubelet starts the others.
+      const partly = blocker.kind !== 'volume' && blocker.field === 'containers';
       const found = partly ? await containerBlockers(pod, references(namespace), pullFails(pod)) : [];
-      const blockers = found.length > 0 ? found : [blocker];
-      const waiting = new Map<string, Obj>();
-      let retryMs: number | undefined;
-      let wakeClock: number | undefined;
-      for (const b of blockers) {
-        const look = lookAtBlocker(b, partly && b.kind !== 'volume' ? containerSeen(seen, b.container) : seen, seen);
-        if (b.kind !== 'volume' && look.waiting) waiting.set(b.container, look.waiting);
-        retryMs = earliest(retryMs, look.retryMs);
-        wakeClock = earliest(wakeClock, look.wakeClock);
-        const field = b.kind === 'volume' ? undefined : b.field;
-        for (const e of look.events) events.event(pod, e.type, e.reason, e.message, field ? { fieldPath: fieldPath(field, { name: e.container }) } : undefined);
-      }
-      if (retryMs !== undefined) queue.enqueue(k, retryMs);
-      if (wakeClock !== undefined) scheduleWakes(k, { wakeClock });
+      const waiting = holdContainers(k, pod, found.length > 0 ? found : [blocker], seen, partly);
       if (partly) {
         const partial = partlyStartedStatus(pod, node, at, waiting);
         status = partial.status;
@@ -839,15 +863,16 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
       }
     } else if ((phase === 'Pending' || phase === undefined) && initializing(pod)) {
       const init = initStep(pod, node, at);
-      status = init.status;
-      started = init.started;
       scheduleWakes(k, init.step);
-      afterWrite = () => recordRuns(pod, init.step, init.events, 'initContainers');
+      const regular = init.status.phase === 'Running' ? await startRegular(k, pod, node, at, init.status) : { status: init.status, notStarted: new Set<string>() };
+      status = regular.status;
+      started = init.started.filter(([field, c]) => field === 'initContainers' || !regular.notStarted.has(String(c.name)));
+      const step = { ...init.step, starts: init.step.starts.filter(([name]) => !regular.notStarted.has(name)) };
+      afterWrite = () => recordRuns(pod, step, init.events, 'initContainers');
     } else if (phase === 'Pending' || phase === undefined) {
-      // Containers a partly started pod already runs keep their start.
-      const already = runningNames(pod);
-      const fresh = containers(pod).filter((c) => !already.has(String(c.name)));
-      status = running(pod, node, at);
+      const regular = await startRegular(k, pod, node, at, running(pod, node, at));
+      const fresh = containers(pod).filter((c) => !regular.notStarted.has(String(c.name)));
+      status = regular.status;
       started = [...containers(pod, 'initContainers').map((c): [string, Obj] => ['initContainers', c]), ...fresh.map((c): [string, Obj] => ['containers', c])];
       const start = { clock: clockNow(), wall: Date.now() };
       afterWrite = () => {

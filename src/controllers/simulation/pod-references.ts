@@ -105,16 +105,17 @@ async function containerBlocker(pod: KubeObject, field: 'initContainers' | 'cont
 
 /**
  * What keeps the pod from starting: its volumes first (the volume manager mounts them before any container starts),
- * then its init containers in order (the first that cannot start holds the rest), then its regular containers.
+ * then its init containers in order (the first that cannot start holds the rest), or, without init containers, the
+ * first of its regular containers that cannot start (with them, those are looked at once they are done).
  */
 export async function startBlocker(pod: KubeObject, reader: ReferenceReader, pullFails: (container: string) => boolean = () => false): Promise<StartBlocker | undefined> {
   const mount = await volumeBlocker(pod, reader);
   if (mount) return { kind: 'volume', message: mount };
-  for (const field of ['initContainers', 'containers'] as const) {
-    for (const c of list(asObj(pod.spec)[field])) {
-      const blocker = await containerBlocker(pod, field, c, reader, pullFails);
-      if (blocker) return blocker;
-    }
+  const init = list(asObj(pod.spec).initContainers);
+  const field = init.length > 0 ? 'initContainers' : 'containers';
+  for (const c of init.length > 0 ? init : list(asObj(pod.spec).containers)) {
+    const blocker = await containerBlocker(pod, field, c, reader, pullFails);
+    if (blocker) return blocker;
   }
   return undefined;
 }
