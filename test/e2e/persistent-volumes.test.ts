@@ -144,6 +144,44 @@ test('a pod of higher priority preempts the pod of lower priority that holds its
   }
 });
 
+test("VolumeZone: a pod whose volume carries a zone goes to a node of that zone; none in it, kube's refusal", async () => {
+  const nodes = ['capstan-node-1', 'capstan-node-2'];
+  const zoned = (name: string, labels: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name, labels },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], nfs: { server: 'nfs.example', path: `/${name}` }, storageClassName: '', claimRef: { namespace: 'default', name } },
+  });
+  await s.kubectlOk(['label', 'node', nodes[0]!, 'topology.kubernetes.io/zone=zone-a']);
+  await s.kubectlOk(['label', 'node', nodes[1]!, 'topology.kubernetes.io/zone=zone-b']);
+  try {
+    const volumes = [
+      ['in-b', { 'failure-domain.beta.kubernetes.io/zone': 'zone-b' }],
+      ['in-c', { 'topology.kubernetes.io/zone': 'zone-c' }],
+    ] as const;
+    for (const [name, labels] of volumes) {
+      await apply(zoned(name, labels));
+      await apply(claim(name, '1Gi', { storageClassName: '', volumeName: name }));
+      await until(`${name} Bound`, async () => (await get('pvc', name)).status.phase === 'Bound');
+      await apply(podUsing(name, name));
+    }
+    // A volume's beta label is matched against the node's GA one.
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/in-b', '--timeout=20s'], { timeoutMs: 30_000 });
+    assert.equal((await get('pod', 'in-b')).spec.nodeName, nodes[1]);
+    const refused = await until('FailedScheduling', async () => (await eventsOf('in-c')).find((e) => e.startsWith('FailedScheduling')));
+    assert.equal(refused, 'FailedScheduling: 0/2 nodes are available: 2 node(s) had no available volume zone. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..');
+    // A volume of several zones ("__") fits a node of any of them.
+    await s.kubectlOk(['label', 'pv', 'in-c', '--overwrite', 'topology.kubernetes.io/zone=zone-c__zone-a']);
+    await s.kubectlOk(['wait', '--for=condition=Ready', 'pod/in-c', '--timeout=20s'], { timeoutMs: 30_000 });
+    assert.equal((await get('pod', 'in-c')).spec.nodeName, nodes[0]);
+    await s.kubectlOk(['delete', 'pod', 'in-b', 'in-c']);
+    await s.kubectlOk(['delete', 'pvc', 'in-b', 'in-c']);
+    await s.kubectlOk(['delete', 'pv', 'in-b', 'in-c']);
+  } finally {
+    for (const node of nodes) await s.kubectlOk(['label', 'node', node, 'topology.kubernetes.io/zone-']);
+  }
+});
+
 test('static volumes: a claim binds at once to a volume without a class; a local volume pinned to a node draws its pod there; Retain keeps a released volume', async () => {
   await apply({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'shared' }, spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteMany'], nfs: { server: 'nfs.example', path: '/exports' }, storageClassName: '' } });
   await apply(claim('files', '2Gi', { accessModes: ['ReadWriteMany'], storageClassName: '' }));

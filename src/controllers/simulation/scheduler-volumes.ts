@@ -5,7 +5,7 @@
 // the volumes found are bound to their claims (claimRef), the claims to provision get the selected-node
 // annotation, and the pod is bound once the PersistentVolume controller has bound all of them. Also the
 // VolumeRestrictions plugin's ReadWriteOncePod check: a claim of that access mode that a scheduled pod already uses
-// refuses every node.
+// refuses every node; and the VolumeZone plugin: a bound volume's zone and region labels must match the node's.
 
 import type { KubeObject } from '../../registry/types.ts';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, classOf, findMatchingVolume, NO_PROVISIONER, PVCS, PVS, STORAGE_CLASSES, volumeFitsNode } from '../persistent-volumes.ts';
@@ -17,6 +17,8 @@ import { asObj, type Obj, WRITERS } from './shared.ts';
 export const BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
 export const NODE_CONFLICT = 'node(s) had volume node affinity conflict';
 export const PV_NOT_EXIST = 'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)';
+/** VolumeZone's refusal: a bound volume's zone or region labels the node does not match. */
+export const ZONE_CONFLICT = 'node(s) had no available volume zone';
 /** VolumeRestrictions' Filter for a pod whose ReadWriteOncePod claim another scheduled pod uses (Unschedulable). */
 export const RWOP_CONFLICT: Refusal = { reasons: ['node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode'], resolvable: true };
 
@@ -83,16 +85,19 @@ export function createVolumeBinding(informers: Informers) {
     return { staticBindings, provisions };
   }
 
-  /** VolumeBinding's Filter for one node. */
+  /** VolumeBinding's Filter for one node, then VolumeZone's. */
   function filter(podClaims: PodClaims, node: KubeObject): Refusal | undefined {
     const reasons: string[] = [];
+    const bound: KubeObject[] = [];
     for (const claim of podClaims.bound) {
       const pv = volumes.get('', String(asObj(claim.spec).volumeName));
       if (!pv) return { reasons: [PV_NOT_EXIST], resolvable: false };
+      bound.push(pv);
       if (!volumeFitsNode(pv, node) && !reasons.includes(NODE_CONFLICT)) reasons.push(NODE_CONFLICT);
     }
     if (podClaims.waiting.length > 0 && !planOn(podClaims, node)) reasons.push(BIND_CONFLICT);
-    return reasons.length > 0 ? { reasons, resolvable: false } : undefined;
+    if (reasons.length > 0) return { reasons, resolvable: false };
+    return bound.every((pv) => inVolumeZone(pv, node)) ? undefined : { reasons: [ZONE_CONFLICT], resolvable: false };
   }
 
   /** PreBind's writes; the keys of the claims the pod then waits for. */
@@ -158,6 +163,32 @@ export function createVolumeBinding(informers: Informers) {
 }
 
 export type VolumeBinding = ReturnType<typeof createVolumeBinding>;
+
+/** The topology labels VolumeZone compares, each with the GA label a node may carry for a beta one. */
+const ZONE_LABELS: ReadonlyMap<string, string> = new Map([
+  ['failure-domain.beta.kubernetes.io/zone', 'topology.kubernetes.io/zone'],
+  ['failure-domain.beta.kubernetes.io/region', 'topology.kubernetes.io/region'],
+  ['topology.kubernetes.io/zone', 'topology.kubernetes.io/zone'],
+  ['topology.kubernetes.io/region', 'topology.kubernetes.io/region'],
+]);
+
+/**
+ * VolumeZone's Filter for one bound volume: a node with a zone or region label must carry each such label of the
+ * volume (a beta one, or its GA name) with one of the volume's values (several joined by "__"); a node without any
+ * takes every volume, as in a single-zone cluster.
+ */
+function inVolumeZone(pv: KubeObject, node: KubeObject): boolean {
+  const pvLabels = pv.metadata.labels ?? {};
+  const nodeLabels = node.metadata.labels ?? {};
+  if (![...ZONE_LABELS.keys()].some((l) => l in nodeLabels)) return true;
+  for (const [label, ga] of ZONE_LABELS) {
+    const value = pvLabels[label];
+    if (value === undefined) continue;
+    const on = nodeLabels[label] ?? nodeLabels[ga];
+    if (on === undefined || !value.split('__').includes(on)) return false;
+  }
+  return true;
+}
 
 /** A class's allowedTopologies: some term's label expressions all match the node (none: anywhere). */
 function topologyAllows(sc: Obj, node: KubeObject): boolean {
