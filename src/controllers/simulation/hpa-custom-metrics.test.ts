@@ -50,8 +50,8 @@ test('Object metrics: a value target scales the ready pods by the ratio; an aver
     ok: false,
     failure: {
       reason: 'FailedGetObjectMetric',
-      error: 'unable to get metric requests_total: unable to fetch metrics from custom metrics API: the server could not find the requested resource on Service default/web',
-      wrapped: 'failed to get object metric value: unable to get metric requests_total: unable to fetch metrics from custom metrics API: the server could not find the requested resource on Service default/web',
+      error: 'unable to get metric requests_total: Service on default web/unable to fetch metrics from custom metrics API: the server could not find the requested resource',
+      wrapped: 'failed to get object metric value: unable to get metric requests_total: Service on default web/unable to fetch metrics from custom metrics API: the server could not find the requested resource',
     },
   });
 });

@@ -157,8 +157,9 @@ async function objectMetric(metric: Obj, ctx: CustomMetricContext): Promise<Metr
   const path = kind === 'Namespace' ? `/namespaces/${objectName}/metrics/${name}${selector}` : `/namespaces/${ctx.namespace}/${resource}/${objectName}/${name}${selector}`;
   const fetched = await customMetrics(ctx.get, path);
   if (fetched === undefined) return undefined;
-  // kube's words, in its order: the error before the object.
-  const unable = (why: string) => `unable to get metric ${name}: ${why} on ${kind} ${ctx.namespace}/${objectName}`;
+  // What kube's fmt.Errorf("unable to get metric %s: %v on %s %s/%s", metricName, objectRef.Kind, namespace,
+  // objectRef.Name, err) prints: its arguments fill the verbs in that order, so the error comes last.
+  const unable = (why: string) => `unable to get metric ${name}: ${kind} on ${ctx.namespace} ${objectName}/${why}`;
   if (!fetched.ok) return fail(unable(fetched.error));
   const usage = fetched.value.length > 0 ? quantityMilli(fetched.value[0]!.value) : undefined;
   if (usage === undefined) return fail(unable('unable to fetch metrics from custom metrics API: no metrics returned from custom metrics API'));
