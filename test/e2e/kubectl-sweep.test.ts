@@ -3,7 +3,8 @@
 // must apply to the resources it limits; a Deployment's revision annotation does not move its generation; a paused
 // Deployment is scaled but gets no new ReplicaSet until resumed, with kube's DeploymentPaused condition;
 // StatefulSets and DaemonSets keep ControllerRevisions, so `kubectl rollout history` and `rollout undo` work on
-// them, and write their status when a pod cannot be made.
+// them, and write their status when a pod cannot be made; `apply --prune`, `auth reconcile`, `create job --from`
+// and `cluster-info` do what they do on a cluster.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -154,4 +155,48 @@ test('a StatefulSet and a DaemonSet whose pods are refused still report their st
   const r = await s.kubectl(['rollout', 'status', 'statefulset/db', '-n', 'quota', '--timeout=1s']);
   assert.match(r.stdout, /^Waiting for 2 pods to be ready\.\.\.\n/);
   assert.match(await s.kubectlOk(['get', 'events', '-n', 'quota', '--field-selector', 'involvedObject.name=db,reason=FailedCreate', '-o', 'jsonpath={.items[0].message}']), /^create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: failed quota: cpu: must specify cpu for: c$/);
+});
+
+test('kubectl apply --prune, auth reconcile, create job --from=cronjob and cluster-info', async () => {
+  const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, labels: {app: pruned}}\ndata: {k: v}\n`;
+  assert.equal(await s.kubectlOk(['apply', '--prune', '-l', 'app=pruned', '-f', '-'], { input: `${cm('keep')}---\n${cm('drop')}` }), 'configmap/keep created\nconfigmap/drop created\n');
+  const pruned = await s.kubectlOk(['apply', '--prune', '-l', 'app=pruned', '-f', '-'], { input: cm('keep') });
+  assert.equal(pruned, 'configmap/keep unchanged\nconfigmap/drop pruned\n');
+  assert.equal((await s.kubectl(['get', 'configmap', 'drop'])).code, 1);
+
+  const rbac = `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: reader, namespace: default}
+rules: [{apiGroups: [""], resources: [pods], verbs: [get, list]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: reader, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+subjects: [{kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}]
+`;
+  // What it changed goes to stderr; a second run has nothing to change.
+  const first = await s.kubectl(['auth', 'reconcile', '-f', '-'], { input: rbac });
+  assert.equal(first.stdout, 'role.rbac.authorization.k8s.io/reader reconciled\nrolebinding.rbac.authorization.k8s.io/reader reconciled\n');
+  assert.equal(
+    first.stderr,
+    '\treconciliation required create\n\tmissing rules added:\n\t\t{Verbs:[get list] APIGroups:[] Resources:[pods] ResourceNames:[] NonResourceURLs:[]}\n' +
+      '\treconciliation required create\n\tmissing subjects added:\n\t\t{Kind:User APIGroup:rbac.authorization.k8s.io Name:alice Namespace:}\n',
+  );
+  const again = await s.kubectl(['auth', 'reconcile', '-f', '-'], { input: rbac });
+  assert.deepEqual([again.stdout, again.stderr], ['role.rbac.authorization.k8s.io/reader reconciled\nrolebinding.rbac.authorization.k8s.io/reader reconciled\n', '']);
+  assert.equal(await s.kubectlOk(['get', 'role', 'reader', '-o', 'jsonpath={.rules[0].verbs}']), '["get","list"]');
+  await s.kubectlOk(['delete', 'rolebinding,role', 'reader']);
+
+  await s.kubectlOk(['create', 'cronjob', 'nightly', '--image=busybox', '--schedule=0 0 * * *']);
+  assert.equal(await s.kubectlOk(['create', 'job', 'manual', '--from=cronjob/nightly']), 'job.batch/manual created\n');
+  const job = JSON.parse(await s.kubectlOk(['get', 'job', 'manual', '-o', 'json']));
+  const cronjob = JSON.parse(await s.kubectlOk(['get', 'cronjob', 'nightly', '-o', 'json']));
+  assert.equal(job.metadata.annotations['cronjob.kubernetes.io/instantiate'], 'manual');
+  assert.deepEqual(job.metadata.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'nightly', uid: cronjob.metadata.uid, controller: true }]);
+  await s.kubectlOk(['delete', 'cronjob', 'nightly']);
+  await s.kubectlOk(['wait', '--for=delete', 'job/manual', '--timeout=20s']);
+
+  const info = await s.kubectlOk(['cluster-info']);
+  assert.match(info, /Kubernetes control plane.* is running at .*https:\/\/127\.0\.0\.1:\d+/);
 });
