@@ -55,6 +55,19 @@ export function schemaByName(name: string): SchemaNode | undefined {
   return Object.hasOwn(schemas, name) ? schemas[name] : undefined;
 }
 
+/** A schema node with its refs followed (at most 8), and the name of the last definition they led to. */
+export function followRefs(node: SchemaNode, lookup: (name: string) => SchemaNode | undefined = schemaByName): { node: SchemaNode; name: string | undefined } {
+  let name: string | undefined;
+  let n = node;
+  for (let i = 0; i < 8 && n.ref !== undefined; i++) {
+    name = n.ref;
+    const target = lookup(n.ref);
+    if (!target) break;
+    n = target;
+  }
+  return { node: n, name };
+}
+
 /** Discovery facts of one built-in resource (plural name), whether or not it is enabled. */
 export function resourceFacts(group: string, version: string, resource: string): ResourceFacts | undefined {
   return loadIndex().resources.get(`${group}/${version}/${resource}`);

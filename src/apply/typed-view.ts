@@ -7,31 +7,18 @@
 
 import { goFieldsOf } from '../apis/go-fields.ts';
 import type { SchemaNode } from '../apis/model-types.ts';
-import { schemaByName } from '../apis/model.ts';
+import { followRefs, schemaByName } from '../apis/model.ts';
 import type { ResourceDefinition } from '../registry/types.ts';
 import { isValueMap, type Value, type ValueMap } from './typed-values.ts';
 
 /** Top-level value structs of every built-in kind. */
 const ROOT_VALUE_FIELDS = ['metadata', 'spec', 'status'];
 
-interface Resolved {
-  node: SchemaNode;
-  name: string | undefined;
-}
+type Resolved = ReturnType<typeof followRefs>;
 
 type Lookup = (name: string) => SchemaNode | undefined;
 
-function resolve(node: SchemaNode, lookup: Lookup): Resolved {
-  let name: string | undefined;
-  let n = node;
-  for (let i = 0; i < 8 && n.ref !== undefined; i++) {
-    name = n.ref;
-    const target = lookup(n.ref);
-    if (!target) break;
-    n = target;
-  }
-  return { node: n, name };
-}
+const resolve = followRefs;
 
 function isStruct(n: SchemaNode): boolean {
   return n.type === 'object' && n.properties !== undefined;

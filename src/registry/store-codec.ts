@@ -6,6 +6,7 @@
 import type { KeyValue } from '../storage/types.ts';
 import type { KubeObject, ResourceDefinition } from './types.ts';
 import { cloneJson } from '../apis/json-clone.ts';
+import { fillGoZeroValues } from './validation/go-zero-values.ts';
 
 export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
   return def.group ? `${def.group}/${def.version}` : def.version;
@@ -137,7 +138,11 @@ export function writtenObject(obj: KubeObject, kv: KeyValue, def: ReadTarget): K
 export function convertToVersion(obj: KubeObject, def: ConversionTarget): KubeObject {
   const apiVersion = apiVersionOf(def);
   if (obj.apiVersion === apiVersion) return obj;
-  return def.convert ? inKubeOrder(def.convert(obj, apiVersion)) : { ...obj, apiVersion };
+  if (!def.convert) return { ...obj, apiVersion };
+  // Written as kube writes the converted typed object.
+  const converted = inKubeOrder(def.convert(obj, apiVersion));
+  fillGoZeroValues(converted);
+  return converted;
 }
 
 export function deepClone<T>(v: T): T {

@@ -11,6 +11,7 @@ import { deleteObject } from './store-delete.ts';
 import { generateNameConflict, parseResourceVersion } from './store-errors.ts';
 import { metaOf, validateCreateMeta, validateUpdateMeta } from './store-meta.ts';
 import { validateManagedFields } from './validation/meta.ts';
+import { fillGoZeroValues } from './validation/go-zero-values.ts';
 import { matchRequestNamespace } from './request-namespace.ts';
 import { checkNamespaceForCreate, deleteNamespace, isNamespaceStore } from './store-namespaces.ts';
 import { applyScale, scaleOf } from './store-scale.ts';
@@ -152,7 +153,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   if (!ctx.admit) await checkNamespaceForCreate(core, ctx, obj);
   matchRequestNamespace(metaOf(obj), core.namespaced ? ctx.namespace : '');
   const strategy = core.strategy;
-  strategy.defaults?.(obj);
+  defaulted(core, def, obj);
   // The writer's managedFields entry covers what it sent (defaults included), not what mutating admission adds:
   // kube's create handler runs its field manager before admission.
   trackManagedFields(ctx, undefined, obj, '');
@@ -163,7 +164,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
     if (admitted !== obj) {
       obj = admitted;
       matchRequestNamespace(metaOf(obj), core.namespaced ? ctx.namespace : '');
-      strategy.defaults?.(obj);
+      defaulted(core, def, obj);
       // managedFields that admission left invalid are put back (kube's managedFields validating admission).
       if (validateManagedFields(obj.metadata.managedFields, 'metadata.managedFields').length > 0) {
         if (tracked) obj.metadata.managedFields = tracked;
@@ -182,6 +183,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
 
   held.release = await strategy.beginWrite?.(obj, undefined, ctx, holdersOf(core, def, ctx), claimsOf(core));
   strategy.prepareForCreate?.(obj, ctx);
+  fillGoZeroValues(obj);
   const name = obj.metadata.name ?? '';
   const typeErrs = strategy.validate?.(obj, ctx) ?? [];
   if (typeErrs.length) throw invalid(core.gk, name, typeErrs);
@@ -258,9 +260,10 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
   if (subresource) {
     if (!sub) throw notFound(core.gr, old.metadata.name ?? '');
     next = sub.prepareForUpdate(obj, old, ctx);
+    fillGoZeroValues(next);
     trackManagedFields(ctx, old, next, subresource);
   } else {
-    strategy.defaults?.(obj);
+    defaulted(core, def, obj);
     trackManagedFields(ctx, old, obj, '');
     // The status of a type with a status subresource is written through it only.
     if (hasStatusSubresource(def)) {
@@ -268,6 +271,7 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
       else delete obj.status;
     }
     strategy.prepareForUpdate?.(obj, old, ctx);
+    fillGoZeroValues(obj);
     next = obj;
   }
 
@@ -290,6 +294,15 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
   ];
   if (errs.length) throw invalid(core.gk, nm.name ?? '', errs);
   return next;
+}
+
+/**
+ * The strategy's defaults and the zero values Go's encoding writes: kube defaults the typed object its decoder made,
+ * so what the defaults add is written as Go writes it too.
+ */
+function defaulted(core: StoreCore, def: ResourceDefinition, obj: KubeObject): void {
+  core.strategy.defaults?.(obj);
+  if (!def.custom) fillGoZeroValues(obj);
 }
 
 /** Lets the request's field manager record the write in metadata.managedFields (in place). */
@@ -388,7 +401,7 @@ async function updateAttempts(
     }
     let input = obj;
     if (ctx.admit) {
-      if (!subresource) core.strategy.defaults?.(input);
+      if (!subresource) defaulted(core, def, input);
       input = await ctx.admit(input, convertToVersion(old, def));
     }
     if (!subresource && core.strategy.beginWrite) {

@@ -495,7 +495,7 @@ describe('scripted container runs (simulated cluster)', () => {
     assert.deepEqual(conditions, { PodReadyToStartContainers: 'False', Initialized: 'True PodCompleted', Ready: 'False PodCompleted', ContainersReady: 'False PodCompleted', PodScheduled: 'True' });
     const unmounted = await terminal('unmounted');
     assert.equal(unmounted.status.phase, 'Failed');
-    assert.deepEqual(unmounted.status.containerStatuses[0].state, { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' } });
+    assert.deepEqual(unmounted.status.containerStatuses[0].state, { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: null, finishedAt: null } });
     assert.deepEqual(
       unmounted.status.conditions.filter((c: Obj) => c.type === 'Ready' || c.type === 'ContainersReady').map((c: Obj) => `${String(c.type)} ${String(c.status)} ${String(c.reason)}`),
       ['Ready False PodFailed', 'ContainersReady False PodFailed'],

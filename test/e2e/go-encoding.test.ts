@@ -3,7 +3,8 @@
 // leaves it out, whichever way it was written (create, update, JSON and strategic merge patches, server-side
 // apply), and defaulting sees it as unset. Pointers keep their zero (`runtimeClassName: ""`, `affinity: {}`,
 // `immutable: false`), lists and maps without omitempty keep theirs (a Role's `rules: []`), struct values are
-// always there (`resources: {}`), and custom resources keep what they were sent.
+// always there (`resources: {}`), fields left out are written as Go writes the typed object (`status: {loadBalancer:
+// {}}`, `rules: null`), and custom resources keep what they were sent.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -186,4 +187,26 @@ test('client-node: an object read back has no empty omitempty fields', async () 
   // type "" is unset: defaulted to Opaque.
   assert.equal(secret.type, 'Opaque');
   assert.deepEqual(secret.data, { k: Buffer.from('v').toString('base64') });
+});
+
+test('fields a client left out are written as Go writes the typed object: struct values {}, nil lists and times null, scalars zero', async () => {
+  await s.kubectlOk(['create', 'ingress', 'site', '--rule=/=web:80']);
+  assert.deepEqual((await getJson(['ingress', 'site'])).status, { loadBalancer: {} });
+  await s.kubectlOk(['apply', '-f', '-'], {
+    input: [
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: empty, namespace: default}',
+      'apiVersion: v1\nkind: LimitRange\nmetadata: {name: open, namespace: default}',
+      'apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: default}\nspec:\n  maxReplicas: 3\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}',
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: env, namespace: default}\nspec:\n  containers:\n  - name: app\n    image: busybox\n    env:\n    - name: CPU\n      valueFrom: {resourceFieldRef: {resource: limits.cpu}}',
+    ].join('\n---\n'),
+  });
+  assert.equal((await getJson(['role', 'empty'])).rules, null);
+  assert.deepEqual((await getJson(['limitrange', 'open'])).spec, { limits: null });
+  assert.deepEqual((await getJson(['hpa', 'web'])).status, { desiredReplicas: 0, currentMetrics: null });
+  // The same HPA read as autoscaling/v1: the converted object is written as kube's v1 type writes it.
+  const v1 = JSON.parse(await s.kubectlOk(['get', '--raw', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/web'])) as Record<string, any>;
+  assert.deepEqual(v1.status, { currentReplicas: 0, desiredReplicas: 0 });
+  const pod = await getJson(['pod', 'env']);
+  assert.deepEqual(pod.spec.containers[0].env[0].valueFrom.resourceFieldRef, { resource: 'limits.cpu', divisor: '0' });
+  assert.deepEqual(pod.spec.containers[0].resources, {});
 });

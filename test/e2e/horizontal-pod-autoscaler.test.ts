@@ -84,7 +84,8 @@ describe('horizontal pod autoscaler (simulated cluster, no metrics API)', () => 
       return condition(x, 'ScalingActive')?.reason === 'AmbiguousSelector' ? x : undefined;
     });
     assert.deepEqual([condition(h, 'ScalingActive')?.status, condition(h, 'ScalingActive')?.message], ['False', message]);
-    assert.equal(h.status.currentMetrics, undefined);
+    // As kube writes it: no metrics read, the list without omitempty null.
+    assert.equal(h.status.currentMetrics, null);
     await until('the events', async () => {
       const e = await events('api-canary');
       return e.includes(`Warning AmbiguousSelector: ${message}`) && e.includes(`Warning FailedComputeMetricsReplicas: ${message}`) ? true : undefined;

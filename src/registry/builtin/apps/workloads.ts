@@ -191,7 +191,6 @@ export function replicaSetFacts(rules: TypeRules): TypeFacts {
         setDefault(s, 'replicas', 1);
         defaultTemplate(s);
       },
-      initialStatus: () => ({ replicas: 0 }),
       validate: validateReplicaSetSpec,
       validateUpdate: (obj, old) => [...validateReplicaSetSpec(obj), ...selectorImmutable(obj, old)],
       validateStatusUpdate: (obj) =>
@@ -213,8 +212,6 @@ export function replicaSetFacts(rules: TypeRules): TypeFacts {
 // ---- StatefulSets ----
 
 function defaultClaimTemplate(pvc: Obj): void {
-  const meta = ensureObj(pvc, 'metadata');
-  if (!('creationTimestamp' in meta)) meta.creationTimestamp = null;
   setDefaultString(ensureObj(pvc, 'spec'), 'volumeMode', 'Filesystem');
   setDefaultString(ensureObj(pvc, 'status'), 'phase', 'Pending');
 }
@@ -309,7 +306,6 @@ export function statefulSetFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
       defaults: defaultStatefulSet,
-      initialStatus: () => ({ availableReplicas: 0, replicas: 0 }),
       validate: validateStatefulSetSpec,
       validateUpdate: (obj, old) => validateStatefulSetUpdate(obj, old),
     }),
@@ -399,7 +395,6 @@ export function daemonSetFacts(rules: TypeRules): TypeFacts {
       prepareForCreate: (obj) => setTemplateGeneration(obj, Math.max(1, templateGenerationOf(obj))),
       prepareForUpdate: (obj, old) => setTemplateGeneration(obj, templateGenerationOf(old) + (semanticEqual(specOf(obj).template, specOf(old).template) ? 0 : 1)),
       defaults: defaultDaemonSet,
-      initialStatus: () => ({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 }),
       validate: validateDaemonSetSpec,
       validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj), ...selectorImmutable(obj, old)],
     }),

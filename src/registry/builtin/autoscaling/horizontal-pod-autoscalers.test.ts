@@ -20,7 +20,7 @@ test('HPA v2: minReplicas, the CPU metric and a given behavior are defaulted as 
     scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
     scaleDown: { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }], stabilizationWindowSeconds: 60 },
   });
-  assert.deepEqual(hpa.status, { desiredReplicas: 0 });
+  assert.deepEqual(hpa.status, {});
   const plain = v2({});
   createErrors(hpas, plain);
   assert.equal((plain.spec as Record<string, unknown>).behavior, undefined);
@@ -54,7 +54,7 @@ test('HPA v1: minReplicas defaulted, v1 status shape; status counters not negati
   const hpa = v1({ targetCPUUtilizationPercentage: 50 });
   assert.deepEqual(createErrors(hpas, hpa), []);
   assert.equal((hpa.spec as Record<string, unknown>).minReplicas, 1);
-  assert.deepEqual(hpa.status, { currentReplicas: 0, desiredReplicas: 0 });
+  assert.deepEqual(hpa.status, {});
   hpa.metadata = { ...hpa.metadata, resourceVersion: '2' };
   assert.deepEqual(updateErrors(hpas, v1({ targetCPUUtilizationPercentage: 60, minReplicas: 2 }), hpa), []);
   const { errors } = statusUpdateErrors(hpas, { ...structuredClone(hpa), status: { currentReplicas: -1, desiredReplicas: 1 } }, hpa);

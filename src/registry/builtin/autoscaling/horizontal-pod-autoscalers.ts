@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../types.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
-import { defaultHorizontalPodAutoscaler, isV1Shape } from './hpa-defaults.ts';
+import { defaultHorizontalPodAutoscaler } from './hpa-defaults.ts';
 import { hpaMinReplicas, validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatus } from './hpa-validation.ts';
 import { getPath, numAt, objAt, objsAt, strAt } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
@@ -51,8 +51,6 @@ function hpaTargets(obj: KubeObject): string {
 export const horizontalPodAutoscalerFacts: FactsMaker = (rules) => ({
   strategy: buildStrategy(rules, {
     defaults: defaultHorizontalPodAutoscaler,
-    // Go writes the non-omitempty counters of an empty status.
-    initialStatus: (hpa) => (isV1Shape(hpa) ? { currentReplicas: 0, desiredReplicas: 0 } : { desiredReplicas: 0 }),
     validate: (hpa) => validateHorizontalPodAutoscaler(hpa),
     validateUpdate: (hpa, old) => validateHorizontalPodAutoscaler(hpa, hpaMinReplicas(old) === 0 ? 0 : 1),
     validateStatusUpdate: validateHorizontalPodAutoscalerStatus,

@@ -325,12 +325,7 @@ export function defaultCronJob(obj: KubeObject): void {
   setDefault(spec, 'suspend', false);
   setDefault(spec, 'successfulJobsHistoryLimit', 3);
   setDefault(spec, 'failedJobsHistoryLimit', 1);
-  const jt = ensureObj(spec, 'jobTemplate');
-  const jtMeta = ensureObj(jt, 'metadata');
-  if (!('creationTimestamp' in jtMeta)) jtMeta.creationTimestamp = null;
-  const template = ensureObj(ensureObj(jt, 'spec'), 'template');
-  const tMeta = ensureObj(template, 'metadata');
-  if (!('creationTimestamp' in tMeta)) tMeta.creationTimestamp = null;
+  const template = ensureObj(ensureObj(ensureObj(spec, 'jobTemplate'), 'spec'), 'template');
   defaultPodSpec(ensureObj(template, 'spec'));
 }
 

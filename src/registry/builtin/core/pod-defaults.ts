@@ -1,6 +1,6 @@
 // Pod spec defaulting (pkg/apis/core/v1/defaults.go: SetDefaults_PodSpec, _Pod, _Container, _Probe, _Volume
-// ...) for pods and every pod template, plus the fields Go always serializes (a template's
-// metadata.creationTimestamp: null, a container's resources: {}).
+// ...) for pods and every pod template. The fields Go always writes (a template's metadata.creationTimestamp:
+// null, a container's resources: {}) are the store's to fill (validation/go-zero-values.ts).
 
 import { ensureObj, isObj, objsAt, setDefault, setDefaultString, type Obj } from '../object.ts';
 
@@ -79,7 +79,6 @@ export function defaultContainer(container: Obj): void {
   }
   defaultEnv(container);
   // ResourceRequirements is a struct: Go always writes it.
-  setDefault(container, 'resources', {});
 }
 
 const VOLUME_SOURCES = [
@@ -151,9 +150,7 @@ export function defaultPod(pod: Obj): void {
   }
 }
 
-/** A PodTemplateSpec inside a workload: spec defaults and the always-written creationTimestamp: null. */
+/** A PodTemplateSpec inside a workload: its spec's defaults. */
 export function defaultPodTemplate(template: Obj): void {
-  const meta = ensureObj(template, 'metadata');
-  if (!('creationTimestamp' in meta)) meta.creationTimestamp = null;
   defaultPodSpec(ensureObj(template, 'spec'));
 }

@@ -34,7 +34,6 @@ test('defaults kubectl users see on a pod', () => {
         imagePullPolicy: 'Always',
         terminationMessagePath: '/dev/termination-log',
         terminationMessagePolicy: 'File',
-        resources: {},
       },
     ],
     dnsPolicy: 'ClusterFirst',
@@ -242,7 +241,7 @@ test('pods/ephemeralcontainers: only the ephemeral containers of the write are t
   assert.deepEqual(next.status, { phase: 'Running' });
   assert.deepEqual(next.metadata.labels, { app: 'web' });
   assert.deepEqual((next.spec as { ephemeralContainers: unknown }).ephemeralContainers, [
-    { name: 'dbg', image: 'busybox:1.36', stdin: true, imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {} },
+    { name: 'dbg', image: 'busybox:1.36', stdin: true, imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' },
   ]);
   assert.deepEqual(sub.validateUpdate?.(next, old, ctx), []);
 

@@ -53,7 +53,6 @@ export function replicationControllerFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
       defaults: defaultReplicationController,
-      initialStatus: () => ({ replicas: 0 }),
       validate: validateReplicationControllerSpec,
       validateUpdate: (obj) => validateReplicationControllerSpec(obj),
       // ValidateReplicationControllerStatus.

@@ -66,8 +66,6 @@ export function defaultService(svc: KubeObject): void {
   if (externallyAccessible(svc)) setDefaultString(spec, 'externalTrafficPolicy', 'Cluster');
   if (['NodePort', 'LoadBalancer', 'ClusterIP'].includes(str(spec.type))) setDefault(spec, 'internalTrafficPolicy', 'Cluster');
   if (spec.type === 'LoadBalancer') setDefault(spec, 'allocateLoadBalancerNodePorts', true);
-  // ServiceStatus.LoadBalancer is a struct: Go always writes it.
-  if (isObj(svc.status)) setDefault(svc.status, 'loadBalancer', {});
 }
 
 /** clusterIPs mirrors clusterIP (the strategy's normalizeClusterIPs). */
@@ -320,7 +318,6 @@ function clusterIPRangeErrors(svc: KubeObject): FieldError[] {
 export function serviceStrategy(rules: TypeRules): BuiltinStrategy {
   const strategy = buildStrategy(rules, {
     defaults: (obj) => defaultService(obj),
-    initialStatus: () => ({ loadBalancer: {} }),
     prepareForCreate(obj) {
       allocate(obj);
     },

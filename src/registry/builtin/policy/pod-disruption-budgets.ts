@@ -41,7 +41,6 @@ function validateStatus(obj: KubeObject): FieldError[] {
 
 export const podDisruptionBudgetFacts: FactsMaker = (rules) => ({
   strategy: buildStrategy(rules, {
-    initialStatus: () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
     validate: validatePodDisruptionBudgetSpec,
     validateStatusUpdate: validateStatus,
   }),
