@@ -14,7 +14,7 @@ const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 
-/** Fills what a value of one schema node leaves out, in place, and returns it. */
+/** Fills, in place, what a value of one schema node leaves out. */
 type Filler = (value: unknown) => void;
 
 function isStruct(n: SchemaNode): boolean {
