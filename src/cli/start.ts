@@ -819,7 +819,8 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       registry,
       simulatedContainers: {
         logs: (pod, container) => controlPlane.containers()?.script(pod, container).logs,
-        exec: (pod, container, command) => controlPlane.containers()?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 },
+        exec: (pod, container, command, stdin) => controlPlane.containers()?.exec(pod, container, command, stdin) ?? { stdout: '', stderr: '', exitCode: 0 },
+        answersFromStdin: (pod, container, command) => controlPlane.containers()?.answersFromStdin(pod, container, command) ?? false,
         portTarget: (pod, port) => controlPlane.containers()?.portTarget(pod, port),
       },
       featureGates: cfg.featureGates,

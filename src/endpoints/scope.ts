@@ -71,7 +71,10 @@ export interface EndpointDeps {
 /** What containers on simulated nodes print (`kubectl logs`) and what commands run in them answer (`kubectl exec`). */
 export interface SimulatedContainers {
   logs(pod: KubeObject, container: string): string | undefined;
-  exec(pod: KubeObject, container: string, command: readonly string[]): ExecReply;
+  /** What the command answers, given its stdin when answersFromStdin says it reads it. */
+  exec(pod: KubeObject, container: string, command: readonly string[], stdin?: Buffer): ExecReply;
+  /** Whether the command's answer is made of all of its stdin (`kubectl cp`'s tar extraction). */
+  answersFromStdin(pod: KubeObject, container: string, command: readonly string[]): boolean;
   /** Where a test serves the pod's port, on loopback (the containers test control's `ports`). */
   portTarget(pod: KubeObject, port: number): { host: string; port: number } | undefined;
 }

@@ -8,6 +8,7 @@
 import { parseDuration } from '../../testing/duration.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { createPodRuleSet, PodRuleError, type PodRuleSet, type PodTarget, type RuleView } from './pod-rules.ts';
+import { createContainerFiles, readsStdin, type FileReply } from './container-files.ts';
 
 /** What a command run in the container (`kubectl exec`) answers. */
 export interface ExecRule {
@@ -92,8 +93,14 @@ export interface LoopbackAddress {
 export interface ContainerRuns extends Omit<PodRuleSet<ContainerRunRule, ContainerScript>, 'matching'> {
   /** The container's script: the last matching rule's value for each field. */
   script(pod: KubeObject, container: string): ContainerScript;
-  /** What the command answers in the container: the last matching exec answer, else exit 0 and no output. */
-  exec(pod: KubeObject, container: string, command: readonly string[]): { stdout: string; stderr: string; exitCode: number };
+  /**
+   * What the command answers in the container: the last matching exec answer; else, for the file commands `kubectl
+   * cp` runs (`tar`, `test`, `cat`), what the container's files say (container-files.ts), given the command's
+   * stdin; else exit 0 and no output.
+   */
+  exec(pod: KubeObject, container: string, command: readonly string[], stdin?: Buffer): FileReply;
+  /** Whether the command's answer is made of all of its stdin (a tar extraction no exec answer scripts). */
+  answersFromStdin(pod: KubeObject, container: string, command: readonly string[]): boolean;
   /** Where the pod's port is served: by the first of its containers that maps it (they share the pod's network). */
   portTarget(pod: KubeObject, port: number): LoopbackAddress | undefined;
 }
@@ -164,14 +171,26 @@ function compile(rule: ContainerRunRule): ContainerScript {
   };
 }
 
+function scriptedAnswer(script: ContainerScript, command: readonly string[]): ExecRule | undefined {
+  return (script.exec ?? []).findLast((a) => (a.command ?? []).every((w, i) => command[i] === w));
+}
+
 /** What the command answers in a container of this script: the last exec answer matching it, else exit 0 and no output. */
 export function answerOf(script: ContainerScript, command: readonly string[]): { stdout: string; stderr: string; exitCode: number } {
-  const found = (script.exec ?? []).findLast((a) => (a.command ?? []).every((w, i) => command[i] === w));
+  const found = scriptedAnswer(script, command);
   return { stdout: found?.stdout ?? '', stderr: found?.stderr ?? '', exitCode: found?.exitCode ?? 0 };
+}
+
+/** The ID of the container's current run (its status's containerID while it runs). */
+function runIdOf(pod: KubeObject, container: string): string | undefined {
+  const statuses = [...((pod.status as { containerStatuses?: unknown[] } | undefined)?.containerStatuses ?? []), ...((pod.status as { ephemeralContainerStatuses?: unknown[] } | undefined)?.ephemeralContainerStatuses ?? [])];
+  const status = statuses.find((c) => (c as { name?: unknown }).name === container) as { containerID?: unknown; state?: { running?: unknown } } | undefined;
+  return status?.state?.running !== undefined && typeof status.containerID === 'string' ? status.containerID : undefined;
 }
 
 export function createContainerRuns(): ContainerRuns {
   const rules = createPodRuleSet<ContainerRunRule, ContainerScript>('containers', FIELDS, compile);
+  const files = createContainerFiles();
   const script = (pod: KubeObject, container: string): ContainerScript => {
     const out: { -readonly [K in keyof ContainerScript]: ContainerScript[K] } = {};
     for (const r of rules.matching(pod, container)) {
@@ -193,7 +212,12 @@ export function createContainerRuns(): ContainerRuns {
     list: () => rules.list(),
     onChange: (listener) => rules.onChange(listener),
     script,
-    exec: (pod, container, command) => answerOf(script(pod, container), command),
+    exec(pod, container, command, stdin) {
+      const s = script(pod, container);
+      const runId = scriptedAnswer(s, command) ? undefined : runIdOf(pod, container);
+      return (runId !== undefined ? files.run(runId, pod, container, command, stdin ?? Buffer.alloc(0)) : undefined) ?? answerOf(s, command);
+    },
+    answersFromStdin: (pod, container, command) => readsStdin(command) && !scriptedAnswer(script(pod, container), command) && runIdOf(pod, container) !== undefined,
     portTarget(pod, port) {
       const containers = ((pod.spec as { containers?: { name?: unknown }[] } | undefined)?.containers ?? []).map((c) => String(c.name ?? ''));
       return containers.map((c) => script(pod, c).ports?.get(port)).find((t) => t !== undefined);

@@ -346,6 +346,13 @@ async function simulatedStream(scope: Scope, pod: KubeObject): Promise<void> {
   const simulated = scope.deps.simulatedContainers;
   if (scope.subresource === 'exec') {
     const command = q.getAll('command');
+    if (simulated?.answersFromStdin(pod, container, command)) {
+      const fromStdin = (stdin: Buffer) => {
+        const reply = simulated.exec(pod, container, command, stdin);
+        return { output: reply, status: execStatus(command, reply.exitCode) };
+      };
+      return serve(scope.r.req, socket, streams, { stdout: '', stderr: '' }, execStatus(command, 0), undefined, fromStdin);
+    }
     const reply = simulated?.exec(pod, container, command) ?? { stdout: '', stderr: '', exitCode: 0 };
     return serve(scope.r.req, socket, streams, reply, execStatus(command, reply.exitCode));
   }

@@ -6,7 +6,8 @@
 // stderr (2), its Status on the error channel (3) (Success, or NonZeroExitCode with the code as the ExitCode cause,
 // which kubectl turns into "command terminated with exit code N" and its own exit code), and a close frame. No
 // process runs: what the command prints and exits with is what the containers test control scripts (exit 0 and no
-// output otherwise); what the client sends (stdin, terminal sizes) is read and dropped. The same sessions are served
+// output otherwise), or, for the file commands `kubectl cp` runs, what the container's files say, a tar extraction
+// answering once it has read all of its stdin; other stdin and terminal sizes are read and dropped. The same sessions are served
 // over SPDY (remotecommand v4, v3 and v2), as the kubelet serves client-go's SPDY executor through the apiserver.
 
 import type { Duplex } from 'node:stream';
@@ -38,7 +39,7 @@ const MAX_STDIN_FRAME_BYTES = 1024 * 1024;
 
 /** What a command run in a simulated container answers. */
 export interface ExecReply {
-  readonly stdout: string;
+  readonly stdout: string | Uint8Array;
   readonly stderr: string;
   readonly exitCode: number;
 }
@@ -89,9 +90,12 @@ const channelMessage = (channel: number, data: string | Uint8Array): Buffer => {
  * the end of its input, or on ^D in a terminal); v4 has no way to close stdin, so there it ends at once. With a tty
  * there is no separate stderr: what the command writes there goes to the terminal (stdout).
  */
-export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string, until?: Promise<void>): Promise<void> {
+export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string, until?: Promise<void>, fromStdin?: StdinCommand): Promise<void> {
   const protocol = acceptWebSocket(req, socket, EXEC_SUBPROTOCOLS);
   if (protocol === false) return Promise.resolve();
+  // v4 cannot tell the end of stdin: such a command gets none.
+  if (fromStdin && !(streams.stdin && protocol === EXEC_SUBPROTOCOLS[0])) ({ output, status } = fromStdin(Buffer.alloc(0)));
+  const stdinCommand = fromStdin && streams.stdin && protocol === EXEC_SUBPROTOCOLS[0] ? fromStdin : undefined;
   return new Promise<void>((resolve) => {
     let done = false;
     let ended = false;
@@ -108,10 +112,17 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
     // The command's end: its status, the close frame, then the end of what this side sends (clients that poll the
     // socket, as the Python client does, see the end even when TLS has already decrypted every frame). Reading goes
     // on until the client closes its side, so that what it still sends meets no reset that could cost it output.
+    const stdin: Buffer[] = [];
+    let stdinBytes = 0;
     const end = () => {
       if (ended || done) return;
       if (!started) return void (endOnStart = true);
       ended = true;
+      if (stdinCommand) {
+        const answer = stdinCommand(Buffer.concat(stdin));
+        status = answer.status;
+        writeOutput(route(streams, answer.output));
+      }
       socket.write(channelMessage(ERROR, status));
       socket.end(NORMAL_CLOSE_FRAME);
       const giveUp = setTimeout(finish, CLIENT_CLOSE_WAIT_MS);
@@ -123,6 +134,16 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
     // v5's close signal: channel 255 naming the stream the client closed (0: stdin).
     const onMessage = (m: Buffer) => {
       if (m.length === 2 && m[0] === CLOSE_SIGNAL && m[1] === STDIN) end();
+      else if (stdinCommand && m.length > 1 && m[0] === STDIN) {
+        stdinBytes += m.length - 1;
+        if (stdinBytes > MAX_STDIN_BYTES) return finish();
+        stdin.push(m.subarray(1));
+      }
+    };
+    // stderr first: what a command warns of comes before its output ends (tar's, before the archive it writes).
+    const writeOutput = (routed: ReturnType<typeof route>) => {
+      if (routed.stderr) for (const piece of pieces(routed.stderr)) socket.write(channelMessage(STDERR, piece));
+      if (routed.stdout) for (const piece of pieces(routed.stdout)) socket.write(channelMessage(STDOUT, piece));
     };
     readClientFrames(socket, finish, readsStdin ? onMessage : undefined, MAX_STDIN_FRAME_BYTES);
     socket.on('end', finish);
@@ -133,8 +154,7 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
       started = true;
       if (done) return;
       socket.write(channelMessage(streams.stdout ? STDOUT : routed.stderr !== undefined ? STDERR : ERROR, ''));
-      if (routed.stdout) socket.write(channelMessage(STDOUT, routed.stdout));
-      if (routed.stderr) socket.write(channelMessage(STDERR, routed.stderr));
+      if (!stdinCommand) writeOutput(routed);
       if (endOnStart) end();
     }, COMMAND_START_MS);
     if (until) void until.then(end);
@@ -146,12 +166,27 @@ export function serveExec(req: HttpRequest, socket: Duplex, streams: ExecStreams
  * Where the output goes: with a tty there is no separate stderr (the terminal gets both); a stream the client did
  * not ask for gets nothing (undefined: no such stream).
  */
-function route(streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>): { stdout?: string; stderr?: string } {
+function route(streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>): { stdout?: string | Uint8Array; stderr?: string | Uint8Array } {
+  const both = typeof output.stdout === 'string' && typeof output.stderr === 'string' ? output.stdout + output.stderr : Buffer.concat([Buffer.from(output.stdout), Buffer.from(output.stderr)]);
   return {
-    stdout: streams.stdout ? (streams.tty ? output.stdout + output.stderr : output.stdout) : undefined,
+    stdout: streams.stdout ? (streams.tty ? both : output.stdout) : undefined,
     stderr: streams.stderr && !streams.tty ? output.stderr : undefined,
   };
 }
+
+/** Output in the pieces a process's writes would come in (the kubelet copies them on in 32 KiB buffers). */
+function pieces(data: string | Uint8Array): Array<string | Uint8Array> {
+  if (typeof data === 'string' || data.length <= OUTPUT_PIECE_BYTES) return [data];
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < data.length; at += OUTPUT_PIECE_BYTES) out.push(data.subarray(at, at + OUTPUT_PIECE_BYTES));
+  return out;
+}
+const OUTPUT_PIECE_BYTES = 32 * 1024;
+
+/** A command whose answer is made of all of its stdin (a tar extraction): what it prints and its Status. */
+export type StdinCommand = (stdin: Buffer) => { output: Pick<ExecReply, 'stdout' | 'stderr'>; status: string };
+/** What a command's stdin may hold; past it the session ends (its answer is made of all of it, kept in memory). */
+const MAX_STDIN_BYTES = 256 * 1024 * 1024;
 
 /** The remotecommand versions served over SPDY: v4 reports the end as a JSON Status, v3 and v2 as its message. */
 export const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io'];
@@ -165,9 +200,11 @@ const STREAM_CREATION_TIMEOUT_MS = 30_000;
  * reads stdin; when `until` resolves for an attach), the status on the error stream, a FIN on each stream and a
  * GOAWAY. Resolves once the connection is over.
  */
-export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string, until?: Promise<void>): Promise<void> {
+export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: ExecStreams, output: Pick<ExecReply, 'stdout' | 'stderr'>, status: string, until?: Promise<void>, fromStdin?: StdinCommand): Promise<void> {
   const protocol = acceptSpdy(req, socket, SPDY_EXEC_PROTOCOLS);
   if (protocol === false) return Promise.resolve();
+  if (fromStdin && !streams.stdin) ({ output, status } = fromStdin(Buffer.alloc(0)));
+  const stdinCommand = streams.stdin ? fromStdin : undefined;
   const expected = ['error', ...(streams.stdin ? ['stdin'] : []), ...(streams.stdout ? ['stdout'] : []), ...(streams.stderr && !streams.tty ? ['stderr'] : []), ...(streams.tty && protocol !== 'v2.channel.k8s.io' ? ['resize'] : [])];
   return new Promise<void>((resolve) => {
     const opened = new Map<string, SpdyStream>();
@@ -188,9 +225,20 @@ export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: Exe
         resolve();
       },
     );
+    const received: Buffer[] = [];
+    let receivedBytes = 0;
+    const writeOutput = (routed: ReturnType<typeof route>) => {
+      if (routed.stderr) for (const piece of pieces(routed.stderr)) opened.get('stderr')!.write(piece);
+      if (routed.stdout) for (const piece of pieces(routed.stdout)) opened.get('stdout')!.write(piece);
+    };
     const end = () => {
       if (ended) return;
       ended = true;
+      if (stdinCommand) {
+        const answer = stdinCommand(Buffer.concat(received));
+        status = answer.status;
+        writeOutput(route(streams, answer.output));
+      }
       const error = opened.get('error')!;
       const message = protocol === SPDY_EXEC_PROTOCOLS[0] ? status : statusMessage(status);
       if (message !== '') error.write(message);
@@ -202,12 +250,18 @@ export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: Exe
     const start = () => {
       started = true;
       clearTimeout(giveUp);
-      const routed = route(streams, output);
-      if (routed.stdout) opened.get('stdout')!.write(routed.stdout);
-      if (routed.stderr) opened.get('stderr')!.write(routed.stderr);
+      if (!stdinCommand) writeOutput(route(streams, output));
       const stdin = opened.get('stdin');
-      // stdin is read to its end (and dropped), as a command reading it would; its FIN ends the command.
+      // stdin is read to its end (kept for a command whose answer is made of it, dropped otherwise), as a command
+      // reading it would; its FIN ends the command.
       if (stdin) stdin.onEnd = end;
+      if (stdin && stdinCommand) {
+        stdin.onData = (data) => {
+          receivedBytes += data.length;
+          if (receivedBytes > MAX_STDIN_BYTES) return void socket.destroy();
+          received.push(data);
+        };
+      }
       if (until) void until.then(end);
       else if (!stdin) end();
     };
