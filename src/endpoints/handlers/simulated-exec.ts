@@ -185,8 +185,11 @@ const OUTPUT_PIECE_BYTES = 32 * 1024;
 
 /** A command whose answer is made of all of its stdin (a tar extraction): what it prints and its Status. */
 export type StdinCommand = (stdin: Buffer) => { output: Pick<ExecReply, 'stdout' | 'stderr'>; status: string };
-/** What a command's stdin may hold; past it the session ends (its answer is made of all of it, kept in memory). */
-const MAX_STDIN_BYTES = 256 * 1024 * 1024;
+/**
+ * What a command's stdin may hold; past it the session ends (its answer is made of all of it, kept in memory: the
+ * most the simulated containers' files hold together).
+ */
+const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** The remotecommand versions served over SPDY: v4 reports the end as a JSON Status, v3 and v2 as its message. */
 export const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io'];
@@ -208,6 +211,9 @@ export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: Exe
   const expected = ['error', ...(streams.stdin ? ['stdin'] : []), ...(streams.stdout ? ['stdout'] : []), ...(streams.stderr && !streams.tty ? ['stderr'] : []), ...(streams.tty && protocol !== 'v2.channel.k8s.io' ? ['resize'] : [])];
   return new Promise<void>((resolve) => {
     const opened = new Map<string, SpdyStream>();
+    // What a command whose answer is made of its stdin has read of it.
+    const received: Buffer[] = [];
+    let receivedBytes = 0;
     let started = false;
     let ended = false;
     const giveUp = setTimeout(() => socket.destroy(), STREAM_CREATION_TIMEOUT_MS);
@@ -217,6 +223,13 @@ export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: Exe
       (stream) => {
         const type = stream.headers.get('streamtype') ?? '';
         opened.set(type, stream);
+        if (type === 'stdin' && stdinCommand) {
+          stream.onData = (data) => {
+            receivedBytes += data.length;
+            if (receivedBytes > MAX_STDIN_BYTES) return void socket.destroy();
+            received.push(data);
+          };
+        }
         if (!started && expected.every((t) => opened.has(t))) start();
       },
       () => {
@@ -225,8 +238,6 @@ export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: Exe
         resolve();
       },
     );
-    const received: Buffer[] = [];
-    let receivedBytes = 0;
     const writeOutput = (routed: ReturnType<typeof route>) => {
       if (routed.stderr) for (const piece of pieces(routed.stderr)) opened.get('stderr')!.write(piece);
       if (routed.stdout) for (const piece of pieces(routed.stdout)) opened.get('stdout')!.write(piece);
@@ -255,13 +266,6 @@ export function serveExecOverSpdy(req: HttpRequest, socket: Duplex, streams: Exe
       // stdin is read to its end (kept for a command whose answer is made of it, dropped otherwise), as a command
       // reading it would; its FIN ends the command.
       if (stdin) stdin.onEnd = end;
-      if (stdin && stdinCommand) {
-        stdin.onData = (data) => {
-          receivedBytes += data.length;
-          if (receivedBytes > MAX_STDIN_BYTES) return void socket.destroy();
-          received.push(data);
-        };
-      }
       if (until) void until.then(end);
       else if (!stdin) end();
     };
