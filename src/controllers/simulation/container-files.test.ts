@@ -10,6 +10,7 @@ const none = Buffer.alloc(0);
 test('the tar forms kubectl cp runs are recognized; a tar extraction from stdin is the one that reads it', () => {
   assert.equal(readsStdin(['tar', '-xmf', '-', '-C', '/tmp']), true);
   assert.equal(readsStdin(['tar', 'xf', '-']), true);
+  assert.equal(readsStdin(['tar', '--no-same-permissions', '--no-same-owner', '-xmf', '-', '-C', '/tmp']), true);
   assert.equal(readsStdin(['tar', 'cf', '-', '/tmp/x']), false);
   assert.equal(readsStdin(['tar', 'xf', '/archive.tar']), false);
   assert.equal(readsStdin(['sh', '-c', 'tar xf -']), false);

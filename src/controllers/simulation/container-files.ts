@@ -49,14 +49,23 @@ function parseTar(command: readonly string[]): TarCommand | undefined {
   let dir = '/';
   const paths: string[] = [];
   const args = command.slice(1);
+  let bundled = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '-C' || a === '--directory') {
       dir = args[++i] ?? '';
       continue;
     }
-    // The first word is a bundle of letters, with or without its dash; so is any later word with one.
-    if (i === 0 || /^-[a-zA-Z]+$/.test(a)) {
+    if (a.startsWith('--directory=')) {
+      dir = a.slice('--directory='.length);
+      continue;
+    }
+    // What `kubectl cp --no-preserve` adds; ownership and permissions are not kept here anyway.
+    if (a === '--no-same-permissions' || a === '--no-same-owner') continue;
+    if (a.startsWith('--')) return undefined;
+    // The first other word is a bundle of letters, with or without its dash; so is any later word with one.
+    if (!bundled || /^-[a-zA-Z]+$/.test(a)) {
+      bundled = true;
       const letters = a.replace(/^-/, '');
       if (!/^[a-zA-Z]+$/.test(letters)) return undefined;
       for (const c of letters) {
