@@ -950,12 +950,62 @@ describe('simulated workloads', () => {
       // The name carries the scheduled minute (10:05 UTC) as minutes since the epoch.
       assert.equal(name, `tick-${Date.parse('2026-03-01T10:05:00Z') / 60_000}`);
       await s.kubectlOk(['wait', '--for=condition=complete', `job/${name}`, '--timeout=30s']);
-      const cj = JSON.parse(await s.kubectlOk(['get', 'cronjob', 'tick', '-o', 'json']));
-      assert.equal(cj.status.lastScheduleTime, '2026-03-01T10:05:00Z');
+      const completionTime = JSON.parse(await s.kubectlOk(['get', 'job', name, '-o', 'json'])).status.completionTime;
+      // Seen finished: out of the active list, its completion time the last successful one.
+      const cj = await until('the finished run in the status', async () => {
+        const o = JSON.parse(await s.kubectlOk(['get', 'cronjob', 'tick', '-o', 'json']));
+        return o.status.lastSuccessfulTime ? o : undefined;
+      });
+      assert.deepEqual([cj.status.lastScheduleTime, cj.status.lastSuccessfulTime, cj.status.active], ['2026-03-01T10:05:00Z', completionTime, undefined]);
+      const seen = JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=tick,reason=SawCompletedJob', '-o', 'json'])).items;
+      assert.deepEqual(seen.map((e: { message: string }) => e.message), [`Saw completed job: ${name}, status: Complete`]);
     } finally {
       s.clock!.reset();
     }
   });
+  test("a CronJob's active list holds only the Jobs it started, with kube's events", async () => {
+    s.clock!.freeze('2026-03-02T10:03:30Z');
+    try {
+      type Ev = { type: string; reason: string; message: string };
+      const events = async (): Promise<string[]> =>
+        (JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.kind=CronJob,involvedObject.name=held', '-o', 'json'])).items as Ev[]).map((e) => `${e.type} ${e.reason} ${e.message}`).sort();
+      const eventually = (what: string, line: string) => until(what, async () => ((await events()).includes(line) ? true : undefined));
+      const status = async () => JSON.parse(await s.kubectlOk(['get', 'cronjob', 'held', '-o', 'json'])).status;
+      // The CronJob's Jobs stay suspended, so they never finish.
+      const cronJob = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'held' }, spec: { schedule: '*/5 * * * *', concurrencyPolicy: 'Forbid', jobTemplate: { spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } };
+      await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(cronJob) });
+      const uid = JSON.parse(await s.kubectlOk(['get', 'cronjob', 'held', '-o', 'json'])).metadata.uid;
+      // A Job made by hand under it is reported and left out of status.active.
+      const manual = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'by-hand', ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'held', uid, controller: true }] }, spec: cronJob.spec.jobTemplate.spec };
+      await s.kubectlOk(['apply', '-f', '-'], { input: JSON.stringify(manual) });
+      await eventually('UnexpectedJob', 'Warning UnexpectedJob Saw a job that the controller did not create or forgot: by-hand');
+      assert.equal((await status()).active, undefined);
+      // Forbid does not count it: the 10:05 run starts and is the one active Job.
+      const first = `held-${Date.parse('2026-03-02T10:05:00Z') / 60_000}`;
+      s.clock!.advance('2m');
+      await eventually('SuccessfulCreate', `Normal SuccessfulCreate Created job ${first}`);
+      assert.deepEqual((await until('the active list', async () => ((await status()).active?.length ? status() : undefined))).active.map((r: { name: string }) => r.name), [first]);
+      // At 10:10 the first run is still active: Forbid skips the run.
+      s.clock!.advance('5m');
+      await eventually('JobAlreadyActive', 'Normal JobAlreadyActive Not starting job because prior execution is running and concurrency policy is Forbid');
+      assert.equal((await s.kubectl(['get', 'job', `held-${Date.parse('2026-03-02T10:10:00Z') / 60_000}`])).code, 1);
+      // Deleted behind the controller's back, the active Job goes missing; with nothing active the skipped 10:10 run
+      // starts (lastScheduleTime still says 10:05).
+      await s.kubectlOk(['delete', 'job', first]);
+      await eventually('MissingJob', `Normal MissingJob Active job went missing: ${first}`);
+      const second = `held-${Date.parse('2026-03-02T10:10:00Z') / 60_000}`;
+      await eventually('the skipped run', `Normal SuccessfulCreate Created job ${second}`);
+      assert.deepEqual((await until('the active list', async () => ((await status()).active?.[0]?.name === second ? status() : undefined))).active.map((r: { name: string }) => r.name), [second]);
+      // Past its deadline, a run is missed.
+      await s.kubectlOk(['patch', 'cronjob', 'held', '--type=merge', '-p', '{"spec":{"startingDeadlineSeconds":10}}']);
+      s.clock!.advance('5m');
+      await eventually('MissSchedule', 'Warning MissSchedule Missed scheduled time to start a job: Mon, 02 Mar 2026 10:15:00 +0000');
+      await s.kubectlOk(['delete', 'cronjob', 'held']);
+    } finally {
+      s.clock!.reset();
+    }
+  });
+
   test('kubectl drain evicts a node’s pods, which stop at once and come back on the other node; a cordoned node takes no pods', async () => {
     await s.kubectlOk(['create', 'deployment', 'mover', '--image=nginx', '--replicas=2']);
     assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/mover', '--timeout=30s']), /successfully rolled out/);

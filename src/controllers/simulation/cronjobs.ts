@@ -1,7 +1,9 @@
 // The CronJob controller on the server's clock (src/apis/clock.ts, so a test can advance it): at each scheduled
 // time a Job <cronjob>-<minutes since the epoch> from the jobTemplate, with the scheduled-timestamp annotation;
 // spec.timeZone, concurrencyPolicy Allow, Forbid and Replace, suspend, startingDeadlineSeconds, the history limits, and status
-// (active, lastScheduleTime, lastSuccessfulTime).
+// (active, lastScheduleTime, lastSuccessfulTime), with kube's events (SuccessfulCreate, SawCompletedJob, UnexpectedJob,
+// MissingJob, JobAlreadyActive, MissSchedule, SuccessfulDelete). As kube's, it keeps in status.active only the Jobs
+// it started: a Job made by hand under the CronJob is reported, never adopted, and Forbid and Replace ignore it.
 
 import { clockNow, onClockChange } from '../../apis/clock.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
@@ -14,6 +16,16 @@ import { asObj, controlled, controllerEvents, controllerRef, CRONJOBS, ignoreCon
 const finished = (job: KubeObject): string | undefined =>
   ((asObj(job.status).conditions as Obj[] | undefined) ?? []).find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type as string | undefined;
 
+/** kube's byJobStartTime: by status.startTime, Jobs without one last, ties by name. */
+function byStartTime(a: KubeObject, b: KubeObject): number {
+  const at = asObj(a.status).startTime, bt = asObj(b.status).startTime;
+  if (at === undefined || bt === undefined) {
+    if (at !== bt) return at === undefined ? 1 : -1;
+  } else if (at !== bt) return Date.parse(String(at)) - Date.parse(String(bt));
+  const an = String(a.metadata.name), bn = String(b.metadata.name);
+  return an < bn ? -1 : an > bn ? 1 : 0;
+}
+
 export function startCronJobController(informers: Informers, eventSink: EventSink): Loop & { tick(): void } {
   const cronJobs = informers.of(CRONJOBS).as(WRITERS.cronjob);
   const jobCache = informers.of(JOBS).as(WRITERS.cronjob);
@@ -23,70 +35,103 @@ export function startCronJobController(informers: Informers, eventSink: EventSin
     CRONJOBS,
     async (namespace, name) => {
       const cj = cronJobs.get(namespace, name);
-      if (!cj || cj.metadata.deletionTimestamp) return;
+      if (!cj) return;
       const spec = asObj(cj.spec);
       const status: Obj = { ...asObj(cj.status) };
+      // status.active lists the Jobs this controller started and has not yet seen finish (kube's active list):
+      // a Job someone else made under the CronJob (`kubectl create job --from=cronjob/...`) is not in it.
+      let active = ((status.active as Obj[] | undefined) ?? []).slice();
+      const inActive = (uid: unknown) => active.some((r) => r.uid === uid);
+      const dropActive = (uid: unknown) => (active = active.filter((r) => r.uid !== uid));
       const jobs = controlled(jobCache, cj);
-      const active = jobs.filter((j) => !finished(j));
       const remove = async (job: KubeObject) => {
         await jobCache.delete(namespace, job.metadata.name ?? '', { propagationPolicy: 'Background' });
+        dropActive(job.metadata.uid);
         events.event(cj, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name}`);
       };
-      // A Job of the active list that has finished leaves it (SawCompletedJob).
-      const listed = new Set(((asObj(cj.status).active as Obj[] | undefined) ?? []).map((r) => r.uid));
-      for (const job of jobs) {
-        const condition = finished(job);
-        if (condition && listed.has(job.metadata.uid)) events.event(cj, 'Normal', 'SawCompletedJob', `Saw completed job: ${job.metadata.name}, status: ${condition}`);
-      }
+      // The history limits first, oldest start first (kube's byJobStartTime: Jobs not yet started last, then by name).
       for (const kind of ['Complete', 'Failed'] as const) {
         const limit = Number(spec[kind === 'Complete' ? 'successfulJobsHistoryLimit' : 'failedJobsHistoryLimit'] ?? (kind === 'Complete' ? 3 : 1));
-        const done = jobs.filter((j) => finished(j) === kind).sort((a, b) => String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
+        const done = jobs.filter((j) => finished(j) === kind).sort(byStartTime);
         for (const job of done.slice(0, Math.max(0, done.length - limit))) await remove(job).catch(ignoreConflictOrGone);
-        if (kind === 'Complete' && done.length) status.lastSuccessfulTime = asObj(done[done.length - 1].status).completionTime ?? status.lastSuccessfulTime;
       }
-      const now = clockNow();
+      for (const job of jobs) {
+        const condition = finished(job);
+        const listed = inActive(job.metadata.uid);
+        if (!listed && !condition) events.event(cj, 'Warning', 'UnexpectedJob', `Saw a job that the controller did not create or forgot: ${job.metadata.name}`);
+        else if (listed && condition) {
+          dropActive(job.metadata.uid);
+          events.event(cj, 'Normal', 'SawCompletedJob', `Saw completed job: ${job.metadata.name}, status: ${condition}`);
+        }
+        // kube takes a finished Job out of the list in one pass and its completion time in the next, which its own
+        // status write starts: both in one pass here.
+        if (condition === 'Complete') {
+          const completed = asObj(job.status).completionTime;
+          if (typeof completed === 'string' && (status.lastSuccessfulTime === undefined || Date.parse(completed) > Date.parse(String(status.lastSuccessfulTime)))) status.lastSuccessfulTime = completed;
+        }
+      }
+      for (const ref of active) {
+        if (jobs.some((j) => j.metadata.uid === ref.uid) || jobCache.get(namespace, String(ref.name))) continue;
+        events.event(cj, 'Normal', 'MissingJob', `Active job went missing: ${ref.name}`);
+        dropActive(ref.uid);
+      }
+      const done = async () => {
+        if (active.length) status.active = active;
+        else delete status.active;
+        await writeStatus(cronJobs, cj, status);
+      };
+      if (cj.metadata.deletionTimestamp || spec.suspend === true) return done();
       let schedule;
       try {
         schedule = parseCronSchedule(String(spec.schedule ?? ''), typeof spec.timeZone === 'string' ? spec.timeZone : undefined);
       } catch (e) {
         if (e instanceof RangeError) events.event(cj, 'Warning', 'UnknownTimeZone', `invalid timeZone: "${String(spec.timeZone)}": unknown time zone ${String(spec.timeZone)}`);
-        return;
+        return done();
       }
+      const now = clockNow();
       const since = Date.parse(String(status.lastScheduleTime ?? cj.metadata.creationTimestamp ?? new Date(now).toISOString()));
-      const due = spec.suspend === true ? undefined : lastScheduleBetween(schedule, since, now);
-      const deadline = typeof spec.startingDeadlineSeconds === 'number' ? spec.startingDeadlineSeconds * 1000 : undefined;
-      let current = active;
-      if (due !== undefined && (deadline === undefined || now - due <= deadline)) {
-        const policy = spec.concurrencyPolicy ?? 'Allow';
-        if (!(policy === 'Forbid' && active.length > 0)) {
-          if (policy === 'Replace') {
-            for (const job of active) await remove(job).catch(ignoreConflictOrGone);
-            current = [];
-          }
-          const template = asObj(spec.jobTemplate);
-          const job: KubeObject = {
-            apiVersion: 'batch/v1',
-            kind: 'Job',
-            metadata: {
-              name: `${name}-${Math.floor(due / 60_000)}`,
-              namespace,
-              labels: { ...(asObj(asObj(template.metadata).labels) as Record<string, string>) },
-              annotations: { ...(asObj(asObj(template.metadata).annotations) as Record<string, string>), 'batch.kubernetes.io/cronjob-scheduled-timestamp': rfc3339(new Date(due)) },
-              ownerReferences: [controllerRef(cj, 'batch/v1', 'CronJob')],
-            },
-            spec: asObj(template.spec),
-          };
-          const created = await jobCache.create(namespace, job).catch(ignoreConflictOrGone);
-          if (created) {
-            current = [...current, created];
-            events.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata.name}`);
-          }
-          status.lastScheduleTime = rfc3339(new Date(due));
+      const due = lastScheduleBetween(schedule, since, now);
+      if (due === undefined) return done();
+      if (typeof spec.startingDeadlineSeconds === 'number' && due + spec.startingDeadlineSeconds * 1000 < now) {
+        events.event(cj, 'Warning', 'MissSchedule', `Missed scheduled time to start a job: ${new Date(due).toUTCString().replace('GMT', '+0000')}`);
+        return done();
+      }
+      const jobName = `${name}-${Math.floor(due / 60_000)}`;
+      if (active.some((r) => r.name === jobName)) return done();
+      const policy = spec.concurrencyPolicy ?? 'Allow';
+      if (policy === 'Forbid' && active.length > 0) {
+        events.event(cj, 'Normal', 'JobAlreadyActive', 'Not starting job because prior execution is running and concurrency policy is Forbid');
+        return done();
+      }
+      if (policy === 'Replace') {
+        for (const ref of active) {
+          const job = jobCache.get(namespace, String(ref.name));
+          if (job) await remove(job).catch(ignoreConflictOrGone);
         }
       }
-      if (current.length) status.active = current.map((j) => ({ kind: 'Job', namespace, name: j.metadata.name, uid: j.metadata.uid, apiVersion: 'batch/v1', resourceVersion: j.metadata.resourceVersion }));
-      else delete status.active;
-      await writeStatus(cronJobs, cj, status);
+      const template = asObj(spec.jobTemplate);
+      const job: KubeObject = {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: {
+          name: jobName,
+          namespace,
+          labels: { ...(asObj(asObj(template.metadata).labels) as Record<string, string>) },
+          annotations: { ...(asObj(asObj(template.metadata).annotations) as Record<string, string>), 'batch.kubernetes.io/cronjob-scheduled-timestamp': rfc3339(new Date(due)) },
+          ownerReferences: [controllerRef(cj, 'batch/v1', 'CronJob')],
+        },
+        spec: asObj(template.spec),
+      };
+      let started = await jobCache.create(namespace, job).catch(ignoreConflictOrGone);
+      if (started) events.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${started.metadata.name}`);
+      else {
+        // Already there: taken into the active list only if this CronJob controls it and the list lacks it.
+        started = jobCache.get(namespace, jobName);
+        if (!started || started.metadata.ownerReferences?.find((o) => o.controller)?.uid !== cj.metadata.uid || inActive(started.metadata.uid)) return done();
+      }
+      active.push({ kind: 'Job', namespace, name: started.metadata.name, uid: started.metadata.uid, apiVersion: 'batch/v1', resourceVersion: started.metadata.resourceVersion });
+      status.lastScheduleTime = rfc3339(new Date(due));
+      return done();
     },
     { owned: [JOBS] },
   );
