@@ -41,6 +41,19 @@ describe('simulated workloads', () => {
     assert.equal(await s.kubectlOk(['get', 'node', 'capstan-node-1', '-o', 'jsonpath={.status.runtimeHandlers}']), '[{"features":{"recursiveReadOnlyMounts":true,"userNamespaces":false},"name":""},{"features":{"recursiveReadOnlyMounts":true,"userNamespaces":false},"name":"runc"}]');
   });
 
+  test("kubectl debug node/... runs a pod in the node's network: its addresses are the node's", async () => {
+    const out = await s.kubectlOk(['debug', 'node/capstan-node-2', '--image=busybox', '--', 'true']);
+    const name = /^Creating debugging pod (node-debugger-capstan-node-2-\w+) with container debugger on node capstan-node-2\.$/m.exec(out)?.[1];
+    assert.ok(name, out);
+    const pod = await until('the debugging pod running', async () => {
+      const p = JSON.parse(await s.kubectlOk(['get', 'pod', name, '-o', 'json']));
+      return p.status.podIP ? p : undefined;
+    });
+    const internal = JSON.parse(await s.kubectlOk(['get', 'node', 'capstan-node-2', '-o', 'json'])).status.addresses.find((a: { type: string }) => a.type === 'InternalIP').address;
+    assert.deepEqual([pod.spec.hostNetwork, pod.status.hostIP, pod.status.podIP, pod.status.podIPs], [true, internal, internal, [{ ip: internal }]]);
+    await s.kubectlOk(['delete', 'pod', name, '--wait=false']);
+  });
+
   test('a Deployment rolls out, updates and is undone', async () => {
     await s.kubectlOk(['create', 'deployment', 'web', '--image=nginx:1.25', '--replicas=3']);
     assert.match(await s.kubectlOk(['rollout', 'status', 'deployment/web', '--timeout=30s']), /deployment "web" successfully rolled out/);

@@ -341,8 +341,9 @@ export function startKubelets(informers: Informers, eventSink: EventSink, option
 
   /** The pod's addresses and start, once its sandbox runs (the start kept from the first time). */
   function sandbox(pod: KubeObject, node: string, at: string): Obj {
-    const ip = podIP(pod, node);
     const hostIP = `10.0.0.${nodes.get(node)!.index + 10}`;
+    // A pod in the host's network namespace has the node's addresses (kubelet's podIPs for hostNetwork pods).
+    const ip = asObj(pod.spec).hostNetwork === true ? hostIP : podIP(pod, node);
     return { hostIP, hostIPs: [{ ip: hostIP }], podIP: ip, podIPs: [{ ip }], startTime: asObj(pod.status).startTime ?? at };
   }
 
