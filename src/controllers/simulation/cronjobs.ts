@@ -135,9 +135,22 @@ export function startCronJobController(informers: Informers, eventSink: EventSin
     },
     { owned: [JOBS] },
   );
-  // Every CronJob is looked at again each minute of the clock, and at once when the clock is moved.
+  // Each 10 s, and at once when the clock is moved, a CronJob is looked at if a run of its schedule has come due (kube
+  // requeues it for its next scheduled time); changes to it and to its Jobs enqueue it through the informers.
+  const due = (cj: KubeObject): boolean => {
+    const spec = asObj(cj.spec);
+    if (spec.suspend === true) return false;
+    try {
+      const schedule = parseCronSchedule(String(spec.schedule ?? ''), typeof spec.timeZone === 'string' ? spec.timeZone : undefined);
+      const since = Date.parse(String(asObj(cj.status).lastScheduleTime ?? cj.metadata.creationTimestamp ?? ''));
+      const now = clockNow();
+      return lastScheduleBetween(schedule, Number.isNaN(since) ? now : since, now) !== undefined;
+    } catch {
+      return false;
+    }
+  };
   const tick = () => {
-    for (const cj of cronJobs.list()) loop.enqueue(`${cj.metadata.namespace}/${cj.metadata.name}`);
+    for (const cj of cronJobs.list()) if (due(cj)) loop.enqueue(`${cj.metadata.namespace}/${cj.metadata.name}`);
   };
   const timer = setInterval(tick, 10_000);
   timer.unref();
