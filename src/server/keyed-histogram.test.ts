@@ -16,3 +16,21 @@ test('the exposition is the one prom-client\'s own Histogram gives for the same 
   }
   assert.equal(await ours.metrics(), await theirs.metrics());
 });
+
+test('a kept series records into the same series as observe, and stays valid across a reset', async () => {
+  const buckets = [1, 10];
+  const ours = new Registry();
+  const theirs = new Registry();
+  const k = createKeyedHistogram('size_bytes', 'Size.', buckets);
+  k.register(ours);
+  const h = new Histogram({ name: 'size_bytes', help: 'Size.', labelNames: ['verb'], buckets, registers: [theirs] });
+  const get = k.series('GET', () => ({ verb: 'GET' }));
+  get(5);
+  k.observe('GET', () => ({ verb: 'GET' }), 20);
+  ours.resetMetrics();
+  get(0.5);
+  k.observe('GET', () => ({ verb: 'GET' }), 7);
+  h.observe({ verb: 'GET' }, 0.5);
+  h.observe({ verb: 'GET' }, 7);
+  assert.equal(await ours.metrics(), await theirs.metrics());
+});

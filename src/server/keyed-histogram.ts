@@ -13,6 +13,8 @@ interface Series {
 export interface KeyedHistogram {
   /** Records a value; `labels` is called only for a key seen for the first time. */
   observe(key: string, labels: () => Record<string, string>, value: number): void;
+  /** The series of a key, to record into without finding it again (what a hot path keeps per route). */
+  series(key: string, labels: () => Record<string, string>): (value: number) => void;
   /** Exposes the histogram through a registry (observations made before included). */
   register(registry: Registry): void;
 }
@@ -38,24 +40,43 @@ export function createKeyedHistogram(name: string, help: string, buckets: readon
       }
       return { name, help, type: 'histogram', aggregator: 'sum', values };
     },
-    reset: () => series.clear(),
+    // Zeroed, not dropped: callers keep series (KeyedHistogram.series) to record into.
+    reset: () => {
+      for (const s of series.values()) {
+        s.counts.fill(0);
+        s.sum = 0;
+        s.count = 0;
+      }
+    },
   };
   return {
     register(registry) {
       registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
     },
     observe(key, labels, value) {
-      let s = series.get(key);
-      if (!s) series.set(key, (s = { labels: labels(), counts: buckets.map(() => 0), sum: 0, count: 0 }));
-      // The first bucket whose upper bound holds the value; beyond the last, only +Inf (count) does.
-      for (let i = 0; i < buckets.length; i++) {
-        if (value <= buckets[i]!) {
-          s.counts[i]!++;
-          break;
-        }
-      }
-      s.sum += value;
-      s.count++;
+      record(seriesOf(key, labels), value);
+    },
+    series(key, labels) {
+      const s = seriesOf(key, labels);
+      return (value) => record(s, value);
     },
   };
+
+  function seriesOf(key: string, labels: () => Record<string, string>): Series {
+    let s = series.get(key);
+    if (!s) series.set(key, (s = { labels: labels(), counts: buckets.map(() => 0), sum: 0, count: 0 }));
+    return s;
+  }
+
+  function record(s: Series, value: number): void {
+    // The first bucket whose upper bound holds the value; beyond the last, only +Inf (count) does.
+    for (let i = 0; i < buckets.length; i++) {
+      if (value <= buckets[i]!) {
+        s.counts[i]!++;
+        break;
+      }
+    }
+    s.sum += value;
+    s.count++;
+  }
 }

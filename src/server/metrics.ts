@@ -67,6 +67,21 @@ interface Series {
 
 type Config = 'authentication' | 'authorization';
 
+/**
+ * What the hot path records into for one verb, group, version, resource, subresource and scope, found with one
+ * lookup per request: the series of requests without dryRun (the rest are looked up by their full key).
+ */
+interface Route {
+  readonly key: string;
+  readonly labels: Record<string, string>;
+  readonly kind: 'readOnly' | 'mutating';
+  /** Request counts without dryRun, by status code. */
+  readonly counts: Map<number, Series>;
+  running?: Series;
+  readonly duration: (seconds: number) => void;
+  readonly size: (bytes: number) => void;
+}
+
 /** The registry and its series, made at the first scrape (kube's names, help texts and labels). */
 function promRegistry(durations: KeyedHistogram, sizes: KeyedHistogram) {
   const prom = createRequire(import.meta.url)('prom-client') as typeof import('prom-client');
@@ -108,6 +123,21 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
   const deprecatedRequested = new Map<string, Record<string, string>>();
   const reloadCounts = new Map<string, { config: Config; labels: Record<string, string>; n: number; last: number }>();
   let prom: Promise<ReturnType<typeof promRegistry>> | undefined;
+  const routes = new Map<string, Route>();
+
+  function newRoute(key: string, labels: Record<string, string>): Route {
+    const kind = labels.verb === 'GET' || labels.verb === 'LIST' || labels.verb === 'WATCH' ? 'readOnly' : 'mutating';
+    return { key, labels, kind, counts: new Map(), duration: durations.series(`${key}\0`, () => ({ ...labels, dry_run: '' })), size: sizes.series(key, () => labels) };
+  }
+
+  /** The request count series of a route, dry run value and code (made at its first request). */
+  function countSeries(route: Route, dryRun: string, statusCode: number): Series {
+    const code = String(statusCode);
+    const countKey = `${route.key}\0${dryRun}\0${code}`;
+    let counted = requestCounts.get(countKey);
+    if (!counted) requestCounts.set(countKey, (counted = { labels: { ...route.labels, dry_run: dryRun, code }, n: 0 }));
+    return counted;
+  }
 
   return {
     contentType: CONTENT_TYPE,
@@ -147,41 +177,35 @@ export function createServerMetrics(storageObjects: () => readonly StorageObject
     },
     begin(req, info, isLongRunning) {
       const verb = metricVerb(req, info);
-      const labels = {
-        verb,
-        group: info.apiGroup,
-        version: info.apiVersion,
-        resource: info.resource,
-        subresource: info.subresource,
-        scope: scopeOf(info),
-        component: COMPONENT,
-      };
-      const kind = verb === 'GET' || verb === 'LIST' || verb === 'WATCH' ? 'readOnly' : 'mutating';
-      const key = `${verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}`;
-      let running: Series | undefined;
+      const scope = scopeOf(info);
+      const key = `${verb}\0${info.apiGroup}\0${info.apiVersion}\0${info.resource}\0${info.subresource}\0${scope}`;
+      let route = routes.get(key);
+      if (!route) routes.set(key, (route = newRoute(key, { verb, group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, scope, component: COMPONENT })));
+      const r = route;
       if (isLongRunning) {
-        running = longRunningCounts.get(key);
-        if (!running) longRunningCounts.set(key, (running = { labels, n: 0 }));
-        running.n++;
-      } else inFlightNow[kind]++;
+        if (!r.running) longRunningCounts.set(key, (r.running = { labels: r.labels, n: 0 }));
+        r.running.n++;
+      } else inFlightNow[r.kind]++;
       return (res, seconds) => {
-        if (running) running.n--;
-        else inFlightNow[kind]--;
+        if (isLongRunning) r.running!.n--;
+        else inFlightNow[r.kind]--;
         const removedRelease = requestNotesOf(req)?.deprecatedRemovedRelease;
         if (removedRelease !== undefined) {
           const deprecatedKey = `${info.apiGroup}\0${info.apiVersion}\0${info.resource}\0${info.subresource}\0${removedRelease}`;
           if (!deprecatedRequested.has(deprecatedKey)) deprecatedRequested.set(deprecatedKey, { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: removedRelease });
         }
         const dryRun = dryRunOf(req);
-        const withDryRun = (): Record<string, string> => ({ ...labels, dry_run: dryRun });
-        const code = String(res.statusCode);
-        const countKey = `${key}\0${dryRun}\0${code}`;
-        const counted = requestCounts.get(countKey);
-        if (counted) counted.n++;
-        else requestCounts.set(countKey, { labels: { ...withDryRun(), code }, n: 1 });
-        if (!isLongRunning) durations.observe(`${key}\0${dryRun}`, withDryRun, seconds);
+        if (dryRun === '') {
+          let counted = r.counts.get(res.statusCode);
+          if (!counted) r.counts.set(res.statusCode, (counted = countSeries(r, dryRun, res.statusCode)));
+          counted.n++;
+          if (!isLongRunning) r.duration(seconds);
+        } else {
+          countSeries(r, dryRun, res.statusCode).n++;
+          if (!isLongRunning) durations.observe(`${key}\0${dryRun}`, () => ({ ...r.labels, dry_run: dryRun }), seconds);
+        }
         const length = Number(res.getHeader('content-length'));
-        if (Number.isFinite(length) && length > 0) sizes.observe(key, () => labels, length);
+        if (Number.isFinite(length) && length > 0) r.size(length);
       };
     },
   };
