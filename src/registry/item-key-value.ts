@@ -6,6 +6,7 @@ import { goEscape } from '../encoding/json.ts';
 import type { KeyValue } from '../storage/types.ts';
 import { resourceVersionPair, type JsonLayout } from './list-json.ts';
 import { keptConcat, keptUtf8 } from './packed-bytes.ts';
+import { memoizeString } from '../apis/string-memo.ts';
 
 /**
  * A KeyValue whose value is `head` + json[1:cut] + json[resume:] (byte offsets, decoded as UTF-8). Usually head is
@@ -78,13 +79,15 @@ function bytesOfHead(head: string): Buffer | null {
   return bytes;
 }
 
+const apiVersionTail = memoizeString((apiVersion) => `"apiVersion":${JSON.stringify(apiVersion)},`, 1000);
+
 /**
  * Whether a get in `apiVersion` may answer with heldObjectJson(kv): the item gives the stored text back, and its
  * head (kind, apiVersion) names that apiVersion.
  */
 export function servesHeldObject(kv: KeyValue, apiVersion: string): kv is ItemKeyValue {
   if (!(kv instanceof ItemKeyValue) || kv.cut === 1) return false;
-  return kv.head.endsWith(`"apiVersion":${JSON.stringify(apiVersion)},`) && bytesOfHead(kv.head) !== null;
+  return kv.head.endsWith(apiVersionTail(apiVersion)) && bytesOfHead(kv.head) !== null;
 }
 
 /**

@@ -28,7 +28,8 @@ export function whenClosed(res: HttpResponse, fn: () => void): void {
   }
   const callbacks = [fn];
   r[CALLBACKS] = callbacks;
-  res.once('close', () => {
+  // 'close' comes once; `on` spares the wrapper `once` makes.
+  res.on('close', () => {
     for (let i = 0; i < callbacks.length; i++) callbacks[i]!();
   });
   const stream = (res as { stream?: AbortableStream }).stream;
