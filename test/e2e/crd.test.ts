@@ -485,7 +485,9 @@ describe('custom resource validation, pruning, defaulting and CEL rules', () => 
         '* spec.replicas: Invalid value: 12: spec.replicas in body should be less than or equal to 9\n' +
         '* spec.tags[1]: Too long: may not be longer than 5\n' +
         '* spec.tags: Too many: 3: must have at most 2 items\n' +
-        `* spec.version: Invalid value: "x.y": spec.version in body should match '^[0-9]+(\\.[0-9]+)*$'\n`,
+        `* spec.version: Invalid value: "x.y": spec.version in body should match '^[0-9]+(\\.[0-9]+)*$'\n` +
+        // An enum, size or required violation stops the CEL rules as a type error does (kube's hasBlockingErr).
+        '* <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation\n',
     );
     assert.equal((await s.kubectl(['get', 'database', 'bad'])).code, 1);
   });
@@ -502,6 +504,16 @@ describe('custom resource validation, pruning, defaulting and CEL rules', () => 
       'The Database "typed" is invalid: \n' +
         '* spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"\n' +
         '* <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation\n',
+    );
+  });
+
+  test('a bound or pattern violation does not stop the CEL rules', async () => {
+    const r = await s.kubectl(['create', '-f', '-'], { input: database('bounded', { engine: 'postgres', replicas: 12, minReplicas: 13 }) });
+    assert.equal(
+      r.stderr,
+      'The Database "bounded" is invalid: \n' +
+        '* spec.replicas: Invalid value: 12: spec.replicas in body should be less than or equal to 9\n' +
+        '* spec: Invalid value: "object": replicas must be at least minReplicas\n',
     );
   });
 
@@ -527,7 +539,12 @@ describe('custom resource validation, pruning, defaulting and CEL rules', () => 
     await s.kubectlOk(['patch', 'crd', 'databases.db.example.com', '--type=json', '-p', JSON.stringify([{ op: 'add', path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/version/maxLength', value: 4 }])]);
     await s.kubectlOk(['patch', 'database', 'ratchet', '--type=merge', '-p', '{"spec":{"replicas":2}}']);
     const r = await s.kubectl(['patch', 'database', 'ratchet', '--type=merge', '-p', '{"spec":{"version":"17.0.0.1"}}']);
-    assert.equal(r.stderr, 'The Database "ratchet" is invalid: spec.version: Too long: may not be longer than 4\n');
+    assert.equal(
+      r.stderr,
+      'The Database "ratchet" is invalid: \n' +
+        '* spec.version: Too long: may not be longer than 4\n' +
+        '* <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation\n',
+    );
   });
 
   test('selectable fields filter lists; a CR whose rule runs out of its cost budget is refused; a body over 3 MiB is 413', async () => {

@@ -81,7 +81,11 @@ function goTypeName(v: unknown): string {
   return 'map[string]interface {}';
 }
 
-/** A type error stops the CEL rules (kube's hasBlockingErr). */
+/**
+ * kube's hasBlockingErr: an error of these types, in the metadata, the schema or the scale paths, means the object
+ * has not the shape its CEL rules were written for; they are not run, and this note says so.
+ */
+const BLOCKING_TYPES: ReadonlySet<FieldError['type']> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 const BLOCKED_RULES: FieldError = {
   type: 'FieldValueInvalid',
   field: '<nil>',
@@ -89,12 +93,13 @@ const BLOCKED_RULES: FieldError = {
   detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 };
 
-function schemaAndRuleErrors(v: VersionRuntime, obj: KubeObject, old: KubeObject | undefined, checkStatus: boolean): FieldError[] {
+/** The metadata's errors, then the schema's, the scale paths' and the CEL rules', as kube's strategy lists them. */
+function schemaAndRuleErrors(v: VersionRuntime, metaErrs: FieldError[], obj: KubeObject, old: KubeObject | undefined, checkStatus: boolean): FieldError[] {
   // On update, values left as they were pass even when now invalid (1.31's CRD validation ratcheting).
   const schemaErrs = (old ? v.schema?.validateUpdate(obj, old) : v.schema?.validate(obj)) ?? [];
-  const errs = [...schemaErrs, ...scaleErrors(obj, v.scale, checkStatus)];
+  const errs = [...metaErrs, ...schemaErrs, ...scaleErrors(obj, v.scale, checkStatus)];
   if (v.rules && !v.rules.empty) {
-    if (errs.some((e) => e.type === 'FieldValueTypeInvalid')) errs.push(BLOCKED_RULES);
+    if (errs.some((e) => BLOCKING_TYPES.has(e.type))) errs.push(BLOCKED_RULES);
     else errs.push(...v.rules.validate(obj, old));
   }
   return errs;
@@ -130,13 +135,13 @@ export function customResourceStrategy(runtime: () => CrdRuntime): Strategy {
       const v = versionOf(obj);
       const errs = validateObjectMeta(obj.metadata, metaRules());
       if (!v) return errs;
-      return [...errs, ...schemaAndRuleErrors(v, obj, undefined, !v.statusEnabled)];
+      return schemaAndRuleErrors(v, errs, obj, undefined, !v.statusEnabled);
     },
     validateUpdate(obj, old) {
       const v = versionOf(obj);
       const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
       if (!v) return errs;
-      return [...errs, ...schemaAndRuleErrors(v, obj, old, !v.statusEnabled)];
+      return schemaAndRuleErrors(v, errs, obj, old, !v.statusEnabled);
     },
     subresources: {
       status: {
@@ -145,7 +150,7 @@ export function customResourceStrategy(runtime: () => CrdRuntime): Strategy {
           const v = versionOf(obj);
           const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
           if (!v) return errs;
-          return [...errs, ...schemaAndRuleErrors(v, obj, old, true)];
+          return schemaAndRuleErrors(v, errs, obj, old, true);
         },
       },
     },
