@@ -1002,6 +1002,12 @@ describe('simulated workloads', () => {
       s.clock!.advance('5m');
       await eventually('JobAlreadyActive', 'Normal JobAlreadyActive Not starting job because prior execution is running and concurrency policy is Forbid');
       assert.equal((await s.kubectl(['get', 'job', `held-${Date.parse('2026-03-02T10:10:00Z') / 60_000}`])).code, 1);
+      // kube requeues the CronJob for its next scheduled time: a minute on (the clock's move runs the controller's
+      // tick) the skip is not reported again.
+      const count = async (reason: string) => JSON.parse(await s.kubectlOk(['get', 'events', '--field-selector', `involvedObject.name=held,reason=${reason}`, '-o', 'json'])).items.map((e: { count?: number }) => e.count ?? 1);
+      s.clock!.advance('1m');
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.deepEqual(await count('JobAlreadyActive'), [1]);
       // Deleted behind the controller's back, the active Job goes missing; with nothing active the skipped 10:10 run
       // starts (lastScheduleTime still says 10:05).
       await s.kubectlOk(['delete', 'job', first]);

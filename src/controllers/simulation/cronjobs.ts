@@ -30,11 +30,16 @@ export function startCronJobController(informers: Informers, eventSink: EventSin
   const cronJobs = informers.of(CRONJOBS).as(WRITERS.cronjob);
   const jobCache = informers.of(JOBS).as(WRITERS.cronjob);
   const events = controllerEvents(eventSink, 'cronjob-controller', WRITERS.cronjob);
+  // The run each CronJob skipped (missed its deadline, or Forbid with a run active), by namespace/name: kube requeues
+  // such a CronJob for its next scheduled time, so the tick leaves it until another run comes due (changes to it
+  // and to its Jobs still sync it, and report the skip again, as kube's informers do).
+  const skipped = new Map<string, number>();
   const loop = startLoop(
     informers,
     CRONJOBS,
     async (namespace, name) => {
       const cj = cronJobs.get(namespace, name);
+      skipped.delete(`${namespace}/${name}`);
       if (!cj) return;
       const spec = asObj(cj.spec);
       const status: Obj = { ...asObj(cj.status) };
@@ -94,6 +99,7 @@ export function startCronJobController(informers: Informers, eventSink: EventSin
       if (due === undefined) return done();
       if (typeof spec.startingDeadlineSeconds === 'number' && due + spec.startingDeadlineSeconds * 1000 < now) {
         events.event(cj, 'Warning', 'MissSchedule', `Missed scheduled time to start a job: ${new Date(due).toUTCString().replace('GMT', '+0000')}`);
+        skipped.set(`${namespace}/${name}`, due);
         return done();
       }
       const jobName = `${name}-${Math.floor(due / 60_000)}`;
@@ -101,6 +107,7 @@ export function startCronJobController(informers: Informers, eventSink: EventSin
       const policy = spec.concurrencyPolicy ?? 'Allow';
       if (policy === 'Forbid' && active.length > 0) {
         events.event(cj, 'Normal', 'JobAlreadyActive', 'Not starting job because prior execution is running and concurrency policy is Forbid');
+        skipped.set(`${namespace}/${name}`, due);
         return done();
       }
       if (policy === 'Replace') {
@@ -136,7 +143,8 @@ export function startCronJobController(informers: Informers, eventSink: EventSin
     { owned: [JOBS] },
   );
   // Each 10 s, and at once when the clock is moved, a CronJob is looked at if a run of its schedule has come due (kube
-  // requeues it for its next scheduled time); changes to it and to its Jobs enqueue it through the informers.
+  // requeues it for its next scheduled time) and is not the run it last skipped; changes to it and to its Jobs
+  // enqueue it through the informers.
   const due = (cj: KubeObject): boolean => {
     const spec = asObj(cj.spec);
     if (spec.suspend === true) return false;
@@ -144,7 +152,8 @@ export function startCronJobController(informers: Informers, eventSink: EventSin
       const schedule = parseCronSchedule(String(spec.schedule ?? ''), typeof spec.timeZone === 'string' ? spec.timeZone : undefined);
       const since = Date.parse(String(asObj(cj.status).lastScheduleTime ?? cj.metadata.creationTimestamp ?? ''));
       const now = clockNow();
-      return lastScheduleBetween(schedule, Number.isNaN(since) ? now : since, now) !== undefined;
+      const run = lastScheduleBetween(schedule, Number.isNaN(since) ? now : since, now);
+      return run !== undefined && run !== skipped.get(`${cj.metadata.namespace}/${cj.metadata.name}`);
     } catch {
       return false;
     }
