@@ -23,7 +23,7 @@ const [phase = 'get', backend = 'memory', out = '/tmp/prof', n = '40000'] = args
 const requests = Number(n);
 const root = new URL('..', import.meta.url).pathname;
 // SERVE_OPTIONS: startCapstan options as JSON for the server, e.g. '{"audit":{"policyFile":"/tmp/p.yaml","logPath":"/tmp/a.log"}}'.
-const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${out}`, join(root, 'bench/serve.ts'), backend, ...(process.env.SERVE_OPTIONS ? [process.env.SERVE_OPTIONS] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${out}`, ...(process.env.PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.PROF_INTERVAL}`] : []), join(root, 'bench/serve.ts'), backend, ...(process.env.SERVE_OPTIONS ? [process.env.SERVE_OPTIONS] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
 const info = JSON.parse(await new Promise<string>((r) => createInterface({ input: child.stdout! }).once('line', r))) as Record<string, string | number>;
 const tls = { ca: info.caCert as string, cert: info.clientCert as string, key: info.clientKey as string };
 const url = `https://127.0.0.1:${info.port}`;
