@@ -22,6 +22,7 @@ const args = parseScriptArgs({
 const [phase = 'get', backend = 'memory', out = '/tmp/prof', n = '40000'] = args.positionals;
 const requests = Number(n);
 const root = new URL('..', import.meta.url).pathname;
+// PROF_INTERVAL: the sampling interval in µs (--cpu-prof-interval; V8 default 1000).
 // SERVE_OPTIONS: startCapstan options as JSON for the server, e.g. '{"audit":{"policyFile":"/tmp/p.yaml","logPath":"/tmp/a.log"}}'.
 const child = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${out}`, ...(process.env.PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.PROF_INTERVAL}`] : []), join(root, 'bench/serve.ts'), backend, ...(process.env.SERVE_OPTIONS ? [process.env.SERVE_OPTIONS] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
 const info = JSON.parse(await new Promise<string>((r) => createInterface({ input: child.stdout! }).once('line', r))) as Record<string, string | number>;
