@@ -57,8 +57,8 @@ function isHex(c: number): boolean {
  * inside a literal, number or escape (`inToken`) fails on that space ("invalid character ' ' in literal true
  * (expecting 'e')"); input that ends where a space is allowed is "unexpected end of JSON input".
  */
-function syntaxError(text: string, at: number, context: string, inToken: boolean): JsonSyntaxError {
-  if (at < text.length) return new JsonSyntaxError(`invalid character ${quoteChar(firstUtf8Byte(text, at))} ${context}`);
+function syntaxError(text: string, at: number, context: string, inToken: boolean, bytes: boolean): JsonSyntaxError {
+  if (at < text.length) return new JsonSyntaxError(`invalid character ${quoteChar(bytes ? text.charCodeAt(at) : firstUtf8Byte(text, at))} ${context}`);
   return new JsonSyntaxError(inToken ? `invalid character ' ' ${context}` : 'unexpected end of JSON input');
 }
 
@@ -72,8 +72,10 @@ interface Frame {
 /**
  * Validates `text` as one JSON value, as Go validates input before decoding it (so the first syntax error wins over
  * anything decoding would find). Throws JsonSyntaxError with Go's message. Iterative: nesting cannot overflow the stack.
+ * `bytes`: the text holds one byte per character (latin1), so an error names the byte Go would, even in input that is
+ * not valid UTF-8.
  */
-export function scanJson(text: string): ScanResult {
+export function scanJson(text: string, bytes = false): ScanResult {
   const n = text.length;
   const duplicates: string[] = [];
   const stack: Frame[] = [];
@@ -81,11 +83,11 @@ export function scanJson(text: string): ScanResult {
   let topLevel: JsonKind = 'null';
 
   const fail = (at: number, context: string): never => {
-    throw syntaxError(text, at, context, false);
+    throw syntaxError(text, at, context, false, bytes);
   };
   /** Fails inside a token: at the end of input, on the space Go feeds there. */
   const failInToken = (at: number, context: string): never => {
-    throw syntaxError(text, at, context, true);
+    throw syntaxError(text, at, context, true, bytes);
   };
   const skipSpace = () => {
     while (i < n && isSpace(text.charCodeAt(i))) i++;

@@ -19,6 +19,10 @@ test('bad tokens are refused with kube messages', () => {
   assert.throws(() => decodeContinue('ab!!', '/p/'), { message: 'continue key is not valid: illegal base64 data at input byte 2' });
   assert.throws(() => decodeContinue('abcde', '/p/'), { message: 'continue key is not valid: illegal base64 data at input byte 4' });
   assert.throws(() => decodeContinue('YWJj', '/p/'), { message: "continue key is not valid: invalid character 'a' looking for beginning of value" });
+  // Garbage decodes to bytes that are not UTF-8: Go names the byte itself (0x81 here), as a rune.
+  assert.throws(() => decodeContinue('garbage', '/p/'), { message: "continue key is not valid: invalid character '\\u0081' looking for beginning of value" });
+  // A UTF-8 character is named by its first byte (é is C3 A9).
+  assert.throws(() => decodeContinue(Buffer.from('é').toString('base64url'), '/p/'), { message: "continue key is not valid: invalid character 'Ã' looking for beginning of value" });
   assert.throws(() => decodeContinue(enc([1]), '/p/'), { message: 'continue key is not valid: json: cannot unmarshal array into Go value of type storage.continueToken' });
   assert.throws(() => decodeContinue(enc({ v: 'meta.k8s.io/v1', rv: '3', start: 'a' }), '/p/'), {
     message: 'continue key is not valid: json: cannot unmarshal string into Go struct field continueToken.rv of type int64',

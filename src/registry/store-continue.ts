@@ -51,10 +51,12 @@ function base64Error(token: string): number | undefined {
 export function decodeContinue(token: string, keyPrefix: string): ContinuePosition {
   const bad = base64Error(token);
   if (bad !== undefined) throw new ContinueTokenError(`continue key is not valid: illegal base64 data at input byte ${bad}`);
-  const text = Buffer.from(token.replace(/[\r\n]/g, ''), 'base64url').toString('utf8');
+  const raw = Buffer.from(token.replace(/[\r\n]/g, ''), 'base64url');
+  const text = raw.toString('utf8');
   let data: unknown;
   try {
-    scanJson(text);
+    // Scanned as Go scans it, byte by byte: garbage decodes to bytes that are not UTF-8.
+    scanJson(raw.toString('latin1'), true);
     data = JSON.parse(text);
   } catch (e) {
     throw new ContinueTokenError(`continue key is not valid: ${(e as Error).message}`);
