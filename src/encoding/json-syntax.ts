@@ -254,3 +254,22 @@ export function scanJson(text: string, bytes = false): ScanResult {
   if (i < n) fail(i, 'after top-level value');
   return { duplicates, topLevel };
 }
+
+/**
+ * Scans JSON bytes as Go does, byte by byte: what UTF-8 decoding would replace (bytes that are not UTF-8) is named in
+ * an error as Go names it ('\u0081'). For errors and kinds only: its duplicate paths are then byte strings.
+ */
+export function scanJsonBytes(data: Uint8Array): ScanResult {
+  return scanJson(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1'), true);
+}
+
+/** Go's syntax error for bytes whose UTF-8 decoding failed to scan with `error` (the same error, named by bytes). */
+export function bytesSyntaxError(data: Uint8Array, error: JsonSyntaxError): JsonSyntaxError {
+  try {
+    scanJsonBytes(data);
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) return e;
+    throw e;
+  }
+  return error;
+}

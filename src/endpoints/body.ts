@@ -4,7 +4,7 @@
 
 import { StatusError, badRequest, unsupportedMediaType } from '../apis/errors.ts';
 import { parseJson } from '../encoding/json.ts';
-import { JsonSyntaxError } from '../encoding/json-syntax.ts';
+import { bytesSyntaxError, JsonSyntaxError } from '../encoding/json-syntax.ts';
 import { jsonKind } from '../encoding/json-value.ts';
 import { JSON_MEDIA_TYPE, parseContentType, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE } from '../encoding/negotiate.ts';
 import { decodeEnvelope, decodeEnvelopedObject, protobufDefinition, type Envelope } from '../encoding/protobuf/envelope.ts';
@@ -142,7 +142,7 @@ export function parseBody(data: Buffer, format: BodyFormat, expectedKind: string
     const parsed = parseJson(text);
     return { value: parsed.value, format, duplicateErrors: parsed.duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`), yamlDuplicates: [] };
   } catch (e) {
-    if (e instanceof JsonSyntaxError) throw unrecognized(expectedKind, `couldn't get version/kind; json parse error: ${e.message}`, data);
+    if (e instanceof JsonSyntaxError) throw unrecognized(expectedKind, `couldn't get version/kind; json parse error: ${bytesSyntaxError(data, e).message}`, data);
     throw e;
   }
 }

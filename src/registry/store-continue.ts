@@ -2,7 +2,7 @@
 // base64url (no padding) of {"v":"meta.k8s.io/v1","rv":N,"start":"<key after the list prefix>\u0000"}.
 
 import { posix } from 'node:path';
-import { scanJson } from '../encoding/json-syntax.ts';
+import { scanJsonBytes } from '../encoding/json-syntax.ts';
 import { jsonKind } from '../encoding/json-value.ts';
 
 export interface ContinuePosition {
@@ -56,7 +56,7 @@ export function decodeContinue(token: string, keyPrefix: string): ContinuePositi
   let data: unknown;
   try {
     // Scanned as Go scans it, byte by byte: garbage decodes to bytes that are not UTF-8.
-    scanJson(raw.toString('latin1'), true);
+    scanJsonBytes(raw);
     data = JSON.parse(text);
   } catch (e) {
     throw new ContinueTokenError(`continue key is not valid: ${(e as Error).message}`);

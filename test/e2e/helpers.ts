@@ -44,7 +44,7 @@ export interface RawRequestOptions {
   clientCert?: string;
   clientKey?: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 export interface RawResponse {

@@ -73,6 +73,15 @@ describe('hostile bodies', () => {
     assert.match(String(ok.headers.warning), /^299 - "unknown field \\"x\\""$/);
   });
 
+  test('bytes that are not UTF-8 are named as encoding/json names them', async () => {
+    const raw = (body: Buffer) => s.adminRequest(CM, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const bad = status(await raw(Buffer.from([0x81])), 400, 'BadRequest');
+    assert.equal(bad.message, "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '\\u0081' looking for beginning of value (81)");
+    // Inside a string any byte goes (Go stores U+FFFD for it); after it, the error names the byte that is wrong.
+    const after = status(await raw(Buffer.concat([Buffer.from('{"metadata":{"name":"'), Buffer.from([0xff]), Buffer.from('"}'), Buffer.from([0xfe])])), 400, 'BadRequest');
+    assert.match(after.message, /json parse error: invalid character 'þ' after object key:value pair \(/);
+  });
+
   test('YAML nested past 10000 levels is go-yaml\'s 400; 10000 levels are read', async () => {
     const b = status(await send('POST', CM, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ydeep}\nx: ${nested(10001, '')}\n`, 'application/yaml'), 400, 'BadRequest');
     assert.match(b.message, /error converting YAML to JSON: yaml: line 4: exceeded max depth of 10000 \(/);

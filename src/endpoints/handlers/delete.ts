@@ -1,7 +1,7 @@
 // DELETE of one object and of a collection, with DeleteOptions from the body or the query.
 
 import { StatusError } from '../../apis/errors.ts';
-import { JsonSyntaxError, scanJson } from '../../encoding/json-syntax.ts';
+import { JsonSyntaxError, scanJsonBytes } from '../../encoding/json-syntax.ts';
 import { YamlSyntaxError } from '../../encoding/yaml.ts';
 import { readYaml } from '../../encoding/yaml-offthread.ts';
 import { bodyFormat, prepareBody, readBody } from '../body.ts';
@@ -30,9 +30,8 @@ function decodeDeleteBody(scope: Scope, data: Buffer): ParsedDeleteOptions {
     if (format === 'protobuf') value = decodeProtobufObject(data);
     else if (format === 'yaml') value = readYaml(data.toString('utf8')).value;
     else {
-      const text = data.toString('utf8');
-      scanJson(text);
-      value = JSON.parse(text);
+      scanJsonBytes(data);
+      value = JSON.parse(data.toString('utf8'));
     }
   } catch (e) {
     if (e instanceof JsonSyntaxError) throw unknownError(`couldn't get version/kind; json parse error: ${e.message}`);

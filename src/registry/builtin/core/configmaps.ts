@@ -3,7 +3,7 @@
 // `immutable` flag, Secret types and their required keys.
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
-import { JsonSyntaxError, scanJson } from '../../../encoding/json-syntax.ts';
+import { JsonSyntaxError, scanJsonBytes } from '../../../encoding/json-syntax.ts';
 import type { JsonKind } from '../../../encoding/json-value.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
@@ -89,7 +89,7 @@ export function mergeStringData(obj: KubeObject): void {
 function jsonMapError(bytes: Buffer): string | undefined {
   let topLevel: JsonKind;
   try {
-    topLevel = scanJson(bytes.toString('utf8')).topLevel;
+    topLevel = scanJsonBytes(bytes).topLevel;
   } catch (e) {
     if (e instanceof JsonSyntaxError) return e.message;
     throw e;
