@@ -8,7 +8,9 @@ import type { KubeObject } from '../../registry/types.ts';
 import type { EventRecorder, EventSink } from '../events.ts';
 import type { Informer, Informers } from '../informers.ts';
 import type { UserInfo } from '../../auth/user.ts';
-import { asObj, claim, controllerEvents, controllerRef, isConflictOrGone, key, PODS, podActive, podReady, REPLICASETS, REPLICATION_CONTROLLERS, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { labelsMatch } from '../../apis/labels.ts';
+import { asObj, claim, controllerEvents, controllerOf, controllerRef, isConflictOrGone, key, PODS, podActive, podReady, REPLICASETS, REPLICATION_CONTROLLERS, selectorOf, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { podsToDelete } from './pod-deletion-order.ts';
 
 /** A pod from a controller's pod template. */
 export function podFromTemplate(owner: KubeObject, ownerApiVersion: string, ownerKind: string, template: Obj, extra: { name?: string; generateName?: string; nodeName?: string } = {}): KubeObject {
@@ -76,11 +78,27 @@ export function requeuedOnClock(loop: Loop, owners: Informer): Loop {
   };
 }
 
-/** Which surplus pods go first: unscheduled, then not ready, then the newest. */
-function deletionOrder(a: KubeObject, b: KubeObject): number {
-  const rank = (p: KubeObject) => (asObj(p.spec).nodeName ? 0 : 2) + (podReady(p) ? 0 : 1);
-  if (rank(a) !== rank(b)) return rank(b) - rank(a);
-  return String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? ''));
+/**
+ * getIndirectlyRelatedPods: the pods the selectors of every set with the same controller select (a Deployment's
+ * ReplicaSets); none for a set without a controller.
+ */
+function relatedPods(sets: Informer, pods: Informer, set: KubeObject): KubeObject[] {
+  const owner = controllerOf(set);
+  if (!owner) return [];
+  const namespace = set.metadata.namespace ?? '';
+  const seen = new Set<string>();
+  const related: KubeObject[] = [];
+  for (const sibling of sets.controlledBy(owner.uid)) {
+    const requirements = selectorOf(sibling);
+    if (!requirements || (sibling.metadata.namespace ?? '') !== namespace) continue;
+    for (const pod of pods.list(namespace)) {
+      const uid = pod.metadata.uid ?? '';
+      if (seen.has(uid) || !labelsMatch(requirements, pod.metadata.labels)) continue;
+      seen.add(uid);
+      related.push(pod);
+    }
+  }
+  return related;
 }
 
 /**
@@ -142,7 +160,7 @@ export function startReplicaSetController(informers: Informers, eventSink: Event
       if (!rs.metadata.deletionTimestamp) {
         try {
           for (let i = active.length; i < desired; i++) await createControlledPod(pods, events, rs, podFromTemplate(rs, managed.apiVersion, kind, asObj(spec.template)));
-          const surplus = active.length > desired ? [...active].sort(deletionOrder).slice(0, active.length - desired) : [];
+          const surplus = active.length > desired ? podsToDelete(active, relatedPods(replicaSets, pods, rs), active.length - desired, clockNow()) : [];
           for (const pod of surplus) await deleteControlledPod(pods, events, rs, pod);
         } catch (e) {
           failure = e;

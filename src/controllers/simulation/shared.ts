@@ -165,7 +165,8 @@ export function startLoop(
 /** Parsed spec.selectors, by the (never modified) cached objects they belong to. */
 const parsedSelectors = new WeakMap<KubeObject, ReturnType<typeof parseLabelSelector> | undefined>();
 
-function selectorOf(owner: KubeObject): ReturnType<typeof parseLabelSelector> | undefined {
+/** An owner's parsed spec.selector (a ReplicationController's plain map too); undefined for none or an empty one. */
+export function selectorOf(owner: KubeObject): ReturnType<typeof parseLabelSelector> | undefined {
   if (parsedSelectors.has(owner)) return parsedSelectors.get(owner);
   // A ReplicationController's selector is a plain map of labels.
   const spec = asObj(owner.spec);
