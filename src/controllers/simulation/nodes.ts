@@ -1,10 +1,10 @@
 // Simulated nodes (kwok-style): Node objects with capacity, addresses and a Ready condition, kept alive by their
-// Leases in kube-node-lease as kubelets do.
+// Leases in kube-node-lease as kubelets do, each with the CSINode a kubelet registers (no CSI drivers).
 
 import { clockDate } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
-import type { KubeObject } from '../../registry/types.ts';
+import type { KubeObject, OwnerReference } from '../../registry/types.ts';
 import type { Informers } from '../informers.ts';
 import type { EventSink } from '../events.ts';
 import { ctxFor, kubeletEvents, LEASES, storeFor, WRITERS } from './shared.ts';
@@ -12,6 +12,28 @@ import { SIMULATED_NODE_ANNOTATION } from '../../apis/capstan-annotations.ts';
 
 export const NODE_CAPACITY = { cpu: '8', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' };
 const LEASE_SECONDS = 40;
+const CSINODES = { group: 'storage.k8s.io', version: 'v1', resource: 'csinodes' };
+
+/**
+ * The in-tree volume plugins 1.31's kubelet reports as migrated to CSI on its CSINode (every one but Portworx is
+ * always migrated; Portworx's CSIMigrationPortworx gate is on by default), sorted as the kubelet joins them.
+ */
+const MIGRATED_PLUGINS = ['aws-ebs', 'azure-disk', 'azure-file', 'cinder', 'gce-pd', 'portworx-volume', 'vsphere-volume'].map((p) => `kubernetes.io/${p}`).join(',');
+
+/** The reference a kubelet puts on what it makes for its node (its Lease, its CSINode): no controller, no blocking. */
+function nodeOwner(node: KubeObject): OwnerReference {
+  return { apiVersion: 'v1', kind: 'Node', name: node.metadata.name ?? '', uid: node.metadata.uid ?? '' };
+}
+
+/** The CSINode a kubelet makes as it starts (nodeinfomanager's InitializeCSINodeWithAnnotation), if there is none. */
+function csiNodeObject(node: KubeObject): KubeObject {
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSINode',
+    metadata: { name: node.metadata.name, annotations: { 'storage.alpha.kubernetes.io/migrated-plugins': MIGRATED_PLUGINS }, ownerReferences: [nodeOwner(node)] },
+    spec: { drivers: [] },
+  };
+}
 
 export function nodeName(i: number): string {
   return `capstan-node-${i + 1}`;
@@ -106,22 +128,31 @@ export async function startSimulatedNodes(informers: Informers, count: number, e
     const node = nodeObject(i, rfc3339(clockDate()));
     await nodes.update(ctxFor(), node.metadata.name ?? '', (cur) => ({ ...cur!, status: node.status }), { subresource: 'status' });
   };
+  const csiNodes = informers.of(CSINODES);
   for (let i = 0; i < count; i++) {
+    let node: KubeObject;
     try {
-      await nodes.create(ctxFor(), nodeObject(i, ''));
+      node = await nodes.create(ctxFor(), nodeObject(i, ''));
     } catch (e) {
       if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
+      node = await nodes.get(ctxFor(), nodeName(i));
     }
     // Node creation drops status (the status subresource owns it): the kubelet reports it.
     await postStatus(i);
     recordKubeletStart(events, nodeName(i));
+    if (!csiNodes.get('', nodeName(i))) await csiNodes.as(WRITERS.kubelet(nodeName(i))).create('', csiNodeObject(node)).catch(() => undefined);
   }
   const renewOne = async (name: string) => {
+    // The kubelet's lease is its node's (SetNodeOwnerFunc): without the node it makes no lease, and it gives an
+    // existing lease without owner its node as owner, so the garbage collector takes the lease with the node.
+    const node = await nodes.get(ctxFor(), name).catch(() => undefined);
+    if (!node) return;
     const at = clockDate().toISOString().replace('Z', '000Z');
-    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'kube-node-lease' }, spec: { holderIdentity: name, leaseDurationSeconds: LEASE_SECONDS, renewTime: at } };
+    const owned = (meta: KubeObject['metadata']) => (meta.ownerReferences?.length ? meta : { ...meta, ownerReferences: [nodeOwner(node)] });
+    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: owned({ name, namespace: 'kube-node-lease' }), spec: { holderIdentity: name, leaseDurationSeconds: LEASE_SECONDS, renewTime: at } };
     await leases
       .as(WRITERS.kubelet(name))
-      .update('kube-node-lease', name, (cur) => (cur ? { ...cur, spec: { ...(cur.spec as object), renewTime: at } } : lease), { forceAllowCreate: true })
+      .update('kube-node-lease', name, (cur) => (cur ? { ...cur, metadata: owned(cur.metadata), spec: { ...(cur.spec as object), renewTime: at } } : lease), { forceAllowCreate: true })
       .catch(() => undefined);
   };
   const renew = async () => {
