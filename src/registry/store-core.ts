@@ -12,6 +12,7 @@ import { tooLargeResourceVersion } from './store-errors.ts';
 import { createStoreCacher, type StoreCacher, type WatchCacheOptions } from './store-cache.ts';
 import type { KubeObject, ResourceDefinition, Strategy } from './types.ts';
 import { isValidPathSegment } from './validation/names.ts';
+import { asStoredByKube } from './validation/go-zero-values.ts';
 
 export interface StoreOptions {
   readonly storage: Storage;
@@ -132,6 +133,7 @@ export async function guaranteedUpdate(
     if (!current) throw notFound(core.gr, name);
     // The mutation works on its own copy; `current` stays the reference for "did anything change".
     const next = await mutate({ kv: current.kv, object: cloneJson(current.object) });
+    if (next !== 'unchanged' && !core.definition.custom) asStoredByKube(next);
     if (next === 'unchanged' || (!current.defaultedOnRead && sameStoredContent(next, current.object))) {
       return { object: current.object, written: false };
     }

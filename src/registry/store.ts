@@ -11,7 +11,7 @@ import { deleteObject } from './store-delete.ts';
 import { generateNameConflict, parseResourceVersion } from './store-errors.ts';
 import { metaOf, validateCreateMeta, validateUpdateMeta } from './store-meta.ts';
 import { validateManagedFields } from './validation/meta.ts';
-import { fillGoZeroValues } from './validation/go-zero-values.ts';
+import { asStoredByKube, fillGoZeroValues } from './validation/go-zero-values.ts';
 import { matchRequestNamespace } from './request-namespace.ts';
 import { checkNamespaceForCreate, deleteNamespace, isNamespaceStore } from './store-namespaces.ts';
 import { applyScale, scaleOf } from './store-scale.ts';
@@ -190,6 +190,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   const metaErrs = validateCreateMeta(obj.metadata, core.namespaced);
   if (metaErrs.length) throw invalid(core.gk, name, metaErrs);
   await ctx.validate?.(obj, undefined);
+  if (!def.custom) asStoredByKube(obj);
 
   const key = keyFor(core, obj.metadata.namespace ?? '', name);
   if (ctx.dryRun) {
@@ -410,6 +411,7 @@ async function updateAttempts(
     }
     const next = prepareUpdate(core, def, ctx, input, old, subresource);
     await ctx.validate?.(next, convertToVersion(old, def));
+    if (!def.custom) asStoredByKube(next);
 
     if (shouldDeleteDuringUpdate(core, next, old)) {
       if (ctx.dryRun) return { object: convertToVersion(next, def), created: false };

@@ -2,9 +2,10 @@
 // zero (null, "", 0 or false in an omitempty field, an empty omitempty list or map) is left out, as kube-apiserver
 // leaves it out, whichever way it was written (create, update, JSON and strategic merge patches, server-side
 // apply), and defaulting sees it as unset. Pointers keep their zero (`runtimeClassName: ""`, `affinity: {}`,
-// `immutable: false`), lists and maps without omitempty keep theirs (a Role's `rules: []`), struct values are
-// always there (`resources: {}`), fields left out are written as Go writes the typed object (`status: {loadBalancer:
-// {}}`, `rules: null`), and custom resources keep what they were sent.
+// `immutable: false`), lists and maps without omitempty come back null when empty, as kube reads them back from
+// its Protobuf storage (a Role's `rules: []` is `rules: null`), struct values are always there (`resources: {}`),
+// fields left out are written as Go writes the typed object (`status: {loadBalancer: {}}`, `rules: null`), and
+// custom resources keep what they were sent.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -105,9 +106,16 @@ test('raw writes: nulls and empty maps of a ConfigMap are left out; a pointer ke
   assert.equal(updated.binaryData, undefined);
 });
 
-test('lists and maps without omitempty keep null and empty; custom resources keep what they were sent', async () => {
+test('empty lists and maps without omitempty come back null, as from Protobuf storage; custom resources keep what they were sent', async () => {
   const role = await send('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { metadata: { name: 'none' }, rules: [] });
-  assert.deepEqual(role.rules, []);
+  assert.equal(role.rules, null);
+  assert.equal((await getJson(['role', 'none'])).rules, null);
+  // An update that sends [] again stores nothing new.
+  const put = await send('PUT', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles/none', { ...role, rules: [] });
+  assert.equal(put.metadata.resourceVersion, role.metadata.resourceVersion);
+  // Deeper down too: a Service's selector map and an EndpointSlice's lists.
+  const slice = await send('POST', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', { metadata: { name: 'empty' }, addressType: 'IPv4', endpoints: [], ports: [] });
+  assert.deepEqual([slice.endpoints, slice.ports], [null, null]);
   const nullRole = await send('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { metadata: { name: 'nil' }, rules: null });
   assert.equal(nullRole.rules, null);
   await s.kubectlOk(['apply', '-f', '-'], {
