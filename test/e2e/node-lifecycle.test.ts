@@ -107,7 +107,15 @@ describe('node lifecycle in the simulated cluster', () => {
     s.clock.freeze();
     const onNode3 = (await pods()).filter((p) => p.spec.nodeName === 'capstan-node-3' && !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
     assert.ok(onNode3.length > 0);
+    // The kubelet's CSINode (no drivers) and node Lease are the node's, as a kubelet makes them: they go with it.
+    const uid = (await node('capstan-node-3')).metadata.uid;
+    const owner = [{ apiVersion: 'v1', kind: 'Node', name: 'capstan-node-3', uid }];
+    const csiNode = JSON.parse(await s.kubectlOk(['get', 'csinode', 'capstan-node-3', '-o', 'json']));
+    assert.deepEqual([csiNode.metadata.ownerReferences, csiNode.spec], [owner, { drivers: null }]);
+    assert.equal(csiNode.metadata.annotations['storage.alpha.kubernetes.io/migrated-plugins'], 'kubernetes.io/aws-ebs,kubernetes.io/azure-disk,kubernetes.io/azure-file,kubernetes.io/cinder,kubernetes.io/gce-pd,kubernetes.io/portworx-volume,kubernetes.io/vsphere-volume');
+    assert.deepEqual(JSON.parse(await s.kubectlOk(['get', 'lease', '-n', 'kube-node-lease', 'capstan-node-3', '-o', 'jsonpath={.metadata.ownerReferences}'])), owner);
     await s.kubectlOk(['delete', 'node', 'capstan-node-3']);
+    await s.kubectlOk(['wait', '--for=delete', 'csinode/capstan-node-3', '-n', 'kube-node-lease', 'lease/capstan-node-3', '--timeout=10s']);
     s.clock.advance('1s');
     await new Promise((r) => setTimeout(r, 300));
     s.clock.advance('39s');
