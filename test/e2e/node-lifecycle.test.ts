@@ -108,7 +108,7 @@ describe('node lifecycle in the simulated cluster', () => {
     const onNode3 = (await pods()).filter((p) => p.spec.nodeName === 'capstan-node-3' && !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
     assert.ok(onNode3.length > 0);
     // The kubelet's CSINode (no drivers) and node Lease are the node's, as a kubelet makes them: they go with it.
-    const uid = (await node('capstan-node-3')).metadata.uid;
+    const uid = await s.kubectlOk(['get', 'node', 'capstan-node-3', '-o', 'jsonpath={.metadata.uid}']);
     const owner = [{ apiVersion: 'v1', kind: 'Node', name: 'capstan-node-3', uid }];
     const csiNode = JSON.parse(await s.kubectlOk(['get', 'csinode', 'capstan-node-3', '-o', 'json']));
     assert.deepEqual([csiNode.metadata.ownerReferences, csiNode.spec], [owner, { drivers: null }]);
