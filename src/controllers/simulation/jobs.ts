@@ -43,6 +43,7 @@ import { failJobMessage, failureCounts, isPodFailed, onlyReplaceFailedPods } fro
 import { matchSuccessPolicy } from './job-success-policy.ts';
 import { createControlledPod, deleteControlledPod, podFromTemplate, now } from './replicasets.ts';
 import { asObj, controlled, controllerEvents, controllerOf, isNotFound, JOBS, key, PODS, podActive, podReady, splitKey, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
+import { activePodsOrder } from './pod-deletion-order.ts';
 
 export const TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 /** kube's MaxUncountedPods (status.uncountedTerminatedPods stays near 20 KB) and MaxPodCreateDeletePerSync. */
@@ -119,15 +120,6 @@ export function countUncounted(status: Obj, withFinalizer: ReadonlySet<string>):
   return moved;
 }
 
-/** controller.ActivePods: the active pods that go first — unscheduled, then pending, then not ready, then the newest. */
-function removalOrder(a: KubeObject, b: KubeObject): number {
-  const phaseRank = (p: KubeObject) => (phaseOf(p) === 'Running' ? 2 : phaseOf(p) === 'Unknown' ? 1 : 0);
-  const rank = (p: KubeObject) => [asObj(p.spec).nodeName ? 1 : 0, phaseRank(p), podReady(p) ? 1 : 0];
-  const ra = rank(a);
-  const rb = rank(b);
-  for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i]! - rb[i]!;
-  return String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? ''));
-}
 
 /**
  * activePodsForRemoval: an Indexed Job's pods without a valid index and its duplicates (the most advanced pod of an
@@ -145,12 +137,12 @@ export function podsForRemoval(active: readonly KubeObject[], indexed: boolean, 
     }
     left = [];
     for (const same of byIndex.values()) {
-      const sorted = same.sort(removalOrder);
+      const sorted = same.sort(activePodsOrder);
       rm.push(...sorted.slice(0, -1));
       left.push(sorted[sorted.length - 1]!);
     }
   }
-  if (rm.length < atLeast) rm.push(...left.sort(removalOrder).slice(0, atLeast - rm.length));
+  if (rm.length < atLeast) rm.push(...left.sort(activePodsOrder).slice(0, atLeast - rm.length));
   return rm;
 }
 

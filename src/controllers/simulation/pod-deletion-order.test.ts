@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../registry/types.ts';
-import { podsToDelete } from './pod-deletion-order.ts';
+import { activePodsOrder, podsToDelete } from './pod-deletion-order.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const ago = (seconds: number) => new Date(NOW - seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -74,4 +74,11 @@ test('then more restarts, then the newer pod (by powers of two of its age)', () 
 test('asking for all of them (or more) deletes all, in the order given', () => {
   const pods = [pod('a'), pod('b', { node: '' })];
   assert.deepEqual(names(podsToDelete(pods, pods, 2, NOW)), ['a', 'b']);
+});
+
+test("the Job controller's ActivePods order: no deletion cost or ranks, times compared as they are", () => {
+  const order = (...pods: KubeObject[]) => names([...pods].sort(activePodsOrder));
+  assert.deepEqual(order(pod('a', { readySecondsAgo: 7 }), pod('b', { readySecondsAgo: 5 })), ['b', 'a']);
+  assert.deepEqual(order(pod('a', { cost: '-100' }), pod('b', { createdSecondsAgo: 10 })), ['b', 'a']);
+  assert.deepEqual(order(pod('a'), pod('b', { ready: false }), pod('c', { node: '' })), ['c', 'b', 'a']);
 });

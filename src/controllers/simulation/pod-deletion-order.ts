@@ -1,5 +1,6 @@
-// Which of a ReplicaSet's (or ReplicationController's) pods go first when it has too many: kube's getPodsToDelete,
-// ranking the pods with controller.ActivePodsWithRanks (1.31: PodDeletionCost and LogarithmicScaleDown on).
+// Which of a controller's pods go first when it has too many: kube's ReplicaSet controller ranks them with
+// controller.ActivePodsWithRanks (getPodsToDelete; 1.31: PodDeletionCost and LogarithmicScaleDown on), the Job
+// controller orders them with controller.ActivePods.
 
 import type { KubeObject } from '../../registry/types.ts';
 import { asObj, podActive, podReady } from './shared.ts';
@@ -42,11 +43,12 @@ function logRank(t: number, now: number): number {
 }
 
 /**
- * Orders by kube's "less" for two times of which the later (or the zero) goes first: within the same power of two of
- * their age the pods' uids decide.
+ * Orders by kube's "less" for two times of which the later (or the zero) goes first (afterOrZero); with `now`, by
+ * powers of two of their age, the pods' uids deciding within one (LogarithmicScaleDown).
  */
-function byLogAge(a: KubeObject, ta: number | undefined, b: KubeObject, tb: number | undefined, now: number): number {
+function byAge(a: KubeObject, ta: number | undefined, b: KubeObject, tb: number | undefined, now: number | undefined): number {
   if (ta === undefined || tb === undefined) return ta === undefined ? (tb === undefined ? 0 : -1) : 1;
+  if (now === undefined) return tb - ta;
   const diff = logRank(ta, now) - logRank(tb, now);
   if (diff !== 0) return diff;
   const ua = a.metadata.uid ?? '';
@@ -55,10 +57,11 @@ function byLogAge(a: KubeObject, ta: number | undefined, b: KubeObject, tb: numb
 }
 
 /**
- * kube's ActivePodsWithRanks.Less as a comparator: unassigned, pending, not ready, cheaper to delete, doubled up on a
- * node (rank: the owner's related active pods on the pod's node), ready for less time, restarted more, newer.
+ * kube's ActivePods.Less as a comparator: unassigned, pending, not ready, ready for less time, restarted more, newer.
+ * With `ranked` (ActivePodsWithRanks): cheaper to delete, then doubled up on a node (the rank: the owner's related
+ * active pods on the pod's node) before readiness, and the times compared by powers of two of their age at `now`.
  */
-function compare(a: KubeObject, rankA: number, b: KubeObject, rankB: number, now: number): number {
+function compare(a: KubeObject, b: KubeObject, ranked?: { rankA: number; rankB: number; now: number }): number {
   const nodeA = String(asObj(a.spec).nodeName ?? '');
   const nodeB = String(asObj(b.spec).nodeName ?? '');
   if (nodeA !== nodeB && (nodeA === '' || nodeB === '')) return nodeA === '' ? -1 : 1;
@@ -68,14 +71,16 @@ function compare(a: KubeObject, rankA: number, b: KubeObject, rankB: number, now
   const readyA = podReady(a);
   const readyB = podReady(b);
   if (readyA !== readyB) return readyA ? 1 : -1;
-  const costA = deletionCost(a);
-  const costB = deletionCost(b);
-  if (costA !== costB) return costA - costB;
-  if (rankA !== rankB) return rankB - rankA;
+  if (ranked) {
+    const costA = deletionCost(a);
+    const costB = deletionCost(b);
+    if (costA !== costB) return costA - costB;
+    if (ranked.rankA !== ranked.rankB) return ranked.rankB - ranked.rankA;
+  }
   if (readyA && readyB) {
     const ta = readySince(a);
     const tb = readySince(b);
-    if (ta !== tb) return byLogAge(a, ta, b, tb, now);
+    if (ta !== tb) return byAge(a, ta, b, tb, ranked?.now);
   }
   const [regularA, sidecarA] = maxRestarts(a);
   const [regularB, sidecarB] = maxRestarts(b);
@@ -83,8 +88,13 @@ function compare(a: KubeObject, rankA: number, b: KubeObject, rankB: number, now
   if (sidecarA !== sidecarB) return sidecarB - sidecarA;
   const ca = createdAt(a);
   const cb = createdAt(b);
-  if (ca !== cb) return byLogAge(a, ca, b, cb, now);
+  if (ca !== cb) return byAge(a, ca, b, cb, ranked?.now);
   return 0;
+}
+
+/** controller.ActivePods as a sort comparator: the pod to delete first sorts first. */
+export function activePodsOrder(a: KubeObject, b: KubeObject): number {
+  return compare(a, b);
 }
 
 /**
@@ -100,6 +110,6 @@ export function podsToDelete(pods: readonly KubeObject[], related: readonly Kube
     onNode.set(node, (onNode.get(node) ?? 0) + 1);
   }
   const ranked = pods.map((pod) => ({ pod, rank: onNode.get(String(asObj(pod.spec).nodeName ?? '')) ?? 0 }));
-  ranked.sort((x, y) => compare(x.pod, x.rank, y.pod, y.rank, now));
+  ranked.sort((x, y) => compare(x.pod, y.pod, { rankA: x.rank, rankB: y.rank, now }));
   return ranked.slice(0, count).map((r) => r.pod);
 }
