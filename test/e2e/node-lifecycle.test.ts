@@ -40,6 +40,15 @@ describe('node lifecycle in the simulated cluster', () => {
 
     // A fresh node has no taints: TaintNodesByCondition's not-ready taint went once the kubelet reported Ready.
     assert.equal((await node('capstan-node-2')).spec.taints, undefined);
+    // The kubelet's machine identities: /etc/machine-id's 32 hex digits, the DMI product UUID, the kernel's boot_id.
+    const infos = await Promise.all(['capstan-node-1', 'capstan-node-2'].map(async (n) => (await json<{ status: { nodeInfo: Record<string, string> } }>(['get', 'node', n])).status.nodeInfo));
+    for (const info of infos) {
+      assert.match(info.machineID!, /^[0-9a-f]{32}$/);
+      assert.match(info.systemUUID!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.match(info.bootID!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+    assert.notEqual(infos[0]!.machineID, infos[1]!.machineID);
+    assert.notEqual(infos[0]!.bootID, infos[1]!.bootID);
     assert.deepEqual(await control('/kubelets', 'GET'), { status: 200, body: { items: ['capstan-node-1', 'capstan-node-2', 'capstan-node-3'].map((n) => ({ node: n, running: true })) } });
     assert.deepEqual(await control('/kubelets/capstan-node-2/stop'), { status: 200, body: { node: 'capstan-node-2', running: false } });
     const unknown = await control('/kubelets/capstan-node-9/stop');

@@ -1,6 +1,7 @@
 // Simulated nodes (kwok-style): Node objects with capacity, addresses and a Ready condition, kept alive by their
 // Leases in kube-node-lease as kubelets do, each with the CSINode a kubelet registers (no CSI drivers).
 
+import { createHash, randomUUID } from 'node:crypto';
 import { clockDate } from '../../apis/clock.ts';
 import { isStatusError } from '../../apis/errors.ts';
 import { rfc3339 } from '../../registry/store-codec.ts';
@@ -39,7 +40,15 @@ export function nodeName(i: number): string {
   return `capstan-node-${i + 1}`;
 }
 
-function nodeObject(i: number, now: string): KubeObject {
+/** What a kubelet reads off its machine: /etc/machine-id (32 hex digits) and the DMI product UUID, fixed per node name. */
+function machineIds(name: string): { machineID: string; systemUUID: string } {
+  const hex = createHash('sha256').update(`capstan-node:${name}`).digest('hex');
+  const u = hex.slice(32, 64);
+  return { machineID: hex.slice(0, 32), systemUUID: `${u.slice(0, 8)}-${u.slice(8, 12)}-${u.slice(12, 16)}-${u.slice(16, 20)}-${u.slice(20, 32)}` };
+}
+
+/** bootID: the kernel's boot_id, new each time the server (the nodes' "machines") starts. */
+function nodeObject(i: number, now: string, bootID: string): KubeObject {
   const name = nodeName(i);
   const condition = (type: string, status: string, reason: string, message: string) => ({ type, status, lastHeartbeatTime: now, lastTransitionTime: now, reason, message });
   return {
@@ -71,9 +80,8 @@ function nodeObject(i: number, now: string): KubeObject {
       ],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
-        machineID: '',
-        systemUUID: '',
-        bootID: '',
+        ...machineIds(name),
+        bootID,
         kernelVersion: '6.1.0',
         osImage: 'Capstan simulated node',
         containerRuntimeVersion: 'capstan://1.0.0',
@@ -122,17 +130,18 @@ export async function startSimulatedNodes(informers: Informers, count: number, e
   const leases = informers.of(LEASES);
   const names = Array.from({ length: count }, (_, i) => nodeName(i));
   const stopped = new Set<string>();
-  /** The kubelet's node status report: every condition fresh. */
   if (!nodes) return { renew: async () => {}, setRunning: async () => {}, running: () => false, names: [], stop: async () => {} };
+  const bootIds = names.map(() => randomUUID());
+  /** The kubelet's node status report: every condition fresh. */
   const postStatus = async (i: number) => {
-    const node = nodeObject(i, rfc3339(clockDate()));
+    const node = nodeObject(i, rfc3339(clockDate()), bootIds[i]!);
     await nodes.update(ctxFor(), node.metadata.name ?? '', (cur) => ({ ...cur!, status: node.status }), { subresource: 'status' });
   };
   const csiNodes = informers.of(CSINODES);
   for (let i = 0; i < count; i++) {
     let node: KubeObject;
     try {
-      node = await nodes.create(ctxFor(), nodeObject(i, ''));
+      node = await nodes.create(ctxFor(), nodeObject(i, '', bootIds[i]!));
     } catch (e) {
       if (!(isStatusError(e) && e.reason === 'AlreadyExists')) throw e;
       node = await nodes.get(ctxFor(), nodeName(i));
