@@ -110,6 +110,28 @@ describe('RBAC (Node,RBAC)', () => {
     assert.equal(JSON.parse(no.body).message, 'configmaps is forbidden: User "alice" cannot create resource "configmaps" in API group "" in the namespace "team"');
   });
 
+  test('decisions follow the policy as it changes: resourceNames allow only the objects named, edits and deletions count', async () => {
+    for (const name of ['named', 'unnamed']) await server.kubectlOk(['create', 'configmap', name, '-n', 'other']);
+    const get = async (name: string) => (await server.request(`/api/v1/namespaces/other/configmaps/${name}`, { token: TOKENS.alice })).status;
+    const role = (resourceNames?: string[]) => ({ apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name: 'cm-reader', namespace: 'other' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'], ...(resourceNames ? { resourceNames } : {}) }] });
+    const statuses = async () => [await get('named'), await get('unnamed'), await get('named'), await get('unnamed')];
+    assert.deepEqual(await statuses(), [403, 403, 403, 403]);
+    await server.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(role(['named'])) });
+    await server.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(roleBinding('other', 'alice-cm-reader', 'cm-reader', { kind: 'User', name: 'alice' }, 'Role')) });
+    await until('alice may get the named ConfigMap', async () => ((await get('named')) === 200 ? true : undefined));
+    // Asked twice each: a decision a rule's resourceNames made holds for that name only.
+    assert.deepEqual(await statuses(), [200, 403, 200, 403]);
+    await server.kubectlOk(['replace', '-f', '-'], { input: JSON.stringify(role()) });
+    await until('alice may get every ConfigMap', async () => ((await get('unnamed')) === 200 ? true : undefined));
+    assert.deepEqual(await statuses(), [200, 200, 200, 200]);
+    await server.kubectlOk(['replace', '-f', '-'], { input: JSON.stringify(role(['unnamed'])) });
+    await until('alice may no longer get the named ConfigMap', async () => ((await get('named')) === 403 ? true : undefined));
+    assert.deepEqual(await statuses(), [403, 200, 403, 200]);
+    await server.kubectlOk(['delete', 'rolebinding', 'alice-cm-reader', '-n', 'other']);
+    await until('alice may get no ConfigMap', async () => ((await get('unnamed')) === 403 ? true : undefined));
+    assert.deepEqual(await statuses(), [403, 403, 403, 403]);
+  });
+
   test('kubectl auth can-i, can-i --list and whoami', async () => {
     assert.equal((await server.kubectl(['auth', 'can-i', 'list', 'pods', '-n', 'team'], { kubeconfig: kc.bob })).stdout.trim(), 'yes');
     const no = await server.kubectl(['auth', 'can-i', 'list', 'pods', '-n', 'other'], { kubeconfig: kc.bob });

@@ -33,6 +33,8 @@ export interface RbacPolicy {
   visit(user: UserInfo, namespace: string, visitor: (b: BoundRules) => boolean): void;
   /** The rules a roleRef points at (GetRoleReferenceRules), from the binding's namespace. */
   roleRefRules(ref: RoleRef, namespace: string): { rules?: readonly PolicyRule[]; error?: string };
+  /** Counts the changes to roles and bindings seen so far: what was read of the policy holds while it stays. */
+  revision(): number;
   /** Every ClusterRole (the aggregation controller). */
   clusterRoles(): IterableIterator<KubeObject>;
   onClusterRoleChange(handler: () => void): () => void;
@@ -111,6 +113,8 @@ export function startRbacPolicy(registry: Registry): RbacPolicy {
   const roleBindings = startInformer(rbacStore(registry, 'rolebindings'));
   const clusterRoleBindings = startInformer(rbacStore(registry, 'clusterrolebindings'));
   const informers = [roles, clusterRoles, roleBindings, clusterRoleBindings];
+  let revision = 0;
+  for (const i of informers) i.onEvent(() => void revision++);
 
   // Parsed rules, memoized per stored object (objects are replaced, never changed, on update).
   const parsed = new WeakMap<KubeObject, PolicyRule[]>();
@@ -162,6 +166,7 @@ export function startRbacPolicy(registry: Registry): RbacPolicy {
       if (namespace !== '') visitIndex(rbIndex(namespace), user, namespace, seen, visitor);
     },
     roleRefRules,
+    revision: () => revision,
     clusterRoles: () => clusterRoles.items(),
     onClusterRoleChange(handler) {
       return clusterRoles.onEvent(() => handler());

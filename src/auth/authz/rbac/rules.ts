@@ -78,9 +78,14 @@ function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 
 /** rbac.RuleAllows. */
 export function ruleAllows(a: AuthzAttributes, rule: PolicyRule): boolean {
+  return ruleAllowsSomeName(a, rule) && (!a.isResourceRequest || resourceNameMatches(rule, a.name));
+}
+
+/** rbac.RuleAllows but for the rule's resourceNames: whether it allows the request for some object name. */
+export function ruleAllowsSomeName(a: AuthzAttributes, rule: PolicyRule): boolean {
   if (a.isResourceRequest) {
     const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-    return verbMatches(rule, a.verb) && apiGroupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, a.subresource) && resourceNameMatches(rule, a.name);
+    return verbMatches(rule, a.verb) && apiGroupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, a.subresource);
   }
   return verbMatches(rule, a.verb) && nonResourceURLMatches(rule, a.path);
 }
