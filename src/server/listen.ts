@@ -7,6 +7,7 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createSecureServer } from 'node:http2';
+import { Http1Response } from './http1-response.ts';
 import type { Http2SecureServer, Http2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { RequestHandler } from './handler.ts';
@@ -193,6 +194,7 @@ export async function listenSecure(port: number, host: string, tls: TlsMaterial,
   const server = createSecureServer(
     {
       allowHTTP1: true,
+      Http1ServerResponse: Http1Response,
       // TCP_NODELAY, as Go's servers and Node's own http.Server have it: without it the first write after a flushed
       // head (a watch's first event) waits for the client's delayed ACK, 40 ms on Linux. HTTP/2 sets it itself.
       noDelay: true,
@@ -262,7 +264,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 export async function listenPlain(port: number, host: string, handler: RequestHandler, limits: ServingLimits = {}): Promise<Listener> {
   // Loaded only here: importing node:http as an ES module also loads its bundled fetch/WebSocket client.
   const { createServer } = await import('node:http');
-  const server = createServer(handler);
+  const server = createServer({ ServerResponse: Http1Response }, handler);
   limitHttp1(server, limits, false);
   server.on('clientError', answerClientError);
   serveUpgrades(server, handler);
