@@ -18,21 +18,31 @@ export interface HealthEndpoints {
 }
 
 export function namedCheck(name: string, check: () => void | Promise<void>): HealthCheck {
-  return { name, check: async () => check() };
+  return { name, check };
 }
 
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
+/** A check's error, or undefined when it passes. Checks that answer at once (most) take no timer. */
 async function run(check: HealthCheck): Promise<Error | undefined> {
+  let pending: void | Promise<void>;
+  try {
+    pending = check.check();
+  } catch (e) {
+    return asError(e);
+  }
+  if (!(pending instanceof Promise)) return undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      check.check(),
+      pending,
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`check timed out after ${CHECK_TIMEOUT_MS}ms`)), CHECK_TIMEOUT_MS);
       }),
     ]);
     return undefined;
   } catch (e) {
-    return e instanceof Error ? e : new Error(String(e));
+    return asError(e);
   } finally {
     clearTimeout(timer);
   }

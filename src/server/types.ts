@@ -17,7 +17,8 @@ export type HttpResponse = ServerResponse | Http2ServerResponse;
 /** A named readiness/liveness check, as listed by /readyz?verbose. Resolves when healthy, throws when not. */
 export interface HealthCheck {
   readonly name: string;
-  check(): Promise<void>;
+  /** Throws (or rejects) when the check fails; a check that answers at once need not return a promise. */
+  check(): void | Promise<void>;
 }
 
 /** What createApiServer is handed by start-up (src/cli/start.ts), which builds the registry and the control plane. */
