@@ -6,7 +6,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { request as httpsRequest } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { bundle, inlineBuiltinImports } from '../../scripts/build.ts';
-import { rawRequest, runKubectl } from './helpers.ts';
+import { rawRequest, runKubectl, startCliProcess } from './helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Inside node_modules, so the bundle finds the packages it leaves outside, as it does in dist/.
@@ -31,15 +31,11 @@ before(async () => {
   const inputs = await bundle(OUT);
   assert.ok(inputs.includes('src/cli/main.ts') && inputs.includes('src/apis/generated/model.json'), inputs.join(' '));
   dir = await mkdtemp(join(tmpdir(), 'capstan-bundle-'));
-  child = spawn(process.execPath, [join(OUT, 'cli.js'), '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const deadline = Date.now() + 20_000;
-  while (!stdout.includes('\n') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const cli = await startCliProcess(process.execPath, [join(OUT, 'cli.js'), '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], dir);
+  child = cli.child;
   kubeconfig = join(dir, 'data', 'admin.kubeconfig');
-  assert.equal(stdout, `kubectl --kubeconfig ${kubeconfig} get ns\n`, stderr);
+  const stderr = cli.stderr();
+  assert.equal(cli.stdout(), `kubectl --kubeconfig ${kubeconfig} get ns\n`, stderr);
   port = (JSON.parse(stderr.split('\n')[0]!) as { port: number }).port;
   const pki = join(dir, 'data', 'pki');
   ca = await readFile(join(pki, 'ca.crt'), 'utf8');

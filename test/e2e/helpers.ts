@@ -1,7 +1,7 @@
 // Shared end-to-end helpers: start a real Capstan (port 0, temp data dir, memory or sqlite storage), write
 // kubeconfigs that name 127.0.0.1, run kubectl with a timeout, and make raw HTTPS requests.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -102,6 +102,29 @@ export function runCommand(
     if (opts.input) child.stdin.end(opts.input);
     else child.stdin.end();
   });
+}
+
+/** A `capstan` command a test started, and what it has written so far. */
+export interface CliProcess {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+}
+
+/**
+ * Spawns `node args` in cwd (args naming the CLI's entry and its flags) and waits up to 30 s for the one line the CLI
+ * prints on stdout once it serves (the kubectl command); whether it came is for the test to assert. The test stops the
+ * child, by its PID.
+ */
+export async function startCliProcess(node: string, args: readonly string[], cwd: string): Promise<CliProcess> {
+  const child = spawn(node, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const deadline = Date.now() + 30_000;
+  while (!stdout.includes('\n') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return { child, stdout: () => stdout, stderr: () => stderr };
 }
 
 /** Runs kubectl with a kubeconfig, a private cache dir and a timeout (the process is killed past it). */

@@ -38,44 +38,51 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ${SCHEMA_VERSI
 INSERT OR IGNORE INTO meta (key, value) VALUES ('compact_revision', 0);
 `;
 
+// Parameters are plain `?`, bound in order: node:sqlite before Node 22.20 binds no positional argument to a numbered
+// one (`?1`), and fails every statement that has one with "column index out of range".
+
 /** The newest row of one name (optionally at or below a revision). */
 export const SELECT_NEWEST = `SELECT id, deleted, create_revision, value FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1`;
 export const SELECT_NEWEST_AT = `SELECT id, deleted, create_revision, value FROM kv WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`;
 
 export const INSERT_ROW = `INSERT INTO kv (id, name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?, ?)`;
 
-/** Live keys in [?1, ?2) at revision ?3, ascending, at most ?4 (-1: all). */
+/** Live keys in [start, end) at revision rev, ascending, at most limit (-1: all); bound as (start, end, rev, rev, limit). */
 export const SELECT_RANGE = `
 SELECT id, name, create_revision, value FROM kv
-WHERE name >= ?1 AND name < ?2 AND id <= ?3 AND deleted = 0
-  AND id = (SELECT MAX(newer.id) FROM kv AS newer WHERE newer.name = kv.name AND newer.id <= ?3)
-ORDER BY name LIMIT ?4`;
+WHERE name >= ? AND name < ? AND id <= ? AND deleted = 0
+  AND id = (SELECT MAX(newer.id) FROM kv AS newer WHERE newer.name = kv.name AND newer.id <= ?)
+ORDER BY name LIMIT ?`;
 
-/** How many keys in (?1, ?2) were live at revision ?3. */
+/** How many keys in (after, end) were live at revision rev; bound as (after, end, rev). */
 export const COUNT_AFTER = `
 SELECT COUNT(*) AS n FROM (
-  SELECT MAX(id) AS id, deleted FROM kv WHERE name > ?1 AND name < ?2 AND id <= ?3 GROUP BY name
+  SELECT MAX(id) AS id, deleted FROM kv WHERE name > ? AND name < ? AND id <= ? GROUP BY name
 ) WHERE deleted = 0`;
 
 /** Every live key now, ascending (loads the in-memory index at open). */
 export const SELECT_LIVE_NAMES = `
 SELECT name FROM (SELECT MAX(id) AS id, name, deleted FROM kv GROUP BY name) WHERE deleted = 0 ORDER BY name`;
 
-/** Rows of keys in [?3, ?4) with ?1 < id <= ?2, ascending, at most ?5, each with its previous row for prevKv. */
+/**
+ * Rows of keys in [start, end) with after < id <= upTo, ascending, at most limit, each with its previous row for
+ * prevKv; bound as (after, upTo, start, end, limit).
+ */
 export const SELECT_HISTORY = `
 SELECT c.id, c.name, c.created, c.deleted, c.create_revision, c.value,
        p.id AS prev_id, p.create_revision AS prev_create_revision, p.value AS prev_value
 FROM kv AS c LEFT JOIN kv AS p ON c.created = 0 AND p.id = c.prev_revision
-WHERE c.id > ?1 AND c.id <= ?2 AND c.name >= ?3 AND c.name < ?4
-ORDER BY c.id LIMIT ?5`;
+WHERE c.id > ? AND c.id <= ? AND c.name >= ? AND c.name < ?
+ORDER BY c.id LIMIT ?`;
 
 /**
- * Compaction to ?2 after a previous compaction at ?1: for each name written in (?1, ?2], drop its rows older than its
- * newest row at or below ?2, and that row too when it is a tombstone. Names untouched since ?1 were settled then.
+ * Compaction to rev after a previous compaction at before: for each name written in (before, rev], drop its rows older
+ * than its newest row at or below rev, and that row too when it is a tombstone. Names untouched since before were
+ * settled then. Bound as (before, rev).
  */
 export const COMPACT = `
 DELETE FROM kv WHERE id IN (
-  SELECT old.id FROM (SELECT name, MAX(id) AS top FROM kv WHERE id > ?1 AND id <= ?2 GROUP BY name) AS touched
+  SELECT old.id FROM (SELECT name, MAX(id) AS top FROM kv WHERE id > ? AND id <= ? GROUP BY name) AS touched
   JOIN kv AS old ON old.name = touched.name AND old.id <= touched.top
   WHERE old.id < touched.top OR old.deleted = 1
 )`;

@@ -9,8 +9,7 @@
 // the feed. Like etcd's tree index, the set of live keys is also kept in memory, so count() and a page's `remaining`
 // are O(log n) instead of a scan.
 import { closeSync, openSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
-import type { StatementSync } from 'node:sqlite';
+import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import type { GetResult, KeyValue, RangeOptions, RangeResult, Storage, StorageEvent, StorageSnapshot } from '../types.ts';
 import { compactionNeeded, openState } from '../backend-state.ts';
 import { compactedError, keyExists, keyNotFound, readRevision, revisionConflict, unavailable } from '../storage-errors.ts';
@@ -19,6 +18,24 @@ import { prefixEnd, prefixEndUtf8, rangeStart } from '../key-range.ts';
 import { createWatchHub } from '../watch-hub.ts';
 import { SortedKeys } from '../memory/sorted-keys.ts';
 import * as sql from './schema.ts';
+
+// Node 22 prints an ExperimentalWarning on stderr when node:sqlite first loads: not a line of Capstan's own log, and
+// nothing a user of the backend can act on, so the load drops that one warning.
+const { DatabaseSync } = withoutExperimentalWarning('SQLite', () => process.getBuiltinModule('node:sqlite'));
+
+function withoutExperimentalWarning<T>(feature: string, load: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+    const type = typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as { type?: unknown }).type : rest[0];
+    if (type === 'ExperimentalWarning' && String(warning).startsWith(`${feature} is an experimental feature`)) return;
+    return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    return load();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
 
 export interface SqliteStorageOptions {
   /** Watch replay page size (tests make it small to exercise paging). */
@@ -72,7 +89,7 @@ function historyEvent(row: HistoryRow): StorageEvent {
   return prevKv === undefined ? { type, kv } : { type, kv, prevKv };
 }
 
-function openDatabase(path: string): DatabaseSync {
+function openDatabase(path: string): Database {
   // The database holds every object, Secrets included: owner-only, like a private key. SQLite gives its -wal and
   // -shm files the database file's mode, so creating it 0600 covers them too.
   if (path !== ':memory:') {
@@ -132,6 +149,16 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
   const state = openState(hub);
   const { checkOpen } = state;
 
+  /** Rolls back the open transaction, if one is (sqlite ends some itself on an error; Node < 22.16 has no isTransaction). */
+  function rollbackOpen(): void {
+    if (db.isTransaction === false) return;
+    try {
+      rollbackTx.run();
+    } catch {
+      // none was open
+    }
+  }
+
   /** Runs fn in one IMMEDIATE transaction; on any failure rolls back, so nothing of it remains. */
   function transaction<T>(fn: () => T): T {
     begin.run();
@@ -140,7 +167,7 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       commitTx.run();
       return result;
     } catch (err) {
-      if (db.isTransaction) rollbackTx.run();
+      rollbackOpen();
       throw err;
     }
   }
@@ -215,7 +242,7 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       }
       commitTx.run();
     } catch (err) {
-      if (db.isTransaction) rollbackTx.run();
+      rollbackOpen();
       for (const w of writes) w.reject(err);
       return;
     }
@@ -250,7 +277,7 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
       const start = rangeStart(prefix, opts.startKey);
       const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : -1;
       const end = prefixEndUtf8(prefix);
-      const rows = selectRange.all(start, end, at, limit) as unknown as RangeRow[];
+      const rows = selectRange.all(start, end, at, at, limit) as unknown as RangeRow[];
       const kvs: KeyValue[] = rows.map((r) => ({ key: r.name, value: r.value, createRevision: r.create_revision, modRevision: r.id }));
       let remaining = 0;
       if (limit > 0 && kvs.length === limit) {
@@ -324,7 +351,7 @@ export function openSqliteStorage(path: string, options: SqliteStorageOptions = 
 
     async snapshot(): Promise<StorageSnapshot> {
       checkOpen();
-      const rows = selectRange.all('', '\u{10ffff}', revision, -1) as unknown as RangeRow[];
+      const rows = selectRange.all('', '\u{10ffff}', revision, revision, -1) as unknown as RangeRow[];
       return { revision, kvs: rows.map((r) => ({ key: r.name, value: r.value, createRevision: r.create_revision, modRevision: r.id })) };
     },
 
