@@ -84,6 +84,11 @@ export async function main(argv: readonly string[]): Promise<void> {
     watchParent.unref();
   }
   // Printed once the signal handlers are in place: whoever waits for this line may stop the server at once.
-  process.stdout.write(`kubectl --kubeconfig ${server.kubeconfigPath} get ns\n`);
+  process.stdout.write(`kubectl --kubeconfig ${shellWord(server.kubeconfigPath)} get ns\n`);
+}
+
+/** A path as one shell word: as it is when nothing in it is special to a shell, else single-quoted. */
+export function shellWord(path: string): string {
+  return /^[\w./:@%+=,-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
 }
 

@@ -15,7 +15,7 @@ import { namedCheck } from '../../src/server/health.ts';
 import { ensurePki } from '../../src/server/pki.ts';
 import type { ApiServer } from '../../src/server/types.ts';
 import type { TestServer, TestServerOptions } from './helpers.ts';
-import { echoApi, rawRequest, runKubectl, startTestServer } from './helpers.ts';
+import { echoApi, rawRequest, runCommand, runKubectl, startCliProcess, startTestServer } from './helpers.ts';
 import { connect } from 'node:net';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -467,22 +467,22 @@ describe('sqlite across restarts', () => {
 });
 
 describe('capstan command', () => {
-  test('starts, prints the kubectl line, serves, logs JSON, and exits 0 on SIGTERM', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'capstan-cli-'));
-    const child = spawn(NODE, [join(ROOT, 'bin/capstan.js'), '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  test('starts, prints the kubectl line (one a shell runs as printed), serves, logs JSON, and exits 0 on SIGTERM', async () => {
+    // A data dir whose path a shell would split or end early: the printed line quotes it.
+    const dir = await mkdtemp(join(tmpdir(), "capstan-cli-it's "));
+    const cli = await startCliProcess(NODE, [join(ROOT, 'bin/capstan.js'), '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], dir);
+    const child = cli.child;
+    const cacheDir = join(tmpdir(), `capstan-cli-cache-${process.pid}`);
     try {
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const deadline = Date.now() + 10_000;
-      while (!stdout.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
-      assert.equal(stdout, `kubectl --kubeconfig ${kubeconfig} get ns\n`, stderr);
+      assert.equal(cli.stdout(), `kubectl --kubeconfig '${kubeconfig.replaceAll("'", `'\\''`)}' get ns\n`, cli.stderr());
+      const printed = await runCommand('bash', ['-c', cli.stdout().replace(' get ns', ` --cache-dir=${cacheDir} get ns -o name`)], { timeoutMs: 20_000 });
+      assert.deepEqual(printed, { code: 0, stdout: 'namespace/default\nnamespace/kube-node-lease\nnamespace/kube-public\nnamespace/kube-system\n', stderr: '' });
       assert.deepEqual(await runKubectl(kubeconfig, ['get', '--raw', '/readyz']), { code: 0, stdout: 'ok', stderr: '' });
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
+      const stderr = cli.stderr();
       const lines = stderr.trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg: string; port?: number });
       assert.deepEqual(lines.map((l) => [l.level, l.msg]), [['info', 'Capstan serving'], ['info', 'Capstan stopping'], ['info', 'Capstan stopped']]);
       assert.deepEqual(lines.slice(1).map((l) => (l as { signal?: string }).signal), ['SIGTERM', 'SIGTERM']);
@@ -490,6 +490,7 @@ describe('capstan command', () => {
     } finally {
       child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
+      await rm(cacheDir, { recursive: true, force: true });
     }
   });
 });
