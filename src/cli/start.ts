@@ -1,7 +1,7 @@
 // Starting Capstan: data dir, certificates, storage, authentication, authorization, the API, listeners,
 // the admin kubeconfig. Shared by the command line (src/cli/main.ts) and the library (src/index.ts).
 
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile, rename } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile, rename } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,6 +55,7 @@ import { DEFAULT_SIGNING_DURATION_MS } from '../controllers/csr-signing.ts';
 import { ConfigError, readRequired } from './config-error.ts';
 import { signingCas } from './signing-cas.ts';
 import { ensurePki, ensureProxyClientPair, PROXY_CLIENT_NAME, splitPemCertificates } from '../server/pki.ts';
+import { makeDirectories } from '../server/make-directories.ts';
 import { startAggregator } from '../aggregator/aggregator.ts';
 import type { AggregatedApiGet } from '../controllers/simulation/horizontal-pod-autoscaler.ts';
 import { startApiServiceRegistration } from '../aggregator/autoregister.ts';
@@ -436,7 +437,11 @@ export async function prepareDataDir(dataDir: string | undefined, log: Logger): 
   const dir = resolve(dataDir);
   const existing = await stat(dir).catch(() => undefined);
   if (!existing) {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    try {
+      makeDirectories(dir, 0o700);
+    } catch (e) {
+      throw new ConfigError(`--data-dir ${dir}: ${(e as Error).message}`);
+    }
     await chmod(dir, 0o700);
   } else if (!existing.isDirectory()) {
     throw new ConfigError(`--data-dir ${dir} is not a directory`);

@@ -4,7 +4,8 @@
 // them, and renewed when missing, expiring, no longer signed by the CA, or lacking a needed name.
 
 import { X509Certificate as NodeX509, createPrivateKey } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { makeDirectories } from './make-directories.ts';
 import { join } from 'node:path';
 import type { CertificateRequest, DistinguishedName } from './certificates.ts';
 
@@ -145,7 +146,7 @@ export interface EnsurePkiResult {
 export async function ensurePki(options: EnsurePkiOptions): Promise<EnsurePkiResult> {
   const now = options.now ?? Date.now();
   const dir = join(options.dataDir, 'pki');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  makeDirectories(dir, 0o700);
   const generated: string[] = [];
   const [caPair, servingPair, adminPair] = await Promise.all([readPair(dir, 'ca'), readPair(dir, 'apiserver'), readPair(dir, 'admin')]);
 
@@ -194,7 +195,7 @@ export async function ensureProxyClientPair(dataDir: string, ca: KeyPairPem, now
   const isProxyClient = (cert: NodeX509): boolean => cert.subject === `CN=${PROXY_CLIENT_NAME}`;
   if (existing && usableLeaf(existing, caCert, now, isProxyClient)) return existing;
   const pair = await generateLeaf(ca, now, { commonName: PROXY_CLIENT_NAME }, 'client');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  makeDirectories(dir, 0o700);
   await writePair(dir, PROXY_CLIENT_NAME, pair);
   return pair;
 }

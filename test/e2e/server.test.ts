@@ -563,6 +563,20 @@ describe('command line', () => {
     assert.match(mode.stderr, /authorization-mode "Bogus" is not a valid mode/);
   });
 
+  test('a data dir or audit log directory that cannot be made: mkdir\'s own error, and exit 2 (under /proc Node\'s recursive mkdir never returned)', async () => {
+    const dataDir = await runCli(['--storage-backend=memory', '--data-dir=/proc/capstan-no-such-dir/data']);
+    assert.deepEqual([dataDir.code, dataDir.stderr], [2, "Error: --data-dir /proc/capstan-no-such-dir/data: ENOENT: no such file or directory, mkdir '/proc/capstan-no-such-dir'\nRun 'capstan --help' for usage.\n"]);
+    const dir = await mkdtemp(join(tmpdir(), 'capstan-audit-dir-'));
+    try {
+      await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+      const audit = await runCli(['--storage-backend=memory', `--data-dir=${join(dir, 'data')}`, '--secure-port=0', `--audit-policy-file=${join(dir, 'policy.yaml')}`, '--audit-log-path=/proc/capstan-no-such-dir/audit.log']);
+      assert.equal(audit.code, 2, audit.stderr);
+      assert.match(audit.stderr, /^Error: .*ENOENT: no such file or directory, mkdir '\/proc\/capstan-no-such-dir'\n/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('--help lists every flag', async () => {
     const r = await runCli(['--help']);
     assert.equal(r.code, 0);

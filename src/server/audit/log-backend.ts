@@ -3,7 +3,8 @@
 // to <name>-<UTC time>.<ext> and a new one begun; backups beyond maxbackup, or older than maxage days, are removed.
 // Lines are buffered and written once per event-loop turn, so a busy server makes one write per batch.
 
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { makeDirectories } from '../make-directories.ts';
 import { basename, dirname, extname, join } from 'node:path';
 import type { AuditBackend, AuditEvent } from './types.ts';
 
@@ -35,7 +36,7 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
   let scheduled = false;
 
   const open = (): void => {
-    mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+    makeDirectories(dirname(options.path), 0o700);
     fd = openSync(options.path, 'a', 0o600);
     size = fstatSync(fd).size;
   };
