@@ -568,7 +568,19 @@ async function startFork(parent: CapstanOptions, snapshot: StorageSnapshot, log:
   return { url: child.url, kubeconfig: child.kubeconfig, kubeconfigPath: child.kubeconfigPath, close: () => child.close() };
 }
 
+/** The oldest Node.js Capstan runs on: package.json's engines, which bin/capstan.js checks before it loads anything. */
+const REQUIRED_NODE = [22, 13] as const;
+
+/** A library user on an older Node gets the command's one sentence, not an error from deep in start-up. */
+function checkNodeVersion(): void {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < REQUIRED_NODE[0] || (major === REQUIRED_NODE[0] && minor < REQUIRED_NODE[1])) {
+    throw new Error(`capstan requires Node.js ${REQUIRED_NODE.join('.')} or newer; this is Node.js ${process.versions.node}.`);
+  }
+}
+
 export async function startCapstan(options: CapstanOptions = {}): Promise<Capstan> {
+  checkNodeVersion();
   const startedAt = performance.now();
   const log = options.logger ?? createLogger({ verbosity: options.logLevel ?? -1 });
   const cfg = completeOptions(options, log);
