@@ -1,6 +1,8 @@
 // StatusError: the one error type of the API. Rendered as a meta/v1 Status with kube-apiserver's codes,
 // reasons and message shapes (k8s.io/apimachinery/pkg/api/errors).
 
+import { goQuote } from '../encoding/go-format.ts';
+
 export interface StatusCause {
   reason?: string;
   message?: string;
@@ -134,6 +136,21 @@ export function serviceUnavailable(message: string): StatusError {
   return new StatusError(503, 'ServiceUnavailable', message);
 }
 
+/**
+ * Where kube-apiserver's own code panics on a request (a Go runtime error in a library it calls, such as the JSON
+ * patch or strategic merge patch library): nothing on the way recovers it but the outermost panic filter, which
+ * answers a plain-text 500 (PANIC_ANSWER), not a Status.
+ */
+export class HandlerPanic extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HandlerPanic';
+  }
+}
+
+/** WithPanicRecovery's answer, as http.Error writes it (text/plain; charset=utf-8, X-Content-Type-Options: nosniff). */
+export const PANIC_ANSWER = 'This request caused apiserver to panic. Look in the logs for details.\n';
+
 export function internalError(err: unknown): StatusError {
   const text = err instanceof Error ? err.message : String(err);
   return new StatusError(500, 'InternalError', `Internal error occurred: ${text}`, { causes: [{ message: text }] });
@@ -185,6 +202,16 @@ const RENDERED = Symbol('capstan.renderedBadValue');
  */
 export function renderedBadValue(text: string): unknown {
   return { [RENDERED]: text };
+}
+
+/** Go's %#v of a []string: `[]string{"a", "b"}`, or `[]string(nil)` for a nil slice. */
+export function goStringsText(list: readonly unknown[] | null | undefined): string {
+  return list ? `[]string{${list.map((s) => goQuote(String(s))).join(', ')}}` : '[]string(nil)';
+}
+
+/** A []string bad value as field.Error prints it (%#v). */
+export function goStringsValue(list: readonly unknown[] | null | undefined): unknown {
+  return renderedBadValue(goStringsText(list));
 }
 
 /** Go's %v-like rendering of a bad value, as field.Error does (strings quoted). */

@@ -14,9 +14,15 @@ export interface AggregationController {
   stop(): void;
 }
 
+/** A ClusterRole's aggregation selectors; none when one cannot be converted (kube's controller gives up on the role). */
 function selectors(obj: KubeObject) {
-  const rule = obj.aggregationRule as { clusterRoleSelectors?: unknown[] } | undefined;
-  return (rule?.clusterRoleSelectors ?? []).map((s) => parseLabelSelector(formatLabelSelector(s)));
+  const rule = obj.aggregationRule as { clusterRoleSelectors?: unknown } | undefined;
+  const list = Array.isArray(rule?.clusterRoleSelectors) ? rule.clusterRoleSelectors : [];
+  try {
+    return list.map((s) => parseLabelSelector(formatLabelSelector(s)));
+  } catch {
+    return [];
+  }
 }
 
 export function aggregatedRules(target: KubeObject, all: Iterable<KubeObject>): unknown[] {
@@ -64,7 +70,9 @@ export function startClusterRoleAggregation(registry: Registry): AggregationCont
   const schedule = () => {
     if (pending || stopped) return;
     pending = true;
-    work = work.then(syncAll);
+    work = work.then(syncAll).catch((e: unknown) => {
+      process.emitWarning(`clusterrole aggregation controller: ${e instanceof Error ? e.message : String(e)}`);
+    });
   };
   informer.onEvent(schedule);
   return {

@@ -2,7 +2,7 @@
 // CreateOptions, UpdateOptions, PatchOptions and DeleteOptions, with the same validation and messages:
 // malformed values are 400 BadRequest, invalid combinations 422 Invalid "<Kind>.meta.k8s.io".
 
-import { StatusError, badRequest, type StatusCause, type StatusDetails } from '../apis/errors.ts';
+import { StatusError, badRequest, goStringsText, type StatusCause, type StatusDetails } from '../apis/errors.ts';
 import type { DeleteOptions, ListOptions } from '../registry/types.ts';
 import { validateFieldManager } from './field-manager.ts';
 
@@ -23,11 +23,6 @@ export function invalidOptions(kind: string, errs: readonly OptionError[]): Stat
 }
 
 const q = (s: string): string => JSON.stringify(s);
-
-/** Go's %#v of a []string. */
-function goStringSlice(values: readonly string[]): string {
-  return `[]string{${values.map(q).join(', ')}}`;
-}
 
 /** strconv.ParseInt(s, 10, 64) with Go's error text. */
 export function parseGoInt64(s: string): number {
@@ -134,7 +129,7 @@ export interface WriteOptions {
 
 function dryRunErrors(values: readonly string[]): OptionError[] {
   if (values.every((v) => v === 'All')) return [];
-  return [{ reason: 'FieldValueNotSupported', field: 'dryRun', body: `Unsupported value: ${goStringSlice(values)}: supported values: "All"` }];
+  return [{ reason: 'FieldValueNotSupported', field: 'dryRun', body: `Unsupported value: ${goStringsText(values)}: supported values: "All"` }];
 }
 
 function fieldValidationErrors(value: string): OptionError[] {

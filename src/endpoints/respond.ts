@@ -2,7 +2,7 @@
 // above 128 KiB when asked (APIResponseCompression), Warning headers, and every error as a Status.
 
 import { gzip } from '../encoding/gzip.ts';
-import { internalError, isStatusError, type Status } from '../apis/errors.ts';
+import { HandlerPanic, internalError, isStatusError, PANIC_ANSWER, type Status } from '../apis/errors.ts';
 import { encodeJson } from '../encoding/json.ts';
 import { acceptsGzip, JSON_MEDIA_TYPE, negotiateOutput, prettyRequested, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, YAML_MEDIA_TYPE, type NegotiatedMediaType } from '../encoding/negotiate.ts';
 import { encodeProtobufObject } from '../encoding/protobuf/envelope.ts';
@@ -129,6 +129,13 @@ export function statusFor(err: unknown, logger: Logger | undefined): Status {
  * when nothing is acceptable, indented JSON anyway (WriteRawJSON) so the error is never hidden.
  */
 export function writeError(r: Responder, err: unknown): void {
+  if (err instanceof HandlerPanic) {
+    r.logger?.error('apiserver panicked', { method: r.req.method, error: err.message });
+    if (endIfStarted(r.res)) return;
+    writable(r.res).setHeader('X-Content-Type-Options', 'nosniff');
+    writeBody(r, 500, 'text/plain; charset=utf-8', PANIC_ANSWER);
+    return;
+  }
   const status = statusFor(err, r.logger);
   if (endIfStarted(r.res)) return;
   // ErrorNegotiated: a Status that names a retry delay also sets Retry-After.

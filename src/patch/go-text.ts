@@ -2,6 +2,7 @@
 // fmt's %v, name types as reflect does, and compare interface{} values by dynamic type and value.
 
 import type { JsonObject, JsonValue } from '../encoding/json-value.ts';
+import { HandlerPanic } from '../apis/errors.ts';
 
 /** The dynamic Go type a JSON value decodes to (ints preserved as int64, as kube decodes patches). */
 export type GoKind = 'map' | 'slice' | 'string' | 'int64' | 'float64' | 'bool' | 'nil';
@@ -88,8 +89,8 @@ export function goSprintS(v: unknown): string {
   return `%!s(${kind}=${goSprint(v)})`;
 }
 
-/** A panic inside kube's libraries; kube-apiserver answers it with a 500. */
-export class GoRuntimePanic extends Error {
+/** A Go runtime error inside kube's libraries: kube-apiserver panics (see HandlerPanic). */
+export class GoRuntimePanic extends HandlerPanic {
   constructor(message: string) {
     super(`runtime error: ${message}`);
     this.name = 'GoRuntimePanic';

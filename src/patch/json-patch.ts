@@ -10,6 +10,7 @@ import { jsonKind, setOwn, type JsonObject, type JsonValue } from '../encoding/j
 import { goQuote } from '../encoding/go-format.ts';
 import { hasOwn, isJsonObject } from './go-text.ts';
 import { cloneJson } from '../apis/json-clone.ts';
+import { HandlerPanic } from '../apis/errors.ts';
 
 /** The patch document could not be read as a list of operations (kube: 400 BadRequest). */
 export class JsonPatchDecodeError extends Error {
@@ -27,8 +28,8 @@ export class JsonPatchApplyError extends Error {
   }
 }
 
-/** Where the library itself crashes (a nil dereference); kube-apiserver answers such a request with a 500. */
-export class JsonPatchPanic extends Error {
+/** Where the library itself crashes (a nil dereference): kube-apiserver panics (see HandlerPanic). */
+export class JsonPatchPanic extends HandlerPanic {
   constructor(message = 'runtime error: invalid memory address or nil pointer dereference') {
     super(message);
     this.name = 'JsonPatchPanic';

@@ -83,12 +83,7 @@ function errBadPatchType(t: unknown, m: JsonObject): StrategicMergePatchError {
  */
 export function strategicMergePatch(doc: JsonObject, patch: JsonObject | null, schema: SchemaNode | undefined, resolveRef: ResolveRef): JsonObject {
   const root = new PatchSchema(schema, resolveRef, rootTypeName(schema));
-  try {
-    return mergeMap(cloneJson(doc), cloneJson(patch ?? {}), root);
-  } catch (e) {
-    if (e instanceof GoRuntimePanic) throw internal(e.message);
-    throw e;
-  }
+  return mergeMap(cloneJson(doc), cloneJson(patch ?? {}), root);
 }
 
 function rootTypeName(schema: SchemaNode | undefined): string {

@@ -97,6 +97,21 @@ describe('bad input', () => {
     status(r, 405, 'MethodNotAllowed');
   });
 
+  test('a patch on which kube-apiserver itself panics gets the plain-text 500 of its panic filter, and changes nothing', async () => {
+    const patch = (body: string, contentType: string) =>
+      s.request('/api/v1/namespaces/default/configmaps/keep', { method: 'PATCH', body, headers: { 'content-type': contentType }, clientCert: s.clientCert, clientKey: s.clientKey });
+    // json-patch v4's test operation without a value, on a path that is not there: a nil dereference.
+    const jsonPatch = await patch('[{"op":"test","path":"/data/missing"}]', 'application/json-patch+json');
+    // strategicpatch using a map as a set member: "hash of unhashable type map[string]interface {}".
+    const strategic = await patch('{"data":{"$retainKeys":[{"a":1}],"a":"c"}}', 'application/strategic-merge-patch+json');
+    for (const r of [jsonPatch, strategic]) {
+      assert.equal(r.status, 500, r.body);
+      assert.equal(r.headers['content-type'], 'text/plain; charset=utf-8');
+      assert.equal(r.headers['x-content-type-options'], 'nosniff');
+      assert.equal(r.body, 'This request caused apiserver to panic. Look in the logs for details.\n');
+    }
+  });
+
   test('after all of it: storage unchanged, server ready', async () => {
     assert.equal(await snapshot(), before_);
     const r = await get('/readyz');

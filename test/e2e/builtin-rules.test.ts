@@ -102,6 +102,35 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     assert.deepEqual((await ok(['get', 'node', 'n1', '-o', 'jsonpath={.spec.taints[*].key}'])).split(' ').sort(), ['dedicated', 'gpu', 'node.kubernetes.io/not-ready']);
   });
 
+  test('roles: every rule names verbs and resources of API groups, or (cluster roles only) non-resource URLs; aggregation selectors are label selectors (pkg/apis/rbac/validation)', async () => {
+    const role = (kind: string, rules: unknown, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name: 'r', ...(kind === 'Role' && { namespace: 'default' }) }, rules, ...extra });
+    assert.equal(
+      await refused(['create', '-f', '-'], role('Role', [{ resources: ['pods'], verbs: ['get'] }, { apiGroups: [''], resources: ['pods'] }])),
+      'The Role "r" is invalid: \n* rules[0].apiGroups: Required value: resource rules must supply at least one api group\n* rules[1].verbs: Required value: verbs must contain at least one value',
+    );
+    assert.equal(
+      await refused(['create', '-f', '-'], role('Role', [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }])),
+      'The Role "r" is invalid: rules[0].nonResourceURLs: Invalid value: []string{"/healthz"}: namespaced rules cannot apply to non-resource URLs',
+    );
+    assert.equal(
+      await refused(['create', '-f', '-'], role('ClusterRole', [{ nonResourceURLs: ['/healthz'], resources: ['pods'], verbs: ['get'] }])),
+      'The ClusterRole "r" is invalid: rules[0].nonResourceURLs: Invalid value: []string{"/healthz"}: rules cannot apply to both regular resources and non-resource URLs',
+    );
+    assert.equal(
+      await refused(['create', '-f', '-'], role('ClusterRole', null, { aggregationRule: { clusterRoleSelectors: [] } })),
+      'The ClusterRole "r" is invalid: aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil',
+    );
+    // A selector the aggregation controller could not use never gets stored (and the server stays up).
+    assert.equal(
+      await refused(['create', '-f', '-'], role('ClusterRole', null, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { '$bad': 'x' } }] } })),
+      'The ClusterRole "r" is invalid: \n* aggregationRule.clusterRoleSelectors[0].matchLabels: Invalid value: "$bad": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')\n* aggregationRule.clusterRoleSelectors[0]: Invalid value: "null": invalid label selector.',
+    );
+    await ok(['create', '-f', '-'], role('ClusterRole', [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }]));
+    await ok(['create', 'role', 'reader', '--verb=get', '--resource=pods']);
+    assert.equal(await ok(['get', '--raw', '/readyz']), 'ok');
+  });
+
   test('endpoint slice: addressType fixed; limit range: min above max refused', async () => {
     const slice = (addressType: string, address: string) =>
       JSON.stringify({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-1', namespace: 'default' }, addressType, endpoints: [{ addresses: [address] }], ports: [{ port: 80 }] });
@@ -112,7 +141,11 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
       'The EndpointSlice "web-1" is invalid: addressType: Invalid value: "IPv6": field is immutable',
     );
     const lr = JSON.stringify({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'lr', namespace: 'default' }, spec: { limits: [{ type: 'Container', min: { cpu: '2' }, max: { cpu: '1' } }] } });
-    assert.equal(await refused(['create', '-f', '-'], lr), 'The LimitRange "lr" is invalid: spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1');
+    // The default limit is defaulted to the max and the default request to the default limit before validation.
+    assert.equal(
+      await refused(['create', '-f', '-'], lr),
+      'The LimitRange "lr" is invalid: \n* spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1\n* spec.limits[0].defaultRequest[cpu]: Invalid value: "1": min value 2 is greater than default request value 1\n* spec.limits[0].default[cpu]: Invalid value: "2": min value 2 is greater than default value 1',
+    );
   });
 
   test('storage class: reclaimPolicy and volumeBindingMode defaulted, provisioner may not change (pkg/apis/storage/validation)', async () => {

@@ -8,6 +8,7 @@ import { connect as http2Connect } from 'node:http2';
 import type { ClientHttp2Session } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
 import { after, before, describe, test } from 'node:test';
+import { PANIC_ANSWER } from '../../src/apis/errors.ts';
 import { startTestServer } from './helpers.ts';
 import type { TestServer } from './helpers.ts';
 
@@ -308,6 +309,10 @@ describe('fuzz', () => {
         }
         counts.set(res.status, (counts.get(res.status) ?? 0) + 1);
         const where = `${r.method} ${r.path} [${r.headers['content-type'] ?? ''}] (${r.http2 ? 'h2' : 'h1'})`;
+        // The patch libraries' Go runtime errors (json-patch's nil dereference, strategicpatch's unhashable or
+        // uncomparable values) panic kube-apiserver: its panic filter answers in plain text.
+        const patchPanic = r.method === 'PATCH' && /^application\/(json-patch|strategic-merge-patch)\+json/.test(r.headers['content-type'] ?? '');
+        if (patchPanic && res.status === 500 && res.contentType === 'text/plain; charset=utf-8' && res.body.toString('utf8') === PANIC_ANSWER) continue;
         if (res.status >= 500) {
           const message = statusText(res.body, res.contentType);
           if (message === undefined) {

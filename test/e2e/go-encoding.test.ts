@@ -218,3 +218,63 @@ test('fields a client left out are written as Go writes the typed object: struct
   assert.deepEqual(pod.spec.containers[0].env[0].valueFrom.resourceFieldRef, { resource: 'limits.cpu', divisor: '0' });
   assert.deepEqual(pod.spec.containers[0].resources, {});
 });
+
+test('quantities come back as kube writes them: canonical text kept, any other text or JSON number rewritten, whatever the write', async () => {
+  await s.kubectlOk(['create', 'namespace', 'quantities']);
+  const manifest = (cpu: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: q
+  namespace: quantities
+spec:
+  containers:
+  - name: c
+    image: nginx
+    resources:
+      requests: {cpu: ${cpu}, memory: 1.5Gi}
+      limits: {memory: 2048Mi, ephemeral-storage: "1e3"}
+    env:
+    - name: CPU
+      valueFrom: {resourceFieldRef: {resource: requests.cpu, divisor: 1000m}}
+`;
+  await s.kubectlOk(['apply', '-f', '-'], { input: manifest('"0.5"') });
+  const pod = await getJson(['pod', 'q', '-n', 'quantities']);
+  // (A request left out is its limit.)
+  assert.deepEqual(pod.spec.containers[0].resources, { requests: { cpu: '500m', memory: '1536Mi', 'ephemeral-storage': '1e3' }, limits: { memory: '2Gi', 'ephemeral-storage': '1e3' } });
+  assert.equal(pod.spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor, '1');
+  // The same manifest applied again: kubectl sees "0.5" against the live "500m" and sends a patch (so it says
+  // "configured", as against kube-apiserver), which decodes to the live object: nothing is written.
+  assert.equal(await s.kubectlOk(['apply', '-f', '-'], { input: manifest('"0.5"') }), 'pod/q configured\n');
+  assert.equal((await getJson(['pod', 'q', '-n', 'quantities'])).metadata.resourceVersion, pod.metadata.resourceVersion);
+  // A strategic merge patch and a server-side apply with JSON numbers.
+  await send('POST', '/api/v1/namespaces/quantities/limitranges', { apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'lr' }, spec: { limits: [{ type: 'Container', max: { cpu: 2, memory: 4e9 }, default: { cpu: 1.5 } }] } });
+  assert.deepEqual((await getJson(['limitrange', 'lr', '-n', 'quantities'])).spec.limits[0].max, { cpu: '2', memory: '4G' });
+  await send('PATCH', '/api/v1/namespaces/quantities/limitranges/lr', { spec: { limits: [{ type: 'Container', max: { cpu: 0.25, memory: 4e9 }, default: { cpu: 0.125 } }] } }, 'application/strategic-merge-patch+json');
+  assert.deepEqual((await getJson(['limitrange', 'lr', '-n', 'quantities'])).spec.limits[0], { type: 'Container', max: { cpu: '250m', memory: '4G' }, default: { cpu: '125m', memory: '4G' }, defaultRequest: { cpu: '125m', memory: '4G' } });
+  await send('PATCH', '/api/v1/namespaces/quantities/resourcequotas/rq?fieldManager=tool', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'rq' }, spec: { hard: { pods: 10, 'requests.cpu': 1.5 } } }, 'application/apply-patch+yaml');
+  assert.deepEqual((await getJson(['resourcequota', 'rq', '-n', 'quantities'])).spec.hard, { pods: '10', 'requests.cpu': '1500m' });
+  // LimitRanger and ResourceQuota read them as quantities: a pod under both is admitted or refused with kube's message.
+  const refused = await s.adminRequest('/api/v1/namespaces/quantities/pods', {
+    method: 'POST',
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'big' }, spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: 0.2 }, limits: { cpu: 0.3 } } }] } }),
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(refused.status, 403, refused.body);
+  assert.equal((JSON.parse(refused.body) as { message: string }).message, 'pods "big" is forbidden: maximum cpu usage per Container is 250m, but limit is 300m');
+  const small = await send('POST', '/api/v1/namespaces/quantities/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'small' }, spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: 0.1, memory: 1e6 }, limits: { cpu: 0.2, memory: 2e6 } } }] } });
+  assert.deepEqual(small.spec.containers[0].resources, { requests: { cpu: '100m', memory: '1M' }, limits: { cpu: '200m', memory: '2M' } });
+});
+
+test('a null map value or list item of a built-in object is stored as the zero of its type, as Go decodes it', async () => {
+  const cm = await send('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'null-values', labels: { a: null } }, data: { k: null } });
+  assert.deepEqual([cm.metadata.labels, cm.data], [{ a: '' }, { k: '' }]);
+  const quota = await send('POST', '/api/v1/namespaces/default/resourcequotas', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'null-hard' }, spec: { hard: { pods: null } } });
+  assert.deepEqual(quota.spec.hard, { pods: '0' });
+  const pv = await s.adminRequest('/api/v1/persistentvolumes', {
+    method: 'POST',
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'null-capacity' }, spec: { capacity: { storage: null }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } } }),
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(pv.status, 422);
+  assert.equal((JSON.parse(pv.body) as { message: string }).message, 'PersistentVolume "null-capacity" is invalid: spec.capacity[storage]: Invalid value: "0": must be greater than zero');
+});

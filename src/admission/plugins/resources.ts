@@ -54,7 +54,8 @@ export function formatNanos(nanos: bigint, binary: boolean): string {
   return `${sign}${n}n`;
 }
 
-export const isBinary = (q: string): boolean => /[KMGTPE]i$/.test(q.trim());
+/** Whether a quantity is written with a binary suffix (objects stored before quantities were canonical may hold numbers). */
+export const isBinary = (q: unknown): boolean => typeof q === 'string' && /[KMGTPE]i$/.test(q.trim());
 
 export function nanosOf(q: unknown): bigint {
   return quantityNanos(q) ?? 0n;

@@ -54,6 +54,7 @@ import { runtimeClassFacts } from './node/runtime-classes.ts';
 import { resourceSliceFacts } from './resource/resource-slices.ts';
 import { podDisruptionBudgetFacts } from './policy/pod-disruption-budgets.ts';
 import { clusterRoleBindingFacts, roleBindingFacts } from './rbac/bindings.ts';
+import { clusterRoleFacts, roleFacts } from './rbac/roles.ts';
 import { priorityClassFacts } from './scheduling/priority-classes.ts';
 import { csiDriverFacts } from './storage/csi-drivers.ts';
 import { csiNodeFacts } from './storage/csi-nodes.ts';
@@ -100,6 +101,8 @@ const FACTS: Readonly<Record<string, FactsMaker>> = {
   'networking.k8s.io/networkpolicies': networkPolicyFacts,
   'networking.k8s.io/servicecidrs': serviceCIDRFacts,
   'networking.k8s.io/ipaddresses': ipAddressFacts,
+  'rbac.authorization.k8s.io/roles': roleFacts,
+  'rbac.authorization.k8s.io/clusterroles': clusterRoleFacts,
   'rbac.authorization.k8s.io/rolebindings': roleBindingFacts,
   'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindingFacts,
   'coordination.k8s.io/leases': leaseFacts,

@@ -52,6 +52,19 @@ export function validateLabelSelector(selector: unknown, path: string, allowInva
   return errs;
 }
 
+/**
+ * LabelSelectorHasInvalidLabelValue: whether a match expression holds a value that is not a valid label value (an
+ * update may keep such values when the stored object already had them).
+ */
+export function hasInvalidLabelValueInSelector(selector: unknown): boolean {
+  const exprs = record(selector)?.matchExpressions;
+  if (!Array.isArray(exprs)) return false;
+  return exprs.some((raw) => {
+    const values = record(raw)?.values;
+    return Array.isArray(values) && values.some((v) => isValidLabelValue(String(v)).length > 0);
+  });
+}
+
 /** True when LabelSelectorAsSelector would fail (an operator it does not know). */
 export function isInvalidSelector(selector: unknown): boolean {
   const sel = record(selector);

@@ -134,6 +134,41 @@ test('zero values the typed object cannot tell from absent are written as Go wri
   assert.deepEqual(checkAgainstSchema({ metadata: { labels: {} }, spec: { list: [], s: '' } }, custom).omitted, [['metadata', 'labels']]);
 });
 
+test('quantities of built-in objects are noted as MarshalJSON writes them; custom resources keep theirs', () => {
+  const body = { spec: { overhead: { cpu: 0.5 }, containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '100m', memory: '1.5Gi' }, limits: { memory: 1e9 } } }] } };
+  assert.deepEqual(checkAgainstSchema(body, pods).reencoded, [
+    { steps: ['spec', 'overhead', 'cpu'], value: '500m' },
+    { steps: ['spec', 'containers', 0, 'resources', 'requests', 'memory'], value: '1536Mi' },
+    { steps: ['spec', 'containers', 0, 'resources', 'limits', 'memory'], value: '1G' },
+  ]);
+  const custom = customDef({ type: 'object', properties: { spec: { type: 'object', properties: { cpu: { 'x-kubernetes-int-or-string': true } as SchemaNode } } } });
+  assert.deepEqual(checkAgainstSchema({ spec: { cpu: '0.5' } }, custom).reencoded, []);
+});
+
+test('a null list item or map value of a built-in object is the zero of its element type, as Go decodes it', () => {
+  const body = {
+    metadata: { labels: { a: null }, annotations: { b: null } },
+    spec: {
+      overhead: { cpu: null },
+      containers: [{ name: 'c', image: 'x', args: ['a', null], ports: [null], env: [{ name: 'E', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: null } } }] }],
+      volumes: [{ name: 'v', projected: { sources: [{ downwardAPI: { items: [null] } }] } }],
+    },
+  };
+  assert.deepEqual(checkAgainstSchema(body, pods).reencoded, [
+    { steps: ['metadata', 'labels', 'a'], value: '' },
+    { steps: ['metadata', 'annotations', 'b'], value: '' },
+    { steps: ['spec', 'overhead', 'cpu'], value: '0' },
+    { steps: ['spec', 'containers', 0, 'args', 1], value: '' },
+    { steps: ['spec', 'containers', 0, 'ports', 0], value: {} },
+    { steps: ['spec', 'containers', 0, 'env', 0, 'valueFrom', 'resourceFieldRef', 'divisor'], value: '0' },
+    { steps: ['spec', 'volumes', 0, 'projected', 'sources', 0, 'downwardAPI', 'items', 0], value: {} },
+  ]);
+  // A Secret's bytes stay null (Go's nil []byte); a custom resource keeps its nulls.
+  assert.deepEqual(checkAgainstSchema({ data: { k: null } }, secrets).reencoded, []);
+  const custom = customDef({ type: 'object', properties: { spec: { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } } } } });
+  assert.deepEqual(checkAgainstSchema({ spec: { list: [null] } }, custom).reencoded, []);
+});
+
 test('unknown fields are collected as strict decoding paths', () => {
   const body = {
     apiVersion: 'apps/v1',

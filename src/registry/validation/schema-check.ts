@@ -11,7 +11,8 @@
 // value the typed object cannot hold apart from its zero are reported as Go's encoding writes them: a null or
 // zero omitempty field, and an empty omitempty list or map, are left out (`data: {}`, `args: []`,
 // `hostname: ""`, `stdin: false`, `immutable: null`); a null scalar without omitempty is its zero, a null struct
-// value `{}`. Custom resources follow
+// value `{}`, and so is a null list item or map value (`labels: {a: null}` is `{a: ""}`, a ResourceList's null
+// `"0"`); a Quantity is written back as MarshalJSON writes it (`0.5` is `"500m"`). Custom resources follow
 // apiextensions pruning: only unknown fields are collected (type errors are the CRD validator's 422s), except
 // in metadata, which is always ObjectMeta.
 
@@ -22,7 +23,7 @@ import { base64ErrorOffset, goTimeJson, goTimeParseError, RFC3339, RFC3339_MICRO
 import { META_DEFINITIONS, OBJECT_META_REF } from './object-meta-schema.ts';
 import { goFieldsOf as goStructFields } from '../../apis/go-fields.ts';
 import { schemaNameForKind } from '../../apis/model.ts';
-import { parseQuantity } from './quantity.ts';
+import { canonicalQuantity, parseQuantity } from './quantity.ts';
 
 export interface SchemaCheckResult {
   /** The 400 to answer instead of proceeding (a value Go's decoder would reject). */
@@ -122,7 +123,7 @@ interface Walk {
   readonly unknown: string[];
   readonly unknownSteps: FieldSteps[];
   /** Built-in kinds only: a custom resource is stored as it was decoded, untyped. */
-  readonly reencodeTimes: boolean;
+  readonly reencode: boolean;
   readonly reencoded: FieldValue[];
   readonly omitted: FieldSteps[];
 }
@@ -286,12 +287,42 @@ function intOrStringValue(v: unknown): void {
   throw new DecodeFailure(`json: cannot unmarshal ${jsonKind(v)} into Go value of type int32`);
 }
 
-/** Quantity's UnmarshalJSON: any literal is trimmed of its quotes and parsed. */
-function quantityValue(v: unknown): void {
+/** Quantity's UnmarshalJSON: any literal is trimmed of its quotes and parsed; MarshalJSON writes it canonically. */
+function quantityValue(w: Walk, v: unknown, pos: Pos): void {
   if (v === null) return;
   const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
   const r = parseQuantity(text);
   if (!r.ok) throw new DecodeFailure(r.error);
+  if (!w.reencode) return;
+  const canonical = canonicalQuantity(v);
+  if (canonical !== undefined && canonical !== v) w.reencoded.push({ steps: stepsOf(pos), value: canonical });
+}
+
+/**
+ * What a null list item or map value of a built-in kind decodes to: Go decodes it into the element's zero (`""`
+ * for a string, `"0"` for a Quantity, `{}` for a struct); undefined where that zero is written as null again.
+ */
+function nullElementZero(w: Walk, node: SchemaNode): unknown {
+  let n = node;
+  for (let i = 0; n.ref && i < 32; i++) {
+    if (n.ref === QUANTITY) return '0';
+    if (n.ref === INT_OR_STRING) return 0;
+    if (n.ref === TIME || n.ref === MICRO_TIME || ANY_VALUE_REFS.has(n.ref)) return undefined;
+    const next = w.resolve(n.ref);
+    if (!next) return undefined;
+    n = next;
+  }
+  if (isIntOrString(n)) return 0;
+  if (n.properties) return {};
+  if (n.type === 'string') return n.format === 'byte' || n.format === 'date-time' ? undefined : '';
+  return scalarZero(n);
+}
+
+/** Notes the zero a null element at pos decodes to (built-in kinds). */
+function reencodeNullElement(w: Walk, element: SchemaNode, pos: Pos): void {
+  if (!w.reencode || !pos.typed) return;
+  const zero = nullElementZero(w, element);
+  if (zero !== undefined) w.reencoded.push({ steps: stepsOf(pos), value: zero });
 }
 
 /** Time's and MicroTime's UnmarshalJSON (time.Parse with their layout); what MarshalJSON writes back is noted. */
@@ -300,7 +331,7 @@ function timeValue(w: Walk, v: unknown, layout: string, pos: Pos): void {
   if (typeof v !== 'string') throw new DecodeFailure(`json: cannot unmarshal ${jsonKind(v)} into Go value of type string`);
   const err = goTimeParseError(v, layout);
   if (err) throw new DecodeFailure(err);
-  if (!w.reencodeTimes) return;
+  if (!w.reencode) return;
   const encoded = goTimeJson(v, layout);
   if (encoded !== v) w.reencoded.push({ steps: stepsOf(pos), value: encoded });
 }
@@ -313,7 +344,7 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
   while (current.ref && seen++ < 32) {
     const r = current.ref;
     if (pos.typed) {
-      if (r === QUANTITY) return quantityValue(value);
+      if (r === QUANTITY) return quantityValue(w, value, pos);
       if (r === INT_OR_STRING) return intOrStringValue(value);
       if (r === TIME) return timeValue(w, value, RFC3339, pos);
       if (r === MICRO_TIME) return timeValue(w, value, RFC3339_MICRO, pos);
@@ -341,7 +372,11 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
       if (!items) return;
       const goType = goTypeAt(pos, ref, current);
       const elemType = goType.startsWith('[]') ? goType.slice(2) : undefined;
-      value.forEach((item, i) => walk(w, items, item, { parent: pos, step: 'index', key: i, struct: pos.struct, typed: pos.typed, goType: elemType }));
+      value.forEach((item, i) => {
+        const at: Pos = { parent: pos, step: 'index', key: i, struct: pos.struct, typed: pos.typed, goType: elemType };
+        if (item === null) reencodeNullElement(w, items, at);
+        else walk(w, items, item, at);
+      });
       return;
     }
     case 'string':
@@ -435,8 +470,7 @@ function encodeZeroField(w: Walk, structRef: string, struct: SchemaNode, key: st
     case 'v':
     case 'o': {
       if (v !== null) return;
-      const n = resolved(w, prop);
-      const zero = code === 'o' ? (n.properties ? {} : undefined) : scalarZero(n);
+      const zero = code === 'o' ? nullElementZero(w, prop) : scalarZero(resolved(w, prop));
       if (zero !== undefined) w.reencoded.push({ steps: stepsOf(at), value: zero });
       return;
     }
@@ -471,7 +505,9 @@ function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: st
     if (additional === true) return;
     const valueType = pos.goType === 'v1.ResourceList' ? 'resource.Quantity' : undefined;
     for (const [key, v] of Object.entries(value)) {
-      walk(w, additional, v, { parent: pos, step: 'key', key, struct: pos.struct, typed: pos.typed, goType: valueType });
+      const at: Pos = { parent: pos, step: 'key', key, struct: pos.struct, typed: pos.typed, goType: valueType };
+      if (v === null) reencodeNullElement(w, additional, at);
+      else walk(w, additional, v, at);
     }
     return;
   }
@@ -530,7 +566,7 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
     resolve: (ref) => def.resolveRef(ref) ?? (Object.hasOwn(META_DEFINITIONS, ref) ? META_DEFINITIONS[ref] : undefined),
     unknown: [],
     unknownSteps: [],
-    reencodeTimes: !def.custom,
+    reencode: !def.custom,
     reencoded: [],
     omitted: [],
   };

@@ -2,7 +2,7 @@
 // (apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go: validateCustomResourceDefinition-
 // Validation and ValidateCustomResourceDefinitionOpenAPISchema), with kube's field paths, messages and order.
 
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, goStringsValue, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { JSONSchemaProps } from '../json-schema-props.ts';
 import { validateDefaults } from './default-validation.ts';
 import { structuralConversionError, validateStructural } from './structural.ts';
@@ -90,11 +90,6 @@ function isZero(field: string, v: unknown): boolean {
   if (v === undefined || v === null) return true;
   if (POINTER_FIELDS.has(field)) return false;
   return v === false || v === '';
-}
-
-/** Go's %#v of a []string, as field.Invalid prints list-map keys. */
-function goStrings(list: readonly string[]): unknown {
-  return renderedBadValue(`[]string{${list.map((s) => JSON.stringify(s)).join(', ')}}`);
 }
 
 /** A *string bad value: the string, or "null" (quoted, as field.Error prints a nil pointer). */
@@ -196,9 +191,9 @@ function listAndMapTypes(s: JSONSchemaProps, path: string, opts: Required<CrdSch
             errs.push(fieldErrors.invalid(`${path}.items.properties[${k}].type`, items.type, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
           }
         } else {
-          errs.push(fieldErrors.invalid(`${path}.x-kubernetes-list-map-keys`, goStrings(keys), 'entries must all be names of item properties'));
+          errs.push(fieldErrors.invalid(`${path}.x-kubernetes-list-map-keys`, goStringsValue(keys), 'entries must all be names of item properties'));
         }
-        if (seen.has(k)) errs.push(fieldErrors.invalid(`${path}.x-kubernetes-list-map-keys`, goStrings(keys), 'must not contain duplicate entries'));
+        if (seen.has(k)) errs.push(fieldErrors.invalid(`${path}.x-kubernetes-list-map-keys`, goStringsValue(keys), 'must not contain duplicate entries'));
         seen.add(k);
       }
     }

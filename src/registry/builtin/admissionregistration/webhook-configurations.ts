@@ -1,7 +1,7 @@
 // MutatingWebhookConfiguration and ValidatingWebhookConfiguration (admissionregistration.k8s.io/v1): the v1
 // defaults (SetDefaults_*Webhook) and kube's validation (pkg/apis/admissionregistration/validation) with its messages.
 
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, goStringsValue, type FieldError } from '../../../apis/errors.ts';
 import { isDNS1123Subdomain } from '../../../apis/labels.ts';
 import { compileConditions } from '../../../admission/webhook/webhook.ts';
 import type { KubeObject } from '../../types.ts';
@@ -54,14 +54,14 @@ export function validateRule(rule: Obj, path: string, allowSubresourceStar = tru
   ops.forEach((op, i) => {
     if (!supportedOps.includes(op)) errs.push(fieldErrors.notSupported(`${path}.operations[${i}]`, op, supportedOps));
   });
-  if (ops.length > 1 && ops.includes('*')) errs.push(fieldErrors.invalid(`${path}.operations`, renderList(ops), 'if \'*\' is present, must not specify other operations'));
+  if (ops.length > 1 && ops.includes('*')) errs.push(fieldErrors.invalid(`${path}.operations`, goStringsValue(ops), 'if \'*\' is present, must not specify other operations'));
   const groups = nonEmpty(rule.apiGroups, `${path}.apiGroups`, errs);
-  if (groups.length > 1 && groups.includes('*')) errs.push(fieldErrors.invalid(`${path}.apiGroups`, renderList(groups), "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && groups.includes('*')) errs.push(fieldErrors.invalid(`${path}.apiGroups`, goStringsValue(groups), "if '*' is present, must not specify other API groups"));
   const versions = nonEmpty(rule.apiVersions, `${path}.apiVersions`, errs);
   versions.forEach((v, i) => {
     if (v === '') errs.push(fieldErrors.required(`${path}.apiVersions[${i}]`, 'version must not be empty'));
   });
-  if (versions.length > 1 && versions.includes('*')) errs.push(fieldErrors.invalid(`${path}.apiVersions`, renderList(versions), "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && versions.includes('*')) errs.push(fieldErrors.invalid(`${path}.apiVersions`, goStringsValue(versions), "if '*' is present, must not specify other API versions"));
   const resources = nonEmpty(rule.resources, `${path}.resources`, errs);
   resources.forEach((r, i) => {
     if (r === '') errs.push(fieldErrors.required(`${path}.resources[${i}]`));
@@ -69,17 +69,12 @@ export function validateRule(rule: Obj, path: string, allowSubresourceStar = tru
     else if (!allowSubresourceStar && r.includes('/')) errs.push(fieldErrors.invalid(`${path}.resources[${i}]`, r, 'must not specify subresources'));
   });
   if (resources.includes('*') && resources.length > 1 && !resources.every((r) => r === '*' || r.includes('/'))) {
-    errs.push(fieldErrors.invalid(`${path}.resources`, renderList(resources), "if '*' is present, must not specify other resources without subresources"));
+    errs.push(fieldErrors.invalid(`${path}.resources`, goStringsValue(resources), "if '*' is present, must not specify other resources without subresources"));
   }
   if (rule.scope !== undefined && !['*', 'Cluster', 'Namespaced'].includes(rule.scope as string)) {
     errs.push(fieldErrors.notSupported(`${path}.scope`, rule.scope, ['*', 'Cluster', 'Namespaced']));
   }
   return errs;
-}
-
-/** Go's %#v of a []string. */
-function renderList(xs: readonly string[]): unknown {
-  return renderedBadValue(`[]string{${xs.map((x) => JSON.stringify(x)).join(', ')}}`);
 }
 
 function validateClientConfig(cc: unknown, path: string): FieldError[] {
@@ -147,7 +142,7 @@ function validateWebhook(w: Obj, path: string, mutating: boolean): FieldError[] 
   const versions = Array.isArray(w.admissionReviewVersions) ? (w.admissionReviewVersions as string[]) : [];
   if (versions.length === 0) errs.push(fieldErrors.required(`${path}.admissionReviewVersions`, 'must specify one of v1, v1beta1'));
   else if (!versions.some((v) => v === 'v1' || v === 'v1beta1')) {
-    errs.push(fieldErrors.invalid(`${path}.admissionReviewVersions`, renderList(versions), 'must include at least one of v1, v1beta1'));
+    errs.push(fieldErrors.invalid(`${path}.admissionReviewVersions`, goStringsValue(versions), 'must include at least one of v1, v1beta1'));
   }
   if (w.namespaceSelector !== undefined) errs.push(...validateLabelSelector(w.namespaceSelector, `${path}.namespaceSelector`));
   if (w.objectSelector !== undefined) errs.push(...validateLabelSelector(w.objectSelector, `${path}.objectSelector`));

@@ -78,6 +78,26 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
   return objsAt(obj, 'spec', 'limits').flatMap((limit, i) => limitErrors(limit, i, seen));
 }
 
+/**
+ * SetDefaults_LimitRangeItem: a Container item's default limit is its max where unset, its default request its
+ * default limit, then its min (a map left empty is not written: the fields are omitempty).
+ */
+export function defaultLimitRange(obj: KubeObject): void {
+  for (const limit of objsAt(obj, 'spec', 'limits')) {
+    if (limit.type !== 'Container') continue;
+    const fill = (target: 'default' | 'defaultRequest', ...sources: ('max' | 'default' | 'min')[]) => {
+      const into: Obj = isObj(limit[target]) ? limit[target] : {};
+      for (const source of sources) {
+        const from = limit[source];
+        if (isObj(from)) for (const [name, q] of Object.entries(from)) if (!Object.hasOwn(into, name)) into[name] = q;
+      }
+      if (Object.keys(into).length > 0) limit[target] = into;
+    };
+    fill('default', 'max');
+    fill('defaultRequest', 'default', 'min');
+  }
+}
+
 export function limitRangeFacts(rules: TypeRules): TypeFacts {
-  return { strategy: buildStrategy(rules, { validate: validateLimitRange }), printerColumns: [], selectableFields: {} };
+  return { strategy: buildStrategy(rules, { defaults: defaultLimitRange, validate: validateLimitRange }), printerColumns: [], selectableFields: {} };
 }

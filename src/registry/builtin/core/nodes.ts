@@ -1,7 +1,7 @@
 // Nodes (SetDefaults_NodeStatus; core validation ValidateNode/ValidateNodeUpdate: taints, resources, pod CIDRs,
 // provider ID; printNode; the spec.unschedulable field label).
 
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, goStringsValue, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { quantityNanos } from '../../validation/quantity.ts';
 import { cidrFamily } from '../ip-validation.ts';
 import type { KubeObject } from '../../types.ts';
@@ -38,10 +38,6 @@ export function defaultNode(node: KubeObject): void {
 }
 
 /** Go's %#v of a string slice, as field errors print a []string bad value. */
-export function goStringSlice(list: unknown[]): unknown {
-  return renderedBadValue(`[]string{${list.map((x) => JSON.stringify(String(x))).join(', ')}}`);
-}
-
 /** validateNodeTaints: kube reports them under metadata.taints (its field path starts from metadata). */
 function taintErrors(node: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
@@ -85,11 +81,11 @@ function validateNode(node: KubeObject): FieldError[] {
   const errs = [...taintErrors(node), ...resourceErrors(node)];
   const cidrs = arrAt(node, 'spec', 'podCIDRs').map(String);
   cidrs.forEach((c, i) => {
-    if (cidrFamily(c) === 0) errs.push(fieldErrors.invalid(`spec.podCIDRs[${i}]`, goStringSlice(cidrs), 'must be valid CIDR'));
+    if (cidrFamily(c) === 0) errs.push(fieldErrors.invalid(`spec.podCIDRs[${i}]`, goStringsValue(cidrs), 'must be valid CIDR'));
   });
   if (cidrs.length > 1) {
     const families = cidrs.map(cidrFamily);
-    if (cidrs.length > 2 || families[0] === families[1]) errs.push(fieldErrors.invalid('spec.podCIDRs', goStringSlice(cidrs), 'may specify no more than one CIDR for each IP family'));
+    if (cidrs.length > 2 || families[0] === families[1]) errs.push(fieldErrors.invalid('spec.podCIDRs', goStringsValue(cidrs), 'may specify no more than one CIDR for each IP family'));
     const seen = new Set<string>();
     cidrs.forEach((c, i) => {
       if (seen.has(c)) errs.push(fieldErrors.duplicate(`spec.podCIDRs[${i}]`, c));

@@ -14,13 +14,35 @@ const limitCases: [string, unknown[], string[]][] = [
   ['a valid container range', [{ type: 'Container', min: { cpu: '100m' }, max: { cpu: '2' }, default: { cpu: '500m' }, defaultRequest: { cpu: '200m' } }], []],
   ['unknown type', [{ type: 'Node' }], ['spec.limits[0].type: Invalid value: "Node": must be a standard limit type or fully qualified']],
   ['duplicate type', [{ type: 'Container' }, { type: 'Container' }], ['spec.limits[1].type: Duplicate value: "Container"']],
-  ['min above max', [{ type: 'Container', min: { cpu: '2' }, max: { cpu: '1' } }], ['spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1']],
+  // Container items are defaulted first (SetDefaults_LimitRangeItem): the default limit from the max, the default request from it.
+  [
+    'min above max',
+    [{ type: 'Container', min: { cpu: '2' }, max: { cpu: '1' } }],
+    [
+      'spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1',
+      'spec.limits[0].defaultRequest[cpu]: Invalid value: "1": min value 2 is greater than default request value 1',
+      'spec.limits[0].default[cpu]: Invalid value: "2": min value 2 is greater than default value 1',
+    ],
+  ],
   ['pod defaults', [{ type: 'Pod', default: { cpu: '1' } }], ["spec.limits[0].default: Forbidden: may not be specified when `type` is 'Pod'"]],
   ['claim without storage bounds', [{ type: 'PersistentVolumeClaim' }], ['spec.limits[0].limits: Required value: either minimum or maximum storage value is required, but neither was provided']],
   ['ratio below 1', [{ type: 'Container', maxLimitRequestRatio: { cpu: '500m' } }], ['spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "500m": ratio 500m is less than 1']],
-  ['non-container resource', [{ type: 'Container', max: { pods: '1' } }], ['spec.limits[0].max[pods]: Invalid value: "pods": must be a standard resource for containers']],
+  [
+    'non-container resource',
+    [{ type: 'Container', max: { pods: '1' } }],
+    ['max', 'default', 'defaultRequest'].map((field) => `spec.limits[0].${field}[pods]: Invalid value: "pods": must be a standard resource for containers`),
+  ],
 ];
 for (const [name, limits, want] of limitCases) test(`limit ranges: ${name}`, () => assert.deepEqual(createErrors(limitRanges, lr(limits)), want));
+
+test('limit ranges: a Container item gets the default limit from the max, the default request from the default limit, then the min', () => {
+  const obj = lr([{ type: 'Container', max: { cpu: '2', memory: '1Gi' }, min: { cpu: '100m', 'ephemeral-storage': '1Gi' }, default: { cpu: '1' } }, { type: 'Pod', max: { cpu: '4' } }]);
+  limitRanges.strategy.defaults?.(obj);
+  assert.deepEqual((obj.spec as { limits: unknown[] }).limits, [
+    { type: 'Container', max: { cpu: '2', memory: '1Gi' }, min: { cpu: '100m', 'ephemeral-storage': '1Gi' }, default: { cpu: '1', memory: '1Gi' }, defaultRequest: { cpu: '1', memory: '1Gi', 'ephemeral-storage': '1Gi' } },
+    { type: 'Pod', max: { cpu: '4' } },
+  ]);
+});
 
 // Source: pkg/apis/core/validation/validation.go ValidateResourceQuota, ValidateResourceQuotaUpdate.
 const quotaCases: [string, Record<string, unknown>, string[]][] = [

@@ -1,7 +1,7 @@
 // ResourceQuotas (core validation ValidateResourceQuota/Update: resource names, quantities, scopes; the
 // strategy's status reset; printResourceQuota).
 
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, goStringsText, goStringsValue, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
 import { quantityNanos } from '../../validation/quantity.ts';
@@ -44,7 +44,7 @@ function goScopeSelector(selector: Record<string, unknown>): ReturnType<typeof r
   const reqs = objsAt(selector, 'matchExpressions').map(
     (r) =>
       `core.ScopedResourceSelectorRequirement{ScopeName:${JSON.stringify(strAt(r, 'scopeName'))}, Operator:${JSON.stringify(strAt(r, 'operator'))}, Values:${
-        arrAt(r, 'values').length ? `[]string{${arrAt(r, 'values').map((v) => JSON.stringify(String(v))).join(', ')}}` : '[]string(nil)'
+        goStringsText(arrAt(r, 'values').length ? arrAt(r, 'values') : undefined)
       }}`,
   );
   return renderedBadValue(`core.ScopeSelector{MatchExpressions:${reqs.length ? `[]core.ScopedResourceSelectorRequirement{${reqs.join(', ')}}` : '[]core.ScopedResourceSelectorRequirement(nil)'}}`);
@@ -69,7 +69,6 @@ export function quantityValueErrors(name: string, q: unknown, path: string): Fie
   return errs;
 }
 
-const goStrings = (list: unknown[]) => renderedBadValue(`[]string{${list.map((s) => JSON.stringify(String(s))).join(', ')}}`);
 const goScopes = (scopes: unknown[]) => renderedBadValue(`[]core.ResourceQuotaScope{${scopes.map((s) => JSON.stringify(String(s))).join(', ')}}`);
 
 function validateQuotaSpec(obj: KubeObject): FieldError[] {
@@ -111,7 +110,7 @@ function validateQuotaSpec(obj: KubeObject): FieldError[] {
     if (op === 'In' || op === 'NotIn') {
       if (values.length === 0) errs.push(fieldErrors.required(`${p}.values`, "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
     } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0) errs.push(fieldErrors.invalid(`${p}.values`, goStrings(values), "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+      if (values.length > 0) errs.push(fieldErrors.invalid(`${p}.values`, goStringsValue(values), "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
     } else errs.push(fieldErrors.invalid(`${p}.operator`, op, 'not a valid selector operator'));
   }
   return errs;

@@ -10,8 +10,7 @@
 // number of Services.
 
 import { randomInt } from 'node:crypto';
-import { invalid, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
-import { goQuote } from '../../../encoding/go-format.ts';
+import { goStringsValue, invalid, type FieldError } from '../../../apis/errors.ts';
 import type { Holders, KubeObject, RequestContext, ValueClaims } from '../../types.ts';
 import { NODE_PORT_RANGE_KEY, SERVICE_IP_RANGE_KEY } from '../../../storage/keys.ts';
 import { arrAt, ensureObj, objAt, objsAt, strAt, type Obj } from '../object.ts';
@@ -119,7 +118,6 @@ interface Blocked {
   readonly ports: Set<number>;
 }
 
-const goStrings = (values: readonly string[]) => renderedBadValue(`[]string{${values.map(goQuote).join(', ')}}`);
 
 class AllocationRefused extends Error {
   readonly fieldError: FieldError;
@@ -199,7 +197,7 @@ export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undef
 }
 
 function ipTaken(ip: string, requested: readonly string[]): FieldError {
-  return { type: 'FieldValueInvalid', field: 'spec.clusterIPs', badValue: goStrings(requested), detail: `failed to allocate IP ${ip}: provided IP is already allocated` };
+  return { type: 'FieldValueInvalid', field: 'spec.clusterIPs', badValue: goStringsValue(requested), detail: `failed to allocate IP ${ip}: provided IP is already allocated` };
 }
 
 function allocateIPs(obj: KubeObject, heldElsewhere: (value: string | number) => boolean, blocked: Blocked, hold: Hold): void {

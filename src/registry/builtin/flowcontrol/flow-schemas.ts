@@ -1,7 +1,7 @@
 // FlowSchemas (flowcontrol v1/v1beta3 SetDefaults_FlowSchemaSpec; pkg/apis/flowcontrol/validation
 // ValidateFlowSchema: precedence, distinguisher, priority level reference, rules and subjects; printFlowSchema).
 
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, goStringsValue, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.ts';
 import type { FactsMaker } from '../facts.ts';
@@ -16,18 +16,17 @@ const SUBJECT_KINDS = ['Group', 'ServiceAccount', 'User'];
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'proxy', 'update', 'watch'];
 const NS_INTRO = "each member of this list must be '*' or a DNS-1123 label; ";
 
-const goStrings = (list: string[]) => renderedBadValue(`[]string{${list.map((s) => JSON.stringify(s)).join(', ')}}`);
 
 /** A list that must be non-empty and, holding '*', nothing else. */
 function wildcardListErrors(list: string[], path: string, required: string, what: string): FieldError[] {
   if (list.length === 0) return [fieldErrors.required(path, required)];
-  if (list.includes('*') && list.length > 1) return [fieldErrors.invalid(path, goStrings(list), `if '*' is present, must not specify other ${what}`)];
+  if (list.includes('*') && list.length > 1) return [fieldErrors.invalid(path, goStringsValue(list), `if '*' is present, must not specify other ${what}`)];
   return [];
 }
 
 function verbErrors(verbs: string[], path: string): FieldError[] {
   const errs = wildcardListErrors(verbs, path, 'verbs must contain at least one value', 'verbs');
-  if (errs.length === 0 && !verbs.includes('*') && !verbs.every((v) => VERBS.includes(v))) errs.push(fieldErrors.notSupported(path, goStrings(verbs), VERBS));
+  if (errs.length === 0 && !verbs.includes('*') && !verbs.every((v) => VERBS.includes(v))) errs.push(fieldErrors.notSupported(path, goStringsValue(verbs), VERBS));
   return errs;
 }
 
@@ -86,7 +85,7 @@ function ruleErrors(rule: Obj, path: string): FieldError[] {
     const namespaces = arrAt(r, 'namespaces').map(String);
     if (namespaces.length === 0 && r.clusterScope !== true) errs.push(fieldErrors.required(`${p}.namespaces`, 'resource rules that are not cluster scoped must supply at least one namespace'));
     else if (namespaces.includes('*')) {
-      if (namespaces.length > 1) errs.push(fieldErrors.invalid(`${p}.namespaces`, goStrings(namespaces), "if '*' is present, must not specify other namespaces"));
+      if (namespaces.length > 1) errs.push(fieldErrors.invalid(`${p}.namespaces`, goStringsValue(namespaces), "if '*' is present, must not specify other namespaces"));
     } else namespaces.forEach((ns, j) => isDNS1123Label(ns).forEach((m) => errs.push(fieldErrors.invalid(`${p}.namespaces[${j}]`, ns, NS_INTRO + m))));
   });
   nonResourceRules.forEach((r, i) => {

@@ -2,7 +2,7 @@
 // resourceslice strategy and printResourceSlice of kube 1.31): generation 1 on create, +1 on spec changes;
 // field selectors spec.nodeName and spec.driver.
 
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, goStringsText, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, regexError } from '../../validation/names.ts';
 import { parseQuantity } from '../../validation/quantity.ts';
 import type { KubeObject } from '../../types.ts';
@@ -130,7 +130,7 @@ function deviceErrors(device: unknown, path: string): FieldError[] {
 
 /** Go's %#v of []core.NodeSelectorTerm, as field.Invalid prints a struct value. */
 function goNodeSelectorTerms(terms: unknown[]): string {
-  const strings = (v: unknown): string => (Array.isArray(v) ? `[]string{${v.map((x) => JSON.stringify(String(x))).join(', ')}}` : '[]string(nil)');
+  const strings = (v: unknown): string => goStringsText(Array.isArray(v) ? v : undefined);
   const list = (v: unknown, type: string, item: (o: Obj) => string): string => (Array.isArray(v) ? `[]core.${type}{${v.map((x) => item(isObj(x) ? x : {})).join(', ')}}` : `[]core.${type}(nil)`);
   const requirement = (type: string) => (r: Obj): string => `core.${type}{Key:${JSON.stringify(String(r.key ?? ''))}, Operator:${JSON.stringify(String(r.operator ?? ''))}, Values:${strings(r.values)}}`;
   const term = (t: Obj): string =>
