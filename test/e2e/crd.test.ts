@@ -219,6 +219,39 @@ describe('CRD lifecycle', () => {
     assert.equal(list, '');
   });
 
+  test('a schema inside items or additionalProperties is decoded as its own JSONSchemaProps: a wrong type there is the 400 of its UnmarshalJSON', async () => {
+    const crd = (itemSchema: unknown, additionalProperties: unknown = true) =>
+      JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'gizmos.example.com' },
+        spec: {
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'gizmos', kind: 'Gizmo' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', additionalProperties, properties: { list: { type: 'array', items: itemSchema } } } } } } }],
+        },
+      });
+    const refused = async (body: string) => {
+      const r = await s.kubectl(['create', '-f', '-'], { input: body });
+      assert.equal(r.code, 1, r.stdout);
+      return r.stderr.trim();
+    };
+    assert.equal(
+      await refused(crd({ type: 'object', required: { name: true } })),
+      'Error from server (BadRequest): error when creating "STDIN": CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal object into Go struct field JSONSchemaProps.required of type []string',
+    );
+    assert.equal(
+      await refused(crd([{ type: 'string', maxLength: 'ten' }])),
+      'Error from server (BadRequest): error when creating "STDIN": CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal string into Go struct field JSONSchemaProps.maxLength of type int64',
+    );
+    assert.equal(
+      await refused(crd({ type: 'string' }, 5)),
+      'Error from server (BadRequest): error when creating "STDIN": CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: boolean or JSON schema expected',
+    );
+    assert.equal(await s.kubectlOk(['get', 'crd', '-o', 'name']), '');
+  });
+
   test('two versions: each served, objects stored in the storage version, apiVersion rewritten (None), deprecation warned', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',

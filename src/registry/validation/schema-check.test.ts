@@ -169,6 +169,18 @@ test('a null list item or map value of a built-in object is the zero of its elem
   assert.deepEqual(checkAgainstSchema({ spec: { list: [null] } }, custom).reencoded, []);
 });
 
+test('a CRD schema under items or additionalProperties is decoded on its own: type errors name JSONSchemaProps, unknown fields are dropped unreported', () => {
+  const crds = builtinDef('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+  const crd = (spec: Record<string, unknown>) => ({ spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }] } });
+  assert.equal(fatal(crd({ type: 'array', items: { type: 'object', required: { a: 1 } } }), crds), 'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal object into Go struct field JSONSchemaProps.required of type []string');
+  assert.equal(fatal(crd({ type: 'object', additionalProperties: 'yes' }), crds), 'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: boolean or JSON schema expected');
+  // Outside such a value, the field stack runs from the CRD.
+  assert.equal(fatal(crd({ type: 'object', required: { a: 1 } }), crds), 'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal object into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.required of type []string');
+  const r = checkAgainstSchema(crd({ type: 'array', items: { type: 'string', bogus: 1 } }), crds);
+  assert.deepEqual(r.unknownFields, []);
+  assert.deepEqual(r.unknownFieldSteps, [['spec', 'versions', 0, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'items', 'bogus']]);
+});
+
 test('unknown fields are collected as strict decoding paths', () => {
   const body = {
     apiVersion: 'apps/v1',

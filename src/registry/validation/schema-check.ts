@@ -53,14 +53,18 @@ const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
 const TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.Time';
 const MICRO_TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime';
+const SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
+const SCHEMA_OR_ARRAY = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray';
+const SCHEMA_OR_BOOL = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool';
+const SCHEMA_OR_STRING_ARRAY = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray';
 const ANY_VALUE_REFS = new Set([
   'io.k8s.apimachinery.pkg.runtime.RawExtension',
   'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSON',
-  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray',
-  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool',
-  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
+  SCHEMA_OR_ARRAY,
+  SCHEMA_OR_BOOL,
+  SCHEMA_OR_STRING_ARRAY,
 ]);
 
 /**
@@ -155,6 +159,8 @@ interface Pos {
   readonly typed: boolean;
   /** Named Go type of this value when the schema cannot tell it. */
   readonly goType?: string;
+  /** A value a custom UnmarshalJSON decodes with a json.Unmarshal of its own: Go's field stack starts afresh below it. */
+  readonly decodeRoot?: boolean;
 }
 
 function shortName(ref: string): string {
@@ -249,7 +255,7 @@ function pathOf(pos: Pos): string {
 /** JSON names from the root, without indices or map keys (Go's FieldStack). */
 function goFieldsOf(pos: Pos): string[] {
   const fields: string[] = [];
-  for (let p: Pos | undefined = pos; p !== undefined; p = p.parent) if (p.step === 'field') fields.push(String(p.key));
+  for (let p: Pos | undefined = pos; p !== undefined && !p.decodeRoot; p = p.parent) if (p.step === 'field') fields.push(String(p.key));
   return fields.reverse();
 }
 
@@ -349,6 +355,7 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
       if (r === TIME) return timeValue(w, value, RFC3339, pos);
       if (r === MICRO_TIME) return timeValue(w, value, RFC3339_MICRO, pos);
     }
+    if (pos.typed && (r === SCHEMA_OR_ARRAY || r === SCHEMA_OR_BOOL || r === SCHEMA_OR_STRING_ARRAY)) return walkSchemaOr(w, r, value, pos);
     if (ANY_VALUE_REFS.has(r)) return;
     ref = r;
     const next = w.resolve(r);
@@ -408,6 +415,26 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
     default:
       return;
   }
+}
+
+/**
+ * The JSONSchemaPropsOr* types' UnmarshalJSON: an object is a JSONSchemaProps, an array a []JSONSchemaProps (items)
+ * or a []string (dependencies), true or false a bool (additionalProperties). Each decodes with json.Unmarshal of its
+ * own: type errors name JSONSchemaProps from there, and unknown fields are dropped without being reported.
+ */
+function walkSchemaOr(w: Walk, ref: string, value: unknown, pos: Pos): void {
+  const inner: Walk = { ...w, unknown: [] };
+  const root: Pos = { ...pos, struct: '', goType: undefined, decodeRoot: true };
+  const schema: SchemaNode = { ref: SCHEMA_PROPS };
+  if (isObject(value)) return walk(inner, schema, value, root);
+  if (Array.isArray(value)) {
+    if (ref === SCHEMA_OR_ARRAY) return value.forEach((item, i) => walk(inner, schema, item, { parent: root, step: 'index', key: i, struct: '', typed: true }));
+    if (ref === SCHEMA_OR_STRING_ARRAY) {
+      for (const item of value) if (typeof item !== 'string' && item !== null) throw new DecodeFailure(`json: cannot unmarshal ${jsonKind(item)} into Go value of type string`);
+      return;
+    }
+  }
+  if (ref === SCHEMA_OR_BOOL && typeof value !== 'boolean') throw new DecodeFailure('boolean or JSON schema expected');
 }
 
 /** null, "", 0, false, [] or {}: a value Go's decoding may not tell from the field's zero. */
