@@ -74,6 +74,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // A background task's failure (a controller pass, a write it makes) is logged; the server goes on serving, as
+  // kube-apiserver's requests and its other controllers go on when one controller's sync fails. The library
+  // leaves this to its host process.
+  process.on('unhandledRejection', (reason) => {
+    log.error('unhandled rejection in a background task', { error: reason instanceof Error ? (reason.stack ?? reason.message) : String(reason) });
+  });
   // Started by a script runner (npm start) whose shell may not pass a signal on: when the parent goes away, the
   // server stops rather than live on as an orphan holding the port.
   if (process.env.npm_lifecycle_event) {
