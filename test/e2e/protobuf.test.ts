@@ -141,6 +141,17 @@ test('bad protobuf bodies: kube errors, nothing stored, server stays up', async 
     ['wrong magic', Buffer.concat([Buffer.from('k8s\u0001'), good.subarray(4)]), 'the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (6b38730'],
     ['truncated', good.subarray(0, good.length - 9), 'the object provided is unrecognized (must be of type ConfigMap): unexpected EOF (6b387300'],
     ['magic only', good.subarray(0, 4), 'the object provided is unrecognized (must be of type ConfigMap): empty body (6b387300)'],
+    // An envelope naming v1 ConfigMap whose object starts with a key of field number 0, then one of wire type 7.
+    [
+      'illegal tag',
+      Buffer.concat([Buffer.from('k8s\u0000\u000a\u000f\u000a\u0002v1\u0012\u0009ConfigMap', 'latin1'), Buffer.from([0x12, 0x02, 0x00, 0x01])]),
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: proto: ConfigMap: illegal tag 0 (wire type 0)',
+    ],
+    [
+      'illegal wire type',
+      Buffer.concat([Buffer.from('k8s\u0000\u000a\u000f\u000a\u0002v1\u0012\u0009ConfigMap', 'latin1'), Buffer.from([0x12, 0x02, 0x9f, 0x06])]),
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: proto: illegal wireType 7',
+    ],
     [
       'mismatching kind',
       encodeProtobufObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pb-bad' } }),

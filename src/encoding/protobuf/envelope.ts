@@ -3,7 +3,7 @@
 
 import { binaryReader, binaryWriter, WireType, type BinaryWriter } from './wire.ts';
 import { protobufFacts, schemaNameForKind } from '../../apis/model.ts';
-import { decodeMessage, hasProtobufMessage, parseJsonBytes, ProtobufDecodeError, writeMessage } from './messages.ts';
+import { decodeMessage, fieldKey, hasProtobufMessage, parseJsonBytes, ProtobufDecodeError, skipField, writeMessage } from './messages.ts';
 import type { ProtoFieldFacts } from '../../apis/model-types.ts';
 
 export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -205,21 +205,21 @@ export function decodeEnvelope(data: Uint8Array): Envelope {
   try {
     const r = binaryReader(data.subarray(PROTOBUF_MAGIC.length));
     while (r.pos < r.len) {
-      const [no, wire] = r.tag();
+      const [no, wire] = fieldKey(r, 'Unknown');
       if (no >= 1 && no <= 4 && wire !== WireType.LengthDelimited) throw new ProtobufDecodeError(`proto: wrong wireType = ${wire} for field ${['TypeMeta', 'Raw', 'ContentEncoding', 'ContentType'][no - 1]}`);
       if (no === 1) {
         const tm = binaryReader(r.bytes());
         while (tm.pos < tm.len) {
-          const [n, w] = tm.tag();
+          const [n, w] = fieldKey(tm, 'TypeMeta');
           if ((n === 1 || n === 2) && w !== WireType.LengthDelimited) throw new ProtobufDecodeError(`proto: wrong wireType = ${w} for field ${n === 1 ? 'APIVersion' : 'Kind'}`);
           if (n === 1) out.apiVersion = tm.string();
           else if (n === 2) out.kind = tm.string();
-          else tm.skip(w, n);
+          else skipField(tm, w, n);
         }
       } else if (no === 2) out.raw = r.bytes();
       else if (no === 3) out.contentEncoding = r.string();
       else if (no === 4) out.contentType = r.string();
-      else r.skip(wire, no);
+      else skipField(r, wire, no);
     }
   } catch (e) {
     if (e instanceof ProtobufDecodeError) throw e;

@@ -189,6 +189,13 @@ test('unknown fields are skipped; truncated and mistyped fields are Go decode er
   assert.throws(() => decodeMessage(body.subarray(0, body.length - 2), cmDef), new ProtobufDecodeError('unexpected EOF'));
   // metadata (field 1) sent as a varint.
   assert.throws(() => decodeMessage(Uint8Array.of(0x08, 0x01), cmDef), new ProtobufDecodeError('proto: wrong wireType = 0 for field Metadata'));
+  // Keys the generated Unmarshal refuses: field number 0, an end group outside a group, wire types 6 and 7.
+  assert.throws(() => decodeMessage(Uint8Array.of(0x00, 0x01), cmDef), new ProtobufDecodeError('proto: ConfigMap: illegal tag 0 (wire type 0)'));
+  assert.throws(() => decodeMessage(Uint8Array.of(0x04), cmDef), new ProtobufDecodeError('proto: ConfigMap: wiretype end group for non-group'));
+  assert.throws(() => decodeMessage(Uint8Array.of(0x9e, 0x06, 0x01), cmDef), new ProtobufDecodeError('proto: illegal wireType 6'));
+  // In a nested message, the nested message's name; a varint past ten bytes is an overflow.
+  assert.throws(() => decodeMessage(Uint8Array.of(0x0a, 0x02, 0x00, 0x00), cmDef), new ProtobufDecodeError('proto: ObjectMeta: illegal tag 0 (wire type 0)'));
+  assert.throws(() => decodeMessage(Uint8Array.of(0x98, 0x06, ...Array(11).fill(0xff)), cmDef), new ProtobufDecodeError('proto: integer overflow'));
 });
 
 test('the envelope: empty, wrong magic, magic only', () => {

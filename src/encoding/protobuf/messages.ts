@@ -280,6 +280,27 @@ function goFieldName(f: ProtoFieldFacts): string {
   return f.name.charAt(0).toUpperCase() + f.name.slice(1);
 }
 
+/**
+ * A field's key as the generated Unmarshal of `message` reads it (a uint64 varint), with Go's errors for the keys
+ * it refuses: an end group outside a group, a field number below 1.
+ */
+export function fieldKey(r: BinaryReader, message: string): [number, WireType] {
+  const key = BigInt(r.uint64());
+  const wire = Number(key & 7n);
+  const no = Number(BigInt.asIntN(32, key >> 3n));
+  if (wire === WireType.EndGroup) throw new ProtobufDecodeError(`proto: ${message}: wiretype end group for non-group`);
+  if (no <= 0) throw new ProtobufDecodeError(`proto: ${message}: illegal tag ${no} (wire type ${key})`);
+  return [no, wire as WireType];
+}
+
+/** skipGenerated: the value of a field the decoder does not know, skipped; wire types 6 and 7 do not exist. */
+export function skipField(r: BinaryReader, wire: WireType, no: number): void {
+  if (wire > 5) throw new ProtobufDecodeError(`proto: illegal wireType ${wire}`);
+  if (wire !== WireType.Varint) return void r.skip(wire, no);
+  // A varint of more than ten bytes: the reader refuses it as Go's skip does (and the catch in decodeMessage words it).
+  r.uint64();
+}
+
 function expectWire(actual: WireType, expected: WireType, f: ProtoFieldFacts): void {
   if (actual !== expected) throw new ProtobufDecodeError(`proto: wrong wireType = ${actual} for field ${goFieldName(f)}`);
 }
@@ -342,14 +363,18 @@ function readMapEntry(bytes: Uint8Array, f: ProtoFieldFacts, raw: RawDecoder): [
   let key = '';
   let value: unknown;
   while (r.pos < r.len) {
-    const [no, wire] = r.tag();
+    const k = BigInt(r.uint64());
+    const no = Number(BigInt.asIntN(32, k >> 3n));
+    const wire = Number(k & 7n) as WireType;
     if (no === 1) {
       expectWire(wire, WireType.LengthDelimited, f);
       key = r.string();
     } else if (no === 2) {
       value = readValue(r, wire, f, f.type, raw);
+    } else if (wire === WireType.EndGroup) {
+      throw new ProtobufDecodeError('proto: unexpected end of group');
     } else {
-      r.skip(wire, no);
+      skipField(r, wire, no);
     }
   }
   return [key, value === undefined ? zeroOf(f.type, raw) : value];
@@ -358,13 +383,13 @@ function readMapEntry(bytes: Uint8Array, f: ProtoFieldFacts, raw: RawDecoder): [
 function readFields(bytes: Uint8Array, name: string, obj: Record<string, unknown>, raw: RawDecoder): void {
   const idx = messageIndex(name);
   if (!idx) throw new Error(`no protobuf message ${name}`);
+  const message = name.slice(name.lastIndexOf('.') + 1);
   const r = binaryReader(bytes);
   while (r.pos < r.len) {
-    const [no, wire] = r.tag();
-    if (no <= 0) throw new ProtobufDecodeError(`proto: ${name.slice(name.lastIndexOf('.') + 1)}: illegal tag ${no} (wire type ${wire})`);
+    const [no, wire] = fieldKey(r, message);
     const f = idx.byNumber.get(no);
     if (!f) {
-      r.skip(wire, no);
+      skipField(r, wire, no);
       continue;
     }
     if (f.inline) {
@@ -424,10 +449,10 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       let seconds = 0;
       let nanos = 0;
       while (r.pos < r.len) {
-        const [no, wire] = r.tag();
+        const [no, wire] = fieldKey(r, 'Time');
         if (no === 1 && wire === WireType.Varint) seconds = Number(r.int64());
         else if (no === 2 && wire === WireType.Varint) nanos = r.int32();
-        else r.skip(wire, no);
+        else skipField(r, wire, no);
       }
       // metav1.Time.Unmarshal keeps seconds only; MicroTime keeps microseconds.
       return formatTime(seconds, nanos, type === MICRO_TIME);
@@ -436,9 +461,9 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       const r = binaryReader(bytes);
       let s = '';
       while (r.pos < r.len) {
-        const [no, wire] = r.tag();
+        const [no, wire] = fieldKey(r, 'Quantity');
         if (no === 1 && wire === WireType.LengthDelimited) s = r.string();
-        else r.skip(wire, no);
+        else skipField(r, wire, no);
       }
       return s === '' ? '0' : s;
     }
@@ -448,11 +473,11 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       let intVal = 0;
       let strVal = '';
       while (r.pos < r.len) {
-        const [no, wire] = r.tag();
+        const [no, wire] = fieldKey(r, 'IntOrString');
         if (no === 1 && wire === WireType.Varint) kind = Number(r.int64());
         else if (no === 2 && wire === WireType.Varint) intVal = r.int32();
         else if (no === 3 && wire === WireType.LengthDelimited) strVal = r.string();
-        else r.skip(wire, no);
+        else skipField(r, wire, no);
       }
       return kind === 1 ? strVal : intVal;
     }
@@ -463,9 +488,9 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       const r = binaryReader(bytes);
       let data: Uint8Array | undefined;
       while (r.pos < r.len) {
-        const [no, wire] = r.tag();
+        const [no, wire] = fieldKey(r, 'RawExtension');
         if (no === 1 && wire === WireType.LengthDelimited) data = r.bytes();
-        else r.skip(wire, no);
+        else skipField(r, wire, no);
       }
       if (!data || data.length === 0) return null;
       return type === RAW_EXTENSION ? raw(data) : parseJsonBytes(data);
@@ -474,9 +499,9 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
       const r = binaryReader(bytes);
       let ns = 0;
       while (r.pos < r.len) {
-        const [no, wire] = r.tag();
+        const [no, wire] = fieldKey(r, 'Duration');
         if (no === 1 && wire === WireType.Varint) ns = Number(r.int64());
-        else r.skip(wire, no);
+        else skipField(r, wire, no);
       }
       return formatGoDuration(ns);
     }
@@ -492,9 +517,9 @@ function decodeMessageBody(bytes: Uint8Array, type: string, raw: RawDecoder): un
     const list: unknown[] = [];
     const r = binaryReader(bytes);
     while (r.pos < r.len) {
-      const [no, wire] = r.tag();
+      const [no, wire] = fieldKey(r, type.slice(type.lastIndexOf('.') + 1));
       if (no === items.number) list.push(readValue(r, wire, items, items.type, raw));
-      else r.skip(wire, no);
+      else skipField(r, wire, no);
     }
     return list;
   }
@@ -510,12 +535,12 @@ function schemaUnionValue(bytes: Uint8Array, type: string, raw: RawDecoder): unk
   const many: unknown[] = [];
   let allows = false;
   while (r.pos < r.len) {
-    const [no, wire] = r.tag();
+    const [no, wire] = fieldKey(r, type.slice(type.lastIndexOf('.') + 1));
     const schemaField = type === PROPS_OR_BOOL ? 2 : 1;
     if (no === schemaField && wire === WireType.LengthDelimited) schema = decodeMessageBody(r.bytes(), SCHEMA_PROPS, raw);
     else if (no === 2 && wire === WireType.LengthDelimited) many.push(type === PROPS_OR_ARRAY ? decodeMessageBody(r.bytes(), SCHEMA_PROPS, raw) : r.string());
     else if (no === 1 && wire === WireType.Varint && type === PROPS_OR_BOOL) allows = r.bool();
-    else r.skip(wire, no);
+    else skipField(r, wire, no);
   }
   if (type === PROPS_OR_BOOL) return schema ?? allows;
   if (many.length > 0) return many;
@@ -539,7 +564,8 @@ export function decodeMessage(bytes: Uint8Array, type: string, raw: RawDecoder =
     return decodeMessageBody(bytes, type, raw);
   } catch (e) {
     if (e instanceof ProtobufDecodeError) throw e;
-    // @bufbuild/protobuf's reader: "premature EOF", "invalid wire type", a varint past 10 bytes.
+    // @bufbuild/protobuf's reader: a varint past 10 bytes (Go's decoder: an integer overflow), "premature EOF".
+    if (e instanceof Error && /invalid varint/.test(e.message)) throw new ProtobufDecodeError('proto: integer overflow');
     if (e instanceof Error && /EOF|out of range|invalid/i.test(e.message)) throw new ProtobufDecodeError('unexpected EOF');
     throw e;
   }
