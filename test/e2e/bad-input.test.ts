@@ -112,6 +112,21 @@ describe('bad input', () => {
     }
   });
 
+  test('a Scale is decoded as an autoscaling/v1 Scale: replicas past int32 are a 400 in a body and a 422 on the field "patch" in a patch', async () => {
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'big' }, spec: { replicas: 1, selector: { matchLabels: { app: 'big' } }, template: { metadata: { labels: { app: 'big' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
+    assert.equal((await post('/apis/apps/v1/namespaces/default/deployments', JSON.stringify(deployment))).status, 201);
+    const scale = '/apis/apps/v1/namespaces/default/deployments/big/scale';
+    const put = await s.request(scale, { method: 'PUT', body: JSON.stringify({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'big', namespace: 'default' }, spec: { replicas: 2147483648 } }), headers: { 'content-type': 'application/json' }, clientCert: s.clientCert, clientKey: s.clientKey });
+    assert.equal(status(put, 400, 'BadRequest').message, 'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal number 2147483648 into Go struct field ScaleSpec.spec.replicas of type int32');
+    const patch = (path: string, body: unknown) => s.request(path, { method: 'PATCH', body: JSON.stringify(body), headers: { 'content-type': 'application/json-patch+json' }, clientCert: s.clientCert, clientKey: s.clientKey });
+    for (const [path, kind] of [[scale, 'ScaleSpec'], ['/apis/apps/v1/namespaces/default/deployments/big', 'DeploymentSpec']] as const) {
+      const body = status(await patch(path, [{ op: 'replace', path: '/spec/replicas', value: 9007199254740992 }]), 422, 'Invalid');
+      assert.match(body.message, new RegExp(`^ "" is invalid: patch: Invalid value: "\\{.*": json: cannot unmarshal number 9007199254740992 into Go struct field ${kind}\\.spec\\.replicas of type int32$`));
+      assert.equal(body.details?.causes?.[0]?.field, 'patch');
+    }
+    assert.equal((JSON.parse((await get('/apis/apps/v1/namespaces/default/deployments/big')).body) as { spec: { replicas: number } }).spec.replicas, 1);
+  });
+
   test('after all of it: storage unchanged, server ready', async () => {
     assert.equal(await snapshot(), before_);
     const r = await get('/readyz');

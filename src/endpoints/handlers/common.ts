@@ -6,7 +6,7 @@ import { negotiateOutput, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERV
 import { protobufDefinition } from '../../encoding/protobuf/envelope.ts';
 import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
 import { matchRequestNamespace } from '../../registry/request-namespace.ts';
-import type { SchemaCheckResult } from '../../registry/validation/schema-check.ts';
+import { checkAgainstSchema, SCALE_SCHEMA, type SchemaCheckResult } from '../../registry/validation/schema-check.ts';
 import { checkBodyKind, gvString, interpretBody, parseBody, parseProtobufBody, strictDecodingError, yamlStrictErrors, type BodyFormat, type GroupVersionKind } from '../body.ts';
 import type { FieldValidation } from '../options.ts';
 import { applySchemaCheck } from '../../registry/validation/prune-fields.ts';
@@ -122,11 +122,10 @@ export function decodeObjectForWrite(scope: Scope, data: Buffer, format: BodyFor
   if (object.metadata === undefined || object.metadata === null) object.metadata = {};
   const obj = object as KubeObject;
   let check: SchemaCheckResult | undefined;
-  // A subresource of another kind (Scale, TokenRequest) is not checked against the resource's schema.
-  if (scope.subresource === '' || scope.kind.kind === scope.def.kind) {
-    check = scope.deps.checkSchema(obj, scope.def);
-    if (check.fatal) throw check.fatal;
-  }
+  // A subresource of another kind is checked against its own kind's schema: the Scale of every scale subresource.
+  if (scope.subresource === '' || scope.kind.kind === scope.def.kind) check = scope.deps.checkSchema(obj, scope.def);
+  else if (scope.subresource === 'scale') check = checkAgainstSchema(obj, SCALE_SCHEMA);
+  if (check?.fatal) throw check.fatal;
   const strictErrors = [...(check?.unknownFields ?? []).map((p) => `unknown field ${JSON.stringify(p)}`), ...raw.duplicateErrors];
   enforceFieldValidation(scope, directive, strictErrors, () => strictDecodingError(gvk, scope.kind.kind, strictErrors));
   if (check) applySchemaCheck(obj, check);

@@ -4,7 +4,7 @@
 
 import { StatusError, conflict, invalid, notFound, unsupportedMediaType, fieldErrors } from '../../apis/errors.ts';
 import type { KubeObject } from '../../registry/types.ts';
-import type { SchemaCheckResult } from '../../registry/validation/schema-check.ts';
+import { checkAgainstSchema, SCALE_SCHEMA, type SchemaCheckResult } from '../../registry/validation/schema-check.ts';
 import { readBody } from '../body.ts';
 import { managerOrUserAgent } from '../field-manager.ts';
 import { goValue } from '../../encoding/go-format.ts';
@@ -33,8 +33,9 @@ export function patchTypeOf(contentType: string | undefined): string {
 }
 
 /** The Invalid error kube returns when strict decoding of a patched object fails. */
-function invalidPatch(badValue: string, errors: readonly string[]): StatusError {
-  return invalid({ group: '', kind: '' }, '', [fieldErrors.invalid('patch', badValue, `strict decoding error: ${errors.join(', ')}`)]);
+/** The patcher's 422 for a patched object it cannot decode: the field "patch", the patched object, the decoder's error. */
+function invalidPatch(badValue: string, detail: string): StatusError {
+  return invalid({ group: '', kind: '' }, '', [fieldErrors.invalid('patch', badValue, detail)]);
 }
 
 function smpBadValue(patch: Buffer): string {
@@ -91,12 +92,12 @@ export async function patchResource(scope: Scope): Promise<void> {
 
 /** Strict field validation of the patched object: the patch's duplicates and the result's unknown fields. */
 function checkPatchedFields(scope: Scope, patched: KubeObject, patchType: string, patch: Buffer, duplicates: readonly string[], directive: FieldValidation): void {
-  let check: SchemaCheckResult | undefined;
-  if (scope.subresource !== 'scale') {
-    check = scope.deps.checkSchema(patched, scope.def);
-    if (check.fatal) throw check.fatal;
-  }
-  const errors = [...duplicates, ...(check?.unknownFields ?? []).map((p) => `unknown field ${JSON.stringify(p)}`)];
-  enforceFieldValidation(scope, directive, errors, () => invalidPatch(patchType === STRATEGIC_MERGE_PATCH ? smpBadValue(patch) : JSON.stringify(patched), errors));
-  if (check) applySchemaCheck(patched, check);
+  // A scale patch patches the Scale, an autoscaling/v1 object whatever the resource.
+  const check: SchemaCheckResult = scope.subresource === 'scale' ? checkAgainstSchema(patched, SCALE_SCHEMA) : scope.deps.checkSchema(patched, scope.def);
+  const badValue = () => (patchType === STRATEGIC_MERGE_PATCH ? smpBadValue(patch) : JSON.stringify(patched));
+  // A strategic merge patch's result goes through the unstructured converter, the others' through the JSON decoder.
+  if (check.fatal) throw invalidPatch(badValue(), (patchType === STRATEGIC_MERGE_PATCH ? check.unconvertible : check.decodeMessage) ?? check.fatal.message);
+  const errors = [...duplicates, ...check.unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`)];
+  enforceFieldValidation(scope, directive, errors, () => invalidPatch(badValue(), `strict decoding error: ${errors.join(', ')}`));
+  applySchemaCheck(patched, check);
 }

@@ -22,7 +22,7 @@ import type { ResourceDefinition } from '../types.ts';
 import { base64ErrorOffset, goTimeJson, goTimeParseError, RFC3339, RFC3339_MICRO } from './go-decode.ts';
 import { META_DEFINITIONS, OBJECT_META_REF } from './object-meta-schema.ts';
 import { goFieldsOf as goStructFields } from '../../apis/go-fields.ts';
-import { schemaNameForKind } from '../../apis/model.ts';
+import { schemaByName, schemaNameForKind } from '../../apis/model.ts';
 import { canonicalQuantity, parseQuantity } from './quantity.ts';
 
 export interface SchemaCheckResult {
@@ -30,6 +30,8 @@ export interface SchemaCheckResult {
   fatal?: StatusError;
   /** With fatal: what runtime's unstructured converter says of the same value (server-side apply's decode). */
   unconvertible?: string;
+  /** With fatal: the decoder's own error, without the "cannot be handled as" preface (a patched object's 422 quotes it). */
+  decodeMessage?: string;
   /** Paths of fields the schema does not know, in document order: "spec.foo", "spec.containers[0].bar". */
   unknownFields: string[];
   /** The same fields as steps from the root, to prune them by: a key may hold dots or be empty, which a path hides. */
@@ -577,10 +579,16 @@ export function unknownFieldWarnings(unknownFields: readonly string[]): string[]
   return unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`);
 }
 
-const rootNames = new WeakMap<ResourceDefinition, string | undefined>();
+/** What a schema check reads of a definition. */
+export type SchemaTarget = Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'custom' | 'schema' | 'resolveRef'>;
+
+/** autoscaling/v1 Scale, the body of every scale subresource (built-in kinds' and custom resources'). */
+export const SCALE_SCHEMA: SchemaTarget = { group: 'autoscaling', version: 'v1', kind: 'Scale', custom: false, schema: { ref: 'io.k8s.api.autoscaling.v1.Scale' }, resolveRef: schemaByName };
+
+const rootNames = new WeakMap<SchemaTarget, string | undefined>();
 
 /** The model's name of a built-in definition's root schema ("io.k8s.api.core.v1.ConfigMap"). */
-function rootDefinitionName(def: ResourceDefinition): string | undefined {
+function rootDefinitionName(def: SchemaTarget): string | undefined {
   if (rootNames.has(def)) return rootNames.get(def);
   const name = schemaNameForKind(def.group, def.version, def.kind);
   rootNames.set(def, name);
@@ -588,7 +596,7 @@ function rootDefinitionName(def: ResourceDefinition): string | undefined {
 }
 
 /** Check a decoded body against def.schema (refs resolved with def.resolveRef; metadata is always ObjectMeta). */
-export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): SchemaCheckResult {
+export function checkAgainstSchema(obj: unknown, def: SchemaTarget): SchemaCheckResult {
   const w: Walk = {
     resolve: (ref) => def.resolveRef(ref) ?? (Object.hasOwn(META_DEFINITIONS, ref) ? META_DEFINITIONS[ref] : undefined),
     unknown: [],
@@ -632,7 +640,7 @@ export function checkAgainstSchema(obj: unknown, def: ResourceDefinition): Schem
     }
   } catch (e) {
     if (e instanceof DecodeFailure) {
-      return { fatal: decodeError(obj, def, e.message), unconvertible: e.converted, unknownFields: [], unknownFieldSteps: [], reencoded: [], omitted: [] };
+      return { fatal: decodeError(obj, def, e.message), unconvertible: e.converted, decodeMessage: e.message, unknownFields: [], unknownFieldSteps: [], reencoded: [], omitted: [] };
     }
     throw e;
   }
