@@ -46,6 +46,25 @@ export function createActivity(): Activity {
 }
 
 /** `activity`: counts this queue's queued and running keys into a group's. */
+/**
+ * How long the controllers' queues may run before they let the event loop take its I/O: a sync can resolve without
+ * ever leaving the microtask queue (the memory store acknowledges a write at once), so a burst of work (a Deployment
+ * scaled to thousands of pods) would otherwise keep every request waiting until it is done.
+ */
+const SLICE_MS = 10;
+let sliceStart = performance.now();
+
+/** Resolves at once within the time slice, else after the event loop has run (the slice starts again then). */
+export function yieldWhenSliceSpent(): Promise<void> | undefined {
+  if (performance.now() - sliceStart < SLICE_MS) return undefined;
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      sliceStart = performance.now();
+      resolve();
+    }),
+  );
+}
+
 export function createKeyedQueue(sync: (key: string) => Promise<void>, retryMs = 1000, activity?: Activity): KeyedQueue {
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
@@ -67,6 +86,7 @@ export function createKeyedQueue(sync: (key: string) => Promise<void>, retryMs =
     queued.add(key);
     activity?.begin();
     draining = draining.then(async () => {
+      await yieldWhenSliceSpent();
       queued.delete(key);
       try {
         if (!stopped) await sync(key);

@@ -11,6 +11,7 @@ import type { UserInfo } from '../../auth/user.ts';
 import { labelsMatch } from '../../apis/labels.ts';
 import { asObj, claim, controllerEvents, controllerOf, controllerRef, isConflictOrGone, key, PODS, podActive, podReady, REPLICASETS, REPLICATION_CONTROLLERS, selectorOf, startLoop, writeStatus, type Loop, type Obj, WRITERS } from './shared.ts';
 import { podsToDelete } from './pod-deletion-order.ts';
+import { yieldWhenSliceSpent } from '../work-queue.ts';
 
 /** A pod from a controller's pod template. */
 export function podFromTemplate(owner: KubeObject, ownerApiVersion: string, ownerKind: string, template: Obj, extra: { name?: string; generateName?: string; nodeName?: string } = {}): KubeObject {
@@ -136,6 +137,9 @@ interface ReplicatedKind {
   readonly writer: UserInfo;
 }
 
+/** kube-controller-manager's replicaset controller: creates and deletes a sync may make (BurstReplicas). */
+const BURST_REPLICAS = 500;
+
 export const REPLICA_SET_KIND: ReplicatedKind = { ref: REPLICASETS, apiVersion: 'apps/v1', component: 'replicaset-controller', writer: WRITERS.replicaset };
 export const REPLICATION_CONTROLLER_KIND: ReplicatedKind = { ref: REPLICATION_CONTROLLERS, apiVersion: 'v1', component: 'replication-controller', writer: WRITERS.replicationController };
 
@@ -159,8 +163,13 @@ export function startReplicaSetController(informers: Informers, eventSink: Event
       let failure: unknown;
       if (!rs.metadata.deletionTimestamp) {
         try {
-          for (let i = active.length; i < desired; i++) await createControlledPod(pods, events, rs, podFromTemplate(rs, managed.apiVersion, kind, asObj(spec.template)));
-          const surplus = active.length > desired ? podsToDelete(active, relatedPods(replicaSets, pods, rs), active.length - desired, clockNow()) : [];
+          // manageReplicas: at most burstReplicas creates or deletes a pass; the pods' events bring the next.
+          const creates = Math.min(desired - active.length, BURST_REPLICAS);
+          for (let i = 0; i < creates; i++) {
+            await yieldWhenSliceSpent();
+            await createControlledPod(pods, events, rs, podFromTemplate(rs, managed.apiVersion, kind, asObj(spec.template)));
+          }
+          const surplus = active.length > desired ? podsToDelete(active, relatedPods(replicaSets, pods, rs), Math.min(active.length - desired, BURST_REPLICAS), clockNow()) : [];
           for (const pod of surplus) await deleteControlledPod(pods, events, rs, pod);
         } catch (e) {
           failure = e;

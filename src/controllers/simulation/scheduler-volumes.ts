@@ -133,13 +133,14 @@ export function createVolumeBinding(informers: Informers) {
    * VolumeRestrictions' conflictingPVCRefCount: the other pods already on a node that use a claim of the pod with the
    * ReadWriteOncePod access mode (a terminated one no longer counts, as the scheduler's cache drops it).
    */
-  function readWriteOncePodHolders(pod: KubeObject, namespacePods: readonly KubeObject[]): KubeObject[] {
+  /** The pods of the namespace (listed only for a pod with a ReadWriteOncePod claim) that hold one of its claims. */
+  function readWriteOncePodHolders(pod: KubeObject, namespacePods: () => readonly KubeObject[]): KubeObject[] {
     const namespace = pod.metadata.namespace ?? '';
     const exclusive = claimsOfPod(pod)
       .map((c) => c.claim)
       .filter((name) => ((asObj(claims.get(namespace, name)?.spec).accessModes as unknown[] | undefined) ?? []).includes('ReadWriteOncePod'));
     if (exclusive.length === 0) return [];
-    return namespacePods.filter((other) => {
+    return namespacePods().filter((other) => {
       const status = asObj(other.status);
       if (other.metadata.uid === pod.metadata.uid || !asObj(other.spec).nodeName || status.phase === 'Succeeded' || status.phase === 'Failed') return false;
       return claimsOfPod(other).some((c) => exclusive.includes(c.claim));

@@ -389,7 +389,7 @@ export function startScheduler(informers: Informers, eventSink: EventSink): { st
     const priority = priorityOf(pod);
     const interPod = needsInterPod(pod, antiAffine.size) ? interPodFilters(pod, clusterView(all)) : undefined;
     // VolumeRestrictions comes before VolumeBinding among the filters; its ReadWriteOncePod conflict is the cluster's.
-    const holders = volumeBinding.readWriteOncePodHolders(pod, pods.list(namespace)).map(key);
+    const holders = volumeBinding.readWriteOncePodHolders(pod, () => pods.list(namespace)).map(key);
     const volumeFilter = holders.length > 0 ? () => RWOP_CONFLICT : podClaims && ((n: KubeObject) => volumeBinding.filter(podClaims, n));
     const feasible: Feasible[] = [];
     let nominatedFits = false;
