@@ -61,10 +61,68 @@ export function celAuthorizer(authorizer: Authorizer | undefined, requester: Use
   return cel().authorizerValue(check, undefined);
 }
 
-/** Declarations: every admission variable is dyn (objects of any kind). */
-export function admissionDeclarations(names: readonly string[]): Record<string, DeclType> {
-  const out: Record<string, DeclType> = {};
-  for (const n of names) out[n] = DYN;
+const STRING: DeclType = { kind: 'string' };
+const STRINGS: DeclType = { kind: 'list', elem: STRING };
+const TIMESTAMP: DeclType = { kind: 'timestamp' };
+const INT: DeclType = { kind: 'int' };
+
+/** An object type of the given fields (the checker's view of kube's apiservercel.NewObjectType). */
+export function objectType(fields: Readonly<Record<string, DeclType>>): DeclType {
+  return { kind: 'object', fields: new Map(Object.entries(fields).map(([name, type]) => [name, { name, type }])) };
+}
+
+const GROUP_VERSION_KIND = objectType({ group: STRING, version: STRING, kind: STRING });
+const GROUP_VERSION_RESOURCE = objectType({ group: STRING, version: STRING, resource: STRING });
+
+/** kube's BuildRequestType: `request` is typed, so an unknown field or a mistyped use fails to compile. */
+const REQUEST_TYPE = objectType({
+  kind: GROUP_VERSION_KIND,
+  resource: GROUP_VERSION_RESOURCE,
+  subResource: STRING,
+  requestKind: GROUP_VERSION_KIND,
+  requestResource: GROUP_VERSION_RESOURCE,
+  requestSubResource: STRING,
+  name: STRING,
+  namespace: STRING,
+  operation: STRING,
+  userInfo: objectType({ username: STRING, uid: STRING, groups: STRINGS, extra: { kind: 'map', value: STRINGS } }),
+  dryRun: { kind: 'bool' },
+  options: DYN,
+});
+
+/** kube's BuildNamespaceType (its metadata's uid field is spelled `UID` there too). */
+const NAMESPACE_TYPE = objectType({
+  metadata: objectType({
+    name: STRING,
+    generateName: STRING,
+    namespace: STRING,
+    labels: { kind: 'map', value: STRING },
+    annotations: { kind: 'map', value: STRING },
+    UID: STRING,
+    creationTimestamp: TIMESTAMP,
+    deletionGracePeriodSeconds: INT,
+    deletionTimestamp: TIMESTAMP,
+    generation: INT,
+    resourceVersion: STRING,
+    finalizers: STRINGS,
+  }),
+  spec: objectType({ finalizers: STRINGS }),
+  status: objectType({
+    conditions: { kind: 'list', elem: objectType({ status: STRING, type: STRING, lastTransitionTime: TIMESTAMP, message: STRING, reason: STRING }) },
+    phase: STRING,
+  }),
+});
+
+/**
+ * The variables admission expressions are compiled against, as kube's admission CEL compiler declares them: object
+ * and oldObject dyn, request and namespaceObject typed, authorizer, params only when the policy has a paramKind (or,
+ * for a policy's matchConditions, always), and `variables` only where a policy's variables are composed in, typed
+ * by each variable's result.
+ */
+export function admissionDeclarations(options: { params?: boolean; variables?: ReadonlyMap<string, DeclType> } = {}): Record<string, DeclType> {
+  const out: Record<string, DeclType> = { object: DYN, oldObject: DYN, request: REQUEST_TYPE, namespaceObject: NAMESPACE_TYPE, authorizer: DYN };
+  if (options.params) out.params = DYN;
+  if (options.variables) out.variables = objectType(Object.fromEntries(options.variables));
   return out;
 }
 

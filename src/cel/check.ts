@@ -6,6 +6,7 @@
 import type { Expr, ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { DeclType } from './decl.ts';
 import { DYN } from './decl.ts';
+import { celTypeName, noMatchingOverload } from './overloads.ts';
 
 export interface CheckedInfo {
   /** Declared variables the expression references. */
@@ -25,6 +26,7 @@ const BOOL: DeclType = { kind: 'bool' };
 const INT: DeclType = { kind: 'int' };
 const DOUBLE: DeclType = { kind: 'double' };
 const STRING: DeclType = { kind: 'string' };
+const BYTES: DeclType = { kind: 'bytes' };
 /** A type the checker could not infer: `dyn` to every check, but not the declared `dyn` of int-or-string values. */
 const UNKNOWN: DeclType = { kind: 'dyn' };
 const LIST_DYN: DeclType = { kind: 'list', elem: UNKNOWN };
@@ -84,6 +86,7 @@ export function checkExpression(
   variables: Readonly<Record<string, DeclType>>,
   hasFunction: (name: string) => boolean,
   homogeneous = true,
+  source?: string,
 ): CheckedInfo | { issue: CheckIssue } {
   const positions = parsed.sourceInfo?.positions ?? {};
   const requireSame = (e: Expr, first: DeclType, t: DeclType): void => {
@@ -94,6 +97,23 @@ export function checkExpression(
   const types = new Map<bigint, DeclType>();
   const used = new Set<string>();
   const pos = (e: Expr): number => positions[String(e.id)] ?? 0;
+  // cel-go places a named function's call at its opening parenthesis, an operator at its first character and a
+  // conditional at its `?`; the parser here places them at the name or dot, the space before, the condition
+  const callPos = (e: Expr, fn: string): number => {
+    const at = pos(e);
+    if (source === undefined) return at;
+    if (/^[A-Za-z]/.test(fn)) {
+      const open = source.indexOf('(', at);
+      return open < 0 ? at : open;
+    }
+    if (fn === '_?_:_') {
+      const q = source.indexOf('?', at);
+      return q < 0 ? at : q;
+    }
+    let i = at;
+    while (i < source.length && /\s/.test(source[i])) i++;
+    return i;
+  };
 
   function visit(e: Expr, scope: ReadonlyMap<string, DeclType>): DeclType {
     const t = infer(e, scope);
@@ -130,6 +150,8 @@ export function checkExpression(
             return DOUBLE;
           case 'stringValue':
             return STRING;
+          case 'bytesValue':
+            return BYTES;
           default:
             return UNKNOWN;
         }
@@ -164,9 +186,19 @@ export function checkExpression(
         } else if (call.target) {
           return resultOf(`${qualified}.${fn}`, undefined, call.args.map((a) => visit(a, scope)));
         }
+        if (fn === 'has' && !call.target) throw new Issue(call.args[0] ? pos(call.args[0]) : pos(e), 'invalid argument to has() macro');
         const argTypes = call.args.map((a) => visit(a, scope));
         if (!fn.startsWith('_') && !fn.startsWith('@') && !hasFunction(fn)) {
           throw new Issue(pos(e), `undeclared reference to '${fn}' (in container '')`);
+        }
+        if (fn === '_&&_' || fn === '_||_') {
+          argTypes.forEach((t, i) => {
+            const name = t.kind === 'bool' ? undefined : celTypeName(t);
+            if (name !== undefined && name !== 'dyn') throw new Issue(pos(call.args[i]), `expected type 'bool' but found '${name}'`);
+          });
+        } else {
+          const mismatch = noMatchingOverload(fn, targetType, argTypes);
+          if (mismatch) throw new Issue(callPos(e, fn), mismatch);
         }
         if (fn === '_[_]' && argTypes.length === 2) {
           const [c] = argTypes;
@@ -202,13 +234,17 @@ export function checkExpression(
           if (homogeneous && !k.value.messageName && entry.value) requireSame(entry.value, firstValue, v);
           value = value === undefined || value.kind === v.kind ? v : UNKNOWN;
         }
-        return k.value.messageName ? UNKNOWN : { kind: 'map', value: value ?? UNKNOWN };
+        if (k.value.messageName) return UNKNOWN;
+        const keyKinds = new Set(entries.map((entry) => (entry.keyKind.case === 'mapKey' ? types.get(entry.keyKind.value.id)?.kind : undefined)));
+        // keys of one kind type the map's keys; mixed ones leave them open, as cel-go's map(dyn, ...)
+        const key = firstKey && keyKinds.size === 1 ? firstKey : UNKNOWN;
+        return { kind: 'map', value: value ?? UNKNOWN, key };
       }
       case 'comprehensionExpr': {
         const c = k.value;
         const range = c.iterRange ? visit(c.iterRange, scope) : UNKNOWN;
         // map keys carry no size bound in kube's declared types, so their size estimate is 0
-        const iterType = range.kind === 'list' ? range.elem : range.kind === 'map' || range.kind === 'object' ? MAP_KEY : UNKNOWN;
+        const iterType = range.kind === 'list' ? range.elem : range.kind === 'map' ? (range.key ?? MAP_KEY) : range.kind === 'object' ? MAP_KEY : UNKNOWN;
         const accuType = c.accuInit ? visit(c.accuInit, scope) : UNKNOWN;
         const inner = new Map(scope);
         inner.set(c.accuVar, accuType.kind === 'list' ? LIST_DYN : accuType);

@@ -37,7 +37,8 @@ export interface ConformanceTest {
 export interface ConformanceSuite {
   name: string;
   suites?: ConformanceSuite[];
-  tests?: { original: ConformanceTest }[];
+  /** With cel-go's check of the expression: its result type, or its checker's error. */
+  tests?: { original: ConformanceTest; type?: string; error?: string }[];
 }
 
 /** Thrown for expected values this harness cannot express (protobuf messages, types, enums). */
@@ -56,11 +57,20 @@ export function toCelValue(v: JsonValue): CelValue {
   throw new Unsupported(Object.keys(v).join(','));
 }
 
+export interface FlatTest {
+  name: string;
+  test: ConformanceTest;
+  /** cel-go's checked result type, when its checker accepts the expression. */
+  checkedType?: string;
+  /** cel-go's checker error (first line), when it refuses the expression. */
+  checkError?: string;
+}
+
 /** Every test of a suite tree, named "suite/sub/test". */
-export function flatten(suite: ConformanceSuite, prefix = ''): { name: string; test: ConformanceTest }[] {
+export function flatten(suite: ConformanceSuite, prefix = ''): FlatTest[] {
   const name = prefix ? `${prefix}/${suite.name}` : suite.name;
-  const out: { name: string; test: ConformanceTest }[] = [];
-  for (const t of suite.tests ?? []) out.push({ name: `${name}/${t.original.name}`, test: t.original });
+  const out: FlatTest[] = [];
+  for (const t of suite.tests ?? []) out.push({ name: `${name}/${t.original.name}`, test: t.original, checkedType: t.type, checkError: t.error?.split('\n')[0] });
   for (const s of suite.suites ?? []) out.push(...flatten(s, name));
   return out;
 }

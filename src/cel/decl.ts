@@ -14,7 +14,7 @@ export interface DeclField {
  */
 export type DeclType =
   | { readonly kind: 'object'; readonly fields: ReadonlyMap<string, DeclField>; readonly maxProperties?: number; readonly minSize?: number }
-  | { readonly kind: 'map'; readonly value: DeclType; readonly maxProperties?: number }
+  | { readonly kind: 'map'; readonly value: DeclType; readonly maxProperties?: number; /** string unless a map literal says otherwise */ readonly key?: DeclType }
   | { readonly kind: 'list'; readonly elem: DeclType; readonly maxItems?: number; readonly listType?: string; readonly mapKeys?: readonly string[] }
   | { readonly kind: 'string'; readonly maxLength?: number }
   | { readonly kind: 'bytes'; readonly maxLength?: number }
@@ -26,3 +26,13 @@ export type DeclType =
   | { readonly kind: 'dyn' };
 
 export const DYN: DeclType = { kind: 'dyn' };
+
+/**
+ * Whether a result type is surely none of the given kinds, as cel-go's checker would type it: a known type of
+ * another kind, or a declared dyn (cel-go's output type is then dyn, which is not bool). A type this checker could
+ * not infer is given the benefit of the doubt.
+ */
+export function surelyNotOf(t: DeclType, kinds: readonly DeclType['kind'][]): boolean {
+  if (t === DYN) return true;
+  return t.kind !== 'dyn' && !kinds.includes(t.kind);
+}

@@ -135,7 +135,7 @@ function compileChecked(source: string, variables: Readonly<Record<string, DeclT
   } catch (e) {
     return { ok: false, error: formatSyntaxError(source, e as Error) };
   }
-  const checked = checkExpression(parsed, variables, hasFunction, homogeneous);
+  const checked = checkExpression(parsed, variables, hasFunction, homogeneous, rewritten);
   if ('issue' in checked) return { ok: false, error: formatIssue(rewritten, checked.issue.offset, checked.issue.message) };
   let program;
   try {

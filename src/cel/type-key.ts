@@ -1,6 +1,6 @@
 // A stable text key of a declared type, for caching compiled programs per (expression, declared types).
 
-import type { DeclType } from './decl.ts';
+import { DYN, type DeclType } from './decl.ts';
 
 const keys = new WeakMap<DeclType, string>();
 
@@ -25,7 +25,8 @@ export function typeKey(t: DeclType): string {
       k = t.dateOnly ? 'date' : 'timestamp';
       break;
     default:
-      k = t.kind;
+      // a declared dyn and a type the checker could not infer check differently (the first is no bool)
+      k = t.kind === 'dyn' && t !== DYN ? 'dyn?' : t.kind;
   }
   keys.set(t, k);
   return k;

@@ -2,7 +2,7 @@
 // status.typeChecking are written (kube's type checker; here every expression is checked against dyn-typed
 // variables, so expressionWarnings carry what fails to compile and is otherwise empty).
 
-import { compileOne } from '../admission/policy/compile.ts';
+import { compilePolicy } from '../admission/policy/compile.ts';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
 import { cloneJson } from '../apis/json-clone.ts';
@@ -10,15 +10,10 @@ import { cloneJson } from '../apis/json-clone.ts';
 type Obj = Record<string, unknown>;
 
 export function typeCheckingOf(policy: KubeObject): { expressionWarnings?: { fieldRef: string; warning: string }[] } {
-  const spec = (policy.spec ?? {}) as Obj;
   const warnings: { fieldRef: string; warning: string }[] = [];
-  const list = (k: string): Obj[] => (Array.isArray(spec[k]) ? (spec[k] as Obj[]) : []);
-  list('validations').forEach((v, i) => {
-    for (const field of ['expression', 'messageExpression']) {
-      if (typeof v?.[field] !== 'string') continue;
-      const c = compileOne(v[field]);
-      if (c.error) warnings.push({ fieldRef: `spec.validations[${i}].${field}`, warning: c.error });
-    }
+  compilePolicy(policy).validations.forEach((v, i) => {
+    if (v.expression.error) warnings.push({ fieldRef: `spec.validations[${i}].expression`, warning: v.expression.error });
+    if (v.messageExpression?.error) warnings.push({ fieldRef: `spec.validations[${i}].messageExpression`, warning: v.messageExpression.error });
   });
   return warnings.length ? { expressionWarnings: warnings } : {};
 }

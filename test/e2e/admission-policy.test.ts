@@ -126,4 +126,66 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await s.kubectl(['get', 'validatingadmissionpolicy', 'broken.example.com'])).code, 1);
     assert.equal((await s.adminRequest('/readyz')).status, 200);
   });
+
+  test('expressions are typed as kube types them: bool results, typed request and namespaceObject, params only with a paramKind, variables by their results, overloads', async () => {
+    const rules = { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] };
+    const create = async (name: string, spec: Record<string, unknown>) => {
+      const r = await s.adminRequest('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: json({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name }, spec: { matchConstraints: rules, ...spec } }) });
+      if (r.status === 201) return 'created';
+      const status = JSON.parse(r.body) as { code: number; details: { causes: { field: string; message: string }[] } };
+      assert.equal(status.code, 422);
+      return status.details.causes.map((c) => `${c.field}: ${c.message.split('\n')[0]}`);
+    };
+    const validation = (expression: string, extra: Record<string, unknown> = {}) => ({ validations: [{ expression, ...extra }] });
+    assert.deepEqual(await create('dyn-result.example.com', validation('object.data.enabled')), ['spec.validations[0].expression: Invalid value: "object.data.enabled": must evaluate to bool']);
+    assert.deepEqual(await create('int-result.example.com', validation('size(object.data)')), ['spec.validations[0].expression: Invalid value: "size(object.data)": must evaluate to bool']);
+    assert.deepEqual(await create('no-params.example.com', validation('params.data.x == "y"')), [
+      `spec.validations[0].expression: Invalid value: "params.data.x == \\"y\\"": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')`,
+    ]);
+    assert.equal(await create('params.example.com', { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, ...validation('params.data.x == "y"') }), 'created');
+    assert.deepEqual(await create('request-field.example.com', validation('request.verb == "create"')), [
+      `spec.validations[0].expression: Invalid value: "request.verb == \\"create\\"": compilation failed: ERROR: <input>:1:8: undefined field 'verb'`,
+    ]);
+    assert.deepEqual(await create('namespace-uid.example.com', validation('namespaceObject.metadata.uid != ""')), [
+      `spec.validations[0].expression: Invalid value: "namespaceObject.metadata.uid != \\"\\"": compilation failed: ERROR: <input>:1:25: undefined field 'uid'`,
+    ]);
+    assert.deepEqual(await create('overload.example.com', validation('request.userInfo.groups.size() > "1" || false.size() == 0')), [
+      `spec.validations[0].expression: Invalid value: "request.userInfo.groups.size() > \\"1\\" || false.size() == 0": compilation failed: ERROR: <input>:1:32: found no matching overload for '_>_' applied to '(int, string)'`,
+    ]);
+    assert.deepEqual(await create('logical.example.com', validation('request.dryRun && request.name')), [
+      `spec.validations[0].expression: Invalid value: "request.dryRun && request.name": compilation failed: ERROR: <input>:1:26: expected type 'bool' but found 'string'`,
+    ]);
+    assert.deepEqual(await create('has.example.com', validation('has(object)')), [`spec.validations[0].expression: Invalid value: "has(object)": compilation failed: ERROR: <input>:1:5: invalid argument to has() macro`]);
+    assert.deepEqual(await create('message.example.com', validation('true', { messageExpression: 'object.metadata.name' })), ['spec.validations[0].messageExpression: Invalid value: "object.metadata.name": must evaluate to string']);
+    assert.deepEqual(await create('audit.example.com', { auditAnnotations: [{ key: 'who', valueExpression: 'request.userInfo' }] }), ['spec.auditAnnotations[0].valueExpression: Invalid value: "request.userInfo": must evaluate to one of [string null_type]']);
+    // Each variable sees the ones before it, typed by its result: a bool variable is a validation's bool; a dyn one is not.
+    const variables = [
+      { name: 'big', expression: 'size(object.data) > 2' },
+      { name: 'name', expression: 'object.metadata.name' },
+      { name: 'both', expression: 'variables.big && variables.name.startsWith("x")' },
+    ];
+    assert.equal(await create('variables.example.com', { variables, validations: [{ expression: 'variables.both' }, { expression: '!variables.big' }] }), 'created');
+    assert.deepEqual(await create('dyn-variable.example.com', { variables, validations: [{ expression: 'variables.name' }] }), ['spec.validations[0].expression: Invalid value: "variables.name": must evaluate to bool']);
+    assert.deepEqual(await create('later-variable.example.com', { variables: [{ name: 'a', expression: 'variables.b' }, { name: 'b', expression: 'true' }], validations: [{ expression: 'variables.a == variables.b' }] }), [
+      `spec.variables[0].expression: Invalid value: "variables.b": compilation failed: ERROR: <input>:1:10: undefined field 'b'`,
+    ]);
+    // matchConditions are compiled without variables, with params whether or not there is a paramKind.
+    assert.deepEqual(await create('condition.example.com', { matchConditions: [{ name: 'p', expression: 'params == null' }, { name: 'v', expression: 'variables.x' }], ...validation('true') }), [
+      `spec.matchConditions[1].expression: Invalid value: "variables.x": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')`,
+    ]);
+    // A webhook's matchConditions: the same typed request, no params, a bool result.
+    const webhook = (expression: string) => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'conditions.example.com' },
+      webhooks: [{ name: 'w.example.com', clientConfig: { url: 'https://127.0.0.1:1/' }, sideEffects: 'None', admissionReviewVersions: ['v1'], matchConditions: [{ name: 'c', expression }] }],
+    });
+    const hook = async (expression: string) => {
+      const r = await s.adminRequest('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations?dryRun=All', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: json(webhook(expression)) });
+      return r.status === 201 ? 'created' : (JSON.parse(r.body) as { details: { causes: { field: string; message: string }[] } }).details.causes.map((c) => `${c.field}: ${c.message.split('\n')[0]}`);
+    };
+    assert.equal(await hook('request.operation == "CREATE" && namespaceObject == null'), 'created');
+    assert.deepEqual(await hook('object.metadata.name'), ['webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name": must evaluate to bool']);
+    assert.deepEqual(await hook('params == null'), [`webhooks[0].matchConditions[0].expression: Invalid value: "params == null": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')`]);
+  });
 });

@@ -3,13 +3,13 @@
 
 import type { CompiledExpression } from '../../cel/environment.ts';
 import { cel } from '../../cel/lazy.ts';
+import { DYN, surelyNotOf, type DeclType } from '../../cel/decl.ts';
 import { admissionDeclarations } from '../cel-context.ts';
-
-export const POLICY_VARIABLES = admissionDeclarations(['object', 'oldObject', 'request', 'params', 'namespaceObject', 'authorizer', 'variables']);
 
 export interface Compiled {
   readonly source: string;
   readonly expr: CompiledExpression | undefined;
+  /** kube's compilation error detail: "compilation failed: ERROR: ..." or "must evaluate to bool". */
   readonly error?: string;
 }
 
@@ -24,39 +24,70 @@ export interface CompiledPolicy {
   readonly name: string;
   readonly failurePolicy: 'Fail' | 'Ignore';
   readonly paramKind?: { apiVersion: string; kind: string };
-  readonly matchConstraints: Record<string, unknown>;
   readonly matchConditions: readonly { name: string; compiled: Compiled }[];
   readonly variables: readonly { name: string; compiled: Compiled }[];
   readonly validations: readonly CompiledValidation[];
   readonly auditAnnotations: readonly { key: string; compiled: Compiled }[];
+  readonly matchConstraints: Record<string, unknown>;
 }
 
-export function compileOne(source: unknown): Compiled {
+/** What an expression must evaluate to (kube's ExpressionAccessor.ReturnTypes); variables may be anything. */
+export type ReturnType = 'bool' | 'string' | 'string or null' | 'any';
+
+const RETURN_KINDS: Record<Exclude<ReturnType, 'any'>, { kinds: DeclType['kind'][]; reason: string }> = {
+  bool: { kinds: ['bool'], reason: 'must evaluate to bool' },
+  string: { kinds: ['string'], reason: 'must evaluate to string' },
+  'string or null': { kinds: ['string'], reason: 'must evaluate to one of [string null_type]' },
+};
+
+/** Compiles one admission expression against the declared variables and checks what it evaluates to. */
+export function compileAdmissionExpression(source: unknown, declarations: Readonly<Record<string, DeclType>>, returns: ReturnType): Compiled {
   const text = typeof source === 'string' ? source : '';
-  const r = cel().compileExpression(text, POLICY_VARIABLES);
-  return r.ok ? { source: text, expr: r.expression } : { source: text, expr: undefined, error: r.error };
+  const r = cel().compileExpression(text, declarations);
+  if (!r.ok) return { source: text, expr: undefined, error: `compilation failed: ${r.error}` };
+  if (returns !== 'any' && surelyNotOf(r.expression.info.resultType, RETURN_KINDS[returns].kinds)) return { source: text, expr: undefined, error: RETURN_KINDS[returns].reason };
+  return { source: text, expr: r.expression };
+}
+
+/** A variable's type as later expressions see it (kube's convertCelTypeToDeclType: objects become dyn). */
+function variableType(t: DeclType | undefined): DeclType {
+  if (!t || t.kind === 'object') return DYN;
+  if (t.kind === 'list') return { kind: 'list', elem: variableType(t.elem) };
+  if (t.kind === 'map') return { kind: 'map', value: variableType(t.value) };
+  return t;
 }
 
 type Obj = Record<string, unknown>;
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object') as Obj[]) : []);
+// entries that are not objects compile as empty ones, so that each result stands at its entry's index
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map((x) => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Obj) : {})) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 export function compilePolicy(policy: { metadata: { name?: string }; spec?: unknown }): CompiledPolicy {
   const spec = (policy.spec ?? {}) as Obj;
   const pk = spec.paramKind as Obj | undefined;
+  // kube's composited compiler: each variable sees the ones before it, typed by their results.
+  const variableTypes = new Map<string, DeclType>();
+  const variables = list(spec.variables).map((v) => {
+    const compiled = compileAdmissionExpression(v.expression, admissionDeclarations({ params: !!pk, variables: variableTypes }), 'any');
+    variableTypes.set(str(v.name), variableType(compiled.expr?.info.resultType));
+    return { name: str(v.name), compiled };
+  });
+  const declarations = admissionDeclarations({ params: !!pk, variables: variableTypes });
+  // matchConditions are compiled without variables, and with params whether or not there is a paramKind
+  const conditionDeclarations = admissionDeclarations({ params: true });
   return {
     name: policy.metadata.name ?? '',
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
     paramKind: pk ? { apiVersion: str(pk.apiVersion), kind: str(pk.kind) } : undefined,
     matchConstraints: (spec.matchConstraints as Obj) ?? {},
-    matchConditions: list(spec.matchConditions).map((c) => ({ name: str(c.name), compiled: compileOne(c.expression) })),
-    variables: list(spec.variables).map((v) => ({ name: str(v.name), compiled: compileOne(v.expression) })),
+    matchConditions: list(spec.matchConditions).map((c) => ({ name: str(c.name), compiled: compileAdmissionExpression(c.expression, conditionDeclarations, 'bool') })),
+    variables,
     validations: list(spec.validations).map((v) => ({
-      expression: compileOne(v.expression),
+      expression: compileAdmissionExpression(v.expression, declarations, 'bool'),
       message: str(v.message) || undefined,
-      messageExpression: v.messageExpression ? compileOne(v.messageExpression) : undefined,
+      messageExpression: v.messageExpression ? compileAdmissionExpression(v.messageExpression, declarations, 'string') : undefined,
       reason: str(v.reason) || undefined,
     })),
-    auditAnnotations: list(spec.auditAnnotations).map((a) => ({ key: str(a.key), compiled: compileOne(a.valueExpression) })),
+    auditAnnotations: list(spec.auditAnnotations).map((a) => ({ key: str(a.key), compiled: compileAdmissionExpression(a.valueExpression, declarations, 'string or null') })),
   };
 }

@@ -27,7 +27,7 @@ test('variables, matchConditions, messageExpression, errors and audit annotation
       { expression: 'object.spec.replicas < 3', messageExpression: "'team ' + variables.team + ' asked for ' + string(object.spec.replicas)", reason: 'Forbidden' },
       { expression: 'object.spec.missing > 1' },
     ],
-    auditAnnotations: [{ key: 'team', valueExpression: 'variables.team' }],
+    auditAnnotations: [{ key: 'team', valueExpression: 'string(variables.team)' }],
   };
   const out = run(spec, { object: toCel(obj), oldObject: toCel(null), request: toCel({}), params: toCel(null) });
   assert.deepEqual(out.decisions.map((d) => [d.action, d.error, d.reason, d.message]), [

@@ -64,12 +64,13 @@ async function shouldCall(w: Webhook, a: AdmissionAttributes, deps: DispatchDeps
       object: toCel(a.object ? inv.convert(a.object) : null),
       oldObject: toCel(a.oldObject ? inv.convert(a.oldObject) : null),
       request: toCel(requestOf(a, inv)),
+      namespaceObject: toCel(null),
       authorizer: celAuthorizer(deps.authorizer, a.userInfo),
     };
     const errors: string[] = [];
     for (const c of w.matchConditions) {
       if (!c.compiled) {
-        errors.push(`compilation failed for matchCondition '${c.name}': ${c.error ?? ''}`);
+        errors.push(`matchCondition '${c.name}': ${c.error ?? ''}`);
         continue;
       }
       const r = cel().evaluate(c.compiled, vars, PER_CALL_LIMIT);

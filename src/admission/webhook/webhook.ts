@@ -2,8 +2,8 @@
 // applied), its compiled matchConditions, and how it is called (HTTPS, or a function for in-process admission).
 
 import type { CompiledExpression } from '../../cel/environment.ts';
-import { cel } from '../../cel/lazy.ts';
 import { admissionDeclarations } from '../cel-context.ts';
+import { compileAdmissionExpression } from '../policy/compile.ts';
 import type { RuleWithOperations } from './rules.ts';
 
 /** Sends one AdmissionReview and answers the decoded response body (or throws a WebhookCallError). */
@@ -35,15 +35,16 @@ export interface Webhook {
   readonly transport: WebhookTransport;
 }
 
-const CONDITION_VARS = admissionDeclarations(['object', 'oldObject', 'request', 'authorizer']);
+/** A webhook's matchConditions see no params (kube's stateless compiler; namespaceObject is declared and null). */
+const CONDITION_VARS = admissionDeclarations();
 
 export function compileConditions(conditions: unknown): CompiledCondition[] {
   if (!Array.isArray(conditions)) return [];
   return conditions.map((c: { name?: unknown; expression?: unknown }) => {
     const name = typeof c?.name === 'string' ? c.name : '';
     const expression = typeof c?.expression === 'string' ? c.expression : '';
-    const r = cel().compileExpression(expression, CONDITION_VARS);
-    return r.ok ? { name, expression, compiled: r.expression } : { name, expression, compiled: undefined, error: r.error };
+    const r = compileAdmissionExpression(expression, CONDITION_VARS, 'bool');
+    return r.expr ? { name, expression, compiled: r.expr } : { name, expression, compiled: undefined, error: r.error };
   });
 }
 

@@ -341,3 +341,24 @@ test('a rule whose result is an int-or-string value is not a bool', () => {
     `${ROOT}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.port", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool`,
   ]);
 });
+
+test('calls no overload takes, and non-bool logical operands, are refused with cel-go words; dyn operands pass', () => {
+  const rules = ['self.replicas == "3"', 'self.name.size() > 0 && self.name', "self.port == 80 || self.name.startsWith(1)", 'self.port.size() > 0', 'self.when < timestamp("2024-01-01T00:00:00Z")'];
+  const props = { replicas: { type: 'integer' }, name: { type: 'string' }, port: { 'x-kubernetes-int-or-string': true }, when: { type: 'string', format: 'date-time' } } as const;
+  const errors = compileErrors(withSpec({ type: 'object', properties: props, 'x-kubernetes-validations': rules.map((rule) => ({ rule })) }));
+  assert.deepEqual(
+    errors.map((e) => e.replace(/^.*?(x-kubernetes-validations\[\d\])\.rule: Invalid value: .*?\}: /, '$1: ').split('\n')[0]),
+    [
+      `x-kubernetes-validations[0]: compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(int, string)'`,
+      `x-kubernetes-validations[1]: compilation failed: ERROR: <input>:1:29: expected type 'bool' but found 'string'`,
+      `x-kubernetes-validations[2]: compilation failed: ERROR: <input>:1:40: found no matching overload for 'startsWith' applied to 'string.(int)'`,
+    ],
+  );
+});
+
+test('a messageExpression whose result is an int-or-string value is not a string', () => {
+  const errors = compileErrors(withSpec({ type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true } }, 'x-kubernetes-validations': [{ rule: 'true', messageExpression: 'self.port' }, { rule: 'true', messageExpression: 'string(self.port)' }] }));
+  assert.deepEqual(errors, [
+    `${ROOT}.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"self.port", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string`,
+  ]);
+});

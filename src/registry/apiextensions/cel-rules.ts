@@ -11,7 +11,7 @@ import type { CompiledExpression } from '../../cel/environment.ts';
 import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from '../../cel/cost.ts';
 import { maxElements } from '../../cel/estimate.ts';
-import { DYN, type DeclField, type DeclType } from '../../cel/decl.ts';
+import { DYN, surelyNotOf, type DeclField, type DeclType } from '../../cel/decl.ts';
 import type { JSONSchemaProps, ValidationRule } from './json-schema-props.ts';
 
 export interface CompiledRules {
@@ -335,7 +335,7 @@ function compileRule(
   let expr: CompiledExpression | undefined;
   if (!compiled.ok) errors.push(fieldErrors.invalid(`${rulePath}.rule`, renderRule(rule), `compilation failed: ${compiled.error}`));
   // a result the checker could not infer passes; a declared dyn (int-or-string) is not a bool, as in cel-go
-  else if (compiled.expression.info.resultType.kind !== 'bool' && (compiled.expression.info.resultType.kind !== 'dyn' || compiled.expression.info.resultType === DYN)) {
+  else if (surelyNotOf(compiled.expression.info.resultType, ['bool'])) {
     errors.push(fieldErrors.invalid(`${rulePath}.rule`, renderRule(rule), 'cel expression must evaluate to a bool'));
   } else expr = compiled.expression;
 
@@ -348,7 +348,7 @@ function compileRule(
   if (messageSource !== '') {
     const m = cel().compileExpression(messageSource, vars);
     if (!m.ok) errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), `messageExpression compilation failed: ${m.error}`));
-    else if (m.expression.info.resultType.kind !== 'string' && m.expression.info.resultType.kind !== 'dyn') {
+    else if (surelyNotOf(m.expression.info.resultType, ['string'])) {
       errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), 'messageExpression must evaluate to a string'));
     } else {
       messageExpr = m.expression;

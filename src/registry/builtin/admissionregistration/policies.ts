@@ -3,7 +3,7 @@
 // refused with cel's error, as kube does).
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
-import { compileOne } from '../../../admission/policy/compile.ts';
+import { compilePolicy, type Compiled } from '../../../admission/policy/compile.ts';
 import type { KubeObject } from '../../types.ts';
 import { buildStrategy } from '../generic.ts';
 import type { FactsMaker } from '../facts.ts';
@@ -24,13 +24,12 @@ function defaultMatchResources(m: unknown): void {
   defaultRules(m.excludeResourceRules);
 }
 
-function compileError(path: string, expr: unknown, errs: FieldError[]): void {
+function compileError(path: string, expr: unknown, compiled: Compiled | undefined, errs: FieldError[]): void {
   if (typeof expr !== 'string' || expr.trim() === '') {
     errs.push(fieldErrors.required(path));
     return;
   }
-  const c = compileOne(expr);
-  if (c.error) errs.push(fieldErrors.invalid(path, expr, `compilation failed: ${c.error}`));
+  if (compiled?.error) errs.push(fieldErrors.invalid(path, expr, compiled.error));
 }
 
 function validateMatchResources(m: unknown, path: string, requireRules: boolean): FieldError[] {
@@ -51,6 +50,7 @@ const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'
 function validatePolicy(obj: KubeObject): FieldError[] {
   const spec = specOf(obj);
   const errs: FieldError[] = [];
+  const compiled = compilePolicy(obj);
   if (spec.failurePolicy !== undefined && !['Fail', 'Ignore'].includes(spec.failurePolicy as string)) errs.push(fieldErrors.notSupported('spec.failurePolicy', spec.failurePolicy, ['Fail', 'Ignore']));
   if (isObj(spec.paramKind)) {
     if (!spec.paramKind.kind) errs.push(fieldErrors.required('spec.paramKind.kind'));
@@ -63,15 +63,15 @@ function validatePolicy(obj: KubeObject): FieldError[] {
   validations.forEach((raw, i) => {
     const v = isObj(raw) ? raw : {};
     const path = `spec.validations[${i}]`;
-    compileError(`${path}.expression`, v.expression, errs);
-    if (v.messageExpression !== undefined) compileError(`${path}.messageExpression`, v.messageExpression, errs);
+    compileError(`${path}.expression`, v.expression, compiled.validations[i]?.expression, errs);
+    if (v.messageExpression !== undefined) compileError(`${path}.messageExpression`, v.messageExpression, compiled.validations[i]?.messageExpression, errs);
     if (typeof v.message === 'string' && v.message.includes('\n')) errs.push(fieldErrors.invalid(`${path}.message`, v.message, 'message must not contain line breaks'));
     if (v.reason !== undefined && !REASONS.includes(v.reason as string)) errs.push(fieldErrors.notSupported(`${path}.reason`, v.reason, REASONS));
   });
   audits.forEach((raw, i) => {
     const a = isObj(raw) ? raw : {};
     if (typeof a.key !== 'string' || a.key === '') errs.push(fieldErrors.required(`spec.auditAnnotations[${i}].key`));
-    compileError(`spec.auditAnnotations[${i}].valueExpression`, a.valueExpression, errs);
+    compileError(`spec.auditAnnotations[${i}].valueExpression`, a.valueExpression, compiled.auditAnnotations[i]?.compiled, errs);
   });
   const names = new Set<string>();
   listAt(spec, 'variables').forEach((raw, i) => {
@@ -80,9 +80,9 @@ function validatePolicy(obj: KubeObject): FieldError[] {
     if (name === '') errs.push(fieldErrors.required(`spec.variables[${i}].name`));
     else if (names.has(name)) errs.push(fieldErrors.duplicate(`spec.variables[${i}].name`, name));
     names.add(name);
-    compileError(`spec.variables[${i}].expression`, v.expression, errs);
+    compileError(`spec.variables[${i}].expression`, v.expression, compiled.variables[i]?.compiled, errs);
   });
-  errs.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions'));
+  errs.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', compiled.matchConditions.map((c) => c.compiled)));
   return errs;
 }
 

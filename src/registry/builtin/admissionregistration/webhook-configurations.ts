@@ -111,12 +111,12 @@ function validateClientConfig(cc: unknown, path: string): FieldError[] {
 
 const MAX_MATCH_CONDITIONS = 64;
 
-export function validateMatchConditions(conditions: unknown, path: string): FieldError[] {
+/** matchConditions' names and expressions; `compiled` holds each one's compile error (a webhook's by default). */
+export function validateMatchConditions(conditions: unknown, path: string, compiled: readonly { error?: string }[] = compileConditions(conditions)): FieldError[] {
   const errs: FieldError[] = [];
   const list = Array.isArray(conditions) ? conditions : [];
   if (list.length > MAX_MATCH_CONDITIONS) errs.push(fieldErrors.tooMany(path, list.length, MAX_MATCH_CONDITIONS));
   const names = new Set<string>();
-  const compiled = compileConditions(list);
   list.forEach((c, i) => {
     const o = isObj(c) ? c : {};
     const name = typeof o.name === 'string' ? o.name : '';
@@ -125,7 +125,7 @@ export function validateMatchConditions(conditions: unknown, path: string): Fiel
     names.add(name);
     const expr = typeof o.expression === 'string' ? o.expression : '';
     if (expr.trim() === '') errs.push(fieldErrors.required(`${path}[${i}].expression`));
-    else if (compiled[i].error) errs.push(fieldErrors.invalid(`${path}[${i}].expression`, expr, `compilation failed: ${compiled[i].error}`));
+    else if (compiled[i]?.error) errs.push(fieldErrors.invalid(`${path}[${i}].expression`, expr, compiled[i].error));
   });
   return errs;
 }
