@@ -129,14 +129,15 @@ export function statusFor(err: unknown, logger: Logger | undefined): Status {
  * when nothing is acceptable, indented JSON anyway (WriteRawJSON) so the error is never hidden.
  */
 export function writeError(r: Responder, err: unknown): void {
-  if (err instanceof HandlerPanic) {
-    r.logger?.error('apiserver panicked', { method: r.req.method, error: err.message });
+  const status = err instanceof HandlerPanic ? undefined : statusFor(err, r.logger);
+  // Go's WriteHeader panics on a code outside 100-999 (a webhook's refusal may carry any int32)
+  if (!status || !Number.isInteger(status.code) || status.code < 100 || status.code > 999) {
+    r.logger?.error('apiserver panicked', { method: r.req.method, error: status ? `invalid WriteHeader code ${status.code}` : (err as Error).message });
     if (endIfStarted(r.res)) return;
     writable(r.res).setHeader('X-Content-Type-Options', 'nosniff');
     writeBody(r, 500, 'text/plain; charset=utf-8', PANIC_ANSWER);
     return;
   }
-  const status = statusFor(err, r.logger);
   if (endIfStarted(r.res)) return;
   // ErrorNegotiated: a Status that names a retry delay also sets Retry-After.
   const retryAfter = status.details?.retryAfterSeconds;

@@ -6,6 +6,7 @@
 
 import type { Agent } from 'node:https';
 import { isIP } from 'node:net';
+import { parseJson } from '../encoding/json.ts';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry } from '../registry/types.ts';
 
@@ -139,10 +140,14 @@ function goTransportError(e: NodeJS.ErrnoException, url: URL, serverName: string
 }
 
 /** Go's encoding/json error for a body that is not JSON, as the REST client's decoder reports it. */
+/** The serializer's words for an answer that is not JSON: Interpret's syntax error, as encoding/json gives it. */
 function goDecodeError(text: string): string {
-  const t = text.trimStart();
-  if (t === '') return 'unexpected end of JSON input';
-  return `couldn't get version/kind; json parse error: invalid character '${t[0]}' looking for beginning of value`;
+  try {
+    parseJson(text);
+    return "couldn't get version/kind; json parse error: unexpected end of JSON input";
+  } catch (e) {
+    return `couldn't get version/kind; json parse error: ${(e as Error).message}`;
+  }
 }
 
 export interface PostOptions {
@@ -187,6 +192,11 @@ function postOnce(target: WebhookTarget, payload: Buffer, timeoutMs: number, opt
             const text = Buffer.concat(chunks).toString('utf8');
             if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) {
               reject(new WebhookCallError(`the server responded with the status code ${res.statusCode} but did not return more information`));
+              return;
+            }
+            if (text === '') {
+              // client-go's Result.Into: the content type is the answer's, else the client's own
+              reject(new WebhookCallError(`0-length response with status code: ${res.statusCode} and content type: ${res.headers['content-type'] || 'application/json'}`));
               return;
             }
             try {

@@ -327,4 +327,40 @@ describe('admission webhooks', () => {
     for (const n of ['garbage', 'uid', 'schema']) assert.equal((await s.kubectl(['get', 'configmap', `bad-${n}`])).code, 1);
     assert.equal((await s.adminRequest('/readyz')).status, 200);
   });
+
+  test('answers encoding/json refuses, as kube words them: mistyped fields, int32 overflow, bad base64, a patch that is not JSON, an empty or null body; a refusal code Go cannot write', async () => {
+    const answers: Record<string, Parameters<WebhookServer['handle']>[1]> = {
+      allowed: () => ({ response: { allowed: 'yes' } }),
+      code: () => ({ response: { allowed: false, status: { code: 10_000_000_000, message: 'no' } } }),
+      cause: () => ({ response: { allowed: false, status: { code: 403, details: { causes: [{ field: 7 }] } } } }),
+      base64: () => ({ response: { allowed: true, patchType: 'JSONPatch', patch: 'garbage' } }),
+      notjson: () => ({ response: { allowed: true, patchType: 'JSONPatch', patch: Buffer.from('garbage').toString('base64') } }),
+      notops: () => ({ response: { allowed: true, patchType: 'JSONPatch', patch: Buffer.from('[5]').toString('base64') } }),
+      nullpatch: () => ({ response: { allowed: true, patchType: 'JSONPatch', patch: Buffer.from('null').toString('base64') } }),
+      empty: () => ({ raw: '' }),
+      null: () => ({ raw: 'null' }),
+      bigcode: () => ({ response: { allowed: false, status: { code: 2_000_000_000, message: 'no' } } }),
+    };
+    const hook = (name: string) => ({ name: `${name}.example.com`, sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: { url: hooks.url(`/json-${name}`), caBundle: hooks.caBundle }, rules: [rule(['configmaps'])], objectSelector: { matchLabels: { json: name } } });
+    for (const [name, answer] of Object.entries(answers)) hooks.handle(`/json-${name}`, answer);
+    await s.kubectlOk(['create', '-f', '-'], { input: json({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'json' }, webhooks: Object.keys(answers).map(hook) }) });
+    const create = async (name: string) => {
+      const r = await s.adminRequest('/api/v1/namespaces/webhooks/configmaps', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: json({ metadata: { name: `json-${name}`, labels: { json: name } } }) });
+      return r.status === 201 || r.headers['content-type'] !== 'application/json' ? `${r.status} ${r.body}` : `${r.status} ${(JSON.parse(r.body) as { message: string }).message}`;
+    };
+    const failed = (name: string, reason: string) => `500 Internal error occurred: failed calling webhook "${name}.example.com": ${reason}`;
+    assert.equal(await create('allowed'), failed('allowed', 'failed to call webhook: json: cannot unmarshal string into Go struct field AdmissionResponse.response.allowed of type bool'));
+    assert.equal(await create('code'), failed('code', 'failed to call webhook: json: cannot unmarshal number 10000000000 into Go struct field Status.response.status.code of type int32'));
+    assert.equal(await create('cause'), failed('cause', 'failed to call webhook: json: cannot unmarshal number into Go struct field StatusCause.response.status.details.causes.field of type string'));
+    assert.equal(await create('base64'), failed('base64', 'failed to call webhook: illegal base64 data at input byte 4'));
+    assert.equal(await create('notjson'), "500 Internal error occurred: invalid character 'g' looking for beginning of value");
+    assert.equal(await create('notops'), '500 Internal error occurred: json: cannot unmarshal number into Go value of type jsonpatch.Operation');
+    assert.equal(await create('empty'), failed('empty', 'failed to call webhook: 0-length response with status code: 200 and content type: application/json'));
+    assert.equal(await create('null'), failed('null', 'received invalid webhook response: webhook response was absent'));
+    // Go's WriteHeader refuses a code past 999: the handler panics, and the request gets the panic answer.
+    assert.equal(await create('bigcode'), '500 This request caused apiserver to panic. Look in the logs for details.\n');
+    assert.match(await create('nullpatch'), /^201 /);
+    for (const n of Object.keys(answers).filter((n) => n !== 'nullpatch')) assert.equal((await s.kubectl(['get', 'configmap', `json-${n}`, '-n', 'webhooks'])).code, 1);
+    assert.equal((await s.adminRequest('/readyz')).status, 200);
+  });
 });

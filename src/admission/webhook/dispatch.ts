@@ -9,7 +9,8 @@ import { badRequest, internalError, isStatusError, StatusError } from '../../api
 import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { jsonEqual, jsonPatch } from '../../patch/json-patch.ts';
-import type { JsonValue } from '../../encoding/json-value.ts';
+import { jsonKind, type JsonValue } from '../../encoding/json-value.ts';
+import { parseJson } from '../../encoding/json.ts';
 import { applySchemaCheck } from '../../registry/validation/prune-fields.ts';
 import { checkAgainstSchema } from '../../registry/validation/schema-check.ts';
 import { selectorMatches } from '../../registry/validation/label-selector.ts';
@@ -125,10 +126,14 @@ async function callWithPolicy(w: Webhook, a: AdmissionAttributes, deps: Dispatch
   }
 }
 
-function decodePatch(w: Webhook, patch: string): unknown[] {
+/** jsonpatch.DecodePatch of the response's (already base64-checked) patch, with encoding/json's errors. */
+function decodePatch(patch: string): unknown[] {
   try {
-    const ops = JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as unknown;
-    if (!Array.isArray(ops)) throw new Error(`json: cannot unmarshal ${typeof ops} into Go value of type jsonpatch.Patch`);
+    const ops = parseJson(Buffer.from(patch, 'base64').toString('utf8')).value;
+    if (ops === null) return [];
+    if (!Array.isArray(ops)) throw new Error(`json: cannot unmarshal ${jsonKind(ops)} into Go value of type jsonpatch.Patch`);
+    const notObject = ops.find((op) => op !== null && (typeof op !== 'object' || Array.isArray(op)));
+    if (notObject !== undefined) throw new Error(`json: cannot unmarshal ${jsonKind(notObject)} into Go value of type jsonpatch.Operation`);
     return ops;
   } catch (e) {
     throw internalError(e);
@@ -137,7 +142,7 @@ function decodePatch(w: Webhook, patch: string): unknown[] {
 
 /** Applies a mutating webhook's patch to the object; true when it changed. */
 function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: string, deps: DispatchDeps): boolean {
-  const ops = decodePatch(w, patch);
+  const ops = decodePatch(patch);
   if (ops.length === 0) return false;
   if (!a.object) throw internalError(new Error(`admission webhook ${JSON.stringify(w.name)} attempted to modify the object, which is not supported for this operation`));
   const versioned = inv.convert(a.object);
