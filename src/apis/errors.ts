@@ -244,6 +244,12 @@ export function fieldErrorString(e: FieldError): string {
   return `${e.field}: ${fieldErrorBody(e)}`;
 }
 
+/** utilerrors.NewAggregate(...).Error(): one error bare, several in brackets. */
+export function aggregateFieldErrors(errors: readonly FieldError[]): string {
+  const texts = errors.map(fieldErrorString);
+  return texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
+}
+
 export const fieldErrors = {
   required: (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, detail }),
   invalid: (field: string, badValue: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, badValue, detail }),

@@ -7,13 +7,6 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { unwatchFile, watchFile } from 'node:fs';
 import { yaml } from '../encoding/yaml.ts';
-import { fieldErrorString, type FieldError } from '../apis/errors.ts';
-
-/** utilerrors.NewAggregate(...).Error(): one error bare, several in brackets. */
-export function aggregateFieldErrors(errors: readonly FieldError[]): string {
-  const texts = errors.map(fieldErrorString);
-  return texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
-}
 
 /** The document of a configuration file of `kind` in group apiserver.config.k8s.io, one of `versions`. */
 export function decodeConfigDocument(text: string, kind: string, versions: readonly string[]): Record<string, unknown> {

@@ -23,6 +23,12 @@ function convert(obj: Obj, desired: string): Obj {
     spec.cronSpec = spec.schedule;
     delete spec.schedule;
   }
+  // What some webhooks do to the metadata, picked by the object's name.
+  const meta = out.metadata;
+  if (meta.name === 'lean') out.metadata = { name: meta.name, namespace: meta.namespace, uid: meta.uid, labels: { converted: 'yes' } };
+  if (meta.name === 'numeric-label') meta.labels = { n: 5 };
+  if (meta.name === 'bad-label') meta.labels = { 'not a key!': 'x' };
+  if (meta.name === 'renamed') meta.name = 'other';
   return out;
 }
 
@@ -95,6 +101,27 @@ describe('CRD conversion webhook', () => {
     }
     const v1 = JSON.parse((await s.adminRequest('/apis/stable.example.com/v1/namespaces/default/crontabs/x')).body);
     assert.deepEqual(v1.spec, { cronSpec: '*/7' });
+  });
+
+  test('the webhook may drop metadata, which the original restores; it may change only valid labels and annotations, and not the name', async () => {
+    const create = (name: string) =>
+      s.adminRequest('/apis/stable.example.com/v2/namespaces/default/crontabs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'stable.example.com/v2', kind: 'CronTab', metadata: { name, labels: { a: '1' } }, spec: { schedule: '2' } }) });
+    const lean = await create('lean');
+    assert.equal(lean.status, 201, lean.body);
+    const stored = JSON.parse((await s.adminRequest('/apis/stable.example.com/v1/namespaces/default/crontabs/lean')).body);
+    assert.deepEqual(stored.metadata.labels, { converted: 'yes' });
+    assert.equal(typeof stored.metadata.creationTimestamp, 'string');
+    assert.equal(stored.metadata.managedFields[0].manager, 'unknown');
+    const message = async (name: string) => {
+      const r = await create(name);
+      assert.equal(r.status, 500);
+      return (JSON.parse(r.body) as { message: string }).message;
+    };
+    const prefix = 'Internal error occurred: conversion webhook for stable.example.com/v2, Kind=CronTab';
+    assert.equal(await message('numeric-label'), `${prefix} returned invalid metadata in object at index 0: metadata.labels[n] must be a string, but is int64 in converted object`);
+    assert.match(await message('bad-label'), /returned invalid metadata in object at index 0: metadata\.labels: Invalid value: "not a key!": name part must consist of alphanumeric characters/);
+    assert.equal(await message('renamed'), `${prefix} returned invalid converted object at index 0: must have the same name: renamed != other`);
+    for (const name of ['numeric-label', 'bad-label', 'renamed']) assert.equal((await s.adminRequest(`/apis/stable.example.com/v1/namespaces/default/crontabs/${name}`)).status, 404);
   });
 
   test('a webhook that fails is a 500 naming the conversion, and nothing is written', async () => {

@@ -2,11 +2,11 @@
 // validated with kube's field errors (k8s.io/apiserver/pkg/apis/apiserver/validation) and its CEL expressions
 // compiled, ready for the JWT authenticators (jwt.ts).
 
-import { fieldErrors, type FieldError } from '../../apis/errors.ts';
+import { aggregateFieldErrors, fieldErrors, type FieldError } from '../../apis/errors.ts';
 import type { CompiledExpression } from '../../cel/index.ts';
 import { DYN, type DeclType } from '../../cel/decl.ts';
 import { cel } from '../../cel/lazy.ts';
-import { aggregateFieldErrors, decodeConfigDocument } from '../config-file.ts';
+import { decodeConfigDocument } from '../config-file.ts';
 
 export const MAX_JWT_AUTHENTICATORS = 64;
 

@@ -5,13 +5,13 @@
 
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { fieldErrors, type FieldError } from '../../apis/errors.ts';
+import { aggregateFieldErrors, fieldErrors, type FieldError } from '../../apis/errors.ts';
 import type { CompiledExpression } from '../../cel/index.ts';
 import { DYN } from '../../cel/decl.ts';
 import { cel } from '../../cel/lazy.ts';
 import { parseGoDuration } from '../../cli/duration.ts';
 import type { WebhookTarget } from '../../webhook/client.ts';
-import { aggregateFieldErrors, decodeConfigDocument } from '../config-file.ts';
+import { decodeConfigDocument } from '../config-file.ts';
 import { SYSTEM_MASTERS } from '../user.ts';
 import { privilegedGroupsAuthorizer } from './builtin.ts';
 import type { AuthorizerFactory, AuthorizerFactoryContext } from './modes.ts';

@@ -1,11 +1,12 @@
 // Conversion strategy Webhook (apiextensions-apiserver pkg/apiserver/conversion/webhook_converter.go): objects
 // go to the CRD's webhook in one ConversionReview (v1, or v1beta1 when that is all it accepts); the answer must
-// carry the request's uid, Success, one object per object sent in the desired version and kind, and may change
-// only labels and annotations of the metadata. Failures read as kube words them, as 500s.
+// carry the request's uid, Success, one object per object sent in the desired version and kind, with the original's
+// name, namespace and uid; of its metadata only the labels and annotations are kept (valid ones), the rest restored
+// from the original. Failures read as kube words them, as 500s.
 
 import { randomUUID } from 'node:crypto';
-import { internalError } from '../../apis/errors.ts';
-import { jsonEqual } from '../store-codec.ts';
+import { aggregateFieldErrors, internalError } from '../../apis/errors.ts';
+import { validateAnnotations, validateLabels } from '../validation/meta.ts';
 import type { KubeObject, Registry } from '../types.ts';
 import { postJson, webhookTarget } from '../../webhook/client.ts';
 import type { CustomResourceDefinition } from './crd-types.ts';
@@ -24,24 +25,56 @@ function gvkText(obj: KubeObject): string {
   return `${obj.apiVersion ?? ''}, Kind=${obj.kind ?? ''}`;
 }
 
-/** restoreObjectMeta: everything but labels and annotations comes from the original. */
-function restoreMeta(original: KubeObject, converted: KubeObject): KubeObject {
-  const meta = { ...original.metadata };
-  const cm = asObj(converted.metadata);
-  if (cm.labels === undefined) delete meta.labels;
-  else meta.labels = cm.labels as Record<string, string>;
-  if (cm.annotations === undefined) delete meta.annotations;
-  else meta.annotations = cm.annotations as Record<string, string>;
-  return { ...converted, metadata: meta };
+/** Go's %T of a value decoded into unstructured JSON. */
+function goTypeOf(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return '[]interface {}';
+  if (typeof v === 'object') return 'map[string]interface {}';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  return typeof v === 'boolean' ? 'bool' : 'string';
 }
 
-/** validateConvertedObject: only labels and annotations may differ. */
-function metadataError(original: KubeObject, converted: KubeObject): string | undefined {
-  const strip = (m: unknown) => {
-    const { labels: _l, annotations: _a, ...rest } = asObj(m);
-    return rest;
-  };
-  return jsonEqual(strip(original.metadata), strip(converted.metadata)) ? undefined : 'only labels and annotations may be changed by the conversion webhook';
+/** validateConvertedObject: the converted object keeps the original's name, namespace and uid. */
+function identityError(original: KubeObject, converted: KubeObject): string | undefined {
+  const cm = asObj(converted.metadata);
+  for (const [field, label] of [['name', 'name'], ['namespace', 'namespace'], ['uid', 'UID']] as const) {
+    const e = original.metadata[field] ?? '';
+    const a = typeof cm[field] === 'string' ? (cm[field] as string) : '';
+    if (e !== a) return `must have the same ${label}: ${e} != ${a}`;
+  }
+  return undefined;
+}
+
+/**
+ * restoreObjectMeta: the original's metadata with the converted object's labels and annotations, which must be maps
+ * of strings and, where they changed, valid labels and annotations; an error text, or the restored object.
+ */
+function restoreMeta(original: KubeObject, converted: KubeObject): KubeObject | string {
+  if (converted.metadata === undefined) return 'missing metadata in converted object';
+  const cm = converted.metadata as unknown;
+  if (!cm || typeof cm !== 'object' || Array.isArray(cm)) return `invalid metadata of type ${goTypeOf(cm)} in converted object`;
+  const meta: Obj = { ...original.metadata };
+  for (const field of ['labels', 'annotations'] as const) {
+    const value = (cm as Obj)[field];
+    if (value === undefined || value === null) {
+      delete meta[field];
+      continue;
+    }
+    if (typeof value !== 'object' || Array.isArray(value)) return `invalid metadata.${field} of type ${goTypeOf(value)} in converted object`;
+    const before = asObj(meta[field]);
+    const entries = Object.entries(value as Obj);
+    let changed = entries.length !== Object.keys(before).length;
+    for (const [k, v] of entries) {
+      if (typeof v !== 'string') return `metadata.${field}[${k}] must be a string, but is ${goTypeOf(v)} in converted object`;
+      if (before[k] !== v) changed = true;
+    }
+    if (changed) {
+      const errs = field === 'labels' ? validateLabels(value, 'metadata.labels') : validateAnnotations(value, 'metadata.annotation');
+      if (errs.length > 0) return aggregateFieldErrors(errs);
+    }
+    meta[field] = value;
+  }
+  return { ...converted, metadata: meta as KubeObject['metadata'] };
 }
 
 export function webhookConverter(crd: CustomResourceDefinition, registry: Registry): AsyncConverter {
@@ -72,9 +105,11 @@ export function webhookConverter(crd: CustomResourceDefinition, registry: Regist
       const obj = asObj(c) as KubeObject;
       if (obj.apiVersion !== apiVersion) throw fail(`returned invalid converted object at index ${i}: invalid groupVersion (expected ${apiVersion}, received ${String(obj.apiVersion ?? '')})`);
       if (obj.kind !== kind) throw fail(`returned invalid converted object at index ${i}: invalid kind (expected ${kind}, received ${String(obj.kind ?? '')})`);
-      const metaErr = metadataError(pending[i], obj);
-      if (metaErr) throw fail(`returned invalid metadata in object at index ${i}: ${metaErr}`);
-      return restoreMeta(pending[i], obj);
+      const identity = identityError(pending[i], obj);
+      if (identity) throw fail(`returned invalid converted object at index ${i}: ${identity}`);
+      const restored = restoreMeta(pending[i], obj);
+      if (typeof restored === 'string') throw fail(`returned invalid metadata in object at index ${i}: ${restored}`);
+      return restored;
     });
     let next = 0;
     return objects.map((o) => (o.apiVersion === apiVersion ? o : out[next++]));
