@@ -115,13 +115,14 @@ const NAMESPACE_TYPE = objectType({
 
 /**
  * The variables admission expressions are compiled against, as kube's admission CEL compiler declares them: object
- * and oldObject dyn, request and namespaceObject typed, authorizer, params only when the policy has a paramKind (or,
- * for a policy's matchConditions, always), and `variables` only where a policy's variables are composed in, typed
- * by each variable's result.
+ * and oldObject dyn (typed by a resource's schema for the policy type checker), request and namespaceObject typed,
+ * authorizer, params only when the policy has a paramKind (or, for a policy's matchConditions, always), and
+ * `variables` only where a policy's variables are composed in, typed by each variable's result.
  */
-export function admissionDeclarations(options: { params?: boolean; variables?: ReadonlyMap<string, DeclType> } = {}): Record<string, DeclType> {
-  const out: Record<string, DeclType> = { object: DYN, oldObject: DYN, request: REQUEST_TYPE, namespaceObject: NAMESPACE_TYPE, authorizer: DYN };
-  if (options.params) out.params = DYN;
+export function admissionDeclarations(options: { params?: boolean | DeclType; variables?: ReadonlyMap<string, DeclType>; object?: DeclType } = {}): Record<string, DeclType> {
+  const object = options.object ?? DYN;
+  const out: Record<string, DeclType> = { object, oldObject: object, request: REQUEST_TYPE, namespaceObject: NAMESPACE_TYPE, authorizer: DYN };
+  if (options.params) out.params = options.params === true ? DYN : options.params;
   if (options.variables) out.variables = objectType(Object.fromEntries(options.variables));
   return out;
 }

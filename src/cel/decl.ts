@@ -36,3 +36,31 @@ export function surelyNotOf(t: DeclType, kinds: readonly DeclType['kind'][]): bo
   if (t === DYN) return true;
   return t.kind !== 'dyn' && !kinds.includes(t.kind);
 }
+
+/** kube's SchemaDeclType of a scalar schema (strings by their format: bytes, duration, timestamps); else undefined. */
+export function scalarSchemaType(type: string | undefined, format: string | undefined, maxLength: { bytes?: number; string?: number } = {}): DeclType | undefined {
+  switch (type) {
+    case 'integer':
+      return { kind: 'int' };
+    case 'number':
+      return { kind: 'double' };
+    case 'boolean':
+      return { kind: 'bool' };
+    case 'string':
+      break;
+    default:
+      return undefined;
+  }
+  switch (format) {
+    case 'byte':
+      return { kind: 'bytes', maxLength: maxLength.bytes };
+    case 'duration':
+      return { kind: 'duration' };
+    case 'date':
+      return { kind: 'timestamp', dateOnly: true };
+    case 'date-time':
+      return { kind: 'timestamp' };
+    default:
+      return { kind: 'string', maxLength: maxLength.string };
+  }
+}

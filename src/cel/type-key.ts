@@ -1,6 +1,10 @@
 // A stable text key of a declared type, for caching compiled programs per (expression, declared types).
 
+import { createHash } from 'node:crypto';
 import { DYN, type DeclType } from './decl.ts';
+
+/** Keys longer than this are replaced by their digest: a resource's whole schema would otherwise sit in every cache key. */
+const MAX_KEY_LENGTH = 256;
 
 const keys = new WeakMap<DeclType, string>();
 
@@ -28,6 +32,7 @@ export function typeKey(t: DeclType): string {
       // a declared dyn and a type the checker could not infer check differently (the first is no bool)
       k = t.kind === 'dyn' && t !== DYN ? 'dyn?' : t.kind;
   }
+  if (k.length > MAX_KEY_LENGTH) k = `#${createHash('sha256').update(k).digest('base64')}`;
   keys.set(t, k);
   return k;
 }

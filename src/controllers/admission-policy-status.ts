@@ -1,22 +1,13 @@
 // ValidatingAdmissionPolicy status: once a policy generation is seen, status.observedGeneration and
-// status.typeChecking are written (kube's type checker; here every expression is checked against dyn-typed
-// variables, so expressionWarnings carry what fails to compile and is otherwise empty).
+// status.typeChecking are written (src/admission/policy/type-checking.ts: warnings for expressions that do not
+// compile against the kinds the policy matches).
 
-import { compilePolicy } from '../admission/policy/compile.ts';
+import { typeCheckingOf } from '../admission/policy/type-checking.ts';
 import { loopbackContext } from '../registry/registry.ts';
-import type { KubeObject, Registry } from '../registry/types.ts';
+import type { Registry } from '../registry/types.ts';
 import { cloneJson } from '../apis/json-clone.ts';
 
 type Obj = Record<string, unknown>;
-
-export function typeCheckingOf(policy: KubeObject): { expressionWarnings?: { fieldRef: string; warning: string }[] } {
-  const warnings: { fieldRef: string; warning: string }[] = [];
-  compilePolicy(policy).validations.forEach((v, i) => {
-    if (v.expression.error) warnings.push({ fieldRef: `spec.validations[${i}].expression`, warning: v.expression.error });
-    if (v.messageExpression?.error) warnings.push({ fieldRef: `spec.validations[${i}].messageExpression`, warning: v.messageExpression.error });
-  });
-  return warnings.length ? { expressionWarnings: warnings } : {};
-}
 
 export function startPolicyStatusController(registry: Registry, options: { resyncMs?: number } = {}): { stop(): void } {
   const def = registry.lookup('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies');
@@ -38,7 +29,7 @@ export function startPolicyStatusController(registry: Registry, options: { resyn
             p.metadata.name ?? '',
             (cur) => {
               const c = cloneJson(cur!);
-              c.status = { ...((c.status as Obj) ?? {}), observedGeneration: c.metadata.generation ?? 0, typeChecking: typeCheckingOf(c) };
+              c.status = { ...((c.status as Obj) ?? {}), observedGeneration: c.metadata.generation ?? 0, typeChecking: typeCheckingOf(c, registry) };
               return c;
             },
             { subresource: 'status' },

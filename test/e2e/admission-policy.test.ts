@@ -127,6 +127,43 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await s.adminRequest('/readyz')).status, 200);
   });
 
+  test('status.typeChecking warns of expressions that do not fit the kinds the policy matches, by their schemas', async () => {
+    const name = 'typo.example.com';
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: json({
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name },
+        spec: {
+          paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+          // wildcard rules and subresources are not checked
+          matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['replicasets', 'deployments', 'deployments/scale'] }, { apiGroups: ['*'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+          variables: [{ name: 'replicas', expression: 'object.spec.replicas' }],
+          validations: [
+            { expression: 'object.spec.replicass > 1' },
+            { expression: 'variables.replicas <= int(params.data.max)', messageExpression: "'too many: ' + string(object.spec.replicas) + params.data.unit" },
+            { expression: "object.spec.template.spec.containers.all(c, c.image.startsWith('registry/'))", messageExpression: "'image ' + object.spec.template.spec.containers[0].imagee" },
+          ],
+        },
+      }),
+    });
+    const warningsOf = async () => {
+      for (let i = 0; i < 50; i++) {
+        const p = JSON.parse(await s.kubectlOk(['get', 'validatingadmissionpolicy', name, '-o', 'json']));
+        if (p.status?.observedGeneration === 1) return p.status.typeChecking.expressionWarnings;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('no status');
+    };
+    const typo = (kind: string) => `apps/v1, Kind=${kind}: ERROR: <input>:1:12: undefined field 'replicass'\n | object.spec.replicass > 1\n | ...........^\n`;
+    const image = (kind: string) => `apps/v1, Kind=${kind}: ERROR: <input>:1:51: undefined field 'imagee'\n | 'image ' + object.spec.template.spec.containers[0].imagee\n | ..................................................^\n`;
+    assert.deepEqual(await warningsOf(), [
+      { fieldRef: 'spec.validations[0].expression', warning: `${typo('Deployment')}\n${typo('ReplicaSet')}` },
+      { fieldRef: 'spec.validations[2].messageExpression', warning: `${image('Deployment')}\n${image('ReplicaSet')}` },
+    ]);
+    await s.kubectlOk(['delete', 'validatingadmissionpolicy', name]);
+  });
+
   test('expressions are typed as kube types them: bool results, typed request and namespaceObject, params only with a paramKind, variables by their results, overloads', async () => {
     const rules = { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] };
     const create = async (name: string, spec: Record<string, unknown>) => {

@@ -62,17 +62,24 @@ type Obj = Record<string, unknown>;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map((x) => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Obj) : {})) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-export function compilePolicy(policy: { metadata: { name?: string }; spec?: unknown }): CompiledPolicy {
-  const spec = (policy.spec ?? {}) as Obj;
-  const pk = spec.paramKind as Obj | undefined;
-  // kube's composited compiler: each variable sees the ones before it, typed by their results.
+/**
+ * kube's composited compiler: each variable sees the ones before it, typed by their results; the declarations the
+ * policy's other expressions are compiled against come with them.
+ */
+export function composeVariables(spec: Obj, base: { params: boolean | DeclType; object?: DeclType }): { variables: { name: string; compiled: Compiled }[]; declarations: Record<string, DeclType> } {
   const variableTypes = new Map<string, DeclType>();
   const variables = list(spec.variables).map((v) => {
-    const compiled = compileAdmissionExpression(v.expression, admissionDeclarations({ params: !!pk, variables: variableTypes }), 'any');
+    const compiled = compileAdmissionExpression(v.expression, admissionDeclarations({ ...base, variables: variableTypes }), 'any');
     variableTypes.set(str(v.name), variableType(compiled.expr?.info.resultType));
     return { name: str(v.name), compiled };
   });
-  const declarations = admissionDeclarations({ params: !!pk, variables: variableTypes });
+  return { variables, declarations: admissionDeclarations({ ...base, variables: variableTypes }) };
+}
+
+export function compilePolicy(policy: { metadata: { name?: string }; spec?: unknown }): CompiledPolicy {
+  const spec = (policy.spec ?? {}) as Obj;
+  const pk = spec.paramKind as Obj | undefined;
+  const { variables, declarations } = composeVariables(spec, { params: !!pk });
   // matchConditions are compiled without variables, and with params whether or not there is a paramKind
   const conditionDeclarations = admissionDeclarations({ params: true });
   return {

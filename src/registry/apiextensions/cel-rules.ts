@@ -11,7 +11,7 @@ import type { CompiledExpression } from '../../cel/environment.ts';
 import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from '../../cel/cost.ts';
 import { maxElements } from '../../cel/estimate.ts';
-import { DYN, surelyNotOf, type DeclField, type DeclType } from '../../cel/decl.ts';
+import { DYN, scalarSchemaType, surelyNotOf, type DeclField, type DeclType } from '../../cel/decl.ts';
 import type { JSONSchemaProps, ValidationRule } from './json-schema-props.ts';
 
 export interface CompiledRules {
@@ -91,29 +91,10 @@ export function schemaDeclType(s: JSONSchemaProps, resourceRoot: boolean): DeclT
       }
       return { kind: 'object', fields, maxProperties: s.maxProperties, minSize };
     }
-    case 'string': {
+    default: {
       const maxLength = s.maxLength !== undefined ? Math.max(0, s.maxLength) * 4 : Array.isArray(s.enum) && s.enum.length > 0 ? s.enum.reduce((m: number, e) => Math.max(m, typeof e === 'string' ? e.length : 0), 0) : undefined;
-      switch (s.format) {
-        case 'byte':
-          return { kind: 'bytes', maxLength: s.maxLength };
-        case 'duration':
-          return { kind: 'duration' };
-        case 'date':
-          return { kind: 'timestamp', dateOnly: true };
-        case 'date-time':
-          return { kind: 'timestamp' };
-        default:
-          return { kind: 'string', maxLength };
-      }
+      return scalarSchemaType(s.type, s.format, { bytes: s.maxLength, string: maxLength }) ?? DYN;
     }
-    case 'integer':
-      return { kind: 'int' };
-    case 'number':
-      return { kind: 'double' };
-    case 'boolean':
-      return { kind: 'bool' };
-    default:
-      return DYN;
   }
 }
 
