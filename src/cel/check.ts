@@ -24,6 +24,7 @@ export interface CheckIssue {
 
 const BOOL: DeclType = { kind: 'bool' };
 const INT: DeclType = { kind: 'int' };
+const UINT: DeclType = { kind: 'uint' };
 const DOUBLE: DeclType = { kind: 'double' };
 const STRING: DeclType = { kind: 'string' };
 const BYTES: DeclType = { kind: 'bytes' };
@@ -79,7 +80,7 @@ class Issue extends Error {
 }
 
 /** Kinds whose mismatch in one list or map literal cel-go's HomogeneousAggregateLiterals reports. */
-const SCALAR_KINDS = new Set(['int', 'double', 'string', 'bool', 'bytes', 'timestamp', 'duration']);
+const SCALAR_KINDS = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes', 'timestamp', 'duration']);
 
 export function checkExpression(
   parsed: ParsedExpr,
@@ -146,6 +147,8 @@ export function checkExpression(
             return BOOL;
           case 'int64Value':
             return INT;
+          case 'uint64Value':
+            return UINT;
           case 'doubleValue':
             return DOUBLE;
           case 'stringValue':
@@ -268,12 +271,13 @@ export function checkExpression(
     if (intFunctions.has(fn)) return INT;
     if (stringFunctions.has(fn)) return STRING;
     if (fn === 'double' || fn === 'asApproximateFloat') return DOUBLE;
+    if (fn === 'uint') return UINT;
     if (fn === 'split' || fn === 'findAll') return { kind: 'list', elem: STRING };
     const all = target ? [target, ...args] : args;
     if (fn === '_?_:_' && args.length === 3) return args[1].kind === args[2].kind && args[1].kind !== 'object' ? args[1] : UNKNOWN;
     if (['_+_', '_-_', '_*_', '_/_', '_%_', '-_'].includes(fn) && all.length > 0 && all.every((t) => t.kind === all[0].kind)) {
       const t = all[0];
-      if (t.kind === 'int' || t.kind === 'double' || (fn === '_+_' && (t.kind === 'string' || t.kind === 'list'))) return t;
+      if (t.kind === 'int' || t.kind === 'uint' || t.kind === 'double' || (fn === '_+_' && (t.kind === 'string' || t.kind === 'list'))) return t;
     }
     if ((fn === 'min' || fn === 'max' || fn === 'sum') && target?.kind === 'list') return target.elem;
     return UNKNOWN;

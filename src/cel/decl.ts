@@ -21,6 +21,7 @@ export type DeclType =
   | { readonly kind: 'timestamp'; readonly dateOnly?: boolean }
   | { readonly kind: 'duration' }
   | { readonly kind: 'int' }
+  | { readonly kind: 'uint' }
   | { readonly kind: 'double' }
   | { readonly kind: 'bool' }
   | { readonly kind: 'dyn' };

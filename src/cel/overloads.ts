@@ -35,9 +35,9 @@ function parseOverload(text: string): Overload {
   return { receiver: dot < 0 ? undefined : parseParam(text.slice(0, dot)), params: params.map(parseParam) };
 }
 
-const NUMERIC = ['int', 'double'];
+const NUMERIC = ['int', 'uint', 'double'];
 const ORDERED = [...NUMERIC.flatMap((a) => NUMERIC.map((b) => `${a},${b}`)), 'string,string', 'bytes,bytes', 'bool,bool', 'timestamp,timestamp', 'duration,duration'];
-const ARITHMETIC = ['int,int', 'double,double'];
+const ARITHMETIC = ['int,int', 'uint,uint', 'double,double'];
 const TIMESTAMP_PARTS = ['timestamp.', 'timestamp.string'];
 const TIME_PARTS = [...TIMESTAMP_PARTS, 'duration.'];
 const STRING_ONLY = ['string'];
@@ -47,7 +47,7 @@ const TABLE: Record<string, readonly string[]> = {
   '_-_': [...ARITHMETIC, 'timestamp,timestamp', 'timestamp,duration', 'duration,duration'],
   '_*_': ARITHMETIC,
   '_/_': ARITHMETIC,
-  '_%_': ['int,int'],
+  '_%_': ['int,int', 'uint,uint'],
   '-_': ['int', 'double'],
   '!_': ['bool'],
   '_<_': ORDERED,
@@ -59,9 +59,10 @@ const TABLE: Record<string, readonly string[]> = {
   '_?_:_': ['bool,A,A'],
   '@in': ['A,list<A>', 'A,map<A,B>'],
   size: ['string', 'bytes', 'list', 'map', 'string.', 'bytes.', 'list.', 'map.'],
-  int: ['int', 'double', 'string', 'timestamp'],
-  double: ['int', 'double', 'string'],
-  string: ['int', 'double', 'bool', 'bytes', 'string', 'timestamp', 'duration'],
+  int: ['int', 'uint', 'double', 'string', 'timestamp'],
+  uint: ['int', 'uint', 'double', 'string'],
+  double: ['int', 'uint', 'double', 'string'],
+  string: ['int', 'uint', 'double', 'bool', 'bytes', 'string', 'timestamp', 'duration'],
   bytes: ['bytes', 'string'],
   bool: ['bool', 'string'],
   timestamp: ['string', 'timestamp', 'int'],
@@ -154,6 +155,7 @@ export function celTypeName(t: DeclType): string | undefined {
   if (t === DYN) return 'dyn';
   switch (t.kind) {
     case 'int':
+    case 'uint':
     case 'double':
     case 'string':
     case 'bool':

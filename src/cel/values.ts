@@ -36,6 +36,7 @@ export function jsonToCel(v: unknown, t: DeclType): CelValue {
       return v !== null && typeof v === 'object' && !Array.isArray(v) ? (new MapValue(v as Record<string, unknown>, t.value) as unknown as CelValue) : dynToCel(v);
     case 'list':
       return Array.isArray(v) ? (new ListValue(v, t.elem, t.listType, t.mapKeys) as unknown as CelValue) : dynToCel(v);
+    case 'uint':
     case 'dyn':
       return dynToCel(v);
   }
