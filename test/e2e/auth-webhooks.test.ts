@@ -35,11 +35,15 @@ describe('token and authorization webhooks', () => {
         let status: Obj;
         if (req.url === '/authn') {
           status = review.spec.token === 'hook-token-123' ? { authenticated: true, user: { username: 'hook-user', uid: 'h-1', groups: ['hook-group'], extra: { team: ['a'] } } } : { authenticated: false, error: 'unknown token' };
+          // groups as a string: client-go's decoder refuses the answer, so nobody is authenticated
+          if (review.spec.token === 'mistyped-token-123') status = { authenticated: true, user: { username: 'sneaky', groups: 'system:masters' } };
         } else {
           const spec = review.spec;
           const ra = spec.resourceAttributes ?? {};
           if (spec.user === 'denied-user') status = { allowed: false, denied: true, reason: 'denied by the test webhook' };
           else if ((spec.group ?? []).includes('hook-group') && ra.resource === 'pods' && ra.verb === 'list') status = { allowed: true, reason: 'hook says yes' };
+          // allowed, with a denied that does not decode: the webhook failed, which is no opinion
+          else if ((spec.group ?? []).includes('hook-group') && ra.resource === 'configmaps') status = { allowed: true, denied: 'no' };
           else status = { allowed: false };
         }
         res.setHeader('content-type', 'application/json');
@@ -88,6 +92,7 @@ describe('token and authorization webhooks', () => {
     await server.request('/version', { token: 'hook-token-123' });
     assert.equal(received.filter((x) => x.kind === 'TokenReview').length, before, 'cached');
     assert.equal((await server.request('/version', { token: 'not-a-hook-token' })).status, 401);
+    assert.equal((await server.request('/version', { token: 'mistyped-token-123' })).status, 401);
   });
 
   test('Webhook mode: asked after Node and RBAC with a v1beta1 SubjectAccessReview; allow, deny (403 with its reason), no opinion', async () => {
@@ -111,6 +116,10 @@ describe('token and authorization webhooks', () => {
     const denied = await server.request('/api/v1/namespaces/default/pods', { token: 'denied-token-123' });
     assert.equal(denied.status, 403);
     assert.equal(JSON.parse(denied.body).message, 'pods is forbidden: User "denied-user" cannot list resource "pods" in API group "" in the namespace "default": denied by the test webhook');
+    // An answer client-go cannot decode is the webhook's error, which kube's authorization filter answers with a 500.
+    const undecodable = await server.request('/api/v1/namespaces/default/configmaps', { token: 'hook-token-123' });
+    assert.equal(undecodable.status, 500);
+    assert.equal(JSON.parse(undecodable.body).message, 'Internal error occurred: json: cannot unmarshal string into Go struct field SubjectAccessReviewStatus.status.denied of type bool');
     // RBAC answers first: the basic-user role lets everyone review themselves without asking the webhook.
     assert.equal((await server.kubectl(['auth', 'can-i', 'list', 'pods'], { kubeconfig: await server.writeKubeconfig('hook', { token: 'hook-token-123' }) })).stdout.trim(), 'yes');
   });

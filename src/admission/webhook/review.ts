@@ -2,8 +2,7 @@
 // answer (VerifyAdmissionResponse), with kube's messages.
 
 import { StatusError, type StatusDetails } from '../../apis/errors.ts';
-import { jsonKind } from '../../encoding/json-value.ts';
-import { base64ErrorOffset } from '../../registry/validation/go-decode.ts';
+import { goNamedString, reviewDecodeError, GO_BOOL, GO_STATUS, GO_STRING, type GoType } from '../../encoding/go-typed.ts';
 import type { KubeObject } from '../../registry/types.ts';
 import { requestOf } from '../cel-context.ts';
 import type { AdmissionAttributes } from '../types.ts';
@@ -36,112 +35,26 @@ function invalid(message: string): WebhookCallError {
   return new WebhookCallError(`received invalid webhook response: ${message}`);
 }
 
-/** The Go types an AdmissionReview's response decodes into, for the errors encoding/json gives on a mistyped field. */
-type GoType =
-  | { readonly go: string; readonly scalar: 'string' | 'bool' | 'int32' | 'int64' | 'bytes' }
-  | { readonly go: string; readonly struct: string; readonly fields: Readonly<Record<string, GoType>> }
-  | { readonly go: string; readonly elem: GoType; readonly map?: true };
-
-const STRING: GoType = { go: 'string', scalar: 'string' };
-const named = (go: string): GoType => ({ go, scalar: 'string' });
-const STATUS_DETAILS: GoType = {
-  go: 'v1.StatusDetails',
-  struct: 'StatusDetails',
-  fields: {
-    name: STRING,
-    group: STRING,
-    kind: STRING,
-    uid: named('types.UID'),
-    causes: { go: '[]v1.StatusCause', elem: { go: 'v1.StatusCause', struct: 'StatusCause', fields: { reason: named('v1.CauseType'), message: STRING, field: STRING } } },
-    retryAfterSeconds: { go: 'int32', scalar: 'int32' },
-  },
-};
-const STATUS: GoType = {
-  go: 'v1.Status',
-  struct: 'Status',
-  fields: {
-    kind: STRING,
-    apiVersion: STRING,
-    metadata: { go: 'v1.ListMeta', struct: 'ListMeta', fields: { selfLink: STRING, resourceVersion: STRING, continue: STRING, remainingItemCount: { go: 'int64', scalar: 'int64' } } },
-    status: STRING,
-    message: STRING,
-    reason: named('v1.StatusReason'),
-    details: STATUS_DETAILS,
-    code: { go: 'int32', scalar: 'int32' },
-  },
-};
+/** The Go types of an AdmissionReview's response (k8s.io/api/admission/v1.AdmissionResponse). */
 const ADMISSION_RESPONSE: GoType = {
   go: 'v1.AdmissionResponse',
   struct: 'AdmissionResponse',
   fields: {
-    uid: named('types.UID'),
-    allowed: { go: 'bool', scalar: 'bool' },
-    status: STATUS,
+    uid: goNamedString('types.UID'),
+    allowed: GO_BOOL,
+    status: GO_STATUS,
     patch: { go: '[]uint8', scalar: 'bytes' },
-    patchType: named('v1.PatchType'),
-    auditAnnotations: { go: 'map[string]string', elem: STRING, map: true },
-    warnings: { go: '[]string', elem: STRING },
+    patchType: goNamedString('v1.PatchType'),
+    auditAnnotations: { go: 'map[string]string', elem: GO_STRING, map: true },
+    warnings: { go: '[]string', elem: GO_STRING },
   },
 };
 
-const INT_RANGE = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] } as const;
-
-/**
- * The first error encoding/json reports decoding the review's response (it goes on past a mistyped field and
- * returns the first error at the end): a type mismatch, an integer out of range or malformed base64.
- */
-function responseDecodeError(response: unknown): string | undefined {
-  let first: string | undefined;
-  const walk = (v: unknown, t: GoType, struct: string, fields: readonly string[]): void => {
-    if (first !== undefined || v === null || v === undefined) return;
-    const mismatch = (value: string) => {
-      first = `json: cannot unmarshal ${value} into Go struct field ${struct}.${fields.join('.')} of type ${t.go}`;
-    };
-    if ('scalar' in t) {
-      if (t.scalar === 'bool') {
-        if (typeof v !== 'boolean') mismatch(jsonKind(v));
-      } else if (t.scalar === 'int32' || t.scalar === 'int64') {
-        const [min, max] = INT_RANGE[t.scalar];
-        if (typeof v !== 'number') mismatch(jsonKind(v));
-        else if (!Number.isInteger(v) || v < min || v > max) mismatch(`number ${String(v)}`);
-      } else if (typeof v !== 'string') mismatch(jsonKind(v));
-      else if (t.scalar === 'bytes') {
-        const at = base64ErrorOffset(v);
-        if (at >= 0) first = `illegal base64 data at input byte ${at}`;
-      }
-      return;
-    }
-    if ('struct' in t) {
-      if (typeof v !== 'object' || Array.isArray(v)) return mismatch(jsonKind(v));
-      for (const [key, value] of Object.entries(v as Record<string, unknown>)) {
-        const field = t.fields[key];
-        if (field && Object.hasOwn(t.fields, key)) walk(value, field, t.struct, [...fields, key]);
-      }
-      return;
-    }
-    const isMap = t.map === true;
-    if (isMap ? typeof v !== 'object' || Array.isArray(v) : !Array.isArray(v)) return mismatch(jsonKind(v));
-    for (const item of Object.values(v as object)) walk(item, t.elem, struct, fields);
-  };
-  walk(response, ADMISSION_RESPONSE, 'AdmissionReview', ['response']);
-  return first;
-}
-
 /** VerifyAdmissionResponse: the response of a decoded review, or a WebhookCallError. */
 export function verifyResponse(body: unknown, version: string, uid: string, mutating: boolean): AdmissionResponse {
-  // a JSON null decodes into the review as nothing at all
-  if (body !== null && (typeof body !== 'object' || Array.isArray(body))) {
-    throw new WebhookCallError(`failed to call webhook: couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(body)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
-  }
-  const review = (body ?? {}) as Record<string, unknown>;
-  for (const key of ['apiVersion', 'kind']) {
-    const v = review[key];
-    if (v !== undefined && v !== null && typeof v !== 'string') {
-      throw new WebhookCallError(`failed to call webhook: couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${key} of type string`);
-    }
-  }
-  const decodeError = responseDecodeError(review.response);
+  const decodeError = reviewDecodeError(body, 'AdmissionReview', 'response', ADMISSION_RESPONSE);
   if (decodeError) throw new WebhookCallError(`failed to call webhook: ${decodeError}`);
+  const review = (body ?? {}) as Record<string, unknown>;
   const r = review.response as Record<string, unknown> | undefined | null;
   if (!r || typeof r !== 'object') throw invalid('webhook response was absent');
   const got = typeof r.uid === 'string' ? r.uid : '';

@@ -5,6 +5,7 @@
 
 import { requestBearerToken, tokenKey } from './token-key.ts';
 import { postJson, type WebhookTarget } from '../../webhook/client.ts';
+import { reviewDecodeError, GO_BOOL, GO_STRING, type GoType } from '../../encoding/go-typed.ts';
 import type { UserInfo } from '../user.ts';
 import { NO_OPINION, authenticated, failed, type Authenticator, type AuthnResult } from './types.ts';
 
@@ -16,12 +17,32 @@ export interface TokenWebhookOptions {
   readonly timeoutMs?: number;
 }
 
+/** The Go types of a TokenReview's status, in the review's version (authentication/v1 or v1beta1). */
+function tokenReviewStatus(version: string): GoType {
+  const strings: GoType = { go: '[]string', elem: GO_STRING };
+  return {
+    go: `${version}.TokenReviewStatus`,
+    struct: 'TokenReviewStatus',
+    fields: {
+      authenticated: GO_BOOL,
+      user: {
+        go: `${version}.UserInfo`,
+        struct: 'UserInfo',
+        fields: { username: GO_STRING, uid: GO_STRING, groups: strings, extra: { go: `map[string]${version}.ExtraValue`, elem: { go: `${version}.ExtraValue`, elem: GO_STRING }, map: true } },
+      },
+      audiences: strings,
+      error: GO_STRING,
+    },
+  };
+}
+
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 export function tokenWebhookAuthenticator(options: TokenWebhookOptions): Authenticator {
   const cache = new Map<string, { result: AuthnResult; until: number }>();
+  const statusType = tokenReviewStatus(options.version);
   return {
     async authenticate(req) {
       const token = requestBearerToken(req);
@@ -42,6 +63,9 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): Authent
       } catch (e) {
         return failed(`token webhook: ${(e as Error).message}`);
       }
+      // An answer that does not decode as a TokenReview authenticates no one, as client-go's decoder refuses it.
+      const decodeError = reviewDecodeError(answer, 'TokenReview', 'status', statusType);
+      if (decodeError) return failed(`token webhook: ${decodeError}`);
       const status = obj(answer.status);
       let result: AuthnResult;
       if (status.authenticated === true) {

@@ -8,6 +8,7 @@ import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { DYN } from '../../cel/decl.ts';
 import { cel } from '../../cel/lazy.ts';
 import { postJson, type WebhookTarget } from '../../webhook/client.ts';
+import { reviewDecodeError, GO_BOOL, GO_STRING, type GoType } from '../../encoding/go-typed.ts';
 import type { Authorizer, AuthzAttributes, AuthzResult, RulesResult } from './types.ts';
 
 export interface AuthorizationWebhookOptions {
@@ -51,8 +52,14 @@ export function subjectAccessReviewFor(a: AuthzAttributes, version: string): Obj
 /** kube's WebhookAuthorizer.RulesFor: a webhook's policy cannot be enumerated. */
 const WEBHOOK_RULES_UNKNOWN: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: true, error: 'webhook authorizer does not support user rule resolution' };
 
+/** The Go types of a SubjectAccessReview's status, in the review's version (authorization/v1 or v1beta1). */
+function subjectAccessReviewStatus(version: string): GoType {
+  return { go: `${version}.SubjectAccessReviewStatus`, struct: 'SubjectAccessReviewStatus', fields: { allowed: GO_BOOL, denied: GO_BOOL, reason: GO_STRING, evaluationError: GO_STRING } };
+}
+
 export function webhookAuthorizer(options: AuthorizationWebhookOptions): Authorizer {
   const cache = new Map<string, { result: AuthzResult; until: number }>();
+  const statusType = subjectAccessReviewStatus(options.version);
   return {
     async authorize(attrs) {
       const onError = options.decisionOnError ?? 'noopinion';
@@ -69,7 +76,11 @@ export function webhookAuthorizer(options: AuthorizationWebhookOptions): Authori
       if (hit && hit.until > Date.now()) return hit.result;
       let status: Obj;
       try {
-        status = obj(obj(await postJson(options.target, review, options.timeoutMs ?? 30_000)).status);
+        const answer = await postJson(options.target, review, options.timeoutMs ?? 30_000);
+        // An answer that does not decode as a SubjectAccessReview is the webhook's failure, as client-go's decoder refuses it.
+        const decodeError = reviewDecodeError(answer, 'SubjectAccessReview', 'status', statusType);
+        if (decodeError) return { decision: onError, reason: '', error: decodeError };
+        status = obj(obj(answer).status);
       } catch (e) {
         return { decision: onError, reason: '', error: (e as Error).message };
       }

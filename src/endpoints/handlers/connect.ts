@@ -6,7 +6,7 @@
 // request meets the refused dial kube's proxy transport reports.
 
 import { badRequest, fieldErrors, invalid, notFound, StatusError, type FieldError } from '../../apis/errors.ts';
-import { goTimeParseError } from '../../registry/validation/go-decode.ts';
+import { goTimeParseError } from '../../encoding/go-decode.ts';
 import { lenientBool, optionalInt } from '../options.ts';
 import type { LogOptions } from './simulated-logs.ts';
 import type { KubeObject } from '../../registry/types.ts';

@@ -9,10 +9,18 @@ import { aggregateFieldErrors, internalError } from '../../apis/errors.ts';
 import { validateAnnotations, validateLabels } from '../validation/meta.ts';
 import type { KubeObject, Registry } from '../types.ts';
 import { postJson, webhookTarget } from '../../webhook/client.ts';
+import { goNamedString, reviewDecodeError, GO_RAW, GO_STATUS, type GoType } from '../../encoding/go-typed.ts';
 import type { CustomResourceDefinition } from './crd-types.ts';
 
 /** Converts objects (any served version) to one apiVersion. */
 export type AsyncConverter = (objects: readonly KubeObject[], apiVersion: string) => Promise<KubeObject[]>;
+
+/** The Go types of a ConversionReview's response (k8s.io/api/apiextensions/v1.ConversionResponse). */
+const CONVERSION_RESPONSE: GoType = {
+  go: 'v1.ConversionResponse',
+  struct: 'ConversionResponse',
+  fields: { uid: goNamedString('types.UID'), convertedObjects: { go: '[]runtime.RawExtension', elem: GO_RAW }, result: GO_STATUS },
+};
 
 /** kube's default timeout for conversion webhook calls. */
 const CONVERSION_TIMEOUT_MS = 30_000;
@@ -93,6 +101,8 @@ export function webhookConverter(crd: CustomResourceDefinition, registry: Regist
     } catch (e) {
       throw fail(`failed: ${(e as Error).message}`);
     }
+    const decodeError = reviewDecodeError(answer, 'ConversionReview', 'response', CONVERSION_RESPONSE);
+    if (decodeError) throw fail(`failed: ${decodeError}`);
     const response = asObj(asObj(answer).response);
     if (Object.keys(response).length === 0) throw fail('failed: no response provided');
     if (response.uid !== uid) throw fail(`failed: expected response uid "${uid}", got "${String(response.uid ?? '')}"`);

@@ -19,7 +19,7 @@
 import { badRequest, type StatusError } from '../../apis/errors.ts';
 import type { SchemaNode } from '../../apis/model-types.ts';
 import type { ResourceDefinition } from '../types.ts';
-import { base64ErrorOffset, goTimeJson, goTimeParseError, RFC3339, RFC3339_MICRO } from './go-decode.ts';
+import { base64ErrorOffset, goTimeJson, goTimeParseError, RFC3339, RFC3339_MICRO } from '../../encoding/go-decode.ts';
 import { META_DEFINITIONS, OBJECT_META_REF } from './object-meta-schema.ts';
 import { goFieldsOf as goStructFields } from '../../apis/go-fields.ts';
 import { schemaByName, schemaNameForKind } from '../../apis/model.ts';
