@@ -205,6 +205,8 @@ export function checkExpression(
         }
         if (fn === '_[_]' && argTypes.length === 2) {
           const [c] = argTypes;
+          // indexing a declared dyn is dyn, as in cel-go
+          if (c === DYN) return DYN;
           if (c.kind === 'list') return c.elem;
           if (c.kind === 'map') return c.value;
           if (c.kind === 'object') {

@@ -265,3 +265,15 @@ test('format: named Kubernetes string formats', () => {
     "!format.named('dns1123Label').value().validate('ok').hasValue()",
   ]);
 });
+
+test('index operands are checked as cel-go checks them, at the bracket; a dyn container indexes to dyn', () => {
+  const error = (e: string) => {
+    const c = compileExpression(e, { d: DYN });
+    return c.ok ? `ok ${c.expression.info.resultType === DYN ? 'dyn' : c.expression.info.resultType.kind}` : c.error.split('\n')[0];
+  };
+  assert.equal(error('[1][true]'), "ERROR: <input>:1:4: found no matching overload for '_[_]' applied to '(list(int), bool)'");
+  assert.equal(error("{'a': 1}[1]"), "ERROR: <input>:1:9: found no matching overload for '_[_]' applied to '(map(string, int), int)'");
+  assert.equal(error("'abc'[0]"), "ERROR: <input>:1:6: found no matching overload for '_[_]' applied to '(string, int)'");
+  assert.equal(error("d['k']"), 'ok dyn');
+  assert.equal(error("d['k'] == 1"), 'ok bool');
+});

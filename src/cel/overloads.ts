@@ -58,6 +58,7 @@ const TABLE: Record<string, readonly string[]> = {
   '_!=_': ['A,A'],
   '_?_:_': ['bool,A,A'],
   '@in': ['A,list<A>', 'A,map<A,B>'],
+  '_[_]': ['list<A>,int', 'map<A,B>,A'],
   size: ['string', 'bytes', 'list', 'map', 'string.', 'bytes.', 'list.', 'map.'],
   int: ['int', 'uint', 'double', 'string', 'timestamp'],
   uint: ['int', 'uint', 'double', 'string'],
