@@ -65,6 +65,11 @@ test("validation with kube's field errors", () => {
     'jwt[0].claimMappings.username.expression: Invalid value: "claims.email": claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claimMappings.username.expression uses claims.email',
   );
   assert.equal(errorOf(file(`${issuer}  claimValidationRules: [{expression: "claims.?email_verified.orValue(true)"}]\n  claimMappings: {username: {expression: "claims.email"}}\n`)), 'valid');
+  // validation rules must evaluate to bool: a claim is any type, and a user field a string
+  assert.equal(
+    errorOf(file(`${issuer}  claimValidationRules: [{expression: "claims.admin"}]\n  claimMappings: {username: {claim: sub, prefix: ""}}\n  userValidationRules: [{expression: "user.username"}]\n`)),
+    '[jwt[0].claimValidationRules[0].expression: Invalid value: "claims.admin": must evaluate to bool, jwt[0].userValidationRules[0].expression: Invalid value: "user.username": must evaluate to bool]',
+  );
   const sa = 'https://kubernetes.default.svc.cluster.local';
   assert.throws(() => parseAuthenticationConfiguration(file(`- issuer: {url: "${sa}", audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: ""}}\n`), [sa]), {
     message: `jwt[0].issuer.url: Invalid value: "${sa}": URL must not overlap with disallowed issuers: [${sa}]`,

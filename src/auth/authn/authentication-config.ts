@@ -4,7 +4,7 @@
 
 import { aggregateFieldErrors, fieldErrors, type FieldError } from '../../apis/errors.ts';
 import type { CompiledExpression } from '../../cel/index.ts';
-import { DYN, type DeclType } from '../../cel/decl.ts';
+import { DYN, surelyNotOf, type DeclType } from '../../cel/decl.ts';
 import { cel } from '../../cel/lazy.ts';
 import { decodeConfigDocument } from '../config-file.ts';
 
@@ -63,10 +63,12 @@ export function parseAuthenticationConfiguration(text: string, disallowedIssuers
   return { jwt };
 }
 
-function compile(source: string, variable: 'claims' | 'user', path: string, errors: FieldError[]): CompiledExpression | undefined {
+/** Compiles a claim mapping (any result) or validation rule (a bool result, as kube's compiler requires). */
+function compile(source: string, variable: 'claims' | 'user', path: string, errors: FieldError[], returns: 'bool' | 'any' = 'any'): CompiledExpression | undefined {
   const r = cel().compileExpression(source, variable === 'claims' ? { claims: CLAIMS_TYPE } : { user: USER_TYPE });
-  if (r.ok) return r.expression;
-  errors.push(fieldErrors.invalid(path, source, `compilation failed: ${r.error}`));
+  if (!r.ok) errors.push(fieldErrors.invalid(path, source, `compilation failed: ${r.error}`));
+  else if (returns === 'bool' && surelyNotOf(r.expression.info.resultType, ['bool'])) errors.push(fieldErrors.invalid(path, source, 'must evaluate to bool'));
+  else return r.expression;
   return undefined;
 }
 
@@ -117,7 +119,7 @@ function jwtAuthenticatorConfig(raw: Obj, path: string, seenIssuers: Set<string>
       claimValidationRules.push({ claim, requiredValue: str(rule.requiredValue) });
     } else {
       if (str(rule.requiredValue)) errors.push(fieldErrors.invalid(`${p}.requiredValue`, str(rule.requiredValue), 'may not be specified when expression is set'));
-      const compiled = compile(expression, 'claims', `${p}.expression`, errors);
+      const compiled = compile(expression, 'claims', `${p}.expression`, errors, 'bool');
       if (compiled) claimValidationRules.push({ expression: compiled, message: str(rule.message) });
     }
   });
@@ -190,7 +192,7 @@ function jwtAuthenticatorConfig(raw: Obj, path: string, seenIssuers: Set<string>
     const expression = str(rule.expression);
     if (!expression) errors.push(fieldErrors.required(`${p}.expression`, 'expression is required'));
     else {
-      const compiled = compile(expression, 'user', `${p}.expression`, errors);
+      const compiled = compile(expression, 'user', `${p}.expression`, errors, 'bool');
       if (compiled) userValidationRules.push({ expression: compiled, message: str(rule.message) });
     }
   });
