@@ -3,7 +3,7 @@
 // authorizer), and for policies params, namespaceObject and variables.
 
 import type { CelAuthorizationAttributes, CelAuthorizationDecision } from '../cel/library/authorizer.ts';
-import { DYN, type DeclType } from '../cel/decl.ts';
+import { DYN, objectType, type DeclType } from '../cel/decl.ts';
 import { cel } from '../cel/lazy.ts';
 import type { Authorizer } from '../auth/authz/types.ts';
 import type { UserInfo } from '../auth/user.ts';
@@ -65,11 +65,6 @@ const STRING: DeclType = { kind: 'string' };
 const STRINGS: DeclType = { kind: 'list', elem: STRING };
 const TIMESTAMP: DeclType = { kind: 'timestamp' };
 const INT: DeclType = { kind: 'int' };
-
-/** An object type of the given fields (the checker's view of kube's apiservercel.NewObjectType). */
-export function objectType(fields: Readonly<Record<string, DeclType>>): DeclType {
-  return { kind: 'object', fields: new Map(Object.entries(fields).map(([name, type]) => [name, { name, type }])) };
-}
 
 const GROUP_VERSION_KIND = objectType({ group: STRING, version: STRING, kind: STRING });
 const GROUP_VERSION_RESOURCE = objectType({ group: STRING, version: STRING, resource: STRING });

@@ -28,6 +28,11 @@ export type DeclType =
 
 export const DYN: DeclType = { kind: 'dyn' };
 
+/** An object type of the given fields (the checker's view of kube's apiservercel.NewObjectType). */
+export function objectType(fields: Readonly<Record<string, DeclType>>): DeclType {
+  return { kind: 'object', fields: new Map(Object.entries(fields).map(([name, type]) => [name, { name, type }])) };
+}
+
 /**
  * Whether a result type is surely none of the given kinds, as cel-go's checker would type it: a known type of
  * another kind, or a declared dyn (cel-go's output type is then dyn, which is not bool). A type this checker could

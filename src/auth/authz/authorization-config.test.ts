@@ -66,5 +66,11 @@ test("validation with kube's field errors", () => {
     errorOf(file(`- type: Webhook\n  name: w\n  webhook: {subjectAccessReviewVersion: v1, matchConditionSubjectAccessReviewVersion: v1, failurePolicy: Deny, connectionInfo: {type: KubeConfigFile, kubeConfigFile: relative.yaml}, matchConditions: [${conditions}]}\n`)),
     '[authorizers[0].webhook.connectionInfo.kubeConfigFile: Invalid value: "relative.yaml": must be an absolute path, authorizers[0].webhook.matchConditions: Too many: 65: must have at most 64 items]',
   );
+  // request is the typed SubjectAccessReview spec, and a condition must evaluate to bool
+  const hook = (expression: string) =>
+    errorOf(file(`- type: Webhook\n  name: w\n  webhook: {subjectAccessReviewVersion: v1, matchConditionSubjectAccessReviewVersion: v1, failurePolicy: Deny, connectionInfo: {type: InClusterConfig}, matchConditions: [{expression: "${expression}"}]}\n`));
+  assert.equal(hook("request.resourceAttributes.namespace == 'x' && 'admins' in request.groups"), 'valid');
+  assert.equal(hook('request.user'), 'authorizers[0].webhook.matchConditions[0].expression: Invalid value: "request.user": expression must evaluate to bool but got string');
+  assert.match(hook("request.resourceAttributes.labelSelector.rawSelector == 'x'"), /compilation failed: ERROR: <input>:1:27: undefined field 'labelSelector'/);
   assert.deepEqual([goDurationString(45_000), goDurationString(90_000), goDurationString(3_600_000), goDurationString(1500)], ['45s', '1m30s', '1h0m0s', '1.5s']);
 });

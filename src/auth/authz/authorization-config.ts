@@ -7,7 +7,8 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { aggregateFieldErrors, fieldErrors, type FieldError } from '../../apis/errors.ts';
 import type { CompiledExpression } from '../../cel/index.ts';
-import { DYN } from '../../cel/decl.ts';
+import { objectType, type DeclType } from '../../cel/decl.ts';
+import { celTypeName } from '../../cel/overloads.ts';
 import { cel } from '../../cel/lazy.ts';
 import { parseGoDuration } from '../../cli/duration.ts';
 import type { WebhookTarget } from '../../webhook/client.ts';
@@ -173,12 +174,30 @@ function webhookEntry(w: Obj, path: string, errors: FieldError[]): WebhookEntry 
     if (!expression) return void errors.push(fieldErrors.required(p));
     if (seen.has(expression)) return void errors.push(fieldErrors.duplicate(p, expression));
     seen.add(expression);
-    const r = cel().compileExpression(expression, { request: DYN });
+    const r = cel().compileExpression(expression, { request: SUBJECT_ACCESS_REVIEW_SPEC });
     if (!r.ok) return void errors.push(fieldErrors.invalid(p, expression, `compilation failed: ${r.error}`));
+    const resultType = r.expression.info.resultType;
+    const named = celTypeName(resultType);
+    if (named !== undefined && resultType.kind !== 'bool') return void errors.push(fieldErrors.invalid(p, expression, `expression must evaluate to bool but got ${named}`));
     matchConditions.push(r.expression);
   });
   return { timeoutMs, authorizedTtlMs, unauthorizedTtlMs, subjectAccessReviewVersion: version, failurePolicy: failurePolicy === 'Deny' ? 'Deny' : 'NoOpinion', connectionInfo, matchConditions };
 }
+
+const STRING: DeclType = { kind: 'string' };
+const STRINGS: DeclType = { kind: 'list', elem: STRING };
+/**
+ * kube's `request` of authorization matchConditions: the SubjectAccessReview's spec, typed (1.31, AuthorizeWithSelectors
+ * off: no field or label selectors in the resource attributes).
+ */
+const SUBJECT_ACCESS_REVIEW_SPEC: DeclType = objectType({
+  resourceAttributes: objectType({ namespace: STRING, verb: STRING, group: STRING, version: STRING, resource: STRING, subresource: STRING, name: STRING }),
+  nonResourceAttributes: objectType({ path: STRING, verb: STRING }),
+  user: STRING,
+  groups: STRINGS,
+  extra: { kind: 'map', value: STRINGS },
+  uid: STRING,
+});
 
 /** The authorizer types a configuration uses (what --authorization-mode would have listed). */
 export function configuredModes(config: AuthorizationConfiguration): string[] {
