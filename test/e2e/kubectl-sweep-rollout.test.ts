@@ -50,7 +50,10 @@ test('a pod relabelled out of its ReplicaSet is let go and replaced; relabelled 
   const replacement = (await s.kubectlOk(['get', 'pods', '-l', 'app=relabel', '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').find((n) => n !== other)!;
   assert.notEqual(replacement, pod);
 
-  // Back in the selector: adopted, and the ReplicaSet, one pod over, deletes the newest.
+  // Back in the selector: adopted, and the ReplicaSet, one pod over, deletes one. Which one kube deletes among equals
+  // depends on how long each has been ready (in powers of two) and then on uids, so the two old pods are made dearer
+  // to delete (kube's pod-deletion-cost, ranked before readiness) and the replacement is the one to go.
+  await s.kubectlOk(['annotate', 'pod', pod!, other!, 'controller.kubernetes.io/pod-deletion-cost=100']);
   await s.kubectlOk(['label', 'pod', pod!, 'app=relabel', '--overwrite']);
   await until('the surplus pod gone', async () => ((await s.kubectlOk(['get', 'pods', '-l', 'app=relabel', '--sort-by=.metadata.name', '-o', 'jsonpath={.items[*].metadata.name}'])) === [pod, other].sort().join(' ') ? true : undefined));
   assert.equal(await s.kubectlOk(['get', 'pod', pod!, '-o', 'jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].uid} {.metadata.ownerReferences[0].controller}']), `ReplicaSet/${rsUid} true`);
