@@ -514,6 +514,8 @@ function convertSchema(s: OpenApiSchema): SchemaNode {
   if (intOrString) n.intOrString = true;
   if (s['x-kubernetes-preserve-unknown-fields'] === true) n.preserveUnknownFields = true;
   if (s['x-kubernetes-embedded-resource'] === true) n.embeddedResource = true;
+  const unions = s['x-kubernetes-unions'] as { discriminator?: string; 'fields-to-discriminateBy'?: Record<string, string> }[] | undefined;
+  if (Array.isArray(unions)) n.unions = unions.map((u) => ({ discriminator: u.discriminator ?? '', fieldsToDiscriminateBy: { ...u['fields-to-discriminateBy'] } }));
   const gvk = s['x-kubernetes-group-version-kind'] as Gvk[] | undefined;
   if (Array.isArray(gvk)) n.gvk = gvk.map((g) => ({ group: g.group, version: g.version, kind: g.kind }));
   return n;

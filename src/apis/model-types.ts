@@ -30,6 +30,8 @@ export interface SchemaNode {
   preserveUnknownFields?: boolean;
   /** x-kubernetes-embedded-resource */
   embeddedResource?: boolean;
+  /** x-kubernetes-unions: a discriminator field and the value it takes for each member field. */
+  unions?: { discriminator: string; fieldsToDiscriminateBy: Record<string, string> }[];
   /** x-kubernetes-group-version-kind of a top-level kind */
   gvk?: { group: string; version: string; kind: string }[];
   /** Protobuf field number of this property within its parent message (from generated.proto). */

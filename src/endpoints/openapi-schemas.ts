@@ -142,6 +142,7 @@ export function toOpenApiSchema(node: SchemaNode, target: OpenApiVersion, refs: 
   }
   const gvk = gvkExtension(node);
   if (gvk) out['x-kubernetes-group-version-kind'] = gvk;
+  if (node.unions) out['x-kubernetes-unions'] = node.unions.map((u) => ({ discriminator: u.discriminator, 'fields-to-discriminateBy': { ...u.fieldsToDiscriminateBy } }));
   if (node['x-kubernetes-validations']?.length) out['x-kubernetes-validations'] = node['x-kubernetes-validations'].map((v) => ({ ...v }));
 
   if (!node.ref) return out;

@@ -71,6 +71,18 @@ test('v2: ConfigMap definition translated back to OpenAPI exactly', () => {
   });
 });
 
+test('v2 and v3: discriminated unions carry x-kubernetes-unions, as kube-openapi publishes them', () => {
+  const union = [{ discriminator: 'type', 'fields-to-discriminateBy': { localhostProfile: 'LocalhostProfile' } }];
+  assert.deepEqual(v2().definitions['io.k8s.api.core.v1.SeccompProfile'], {
+    type: 'object',
+    properties: { localhostProfile: { type: 'string' }, type: { type: 'string' } },
+    required: ['type'],
+    'x-kubernetes-unions': union,
+  });
+  const core = v3().get('api/v1')!;
+  assert.deepEqual(core.components.schemas['io.k8s.api.core.v1.SeccompProfile']['x-kubernetes-unions'], union);
+});
+
 test('v2: every $ref resolves; definitions and paths are in name order', () => {
   const doc = v2();
   for (const ref of refsIn(doc)) {
