@@ -189,6 +189,7 @@ async function createPrepared(core: StoreCore, def: ResourceDefinition, ctx: Req
   if (typeErrs.length) throw invalid(core.gk, name, typeErrs);
   const metaErrs = validateCreateMeta(obj.metadata, core.namespaced);
   if (metaErrs.length) throw invalid(core.gk, name, metaErrs);
+  if (strategy.warnings) ctx.warnings.push(...strategy.warnings(obj, undefined));
   await ctx.validate?.(obj, undefined);
   if (!def.custom) asStoredByKube(obj);
 
@@ -294,6 +295,7 @@ function prepareUpdate(core: StoreCore, def: ResourceDefinition, ctx: RequestCon
     ...((sub ? sub.validateUpdate?.(next, old, ctx) : strategy.validateUpdate?.(next, old, ctx)) ?? []),
   ];
   if (errs.length) throw invalid(core.gk, nm.name ?? '', errs);
+  if (!sub && strategy.warnings) ctx.warnings.push(...strategy.warnings(next, old));
   return next;
 }
 

@@ -160,6 +160,11 @@ export interface Strategy {
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): void;
   validate?(obj: KubeObject, ctx: RequestContext): FieldError[];
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
+  /**
+   * kube's WarningsOnCreate (old undefined) and WarningsOnUpdate of the main resource: sent as Warning headers with a
+   * write that passed validation, before validating admission.
+   */
+  warnings?(obj: KubeObject, old: KubeObject | undefined): string[];
   /** Subresource strategies by name ("status"): what a write to the subresource may change. */
   subresources?: Record<string, SubresourceStrategy>;
   /** PUT may create a missing object (true for e.g. namespaced leases? false for most). */

@@ -34,6 +34,63 @@ describe('built-in type rules through kubectl', () => {
     assert.match(await ok(['get', 'lease', 'x']), /^NAME\s+HOLDER\s+AGE\nx\s+me\s+\d+s\n$/);
   });
 
+  test('pods and pod templates: kube 1.31 warnings on a valid write (pkg/api/pod/warnings.go), none for an invalid one', async () => {
+    const podYaml = (name: string, memory: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  namespace: default
+spec:
+  nodeSelector: {beta.kubernetes.io/os: linux}
+  containers:
+  - name: app
+    image: nginx
+    resources: {limits: {memory: ${memory}}}
+    env: [{name: MODE, value: a}, {name: MODE, value: b}]
+`;
+    const created = await s.kubectl(['create', '-f', '-'], { input: podYaml('warned', '0.5') });
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(
+      created.stderr,
+      [
+        'Warning: spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead',
+        'Warning: spec.containers[0].resources.limits[memory]: fractional byte value "500m" is invalid, must be an integer',
+        // The requests defaulted from the limits are warned about too: kube warns about the defaulted pod.
+        'Warning: spec.containers[0].resources.requests[memory]: fractional byte value "500m" is invalid, must be an integer',
+        'Warning: spec.containers[0].env[1]: hides previous definition of "MODE", which may be dropped when using apply',
+        '',
+      ].join('\n'),
+    );
+    // kube skips warnings on pod updates; an invalid pod gets its error alone.
+    assert.equal((await s.kubectl(['label', 'pod', 'warned', 'x=y'])).stderr, '');
+    const invalid = await s.kubectl(['create', '-f', '-'], { input: podYaml('Invalid', '0.5') });
+    assert.equal(invalid.code, 1);
+    assert.doesNotMatch(invalid.stderr, /Warning/);
+
+    const deployment = JSON.stringify({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web.v1', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx' }], volumes: [{ name: 'src', gitRepo: { repository: 'https://example.com/r.git' } }] } },
+      },
+    });
+    const dryRun = await s.kubectl(['create', '--dry-run=server', '-f', '-'], { input: deployment });
+    const deploymentWarnings = [
+      'Warning: metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]',
+      'Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11',
+      '',
+    ].join('\n');
+    assert.equal(dryRun.stderr, deploymentWarnings);
+    assert.equal((await s.kubectl(['create', '-f', '-'], { input: deployment })).stderr, deploymentWarnings);
+    // An update warns about the template when it changes the generation (a Deployment's annotations count, as they
+    // go to its ReplicaSets), not otherwise.
+    assert.equal((await s.kubectl(['label', 'deployment', 'web.v1', 'tier=front'])).stderr, '');
+    assert.equal((await s.kubectl(['annotate', 'deployment', 'web.v1', 'note=x'])).stderr, 'Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11\n');
+    assert.equal((await s.kubectl(['scale', 'deployment', 'web.v1', '--replicas=2'])).stderr, 'Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11\n');
+  });
+
   test('priority class: preemptionPolicy defaulted, value may not change (pkg/apis/scheduling/validation)', async () => {
     await ok(['create', 'priorityclass', 'high', '--value=1000']);
     assert.equal(await ok(['get', 'priorityclass', 'high', '-o', 'jsonpath={.preemptionPolicy}']), 'PreemptLowerPriority');

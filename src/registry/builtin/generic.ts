@@ -41,6 +41,8 @@ export interface TypeHooks {
   /** What a status write changes beyond the written status (e.g. PersistentVolumes: the phase transition time). */
   prepareForStatusUpdate?(merged: KubeObject, old: KubeObject, ctx: RequestContext): void;
   validateStatusUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
+  /** WarningsOnCreate (old undefined) and WarningsOnUpdate: warnings for a valid write of the main resource. */
+  warnings?(obj: KubeObject, old: KubeObject | undefined): string[];
   /** Subresources besides status (e.g. namespaces' finalize). */
   subresources?: Record<string, SubresourceStrategy>;
   prepareForDelete?(obj: KubeObject, ctx: RequestContext): void;
@@ -139,6 +141,7 @@ export function buildStrategy(rules: TypeRules, hooks: TypeHooks = {}): BuiltinS
     allowUnconditionalUpdate: true,
   };
   if (hooks.defaults) strategy.defaults = hooks.defaults;
+  if (hooks.warnings) strategy.warnings = hooks.warnings;
   if (hooks.prepareForDelete) strategy.prepareForDelete = hooks.prepareForDelete;
   if (hooks.refuseDelete) strategy.refuseDelete = hooks.refuseDelete;
   if (hooks.gracefulDeletePeriod) strategy.gracefulDeletePeriod = hooks.gracefulDeletePeriod;

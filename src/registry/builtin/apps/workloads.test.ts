@@ -90,14 +90,14 @@ test('generation follows spec changes only; selector is immutable; status writes
   assert.deepEqual((status.validateUpdate?.(written, old, ctx) ?? []).map(fieldErrorString), ['status.readyReplicas: Invalid value: 1: cannot be greater than status.replicas']);
 });
 
-test('a deployment name that is not a DNS label gets kube warning', () => {
-  const warnings: string[] = [];
+test('a deployment name that is not a DNS label gets kube warning on create, not on update', () => {
   const d: KubeObject = { metadata: { name: 'web.v1', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) } };
   deployments.strategy.defaults?.(d);
-  assert.deepEqual(deployments.strategy.validate?.(d, { ...ctx, warnings }), []);
-  assert.deepEqual(warnings, [
+  assert.deepEqual(deployments.strategy.validate?.(d, ctx), []);
+  assert.deepEqual(deployments.strategy.warnings?.(d, undefined), [
     'metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]',
   ]);
+  assert.deepEqual(deployments.strategy.warnings?.({ ...d, metadata: { ...d.metadata, generation: 2 } }, { ...d, metadata: { ...d.metadata, generation: 1 } }), []);
 });
 
 test('deployment printer cells', () => {

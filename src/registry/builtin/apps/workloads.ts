@@ -5,8 +5,7 @@
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { formatLabelSelector as selectorString } from '../../../apis/labels.ts';
 import type { KubeObject } from '../../types.ts';
-import { FIELD_IMMUTABLE, validateAnnotations, validateLabels, validateObjectMeta } from '../../validation/meta.ts';
-import { isDNS1123Label, nameIsDNSSubdomain } from '../../validation/names.ts';
+import { FIELD_IMMUTABLE, validateAnnotations, validateLabels } from '../../validation/meta.ts';
 import { isInvalidSelector, validateLabelSelector } from '../../validation/label-selector.ts';
 import { buildStrategy, specChanged, type TypeHooks } from '../generic.ts';
 import { clone, ensureObj, getPath, isObj, numAt, objAt, objsAt, semanticEqual, setDefault, setDefaultString, type Obj } from '../object.ts';
@@ -15,6 +14,7 @@ import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultPodTemplate } from '../core/pod-defaults.ts';
 import { validatePodTemplateSpec } from '../core/pod-validation.ts';
+import { claimSpecWarnings, generationChanged, podTemplateWarnings, workloadNameWarnings } from '../core/pod-warnings.ts';
 import {
   intOrPercentValue,
   nonnegativeAt,
@@ -64,8 +64,6 @@ export function replicaStatusErrors(obj: KubeObject, fields: string[], overRepli
 }
 
 // ---- Deployments ----
-
-const deploymentMetaRules = { namespaced: true, nameFn: nameIsDNSSubdomain };
 
 export function defaultDeployment(obj: KubeObject): void {
   const s = spec(obj);
@@ -124,19 +122,31 @@ export function validateDeploymentSpec(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/**
+ * WarningsOnCreate and WarningsOnUpdate of the types with a spec.template: the name (Deployments and ReplicaSets,
+ * on create) and the template (on create, and on an update that changed the generation).
+ */
+function templateWarnings(obj: KubeObject, old: KubeObject | undefined, nameGoesIntoPods: boolean): string[] {
+  if (old) return generationChanged(obj, old) ? podTemplateWarnings(specOf(obj).template, 'spec.template') : [];
+  return [...(nameGoesIntoPods ? workloadNameWarnings(obj) : []), ...podTemplateWarnings(specOf(obj).template, 'spec.template')];
+}
+
+/** A StatefulSet's: its template's, its claim templates' (kube's update names them `[i].Spec`) and revisionHistoryLimit's. */
+function statefulSetWarnings(obj: KubeObject, old: KubeObject | undefined): string[] {
+  const s = specOf(obj);
+  const out = templateWarnings(obj, old, false);
+  objsAt(s, 'volumeClaimTemplates').forEach((claim, i) => out.push(...claimSpecWarnings(`spec.volumeClaimTemplates[${i}]${old ? '.Spec' : ''}`, claim.spec)));
+  if (typeof s.revisionHistoryLimit === 'number' && s.revisionHistoryLimit < 0) {
+    out.push('spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended');
+  }
+  return out;
+}
+
 function deploymentHooks(): TypeHooks {
   return {
     defaults: defaultDeployment,
-    validate(obj, ctx) {
-      const errs = validateDeploymentSpec(obj);
-      // WarningsOnCreate (sent only when the create is valid).
-      const name = obj.metadata?.name ?? '';
-      const msgs = isDNS1123Label(name);
-      if (errs.length === 0 && msgs.length > 0 && validateObjectMeta(obj.metadata, deploymentMetaRules).length === 0) {
-        ctx.warnings.push(`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`);
-      }
-      return errs;
-    },
+    validate: validateDeploymentSpec,
+    warnings: (obj, old) => templateWarnings(obj, old, true),
     // Annotations are copied to replica sets: their changes count like spec changes.
     generationChanged: (obj, old) => specChanged(obj, old) || !semanticEqual(obj.metadata?.annotations, old.metadata?.annotations),
     validateUpdate: (obj, old) => [...validateDeploymentSpec(obj), ...selectorImmutable(obj, old)],
@@ -193,6 +203,7 @@ export function replicaSetFacts(rules: TypeRules): TypeFacts {
       },
       validate: validateReplicaSetSpec,
       validateUpdate: (obj, old) => [...validateReplicaSetSpec(obj), ...selectorImmutable(obj, old)],
+      warnings: (obj, old) => templateWarnings(obj, old, true),
       validateStatusUpdate: (obj) =>
         replicaStatusErrors(obj, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than the number of replicas'),
     }),
@@ -308,6 +319,7 @@ export function statefulSetFacts(rules: TypeRules): TypeFacts {
       defaults: defaultStatefulSet,
       validate: validateStatefulSetSpec,
       validateUpdate: (obj, old) => validateStatefulSetUpdate(obj, old),
+      warnings: statefulSetWarnings,
     }),
     printerColumns: [
       column('Ready', 'string', 'Ready replicas of desired replicas.', (o) => `${numAt(o, 'status', 'readyReplicas')}/${numAt(o, 'spec', 'replicas')}`),
@@ -397,6 +409,7 @@ export function daemonSetFacts(rules: TypeRules): TypeFacts {
       defaults: defaultDaemonSet,
       validate: validateDaemonSetSpec,
       validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj), ...selectorImmutable(obj, old)],
+      warnings: (obj, old) => templateWarnings(obj, old, false),
     }),
     printerColumns: [
       column('Desired', 'integer', 'Nodes that should run the daemon pod.', (o) => numAt(o, 'status', 'desiredNumberScheduled')),

@@ -16,6 +16,7 @@ import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultPodSpec, defaultPodTemplate } from '../core/pod-defaults.ts';
 import { validatePodTemplateSpec } from '../core/pod-validation.ts';
+import { generationChanged, jobSpecWarnings, workloadNameWarnings } from '../core/pod-warnings.ts';
 import { nonnegativeAt, SELECTOR_MISMATCH, templateLabels } from '../apps/template-validation.ts';
 
 export const LABEL_JOB_NAME = 'batch.kubernetes.io/job-name';
@@ -212,6 +213,7 @@ export function jobFacts(rules: TypeRules): TypeFacts {
       prepareForCreate: (obj) => generateJobSelector(obj),
       validate: validateJob,
       validateUpdate: (obj, old) => validateJobUpdate(obj, old),
+      warnings: (obj, old) => (old ? (generationChanged(obj, old) ? jobSpecWarnings(obj.spec, 'spec') : []) : [...workloadNameWarnings(obj), ...jobSpecWarnings(obj.spec, 'spec')]),
     }),
     printerColumns: [
       column('Status', 'string', 'Status of the job.', jobStatusCell),
@@ -360,6 +362,18 @@ function validateCronJobSpec(obj: KubeObject, old: KubeObject | undefined): Fiel
   return errs;
 }
 
+/** WarningsOnCreate and WarningsOnUpdate (a TZ in the schedule, refused on create, is warned about on update). */
+function cronJobWarnings(obj: KubeObject, old: KubeObject | undefined): string[] {
+  const jobSpec = getPath(obj, 'spec', 'jobTemplate', 'spec');
+  if (!old) return [...workloadNameWarnings(obj), ...jobSpecWarnings(jobSpec, 'spec.jobTemplate.spec')];
+  const out = generationChanged(obj, old) ? jobSpecWarnings(jobSpec, 'spec.jobTemplate.spec') : [];
+  // kube's path here is spec.spec.schedule.
+  if (strAt(obj, 'spec', 'schedule').includes('TZ')) {
+    out.push('cannot use TZ or CRON_TZ in spec.spec.schedule, use timeZone instead, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details');
+  }
+  return out;
+}
+
 export function cronJobFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
@@ -371,6 +385,7 @@ export function cronJobFacts(rules: TypeRules): TypeFacts {
         return errs;
       },
       validateUpdate: (obj, old) => validateCronJobSpec(obj, old),
+      warnings: cronJobWarnings,
     }),
     printerColumns: [
       column('Schedule', 'string', 'The cron schedule.', (o) => strAt(o, 'spec', 'schedule')),

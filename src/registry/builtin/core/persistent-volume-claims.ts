@@ -12,6 +12,7 @@ import { arrAt, clone, ensureObj, getPath, isObj, objAt, semanticEqual, setDefau
 import { ageColumn, column, quantityCell } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { persistentVolumeClaimWarnings } from './pod-warnings.ts';
 import { accessModesString, storageClassOf, terminatingPhase, unsetOr } from './volume-printing.ts';
 import { accessModeErrors, changedFieldsNote, classNameErrors, positiveQuantityErrors, volumeModeErrors } from './volume-validation.ts';
 
@@ -85,6 +86,7 @@ export function persistentVolumeClaimFacts(rules: TypeRules): TypeFacts {
       initialStatus: () => ({ phase: 'Pending' }),
       validate: (obj) => validateClaimSpec(objAt(obj, 'spec') ?? {}, 'spec'),
       validateUpdate: (obj, old) => validateClaimUpdate(obj, old),
+      warnings: persistentVolumeClaimWarnings,
     }),
     printerColumns: [
       column('Status', 'string', 'The phase of the claim.', terminatingPhase),

@@ -11,6 +11,7 @@ import { arrAt, ensureObj, getPath, isObj, objAt, semanticEqual, setDefaultStrin
 import { ageColumn, column, quantityCell } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { persistentVolumeWarnings } from './pod-warnings.ts';
 import { accessModesString, storageClassOf, terminatingPhase, unsetOr } from './volume-printing.ts';
 import { accessModeErrors, changedFieldsNote, classNameErrors, positiveQuantityErrors, volumeModeErrors } from './volume-validation.ts';
 
@@ -139,6 +140,7 @@ export function persistentVolumeFacts(rules: TypeRules): TypeFacts {
       validate: validatePersistentVolumeSpec,
       validateUpdate: (obj, old, _ctx, validateNew) => validatePersistentVolumeUpdate(obj, old, validateNew),
       prepareForStatusUpdate: stampPhaseTransition,
+      warnings: persistentVolumeWarnings,
     }),
     printerColumns: [
       column('Capacity', 'string', 'Storage capacity.', (o) => quantityCell(getPath(o, 'spec', 'capacity', 'storage'))),

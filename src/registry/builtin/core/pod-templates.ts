@@ -7,6 +7,7 @@ import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultPodTemplate } from './pod-defaults.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
+import { generationChanged, podTemplateWarnings } from './pod-warnings.ts';
 
 export function podTemplateFacts(rules: TypeRules): TypeFacts {
   return {
@@ -15,6 +16,7 @@ export function podTemplateFacts(rules: TypeRules): TypeFacts {
         defaultPodTemplate(ensureObj(obj, 'template'));
       },
       validate: (obj) => validatePodTemplateSpec(obj.template, 'template'),
+      warnings: (obj, old) => (!old || generationChanged(obj, old) ? podTemplateWarnings(obj.template, 'template') : []),
     }),
     printerColumns: [
       column('Containers', 'string', 'Names of each container in the template.', (o) => containerCells(getPath(o, 'template', 'spec')).names),

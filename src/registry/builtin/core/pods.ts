@@ -15,6 +15,7 @@ import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultContainer, defaultPod } from './pod-defaults.ts';
 import { validatePodSpec } from './pod-validation.ts';
+import { podWarnings, workloadNameWarnings } from './pod-warnings.ts';
 import { podQOSClass } from './qos.ts';
 
 const MAX_INT32 = 2147483647;
@@ -224,6 +225,8 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
       }
       return errs;
     },
+    // kube skips warnings on pod updates (a high-frequency path that humans rarely drive).
+    warnings: (obj, old) => (old ? [] : [...workloadNameWarnings(obj, "the Pod's hostname"), ...podWarnings(obj)]),
     // ValidatePodUpdate re-validates metadata and spec, not the create-only rules.
     validateUpdate: (obj, old) => validatePodUpdate(obj, old, () => [...validateObjectMeta(obj.metadata, rules), ...validatePodCreate(obj)]),
     resetMetaForStatus(merged, old) {

@@ -11,6 +11,7 @@ import type { TypeRules } from '../type-rules.ts';
 import { replicaStatusErrors } from '../apps/workloads.ts';
 import { defaultPodTemplate } from './pod-defaults.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
+import { generationChanged, podTemplateWarnings, workloadNameWarnings } from './pod-warnings.ts';
 
 function defaultReplicationController(obj: KubeObject): void {
   const spec = ensureObj(obj, 'spec');
@@ -55,6 +56,9 @@ export function replicationControllerFacts(rules: TypeRules): TypeFacts {
       defaults: defaultReplicationController,
       validate: validateReplicationControllerSpec,
       validateUpdate: (obj) => validateReplicationControllerSpec(obj),
+      // kube's update passes the templates in the wrong order: it warns about the old one (kubernetes#142443).
+      warnings: (obj, old) =>
+        old ? (generationChanged(obj, old) ? podTemplateWarnings(getPath(old, 'spec', 'template'), 'spec.template') : []) : [...workloadNameWarnings(obj), ...podTemplateWarnings(getPath(obj, 'spec', 'template'), 'spec.template')],
       // ValidateReplicationControllerStatus.
       validateStatusUpdate: (obj) =>
         replicaStatusErrors(obj, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than status.replicas'),

@@ -6,6 +6,7 @@ import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE, validateLabels } from '../../validation/meta.ts';
 import { isDNS1123Label } from '../../validation/names.ts';
 import { validateResources, validateTolerations } from '../core/pod-validation.ts';
+import { runtimeClassWarnings } from '../core/pod-warnings.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
 import { getPath, objAt, objsAt, strAt } from '../object.ts';
@@ -27,8 +28,12 @@ function validateRuntimeClass(rc: KubeObject): FieldError[] {
 export const runtimeClassFacts: FactsMaker = (rules) => ({
   strategy: buildStrategy(rules, {
     validate: validateRuntimeClass,
-    // ValidateRuntimeClassUpdate checks only that the handler stays.
-    validateUpdate: (rc, old) => (strAt(rc, 'handler') === strAt(old, 'handler') ? [] : [fieldErrors.invalid('handler', strAt(rc, 'handler'), FIELD_IMMUTABLE)]),
+    // ValidateRuntimeClass again, then ValidateRuntimeClassUpdate: the handler stays.
+    validateUpdate: (rc, old, _ctx, validateNew) => [
+      ...validateNew(),
+      ...(strAt(rc, 'handler') === strAt(old, 'handler') ? [] : [fieldErrors.invalid('handler', strAt(rc, 'handler'), FIELD_IMMUTABLE)]),
+    ],
+    warnings: (rc) => runtimeClassWarnings(rc),
   }),
   printerColumns: [column('Handler', 'string', 'The runtime handler.', (o) => strAt(o, 'handler')), ageColumn],
   selectableFields: {},
