@@ -91,6 +91,28 @@ spec:
     assert.equal((await s.kubectl(['scale', 'deployment', 'web.v1', '--replicas=2'])).stderr, 'Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11\n');
   });
 
+  test('pod annotations: AppArmor profiles synced with their fields on create, invalid deletion costs and profiles refused (ValidatePodSpecificAnnotations)', async () => {
+    const pod = (name: string, annotations: Record<string, string>) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', annotations }, spec: { containers: [{ name: 'app', image: 'nginx' }, { name: 'side', image: 'busybox', securityContext: { appArmorProfile: { type: 'Unconfined' } } }] } });
+    const created = await s.kubectl(['create', '-f', '-'], { input: pod('armored', { 'container.apparmor.security.beta.kubernetes.io/app': 'localhost/web' }) });
+    assert.equal(created.stderr, 'Warning: metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: deprecated since v1.30; use the "appArmorProfile" field instead\n');
+    const stored = JSON.parse(await ok(['get', 'pod', 'armored', '-o', 'json'])) as { metadata: { annotations: Record<string, string> }; spec: { containers: { securityContext?: unknown }[] } };
+    assert.deepEqual(stored.spec.containers[0]!.securityContext, { appArmorProfile: { type: 'Localhost', localhostProfile: 'web' } });
+    assert.equal(stored.metadata.annotations['container.apparmor.security.beta.kubernetes.io/side'], 'unconfined');
+
+    assert.equal(
+      await refused(['create', '-f', '-'], pod('costly', { 'controller.kubernetes.io/pod-deletion-cost': '+5', 'container.apparmor.security.beta.kubernetes.io/app': 'complain' })),
+      [
+        'Warning: metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: deprecated since v1.30; use the "appArmorProfile" field instead',
+        'The Pod "costly" is invalid: ',
+        '* metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "+5": must be a 32bit integer',
+        '* metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: Invalid value: "complain": invalid AppArmor profile name: "complain"',
+      ].join('\n'),
+    );
+    await ok(['annotate', 'pod', 'armored', 'controller.kubernetes.io/pod-deletion-cost=-20']);
+    assert.match(await refused(['annotate', 'pod', 'armored', '--overwrite', 'controller.kubernetes.io/pod-deletion-cost=1e3']), /must be a 32bit integer/);
+  });
+
   test('priority class: preemptionPolicy defaulted, value may not change (pkg/apis/scheduling/validation)', async () => {
     await ok(['create', 'priorityclass', 'high', '--value=1000']);
     assert.equal(await ok(['get', 'priorityclass', 'high', '-o', 'jsonpath={.preemptionPolicy}']), 'PreemptLowerPriority');

@@ -3,18 +3,12 @@
 // controller orders them with controller.ActivePods.
 
 import type { KubeObject } from '../../registry/types.ts';
+import { podDeletionCost } from '../../registry/builtin/core/pod-annotations.ts';
 import { asObj, podActive, podReady } from './shared.ts';
 
 const PHASE_ORDINAL: Readonly<Record<string, number>> = { Pending: 0, Unknown: 1, Running: 2 };
-const DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
-
-/** The pod-deletion-cost annotation as kube reads it: an int32, else 0. */
-function deletionCost(pod: KubeObject): number {
-  const text = pod.metadata.annotations?.[DELETION_COST];
-  if (text === undefined || !/^[+-]?\d+$/.test(text)) return 0;
-  const n = Number(text);
-  return n >= -2147483648 && n <= 2147483647 ? n : 0;
-}
+/** The pod-deletion-cost annotation as kube reads it (helper.GetDeletionCostFromPodAnnotations): 0 when invalid. */
+const deletionCost = (pod: KubeObject): number => podDeletionCost(pod.metadata.annotations) ?? 0;
 
 function readySince(pod: KubeObject): number | undefined {
   const ready = ((asObj(pod.status).conditions as unknown[] | undefined) ?? []).map(asObj).find((c) => c.type === 'Ready');

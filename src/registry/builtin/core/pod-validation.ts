@@ -19,6 +19,7 @@ import { quantityNanos } from '../../validation/quantity.ts';
 import { isObj, objsAt, type Obj } from '../object.ts';
 import { volumeSourceKeys } from './pod-defaults.ts';
 import { isExtendedResourceName, isHugePagesResourceName, containerResourceNameErrors, overcommitAllowed } from './resource-names.ts';
+import { podSpecificAnnotationErrors } from './pod-annotations.ts';
 
 export interface PodSpecOptions {
   /** The spec belongs to a Pod (not a template): host ports must match container ports under hostNetwork. */
@@ -643,6 +644,7 @@ export function validatePodTemplateSpec(template: unknown, path: string): FieldE
   const errs: FieldError[] = [];
   errs.push(...validateLabels(meta.labels, `${path}.labels`));
   errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
+  errs.push(...podSpecificAnnotationErrors(meta.annotations, t.spec, `${path}.annotations`));
   errs.push(...validatePodSpec(t.spec, `${path}.spec`, { isPod: false }));
   if (objsAt(t.spec, 'ephemeralContainers').length > 0) {
     errs.push(fieldErrors.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));

@@ -15,6 +15,7 @@ import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultContainer, defaultPod } from './pod-defaults.ts';
 import { validatePodSpec } from './pod-validation.ts';
+import { applyAppArmorVersionSkew, podDeletionCost, podSpecificAnnotationErrors } from './pod-annotations.ts';
 import { podWarnings, workloadNameWarnings } from './pod-warnings.ts';
 import { podQOSClass } from './qos.ts';
 
@@ -45,8 +46,10 @@ function initialPodStatus(pod: KubeObject): Obj {
   return status;
 }
 
-function validatePodCreate(pod: KubeObject): FieldError[] {
-  const errs = validatePodSpec(pod.spec, 'spec', { isPod: true });
+/** validatePodMetadataAndSpec past ObjectMeta: the pod-specific annotations, then the spec. */
+function validatePodCreate(pod: KubeObject, allowInvalidDeletionCost = false): FieldError[] {
+  const errs = podSpecificAnnotationErrors(pod.metadata?.annotations, pod.spec, 'metadata.annotations', allowInvalidDeletionCost);
+  errs.push(...validatePodSpec(pod.spec, 'spec', { isPod: true }));
   const spec = isObj(pod.spec) ? pod.spec : {};
   if (!strAt(spec, 'serviceAccountName')) {
     objsAt(spec, 'volumes').forEach((vol, vi) => {
@@ -217,6 +220,7 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
   return buildStrategy(rules, {
     defaults: (obj) => defaultPod(obj),
     initialStatus: (obj) => initialPodStatus(obj),
+    prepareForCreate: (obj, ctx) => applyAppArmorVersionSkew(obj, ctx.warnings),
     validate: (obj) => {
       const errs = validatePodCreate(obj);
       if (arrAt(obj, 'spec', 'ephemeralContainers').length > 0) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
@@ -228,7 +232,9 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
     // kube skips warnings on pod updates (a high-frequency path that humans rarely drive).
     warnings: (obj, old) => (old ? [] : [...workloadNameWarnings(obj, "the Pod's hostname"), ...podWarnings(obj)]),
     // ValidatePodUpdate re-validates metadata and spec, not the create-only rules.
-    validateUpdate: (obj, old) => validatePodUpdate(obj, old, () => [...validateObjectMeta(obj.metadata, rules), ...validatePodCreate(obj)]),
+    // A deletion cost the old pod held in an invalid form may stay.
+    validateUpdate: (obj, old) =>
+      validatePodUpdate(obj, old, () => [...validateObjectMeta(obj.metadata, rules), ...validatePodCreate(obj, podDeletionCost(old.metadata?.annotations) === undefined)]),
     resetMetaForStatus(merged, old) {
       // Old kubelets corrupt owner references through status writes: kube keeps the stored ones.
       const refs = old.metadata?.ownerReferences;
