@@ -91,6 +91,33 @@ spec:
     assert.equal((await s.kubectl(['scale', 'deployment', 'web.v1', '--replicas=2'])).stderr, 'Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11\n');
   });
 
+  test('services and ingresses: kube 1.31 warnings (pkg/api/service/warnings.go, the ingress class annotation on create)', async () => {
+    const service = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'lb', namespace: 'default', annotations: { 'service.kubernetes.io/topology-aware-hints': 'auto' } },
+      spec: { type: 'LoadBalancer', ports: [{ port: 80 }], externalIPs: ['192.012.2.2'], loadBalancerSourceRanges: ['2001:0db8::/32'] },
+    });
+    const serviceWarnings = [
+      'Warning: annotation service.kubernetes.io/topology-aware-hints is deprecated, please use service.kubernetes.io/topology-mode instead',
+      'Warning: spec.externalIPs[0]: IP address was accepted, but will be invalid in a future Kubernetes release: ParseAddr("192.012.2.2"): IPv4 field has octet with leading zero',
+      'Warning: spec.loadBalancerSourceRanges[0]: IPv6 prefix "2001:0db8::/32" is not in RFC 5952 canonical format ("2001:db8::/32"), which may cause controller apply-loops',
+      '',
+    ].join('\n');
+    assert.equal((await s.kubectl(['create', '-f', '-'], { input: service })).stderr, serviceWarnings);
+    // Services warn on every update, as kube.
+    assert.equal((await s.kubectl(['label', 'service', 'lb', 'tier=edge'])).stderr, serviceWarnings);
+
+    const ingress = JSON.stringify({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: 'classic', namespace: 'default', annotations: { 'kubernetes.io/ingress.class': 'nginx' } },
+      spec: { defaultBackend: { service: { name: 'lb', port: { number: 80 } } } },
+    });
+    assert.equal((await s.kubectl(['create', '-f', '-'], { input: ingress })).stderr, `Warning: annotation "kubernetes.io/ingress.class" is deprecated, please use 'spec.ingressClassName' instead\n`);
+    assert.equal((await s.kubectl(['label', 'ingress', 'classic', 'tier=edge'])).stderr, '');
+  });
+
   test('pod annotations: AppArmor profiles synced with their fields on create, invalid deletion costs and profiles refused (ValidatePodSpecificAnnotations)', async () => {
     const pod = (name: string, annotations: Record<string, string>) =>
       JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', annotations }, spec: { containers: [{ name: 'app', image: 'nginx' }, { name: 'side', image: 'busybox', securityContext: { appArmorProfile: { type: 'Unconfined' } } }] } });

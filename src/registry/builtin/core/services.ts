@@ -15,6 +15,7 @@ import { ageColumn, column, formatLabels } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { protocolErrors } from './pod-validation.ts';
+import { serviceWarnings } from './service-warnings.ts';
 import { allocateClusterIP, allocateNodePort, beginServiceWrite, serviceHeldValues, inServiceCIDR, ipToInt, SERVICE_CIDR } from './service-allocation.ts';
 
 export { allocateClusterIP, allocateNodePort, inServiceCIDR, KUBERNETES_SERVICE_IP, NODE_PORT_RANGE, SERVICE_CIDR } from './service-allocation.ts';
@@ -318,6 +319,7 @@ function clusterIPRangeErrors(svc: KubeObject): FieldError[] {
 export function serviceStrategy(rules: TypeRules): BuiltinStrategy {
   const strategy = buildStrategy(rules, {
     defaults: (obj) => defaultService(obj),
+    warnings: (obj) => serviceWarnings(obj),
     prepareForCreate(obj) {
       allocate(obj);
     },

@@ -174,6 +174,9 @@ export const ingressFacts: FactsMaker = (rules) => ({
     validate: (obj) => [...validateIngressSpec(obj), ...classAnnotationErrors(obj)],
     validateUpdate: (obj) => validateIngressSpec(obj),
     validateStatusUpdate: statusErrors,
+    // WarningsOnCreate; kube has none on update.
+    warnings: (obj, old) =>
+      !old && obj.metadata?.annotations?.[CLASS_ANNOTATION] !== undefined ? [`annotation ${JSON.stringify(CLASS_ANNOTATION)} is deprecated, please use 'spec.ingressClassName' instead`] : [],
   }),
   printerColumns: [
   column('Class', 'string', 'The ingress class.', (o) => (typeof getPath(o, 'spec', 'ingressClassName') === 'string' ? strAt(o, 'spec', 'ingressClassName') : '<none>')),
