@@ -91,7 +91,10 @@ spec:
     assert.equal((await s.kubectl(['scale', 'deployment', 'web.v1', '--replicas=2'])).stderr, 'Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11\n');
   });
 
-  test('services and ingresses: kube 1.31 warnings (pkg/api/service/warnings.go, the ingress class annotation on create)', async () => {
+  test('services, ingresses and TLS secrets: kube 1.31 warnings (pkg/api/service/warnings.go, the ingress class annotation on create, tls.X509KeyPair)', async () => {
+    const placeholder = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cert', namespace: 'default' }, type: 'kubernetes.io/tls', stringData: { 'tls.crt': 'TODO', 'tls.key': 'TODO' } });
+    assert.equal((await s.kubectl(['create', '-f', '-'], { input: placeholder })).stderr, 'Warning: tls: failed to find any PEM data in certificate input\n');
+
     const service = JSON.stringify({
       apiVersion: 'v1',
       kind: 'Service',

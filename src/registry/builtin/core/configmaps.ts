@@ -13,6 +13,7 @@ import { isObj, objAt, sortedMap, strAt } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { secretWarnings } from './tls-secret-warnings.ts';
 
 export const MAX_SECRET_SIZE = 1024 * 1024;
 const IMMUTABLE_SET = 'field is immutable when `immutable` is set';
@@ -149,6 +150,7 @@ export function secretFacts(rules: TypeRules): TypeFacts {
         if (typeof obj.type !== 'string' || obj.type === '') obj.type = 'Opaque';
       },
       validate: (obj) => validateSecretContent(obj),
+      warnings: (obj) => secretWarnings(obj),
       validateUpdate(obj, old, _ctx, validateNew) {
         const errs: FieldError[] = [];
         if (strAt(obj, 'type') !== strAt(old, 'type')) errs.push(fieldErrors.invalid('type', strAt(obj, 'type'), FIELD_IMMUTABLE));
