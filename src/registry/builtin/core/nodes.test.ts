@@ -51,3 +51,21 @@ test('node pod CIDRs: valid, one per family; set once', () => {
   ]);
   assert.deepEqual(updateErrors(nodes, { metadata: { name: 'n3' }, spec: { podCIDRs: ['10.0.0.0/24'], providerID: 'p1', unschedulable: true } }, old), []);
 });
+
+test('dynamic kubelet configuration: dropped on create, kept on update only where the node had it; externalID warned about', () => {
+  const node: KubeObject = { metadata: { name: 'n2' }, spec: { externalID: 'i-123', configSource: { configMap: { name: 'c' } } }, status: { config: { active: {} } } };
+  nodes.strategy.defaults?.(node);
+  nodes.strategy.prepareForCreate?.(node, ctx);
+  assert.equal((node.spec as Record<string, unknown>).configSource, undefined);
+  assert.equal((node.status as Record<string, unknown>).config, undefined);
+  assert.deepEqual(nodes.strategy.warnings?.(node, undefined), ['spec.externalID: this field is deprecated, and is unused by Kubernetes']);
+
+  const update: KubeObject = { ...structuredClone(node), spec: { configSource: { configMap: { name: 'c' } } } };
+  nodes.strategy.prepareForUpdate?.(update, node, ctx);
+  assert.equal((update.spec as Record<string, unknown>).configSource, undefined);
+  const had: KubeObject = { ...structuredClone(node), spec: { configSource: { configMap: { name: 'old' } } } };
+  const kept: KubeObject = { ...structuredClone(node), spec: { configSource: { configMap: { name: 'new' } } } };
+  nodes.strategy.prepareForUpdate?.(kept, had, ctx);
+  assert.deepEqual((kept.spec as Record<string, unknown>).configSource, { configMap: { name: 'new' } });
+  assert.deepEqual(nodes.strategy.warnings?.(kept, had), ['spec.configSource: the feature is removed']);
+});

@@ -152,9 +152,25 @@ export function nodeFacts(rules: TypeRules): TypeFacts {
       defaults: defaultNode,
       // Nodes register with their status: create keeps it.
       initialStatus: () => 'keep',
+      // Dynamic kubelet configuration is gone: a create drops its fields, an update drops a config source the node
+      // did not already have (dropDisabledFields), and a status write a config the status did not already hold.
+      prepareForCreate(obj) {
+        if (isObj(obj.spec)) delete obj.spec.configSource;
+        if (isObj(obj.status)) delete obj.status.config;
+      },
+      prepareForUpdate(obj, old) {
+        if (isObj(obj.spec) && getPath(old, 'spec', 'configSource') === undefined) delete obj.spec.configSource;
+      },
+      prepareForStatusUpdate(merged, old) {
+        if (isObj(merged.status) && getPath(old, 'status', 'config') === undefined) delete merged.status.config;
+      },
       validate: validateNode,
       validateUpdate: (obj, old) => validateNodeUpdate(obj, old),
       validateStatusUpdate: (obj, old) => validateNodeUpdate(obj, old),
+      warnings: (obj) => [
+        ...(getPath(obj, 'spec', 'configSource') !== undefined && getPath(obj, 'spec', 'configSource') !== null ? ['spec.configSource: the feature is removed'] : []),
+        ...(strAt(obj, 'spec', 'externalID') !== '' ? ['spec.externalID: this field is deprecated, and is unused by Kubernetes'] : []),
+      ],
     }),
     printerColumns: [
       column('Status', 'string', 'The readiness of the node.', nodeStatus),
