@@ -48,17 +48,56 @@ export interface Responder {
 
 const header = requestHeader;
 
-/** net.NewWarningHeader: `299 - "text"`; texts with control characters are dropped as kube drops them. */
-export function warningHeaderValues(warnings: readonly string[]): string[] {
-  const seen = new Set<string>();
-  const values: string[] = [];
+/** net.NewWarningHeader: `299 - "text"`, or undefined for a text with control characters (kube drops those). */
+function warningHeader(text: string): string | undefined {
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(text)) return undefined;
+  const quoted = `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  // Header values travel as bytes: send the UTF-8 bytes as Go does.
+  return Buffer.from(`299 - ${quoted}`, 'utf8').toString('latin1');
+}
+
+/** The warning recorder's limits: 4 Ki runes of warnings in all, past which each is cut to 256 runes. */
+const TRUNCATE_AT_TOTAL_RUNES = 4 * 1024;
+const TRUNCATE_ITEM_RUNES = 256;
+
+/**
+ * The Warning header values kube's warning recorder (filters.WithWarningRecorder) writes for these warnings, added
+ * in order: repeats dropped, and once the texts pass 4 Ki runes, all of them cut to 256 runes and those that come
+ * after the total is reached left out.
+ */
+export function warningHeaderValues(warnings: readonly string[], totalRunes = TRUNCATE_AT_TOTAL_RUNES, itemRunes = TRUNCATE_ITEM_RUNES): string[] {
+  const recorded = new Set<string>();
+  const ordered: string[] = [];
+  let values: string[] = [];
+  let written = 0;
+  let truncating = false;
+  const cut = (text: string): [string, number] => {
+    const runes = [...text];
+    return runes.length > itemRunes ? [runes.slice(0, itemRunes).join(''), itemRunes] : [text, runes.length];
+  };
   for (const text of warnings) {
-    if (!text || seen.has(text)) continue;
-    seen.add(text);
-    if (/[\u0000-\u001f\u007f-\u009f]/.test(text)) continue;
-    const quoted = `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-    // Header values travel as bytes: send the UTF-8 bytes as Go does.
-    values.push(Buffer.from(`299 - ${quoted}`, 'utf8').toString('latin1'));
+    if (!text || (truncating && written >= totalRunes) || recorded.has(text)) continue;
+    recorded.add(text);
+    ordered.push(text);
+    const [shown, length] = truncating ? cut(text) : [text, [...text].length];
+    const header = warningHeader(shown);
+    if (header === undefined) continue;
+    if (written + length <= totalRunes || truncating) {
+      written += length;
+      values.push(header);
+      continue;
+    }
+    // Past the limit: start again with every warning so far cut to the item length.
+    truncating = true;
+    written = 0;
+    values = [];
+    for (const earlier of ordered) {
+      const [again, n] = cut(earlier);
+      const h = warningHeader(again);
+      if (h === undefined) continue;
+      written += n;
+      values.push(h);
+    }
   }
   return values;
 }
