@@ -141,6 +141,14 @@ spec:
     );
     await ok(['annotate', 'pod', 'armored', 'controller.kubernetes.io/pod-deletion-cost=-20']);
     assert.match(await refused(['annotate', 'pod', 'armored', '--overwrite', 'controller.kubernetes.io/pod-deletion-cost=1e3']), /must be a 32bit integer/);
+    assert.equal(
+      await refused(['annotate', 'pod', 'armored', '--overwrite', 'container.apparmor.security.beta.kubernetes.io/app=unconfined']),
+      'The Pod "armored" is invalid: metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: Forbidden: may not remove or update AppArmor annotations',
+    );
+    assert.equal(
+      await refused(['create', '-f', '-'], pod('tolerant', { 'scheduler.alpha.kubernetes.io/tolerations': '[{"key":"gpu","operator":"Exists","value":"yes"}]' })),
+      `The Pod "tolerant" is invalid: metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Invalid value: "yes": value must be empty when \`operator\` is 'Exists'`,
+    );
   });
 
   test('priority class: preemptionPolicy defaulted, value may not change (pkg/apis/scheduling/validation)', async () => {

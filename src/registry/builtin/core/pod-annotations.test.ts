@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fieldErrorString } from '../../../apis/errors.ts';
-import { applyAppArmorVersionSkew, podDeletionCost, podSpecificAnnotationErrors } from './pod-annotations.ts';
+import { applyAppArmorVersionSkew, podDeletionCost, podSpecificAnnotationErrors, podSpecificAnnotationUpdateErrors } from './pod-annotations.ts';
 
 const spec = { containers: [{ name: 'app', image: 'nginx' }], initContainers: [{ name: 'init', image: 'busybox' }] };
 const errors = (annotations: object, s: object = spec, path = 'metadata.annotations', allow = false) => podSpecificAnnotationErrors(annotations, s, path, allow).map(fieldErrorString);
@@ -79,4 +79,36 @@ test('AppArmor version skew on create: fields become annotations, annotations be
   applyAppArmorVersionSkew(windows, warnings);
   assert.deepEqual(windows.spec.containers, [{ name: 'a' }]);
   assert.equal(warnings.length, 2);
+});
+
+test('the tolerations annotation: JSON decoded as Go decodes []core.Toleration, then each toleration validated', () => {
+  const key = 'scheduler.alpha.kubernetes.io/tolerations';
+  assert.deepEqual(errors({ [key]: '' }), []);
+  assert.deepEqual(errors({ [key]: 'null' }), []);
+  assert.deepEqual(errors({ [key]: '[{"key":"a","operator":"Exists","effect":"NoSchedule"}]' }), []);
+  assert.deepEqual(errors({ [key]: '[{"key":"a"' }), [`metadata.annotations: Invalid value: "${key}": unexpected end of JSON input`]);
+  assert.deepEqual(errors({ [key]: '{"key":"a"}' }), [`metadata.annotations: Invalid value: "${key}": json: cannot unmarshal object into Go value of type []core.Toleration`]);
+  assert.deepEqual(errors({ [key]: '["a"]' }), [`metadata.annotations: Invalid value: "${key}": json: cannot unmarshal string into Go value of type core.Toleration`]);
+  assert.deepEqual(errors({ [key]: '[{"key":"a","tolerationSeconds":1.5}]' }), [
+    `metadata.annotations: Invalid value: "${key}": json: cannot unmarshal number 1.5 into Go struct field Toleration.tolerationSeconds of type int64`,
+  ]);
+  assert.deepEqual(errors({ [key]: '[{"key":"a b","operator":"Exists","value":"x"},{"operator":"Equal"},null]' }), [
+    `metadata.annotations.${key}[0].key: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+    `metadata.annotations.${key}[0].operator: Invalid value: "x": value must be empty when \`operator\` is 'Exists'`,
+    `metadata.annotations.${key}[1].operator: Invalid value: "Equal": operator must be Exists when \`key\` is empty, which means "match all values and all keys"`,
+    `metadata.annotations.${key}[2].operator: Invalid value: "": operator must be Exists when \`key\` is empty, which means "match all values and all keys"`,
+  ]);
+});
+
+test('a pod update may not add, change or remove AppArmor annotations or the mirror pod marker', () => {
+  const apparmor = 'container.apparmor.security.beta.kubernetes.io/';
+  const updateErrors = (now: object, before: object) => podSpecificAnnotationUpdateErrors(now, before, 'metadata.annotations').map(fieldErrorString);
+  assert.deepEqual(updateErrors({ a: '1', [`${apparmor}app`]: 'unconfined', 'kubernetes.io/config.mirror': 'x' }, { [`${apparmor}app`]: 'unconfined', 'kubernetes.io/config.mirror': 'x' }), []);
+  assert.deepEqual(updateErrors({ [`${apparmor}app`]: 'runtime/default', [`${apparmor}init`]: 'unconfined', 'kubernetes.io/config.mirror': 'x' }, { [`${apparmor}app`]: 'unconfined', [`${apparmor}gone`]: 'unconfined' }), [
+    `metadata.annotations[${apparmor}app]: Forbidden: may not remove or update AppArmor annotations`,
+    `metadata.annotations[${apparmor}gone]: Forbidden: may not remove or update AppArmor annotations`,
+    `metadata.annotations[${apparmor}init]: Forbidden: may not add AppArmor annotations`,
+    'metadata.annotations[kubernetes.io/config.mirror]: Forbidden: may not add mirror pod annotation',
+  ]);
+  assert.deepEqual(updateErrors({}, { 'kubernetes.io/config.mirror': 'x' }), ['metadata.annotations[kubernetes.io/config.mirror]: Forbidden: may not remove or update mirror pod annotation']);
 });

@@ -2,13 +2,54 @@
 // in a given form: the mirror pod marker, the pod deletion cost, and the deprecated seccomp and AppArmor profiles.
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { goDecodeError, goNamedString, GO_STRING, type GoType } from '../../../encoding/go-typed.ts';
+import { parseJson } from '../../../encoding/json.ts';
+import { jsonKind } from '../../../encoding/json-value.ts';
 import { isObj, objsAt, strAt, type Obj } from '../object.ts';
+import { validateTolerations } from './pod-validation.ts';
 
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
 const SECCOMP_POD_ANNOTATION = 'seccomp.security.alpha.kubernetes.io/pod';
 const SECCOMP_CONTAINER_ANNOTATION_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';
 const APPARMOR_CONTAINER_ANNOTATION_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';
+const TOLERATIONS_ANNOTATION = 'scheduler.alpha.kubernetes.io/tolerations';
+
+const TOLERATION: GoType = {
+  go: 'core.Toleration',
+  struct: 'Toleration',
+  fields: {
+    key: GO_STRING,
+    operator: goNamedString('core.TolerationOperator'),
+    value: GO_STRING,
+    effect: goNamedString('core.TaintEffect'),
+    tolerationSeconds: { go: 'int64', scalar: 'int64' },
+  },
+};
+const TOLERATIONS: GoType = { go: '[]core.Toleration', elem: TOLERATION };
+
+/** The tolerations annotation decoded as encoding/json decodes it into []core.Toleration, or Go's error. */
+function annotationTolerations(text: string): { tolerations: Obj[] } | { error: string } {
+  let value: unknown;
+  try {
+    value = parseJson(text).value;
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+  if (value === null) return { tolerations: [] };
+  if (!Array.isArray(value)) return { error: `json: cannot unmarshal ${jsonKind(value)} into Go value of type ${TOLERATIONS.go}` };
+  const notObject = value.find((t) => t !== null && (typeof t !== 'object' || Array.isArray(t)));
+  if (notObject !== undefined) return { error: `json: cannot unmarshal ${jsonKind(notObject)} into Go value of type ${TOLERATION.go}` };
+  const error = goDecodeError(value, TOLERATIONS, '', []);
+  return error === undefined ? { tolerations: value.map((t) => (isObj(t) ? t : {})) } : { error };
+}
+
+/** ValidateTolerationsInPodAnnotations: the deprecated tolerations annotation holds valid tolerations as JSON. */
+function tolerationsAnnotationErrors(text: string, path: string): FieldError[] {
+  const decoded = annotationTolerations(text);
+  if ('error' in decoded) return [fieldErrors.invalid(path, TOLERATIONS_ANNOTATION, decoded.error)];
+  return validateTolerations(decoded.tolerations, `${path}.${TOLERATIONS_ANNOTATION}`);
+}
 
 /**
  * helper.GetDeletionCostFromPodAnnotations: the cost, 0 without the annotation, or undefined for a value that is not a
@@ -51,6 +92,8 @@ export function podSpecificAnnotationErrors(annotations: unknown, spec: unknown,
   if (Object.hasOwn(a, MIRROR_POD_ANNOTATION) && strAt(spec, 'nodeName') === '') {
     errs.push(fieldErrors.invalid(`${path}[${MIRROR_POD_ANNOTATION}]`, a[MIRROR_POD_ANNOTATION], 'must set spec.nodeName if mirror pod annotation is set'));
   }
+  const tolerations = a[TOLERATIONS_ANNOTATION];
+  if (typeof tolerations === 'string' && tolerations !== '') errs.push(...tolerationsAnnotationErrors(tolerations, path));
   if (!allowInvalidDeletionCost && podDeletionCost(a) === undefined) {
     errs.push(fieldErrors.invalid(`${path}[${POD_DELETION_COST_ANNOTATION}]`, a[POD_DELETION_COST_ANNOTATION], 'must be a 32bit integer'));
   }
@@ -125,4 +168,24 @@ export function applyAppArmorVersionSkew(pod: Obj, warnings: string[]): void {
       if (warn) warnings.push(`metadata.annotations[${key}]: deprecated since v1.30; use the "appArmorProfile" field instead`);
     }
   }
+}
+
+/**
+ * ValidatePodSpecificAnnotationUpdates, before it validates the new annotations again: a pod update may not add,
+ * change or remove the AppArmor annotations or the mirror pod marker.
+ */
+export function podSpecificAnnotationUpdateErrors(annotations: unknown, oldAnnotations: unknown, path: string): FieldError[] {
+  const now = isObj(annotations) ? annotations : {};
+  const before = isObj(oldAnnotations) ? oldAnnotations : {};
+  const guarded = (k: string) => k.startsWith(APPARMOR_CONTAINER_ANNOTATION_PREFIX) || k === MIRROR_POD_ANNOTATION;
+  const what = (k: string) => (k === MIRROR_POD_ANNOTATION ? 'mirror pod annotation' : 'AppArmor annotations');
+  const errs: FieldError[] = [];
+  // Go ranges over the maps here: the keys are taken in order.
+  for (const k of Object.keys(before).sort()) {
+    if (guarded(k) && (!Object.hasOwn(now, k) || now[k] !== before[k])) errs.push(fieldErrors.forbidden(`${path}[${k}]`, `may not remove or update ${what(k)}`));
+  }
+  for (const k of Object.keys(now).sort()) {
+    if (guarded(k) && !Object.hasOwn(before, k)) errs.push(fieldErrors.forbidden(`${path}[${k}]`, `may not add ${what(k)}`));
+  }
+  return errs;
 }

@@ -15,7 +15,7 @@ import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultContainer, defaultPod } from './pod-defaults.ts';
 import { validatePodSpec } from './pod-validation.ts';
-import { applyAppArmorVersionSkew, podDeletionCost, podSpecificAnnotationErrors } from './pod-annotations.ts';
+import { applyAppArmorVersionSkew, podDeletionCost, podSpecificAnnotationErrors, podSpecificAnnotationUpdateErrors } from './pod-annotations.ts';
 import { podWarnings, workloadNameWarnings } from './pod-warnings.ts';
 import { podQOSClass } from './qos.ts';
 
@@ -233,8 +233,16 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
     warnings: (obj, old) => (old ? [] : [...workloadNameWarnings(obj, "the Pod's hostname"), ...podWarnings(obj)]),
     // ValidatePodUpdate re-validates metadata and spec, not the create-only rules.
     // A deletion cost the old pod held in an invalid form may stay.
-    validateUpdate: (obj, old) =>
-      validatePodUpdate(obj, old, () => [...validateObjectMeta(obj.metadata, rules), ...validatePodCreate(obj, podDeletionCost(old.metadata?.annotations) === undefined)]),
+    // ValidatePodSpecificAnnotationUpdates validates the new annotations a second time: its errors repeat in the causes.
+    validateUpdate: (obj, old) => {
+      const keepCost = podDeletionCost(old.metadata?.annotations) === undefined;
+      return validatePodUpdate(obj, old, () => [
+        ...validateObjectMeta(obj.metadata, rules),
+        ...validatePodCreate(obj, keepCost),
+        ...podSpecificAnnotationUpdateErrors(obj.metadata?.annotations, old.metadata?.annotations, 'metadata.annotations'),
+        ...podSpecificAnnotationErrors(obj.metadata?.annotations, obj.spec, 'metadata.annotations', keepCost),
+      ]);
+    },
     resetMetaForStatus(merged, old) {
       // Old kubelets corrupt owner references through status writes: kube keeps the stored ones.
       const refs = old.metadata?.ownerReferences;
