@@ -63,8 +63,8 @@ export { loopbackContext } from './loopback-context.ts';
 
 
 /** The definition of one built-in resource of the model. */
-export function builtinDefinition(r: ResourceFacts): ResourceDefinition {
-  const facts = builtinTypeFacts(r.group, r.resource);
+export function builtinDefinition(r: ResourceFacts, featureGates: Readonly<Record<string, boolean>> = {}): ResourceDefinition {
+  const facts = builtinTypeFacts(r.group, r.resource, featureGates);
   const conversion = conversionFacts(r.group, r.resource);
   const deprecated = deprecatedKind(r.group, r.version, r.kind);
   return {
@@ -122,7 +122,7 @@ function buildBuiltinDefinitions(runtimeConfig: string, featureGates: Readonly<R
     for (const r of gv.resources) {
       const gates = GATED_RESOURCES[`${r.group}/${r.resource}`];
       if (gates && !gates.every((g) => featureGates[g] === true)) continue;
-      defs.push(builtinDefinition(r));
+      defs.push(builtinDefinition(r, featureGates));
     }
   }
   return defs;

@@ -151,6 +151,65 @@ spec:
     );
   });
 
+  test('pods and pod templates: the fields of features kube 1.31 ships turned off are dropped (dropDisabledFields), kept with --feature-gates', async () => {
+    const spec = {
+      hostUsers: false,
+      containers: [{ name: 'app', image: 'nginx', resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] }],
+    };
+    const pod = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gated', namespace: 'default' }, spec });
+    const deployment = JSON.stringify({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gated', namespace: 'default' },
+      spec: { selector: { matchLabels: { app: 'gated' } }, template: { metadata: { labels: { app: 'gated' } }, spec } },
+    });
+    await ok(['create', '-f', '-'], pod);
+    await ok(['create', '-f', '-'], deployment);
+    const path = '-o=jsonpath={.spec.hostUsers}|{.spec.containers[0].resizePolicy}';
+    assert.equal(await ok(['get', 'pod', 'gated', path]), '|');
+    assert.equal(await ok(['get', 'deployment', 'gated', path.replaceAll('.spec.', '.spec.template.spec.')]), '|');
+
+    const gated = await startTestServer({ featureGates: { UserNamespacesSupport: true } });
+    try {
+      await gated.kubectlOk(['create', '-f', '-'], { input: pod });
+      assert.equal(await gated.kubectlOk(['get', 'pod', 'gated', path]), 'false|');
+    } finally {
+      await gated.close();
+    }
+  });
+
+  test('pod specs: security contexts, affinity, spread constraints and DNS checked as kube 1.31 checks them; matchLabelKeys merged into the selector', async () => {
+    const pod = (name: string, spec: object, labels: Record<string, string> = {}) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels }, spec: { containers: [{ name: 'app', image: 'nginx' }], ...spec } });
+    assert.equal(
+      await refused(['create', '-f', '-'], pod('insecure', {
+        securityContext: { runAsUser: -1, sysctls: [{ name: 'net.core.somaxconn', value: '1024' }], seccompProfile: { type: 'Localhost' } },
+        hostNetwork: true,
+        affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'web' } } }] } },
+        topologySpreadConstraints: [{ maxSkew: 0, topologyKey: 'zone', whenUnsatisfiable: 'Never', labelSelector: {} }],
+        dnsConfig: { nameservers: ['dns.example'] },
+      })),
+      [
+        'The Pod "insecure" is invalid: ',
+        '* spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+        '* spec.securityContext.sysctls[0].name: Invalid value: "net.core.somaxconn": may not be specified when \'hostNetwork\' is true',
+        '* spec.securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost',
+        '* spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty',
+        "* spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: \"\": name part must be non-empty",
+        "* spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        '* spec.dnsConfig.nameservers[0]: Invalid value: "dns.example": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        '* spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
+        '* spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Never": supported values: "DoNotSchedule", "ScheduleAnyway"',
+      ].join('\n'),
+    );
+    const affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone', matchLabelKeys: ['tenant'], mismatchLabelKeys: ['track'] }] } };
+    await ok(['create', '-f', '-'], pod('keyed', { affinity }, { app: 'web', tenant: 'blue', track: 'canary' }));
+    assert.equal(
+      await ok(['get', 'pod', 'keyed', '-o=jsonpath={.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector}']),
+      '{"matchExpressions":[{"key":"tenant","operator":"In","values":["blue"]},{"key":"track","operator":"NotIn","values":["canary"]}],"matchLabels":{"app":"web"}}',
+    );
+  });
+
   test('priority class: preemptionPolicy defaulted, value may not change (pkg/apis/scheduling/validation)', async () => {
     await ok(['create', 'priorityclass', 'high', '--value=1000']);
     assert.equal(await ok(['get', 'priorityclass', 'high', '-o', 'jsonpath={.preemptionPolicy}']), 'PreemptLowerPriority');
@@ -204,6 +263,20 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     assert.equal(
       await refused(['patch', 'pvc', 'data', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']),
       'Error from server (Forbidden): persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+    );
+  });
+
+  test('persistent volume claim: dataSource and dataSourceRef kept in step, a source old clients could not name dropped, mismatches refused', async () => {
+    const claim = (name: string, spec: object) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec } });
+    await ok(['create', '-f', '-'], claim('clone', { dataSource: { kind: 'PersistentVolumeClaim', name: 'origin' } }));
+    // Go writes the nil API group of these references as null.
+    assert.equal(await ok(['get', 'pvc', 'clone', '-o=jsonpath={.spec.dataSourceRef}']), '{"apiGroup":null,"kind":"PersistentVolumeClaim","name":"origin"}');
+    await ok(['create', '-f', '-'], claim('odd', { dataSource: { apiGroup: 'example.com', kind: 'Thing', name: 't' } }));
+    assert.equal(await ok(['get', 'pvc', 'odd', '-o=jsonpath={.spec.dataSource}|{.spec.dataSourceRef}']), '|');
+    assert.equal(
+      await refused(['create', '-f', '-'], claim('mixed', { dataSource: { kind: 'PersistentVolumeClaim', name: 'a' }, dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'b' } })),
+      'The PersistentVolumeClaim "mixed" is invalid: spec: Invalid value: spec.dataSource: must match dataSourceRef',
     );
   });
 

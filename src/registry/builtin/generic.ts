@@ -9,6 +9,7 @@ import { metaOf } from '../store-meta.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/meta.ts';
 import { clone, semanticEqual } from './object.ts';
 import type { TypeRules } from './type-rules.ts';
+import { dropDisabledTemplateFields } from './core/pod-disabled-fields.ts';
 
 /** Strategy hooks some built-in types need beyond the Strategy contract (the store may call them when present). */
 export interface BuiltinStrategy extends Strategy {
@@ -30,6 +31,8 @@ export interface TypeHooks {
   initialStatus?(obj: KubeObject): unknown;
   prepareForCreate?(obj: KubeObject, ctx: RequestContext): void;
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): void;
+  /** The pod template the object holds: the fields of disabled features leave it first, as kube's DropDisabledTemplateFields. */
+  podTemplate?(obj: KubeObject): unknown;
   /** Does this update change what generation counts (default: anything outside metadata and status)? */
   generationChanged?(obj: KubeObject, old: KubeObject): boolean;
   /** The type's checks on create beyond ObjectMeta. */
@@ -113,6 +116,7 @@ export function buildStrategy(rules: TypeRules, hooks: TypeHooks = {}): BuiltinS
   if (rules.status) subresources.status = statusSubresource(hooks, rules);
   const strategy: BuiltinStrategy = {
     prepareForCreate(obj, ctx) {
+      if (hooks.podTemplate) dropDisabledTemplateFields(hooks.podTemplate(obj), undefined, rules.featureGates);
       if (rules.status) {
         const status = hooks.initialStatus ? hooks.initialStatus(obj) : {};
         if (status === undefined) delete obj.status;
@@ -122,6 +126,7 @@ export function buildStrategy(rules: TypeRules, hooks: TypeHooks = {}): BuiltinS
       hooks.prepareForCreate?.(obj, ctx);
     },
     prepareForUpdate(obj, old, ctx) {
+      if (hooks.podTemplate) dropDisabledTemplateFields(hooks.podTemplate(obj), hooks.podTemplate(old), rules.featureGates);
       carrySystemMeta(obj, old);
       if (rules.status) restoreStatus(obj, old);
       if (rules.generation) {

@@ -130,8 +130,8 @@ const FACTS: Readonly<Record<string, FactsMaker>> = {
 };
 
 /** The strategy, printer columns and selectable fields of a built-in group/resource. */
-export function builtinTypeFacts(group: string, resource: string): TypeFacts {
-  const rules = typeRules(group, resource);
+export function builtinTypeFacts(group: string, resource: string, featureGates: Readonly<Record<string, boolean>> = {}): TypeFacts {
+  const rules = typeRules(group, resource, featureGates);
   const make = FACTS[typeKey(group, resource)];
   if (make) return make(rules);
   return { strategy: buildStrategy(rules), printerColumns: [], selectableFields: {} };

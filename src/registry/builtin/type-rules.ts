@@ -17,6 +17,8 @@ export interface TypeRules {
   /** A status subresource exists: main-resource writes keep the stored status, status writes keep the rest. */
   readonly status: boolean;
   readonly allowCreateOnUpdate: boolean;
+  /** The server's --feature-gates (gate -> enabled; a gate left out is off): fields of disabled features are dropped. */
+  readonly featureGates: Readonly<Record<string, boolean>>;
 }
 
 // Types whose strategies set generation 1 on create and bump it on spec changes.
@@ -89,7 +91,7 @@ function modelResource(key: string): ResourceFacts | undefined {
   return modelResources.get(key);
 }
 
-export function typeRules(group: string, resource: string): TypeRules {
+export function typeRules(group: string, resource: string, featureGates: Readonly<Record<string, boolean>> = {}): TypeRules {
   const key = typeKey(group, resource);
   const facts = modelResource(key);
   return {
@@ -99,5 +101,6 @@ export function typeRules(group: string, resource: string): TypeRules {
     generation: WITH_GENERATION.has(key),
     status: (facts?.subresources ?? []).some((sub) => sub.name === 'status'),
     allowCreateOnUpdate: CREATE_ON_UPDATE.has(key),
+    featureGates,
   };
 }

@@ -145,6 +145,7 @@ function statefulSetWarnings(obj: KubeObject, old: KubeObject | undefined): stri
 function deploymentHooks(): TypeHooks {
   return {
     defaults: defaultDeployment,
+    podTemplate: (obj) => specOf(obj).template,
     validate: validateDeploymentSpec,
     warnings: (obj, old) => templateWarnings(obj, old, true),
     // Annotations are copied to replica sets: their changes count like spec changes.
@@ -196,6 +197,7 @@ export function validateReplicaSetSpec(obj: KubeObject): FieldError[] {
 export function replicaSetFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
+      podTemplate: (obj) => specOf(obj).template,
       defaults(obj) {
         const s = spec(obj);
         setDefault(s, 'replicas', 1);
@@ -317,6 +319,7 @@ export function statefulSetFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
       defaults: defaultStatefulSet,
+      podTemplate: (obj) => specOf(obj).template,
       validate: validateStatefulSetSpec,
       validateUpdate: (obj, old) => validateStatefulSetUpdate(obj, old),
       warnings: statefulSetWarnings,
@@ -407,6 +410,7 @@ export function daemonSetFacts(rules: TypeRules): TypeFacts {
       prepareForCreate: (obj) => setTemplateGeneration(obj, Math.max(1, templateGenerationOf(obj))),
       prepareForUpdate: (obj, old) => setTemplateGeneration(obj, templateGenerationOf(old) + (semanticEqual(specOf(obj).template, specOf(old).template) ? 0 : 1)),
       defaults: defaultDaemonSet,
+      podTemplate: (obj) => specOf(obj).template,
       validate: validateDaemonSetSpec,
       validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj), ...selectorImmutable(obj, old)],
       warnings: (obj, old) => templateWarnings(obj, old, false),

@@ -210,6 +210,7 @@ export function jobFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
       defaults: defaultJob,
+      podTemplate: (obj) => objAt(obj, 'spec')?.template,
       prepareForCreate: (obj) => generateJobSelector(obj),
       validate: validateJob,
       validateUpdate: (obj, old) => validateJobUpdate(obj, old),
@@ -378,6 +379,7 @@ export function cronJobFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
       defaults: defaultCronJob,
+      podTemplate: (obj) => objAt(objAt(objAt(obj, 'spec'), 'jobTemplate'), 'spec')?.template,
       validate(obj) {
         const errs = validateCronJobSpec(obj, undefined);
         const name = obj.metadata?.name ?? '';

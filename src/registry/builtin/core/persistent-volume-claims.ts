@@ -12,6 +12,7 @@ import { arrAt, clone, ensureObj, getPath, isObj, objAt, semanticEqual, setDefau
 import { ageColumn, column, quantityCell } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { claimDataSourceErrors, prepareClaimDataSource } from './claim-data-sources.ts';
 import { persistentVolumeClaimWarnings } from './pod-warnings.ts';
 import { accessModesString, storageClassOf, terminatingPhase, unsetOr } from './volume-printing.ts';
 import { accessModeErrors, changedFieldsNote, classNameErrors, positiveQuantityErrors, volumeModeErrors } from './volume-validation.ts';
@@ -19,7 +20,7 @@ import { accessModeErrors, changedFieldsNote, classNameErrors, positiveQuantityE
 const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 
 /** ValidatePersistentVolumeClaimSpec. */
-export function validateClaimSpec(spec: Obj, path: string): FieldError[] {
+export function validateClaimSpec(spec: Obj, path: string, gates: Readonly<Record<string, boolean>>): FieldError[] {
   const errs: FieldError[] = [];
   const modes = arrAt(spec, 'accessModes');
   if (modes.length === 0) errs.push(fieldErrors.required(`${path}.accessModes`, 'at least 1 access mode is required'));
@@ -30,11 +31,12 @@ export function validateClaimSpec(spec: Obj, path: string): FieldError[] {
   else errs.push(...positiveQuantityErrors(storage, `${path}.resources[storage]`));
   errs.push(...classNameErrors(spec.storageClassName, `${path}.storageClassName`));
   errs.push(...volumeModeErrors(spec.volumeMode, `${path}.volumeMode`));
+  errs.push(...claimDataSourceErrors(spec, path, gates));
   return errs;
 }
 
-function validateClaimUpdate(pvc: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateClaimSpec(objAt(pvc, 'spec') ?? {}, 'spec');
+function validateClaimUpdate(pvc: KubeObject, old: KubeObject, gates: Readonly<Record<string, boolean>>): FieldError[] {
+  const errs = validateClaimSpec(objAt(pvc, 'spec') ?? {}, 'spec', gates);
   const newSpec = clone(objAt(pvc, 'spec') ?? {});
   const oldSpec = clone(objAt(old, 'spec') ?? {});
   // The volume name may be set once (by the binder).
@@ -73,6 +75,9 @@ function validateClaimUpdate(pvc: KubeObject, old: KubeObject): FieldError[] {
   if (newSize < oldSize) errs.push(fieldErrors.forbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
   const mode = getPath(pvc, 'spec', 'volumeMode');
   if (!semanticEqual(mode, getPath(old, 'spec', 'volumeMode'))) errs.push(fieldErrors.invalid('volumeMode', mode ?? null, FIELD_IMMUTABLE));
+  if (gates.VolumeAttributesClass !== true && !semanticEqual(getPath(pvc, 'spec', 'volumeAttributesClassName'), getPath(old, 'spec', 'volumeAttributesClassName'))) {
+    errs.push(fieldErrors.forbidden('spec.volumeAttributesClassName', 'update is forbidden when the VolumeAttributesClass feature gate is disabled'));
+  }
   return errs;
 }
 
@@ -84,8 +89,10 @@ export function persistentVolumeClaimFacts(rules: TypeRules): TypeFacts {
         setDefaultString(ensureObj(obj, 'status'), 'phase', 'Pending');
       },
       initialStatus: () => ({ phase: 'Pending' }),
-      validate: (obj) => validateClaimSpec(objAt(obj, 'spec') ?? {}, 'spec'),
-      validateUpdate: (obj, old) => validateClaimUpdate(obj, old),
+      prepareForCreate: (obj) => prepareClaimDataSource(ensureObj(obj, 'spec'), undefined, rules.featureGates),
+      prepareForUpdate: (obj, old) => prepareClaimDataSource(ensureObj(obj, 'spec'), objAt(old, 'spec'), rules.featureGates),
+      validate: (obj) => validateClaimSpec(objAt(obj, 'spec') ?? {}, 'spec', rules.featureGates),
+      validateUpdate: (obj, old) => validateClaimUpdate(obj, old, rules.featureGates),
       warnings: persistentVolumeClaimWarnings,
     }),
     printerColumns: [

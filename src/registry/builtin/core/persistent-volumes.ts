@@ -127,6 +127,10 @@ function nowSeconds(): string {
   return clockDate().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
+function dropAttributesClass(obj: KubeObject, old: KubeObject | undefined, gates: Readonly<Record<string, boolean>>): void {
+  if (gates.VolumeAttributesClass !== true && getPath(old, 'spec', 'volumeAttributesClassName') == null && isObj(obj.spec)) delete obj.spec.volumeAttributesClassName;
+}
+
 export function persistentVolumeFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
@@ -137,6 +141,9 @@ export function persistentVolumeFacts(rules: TypeRules): TypeFacts {
         setDefaultString(ensureObj(obj, 'status'), 'phase', 'Pending');
       },
       initialStatus: () => ({ phase: 'Pending', lastPhaseTransitionTime: nowSeconds() }),
+      // DropDisabledSpecFields: volumeAttributesClassName needs its feature unless the volume already had one.
+      prepareForCreate: (obj) => dropAttributesClass(obj, undefined, rules.featureGates),
+      prepareForUpdate: (obj, old) => dropAttributesClass(obj, old, rules.featureGates),
       validate: validatePersistentVolumeSpec,
       validateUpdate: (obj, old, _ctx, validateNew) => validatePersistentVolumeUpdate(obj, old, validateNew),
       prepareForStatusUpdate: stampPhaseTransition,

@@ -7,12 +7,13 @@ import { parseJson } from '../../../encoding/json.ts';
 import { jsonKind } from '../../../encoding/json-value.ts';
 import { isObj, objsAt, strAt, type Obj } from '../object.ts';
 import { validateTolerations } from './pod-validation.ts';
+import { localDescendingPathErrors } from './local-paths.ts';
 
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
-const SECCOMP_POD_ANNOTATION = 'seccomp.security.alpha.kubernetes.io/pod';
-const SECCOMP_CONTAINER_ANNOTATION_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';
-const APPARMOR_CONTAINER_ANNOTATION_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';
+export const SECCOMP_POD_ANNOTATION = 'seccomp.security.alpha.kubernetes.io/pod';
+export const SECCOMP_CONTAINER_ANNOTATION_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';
+export const APPARMOR_CONTAINER_ANNOTATION_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';
 const TOLERATIONS_ANNOTATION = 'scheduler.alpha.kubernetes.io/tolerations';
 
 const TOLERATION: GoType = {
@@ -67,11 +68,7 @@ export function podDeletionCost(annotations: unknown): number | undefined {
 function seccompProfileErrors(profile: string, path: string): FieldError[] {
   if (profile === 'runtime/default' || profile === 'docker/default' || profile === 'unconfined') return [];
   if (!profile.startsWith('localhost/')) return [fieldErrors.invalid(path, profile, 'must be a valid seccomp profile')];
-  const local = profile.slice('localhost/'.length);
-  const errs: FieldError[] = [];
-  if (local.startsWith('/')) errs.push(fieldErrors.invalid(path, local, 'must be a relative path'));
-  if (local.split('/').includes('..')) errs.push(fieldErrors.invalid(path, local, "must not contain '..'"));
-  return errs;
+  return localDescendingPathErrors(profile.slice('localhost/'.length), path);
 }
 
 /** apparmor.ValidateProfileFormat. */

@@ -12,6 +12,7 @@ import { generationChanged, podTemplateWarnings } from './pod-warnings.ts';
 export function podTemplateFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
+      podTemplate: (obj) => obj.template,
       defaults(obj) {
         defaultPodTemplate(ensureObj(obj, 'template'));
       },

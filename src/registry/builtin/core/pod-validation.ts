@@ -20,8 +20,12 @@ import { isObj, objsAt, type Obj } from '../object.ts';
 import { volumeSourceKeys } from './pod-defaults.ts';
 import { isExtendedResourceName, isHugePagesResourceName, containerResourceNameErrors, overcommitAllowed } from './resource-names.ts';
 import { podSpecificAnnotationErrors } from './pod-annotations.ts';
+import { containerSecurityContextErrors, podSecurityErrors, securityAnnotationFieldErrors } from './pod-security-validation.ts';
+import { validateHostAliases, validatePodDNSConfig } from './pod-dns-validation.ts';
+import { validateAffinity, validateTopologySpreadConstraints, type SchedulingValidationOptions } from './pod-scheduling-validation.ts';
+import { localDescendingPathErrors } from './local-paths.ts';
 
-export interface PodSpecOptions {
+export interface PodSpecOptions extends SchedulingValidationOptions {
   /** The spec belongs to a Pod (not a template): host ports must match container ports under hostNetwork. */
   readonly isPod: boolean;
 }
@@ -86,8 +90,9 @@ function volumeSourceErrors(volume: Obj, path: string): FieldError[] {
   return errs;
 }
 
-function validateVolumes(spec: Obj, path: string): { names: Set<string>; errs: FieldError[] } {
-  const names = new Set<string>();
+/** The volumes that validated, by name (kube's map of volume sources), and the errors of the others. */
+function validateVolumes(spec: Obj, path: string): { volumes: Map<string, Obj>; errs: FieldError[] } {
+  const volumes = new Map<string, Obj>();
   const errs: FieldError[] = [];
   objsAt(spec, 'volumes').forEach((vol, i) => {
     const p = `${path}[${i}]`;
@@ -95,11 +100,11 @@ function validateVolumes(spec: Obj, path: string): { names: Set<string>; errs: F
     const el = volumeSourceErrors(vol, p);
     if (name === '') el.push(fieldErrors.required(`${p}.name`));
     else el.push(...validateDNS1123Label(name, `${p}.name`));
-    if (names.has(name)) el.push(fieldErrors.duplicate(`${p}.name`, name));
-    if (el.length === 0) names.add(name);
+    if (volumes.has(name)) el.push(fieldErrors.duplicate(`${p}.name`, name));
+    if (el.length === 0) volumes.set(name, vol);
     else errs.push(...el);
   });
-  return { names, errs };
+  return { volumes, errs };
 }
 
 // ---- containers ----
@@ -243,10 +248,39 @@ function validateEnvFrom(envFrom: Obj[], path: string): FieldError[] {
   return errs;
 }
 
-function validateVolumeMounts(mounts: Obj[], volumes: Set<string>, path: string): FieldError[] {
+/** A container's mounts or devices: volume name -> path (GetVolumeMountMap, GetVolumeDeviceMap). */
+function pathsByVolume(list: Obj[], pathKey: string): Map<string, string> {
+  return new Map(list.map((m) => [str(m.name), str(m[pathKey])]));
+}
+
+const MOUNT_PROPAGATIONS = ['Bidirectional', 'HostToContainer', 'None'];
+const RECURSIVE_READ_ONLY = ['Disabled', 'Enabled', 'IfPossible'];
+
+/** validateMountPropagation and validateMountRecursiveReadOnly (kube reports both at the list's path). */
+function mountModeErrors(m: Obj, container: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
+  const propagation = m.mountPropagation;
+  if (typeof propagation === 'string') {
+    if (!MOUNT_PROPAGATIONS.includes(propagation)) errs.push(fieldErrors.notSupported(`${path}.mountPropagation`, propagation, MOUNT_PROPAGATIONS));
+    const privileged = isObj(container.securityContext) && container.securityContext.privileged === true;
+    if (propagation === 'Bidirectional' && !privileged) errs.push(fieldErrors.forbidden(`${path}.mountPropagation`, 'Bidirectional mount propagation is available only to privileged containers'));
+  }
+  const rro = m.recursiveReadOnly;
+  if (typeof rro === 'string') {
+    if (rro === 'Enabled' || rro === 'IfPossible') {
+      if (m.readOnly !== true) errs.push(fieldErrors.forbidden(`${path}.recursiveReadOnly`, 'may only be specified when readOnly is true'));
+      if (typeof propagation === 'string' && propagation !== 'None') errs.push(fieldErrors.forbidden(`${path}.recursiveReadOnly`, 'may only be specified when mountPropagation is None or not specified'));
+    } else if (rro !== 'Disabled') errs.push(fieldErrors.notSupported(`${path}.recursiveReadOnly`, rro, RECURSIVE_READ_ONLY));
+  }
+  return errs;
+}
+
+function validateVolumeMounts(container: Obj, volumes: ReadonlyMap<string, Obj>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const devices = pathsByVolume(objsAt(container, 'volumeDevices'), 'devicePath');
+  const devicePaths = new Set(devices.values());
   const mountPoints = new Set<string>();
-  mounts.forEach((m, i) => {
+  objsAt(container, 'volumeMounts').forEach((m, i) => {
     const p = `${path}[${i}]`;
     const name = str(m.name);
     const mountPath = str(m.mountPath);
@@ -255,16 +289,46 @@ function validateVolumeMounts(mounts: Obj[], volumes: Set<string>, path: string)
     if (mountPath === '') errs.push(fieldErrors.required(`${p}.mountPath`));
     if (mountPoints.has(mountPath)) errs.push(fieldErrors.invalid(`${p}.mountPath`, mountPath, 'must be unique'));
     mountPoints.add(mountPath);
+    if (devices.has(name)) errs.push(fieldErrors.invalid(`${p}.name`, name, 'must not already exist in volumeDevices'));
+    if (devicePaths.has(mountPath)) errs.push(fieldErrors.invalid(`${p}.mountPath`, mountPath, 'must not already exist as a path in volumeDevices'));
     const subPath = str(m.subPath);
     if (subPath !== '') errs.push(...localDescendingPathErrors(subPath, `${path}.subPath`));
+    const subPathExpr = str(m.subPathExpr);
+    if (subPathExpr !== '') {
+      if (subPath !== '') errs.push(fieldErrors.invalid(`${p}.subPathExpr`, subPathExpr, 'subPathExpr and subPath are mutually exclusive'));
+      errs.push(...localDescendingPathErrors(subPathExpr, `${path}.subPathExpr`));
+    }
+    errs.push(...mountModeErrors(m, container, path));
   });
   return errs;
 }
 
-function localDescendingPathErrors(target: string, path: string): FieldError[] {
+/** ValidateVolumeDevices: raw block devices come from claims (a PersistentVolumeClaim or an ephemeral volume). */
+function validateVolumeDevices(container: Obj, volumes: ReadonlyMap<string, Obj>, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (target.startsWith('/')) errs.push(fieldErrors.invalid(path, target, 'must be a relative path'));
-  if (target.split('/').includes('..')) errs.push(fieldErrors.invalid(path, target, "must not contain '..'"));
+  const mounts = pathsByVolume(objsAt(container, 'volumeMounts'), 'mountPath');
+  const mountPaths = new Set(mounts.values());
+  const names = new Set<string>();
+  const devicePaths = new Set<string>();
+  objsAt(container, 'volumeDevices').forEach((d, i) => {
+    const p = `${path}[${i}]`;
+    const name = str(d.name);
+    const devicePath = str(d.devicePath);
+    const volume = volumes.get(name);
+    if (name === '') errs.push(fieldErrors.required(`${p}.name`));
+    if (names.has(name)) errs.push(fieldErrors.invalid(`${p}.name`, name, 'must be unique'));
+    if (volume && !isObj(volume.persistentVolumeClaim) && !isObj(volume.ephemeral)) {
+      errs.push(fieldErrors.invalid(`${p}.name`, name, 'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'));
+    }
+    if (!volume) errs.push(fieldErrors.notFound(`${p}.name`, name));
+    if (devicePath === '') errs.push(fieldErrors.required(`${p}.devicePath`));
+    if (devicePaths.has(devicePath)) errs.push(fieldErrors.invalid(`${p}.devicePath`, devicePath, 'must be unique'));
+    if (devicePath !== '' && devicePath.split('/').includes('..')) errs.push(fieldErrors.invalid(`${p}.devicePath`, devicePath, "can not contain backsteps ('..')"));
+    else devicePaths.add(devicePath);
+    if (mounts.has(name)) errs.push(fieldErrors.invalid(`${p}.name`, name, 'must not already exist in volumeMounts'));
+    if (mountPaths.has(devicePath)) errs.push(fieldErrors.invalid(`${p}.devicePath`, devicePath, 'must not already exist as a path in volumeMounts'));
+    if (name !== '') names.add(name);
+  });
   return errs;
 }
 
@@ -388,7 +452,7 @@ function lifecycleErrors(lifecycle: unknown, path: string, gracePeriod: number |
   return errs;
 }
 
-function containerCommonErrors(c: Obj, volumes: Set<string>, path: string): FieldError[] {
+function containerCommonErrors(c: Obj, volumes: ReadonlyMap<string, Obj>, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const name = str(c.name);
   if (name === '') errs.push(fieldErrors.required(`${path}.name`));
@@ -402,23 +466,15 @@ function containerCommonErrors(c: Obj, volumes: Set<string>, path: string): Fiel
   errs.push(...validatePorts(objsAt(c, 'ports'), `${path}.ports`));
   errs.push(...validateEnv(objsAt(c, 'env'), `${path}.env`));
   errs.push(...validateEnvFrom(objsAt(c, 'envFrom'), `${path}.envFrom`));
-  errs.push(...validateVolumeMounts(objsAt(c, 'volumeMounts'), volumes, `${path}.volumeMounts`));
+  errs.push(...validateVolumeMounts(c, volumes, `${path}.volumeMounts`));
+  errs.push(...validateVolumeDevices(c, volumes, `${path}.volumeDevices`));
   const pull = str(c.imagePullPolicy);
   if (pull === '') errs.push(fieldErrors.required(`${path}.imagePullPolicy`));
   else if (!['Always', 'IfNotPresent', 'Never'].includes(pull)) {
     errs.push(fieldErrors.notSupported(`${path}.imagePullPolicy`, pull, ['Always', 'IfNotPresent', 'Never']));
   }
   errs.push(...validateResources(c.resources, `${path}.resources`));
-  const sc = c.securityContext;
-  if (isObj(sc)) {
-    for (const f of ['runAsUser', 'runAsGroup']) {
-      const v = sc[f];
-      if (typeof v === 'number' && (v < 0 || v > 0xffffffff)) errs.push(fieldErrors.invalid(`${path}.securityContext.${f}`, v, inclusiveRangeError(0, 4294967295)));
-    }
-    if (sc.allowPrivilegeEscalation === false && sc.privileged === true) {
-      errs.push(fieldErrors.invalid(`${path}.securityContext`, sc, 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
-    }
-  }
+  errs.push(...containerSecurityContextErrors(c.securityContext, `${path}.securityContext`));
   return errs;
 }
 
@@ -437,7 +493,7 @@ function hostPortConflicts(containers: Obj[], path: string): FieldError[] {
   return errs;
 }
 
-function validateContainers(spec: Obj, volumes: Set<string>, path: string, gracePeriod: number | undefined): FieldError[] {
+function validateContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string, gracePeriod: number | undefined): FieldError[] {
   const containers = objsAt(spec, 'containers');
   if (containers.length === 0) return [fieldErrors.required(path)];
   const errs: FieldError[] = [];
@@ -458,7 +514,7 @@ function validateContainers(spec: Obj, volumes: Set<string>, path: string, grace
   return errs;
 }
 
-function validateInitContainers(spec: Obj, volumes: Set<string>, path: string, gracePeriod: number | undefined): FieldError[] {
+function validateInitContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string, gracePeriod: number | undefined): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set(objsAt(spec, 'containers').map((c) => str(c.name)));
   objsAt(spec, 'initContainers').forEach((c, i) => {
@@ -497,7 +553,7 @@ function isSet(v: unknown): boolean {
 }
 
 /** validateEphemeralContainers: the common container rules, names unique across all containers, the target a regular container. */
-function validateEphemeralContainers(spec: Obj, volumes: Set<string>, path: string): FieldError[] {
+function validateEphemeralContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const others = new Set([...objsAt(spec, 'containers'), ...objsAt(spec, 'initContainers')].map((c) => str(c.name)));
   const all = new Set(others);
@@ -566,9 +622,9 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
   }
   const vols = validateVolumes(spec, `${path}.volumes`);
   errs.push(...vols.errs);
-  errs.push(...validateContainers(spec, vols.names, `${path}.containers`, grace));
-  errs.push(...validateInitContainers(spec, vols.names, `${path}.initContainers`, grace));
-  errs.push(...validateEphemeralContainers(spec, vols.names, `${path}.ephemeralContainers`));
+  errs.push(...validateContainers(spec, vols.volumes, `${path}.containers`, grace));
+  errs.push(...validateInitContainers(spec, vols.volumes, `${path}.initContainers`, grace));
+  errs.push(...validateEphemeralContainers(spec, vols.volumes, `${path}.ephemeralContainers`));
   if (spec.hostNetwork === true) {
     objsAt(spec, 'containers').forEach((c, ci) => {
       objsAt(c, 'ports').forEach((port, pi) => {
@@ -591,16 +647,12 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
     errs.push(fieldErrors.notSupported(`${path}.dnsPolicy`, dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']));
   }
   errs.push(...validateLabels(spec.nodeSelector, `${path}.nodeSelector`));
+  errs.push(...podSecurityErrors(spec, path));
   objsAt(spec, 'imagePullSecrets').forEach((s, i) => {
     if (Object.keys(s).some((k) => k !== 'name')) errs.push(fieldErrors.invalid(`${path}.imagePullSecrets[${i}]`, s, 'only name may be set'));
   });
-  if (dnsPolicy === 'None') {
-    const dnsConfig = spec.dnsConfig;
-    if (!isObj(dnsConfig)) errs.push(fieldErrors.required(`${path}.dnsConfig`, 'must provide `dnsConfig` when `dnsPolicy` is None'));
-    else if (!Array.isArray(dnsConfig.nameservers) || dnsConfig.nameservers.length === 0) {
-      errs.push(fieldErrors.required(`${path}.dnsConfig.nameservers`, 'must provide at least one DNS nameserver when `dnsPolicy` is None'));
-    }
-  }
+  errs.push(...validateAffinity(spec.affinity, `${path}.affinity`, opts));
+  errs.push(...validatePodDNSConfig(spec.dnsConfig, dnsPolicy, `${path}.dnsConfig`));
   objsAt(spec, 'readinessGates').forEach((g, i) => errs.push(...validateQualifiedName(str(g.conditionType), `${path}.readinessGates[${i}].conditionType`)));
   const gates = new Set<string>();
   objsAt(spec, 'schedulingGates').forEach((g, i) => {
@@ -609,6 +661,7 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
     if (gates.has(name)) errs.push(fieldErrors.duplicate(`${path}.schedulingGates[${i}]`, name));
     gates.add(name);
   });
+  errs.push(...validateTopologySpreadConstraints(spec.topologySpreadConstraints, `${path}.topologySpreadConstraints`, opts));
   const sa = str(spec.serviceAccountName);
   if (sa !== '') errs.push(...nameListErrors(sa, `${path}.serviceAccountName`));
   const nodeName = str(spec.nodeName);
@@ -620,6 +673,7 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
   if (str(spec.hostname) !== '') errs.push(...validateDNS1123Label(str(spec.hostname), `${path}.hostname`));
   if (str(spec.subdomain) !== '') errs.push(...validateDNS1123Label(str(spec.subdomain), `${path}.subdomain`));
   errs.push(...validateTolerations(objsAt(spec, 'tolerations'), `${path}.tolerations`));
+  errs.push(...validateHostAliases(spec.hostAliases, `${path}.hostAliases`));
   const pc = str(spec.priorityClassName);
   if (pc !== '') errs.push(...nameListErrors(pc, `${path}.priorityClassName`));
   if (typeof spec.runtimeClassName === 'string') errs.push(...nameListErrors(spec.runtimeClassName, `${path}.runtimeClassName`));
@@ -630,6 +684,8 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
         : fieldErrors.notSupported(`${path}.preemptionPolicy`, spec.preemptionPolicy, ['PreemptLowerPriority', 'Never']),
     );
   }
+  // validateOverhead: the RuntimeClass overhead is checked as limits (kube's paths read spec.overhead.limits[...]).
+  if (isObj(spec.overhead)) errs.push(...validateResources({ limits: spec.overhead }, `${path}.overhead`));
   const os = spec.os;
   if (isObj(os) && !['linux', 'windows'].includes(str(os.name))) {
     errs.push(str(os.name) === '' ? fieldErrors.required(`${path}.os.name`) : fieldErrors.notSupported(`${path}.os.name`, str(os.name), ['linux', 'windows']));
@@ -646,6 +702,7 @@ export function validatePodTemplateSpec(template: unknown, path: string): FieldE
   errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
   errs.push(...podSpecificAnnotationErrors(meta.annotations, t.spec, `${path}.annotations`));
   errs.push(...validatePodSpec(t.spec, `${path}.spec`, { isPod: false }));
+  errs.push(...securityAnnotationFieldErrors(meta.annotations, t.spec, `${path}.spec`));
   if (objsAt(t.spec, 'ephemeralContainers').length > 0) {
     errs.push(fieldErrors.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
   }

@@ -264,3 +264,45 @@ test('pods/ephemeralcontainers: only the ephemeral containers of the write are t
   // A pod is still created without any.
   assert.deepEqual(createErrors({ containers: [{ name: 'web', image: 'nginx' }], ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] }), ['spec.ephemeralContainers: Forbidden: cannot be set on create']);
 });
+
+test('volume mounts and devices: subPathExpr, propagation, recursive read-only, raw block devices from claims; overhead as limits', () => {
+  const errs = createErrors({
+    volumes: [{ name: 'data', emptyDir: {} }, { name: 'claim', persistentVolumeClaim: { claimName: 'c' } }],
+    containers: [
+      {
+        name: 'app',
+        image: 'nginx',
+        volumeMounts: [
+          { name: 'data', mountPath: '/data', subPath: 'a', subPathExpr: '$(POD)/../x', mountPropagation: 'Bidirectional' },
+          { name: 'claim', mountPath: '/dev/xvda', recursiveReadOnly: 'Enabled', mountPropagation: 'HostToContainer' },
+          { name: 'data', mountPath: '/ro', recursiveReadOnly: 'Sometimes', readOnly: true },
+        ],
+        volumeDevices: [
+          { name: 'data', devicePath: '/dev/a' },
+          { name: 'claim', devicePath: '/dev/xvda' },
+          { name: 'ghost', devicePath: '/dev/../b' },
+        ],
+      },
+    ],
+    overhead: { cpu: '-1' },
+  });
+  assert.deepEqual(errs, [
+    'spec.containers[0].volumeMounts[0].name: Invalid value: "data": must not already exist in volumeDevices',
+    'spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "$(POD)/../x": subPathExpr and subPath are mutually exclusive',
+    `spec.containers[0].volumeMounts.subPathExpr: Invalid value: "$(POD)/../x": must not contain '..'`,
+    'spec.containers[0].volumeMounts.mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers',
+    'spec.containers[0].volumeMounts[1].name: Invalid value: "claim": must not already exist in volumeDevices',
+    'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/dev/xvda": must not already exist as a path in volumeDevices',
+    'spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when readOnly is true',
+    'spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when mountPropagation is None or not specified',
+    'spec.containers[0].volumeMounts[2].name: Invalid value: "data": must not already exist in volumeDevices',
+    'spec.containers[0].volumeMounts.recursiveReadOnly: Unsupported value: "Sometimes": supported values: "Disabled", "Enabled", "IfPossible"',
+    'spec.containers[0].volumeDevices[0].name: Invalid value: "data": can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode',
+    'spec.containers[0].volumeDevices[0].name: Invalid value: "data": must not already exist in volumeMounts',
+    'spec.containers[0].volumeDevices[1].name: Invalid value: "claim": must not already exist in volumeMounts',
+    'spec.containers[0].volumeDevices[1].devicePath: Invalid value: "/dev/xvda": must not already exist as a path in volumeMounts',
+    'spec.containers[0].volumeDevices[2].name: Not found: "ghost"',
+    `spec.containers[0].volumeDevices[2].devicePath: Invalid value: "/dev/../b": can not contain backsteps ('..')`,
+    'spec.overhead.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+  ]);
+});

@@ -14,7 +14,10 @@ import { ageColumn, column, translateTimestampSince } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultContainer, defaultPod } from './pod-defaults.ts';
+import { dropDisabledPodFields } from './pod-disabled-fields.ts';
 import { validatePodSpec } from './pod-validation.ts';
+import { securityAnnotationFieldErrors } from './pod-security-validation.ts';
+import { schedulingUpdateOptions } from './pod-scheduling-validation.ts';
 import { applyAppArmorVersionSkew, podDeletionCost, podSpecificAnnotationErrors, podSpecificAnnotationUpdateErrors } from './pod-annotations.ts';
 import { podWarnings, workloadNameWarnings } from './pod-warnings.ts';
 import { podQOSClass } from './qos.ts';
@@ -28,6 +31,31 @@ export const UPDATABLE_POD_SPEC_FIELDS = [
   '`spec.tolerations` (only additions to existing tolerations)',
   '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
 ];
+
+/**
+ * mutatePodAffinity (MatchLabelKeysInPodAffinity): each pod (anti-)affinity term with a label selector gets, for
+ * every key of its matchLabelKeys / mismatchLabelKeys the pod carries as a label, an In / NotIn expression on the
+ * pod's own value.
+ */
+function applyAffinityLabelKeys(pod: KubeObject): void {
+  const labels = pod.metadata?.labels ?? {};
+  const affinity = objAt(pod.spec, 'affinity');
+  for (const kind of ['podAffinity', 'podAntiAffinity']) {
+    const a = objAt(affinity, kind);
+    const terms = [...objsAt(a, 'requiredDuringSchedulingIgnoredDuringExecution'), ...objsAt(a, 'preferredDuringSchedulingIgnoredDuringExecution').map((w) => objAt(w, 'podAffinityTerm'))];
+    for (const term of terms) {
+      const selector = objAt(term, 'labelSelector');
+      if (!term || !selector) continue;
+      const expressions: Obj[] = [];
+      for (const [list, operator] of [['matchLabelKeys', 'In'], ['mismatchLabelKeys', 'NotIn']] as const) {
+        for (const key of arrAt(term, list)) {
+          if (typeof key === 'string' && Object.hasOwn(labels, key)) expressions.push({ key, operator, values: [labels[key]] });
+        }
+      }
+      if (expressions.length > 0) selector.matchExpressions = [...objsAt(selector, 'matchExpressions'), ...expressions];
+    }
+  }
+}
 
 function initialPodStatus(pod: KubeObject): Obj {
   const status: Obj = { phase: 'Pending', qosClass: podQOSClass(pod.spec) };
@@ -46,10 +74,14 @@ function initialPodStatus(pod: KubeObject): Obj {
   return status;
 }
 
-/** validatePodMetadataAndSpec past ObjectMeta: the pod-specific annotations, then the spec. */
-function validatePodCreate(pod: KubeObject, allowInvalidDeletionCost = false): FieldError[] {
+/**
+ * validatePodMetadataAndSpec past ObjectMeta: the pod-specific annotations, then the spec. An update may keep what
+ * the pod it replaces already held in a form no longer accepted (a deletion cost, selector label values).
+ */
+function validatePodMetadataAndSpec(pod: KubeObject, old?: KubeObject): FieldError[] {
+  const allowInvalidDeletionCost = old !== undefined && podDeletionCost(old.metadata?.annotations) === undefined;
   const errs = podSpecificAnnotationErrors(pod.metadata?.annotations, pod.spec, 'metadata.annotations', allowInvalidDeletionCost);
-  errs.push(...validatePodSpec(pod.spec, 'spec', { isPod: true }));
+  errs.push(...validatePodSpec(pod.spec, 'spec', { isPod: true, ...(old ? schedulingUpdateOptions(old.spec) : {}) }));
   const spec = isObj(pod.spec) ? pod.spec : {};
   if (!strAt(spec, 'serviceAccountName')) {
     objsAt(spec, 'volumes').forEach((vol, vi) => {
@@ -202,7 +234,7 @@ function ephemeralContainersSubresource(rules: TypeRules): SubresourceStrategy {
     validateUpdate(obj, old) {
       // Static pods don't support ephemeral containers (kubernetes#113935).
       if (old.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
-      const errs = [...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers), ...validateObjectMeta(obj.metadata, rules), ...validatePodCreate(obj)];
+      const errs = [...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers), ...validateObjectMeta(obj.metadata, rules), ...validatePodMetadataAndSpec(obj, old)];
       // Existing ephemeral containers may be neither removed nor changed (a patch may reorder them).
       const written = new Map(objsAt(obj, 'spec', 'ephemeralContainers').map((c) => [strAt(c, 'name'), c]));
       for (const existing of objsAt(old, 'spec', 'ephemeralContainers')) {
@@ -220,29 +252,34 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
   return buildStrategy(rules, {
     defaults: (obj) => defaultPod(obj),
     initialStatus: (obj) => initialPodStatus(obj),
-    prepareForCreate: (obj, ctx) => applyAppArmorVersionSkew(obj, ctx.warnings),
+    prepareForCreate: (obj, ctx) => {
+      dropDisabledPodFields(obj, undefined, rules.featureGates);
+      if (rules.featureGates.MatchLabelKeysInPodAffinity !== false) applyAffinityLabelKeys(obj);
+      applyAppArmorVersionSkew(obj, ctx.warnings);
+    },
+    prepareForUpdate: (obj, old) => dropDisabledPodFields(obj, old, rules.featureGates),
+    prepareForStatusUpdate: (obj, old) => dropDisabledPodFields(obj, old, rules.featureGates),
     validate: (obj) => {
-      const errs = validatePodCreate(obj);
+      const errs = validatePodMetadataAndSpec(obj);
       if (arrAt(obj, 'spec', 'ephemeralContainers').length > 0) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
       if (strAt(obj, 'spec', 'nodeName') !== '' && arrAt(obj, 'spec', 'schedulingGates').length > 0) {
         errs.push(fieldErrors.forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
       }
+      // Create only (ValidatePodCreate): a pod's deprecated profile annotations may drift from its fields later.
+      errs.push(...securityAnnotationFieldErrors(obj.metadata?.annotations, obj.spec, 'spec'));
       return errs;
     },
     // kube skips warnings on pod updates (a high-frequency path that humans rarely drive).
     warnings: (obj, old) => (old ? [] : [...workloadNameWarnings(obj, "the Pod's hostname"), ...podWarnings(obj)]),
-    // ValidatePodUpdate re-validates metadata and spec, not the create-only rules.
-    // A deletion cost the old pod held in an invalid form may stay.
-    // ValidatePodSpecificAnnotationUpdates validates the new annotations a second time: its errors repeat in the causes.
-    validateUpdate: (obj, old) => {
-      const keepCost = podDeletionCost(old.metadata?.annotations) === undefined;
-      return validatePodUpdate(obj, old, () => [
+    // ValidatePodUpdate re-validates metadata and spec, not the create-only rules. ValidatePodSpecificAnnotationUpdates
+    // validates the new annotations a second time: its errors repeat in the causes.
+    validateUpdate: (obj, old) =>
+      validatePodUpdate(obj, old, () => [
         ...validateObjectMeta(obj.metadata, rules),
-        ...validatePodCreate(obj, keepCost),
+        ...validatePodMetadataAndSpec(obj, old),
         ...podSpecificAnnotationUpdateErrors(obj.metadata?.annotations, old.metadata?.annotations, 'metadata.annotations'),
-        ...podSpecificAnnotationErrors(obj.metadata?.annotations, obj.spec, 'metadata.annotations', keepCost),
-      ]);
-    },
+        ...podSpecificAnnotationErrors(obj.metadata?.annotations, obj.spec, 'metadata.annotations', podDeletionCost(old.metadata?.annotations) === undefined),
+      ]),
     resetMetaForStatus(merged, old) {
       // Old kubelets corrupt owner references through status writes: kube keeps the stored ones.
       const refs = old.metadata?.ownerReferences;

@@ -54,6 +54,7 @@ export function replicationControllerFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
       defaults: defaultReplicationController,
+      podTemplate: (obj) => objAt(obj, 'spec')?.template,
       validate: validateReplicationControllerSpec,
       validateUpdate: (obj) => validateReplicationControllerSpec(obj),
       // kube's update passes the templates in the wrong order: it warns about the old one (kubernetes#142443).

@@ -2,10 +2,11 @@
 // resourceslice strategy and printResourceSlice of kube 1.31): generation 1 on create, +1 on spec changes;
 // field selectors spec.nodeName and spec.driver.
 
-import { fieldErrors, goStringsText, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, regexError } from '../../validation/names.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { isDNS1123Label, isDNS1123Subdomain, regexError } from '../../validation/names.ts';
 import { parseQuantity } from '../../validation/quantity.ts';
 import type { KubeObject } from '../../types.ts';
+import { goNodeSelectorTerms, nodeSelectorErrors } from '../core/node-selector-validation.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
 import { isObj, semanticEqual, strAt } from '../object.ts';
@@ -125,66 +126,6 @@ function deviceErrors(device: unknown, path: string): FieldError[] {
   else errs.push(...invalidEach(`${path}.name`, name, isDNS1123Label(name)));
   if (!isObj(d.basic)) errs.push(fieldErrors.required(`${path}.basic`));
   else errs.push(...basicDeviceErrors(d.basic, `${path}.basic`));
-  return errs;
-}
-
-/** Go's %#v of []core.NodeSelectorTerm, as field.Invalid prints a struct value. */
-function goNodeSelectorTerms(terms: unknown[]): string {
-  const strings = (v: unknown): string => goStringsText(Array.isArray(v) ? v : undefined);
-  const list = (v: unknown, type: string, item: (o: Obj) => string): string => (Array.isArray(v) ? `[]core.${type}{${v.map((x) => item(isObj(x) ? x : {})).join(', ')}}` : `[]core.${type}(nil)`);
-  const requirement = (type: string) => (r: Obj): string => `core.${type}{Key:${JSON.stringify(String(r.key ?? ''))}, Operator:${JSON.stringify(String(r.operator ?? ''))}, Values:${strings(r.values)}}`;
-  const term = (t: Obj): string =>
-    `core.NodeSelectorTerm{MatchExpressions:${list(t.matchExpressions, 'NodeSelectorRequirement', requirement('NodeSelectorRequirement'))}, MatchFields:${list(t.matchFields, 'NodeSelectorFieldRequirement', requirement('NodeSelectorFieldRequirement'))}}`;
-  return list(terms, 'NodeSelectorTerm', term);
-}
-
-const SELECTOR_OPERATORS = ['DoesNotExist', 'Exists', 'Gt', 'In', 'Lt', 'NotIn'];
-
-/** core validation's ValidateNodeSelector (without the invalid-label-value allowance). */
-export function nodeSelectorErrors(selector: Obj, path: string): FieldError[] {
-  const terms = Array.isArray(selector.nodeSelectorTerms) ? selector.nodeSelectorTerms : [];
-  const termsPath = `${path}.nodeSelectorTerms`;
-  if (terms.length === 0) return [fieldErrors.required(termsPath, 'must have at least one node selector term')];
-  const errs: FieldError[] = [];
-  terms.forEach((term: unknown, i: number) => {
-    const t = isObj(term) ? term : {};
-    const exprs = Array.isArray(t.matchExpressions) ? t.matchExpressions : [];
-    exprs.forEach((req: unknown, j: number) => {
-      const r = isObj(req) ? req : {};
-      const p = `${termsPath}[${i}].matchExpressions[${j}]`;
-      const values = Array.isArray(r.values) ? (r.values as string[]) : [];
-      switch (r.operator) {
-        case 'In':
-        case 'NotIn':
-          if (values.length === 0) errs.push(fieldErrors.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-          break;
-        case 'Exists':
-        case 'DoesNotExist':
-          if (values.length > 0) errs.push(fieldErrors.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-          break;
-        case 'Gt':
-        case 'Lt':
-          if (values.length !== 1) errs.push(fieldErrors.required(`${p}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-          break;
-        default:
-          errs.push(fieldErrors.notSupported(`${p}.operator`, r.operator ?? '', SELECTOR_OPERATORS));
-      }
-      const key = typeof r.key === 'string' ? r.key : '';
-      errs.push(...invalidEach(`${p}.key`, key, isQualifiedName(key)));
-      values.forEach((v, k) => errs.push(...invalidEach(`${p}.values[${k}]`, v, isValidLabelValue(v))));
-    });
-    const fields = Array.isArray(t.matchFields) ? t.matchFields : [];
-    fields.forEach((req: unknown, j: number) => {
-      const r = isObj(req) ? req : {};
-      const p = `${termsPath}[${i}].matchFields[${j}]`;
-      if (r.key !== 'metadata.name') errs.push(fieldErrors.notSupported(`${p}.key`, r.key ?? '', ['metadata.name']));
-      const values = Array.isArray(r.values) ? (r.values as string[]) : [];
-      if (r.operator === 'In' || r.operator === 'NotIn') {
-        if (values.length !== 1) errs.push(fieldErrors.required(`${p}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
-      } else errs.push(fieldErrors.notSupported(`${p}.operator`, r.operator ?? '', ['In', 'NotIn']));
-      values.forEach((v, k) => errs.push(...invalidEach(`${p}.values[${k}]`, v, isDNS1123Subdomain(v))));
-    });
-  });
   return errs;
 }
 
