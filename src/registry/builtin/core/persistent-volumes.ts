@@ -14,6 +14,7 @@ import type { TypeRules } from '../type-rules.ts';
 import { persistentVolumeWarnings } from './pod-warnings.ts';
 import { accessModesString, storageClassOf, terminatingPhase, unsetOr } from './volume-printing.ts';
 import { accessModeErrors, changedFieldsNote, classNameErrors, positiveQuantityErrors, volumeModeErrors } from './volume-validation.ts';
+import { csiDriverNameErrors, hostPathSourceErrors, nfsSourceErrors } from './volume-source-validation.ts';
 
 // The volume sources of a PersistentVolumeSpec, in the order kube's validation visits them.
 const PV_SOURCES = [
@@ -41,18 +42,16 @@ function sourceErrors(spec: Obj, source: string): FieldError[] {
   };
   switch (source) {
     case 'hostPath':
-      need('path');
+      errs.push(...hostPathSourceErrors(v, p));
       break;
     case 'nfs':
-      need('server');
-      if (strAt(v, 'path') === '') need('path');
-      else if (!strAt(v, 'path').startsWith('/')) errs.push(fieldErrors.invalid(`${p}.path`, strAt(v, 'path'), 'must be an absolute path'));
+      errs.push(...nfsSourceErrors(v, p));
       break;
     case 'local':
       need('path');
       break;
     case 'csi':
-      need('driver');
+      errs.push(...csiDriverNameErrors(strAt(v, 'driver'), `${p}.driver`));
       need('volumeHandle');
       break;
   }

@@ -102,11 +102,18 @@ function defaultVolume(volume: Obj): void {
   if (isObj(volume.projected)) {
     for (const source of objsAt(volume.projected, 'sources')) {
       if (isObj(source.serviceAccountToken)) setDefault(source.serviceAccountToken, 'expirationSeconds', 3600);
+      if (isObj(source.downwardAPI)) defaultDownwardAPIItems(source.downwardAPI);
     }
   }
-  if (isObj(volume.downwardAPI)) {
-    for (const item of objsAt(volume.downwardAPI, 'items')) if (isObj(item.fieldRef)) setDefaultString(item.fieldRef, 'apiVersion', 'v1');
-  }
+  if (isObj(volume.downwardAPI)) defaultDownwardAPIItems(volume.downwardAPI);
+  const claimTemplate = isObj(volume.ephemeral) ? volume.ephemeral.volumeClaimTemplate : undefined;
+  if (isObj(claimTemplate)) setDefault(ensureObj(claimTemplate, 'spec'), 'volumeMode', 'Filesystem');
+  // kube defaults an image volume's pull policy only with ImageVolume on; without it the volume is dropped anyway.
+  if (isObj(volume.image)) setDefaultString(volume.image, 'pullPolicy', defaultPullPolicy(typeof volume.image.reference === 'string' ? volume.image.reference : ''));
+}
+
+function defaultDownwardAPIItems(source: Obj): void {
+  for (const item of objsAt(source, 'items')) if (isObj(item.fieldRef)) setDefaultString(item.fieldRef, 'apiVersion', 'v1');
 }
 
 function defaultHostNetworkPorts(containers: Obj[]): void {

@@ -16,7 +16,7 @@ export function podTemplateFacts(rules: TypeRules): TypeFacts {
       defaults(obj) {
         defaultPodTemplate(ensureObj(obj, 'template'));
       },
-      validate: (obj) => validatePodTemplateSpec(obj.template, 'template'),
+      validate: (obj) => validatePodTemplateSpec(obj.template, 'template', rules.featureGates),
       warnings: (obj, old) => (!old || generationChanged(obj, old) ? podTemplateWarnings(obj.template, 'template') : []),
     }),
     printerColumns: [

@@ -1,37 +1,34 @@
 // Pod spec validation (pkg/apis/core/validation: ValidatePodSpec, validateContainers, ValidateVolumes, probes,
-// tolerations, ...) for pods and pod templates, with kube's paths and messages. Covers what users meet every
-// day; exotic volume sources and security options are accepted as they are.
+// tolerations, ...) for pods and pod templates, with kube's paths and messages. A volume's source is
+// volume-source-validation.ts's job.
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { validateAnnotations, validateDNS1123Label, validateLabels, validateNonnegative, validateQualifiedName } from '../../validation/meta.ts';
-import {
-  inclusiveRangeError,
-  isConfigMapKey,
-  isDNS1123Subdomain,
-  isEnvVarName,
-  isHTTPHeaderName,
-  isQualifiedName,
-  isValidLabelValue,
-  isValidPortName,
-  isValidPortNum,
-} from '../../validation/names.ts';
+import { inclusiveRangeError, isConfigMapKey, isDNS1123Subdomain, isEnvVarName, isHTTPHeaderName, isValidLabelValue, isValidPortName, isValidPortNum } from '../../validation/names.ts';
 import { quantityNanos } from '../../validation/quantity.ts';
 import { isObj, objsAt, type Obj } from '../object.ts';
-import { volumeSourceKeys } from './pod-defaults.ts';
+import { ENV_FIELD_PATHS, objectFieldSelectorErrors, resourceFieldSelectorErrors } from './downward-api-validation.ts';
+import { pullPolicyErrors } from './image-pull-policy.ts';
 import { isExtendedResourceName, isHugePagesResourceName, containerResourceNameErrors, overcommitAllowed } from './resource-names.ts';
 import { podSpecificAnnotationErrors } from './pod-annotations.ts';
 import { containerSecurityContextErrors, podSecurityErrors, securityAnnotationFieldErrors } from './pod-security-validation.ts';
 import { validateHostAliases, validatePodDNSConfig } from './pod-dns-validation.ts';
 import { validateAffinity, validateTopologySpreadConstraints, type SchedulingValidationOptions } from './pod-scheduling-validation.ts';
 import { localDescendingPathErrors } from './local-paths.ts';
+import { volumeSourceErrors } from './volume-source-validation.ts';
 
 export interface PodSpecOptions extends SchedulingValidationOptions {
   /** The spec belongs to a Pod (not a template): host ports must match container ports under hostNetwork. */
   readonly isPod: boolean;
+  /** The pod's name (pods only): the claims its ephemeral volumes create are named after it. */
+  readonly podName?: string;
+  /** The server's feature gates, where the caller can reach them (an ephemeral volume's claim spec reads them). */
+  readonly featureGates?: Readonly<Record<string, boolean>>;
+  /** An update of a pod that already projected a service account token outside its volume. */
+  readonly allowNonLocalProjectedTokenPath?: boolean;
 }
 
 const MAX_INT32 = 2147483647;
-const FILE_MODE_ERROR = 'must be a number between 0 and 0777 (octal), both inclusive';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -39,70 +36,33 @@ function subdomainErrors(value: string, path: string): FieldError[] {
   return isDNS1123Subdomain(value).map((m) => fieldErrors.invalid(path, value, m));
 }
 
-function fileModeErrors(mode: unknown, path: string): FieldError[] {
-  if (typeof mode !== 'number') return [];
-  return mode < 0 || mode > 0o777 ? [fieldErrors.invalid(path, mode, FILE_MODE_ERROR)] : [];
-}
-
 // ---- volumes ----
 
-function volumeSourceErrors(volume: Obj, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const sources = volumeSourceKeys(volume);
-  if (sources.length === 0) return [fieldErrors.required(path, 'must specify a volume type')];
-  // kube validates the first source it meets and forbids the others.
-  sources.slice(1).forEach((s) => errs.push(fieldErrors.forbidden(`${path}.${s}`, 'may not specify more than 1 volume type')));
-  const kind = sources[0];
-  const src = isObj(volume[kind]) ? (volume[kind] as Obj) : {};
-  const p = `${path}.${kind}`;
-  switch (kind) {
-    case 'hostPath':
-      if (str(src.path) === '') errs.push(fieldErrors.required(`${p}.path`));
-      else if (str(src.path).split('/').includes('..')) errs.push(fieldErrors.invalid(`${p}.path`, src.path, "must not contain '..'"));
-      break;
-    case 'secret':
-      if (str(src.secretName) === '') errs.push(fieldErrors.required(`${p}.secretName`));
-      errs.push(...fileModeErrors(src.defaultMode, `${p}.defaultMode`));
-      break;
-    case 'configMap':
-      if (str(src.name) === '') errs.push(fieldErrors.required(`${p}.name`));
-      errs.push(...fileModeErrors(src.defaultMode, `${p}.defaultMode`));
-      break;
-    case 'persistentVolumeClaim':
-      if (str(src.claimName) === '') errs.push(fieldErrors.required(`${p}.claimName`));
-      break;
-    case 'emptyDir': {
-      const limit = src.sizeLimit;
-      const q = limit === undefined || limit === null ? undefined : quantityNanos(limit);
-      if (q !== undefined && q < 0n) errs.push(fieldErrors.forbidden(`${p}.sizeLimit`, 'SizeLimit field must be a valid resource quantity'));
-      break;
-    }
-    case 'nfs':
-      if (str(src.server) === '') errs.push(fieldErrors.required(`${p}.server`));
-      if (str(src.path) === '') errs.push(fieldErrors.required(`${p}.path`));
-      else if (!str(src.path).startsWith('/')) errs.push(fieldErrors.invalid(`${p}.path`, src.path, 'must be an absolute path'));
-      break;
-    case 'downwardAPI':
-    case 'projected':
-      errs.push(...fileModeErrors(src.defaultMode, `${p}.defaultMode`));
-      break;
-  }
-  return errs;
+/** The claims a pod's ephemeral volumes create (<pod>-<volume>); none for a template or a pod without a name. */
+function ephemeralClaimNames(volumes: Obj[], podName: string | undefined): Set<string> {
+  return new Set(podName ? volumes.filter((v) => isObj(v.ephemeral)).map((v) => `${podName}-${str(v.name)}`) : []);
 }
 
-/** The volumes that validated, by name (kube's map of volume sources), and the errors of the others. */
-function validateVolumes(spec: Obj, path: string): { volumes: Map<string, Obj>; errs: FieldError[] } {
+/** ValidateVolumes: the volumes that validated, by name (kube's map of volume sources), and the errors of the others. */
+function validateVolumes(spec: Obj, path: string, opts: PodSpecOptions): { volumes: Map<string, Obj>; errs: FieldError[] } {
   const volumes = new Map<string, Obj>();
   const errs: FieldError[] = [];
-  objsAt(spec, 'volumes').forEach((vol, i) => {
+  const list = objsAt(spec, 'volumes');
+  const createdClaims = ephemeralClaimNames(list, opts.podName);
+  const sourceOpts = { isPod: opts.isPod, podName: opts.podName, featureGates: opts.featureGates ?? {}, allowNonLocalProjectedTokenPath: opts.allowNonLocalProjectedTokenPath };
+  list.forEach((vol, i) => {
     const p = `${path}[${i}]`;
     const name = str(vol.name);
-    const el = volumeSourceErrors(vol, p);
+    const el = volumeSourceErrors(vol, p, sourceOpts);
     if (name === '') el.push(fieldErrors.required(`${p}.name`));
     else el.push(...validateDNS1123Label(name, `${p}.name`));
     if (volumes.has(name)) el.push(fieldErrors.duplicate(`${p}.name`, name));
     if (el.length === 0) volumes.set(name, vol);
     else errs.push(...el);
+    const claim = isObj(vol.persistentVolumeClaim) ? str(vol.persistentVolumeClaim.claimName) : undefined;
+    if (claim !== undefined && createdClaims.has(claim)) {
+      errs.push(fieldErrors.invalid(`${p}.persistentVolumeClaim.claimName`, claim, 'must not reference a PVC that gets created for an ephemeral volume'));
+    }
   });
   return { volumes, errs };
 }
@@ -138,51 +98,6 @@ export function protocolErrors(protocol: unknown, path: string): FieldError[] {
   return [];
 }
 
-const ENV_FIELD_PATHS = [
-  'metadata.name',
-  'metadata.namespace',
-  'metadata.uid',
-  'spec.nodeName',
-  'spec.serviceAccountName',
-  'status.hostIP',
-  'status.hostIPs',
-  'status.podIP',
-  'status.podIPs',
-];
-const DOWNWARD_CONVERTIBLE = new Set([
-  'metadata.annotations',
-  'metadata.labels',
-  'metadata.name',
-  'metadata.namespace',
-  'metadata.uid',
-  'spec.nodeName',
-  'spec.restartPolicy',
-  'spec.serviceAccountName',
-  'spec.schedulerName',
-  'status.phase',
-  'status.hostIP',
-  'status.hostIPs',
-  'status.podIP',
-  'status.podIPs',
-]);
-
-function fieldRefErrors(ref: Obj, path: string): FieldError[] {
-  const apiVersion = str(ref.apiVersion);
-  const fieldPath = str(ref.fieldPath);
-  if (apiVersion === '') return [fieldErrors.required(`${path}.apiVersion`)];
-  if (fieldPath === '') return [fieldErrors.required(`${path}.fieldPath`)];
-  const sub = /^(metadata\.(?:labels|annotations))\['(.*)'\]$/.exec(fieldPath);
-  const base = sub ? sub[1] : fieldPath === 'spec.host' ? 'spec.nodeName' : fieldPath;
-  if (apiVersion !== 'v1') return [fieldErrors.invalid(`${path}.fieldPath`, fieldPath, `error converting fieldPath: unsupported pod version: ${apiVersion}`)];
-  if (!DOWNWARD_CONVERTIBLE.has(base)) return [fieldErrors.invalid(`${path}.fieldPath`, fieldPath, `error converting fieldPath: field label not supported: ${fieldPath}`)];
-  if (sub) {
-    const key = sub[1] === 'metadata.annotations' ? sub[2].toLowerCase() : sub[2];
-    return isQualifiedName(key).map((m) => fieldErrors.invalid(path, key, m));
-  }
-  if (!ENV_FIELD_PATHS.includes(base)) return [fieldErrors.notSupported(`${path}.fieldPath`, base, [...ENV_FIELD_PATHS].sort())];
-  return [];
-}
-
 function keySelectorErrors(sel: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const name = str(sel.name);
@@ -206,11 +121,11 @@ function validateEnv(env: Obj[], path: string): FieldError[] {
     let sources = 0;
     if (isObj(vf.fieldRef)) {
       sources++;
-      errs.push(...fieldRefErrors(vf.fieldRef, `${vp}.fieldRef`));
+      errs.push(...objectFieldSelectorErrors(vf.fieldRef, ENV_FIELD_PATHS, `${vp}.fieldRef`));
     }
     if (isObj(vf.resourceFieldRef)) {
       sources++;
-      if (str(vf.resourceFieldRef.resource) === '') errs.push(fieldErrors.required(`${vp}.resourceFieldRef.resource`));
+      errs.push(...resourceFieldSelectorErrors(vf.resourceFieldRef, `${vp}.resourceFieldRef`, false));
     }
     if (isObj(vf.configMapKeyRef)) {
       sources++;
@@ -468,11 +383,7 @@ function containerCommonErrors(c: Obj, volumes: ReadonlyMap<string, Obj>, path: 
   errs.push(...validateEnvFrom(objsAt(c, 'envFrom'), `${path}.envFrom`));
   errs.push(...validateVolumeMounts(c, volumes, `${path}.volumeMounts`));
   errs.push(...validateVolumeDevices(c, volumes, `${path}.volumeDevices`));
-  const pull = str(c.imagePullPolicy);
-  if (pull === '') errs.push(fieldErrors.required(`${path}.imagePullPolicy`));
-  else if (!['Always', 'IfNotPresent', 'Never'].includes(pull)) {
-    errs.push(fieldErrors.notSupported(`${path}.imagePullPolicy`, pull, ['Always', 'IfNotPresent', 'Never']));
-  }
+  errs.push(...pullPolicyErrors(c.imagePullPolicy, `${path}.imagePullPolicy`));
   errs.push(...validateResources(c.resources, `${path}.resources`));
   errs.push(...containerSecurityContextErrors(c.securityContext, `${path}.securityContext`));
   return errs;
@@ -620,7 +531,7 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
   if (spec.terminationGracePeriodSeconds === undefined || spec.terminationGracePeriodSeconds === null) {
     errs.push(fieldErrors.required(`${path}.terminationGracePeriodSeconds`));
   }
-  const vols = validateVolumes(spec, `${path}.volumes`);
+  const vols = validateVolumes(spec, `${path}.volumes`, opts);
   errs.push(...vols.errs);
   errs.push(...validateContainers(spec, vols.volumes, `${path}.containers`, grace));
   errs.push(...validateInitContainers(spec, vols.volumes, `${path}.initContainers`, grace));
@@ -693,15 +604,18 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
   return errs;
 }
 
-/** ValidatePodTemplateSpec: template labels and annotations, and the spec (not a pod's). */
-export function validatePodTemplateSpec(template: unknown, path: string): FieldError[] {
+/**
+ * ValidatePodTemplateSpec: template labels and annotations, and the spec (not a pod's). `gates` are the server's
+ * feature gates where the caller has them.
+ */
+export function validatePodTemplateSpec(template: unknown, path: string, gates: Readonly<Record<string, boolean>> = {}): FieldError[] {
   const t = isObj(template) ? template : {};
   const meta = isObj(t.metadata) ? t.metadata : {};
   const errs: FieldError[] = [];
   errs.push(...validateLabels(meta.labels, `${path}.labels`));
   errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
   errs.push(...podSpecificAnnotationErrors(meta.annotations, t.spec, `${path}.annotations`));
-  errs.push(...validatePodSpec(t.spec, `${path}.spec`, { isPod: false }));
+  errs.push(...validatePodSpec(t.spec, `${path}.spec`, { isPod: false, featureGates: gates }));
   errs.push(...securityAnnotationFieldErrors(meta.annotations, t.spec, `${path}.spec`));
   if (objsAt(t.spec, 'ephemeralContainers').length > 0) {
     errs.push(fieldErrors.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));

@@ -16,6 +16,7 @@ import type { TypeRules } from '../type-rules.ts';
 import { defaultContainer, defaultPod } from './pod-defaults.ts';
 import { dropDisabledPodFields } from './pod-disabled-fields.ts';
 import { validatePodSpec } from './pod-validation.ts';
+import { projectsNonLocalToken } from './volume-source-validation.ts';
 import { securityAnnotationFieldErrors } from './pod-security-validation.ts';
 import { schedulingUpdateOptions } from './pod-scheduling-validation.ts';
 import { applyAppArmorVersionSkew, podDeletionCost, podSpecificAnnotationErrors, podSpecificAnnotationUpdateErrors } from './pod-annotations.ts';
@@ -78,10 +79,11 @@ function initialPodStatus(pod: KubeObject): Obj {
  * validatePodMetadataAndSpec past ObjectMeta: the pod-specific annotations, then the spec. An update may keep what
  * the pod it replaces already held in a form no longer accepted (a deletion cost, selector label values).
  */
-function validatePodMetadataAndSpec(pod: KubeObject, old?: KubeObject): FieldError[] {
+function validatePodMetadataAndSpec(pod: KubeObject, gates: Readonly<Record<string, boolean>>, old?: KubeObject): FieldError[] {
   const allowInvalidDeletionCost = old !== undefined && podDeletionCost(old.metadata?.annotations) === undefined;
   const errs = podSpecificAnnotationErrors(pod.metadata?.annotations, pod.spec, 'metadata.annotations', allowInvalidDeletionCost);
-  errs.push(...validatePodSpec(pod.spec, 'spec', { isPod: true, ...(old ? schedulingUpdateOptions(old.spec) : {}) }));
+  const updateOptions = old ? { ...schedulingUpdateOptions(old.spec), allowNonLocalProjectedTokenPath: projectsNonLocalToken(old.spec) } : {};
+  errs.push(...validatePodSpec(pod.spec, 'spec', { isPod: true, podName: pod.metadata?.name, featureGates: gates, ...updateOptions }));
   const spec = isObj(pod.spec) ? pod.spec : {};
   if (!strAt(spec, 'serviceAccountName')) {
     objsAt(spec, 'volumes').forEach((vol, vi) => {
@@ -234,7 +236,7 @@ function ephemeralContainersSubresource(rules: TypeRules): SubresourceStrategy {
     validateUpdate(obj, old) {
       // Static pods don't support ephemeral containers (kubernetes#113935).
       if (old.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
-      const errs = [...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers), ...validateObjectMeta(obj.metadata, rules), ...validatePodMetadataAndSpec(obj, old)];
+      const errs = [...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers), ...validateObjectMeta(obj.metadata, rules), ...validatePodMetadataAndSpec(obj, rules.featureGates, old)];
       // Existing ephemeral containers may be neither removed nor changed (a patch may reorder them).
       const written = new Map(objsAt(obj, 'spec', 'ephemeralContainers').map((c) => [strAt(c, 'name'), c]));
       for (const existing of objsAt(old, 'spec', 'ephemeralContainers')) {
@@ -260,7 +262,7 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
     prepareForUpdate: (obj, old) => dropDisabledPodFields(obj, old, rules.featureGates),
     prepareForStatusUpdate: (obj, old) => dropDisabledPodFields(obj, old, rules.featureGates),
     validate: (obj) => {
-      const errs = validatePodMetadataAndSpec(obj);
+      const errs = validatePodMetadataAndSpec(obj, rules.featureGates);
       if (arrAt(obj, 'spec', 'ephemeralContainers').length > 0) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
       if (strAt(obj, 'spec', 'nodeName') !== '' && arrAt(obj, 'spec', 'schedulingGates').length > 0) {
         errs.push(fieldErrors.forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
@@ -276,7 +278,7 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
     validateUpdate: (obj, old) =>
       validatePodUpdate(obj, old, () => [
         ...validateObjectMeta(obj.metadata, rules),
-        ...validatePodMetadataAndSpec(obj, old),
+        ...validatePodMetadataAndSpec(obj, rules.featureGates, old),
         ...podSpecificAnnotationUpdateErrors(obj.metadata?.annotations, old.metadata?.annotations, 'metadata.annotations'),
         ...podSpecificAnnotationErrors(obj.metadata?.annotations, obj.spec, 'metadata.annotations', podDeletionCost(old.metadata?.annotations) === undefined),
       ]),
