@@ -178,7 +178,7 @@ spec:
     }
   });
 
-  test('pod specs: security contexts, affinity, spread constraints and DNS checked as kube 1.31 checks them; matchLabelKeys merged into the selector', async () => {
+  test('pod specs: security contexts, affinity, spread constraints, DNS and volume sources checked as kube 1.31 checks them; matchLabelKeys merged into the selector', async () => {
     const pod = (name: string, spec: object, labels: Record<string, string> = {}) =>
       JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels }, spec: { containers: [{ name: 'app', image: 'nginx' }], ...spec } });
     assert.equal(
@@ -200,6 +200,28 @@ spec:
         '* spec.dnsConfig.nameservers[0]: Invalid value: "dns.example": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
         '* spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
         '* spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Never": supported values: "DoNotSchedule", "ScheduleAnyway"',
+      ].join('\n'),
+    );
+    const claim = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
+    assert.equal(
+      await refused(['create', '-f', '-'], pod('volumes', {
+        volumes: [
+          { name: 'conf', configMap: { name: 'cm', items: [{ key: 'app.conf', path: '../app.conf' }] } },
+          { name: 'info', downwardAPI: { items: [{ path: 'node', fieldRef: { fieldPath: 'spec.nodeName' } }] } },
+          { name: 'bundle', projected: { sources: [{ configMap: { name: 'a', items: [{ key: 'k', path: 'same' }] } }, { secret: { name: 'b', items: [{ key: 'k', path: 'same' }] } }] } },
+          { name: 'host', hostPath: { path: '/var/log', type: 'Folder' } },
+          { name: 'scratch', ephemeral: { volumeClaimTemplate: { metadata: { name: 'scratch' }, spec: claim } } },
+          { name: 'shared', persistentVolumeClaim: { claimName: 'volumes-scratch' } },
+        ],
+      })),
+      [
+        'The Pod "volumes" is invalid: ',
+        "* spec.volumes[0].configMap.items[0].path: Invalid value: \"../app.conf\": must not contain '..'",
+        '* spec.volumes[1].downwardAPI.fieldRef.fieldPath: Unsupported value: "spec.nodeName": supported values: "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"',
+        '* spec.volumes[2].projected: Invalid value: "b": conflicting duplicate paths',
+        '* spec.volumes[3].hostPath.type: Unsupported value: "Folder": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+        '* spec.volumes[4].ephemeral.volumeClaimTemplate.metadata.name: Forbidden: cannot be set',
+        '* spec.volumes[5].persistentVolumeClaim.claimName: Invalid value: "volumes-scratch": must not reference a PVC that gets created for an ephemeral volume',
       ].join('\n'),
     );
     const affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone', matchLabelKeys: ['tenant'], mismatchLabelKeys: ['track'] }] } };
