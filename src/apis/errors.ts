@@ -209,6 +209,9 @@ export function goStringsText(list: readonly unknown[] | null | undefined): stri
   return list ? `[]string{${list.map((s) => goQuote(String(s))).join(', ')}}` : '[]string(nil)';
 }
 
+/** field.OmitValueType: an error printed without its value ("Invalid value: <detail>"). */
+export const OMITTED_VALUE: unknown = Object.freeze({ [RENDERED]: '' });
+
 /** A []string bad value as field.Error prints it (%#v). */
 export function goStringsValue(list: readonly unknown[] | null | undefined): unknown {
   return renderedBadValue(goStringsText(list));
@@ -234,7 +237,7 @@ export function fieldErrorBody(e: FieldError): string {
       s = typeText[e.type];
       break;
     default:
-      s = e.badValue === undefined && e.type === 'FieldValueNotFound' ? typeText[e.type] : `${typeText[e.type]}: ${formatBadValue(e.badValue)}`;
+      s = (e.badValue === undefined && e.type === 'FieldValueNotFound') || e.badValue === OMITTED_VALUE ? typeText[e.type] : `${typeText[e.type]}: ${formatBadValue(e.badValue)}`;
   }
   if (e.detail) s += `: ${e.detail}`;
   return s;

@@ -232,6 +232,43 @@ spec:
     );
   });
 
+  test('jobs and cron jobs: failure and success policies, status writes and time zones checked as kube 1.31 checks them; managedBy dropped while its gate is off', async () => {
+    const job = (name: string, spec: object) =>
+      JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: 'default' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox' }] } }, ...spec } });
+    const policies = {
+      completionMode: 'Indexed',
+      completions: 3,
+      podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [0, 2] } }, { action: 'Ignore' }] },
+      successPolicy: { rules: [{ succeededIndexes: '2-5' }] },
+    };
+    assert.equal(
+      await refused(['create', '-f', '-'], job('policies', policies)),
+      [
+        'The Job "policies" is invalid: ',
+        '* spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set',
+        '* spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator',
+        '* spec.podFailurePolicy.rules[1]: Invalid value: specifying one of OnExitCodes and OnPodConditions is required',
+        '* spec.successPolicy.rules[0].succeededIndexes: Invalid value: "2-5": error parsing succeededIndexes: too large index: "5"',
+      ].join('\n'),
+    );
+
+    await ok(['create', '-f', '-'], job('managed', { suspend: true, managedBy: 'example.com/queue' }));
+    assert.equal(await ok(['get', 'job', 'managed', '-o', 'jsonpath={.spec.managedBy}|{.spec.manualSelector}']), '|false');
+    const conditions = ['SuccessCriteriaMet', 'Failed'].map((type) => ({ type, status: 'True', reason: 'Test', message: 'test' }));
+    assert.equal(
+      await refused(['patch', 'job', 'managed', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions } })]),
+      'The Job "managed" is invalid: status.conditions: Invalid value: cannot set SuccessCriteriaMet=True and Failed=true conditions',
+    );
+
+    const cronJob = JSON.stringify({
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'martian', namespace: 'default' },
+      spec: { schedule: '0 3 * * *', timeZone: 'Mars/Olympus_Mons', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'main', image: 'busybox' }] } } } } },
+    });
+    assert.equal(await refused(['create', '-f', '-'], cronJob), 'The CronJob "martian" is invalid: spec.timeZone: Invalid value: "Mars/Olympus_Mons": unknown time zone Mars/Olympus_Mons');
+  });
+
   test('priority class: preemptionPolicy defaulted, value may not change (pkg/apis/scheduling/validation)', async () => {
     await ok(['create', 'priorityclass', 'high', '--value=1000']);
     assert.equal(await ok(['get', 'priorityclass', 'high', '-o', 'jsonpath={.preemptionPolicy}']), 'PreemptLowerPriority');

@@ -4,7 +4,7 @@ import { fieldErrorString } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { builtinTypeFacts } from '../index.ts';
 import { testContext as ctx } from '../test-context.ts';
-import { cronScheduleError } from './jobs.ts';
+import { cronScheduleError } from './cron-schedule.ts';
 
 const jobs = builtinTypeFacts('batch', 'jobs');
 const cronJobs = builtinTypeFacts('batch', 'cronjobs');

@@ -1,23 +1,29 @@
-// Jobs and CronJobs (pkg/apis/batch/v1 defaults, pkg/apis/batch/validation, pkg/registry/batch/*/strategy.go,
-// printJob/printCronJob): generated selectors and job labels, completions/parallelism/backoff defaults, the
-// restart policy a job template needs, cron schedule checks, and the Jobs' STATUS/COMPLETIONS/DURATION cells.
+// Jobs and CronJobs (pkg/apis/batch/v1 defaults, pkg/registry/batch/*/strategy.go, printJob/printCronJob):
+// defaults, generated selectors and job labels, the fields of disabled features dropped, validation
+// (pkg/apis/batch/validation, in the job-* and cronjob-* modules beside this one) and the Jobs'
+// STATUS/COMPLETIONS/DURATION cells.
 
 import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
-import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
+import { validateObjectMeta } from '../../validation/meta.ts';
 import { isDNS1123Label } from '../../validation/names.ts';
-import { selectorMatches, validateLabelSelector, isInvalidSelector } from '../../validation/label-selector.ts';
-import { buildStrategy } from '../generic.ts';
+import { hasInvalidLabelValueInSelector, isInvalidSelector, selectorMatches, validateLabelSelector } from '../../validation/label-selector.ts';
+import { buildStrategy, metaOf, specChanged } from '../generic.ts';
 import { humanDuration } from '../duration.ts';
-import { clone, ensureObj, getPath, isObj, numAt, objAt, objsAt, semanticEqual, setDefault, setDefaultString, sortedMap, strAt, type Obj } from '../object.ts';
+import { clone, ensureObj, getPath, isObj, numAt, objAt, objsAt, setDefault, setDefaultString, strAt, type Obj } from '../object.ts';
 import { ageColumn, column, containerCells, formatLabelSelector, translateTimestampSince } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultPodSpec, defaultPodTemplate } from '../core/pod-defaults.ts';
-import { validatePodTemplateSpec } from '../core/pod-validation.ts';
 import { generationChanged, jobSpecWarnings, workloadNameWarnings } from '../core/pod-warnings.ts';
-import { nonnegativeAt, SELECTOR_MISMATCH, templateLabels } from '../apps/template-validation.ts';
+import { SELECTOR_MISMATCH, templateLabels } from '../apps/template-validation.ts';
+import { cronJobSpecErrors } from './cronjob-validation.ts';
+import { goLabelSelector, goStringMap } from './go-batch-values.ts';
+import { dropDisabledJobFields } from './job-disabled-fields.ts';
+import { jobSpecErrors } from './job-spec-validation.ts';
+import { jobStatusUpdateErrors } from './job-status-validation.ts';
+import { jobSpecUpdateErrors } from './job-update-validation.ts';
 
 export const LABEL_JOB_NAME = 'batch.kubernetes.io/job-name';
 export const LABEL_LEGACY_JOB_NAME = 'job-name';
@@ -29,7 +35,7 @@ const specOf = (obj: KubeObject): Obj => objAt(obj, 'spec') ?? {};
 
 // ---- Jobs ----
 
-/** SetDefaults_Job. */
+/** SetDefaults_Job (podReplacementPolicy is dropped again where its gate is off, see job-disabled-fields.ts). */
 export function defaultJob(obj: KubeObject): void {
   const spec = ensureObj(obj, 'spec');
   if ((spec.completions === undefined || spec.completions === null) && (spec.parallelism === undefined || spec.parallelism === null)) {
@@ -47,6 +53,7 @@ export function defaultJob(obj: KubeObject): void {
     for (const pattern of objsAt(rule, 'onPodConditions')) setDefaultString(pattern, 'status', 'True');
   }
   setDefault(spec, 'podReplacementPolicy', isObj(spec.podFailurePolicy) ? 'Failed' : 'TerminatingOrFailed');
+  setDefault(spec, 'manualSelector', false);
   defaultPodTemplate(ensureObj(spec, 'template'));
 }
 
@@ -66,73 +73,64 @@ export function generateJobSelector(obj: KubeObject): void {
   if (!Object.hasOwn(matchLabels, LABEL_CONTROLLER_UID)) matchLabels[LABEL_CONTROLLER_UID] = uid;
 }
 
-function jobSpecErrors(spec: Obj, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  for (const f of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished']) {
-    errs.push(...nonnegativeAt(spec, `${path}.${f}`, f));
-  }
-  const mode = spec.completionMode;
-  if (typeof mode === 'string') {
-    if (mode !== 'NonIndexed' && mode !== 'Indexed') errs.push(fieldErrors.notSupported(`${path}.completionMode`, mode, ['NonIndexed', 'Indexed']));
-    if (mode === 'Indexed' && (spec.completions === undefined || spec.completions === null)) {
-      errs.push(fieldErrors.required(`${path}.completions`, 'when completion mode is Indexed'));
-    }
-  }
-  if (typeof spec.backoffLimitPerIndex === 'number' && mode !== 'Indexed') {
-    errs.push(fieldErrors.forbidden(`${path}.backoffLimitPerIndex`, 'requires indexed completion mode'));
-  }
-  errs.push(...validatePodTemplateSpec(spec.template, `${path}.template`));
-  const restartPolicy = strAt(spec, 'template', 'spec', 'restartPolicy');
-  if (restartPolicy === 'Always' || restartPolicy === '') {
-    errs.push(fieldErrors.required(`${path}.template.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
-  } else if (restartPolicy !== 'OnFailure' && restartPolicy !== 'Never') {
-    errs.push(fieldErrors.notSupported(`${path}.template.spec.restartPolicy`, restartPolicy, ['OnFailure', 'Never']));
-  }
-  const prp = spec.podReplacementPolicy;
-  if (typeof prp === 'string' && prp !== 'TerminatingOrFailed' && prp !== 'Failed') {
-    errs.push(fieldErrors.notSupported(`${path}.podReplacementPolicy`, prp, ['TerminatingOrFailed', 'Failed']));
-  }
-  return errs;
+/** JobValidationOptions an update takes from the stored Job. */
+interface JobValidationOptions {
+  /** The batch.kubernetes.io labels are required (jobs created before kube 1.27 may lack them). */
+  requirePrefixedLabels: boolean;
+  allowInvalidLabelValueInSelector: boolean;
 }
 
-function generatedSelectorErrors(obj: KubeObject): FieldError[] {
+const CREATE_OPTIONS: JobValidationOptions = { requirePrefixedLabels: true, allowInvalidLabelValueInSelector: false };
+
+function updateOptions(old: KubeObject): JobValidationOptions {
+  const labels = templateLabels(specOf(old).template);
+  return {
+    requirePrefixedLabels: Object.hasOwn(labels, LABEL_JOB_NAME) && Object.hasOwn(labels, LABEL_CONTROLLER_UID),
+    allowInvalidLabelValueInSelector: hasInvalidLabelValueInSelector(specOf(old).selector),
+  };
+}
+
+/** validateGeneratedSelector. */
+function generatedSelectorErrors(obj: KubeObject, opts: JobValidationOptions): FieldError[] {
   const spec = specOf(obj);
-  if (spec.manualSelector === true) return [];
-  if (!isObj(getPath(spec, 'template', 'metadata', 'labels'))) {
-    return [fieldErrors.required('spec.template.metadata.labels', 'in case of generated selector should be consistent with job labels')];
-  }
-  if (!isObj(spec.selector)) return [];
+  if (spec.manualSelector === true || !isObj(spec.selector)) return [];
   const uid = obj.metadata?.uid ?? '';
   const name = obj.metadata?.name ?? '';
   const labels = templateLabels(spec.template);
   const errs: FieldError[] = [];
   if (uid === '') errs.push(fieldErrors.required('metadata.uid'));
-  // ValidateHasLabel for each generated label.
-  for (const [key, want] of [
+  const expected: [string, string][] = [
     [LABEL_LEGACY_CONTROLLER_UID, uid],
     [LABEL_LEGACY_JOB_NAME, name],
-    [LABEL_CONTROLLER_UID, uid],
-    [LABEL_JOB_NAME, name],
-  ]) {
+  ];
+  if (opts.requirePrefixedLabels) expected.push([LABEL_CONTROLLER_UID, uid], [LABEL_JOB_NAME, name]);
+  // ValidateHasLabel for each generated label.
+  for (const [key, want] of expected) {
     const path = `spec.template.metadata.labels[${key}]`;
     if (!Object.hasOwn(labels, key)) errs.push(fieldErrors.required(path, `must be '${want}'`));
-    else if (labels[key] !== want) errs.push(fieldErrors.invalid(path, sortedMap(labels), `must be '${want}'`));
+    else if (labels[key] !== want) errs.push(fieldErrors.invalid(path, goStringMap(labels), `must be '${want}'`));
   }
-  if (!selectorMatches(spec.selector, { [LABEL_CONTROLLER_UID]: uid })) {
-    errs.push(fieldErrors.invalid('spec.selector', spec.selector, '`selector` not auto-generated'));
+  if (!isInvalidSelector(spec.selector) && !selectorMatches(spec.selector, Object.fromEntries(expected))) {
+    errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(spec.selector), '`selector` not auto-generated'));
   }
   return errs;
 }
 
-export function validateJob(obj: KubeObject): FieldError[] {
-  const spec = specOf(obj);
-  const errs = generatedSelectorErrors(obj);
-  errs.push(...jobSpecErrors(spec, 'spec'));
+/** ValidateJobSpec: validateJobSpec, a valid selector that matches the template's labels (a missing one matches none). */
+function jobSpecWithSelectorErrors(spec: Obj, opts: JobValidationOptions): FieldError[] {
+  const errs = jobSpecErrors(spec, 'spec');
   if (!isObj(spec.selector)) errs.push(fieldErrors.required('spec.selector'));
-  else errs.push(...validateLabelSelector(spec.selector, 'spec.selector'));
-  if (!isInvalidSelector(spec.selector) && isObj(spec.selector) && !selectorMatches(spec.selector, templateLabels(spec.template))) {
-    errs.push(fieldErrors.invalid('spec.template.metadata.labels', sortedMap(templateLabels(spec.template)), SELECTOR_MISMATCH));
+  else errs.push(...validateLabelSelector(spec.selector, 'spec.selector', opts.allowInvalidLabelValueInSelector));
+  if (!isInvalidSelector(spec.selector) && !selectorMatches(spec.selector, templateLabels(spec.template))) {
+    errs.push(fieldErrors.invalid('spec.template.metadata.labels', goStringMap(getPath(spec, 'template', 'metadata', 'labels')), SELECTOR_MISMATCH));
   }
+  return errs;
+}
+
+/** ValidateJob past its ObjectMeta checks. */
+function jobErrors(obj: KubeObject, opts: JobValidationOptions): FieldError[] {
+  const spec = specOf(obj);
+  const errs = [...generatedSelectorErrors(obj, opts), ...jobSpecWithSelectorErrors(spec, opts)];
   const completions = spec.completions;
   if (spec.completionMode === 'Indexed' && typeof completions === 'number' && completions > 0) {
     const hostname = `${obj.metadata?.name ?? ''}-${completions - 1}`;
@@ -143,37 +141,31 @@ export function validateJob(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateJob(obj);
-  const n = specOf(obj);
-  const o = specOf(old);
-  const suspended = n.suspend === true;
-  if (!semanticEqual(n.completions, o.completions) && !(n.completionMode === 'Indexed' && n.completions === n.parallelism && o.completions === o.parallelism)) {
-    errs.push(fieldErrors.invalid('spec.completions', n.completions ?? null, FIELD_IMMUTABLE));
-  }
-  if (!semanticEqual(n.selector, o.selector)) errs.push(fieldErrors.invalid('spec.selector', n.selector ?? null, FIELD_IMMUTABLE));
-  // Suspended jobs that never started may change scheduling directives of their template.
-  const oldTemplate = clone(isObj(o.template) ? o.template : {});
-  const newTemplate = isObj(n.template) ? n.template : {};
-  if (suspended && !getPath(old, 'status', 'startTime')) {
-    const ot = ensureObj(oldTemplate, 'spec');
-    const nt = objAt(newTemplate, 'spec') ?? {};
-    for (const f of ['nodeSelector', 'tolerations', 'affinity', 'schedulingGates']) {
-      if (nt[f] === undefined) delete ot[f];
-      else ot[f] = clone(nt[f]);
-    }
-    const om = ensureObj(oldTemplate, 'metadata');
-    const nm = objAt(newTemplate, 'metadata') ?? {};
-    for (const f of ['labels', 'annotations']) {
-      if (nm[f] === undefined) delete om[f];
-      else om[f] = clone(nm[f]);
-    }
-  }
-  if (!semanticEqual(newTemplate, oldTemplate)) errs.push(fieldErrors.invalid('spec.template', newTemplate, FIELD_IMMUTABLE));
-  for (const f of ['completionMode', 'podFailurePolicy', 'backoffLimitPerIndex']) {
-    if (!semanticEqual(n[f], o[f])) errs.push(fieldErrors.invalid(`spec.${f}`, n[f] ?? null, FIELD_IMMUTABLE));
-  }
-  return errs;
+export function validateJob(obj: KubeObject): FieldError[] {
+  return jobErrors(obj, CREATE_OPTIONS);
+}
+
+/**
+ * The strategy's ValidateUpdate: ValidateJob (ObjectMeta included) and ValidateJobUpdate, which validates the spec
+ * once more (the same errors twice among the causes, once in the message) and then what may not change.
+ */
+function validateJobUpdate(obj: KubeObject, old: KubeObject, rules: TypeRules): FieldError[] {
+  const opts = updateOptions(old);
+  const spec = specOf(obj);
+  const oldSpec = specOf(old);
+  const allowSchedulingDirectives = oldSpec.suspend === true && !getPath(old, 'status', 'startTime');
+  return [
+    ...validateObjectMeta(obj.metadata, rules),
+    ...jobErrors(obj, opts),
+    ...jobSpecWithSelectorErrors(spec, opts),
+    ...jobSpecUpdateErrors(spec, oldSpec, 'spec', allowSchedulingDirectives),
+  ];
+}
+
+/** PrepareForUpdate: the disabled features' fields dropped; generation counts the change that is left. */
+function prepareJobUpdate(obj: KubeObject, old: KubeObject, rules: TypeRules): void {
+  dropDisabledJobFields(ensureObj(obj, 'spec'), specOf(old), rules.featureGates);
+  if (!specChanged(obj, old)) metaOf(obj).generation = old.metadata?.generation;
 }
 
 function jobStatusCell(obj: KubeObject): string {
@@ -211,9 +203,14 @@ export function jobFacts(rules: TypeRules): TypeFacts {
     strategy: buildStrategy(rules, {
       defaults: defaultJob,
       podTemplate: (obj) => objAt(obj, 'spec')?.template,
-      prepareForCreate: (obj) => generateJobSelector(obj),
+      prepareForCreate(obj) {
+        generateJobSelector(obj);
+        dropDisabledJobFields(ensureObj(obj, 'spec'), undefined, rules.featureGates);
+      },
+      prepareForUpdate: (obj, old) => prepareJobUpdate(obj, old, rules),
       validate: validateJob,
-      validateUpdate: (obj, old) => validateJobUpdate(obj, old),
+      validateUpdate: (obj, old) => validateJobUpdate(obj, old, rules),
+      validateStatusUpdate: (obj, old) => jobStatusUpdateErrors(obj, old, rules.featureGates),
       warnings: (obj, old) => (old ? (generationChanged(obj, old) ? jobSpecWarnings(obj.spec, 'spec') : []) : [...workloadNameWarnings(obj), ...jobSpecWarnings(obj.spec, 'spec')]),
     }),
     printerColumns: [
@@ -231,97 +228,6 @@ export function jobFacts(rules: TypeRules): TypeFacts {
 
 // ---- CronJobs ----
 
-interface CronField {
-  readonly min: number;
-  readonly max: number;
-  readonly names?: Readonly<Record<string, number>>;
-}
-
-const CRON_FIELDS: CronField[] = [
-  { min: 0, max: 59 },
-  { min: 0, max: 23 },
-  { min: 1, max: 31 },
-  { min: 1, max: 12, names: { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 } },
-  { min: 0, max: 6, names: { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 } },
-];
-const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
-
-function cronInt(expr: string): number {
-  if (!/^[+-]?\d+$/.test(expr)) throw new Error(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: invalid syntax`);
-  const n = Number(expr);
-  if (n < 0) throw new Error(`negative number (${n}) not allowed: ${expr}`);
-  return n;
-}
-
-function cronValue(expr: string, f: CronField): number {
-  const named = f.names?.[expr.toLowerCase()];
-  return named !== undefined ? named : cronInt(expr);
-}
-
-function checkCronRange(expr: string, f: CronField): void {
-  if (expr === '*' || expr === '?') return;
-  const rangeAndStep = expr.split('/');
-  const lowAndHigh = rangeAndStep[0].split('-');
-  let start: number;
-  let end: number;
-  if (lowAndHigh[0] === '*' || lowAndHigh[0] === '?') {
-    start = f.min;
-    end = f.max;
-  } else {
-    start = cronValue(lowAndHigh[0], f);
-    if (lowAndHigh.length === 1) end = start;
-    else if (lowAndHigh.length === 2) end = cronValue(lowAndHigh[1], f);
-    else throw new Error(`too many hyphens: ${expr}`);
-  }
-  let step = 1;
-  if (rangeAndStep.length === 2) {
-    step = cronInt(rangeAndStep[1]);
-    if (lowAndHigh.length === 1) end = f.max;
-  } else if (rangeAndStep.length > 2) throw new Error(`too many slashes: ${expr}`);
-  if (start < f.min) throw new Error(`beginning of range (${start}) below minimum (${f.min}): ${expr}`);
-  if (end > f.max) throw new Error(`end of range (${end}) above maximum (${f.max}): ${expr}`);
-  if (start > end) throw new Error(`beginning of range (${start}) beyond end of range (${end}): ${expr}`);
-  if (step === 0) throw new Error(`step of range should be a positive number: ${expr}`);
-}
-
-/** robfig/cron's ParseStandard error, or undefined when the schedule parses. */
-export function cronScheduleError(schedule: string): string | undefined {
-  let spec = schedule;
-  const tz = /^(?:CRON_)?TZ=\S+\s*/.exec(spec);
-  if (tz) spec = spec.slice(tz[0].length);
-  if (spec.trim() === '') return 'empty spec string';
-  if (spec.startsWith('@')) {
-    if (DESCRIPTORS.has(spec)) return undefined;
-    if (spec.startsWith('@every ')) return /^@every (\d+(\.\d+)?(ns|us|\u00b5s|ms|s|m|h))+$/.test(spec) ? undefined : `failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(spec.slice(7))}`;
-    return `unrecognized descriptor: ${spec}`;
-  }
-  const fields = spec.trim().split(/\s+/);
-  if (fields.length !== 5) return `expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`;
-  try {
-    fields.forEach((field, i) => {
-      for (const expr of field.split(',')) checkCronRange(expr, CRON_FIELDS[i]);
-    });
-  } catch (e) {
-    return (e as Error).message;
-  }
-  return undefined;
-}
-
-function timeZoneErrors(tz: unknown, path: string): FieldError[] {
-  if (tz === undefined || tz === null) return [];
-  if (typeof tz !== 'string' || tz === '') return [fieldErrors.invalid(path, tz, 'timeZone must be nil or non-empty string')];
-  if (tz.toLowerCase() === 'local') return [fieldErrors.invalid(path, tz, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones')];
-  const known = tz === 'UTC' || (Intl.supportedValuesOf('timeZone') as string[]).includes(tz);
-  if (!known) {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: tz });
-    } catch {
-      return [fieldErrors.invalid(path, tz, `unknown time zone ${tz}`)];
-    }
-  }
-  return [];
-}
-
 export function defaultCronJob(obj: KubeObject): void {
   const spec = ensureObj(obj, 'spec');
   setDefaultString(spec, 'concurrencyPolicy', 'Allow');
@@ -330,37 +236,6 @@ export function defaultCronJob(obj: KubeObject): void {
   setDefault(spec, 'failedJobsHistoryLimit', 1);
   const template = ensureObj(ensureObj(ensureObj(spec, 'jobTemplate'), 'spec'), 'template');
   defaultPodSpec(ensureObj(template, 'spec'));
-}
-
-function validateCronJobSpec(obj: KubeObject, old: KubeObject | undefined): FieldError[] {
-  const spec = specOf(obj);
-  const errs: FieldError[] = [];
-  const schedule = typeof spec.schedule === 'string' ? spec.schedule : '';
-  if (schedule === '') errs.push(fieldErrors.required('spec.schedule'));
-  else {
-    const err = cronScheduleError(schedule);
-    if (err) errs.push(fieldErrors.invalid('spec.schedule', schedule, err));
-    const allowTZ = old ? strAt(old, 'spec', 'schedule').includes('TZ') : false;
-    if (allowTZ && schedule.includes('TZ') && spec.timeZone !== undefined && spec.timeZone !== null) {
-      errs.push(fieldErrors.invalid('spec.schedule', schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule'));
-    } else if (!allowTZ && schedule.includes('TZ')) {
-      errs.push(fieldErrors.invalid('spec.schedule', schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead'));
-    }
-  }
-  errs.push(...nonnegativeAt(spec, 'spec.startingDeadlineSeconds', 'startingDeadlineSeconds'));
-  if (!old || !semanticEqual(getPath(old, 'spec', 'timeZone'), spec.timeZone)) errs.push(...timeZoneErrors(spec.timeZone, 'spec.timeZone'));
-  const cp = strAt(spec, 'concurrencyPolicy');
-  if (cp === '') errs.push(fieldErrors.required('spec.concurrencyPolicy'));
-  else if (!['Allow', 'Forbid', 'Replace'].includes(cp)) errs.push(fieldErrors.notSupported('spec.concurrencyPolicy', cp, ['Allow', 'Forbid', 'Replace']));
-  const jobSpec = objAt(spec.jobTemplate, 'spec') ?? {};
-  errs.push(...jobSpecErrors(jobSpec, 'spec.jobTemplate.spec'));
-  if (jobSpec.selector !== undefined && jobSpec.selector !== null) {
-    errs.push(fieldErrors.invalid('spec.jobTemplate.spec.selector', jobSpec.selector, '`selector` will be auto-generated'));
-  }
-  if (jobSpec.manualSelector === true) errs.push(fieldErrors.notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
-  errs.push(...nonnegativeAt(spec, 'spec.successfulJobsHistoryLimit', 'successfulJobsHistoryLimit'));
-  errs.push(...nonnegativeAt(spec, 'spec.failedJobsHistoryLimit', 'failedJobsHistoryLimit'));
-  return errs;
 }
 
 /** WarningsOnCreate and WarningsOnUpdate (a TZ in the schedule, refused on create, is warned about on update). */
@@ -381,12 +256,12 @@ export function cronJobFacts(rules: TypeRules): TypeFacts {
       defaults: defaultCronJob,
       podTemplate: (obj) => objAt(objAt(objAt(obj, 'spec'), 'jobTemplate'), 'spec')?.template,
       validate(obj) {
-        const errs = validateCronJobSpec(obj, undefined);
+        const errs = cronJobSpecErrors(obj, undefined);
         const name = obj.metadata?.name ?? '';
         if (name.length > 52) errs.push(fieldErrors.invalid('metadata.name', name, 'must be no more than 52 characters'));
         return errs;
       },
-      validateUpdate: (obj, old) => validateCronJobSpec(obj, old),
+      validateUpdate: (obj, old) => cronJobSpecErrors(obj, old),
       warnings: cronJobWarnings,
     }),
     printerColumns: [

@@ -25,7 +25,7 @@ export function domainPrefixedPathErrors(value: string, path: string): FieldErro
   const rest = slash < 0 ? '' : value.slice(slash + 1);
   if (slash < 0 || host === '' || rest === '') return [fieldErrors.invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')];
   const errs = isDNS1123Subdomain(host).map((m) => fieldErrors.invalid(path, host, m));
-  if (!new RegExp(`^${HTTP_PATH_FMT}$`).test(rest)) errs.push(fieldErrors.invalid(path, rest, regexError('must be a valid path', HTTP_PATH_FMT)));
+  if (!new RegExp(`^${HTTP_PATH_FMT}$`).test(rest)) errs.push(fieldErrors.invalid(path, rest, regexError('Invalid path', HTTP_PATH_FMT)));
   return errs;
 }
 
