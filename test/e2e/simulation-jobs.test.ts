@@ -105,7 +105,10 @@ describe('simulated Jobs', () => {
 
     // A failed pod is counted once (backoffLimit 1 allows it) and replaced once kube's pod failure backoff (10 s on
     // the server clock) is over; deleted, it stays counted.
-    await setPhase(second.metadata.name, 'Failed');
+    // Failed now on the server clock (Ready=False): without a finish time kube's backoff counts from the pod's
+    // creation, which real time under load may already have put 10 s behind.
+    const failedAt = s.clock!.state().now.replace(/\.\d+Z$/, 'Z');
+    await s.kubectlOk(['patch', 'pod', second.metadata.name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Failed', conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: failedAt }] } })]);
     await until('the failed pod counted', async () => ((await statusOf('tracked')).failed === 1 ? true : undefined));
     await settle();
     assert.equal((await podsOf('tracked')).length, 1);
