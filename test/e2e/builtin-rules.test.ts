@@ -269,6 +269,43 @@ spec:
     assert.equal(await refused(['create', '-f', '-'], cronJob), 'The CronJob "martian" is invalid: spec.timeZone: Invalid value: "Mars/Olympus_Mons": unknown time zone Mars/Olympus_Mons');
   });
 
+  test('workloads: selectors, strategies and status counters refused with the values kube prints (%#v of Go maps and structs)', async () => {
+    const deployment = (selector: string, labels: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  selector: {matchLabels: ${selector}}
+  template:
+    metadata: {labels: ${labels}}
+    spec: {containers: [{name: c, image: nginx}]}
+`;
+    assert.equal(
+      await refused(['apply', '-f', '-'], deployment('{app: web}', '{app: api, tier: x}')),
+      'The Deployment "web" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"api", "tier":"x"}: `selector` does not match template `labels`',
+    );
+    await ok(['apply', '-f', '-'], deployment('{app: web}', '{app: web}'));
+    assert.equal(
+      await refused(['apply', '-f', '-'], deployment('{app: web2}', '{app: web2}')),
+      'The Deployment "web" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+    );
+    const daemonSet = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 0, maxSurge: 0}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: c, image: nginx}]}
+`;
+    assert.equal(await refused(['create', '-f', '-'], daemonSet), 'The DaemonSet "agent" is invalid: spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0');
+    await ok(['create', '-f', '-'], daemonSet.replace('maxUnavailable: 0', 'maxUnavailable: 1'));
+    assert.equal(
+      await refused(['patch', 'daemonset', 'agent', '--subresource=status', '--type=merge', '-p', '{"status":{"numberReady":-1}}']),
+      'The DaemonSet "agent" is invalid: status.numberReady: Invalid value: -1: must be greater than or equal to 0',
+    );
+  });
+
   test('priority class: preemptionPolicy defaulted, value may not change (pkg/apis/scheduling/validation)', async () => {
     await ok(['create', 'priorityclass', 'high', '--value=1000']);
     assert.equal(await ok(['get', 'priorityclass', 'high', '-o', 'jsonpath={.preemptionPolicy}']), 'PreemptLowerPriority');

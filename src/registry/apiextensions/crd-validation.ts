@@ -4,6 +4,7 @@
 // printer columns, selectable fields, conversion, stored versions, API approval and preserveUnknownFields.
 
 import { fieldErrors, type FieldError } from '../../apis/errors.ts';
+import { goStrings } from '../../apis/go-bad-values.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, validateImmutableField } from '../validation/meta.ts';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../validation/names.ts';
 import { compileValidationRules } from './cel-rules.ts';
@@ -280,12 +281,12 @@ function validateSpec(spec: CrdSpec, layout: CrdLayout, opts: Options): FieldErr
 function validateStoredVersions(crd: CustomResourceDefinition): FieldError[] {
   const stored = crd.status?.storedVersions ?? [];
   const path = 'status.storedVersions';
-  if (stored.length === 0) return [fieldErrors.invalid(path, stored, 'must have at least one stored version')];
+  if (stored.length === 0) return [fieldErrors.invalid(path, goStrings(crd.status?.storedVersions), 'must have at least one stored version')];
   const errs: FieldError[] = [];
   const remaining = new Map(stored.map((v, i) => [v, i]));
   for (const v of crd.spec.versions ?? []) {
     const name = v.name ?? '';
-    if (v.storage && !remaining.has(name)) errs.push(fieldErrors.invalid(path, stored, `must have the storage version ${name}`));
+    if (v.storage && !remaining.has(name)) errs.push(fieldErrors.invalid(path, goStrings(stored), `must have the storage version ${name}`));
     remaining.delete(name);
   }
   for (const [v, i] of remaining) {

@@ -51,7 +51,7 @@ test('finalizers: qualified names, standard names for core types, no orphan with
   ]);
   assert.deepEqual(validateObjectMeta({ name: 'x', namespace: 'd', finalizers: ['cleanup'] }, { ...cm, kubeFinalizers: false }), []);
   const both = messages(validateObjectMeta({ name: 'x', namespace: 'd', finalizers: ['orphan', 'foregroundDeletion'] }, cm));
-  assert.deepEqual(both, ['metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set']);
+  assert.deepEqual(both, ['metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set']);
 });
 
 test('owner references need version, kind, name and uid, and one controller at most', () => {

@@ -3,6 +3,7 @@
 // fields, and what an update may not change. Paths and messages are kube's.
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../apis/errors.ts';
+import { goOwnerReference, goOwnerReferences, goStrings } from '../../apis/go-bad-values.ts';
 import { goTimeString } from '../../encoding/go-format.ts';
 import type { ObjectMeta } from '../types.ts';
 import { isDNS1123Label, isQualifiedName, isValidLabelValue, type NameValidator } from './names.ts';
@@ -75,7 +76,7 @@ export function validateFinalizers(finalizers: unknown, path: string): FieldErro
   const errs: FieldError[] = [];
   for (const f of list) errs.push(...validateQualifiedName(f, path));
   if (list.includes('orphan') && list.includes('foregroundDeletion')) {
-    errs.push(fieldErrors.invalid(path, list, 'finalizer orphan and foregroundDeletion cannot be both set'));
+    errs.push(fieldErrors.invalid(path, goStrings(list), 'finalizer orphan and foregroundDeletion cannot be both set'));
   }
   return errs;
 }
@@ -117,13 +118,13 @@ export function validateOwnerReferences(refs: unknown, path: string): FieldError
     if (str(ref.name) === '') errs.push(fieldErrors.invalid(`${path}.name`, str(ref.name), 'must not be empty'));
     if (str(ref.uid) === '') errs.push(fieldErrors.invalid(`${path}.uid`, str(ref.uid), 'must not be empty'));
     if (gv.group === '' && gv.version === 'v1' && kind === 'Event') {
-      errs.push(fieldErrors.invalid(path, raw, '/v1, Kind=Event is disallowed from being an owner'));
+      errs.push(fieldErrors.invalid(path, goOwnerReference(raw), '/v1, Kind=Event is disallowed from being an owner'));
     }
     if (ref.controller === true) {
       const current = `${kind}/${str(ref.name)}`;
       if (firstController !== '') {
         errs.push(
-          fieldErrors.invalid(path, refs, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
+          fieldErrors.invalid(path, goOwnerReferences(refs), `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
         );
       } else {
         firstController = current;

@@ -5,7 +5,8 @@ import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { validateNonnegative } from '../../validation/meta.ts';
 import { regexError } from '../../validation/names.ts';
 import { isEmptySelector, isInvalidSelector, selectorMatches, validateLabelSelector } from '../../validation/label-selector.ts';
-import { getPath, isObj, sortedMap, stringMap, strAt } from '../object.ts';
+import { goLabelSelector, goStringMap } from '../../../apis/go-bad-values.ts';
+import { getPath, isObj, stringMap, strAt } from '../object.ts';
 import { validatePodTemplateSpec } from '../core/pod-validation.ts';
 
 export const SELECTOR_MISMATCH = '`selector` does not match template `labels`';
@@ -18,9 +19,8 @@ export function templateLabels(template: unknown): Record<string, string> {
 export function selectorMismatch(selector: unknown, template: unknown, path: string): FieldError[] {
   if (!isObj(selector) && selector !== undefined && selector !== null) return [];
   if (isObj(selector) && isEmptySelector(selector)) return [];
-  const labels = templateLabels(template);
-  if (!isObj(selector) || !selectorMatches(selector, labels)) {
-    return [fieldErrors.invalid(`${path}.metadata.labels`, sortedMap(labels), SELECTOR_MISMATCH)];
+  if (!isObj(selector) || !selectorMatches(selector, templateLabels(template))) {
+    return [fieldErrors.invalid(`${path}.metadata.labels`, goStringMap(getPath(template, 'metadata', 'labels')), SELECTOR_MISMATCH)];
   }
   return [];
 }
@@ -29,13 +29,13 @@ export function selectorMismatch(selector: unknown, template: unknown, path: str
 export function requiredSelectorErrors(selector: unknown, path: string, kindWord: string): FieldError[] {
   if (!isObj(selector)) return [fieldErrors.required(path)];
   const errs = validateLabelSelector(selector, path);
-  if (isEmptySelector(selector)) errs.push(fieldErrors.invalid(path, selector, `empty selector is invalid for ${kindWord}`));
+  if (isEmptySelector(selector)) errs.push(fieldErrors.invalid(path, goLabelSelector(selector), `empty selector is invalid for ${kindWord}`));
   return errs;
 }
 
 /** ValidatePodTemplateSpecForReplicaSet (deployments and replica sets). */
 export function replicaSetTemplateErrors(selector: unknown, template: unknown, path: string, kind: string): FieldError[] {
-  if (isInvalidSelector(selector)) return [fieldErrors.invalid(path.replace(/\.template$/, '.selector'), selector, 'invalid label selector')];
+  if (isInvalidSelector(selector)) return [fieldErrors.invalid(path.replace(/\.template$/, '.selector'), goLabelSelector(selector), 'invalid label selector')];
   const errs = selectorMismatch(selector, template, path);
   errs.push(...validatePodTemplateSpec(template, path));
   errs.push(...restartAlwaysErrors(template, path, kind));
@@ -70,10 +70,12 @@ export function positiveIntOrPercentErrors(v: unknown, path: string): FieldError
   return [];
 }
 
+/** getIntOrPercentValue: a percent's number, else IntOrString.IntValue() (which reads a string as strconv.Atoi does). */
 export function intOrPercentValue(v: unknown): number {
   if (typeof v === 'number') return v;
-  if (typeof v === 'string' && percentRe.test(v)) return Number(v.slice(0, -1));
-  return 0;
+  if (typeof v !== 'string') return 0;
+  if (percentRe.test(v)) return Number(v.slice(0, -1));
+  return /^[+-]?[0-9]+$/.test(v) ? Number(v) : 0;
 }
 
 /** IsNotMoreThan100Percent. */

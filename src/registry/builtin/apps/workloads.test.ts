@@ -42,12 +42,12 @@ test('a deployment without selector gets both kube errors', () => {
   const errs = deployments.strategy.validate?.(d, ctx) ?? [];
   assert.equal(
     invalid({ group: 'apps', kind: 'Deployment' }, 'web', errs).message,
-    'Deployment.apps "web" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`]',
+    'Deployment.apps "web" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`]',
   );
   assert.deepEqual(errors(deployments, create(deployments, { selector: { matchLabels: { app: 'x' } }, template: template({ app: 'web' }) })), [
-    'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+    'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`',
   ]);
-  assert.deepEqual(errors(deployments, create(deployments, { selector: {}, template: template({ app: 'web' }) })), ['spec.selector: Invalid value: {}: empty selector is invalid for deployment']);
+  assert.deepEqual(errors(deployments, create(deployments, { selector: {}, template: template({ app: 'web' }) })), ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment']);
   assert.deepEqual(
     errors(deployments, create(deployments, { selector: { matchLabels: { app: 'web' } }, template: { ...template({ app: 'web' }), spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Never' } } })),
     ['spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'],
@@ -79,7 +79,7 @@ test('generation follows spec changes only; selector is immutable; status writes
   (reselected.spec as Record<string, unknown>).selector = { matchLabels: { app: 'web', v: '2' } };
   ((reselected.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels).v = '2';
   assert.deepEqual((deployments.strategy.validateUpdate?.(reselected, old, ctx) ?? []).map(fieldErrorString), [
-    'spec.selector: Invalid value: {"matchLabels":{"app":"web","v":"2"}}: field is immutable',
+    'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "v":"2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
   ]);
   const status = deployments.strategy.subresources?.status;
   assert.ok(status);
@@ -158,4 +158,84 @@ test('replica sets, stateful sets and daemon sets', () => {
   };
   assert.deepEqual(update({ minReadySeconds: 5 }), { 'deprecated.daemonset.template.generation': '1' });
   assert.deepEqual(update({ template: template({ app: 'agent', v: '2' }) }, { 'deprecated.daemonset.template.generation': '9' }), { 'deprecated.daemonset.template.generation': '2' });
+});
+
+function statusErrors(facts: typeof deployments, obj: KubeObject, status: Record<string, unknown>, oldStatus: Record<string, unknown> = {}): string[] {
+  const sub = facts.strategy.subresources?.status;
+  assert.ok(sub);
+  const meta = { ...obj.metadata, resourceVersion: '3' };
+  return (sub.validateUpdate?.({ ...structuredClone(obj), metadata: meta, status }, { ...structuredClone(obj), metadata: meta, status: oldStatus }, ctx) ?? []).map(fieldErrorString);
+}
+
+test('workload status writes are checked as kube 1.31 checks them, collision counts only grow', () => {
+  const rs = create(replicaSets, { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) });
+  assert.deepEqual(statusErrors(replicaSets, rs, { replicas: 1, readyReplicas: 2, availableReplicas: 3, observedGeneration: -1 }), [
+    'status.observedGeneration: Invalid value: -1: must be greater than or equal to 0',
+    'status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas',
+    'status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas',
+    'status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas',
+  ]);
+  const sts = create(statefulSets, { serviceName: 'web', selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) });
+  assert.deepEqual(statusErrors(statefulSets, sts, { replicas: 2, readyReplicas: 1, currentReplicas: 3, availableReplicas: 2, collisionCount: 1 }, { collisionCount: 2 }), [
+    'status.currentReplicas: Invalid value: 3: cannot be greater than status.replicas',
+    'status.availableReplicas: Invalid value: 2: cannot be greater than status.readyReplicas',
+    'status.collisionCount: Invalid value: 1: cannot be decremented',
+  ]);
+  assert.deepEqual(statusErrors(statefulSets, sts, { replicas: 1, readyReplicas: 1, availableReplicas: 1, collisionCount: 2 }, { collisionCount: 2 }), []);
+  const d = create(deployments, { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }) });
+  assert.deepEqual(statusErrors(deployments, d, { replicas: 1, collisionCount: -1 }), ['status.collisionCount: Invalid value: -1: must be greater than or equal to 0']);
+  assert.deepEqual(statusErrors(deployments, d, { replicas: 1 }, { collisionCount: 1 }), ['status.collisionCount: Invalid value: 0: cannot be decremented']);
+  const ds = create(daemonSets, { selector: { matchLabels: { app: 'agent' } }, template: template({ app: 'agent' }) });
+  assert.deepEqual(statusErrors(daemonSets, ds, { currentNumberScheduled: -1, numberMisscheduled: 0, desiredNumberScheduled: 1, numberReady: -2, numberUnavailable: -3 }), [
+    'status.currentNumberScheduled: Invalid value: -1: must be greater than or equal to 0',
+    'status.numberReady: Invalid value: -2: must be greater than or equal to 0',
+    'status.numberUnavailable: Invalid value: -3: must be greater than or equal to 0',
+  ]);
+});
+
+test('daemon set rolling updates: exactly one of maxUnavailable and maxSurge, each at most 100%', () => {
+  const ds = (rollingUpdate: Record<string, unknown>) =>
+    errors(daemonSets, create(daemonSets, { selector: { matchLabels: { app: 'a' } }, template: template({ app: 'a' }), updateStrategy: { type: 'RollingUpdate', rollingUpdate } }));
+  assert.deepEqual(ds({ maxUnavailable: 0, maxSurge: 0 }), ['spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0']);
+  assert.deepEqual(ds({ maxUnavailable: 1, maxSurge: '10%' }), ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set when maxUnavailable is non-zero']);
+  assert.deepEqual(ds({ maxUnavailable: 0, maxSurge: '150%' }), ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "150%": must not be greater than 100%']);
+  // IntValue() reads a numeric string: "2" is not a percent, but it is not 0 either.
+  assert.deepEqual(ds({ maxUnavailable: '2', maxSurge: 0 }), [
+    `spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "2": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
+  ]);
+  assert.deepEqual(
+    errors(daemonSets, create(daemonSets, { selector: { matchLabels: { app: 'a' } }, template: template({ app: 'a' }), updateStrategy: { type: 'Sometimes' } })),
+    ['spec.updateStrategy: Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Sometimes", RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete"'],
+  );
+  assert.deepEqual(
+    errors(deployments, create(deployments, { selector: { matchLabels: { app: 'a' } }, template: template({ app: 'a' }), strategy: { type: 'Blue', rollingUpdate: { maxSurge: 1 } } })),
+    [
+      'spec.strategy: Unsupported value: apps.DeploymentStrategy{Type:"Blue", RollingUpdate:(*apps.RollingUpdateDeployment)(apps.RollingUpdateDeployment{MaxUnavailable:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, MaxSurge:intstr.IntOrString{Type:0, IntVal:1, StrVal:""}})}: supported values: "Recreate", "RollingUpdate"',
+    ],
+  );
+});
+
+test('stateful sets: maxUnavailable only behind MaxUnavailableStatefulSet, pod annotations of the template checked', () => {
+  const spec = (updateStrategy: Record<string, unknown>, annotations?: Record<string, string>) => ({
+    serviceName: 'web',
+    selector: { matchLabels: { app: 'web' } },
+    template: { ...template({ app: 'web' }), metadata: { labels: { app: 'web' }, annotations } },
+    updateStrategy,
+  });
+  const sts = create(statefulSets, spec({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0 } }));
+  sts.metadata.resourceVersion = '3';
+  assert.deepEqual((sts.spec as Record<string, unknown>).updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+  // An object stored with the field keeps it, and it is checked.
+  const old = structuredClone(sts);
+  ((old.spec as { updateStrategy: { rollingUpdate: Record<string, unknown> } }).updateStrategy.rollingUpdate).maxUnavailable = 2;
+  const next = structuredClone(old);
+  ((next.spec as { updateStrategy: { rollingUpdate: Record<string, unknown> } }).updateStrategy.rollingUpdate).maxUnavailable = 0;
+  statefulSets.strategy.prepareForUpdate?.(next, old, ctx);
+  assert.deepEqual((statefulSets.strategy.validateUpdate?.(next, old, ctx) ?? []).map(fieldErrorString), ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 0: cannot be 0']);
+  assert.deepEqual(errors(statefulSets, create(statefulSets, spec({ type: 'OnDelete', rollingUpdate: { partition: 1 } }))), [
+    "spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy{Partition:1, MaxUnavailable:(*intstr.IntOrString)(nil)}: only allowed for updateStrategy 'RollingUpdate'",
+  ]);
+  assert.deepEqual(errors(statefulSets, create(statefulSets, spec({ type: 'RollingUpdate' }, { 'controller.kubernetes.io/pod-deletion-cost': 'high' }))), [
+    'spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "high": must be a 32bit integer',
+  ]);
 });

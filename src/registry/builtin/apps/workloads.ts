@@ -2,7 +2,8 @@
 // pkg/registry/apps/*/strategy.go, their printers): defaulted replicas and update strategies, selectors that
 // must match the template and may not change, generation tracking the spec.
 
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goInt, goIntOrString, goLabelSelector, goPointer, goText } from '../../../apis/go-bad-values.ts';
 import { formatLabelSelector as selectorString } from '../../../apis/labels.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE, validateAnnotations, validateLabels } from '../../validation/meta.ts';
@@ -12,6 +13,7 @@ import { clone, ensureObj, getPath, isObj, numAt, objAt, objsAt, semanticEqual, 
 import { ageColumn, column, containerCells, formatLabels, formatLabelSelector } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { podSpecificAnnotationErrors } from '../core/pod-annotations.ts';
 import { defaultPodTemplate } from '../core/pod-defaults.ts';
 import { validatePodTemplateSpec } from '../core/pod-validation.ts';
 import { claimSpecWarnings, generationChanged, podTemplateWarnings, workloadNameWarnings } from '../core/pod-warnings.ts';
@@ -41,27 +43,48 @@ function defaultTemplate(s: Obj): void {
 function selectorImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
   const n = specOf(obj).selector;
   const o = specOf(old).selector;
-  return semanticEqual(n, o) ? [] : [fieldErrors.invalid('spec.selector', n ?? null, FIELD_IMMUTABLE)];
+  return semanticEqual(n, o) ? [] : [fieldErrors.invalid('spec.selector', goLabelSelector(n), FIELD_IMMUTABLE)];
 }
 
 function templateCells(obj: KubeObject) {
   return containerCells(objAt(specOf(obj).template, 'spec'));
 }
 
-/** Status counters must be non-negative and consistent with status.replicas (Validate*Status). */
-export function replicaStatusErrors(obj: KubeObject, fields: string[], overReplicas: string[], overMessage: string): FieldError[] {
+export interface StatusCounterRules {
+  /** The counters that must not be negative, in the order kube checks them. */
+  nonnegative: string[];
+  /** The counters that may not exceed status.replicas, and kube's message for it. */
+  overReplicas: string[];
+  overMessage: string;
+  /** kube's message when availableReplicas exceeds readyReplicas. */
+  availableOverReadyMessage: string;
+}
+
+/** Validate*Status of the replicated workloads: counters non-negative and consistent with status.replicas. */
+export function replicaStatusErrors(obj: KubeObject, rules: StatusCounterRules): FieldError[] {
   const status = objAt(obj, 'status') ?? {};
   const errs: FieldError[] = [];
-  for (const f of ['observedGeneration', ...fields]) errs.push(...nonnegativeAt(status, `status.${f}`, f));
+  for (const f of rules.nonnegative) errs.push(...nonnegativeAt(status, `status.${f}`, f));
   const replicas = numAt(status, 'replicas');
-  for (const f of overReplicas) {
-    if (numAt(status, f) > replicas) errs.push(fieldErrors.invalid(`status.${f}`, numAt(status, f), overMessage));
+  for (const f of rules.overReplicas) {
+    if (numAt(status, f) > replicas) errs.push(fieldErrors.invalid(`status.${f}`, numAt(status, f), rules.overMessage));
   }
   if (numAt(status, 'availableReplicas') > numAt(status, 'readyReplicas')) {
-    errs.push(fieldErrors.invalid('status.availableReplicas', numAt(status, 'availableReplicas'), 'cannot be greater than readyReplicas'));
+    errs.push(fieldErrors.invalid('status.availableReplicas', numAt(status, 'availableReplicas'), rules.availableOverReadyMessage));
   }
   return errs;
 }
+
+/** IsDecremented(status.collisionCount): a controller's hash-collision count only grows. */
+function collisionCountErrors(obj: KubeObject, old: KubeObject): FieldError[] {
+  const n = getPath(obj, 'status', 'collisionCount');
+  const o = getPath(old, 'status', 'collisionCount');
+  if (typeof o !== 'number') return [];
+  if (typeof n === 'number' && n >= o) return [];
+  return [fieldErrors.invalid('status.collisionCount', typeof n === 'number' ? n : 0, 'cannot be decremented')];
+}
+
+const OVER_REPLICAS = 'cannot be greater than status.replicas';
 
 // ---- Deployments ----
 
@@ -78,6 +101,14 @@ export function defaultDeployment(obj: KubeObject): void {
   setDefault(s, 'revisionHistoryLimit', 10);
   setDefault(s, 'progressDeadlineSeconds', 600);
   defaultTemplate(s);
+}
+
+const goSurgeFields = (ru: Obj): string => `MaxUnavailable:${goIntOrString(ru.maxUnavailable)}, MaxSurge:${goIntOrString(ru.maxSurge)}`;
+
+/** An update strategy as field.Error prints it: `apps.DeploymentStrategy{Type:"x", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}`. */
+function goStrategy(type: string, rollingType: string, st: Obj, rollingFields: (ru: Obj) => string): unknown {
+  const rolling = goPointer(rollingType, st.rollingUpdate, (ru) => `${rollingType}{${rollingFields(isObj(ru) ? ru : {})}}`);
+  return renderedBadValue(`${type}{Type:${goText(st.type)}, RollingUpdate:${rolling}}`);
 }
 
 function deploymentStrategyErrors(strategy: unknown, path: string): FieldError[] {
@@ -101,7 +132,7 @@ function deploymentStrategyErrors(strategy: unknown, path: string): FieldError[]
       return errs;
     }
     default:
-      return [fieldErrors.notSupported(path, st, ['Recreate', 'RollingUpdate'])];
+      return [fieldErrors.notSupported(path, goStrategy('apps.DeploymentStrategy', 'apps.RollingUpdateDeployment', st, goSurgeFields), ['Recreate', 'RollingUpdate'])];
   }
 }
 
@@ -151,8 +182,15 @@ function deploymentHooks(): TypeHooks {
     // Annotations are copied to replica sets: their changes count like spec changes.
     generationChanged: (obj, old) => specChanged(obj, old) || !semanticEqual(obj.metadata?.annotations, old.metadata?.annotations),
     validateUpdate: (obj, old) => [...validateDeploymentSpec(obj), ...selectorImmutable(obj, old)],
-    validateStatusUpdate: (obj) =>
-      replicaStatusErrors(obj, ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'], ['updatedReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than status.replicas'),
+    validateStatusUpdate: (obj, old) => [
+      ...replicaStatusErrors(obj, {
+        nonnegative: ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'],
+        overReplicas: ['updatedReplicas', 'readyReplicas', 'availableReplicas'],
+        overMessage: OVER_REPLICAS,
+        availableOverReadyMessage: 'cannot be greater than readyReplicas',
+      }),
+      ...collisionCountErrors(obj, old),
+    ],
     resetMetaForStatus(merged, old) {
       if (old.metadata?.labels === undefined) delete merged.metadata.labels;
       else merged.metadata.labels = clone(old.metadata.labels);
@@ -184,6 +222,14 @@ export function deploymentFacts(rules: TypeRules): TypeFacts {
 
 // ---- ReplicaSets ----
 
+/** ValidateReplicaSetStatus, and core's ValidateReplicationControllerStatus word for word. */
+export const REPLICA_SET_STATUS: StatusCounterRules = {
+  nonnegative: ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
+  overReplicas: ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'],
+  overMessage: OVER_REPLICAS,
+  availableOverReadyMessage: 'cannot be greater than readyReplicas',
+};
+
 export function validateReplicaSetSpec(obj: KubeObject): FieldError[] {
   const s = specOf(obj);
   const errs = nonnegativeAt(s, 'spec.replicas', 'replicas');
@@ -206,8 +252,7 @@ export function replicaSetFacts(rules: TypeRules): TypeFacts {
       validate: validateReplicaSetSpec,
       validateUpdate: (obj, old) => [...validateReplicaSetSpec(obj), ...selectorImmutable(obj, old)],
       warnings: (obj, old) => templateWarnings(obj, old, true),
-      validateStatusUpdate: (obj) =>
-        replicaStatusErrors(obj, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than the number of replicas'),
+      validateStatusUpdate: (obj) => replicaStatusErrors(obj, REPLICA_SET_STATUS),
     }),
     printerColumns: [
       column('Desired', 'integer', 'Desired replicas.', (o) => numAt(o, 'spec', 'replicas')),
@@ -229,7 +274,7 @@ function defaultClaimTemplate(pvc: Obj): void {
   setDefaultString(ensureObj(pvc, 'status'), 'phase', 'Pending');
 }
 
-export function defaultStatefulSet(obj: KubeObject): void {
+export function defaultStatefulSet(obj: KubeObject, gates: Readonly<Record<string, boolean>> = {}): void {
   const s = spec(obj);
   setDefaultString(s, 'podManagementPolicy', 'OrderedReady');
   const us = ensureObj(s, 'updateStrategy');
@@ -237,7 +282,10 @@ export function defaultStatefulSet(obj: KubeObject): void {
     us.type = 'RollingUpdate';
     if (!isObj(us.rollingUpdate)) us.rollingUpdate = {};
   }
-  if (us.type === 'RollingUpdate' && isObj(us.rollingUpdate)) setDefault(us.rollingUpdate, 'partition', 0);
+  if (us.type === 'RollingUpdate' && isObj(us.rollingUpdate)) {
+    setDefault(us.rollingUpdate, 'partition', 0);
+    if (gates.MaxUnavailableStatefulSet === true) setDefault(us.rollingUpdate, 'maxUnavailable', 1);
+  }
   const retention = ensureObj(s, 'persistentVolumeClaimRetentionPolicy');
   setDefaultString(retention, 'whenDeleted', 'Retain');
   setDefaultString(retention, 'whenScaled', 'Retain');
@@ -245,6 +293,23 @@ export function defaultStatefulSet(obj: KubeObject): void {
   setDefault(s, 'revisionHistoryLimit', 10);
   defaultTemplate(s);
   for (const pvc of objsAt(s, 'volumeClaimTemplates')) defaultClaimTemplate(pvc);
+}
+
+function goStatefulSetRollingFields(ru: unknown): string {
+  const o = isObj(ru) ? ru : {};
+  return `Partition:${goInt(o.partition)}, MaxUnavailable:${goPointer('intstr.IntOrString', o.maxUnavailable, goIntOrString)}`;
+}
+
+/** validateRollingUpdateStatefulSet (maxUnavailable: only with MaxUnavailableStatefulSet, or kept from before). */
+function statefulSetRollingUpdateErrors(ru: Obj, path: string): FieldError[] {
+  const errs = nonnegativeAt(ru, `${path}.partition`, 'partition');
+  const mu = ru.maxUnavailable;
+  if (mu !== undefined && mu !== null) {
+    errs.push(...positiveIntOrPercentErrors(mu, `${path}.maxUnavailable`));
+    if (intOrPercentValue(mu) === 0) errs.push(fieldErrors.invalid(`${path}.maxUnavailable`, mu, 'cannot be 0'));
+    errs.push(...notMoreThan100PercentErrors(mu, `${path}.maxUnavailable`));
+  }
+  return errs;
 }
 
 export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
@@ -262,14 +327,14 @@ export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
       break;
     case 'OnDelete':
       if (us.rollingUpdate !== undefined && us.rollingUpdate !== null) {
-        errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate', us.rollingUpdate, "only allowed for updateStrategy 'RollingUpdate'"));
+        errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate', renderedBadValue(`apps.RollingUpdateStatefulSetStrategy{${goStatefulSetRollingFields(us.rollingUpdate)}}`), "only allowed for updateStrategy 'RollingUpdate'"));
       }
       break;
     case 'RollingUpdate':
-      if (isObj(us.rollingUpdate)) errs.push(...nonnegativeAt(us.rollingUpdate, 'spec.updateStrategy.rollingUpdate.partition', 'partition'));
+      if (isObj(us.rollingUpdate)) errs.push(...statefulSetRollingUpdateErrors(us.rollingUpdate, 'spec.updateStrategy.rollingUpdate'));
       break;
     default:
-      errs.push(fieldErrors.invalid('spec.updateStrategy', us, "must be 'RollingUpdate' or 'OnDelete'"));
+      errs.push(fieldErrors.invalid('spec.updateStrategy', goStrategy('apps.StatefulSetUpdateStrategy', 'apps.RollingUpdateStatefulSetStrategy', us, goStatefulSetRollingFields), "must be 'RollingUpdate' or 'OnDelete'"));
   }
   const retention = objAt(s, 'persistentVolumeClaimRetentionPolicy');
   if (retention) {
@@ -279,19 +344,27 @@ export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
     }
   }
   errs.push(...nonnegativeAt(s, 'spec.replicas', 'replicas'));
-  errs.push(...nonnegativeAt(s, 'spec.ordinals.start', 'ordinals', 'start'));
   errs.push(...nonnegativeAt(s, 'spec.minReadySeconds', 'minReadySeconds'));
+  errs.push(...nonnegativeAt(s, 'spec.ordinals.start', 'ordinals', 'start'));
   errs.push(...requiredSelectorErrors(s.selector, 'spec.selector', 'statefulset'));
-  if (isInvalidSelector(s.selector)) errs.push(fieldErrors.invalid('spec.selector', s.selector, ''));
+  if (isInvalidSelector(s.selector)) errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(s.selector), ''));
   else {
     errs.push(...selectorMismatch(s.selector, s.template, 'spec.template'));
     // ValidatePodTemplateSpecForStatefulSet: the template's labels and annotations only. kube leaves its pod spec
     // unchecked, as its volume mounts may name the volumeClaimTemplates (the pods the controller makes are checked).
     const meta = objAt(objAt(s, 'template'), 'metadata') ?? {};
     errs.push(...validateLabels(meta.labels, 'spec.template.labels'), ...validateAnnotations(meta.annotations, 'spec.template.annotations'));
+    errs.push(...podSpecificAnnotationErrors(meta.annotations, objAt(objAt(s, 'template'), 'spec'), 'spec.template.annotations'));
   }
   errs.push(...restartAlwaysErrors(s.template, 'spec.template', 'StatefulSet'));
   return errs;
+}
+
+function dropStatefulSetMaxUnavailable(obj: KubeObject, old: KubeObject | undefined, gates: Readonly<Record<string, boolean>>): void {
+  if (gates.MaxUnavailableStatefulSet === true) return;
+  const inUse = (o: KubeObject | undefined) => getPath(o, 'spec', 'updateStrategy', 'rollingUpdate', 'maxUnavailable') != null;
+  const ru = objAt(objAt(specOf(obj), 'updateStrategy'), 'rollingUpdate');
+  if (ru && !inUse(old)) delete ru.maxUnavailable;
 }
 
 const STS_MUTABLE = ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds', 'revisionHistoryLimit'];
@@ -318,10 +391,22 @@ function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): FieldError
 export function statefulSetFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
-      defaults: defaultStatefulSet,
+      defaults: (obj) => defaultStatefulSet(obj, rules.featureGates),
+      // dropStatefulSetDisabledFields: maxUnavailable needs MaxUnavailableStatefulSet unless the stored object has it.
+      prepareForCreate: (obj) => dropStatefulSetMaxUnavailable(obj, undefined, rules.featureGates),
+      prepareForUpdate: (obj, old) => dropStatefulSetMaxUnavailable(obj, old, rules.featureGates),
       podTemplate: (obj) => specOf(obj).template,
       validate: validateStatefulSetSpec,
       validateUpdate: (obj, old) => validateStatefulSetUpdate(obj, old),
+      validateStatusUpdate: (obj, old) => [
+        ...replicaStatusErrors(obj, {
+          nonnegative: ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount'],
+          overReplicas: ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'],
+          overMessage: OVER_REPLICAS,
+          availableOverReadyMessage: 'cannot be greater than status.readyReplicas',
+        }),
+        ...collisionCountErrors(obj, old),
+      ],
       warnings: statefulSetWarnings,
     }),
     printerColumns: [
@@ -362,15 +447,16 @@ function daemonSetUpdateStrategyErrors(strategy: unknown): FieldError[] {
         ...positiveIntOrPercentErrors(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`),
         ...positiveIntOrPercentErrors(ru.maxSurge, `${path}.rollingUpdate.maxSurge`),
       ];
-      const mu = intOrPercentValue(ru.maxUnavailable);
-      const ms = intOrPercentValue(ru.maxSurge);
-      if (mu === 0 && ms === 0) errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxUnavailable`, ru.maxUnavailable ?? null, 'may not be 0 when `maxSurge` is 0'));
-      if (mu !== 0 && ms !== 0) errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxSurge`, ru.maxSurge ?? null, 'may not be set when maxUnavailable is non-zero'));
       errs.push(...notMoreThan100PercentErrors(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`));
+      errs.push(...notMoreThan100PercentErrors(ru.maxSurge, `${path}.rollingUpdate.maxSurge`));
+      const hasUnavailable = intOrPercentValue(ru.maxUnavailable) !== 0;
+      const hasSurge = intOrPercentValue(ru.maxSurge) !== 0;
+      if (hasUnavailable && hasSurge) errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxSurge`, ru.maxSurge ?? 0, 'may not be set when maxUnavailable is non-zero'));
+      if (!hasUnavailable && !hasSurge) errs.push(fieldErrors.required(`${path}.rollingUpdate.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
       return errs;
     }
     default:
-      return [fieldErrors.notSupported(`${path}.type`, st.type ?? '', ['OnDelete', 'RollingUpdate'])];
+      return [fieldErrors.notSupported(path, goStrategy('apps.DaemonSetUpdateStrategy', 'apps.RollingUpdateDaemonSet', st, goSurgeFields), ['RollingUpdate', 'OnDelete'])];
   }
 }
 
@@ -379,7 +465,7 @@ export function validateDaemonSetSpec(obj: KubeObject): FieldError[] {
   const errs = validateLabelSelector(s.selector, 'spec.selector');
   if (!isInvalidSelector(s.selector)) errs.push(...selectorMismatch(s.selector ?? null, s.template, 'spec.template'));
   if (isObj(s.selector) && Object.keys(objAt(s.selector, 'matchLabels') ?? {}).length + objsAt(s.selector, 'matchExpressions').length === 0) {
-    errs.push(fieldErrors.invalid('spec.selector', s.selector, 'empty selector is invalid for daemonset'));
+    errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(s.selector), 'empty selector is invalid for daemonset'));
   }
   errs.push(...validatePodTemplateSpec(s.template, 'spec.template'));
   errs.push(...restartAlwaysErrors(s.template, 'spec.template', 'DaemonSet', true));
@@ -389,6 +475,18 @@ export function validateDaemonSetSpec(obj: KubeObject): FieldError[] {
   errs.push(...nonnegativeAt(s, 'spec.revisionHistoryLimit', 'revisionHistoryLimit'));
   return errs;
 }
+
+const DAEMON_SET_COUNTERS = [
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'desiredNumberScheduled',
+  'numberReady',
+  'observedGeneration',
+  'updatedNumberScheduled',
+  'numberAvailable',
+  'numberUnavailable',
+  'collisionCount',
+];
 
 /** apps/v1 carries the internal spec.templateGeneration in this annotation, always written. */
 const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
@@ -413,6 +511,11 @@ export function daemonSetFacts(rules: TypeRules): TypeFacts {
       podTemplate: (obj) => specOf(obj).template,
       validate: validateDaemonSetSpec,
       validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj), ...selectorImmutable(obj, old)],
+      // validateDaemonSetStatus.
+      validateStatusUpdate: (obj, old) => [
+        ...DAEMON_SET_COUNTERS.flatMap((f) => nonnegativeAt(obj, `status.${f}`, 'status', f)),
+        ...collisionCountErrors(obj, old),
+      ],
       warnings: (obj, old) => templateWarnings(obj, old, false),
     }),
     printerColumns: [

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../types.ts';
 import { validateNonnegative } from '../../validation/meta.ts';
 import { objAt, strAt, type Obj } from '../object.ts';
 import { cronScheduleError } from './cron-schedule.ts';
-import { goLabelSelector } from './go-batch-values.ts';
+import { goLabelSelector } from '../../../apis/go-bad-values.ts';
 import { jobSpecErrors } from './job-spec-validation.ts';
 import { isIANAZoneName } from './time-zone-names.ts';
 

@@ -1,42 +1,8 @@
-// Go's %#v of the batch values kube puts in Invalid errors (field.Error prints a struct, map or slice that way), with
-// this project's convention that a non-nil pointer shows its value in place of the address.
+// Go's %#v of the batch values kube puts in Invalid errors (the shared rendering rules: apis/go-bad-values.ts).
 
-import { goStringsText, renderedBadValue } from '../../../apis/errors.ts';
-import { goQuote } from '../../../encoding/go-format.ts';
-import { isObj, stringMap, type Obj } from '../object.ts';
-
-const isSet = (v: unknown): boolean => v !== undefined && v !== null;
-const goText = (v: unknown): string => goQuote(typeof v === 'string' ? v : '');
-const goPointer = (type: string, v: unknown, pointee: (x: unknown) => string): string => `(*${type})(${isSet(v) ? pointee(v) : 'nil'})`;
-
-function goSlice(type: string, v: unknown, item: (x: unknown) => string): string {
-  return Array.isArray(v) ? `[]${type}{${v.map(item).join(', ')}}` : `[]${type}(nil)`;
-}
-
-/** map[string]string, keys sorted as fmt prints them. */
-export function goStringMapText(v: unknown): string {
-  if (!isObj(v)) return 'map[string]string(nil)';
-  const m = stringMap(v);
-  return `map[string]string{${Object.keys(m)
-    .sort()
-    .map((k) => `${goQuote(k)}:${goQuote(m[k]!)}`)
-    .join(', ')}}`;
-}
-
-export const goStringMap = (v: unknown): unknown => renderedBadValue(goStringMapText(v));
-
-function goSelectorRequirement(r: unknown): string {
-  const o = isObj(r) ? r : {};
-  return `v1.LabelSelectorRequirement{Key:${goText(o.key)}, Operator:${goText(o.operator)}, Values:${Array.isArray(o.values) ? goStringsText(o.values) : '[]string(nil)'}}`;
-}
-
-/** metav1.LabelSelector. */
-export function goLabelSelector(v: unknown): unknown {
-  const s: Obj = isObj(v) ? v : {};
-  return renderedBadValue(`v1.LabelSelector{MatchLabels:${goStringMapText(s.matchLabels)}, MatchExpressions:${goSlice('v1.LabelSelectorRequirement', s.matchExpressions, goSelectorRequirement)}}`);
-}
-
-const goInt = (v: unknown): string => String(typeof v === 'number' ? v : 0);
+import { renderedBadValue } from '../../../apis/errors.ts';
+import { goInt, goPointer, goSlice, goText } from '../../../apis/go-bad-values.ts';
+import { isObj } from '../object.ts';
 
 /** []int32 (exit codes). */
 export const goInt32s = (v: unknown): unknown => renderedBadValue(goSlice('int32', v, goInt));

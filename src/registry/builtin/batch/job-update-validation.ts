@@ -7,7 +7,8 @@
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
 import { clone, ensureObj, isObj, objAt, semanticEqual, type Obj } from '../object.ts';
-import { goLabelSelector, goPodFailurePolicy, goSuccessPolicy } from './go-batch-values.ts';
+import { goLabelSelector } from '../../../apis/go-bad-values.ts';
+import { goPodFailurePolicy, goSuccessPolicy } from './go-batch-values.ts';
 
 const isSet = (v: unknown): boolean => v !== undefined && v !== null;
 

@@ -19,7 +19,7 @@ import { defaultPodSpec, defaultPodTemplate } from '../core/pod-defaults.ts';
 import { generationChanged, jobSpecWarnings, workloadNameWarnings } from '../core/pod-warnings.ts';
 import { SELECTOR_MISMATCH, templateLabels } from '../apps/template-validation.ts';
 import { cronJobSpecErrors } from './cronjob-validation.ts';
-import { goLabelSelector, goStringMap } from './go-batch-values.ts';
+import { goLabelSelector, goStringMap } from '../../../apis/go-bad-values.ts';
 import { dropDisabledJobFields } from './job-disabled-fields.ts';
 import { jobSpecErrors } from './job-spec-validation.ts';
 import { jobStatusUpdateErrors } from './job-status-validation.ts';

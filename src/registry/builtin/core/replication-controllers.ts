@@ -4,11 +4,13 @@ import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { validateLabels } from '../../validation/meta.ts';
 import { buildStrategy } from '../generic.ts';
-import { clone, ensureObj, getPath, isObj, numAt, objAt, setDefault, sortedMap, stringMap, strAt } from '../object.ts';
+import { clone, ensureObj, getPath, isObj, numAt, objAt, setDefault, stringMap, strAt } from '../object.ts';
 import { ageColumn, column, containerCells, formatLabels } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
-import { replicaStatusErrors } from '../apps/workloads.ts';
+import { REPLICA_SET_STATUS, replicaStatusErrors } from '../apps/workloads.ts';
+import { SELECTOR_MISMATCH } from '../apps/template-validation.ts';
+import { goStringMap } from '../../../apis/go-bad-values.ts';
 import { defaultPodTemplate } from './pod-defaults.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
 import { generationChanged, podTemplateWarnings, workloadNameWarnings } from './pod-warnings.ts';
@@ -39,7 +41,7 @@ function validateReplicationControllerSpec(obj: KubeObject): FieldError[] {
   }
   const labels = stringMap(getPath(spec.template, 'metadata', 'labels'));
   if (Object.keys(selector).length > 0 && !Object.entries(selector).every(([k, v]) => labels[k] === v)) {
-    errs.push(fieldErrors.invalid('spec.template.metadata.labels', sortedMap(labels), '`selector` does not match template `labels`'));
+    errs.push(fieldErrors.invalid('spec.template.metadata.labels', goStringMap(getPath(spec.template, 'metadata', 'labels')), SELECTOR_MISMATCH));
   }
   errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
   const restartPolicy = strAt(spec.template, 'spec', 'restartPolicy');
@@ -61,8 +63,7 @@ export function replicationControllerFacts(rules: TypeRules): TypeFacts {
       warnings: (obj, old) =>
         old ? (generationChanged(obj, old) ? podTemplateWarnings(getPath(old, 'spec', 'template'), 'spec.template') : []) : [...workloadNameWarnings(obj), ...podTemplateWarnings(getPath(obj, 'spec', 'template'), 'spec.template')],
       // ValidateReplicationControllerStatus.
-      validateStatusUpdate: (obj) =>
-        replicaStatusErrors(obj, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], 'cannot be greater than status.replicas'),
+      validateStatusUpdate: (obj) => replicaStatusErrors(obj, REPLICA_SET_STATUS),
     }),
     printerColumns: [
       column('Desired', 'integer', 'Desired replicas.', (o) => numAt(o, 'spec', 'replicas')),

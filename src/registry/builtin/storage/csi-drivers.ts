@@ -2,6 +2,7 @@
 // attachRequired and volumeLifecycleModes fixed; printCSIDriver).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { goNamedStrings } from '../../../apis/go-bad-values.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
 import type { FactsMaker } from '../facts.ts';
@@ -66,7 +67,7 @@ export const csiDriverFacts: FactsMaker = (rules) => ({
       if (attach !== getPath(old, 'spec', 'attachRequired')) errs.push(fieldErrors.invalid('spec.attachedRequired', attach ?? null, FIELD_IMMUTABLE));
       const modes = getPath(obj, 'spec', 'volumeLifecycleModes');
       if (!semanticEqual(modes, getPath(old, 'spec', 'volumeLifecycleModes'))) {
-        errs.push(fieldErrors.invalid('spec.volumeLifecycleModes', modes ?? null, FIELD_IMMUTABLE));
+        errs.push(fieldErrors.invalid('spec.volumeLifecycleModes', goNamedStrings('storage.VolumeLifecycleMode', modes), FIELD_IMMUTABLE));
       }
       return errs;
     },
