@@ -220,8 +220,9 @@ export function goStringsValue(list: readonly unknown[] | null | undefined): unk
 /** Go's %v-like rendering of a bad value, as field.Error does (strings quoted). */
 function formatBadValue(v: unknown): string {
   if (typeof v === 'object' && v !== null && RENDERED in v) return String((v as Record<symbol, unknown>)[RENDERED]);
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (v === null || v === undefined) return 'null';
+  // ErrorBody turns a nil value (or nil pointer) into the string "null", which it then quotes as any string.
+  if (typeof v === 'string') return goQuote(v);
+  if (v === null || v === undefined) return '"null"';
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   return JSON.stringify(v);
 }

@@ -71,3 +71,6 @@ export const goOwnerReferences = (v: unknown): unknown => renderedBadValue(goSli
 export function goIntOrString(v: unknown): string {
   return typeof v === 'string' ? `intstr.IntOrString{Type:1, IntVal:0, StrVal:${goQuote(v)}}` : `intstr.IntOrString{Type:0, IntVal:${goInt(v)}, StrVal:""}`;
 }
+
+/** An intstr.IntOrString bad value: field.Error prints the struct (its String() has a pointer receiver). */
+export const goIntOrStringValue = (v: unknown): unknown => renderedBadValue(goIntOrString(v));

@@ -272,7 +272,7 @@ spec:
   test('workloads: selectors, strategies and status counters refused with the values kube prints (%#v of Go maps and structs)', async () => {
     const deployment = (selector: string, labels: string) => `apiVersion: apps/v1
 kind: Deployment
-metadata: {name: web, namespace: default}
+metadata: {name: picky, namespace: default}
 spec:
   selector: {matchLabels: ${selector}}
   template:
@@ -281,12 +281,12 @@ spec:
 `;
     assert.equal(
       await refused(['apply', '-f', '-'], deployment('{app: web}', '{app: api, tier: x}')),
-      'The Deployment "web" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"api", "tier":"x"}: `selector` does not match template `labels`',
+      'The Deployment "picky" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"api", "tier":"x"}: `selector` does not match template `labels`',
     );
     await ok(['apply', '-f', '-'], deployment('{app: web}', '{app: web}'));
     assert.equal(
       await refused(['apply', '-f', '-'], deployment('{app: web2}', '{app: web2}')),
-      'The Deployment "web" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+      'The Deployment "picky" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
     );
     const daemonSet = `apiVersion: apps/v1
 kind: DaemonSet

@@ -5,7 +5,7 @@ import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { validateNonnegative } from '../../validation/meta.ts';
 import { regexError } from '../../validation/names.ts';
 import { isEmptySelector, isInvalidSelector, selectorMatches, validateLabelSelector } from '../../validation/label-selector.ts';
-import { goLabelSelector, goStringMap } from '../../../apis/go-bad-values.ts';
+import { goIntOrStringValue, goLabelSelector, goStringMap } from '../../../apis/go-bad-values.ts';
 import { getPath, isObj, stringMap, strAt } from '../object.ts';
 import { validatePodTemplateSpec } from '../core/pod-validation.ts';
 
@@ -64,7 +64,7 @@ export function positiveIntOrPercentErrors(v: unknown, path: string): FieldError
   if (typeof v === 'string') {
     return percentRe.test(v)
       ? []
-      : [fieldErrors.invalid(path, v, regexError("a valid percent string must be a numeric string followed by an ending '%'", '[0-9]+%', '1%', '93%'))];
+      : [fieldErrors.invalid(path, goIntOrStringValue(v), regexError("a valid percent string must be a numeric string followed by an ending '%'", '[0-9]+%', '1%', '93%'))];
   }
   if (typeof v === 'number') return validateNonnegative(v, path);
   return [];
@@ -80,7 +80,7 @@ export function intOrPercentValue(v: unknown): number {
 
 /** IsNotMoreThan100Percent. */
 export function notMoreThan100PercentErrors(v: unknown, path: string): FieldError[] {
-  return typeof v === 'string' && percentRe.test(v) && Number(v.slice(0, -1)) > 100 ? [fieldErrors.invalid(path, v, 'must not be greater than 100%')] : [];
+  return typeof v === 'string' && percentRe.test(v) && Number(v.slice(0, -1)) > 100 ? [fieldErrors.invalid(path, goIntOrStringValue(v), 'must not be greater than 100%')] : [];
 }
 
 export function nonnegativeAt(obj: unknown, path: string, ...keys: string[]): FieldError[] {

@@ -54,7 +54,7 @@ test('a deployment without selector gets both kube errors', () => {
   );
   assert.deepEqual(
     errors(deployments, create(deployments, { selector: { matchLabels: { app: 'web' } }, template: template({ app: 'web' }), strategy: { rollingUpdate: { maxSurge: 0, maxUnavailable: '120%' } } })),
-    ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "120%": must not be greater than 100%'],
+    ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"120%"}: must not be greater than 100%'],
   );
 });
 
@@ -197,11 +197,11 @@ test('daemon set rolling updates: exactly one of maxUnavailable and maxSurge, ea
   const ds = (rollingUpdate: Record<string, unknown>) =>
     errors(daemonSets, create(daemonSets, { selector: { matchLabels: { app: 'a' } }, template: template({ app: 'a' }), updateStrategy: { type: 'RollingUpdate', rollingUpdate } }));
   assert.deepEqual(ds({ maxUnavailable: 0, maxSurge: 0 }), ['spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0']);
-  assert.deepEqual(ds({ maxUnavailable: 1, maxSurge: '10%' }), ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "10%": may not be set when maxUnavailable is non-zero']);
-  assert.deepEqual(ds({ maxUnavailable: 0, maxSurge: '150%' }), ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "150%": must not be greater than 100%']);
+  assert.deepEqual(ds({ maxUnavailable: 1, maxSurge: '10%' }), ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"10%"}: may not be set when maxUnavailable is non-zero']);
+  assert.deepEqual(ds({ maxUnavailable: 0, maxSurge: '150%' }), ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%']);
   // IntValue() reads a numeric string: "2" is not a percent, but it is not 0 either.
   assert.deepEqual(ds({ maxUnavailable: '2', maxSurge: 0 }), [
-    `spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "2": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
+    `spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"2"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
   ]);
   assert.deepEqual(
     errors(daemonSets, create(daemonSets, { selector: { matchLabels: { app: 'a' } }, template: template({ app: 'a' }), updateStrategy: { type: 'Sometimes' } })),
@@ -231,7 +231,7 @@ test('stateful sets: maxUnavailable only behind MaxUnavailableStatefulSet, pod a
   const next = structuredClone(old);
   ((next.spec as { updateStrategy: { rollingUpdate: Record<string, unknown> } }).updateStrategy.rollingUpdate).maxUnavailable = 0;
   statefulSets.strategy.prepareForUpdate?.(next, old, ctx);
-  assert.deepEqual((statefulSets.strategy.validateUpdate?.(next, old, ctx) ?? []).map(fieldErrorString), ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 0: cannot be 0']);
+  assert.deepEqual((statefulSets.strategy.validateUpdate?.(next, old, ctx) ?? []).map(fieldErrorString), ['spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: cannot be 0']);
   assert.deepEqual(errors(statefulSets, create(statefulSets, spec({ type: 'OnDelete', rollingUpdate: { partition: 1 } }))), [
     "spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy{Partition:1, MaxUnavailable:(*intstr.IntOrString)(nil)}: only allowed for updateStrategy 'RollingUpdate'",
   ]);

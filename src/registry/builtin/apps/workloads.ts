@@ -3,7 +3,7 @@
 // must match the template and may not change, generation tracking the spec.
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
-import { goInt, goIntOrString, goLabelSelector, goPointer, goText } from '../../../apis/go-bad-values.ts';
+import { goInt, goIntOrString, goIntOrStringValue, goLabelSelector, goPointer, goText } from '../../../apis/go-bad-values.ts';
 import { formatLabelSelector as selectorString } from '../../../apis/labels.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE, validateAnnotations, validateLabels } from '../../validation/meta.ts';
@@ -126,7 +126,7 @@ function deploymentStrategyErrors(strategy: unknown, path: string): FieldError[]
         ...positiveIntOrPercentErrors(ru.maxSurge, `${path}.rollingUpdate.maxSurge`),
       ];
       if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0) {
-        errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxUnavailable`, ru.maxUnavailable ?? null, 'may not be 0 when `maxSurge` is 0'));
+        errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxUnavailable`, goIntOrStringValue(ru.maxUnavailable), 'may not be 0 when `maxSurge` is 0'));
       }
       errs.push(...notMoreThan100PercentErrors(ru.maxUnavailable, `${path}.rollingUpdate.maxUnavailable`));
       return errs;
@@ -306,7 +306,7 @@ function statefulSetRollingUpdateErrors(ru: Obj, path: string): FieldError[] {
   const mu = ru.maxUnavailable;
   if (mu !== undefined && mu !== null) {
     errs.push(...positiveIntOrPercentErrors(mu, `${path}.maxUnavailable`));
-    if (intOrPercentValue(mu) === 0) errs.push(fieldErrors.invalid(`${path}.maxUnavailable`, mu, 'cannot be 0'));
+    if (intOrPercentValue(mu) === 0) errs.push(fieldErrors.invalid(`${path}.maxUnavailable`, goIntOrStringValue(mu), 'cannot be 0'));
     errs.push(...notMoreThan100PercentErrors(mu, `${path}.maxUnavailable`));
   }
   return errs;
@@ -451,7 +451,7 @@ function daemonSetUpdateStrategyErrors(strategy: unknown): FieldError[] {
       errs.push(...notMoreThan100PercentErrors(ru.maxSurge, `${path}.rollingUpdate.maxSurge`));
       const hasUnavailable = intOrPercentValue(ru.maxUnavailable) !== 0;
       const hasSurge = intOrPercentValue(ru.maxSurge) !== 0;
-      if (hasUnavailable && hasSurge) errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxSurge`, ru.maxSurge ?? 0, 'may not be set when maxUnavailable is non-zero'));
+      if (hasUnavailable && hasSurge) errs.push(fieldErrors.invalid(`${path}.rollingUpdate.maxSurge`, goIntOrStringValue(ru.maxSurge), 'may not be set when maxUnavailable is non-zero'));
       if (!hasUnavailable && !hasSurge) errs.push(fieldErrors.required(`${path}.rollingUpdate.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
       return errs;
     }

@@ -13,7 +13,7 @@ const pdb = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 
 const pdbCases: [string, Record<string, unknown>, string[]][] = [
   ['minAvailable as a percent', { minAvailable: '50%' }, []],
   ['both bounds', { minAvailable: 1, maxUnavailable: 1 }, ['spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:intstr.IntOrString{Type:0, IntVal:1, StrVal:""}, MaxUnavailable:intstr.IntOrString{Type:0, IntVal:1, StrVal:""}}: minAvailable and maxUnavailable cannot be both set']],
-  ['over 100%', { maxUnavailable: '150%' }, ['spec.maxUnavailable: Invalid value: "150%": must not be greater than 100%']],
+  ['over 100%', { maxUnavailable: '150%' }, ['spec.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%']],
   ['negative', { minAvailable: -1 }, ['spec.minAvailable: Invalid value: -1: must be greater than or equal to 0']],
   ['unknown eviction policy', { unhealthyPodEvictionPolicy: 'Never' }, ['spec.unhealthyPodEvictionPolicy: Unsupported value: "Never": supported values: "AlwaysAllow", "IfHealthyBudget"']],
 ];

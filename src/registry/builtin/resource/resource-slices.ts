@@ -3,6 +3,7 @@
 // field selectors spec.nodeName and spec.driver.
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goPointer, goText } from '../../../apis/go-bad-values.ts';
 import { isDNS1123Label, isDNS1123Subdomain, regexError } from '../../validation/names.ts';
 import { parseQuantity } from '../../validation/quantity.ts';
 import type { KubeObject } from '../../types.ts';
@@ -88,8 +89,17 @@ function attributeErrors(attr: unknown, path: string): FieldError[] {
     if (a.version.length > ATTRIBUTE_MAX_VALUE) errs.push(tooLong(`${path}.version`, a.version, ATTRIBUTE_MAX_VALUE));
   }
   if (set === 0) errs.push(fieldErrors.required(path, 'exactly one value must be specified'));
-  else if (set > 1) errs.push(fieldErrors.invalid(path, a, 'exactly one value must be specified'));
+  else if (set > 1) errs.push(fieldErrors.invalid(path, goDeviceAttribute(a), 'exactly one value must be specified'));
   return errs;
+}
+
+/** resource.DeviceAttribute as field.Error prints it. */
+function goDeviceAttribute(a: Obj): unknown {
+  const num = (v: unknown) => String(v);
+  return renderedBadValue(
+    `resource.DeviceAttribute{IntValue:${goPointer('int64', a.int, num)}, BoolValue:${goPointer('bool', a.bool, num)}, ` +
+      `StringValue:${goPointer('string', a.string, goText)}, VersionValue:${goPointer('string', a.version, goText)}}`,
+  );
 }
 
 /** fldPath.Key(truncateIfTooLong(key)): long keys are shortened in the path. */
