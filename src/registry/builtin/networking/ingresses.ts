@@ -204,9 +204,11 @@ export const ingressFacts: FactsMaker = (rules) => ({
     // ValidateIngressUpdate: the create checks (the class annotation rule aside) under the stored object's options.
     validateUpdate: (obj, old) => [...validateObjectMeta(obj.metadata, rules), ...validateIngressSpec(obj, updateOptions(old))],
     validateStatusUpdate: statusErrors,
-    // WarningsOnCreate; kube has none on update.
+    // WarningsOnCreate (kube has none on update): the class annotation alone, without spec.ingressClassName.
     warnings: (obj, old) =>
-      !old && obj.metadata?.annotations?.[CLASS_ANNOTATION] !== undefined ? [`annotation ${JSON.stringify(CLASS_ANNOTATION)} is deprecated, please use 'spec.ingressClassName' instead`] : [],
+      !old && obj.metadata?.annotations?.[CLASS_ANNOTATION] !== undefined && typeof getPath(obj, 'spec', 'ingressClassName') !== 'string'
+        ? [`annotation ${JSON.stringify(CLASS_ANNOTATION)} is deprecated, please use 'spec.ingressClassName' instead`]
+        : [],
   }),
   printerColumns: [
   column('Class', 'string', 'The ingress class.', (o) => (typeof getPath(o, 'spec', 'ingressClassName') === 'string' ? strAt(o, 'spec', 'ingressClassName') : '<none>')),
