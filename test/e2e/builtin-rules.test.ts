@@ -16,11 +16,7 @@ describe('built-in type rules through kubectl', () => {
   });
 
   const ok = (args: string[], input?: string) => s.kubectlOk(args, { input });
-  const refused = async (args: string[], input?: string): Promise<string> => {
-    const r = await s.kubectl(args, { input });
-    assert.equal(r.code, 1, `kubectl ${args.join(' ')} should fail; stdout: ${r.stdout}`);
-    return r.stderr.trim();
-  };
+  const refused = (args: string[], input?: string) => s.kubectlRefused(args, { input });
 
   test('lease: leaseDurationSeconds 0 is refused on create and on patch (pkg/apis/coordination/validation)', async () => {
     const lease = (seconds: number) => JSON.stringify({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'x', namespace: 'default' }, spec: { holderIdentity: 'me', leaseDurationSeconds: seconds } });
@@ -450,11 +446,11 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
   });
 
   test('HPA: kubectl autoscale gets kube\'s v2 defaults; behavior policies are checked (pkg/apis/autoscaling)', async () => {
-    await ok(['create', 'deployment', 'web', '--image=nginx']);
-    await ok(['autoscale', 'deployment', 'web', '--max=5', '--cpu-percent=60']);
-    assert.equal(await ok(['get', 'hpa.v2.autoscaling', 'web', '-o', 'jsonpath={.spec.minReplicas} {.spec.metrics[0].resource.target.averageUtilization}']), '1 60');
-    const bad = await refused(['patch', 'hpa', 'web', '--type=merge', '-p', '{"spec":{"maxReplicas":0}}']);
-    assert.equal(bad, 'The HorizontalPodAutoscaler "web" is invalid: \n* spec.maxReplicas: Invalid value: 0: must be greater than 0\n* spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`');
+    await ok(['create', 'deployment', 'scaled', '--image=nginx']);
+    await ok(['autoscale', 'deployment', 'scaled', '--max=5', '--cpu-percent=60']);
+    assert.equal(await ok(['get', 'hpa.v2.autoscaling', 'scaled', '-o', 'jsonpath={.spec.minReplicas} {.spec.metrics[0].resource.target.averageUtilization}']), '1 60');
+    const bad = await refused(['patch', 'hpa', 'scaled', '--type=merge', '-p', '{"spec":{"maxReplicas":0}}']);
+    assert.equal(bad, 'The HorizontalPodAutoscaler "scaled" is invalid: \n* spec.maxReplicas: Invalid value: 0: must be greater than 0\n* spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`');
   });
 
   test('CSR: the requester is stamped; approval through kubectl certificate approve (pkg/registry/certificates)', async () => {

@@ -22,6 +22,8 @@ export interface TestServer extends Capstan {
   kubectl(args: readonly string[], opts?: KubectlOptions): Promise<CommandResult>;
   /** Runs kubectl, fails the test unless it exits 0 (with its stderr in the message), returns its stdout. */
   kubectlOk(args: readonly string[], opts?: KubectlOptions): Promise<string>;
+  /** Runs kubectl, fails the test unless it exits 1 (a refused request), returns its stderr trimmed. */
+  kubectlRefused(args: readonly string[], opts?: KubectlOptions): Promise<string>;
   /** Writes a kubeconfig for this server authenticating with a bearer token (or nothing); returns its path. */
   writeKubeconfig(name: string, user: { token?: string; clientCert?: string; clientKey?: string }): Promise<string>;
   /** A raw HTTPS request (HTTP/1.1) trusting the server's CA, optionally with a bearer token or client cert. */
@@ -233,6 +235,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const r = await kubectl(args, opts);
       if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
       return r.stdout;
+    },
+    async kubectlRefused(args, opts) {
+      const r = await kubectl(args, opts);
+      if (r.code !== 1) throw new Error(`kubectl ${args.join(' ')} should fail but exited ${r.code}; stdout: ${r.stdout}`);
+      return r.stderr.trim();
     },
     async writeKubeconfig(name, user) {
       const path = join(scratch, `${name}.kubeconfig`);

@@ -35,6 +35,11 @@ export interface TypeHooks {
   podTemplate?(obj: KubeObject): unknown;
   /** Does this update change what generation counts (default: anything outside metadata and status)? */
   generationChanged?(obj: KubeObject, old: KubeObject): boolean;
+  /**
+   * kube's validation of the type leaves ObjectMeta to the generic checks every write gets (path-segment names, no
+   * core finalizer rule) and reports it only after the type's own errors (policy PodDisruptionBudgets).
+   */
+  genericMetaOnly?: boolean;
   /** The type's checks on create beyond ObjectMeta. */
   validate?(obj: KubeObject, ctx: RequestContext): FieldError[];
   /** The type's checks on update after ObjectMeta's update rules (default: the create checks of the new object). */
@@ -102,14 +107,15 @@ export function statusSubresource(hooks: TypeHooks, rules: TypeRules): Subresour
       return merged;
     },
     validateUpdate(obj, old, ctx) {
-      return [...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers), ...(hooks.validateStatusUpdate?.(obj, old, ctx) ?? [])];
+      const metaErrs = hooks.genericMetaOnly ? [] : validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers);
+      return [...metaErrs, ...(hooks.validateStatusUpdate?.(obj, old, ctx) ?? [])];
     },
   };
 }
 
 export function buildStrategy(rules: TypeRules, hooks: TypeHooks = {}): BuiltinStrategy {
   const validate = (obj: KubeObject, ctx: RequestContext): FieldError[] => [
-    ...validateObjectMeta(obj.metadata, rules),
+    ...(hooks.genericMetaOnly ? [] : validateObjectMeta(obj.metadata, rules)),
     ...(hooks.validate?.(obj, ctx) ?? []),
   ];
   const subresources: Record<string, SubresourceStrategy> = { ...(hooks.subresources ?? {}) };
@@ -137,7 +143,7 @@ export function buildStrategy(rules: TypeRules, hooks: TypeHooks = {}): BuiltinS
     },
     validate,
     validateUpdate(obj, old, ctx) {
-      const metaErrs = validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers);
+      const metaErrs = hooks.genericMetaOnly ? [] : validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers);
       const typeErrs = hooks.validateUpdate ? hooks.validateUpdate(obj, old, ctx, () => validate(obj, ctx)) : validate(obj, ctx);
       return [...metaErrs, ...typeErrs];
     },

@@ -14,7 +14,7 @@ export function ipFamily(value: string): 0 | 4 | 6 {
 }
 
 /** The 16 bytes of an IPv6 address (IPv4-mapped for IPv4), for range checks. */
-function ipBytes(value: string): number[] {
+export function ipBytes(value: string): number[] {
   if (ipFamily(value) === 4) return [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...value.split('.').map(Number)];
   let text = value;
   const tail = /:(\d+\.\d+\.\d+\.\d+)$/.exec(text);

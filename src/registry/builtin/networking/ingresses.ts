@@ -4,10 +4,11 @@
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { regexError } from '../../../apis/labels.ts';
 import type { KubeObject } from '../../types.ts';
+import { validateObjectMeta } from '../../validation/meta.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isValidPathSegment, isValidPortName, isValidPortNum } from '../../validation/names.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
-import { ipFamily } from '../ip-validation.ts';
+import { ipFamily, validIPErrors } from '../ip-validation.ts';
 import { arrAt, getPath, objAt, objsAt, strAt, type Obj } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
 
@@ -110,8 +111,49 @@ function httpPathErrors(p: Obj, path: string): FieldError[] {
   return [...errs, ...backendErrors(objAt(p, 'backend') ?? {}, `${path}.backend`)];
 }
 
+/** IngressValidationOptions: what an update may keep because the stored Ingress already had it. */
+interface IngressOptions {
+  allowInvalidSecretName: boolean;
+  allowInvalidWildcardHostRule: boolean;
+}
+
+const CREATE_OPTIONS: IngressOptions = { allowInvalidSecretName: false, allowInvalidWildcardHostRule: false };
+
+const secretNameErrors = (name: string): string[] => (name === '' ? [] : isDNS1123Subdomain(name));
+
+/** validateIngressRuleValue: the http paths of a rule. */
+function ruleValueErrors(rule: Obj, path: string): FieldError[] {
+  const http = objAt(rule, 'http');
+  if (!http) return [];
+  const paths = objsAt(http, 'paths');
+  const errs = paths.length === 0 ? [fieldErrors.required(`${path}.http.paths`)] : [];
+  paths.forEach((hp, j) => errs.push(...httpPathErrors(hp, `${path}.http.paths[${j}]`)));
+  return errs;
+}
+
+function ruleErrors(rule: Obj, path: string, opts: IngressOptions): FieldError[] {
+  const host = strAt(rule, 'host');
+  const errs: FieldError[] = [];
+  if (host !== '') {
+    if (ipFamily(host) !== 0) errs.push(fieldErrors.invalid(`${path}.host`, host, 'must be a DNS name, not an IP address'));
+    errs.push(...hostErrors(host, `${path}.host`));
+  }
+  const wildcard = host.includes('*');
+  if (!wildcard || !opts.allowInvalidWildcardHostRule) errs.push(...ruleValueErrors(rule, path));
+  return errs;
+}
+
+/** allowInvalidSecretName and allowInvalidWildcardHostRule of an update over old. */
+function updateOptions(old: KubeObject): IngressOptions {
+  const spec = objAt(old, 'spec');
+  return {
+    allowInvalidSecretName: objsAt(spec, 'tls').some((tls) => secretNameErrors(strAt(tls, 'secretName')).length > 0),
+    allowInvalidWildcardHostRule: objsAt(spec, 'rules').some((rule) => strAt(rule, 'host').includes('*') && ruleValueErrors(rule, '').length > 0),
+  };
+}
+
 /** ValidateIngressSpec. */
-export function validateIngressSpec(obj: KubeObject): FieldError[] {
+export function validateIngressSpec(obj: KubeObject, opts: IngressOptions = CREATE_OPTIONS): FieldError[] {
   const spec = objAt(obj, 'spec') ?? {};
   const errs: FieldError[] = [];
   const rules = objsAt(spec, 'rules');
@@ -120,24 +162,11 @@ export function validateIngressSpec(obj: KubeObject): FieldError[] {
     errs.push(fieldErrors.invalid('spec', renderedBadValue(Array.isArray(spec.rules) ? '[]networking.IngressRule{}' : '[]networking.IngressRule(nil)'), 'either `defaultBackend` or `rules` must be specified'));
   }
   if (defaultBackend) errs.push(...backendErrors(defaultBackend, 'spec.defaultBackend'));
-  rules.forEach((rule, i) => {
-    const p = `spec.rules[${i}]`;
-    const host = strAt(rule, 'host');
-    if (host !== '') {
-      if (ipFamily(host) !== 0) errs.push(fieldErrors.invalid(`${p}.host`, host, 'must be a DNS name, not an IP address'));
-      errs.push(...hostErrors(host, `${p}.host`));
-    }
-    const http = objAt(rule, 'http');
-    if (http) {
-      const paths = objsAt(http, 'paths');
-      if (paths.length === 0) errs.push(fieldErrors.required(`${p}.http.paths`));
-      paths.forEach((hp, j) => errs.push(...httpPathErrors(hp, `${p}.http.paths[${j}]`)));
-    }
-  });
+  rules.forEach((rule, i) => errs.push(...ruleErrors(rule, `spec.rules[${i}]`, opts)));
   objsAt(spec, 'tls').forEach((tls, i) => {
     arrAt(tls, 'hosts').forEach((h, j) => errs.push(...hostErrors(String(h), `spec.tls[${i}].hosts[${j}]`)));
     const secret = strAt(tls, 'secretName');
-    if (secret !== '') for (const m of isDNS1123Subdomain(secret)) errs.push(fieldErrors.invalid(`spec.tls[${i}].secretName`, secret, m));
+    if (!opts.allowInvalidSecretName) for (const m of secretNameErrors(secret)) errs.push(fieldErrors.invalid(`spec.tls[${i}].secretName`, secret, m));
   });
   const className = spec.ingressClassName;
   if (typeof className === 'string') for (const m of isDNS1123Subdomain(className)) errs.push(fieldErrors.invalid('spec.ingressClassName', className, m));
@@ -159,7 +188,7 @@ function statusErrors(obj: KubeObject): FieldError[] {
   objsAt(obj, 'status', 'loadBalancer', 'ingress').forEach((ing, i) => {
     const p = `status.loadBalancer.ingress[${i}]`;
     const ip = strAt(ing, 'ip');
-    if (ip !== '' && ipFamily(ip) === 0) errs.push(fieldErrors.invalid(`${p}.ip`, ip, 'must be a valid IP address'));
+    if (ip !== '') errs.push(...validIPErrors(ip, `${p}.ip`));
     const hostname = strAt(ing, 'hostname');
     if (hostname !== '') {
       for (const m of isDNS1123Subdomain(hostname)) errs.push(fieldErrors.invalid(`${p}.hostname`, hostname, m));
@@ -172,11 +201,14 @@ function statusErrors(obj: KubeObject): FieldError[] {
 export const ingressFacts: FactsMaker = (rules) => ({
   strategy: buildStrategy(rules, {
     validate: (obj) => [...validateIngressSpec(obj), ...classAnnotationErrors(obj)],
-    validateUpdate: (obj) => validateIngressSpec(obj),
+    // ValidateIngressUpdate: the create checks (the class annotation rule aside) under the stored object's options.
+    validateUpdate: (obj, old) => [...validateObjectMeta(obj.metadata, rules), ...validateIngressSpec(obj, updateOptions(old))],
     validateStatusUpdate: statusErrors,
-    // WarningsOnCreate; kube has none on update.
+    // WarningsOnCreate (kube has none on update): the class annotation alone, without spec.ingressClassName.
     warnings: (obj, old) =>
-      !old && obj.metadata?.annotations?.[CLASS_ANNOTATION] !== undefined ? [`annotation ${JSON.stringify(CLASS_ANNOTATION)} is deprecated, please use 'spec.ingressClassName' instead`] : [],
+      !old && obj.metadata?.annotations?.[CLASS_ANNOTATION] !== undefined && typeof getPath(obj, 'spec', 'ingressClassName') !== 'string'
+        ? [`annotation ${JSON.stringify(CLASS_ANNOTATION)} is deprecated, please use 'spec.ingressClassName' instead`]
+        : [],
   }),
   printerColumns: [
   column('Class', 'string', 'The ingress class.', (o) => (typeof getPath(o, 'spec', 'ingressClassName') === 'string' ? strAt(o, 'spec', 'ingressClassName') : '<none>')),

@@ -1,13 +1,17 @@
 // NetworkPolicies (networking/v1 SetDefaults_NetworkPolicy and SetDefaults_NetworkPolicyPort; pkg/apis/networking/
-// validation ValidateNetworkPolicySpec: ports, peers, ipBlocks, policyTypes; printNetworkPolicy).
+// validation ValidateNetworkPolicySpec and ValidationOptionsForNetworking: ports, peers, ipBlocks, policyTypes;
+// printNetworkPolicy).
 
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { goNamedStrings } from '../../../apis/go-bad-values.ts';
 import type { KubeObject } from '../../types.ts';
 import { validateLabelSelector } from '../../validation/label-selector.ts';
+import { validateObjectMeta } from '../../validation/meta.ts';
 import { isValidPortName, isValidPortNum } from '../../validation/names.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
-import { cidrFamily } from '../ip-validation.ts';
+import { validCIDRErrors } from '../ip-validation.ts';
+import { goNetContains, goParseCIDR } from './go-ip.ts';
 import { arrAt, ensureObj, getPath, isObj, objAt, objsAt, setDefault, type Obj } from '../object.ts';
 import { ageColumn, column, formatLabelSelector } from '../printing.ts';
 
@@ -41,53 +45,33 @@ function portErrors(port: Obj, path: string): FieldError[] {
   return errs;
 }
 
-/** The CIDR as a bigint network with its prefix length, for containment checks. */
-function cidrRange(cidr: string): { family: number; bits: number; base: bigint } {
-  const [ip, bits] = cidr.split('/');
-  const family = cidrFamily(cidr);
-  const width = family === 4 ? 32 : 128;
-  let value = 0n;
-  if (family === 4) for (const o of ip.split('.')) value = (value << 8n) | BigInt(Number(o));
-  else {
-    const [head, tail] = ip.includes('::') ? ip.split('::') : [ip, ''];
-    const hi = head ? head.split(':') : [];
-    const lo = tail ? tail.split(':') : [];
-    for (const g of [...hi, ...new Array(8 - hi.length - lo.length).fill('0'), ...lo]) value = (value << 16n) | BigInt(parseInt(g || '0', 16));
-  }
-  const n = Number(bits);
-  const mask = ((1n << BigInt(width)) - 1n) ^ ((1n << BigInt(width - n)) - 1n);
-  return { family, bits: n, base: value & mask };
-}
-
+/** ValidateIPBlock: a valid cidr, and excepts that are valid CIDRs strictly inside it. */
 function ipBlockErrors(block: Obj, path: string): FieldError[] {
   const cidr = typeof block.cidr === 'string' ? block.cidr : '';
   if (cidr === '') return [fieldErrors.required(`${path}.cidr`)];
-  if (cidrFamily(cidr) === 0) return [fieldErrors.invalid(`${path}.cidr`, cidr, 'not a valid CIDR')];
-  const outer = cidrRange(cidr);
+  const cidrErrs = validCIDRErrors(cidr, `${path}.cidr`);
+  if (cidrErrs.length > 0) return cidrErrs;
+  const outer = goParseCIDR(cidr);
   const errs: FieldError[] = [];
-  const excepts = arrAt(block, 'except').map(String);
-  for (let i = 0; i < excepts.length; i++) {
-    const e = excepts[i];
+  arrAt(block, 'except').forEach((raw, i) => {
+    const except = typeof raw === 'string' ? raw : '';
     const p = `${path}.except[${i}]`;
-    if (cidrFamily(e) === 0) {
-      errs.push(fieldErrors.invalid(p, e, 'not a valid CIDR'));
-      return errs;
-    }
-    const inner = cidrRange(e);
-    const width = outer.family === 4 ? 32 : 128;
-    const contained = inner.family === outer.family && inner.base >> BigInt(width - outer.bits) === outer.base >> BigInt(width - outer.bits);
-    if (!contained || outer.bits >= inner.bits) errs.push(fieldErrors.invalid(p, e, 'must be a strict subset of `cidr`'));
-  }
+    const exceptErrs = validCIDRErrors(except, p);
+    errs.push(...exceptErrs);
+    if (exceptErrs.length > 0) return;
+    const inner = goParseCIDR(except);
+    if (!goNetContains(outer, inner.ip) || outer.ones >= inner.ones) errs.push(fieldErrors.invalid(p, except, 'must be a strict subset of `cidr`'));
+  });
   return errs;
 }
 
-function peerErrors(peer: Obj, path: string): FieldError[] {
+function peerErrors(peer: Obj, path: string, allowInvalidLabelValue: boolean): FieldError[] {
   const errs: FieldError[] = [];
   let count = 0;
   for (const key of ['podSelector', 'namespaceSelector']) {
     if (isObj(peer[key])) {
       count++;
-      errs.push(...validateLabelSelector(peer[key], `${path}.${key}`));
+      errs.push(...validateLabelSelector(peer[key], `${path}.${key}`, allowInvalidLabelValue));
     }
   }
   const ipBlock = objAt(peer, 'ipBlock');
@@ -100,20 +84,23 @@ function peerErrors(peer: Obj, path: string): FieldError[] {
   return errs;
 }
 
-/** ValidateNetworkPolicySpec. */
-export function validateNetworkPolicySpec(obj: KubeObject): FieldError[] {
+/**
+ * ValidateNetworkPolicySpec. allowInvalidLabelValue is ValidationOptionsForNetworking's: an update may keep
+ * selector values that are not label values when the stored podSelector does not validate either.
+ */
+export function validateNetworkPolicySpec(obj: KubeObject, allowInvalidLabelValue = false): FieldError[] {
   const spec = objAt(obj, 'spec') ?? {};
-  const errs = validateLabelSelector(spec.podSelector, 'spec.podSelector');
+  const errs = validateLabelSelector(spec.podSelector, 'spec.podSelector', allowInvalidLabelValue);
   for (const [key, peersKey] of [['ingress', 'from'], ['egress', 'to']]) {
     objsAt(spec, key).forEach((rule, i) => {
       const p = `spec.${key}[${i}]`;
       objsAt(rule, 'ports').forEach((port, j) => errs.push(...portErrors(port, `${p}.ports[${j}]`)));
-      objsAt(rule, peersKey).forEach((peer, j) => errs.push(...peerErrors(peer, `${p}.${peersKey}[${j}]`)));
+      objsAt(rule, peersKey).forEach((peer, j) => errs.push(...peerErrors(peer, `${p}.${peersKey}[${j}]`, allowInvalidLabelValue)));
     });
   }
   const types = arrAt(spec, 'policyTypes');
   if (types.length > POLICY_TYPES.length) {
-    errs.push(fieldErrors.invalid('spec.policyTypes', renderedBadValue(`[]networking.PolicyType{${types.map((t) => JSON.stringify(String(t))).join(', ')}}`), 'may not specify more than two policyTypes'));
+    errs.push(fieldErrors.invalid('spec.policyTypes', goNamedStrings('networking.PolicyType', types), 'may not specify more than two policyTypes'));
     return errs;
   }
   types.forEach((t, i) => {
@@ -122,8 +109,15 @@ export function validateNetworkPolicySpec(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/** ValidationOptionsForNetworking: the stored podSelector fails validation. */
+const storedSelectorInvalid = (old: KubeObject): boolean => validateLabelSelector(getPath(old, 'spec', 'podSelector'), 'spec.podSelector').length > 0;
+
 export const networkPolicyFacts: FactsMaker = (rules) => ({
-  strategy: buildStrategy(rules, { defaults: defaultNetworkPolicy, validate: validateNetworkPolicySpec }),
+  strategy: buildStrategy(rules, {
+    defaults: defaultNetworkPolicy,
+    validate: (obj) => validateNetworkPolicySpec(obj),
+    validateUpdate: (obj, old) => [...validateObjectMeta(obj.metadata, rules), ...validateNetworkPolicySpec(obj, storedSelectorInvalid(old))],
+  }),
   printerColumns: [column('Pod-Selector', 'string', 'Pods the policy applies to.', (o) => formatLabelSelector(getPath(o, 'spec', 'podSelector'))), ageColumn],
   selectableFields: {},
 });
