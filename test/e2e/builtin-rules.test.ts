@@ -426,7 +426,8 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
     // The default limit is defaulted to the max and the default request to the default limit before validation.
     assert.equal(
       await refused(['create', '-f', '-'], lr),
-      'The LimitRange "lr" is invalid: \n* spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1\n* spec.limits[0].defaultRequest[cpu]: Invalid value: "1": min value 2 is greater than default request value 1\n* spec.limits[0].default[cpu]: Invalid value: "2": min value 2 is greater than default value 1',
+      // The quantities are the bad values, printed as Go's %#v prints a resource.Quantity.
+      'The LimitRange "lr" is invalid: \n* spec.limits[0].min[cpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:2, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"2", Format:"DecimalSI"}: min value 2 is greater than max value 1\n* spec.limits[0].defaultRequest[cpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:1, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"1", Format:"DecimalSI"}: min value 2 is greater than default request value 1\n* spec.limits[0].default[cpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:2, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"2", Format:"DecimalSI"}: min value 2 is greater than default value 1',
     );
   });
 

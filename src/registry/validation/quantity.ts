@@ -84,11 +84,13 @@ const MAX_INT64 = (1n << 63n) - 1n;
 const MAX_INT64_FACTORS = 18;
 
 /** A parsed quantity: mantissa x 10^exponent, its format, and its text when that is already canonical. */
-interface GoQuantity {
+export interface GoQuantity {
   mantissa: bigint;
   exponent: number;
   format: QuantityFormat;
   text?: string;
+  /** Held as an inf.Dec (ParseQuantity's slow path) rather than an int64Amount. */
+  decimal?: true;
 }
 
 /** quantitySuffixer.interpret: base, exponent and format of a suffix; undefined for one it does not know. */
@@ -154,7 +156,7 @@ function goParseQuantity(str: string): GoQuantity | undefined {
     decimals = 0;
   }
   if (format === 'BinarySI' && unscaled > 0n && compareScaled(unscaled, decimals, 1n) < 0) format = 'DecimalSI';
-  return { mantissa: positive ? unscaled : -unscaled, exponent: -decimals, format };
+  return { mantissa: positive ? unscaled : -unscaled, exponent: -decimals, format, decimal: true };
 }
 
 /** Compares unscaled x 10^-decimals with an integer. */
@@ -211,3 +213,10 @@ export function canonicalQuantity(v: unknown): string | undefined {
 }
 
 const canonicalTexts = new Map<string, string | undefined>();
+
+/** The Quantity ParseQuantity makes of this JSON value (a string, or a number as JavaScript prints it). */
+export function goQuantityOf(v: unknown): GoQuantity | undefined {
+  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
+  const text = String(v).trim();
+  return text !== '' && parseQuantity(text).ok ? goParseQuantity(text) : undefined;
+}

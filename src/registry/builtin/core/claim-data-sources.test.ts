@@ -37,7 +37,7 @@ test('a data source an old client could not have meant is dropped; a cross-names
 });
 
 test('data source references are validated with kube paths and messages', () => {
-  const errors = (spec: Obj, gates: Record<string, boolean> = {}) => claimDataSourceErrors(spec, 'spec', gates).map(fieldErrorString);
+  const errors = (spec: Obj) => claimDataSourceErrors(spec, 'spec').map(fieldErrorString);
   assert.deepEqual(errors({ dataSource: { kind: 'PersistentVolumeClaim', name: 'src' }, dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'src' } }), []);
   assert.deepEqual(errors({ dataSource: { kind: 'Thing' }, dataSourceRef: { apiGroup: 'Bad_Group', kind: '', name: 'x', namespace: 'No' } }), [
     'spec.dataSource.name: Required value',
@@ -48,6 +48,4 @@ test('data source references are validated with kube paths and messages', () => 
     'spec: Invalid value: spec.dataSource: may not be specified when dataSourceRef.namespace is specified',
   ]);
   assert.deepEqual(errors({ dataSource: { kind: 'PersistentVolumeClaim', name: 'a' }, dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'b' } }), ['spec: Invalid value: spec.dataSource: must match dataSourceRef']);
-  assert.deepEqual(errors({ volumeAttributesClassName: 'Gold' }), []);
-  assert.equal(errors({ volumeAttributesClassName: 'Gold' }, { VolumeAttributesClass: true }).length, 1);
 });

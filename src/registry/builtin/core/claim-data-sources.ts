@@ -3,7 +3,7 @@
 // kube keeps spec.dataSource and spec.dataSourceRef in step: a claim written with one reads back with both.
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
-import { isDNS1123Subdomain, nameIsDNSLabel, nameIsDNSSubdomain } from '../../validation/names.ts';
+import { isDNS1123Subdomain, nameIsDNSLabel } from '../../validation/names.ts';
 import { isObj, type Obj } from '../object.ts';
 
 type Gates = Readonly<Record<string, boolean>>;
@@ -57,8 +57,8 @@ function referenceErrors(ref: Obj, path: string): FieldError[] {
   return errs;
 }
 
-/** ValidatePersistentVolumeClaimSpec's checks of dataSource, dataSourceRef and volumeAttributesClassName. */
-export function claimDataSourceErrors(spec: Obj, path: string, gates: Gates): FieldError[] {
+/** ValidatePersistentVolumeClaimSpec's checks of dataSource and dataSourceRef. */
+export function claimDataSourceErrors(spec: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const source = isObj(spec.dataSource) ? spec.dataSource : undefined;
   const ref = isObj(spec.dataSourceRef) ? spec.dataSourceRef : undefined;
@@ -74,10 +74,6 @@ export function claimDataSourceErrors(spec: Obj, path: string, gates: Gates): Fi
     if (source) errs.push(fieldErrors.invalid(path, dataSourcePath, 'may not be specified when dataSourceRef.namespace is specified'));
   } else if (source && ref && !((source.apiGroup ?? null) === (ref.apiGroup ?? null) && source.kind === ref.kind && source.name === ref.name)) {
     errs.push(fieldErrors.invalid(path, dataSourcePath, 'must match dataSourceRef'));
-  }
-  const attributesClass = str(spec.volumeAttributesClassName);
-  if (attributesClass !== '' && gates.VolumeAttributesClass === true) {
-    for (const msg of nameIsDNSSubdomain(attributesClass, false)) errs.push(fieldErrors.invalid(`${path}.volumeAttributesClassName`, attributesClass, msg));
   }
   return errs;
 }

@@ -1,4 +1,5 @@
-// LimitRanges (core validation ValidateLimitRange; kube prints only Name and Created At).
+// LimitRanges (core validation ValidateLimitRange of kube 1.31, SetDefaults_LimitRangeItem; kube prints only Name
+// and Created At).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
@@ -8,10 +9,10 @@ import { buildStrategy } from '../generic.ts';
 import { isObj, objsAt, strAt, type Obj } from '../object.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
+import { goQuantity, quantityString } from './quantity-values.ts';
 import { containerResourceNameErrors, overcommitAllowed, resourceNameErrors } from './resource-names.ts';
 
 const STANDARD_LIMIT_TYPES = new Set(['Container', 'Pod', 'PersistentVolumeClaim']);
-const QUANTITY_KEYS = ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const;
 
 function typeNameErrors(type: string, path: string): FieldError[] {
   const errs = isQualifiedName(type).map((m) => fieldErrors.invalid(path, type, m));
@@ -20,56 +21,89 @@ function typeNameErrors(type: string, path: string): FieldError[] {
   return [];
 }
 
-const text = (q: unknown) => (typeof q === 'number' ? String(q) : typeof q === 'string' ? q : '');
+type Bound = 'max' | 'min' | 'default' | 'defaultRequest' | 'maxLimitRequestRatio';
 
-/** ValidateLimitRange's per-item checks (kube compares quantities in their canonical form). */
+const MAX_MILLI_VALUE = ((1n << 63n) - 1n) / 1000n;
+
+/** Go's %f: six decimals, and the words Go prints for what is no number. */
+function goFloat(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
+  return n.toFixed(6);
+}
+
+/** The ratio check's operands: milli-values where all three fit, whole values otherwise (as kube computes them). */
+function maxOverMin(ratio: bigint, min: bigint, max: bigint): { ratio: number; limit: number } {
+  const value = (nanos: bigint) => (nanos % 1_000_000_000n === 0n ? nanos / 1_000_000_000n : nanos / 1_000_000_000n + (nanos > 0n ? 1n : -1n));
+  const milli = (nanos: bigint) => (nanos % 1_000_000n === 0n ? nanos / 1_000_000n : nanos / 1_000_000n + (nanos > 0n ? 1n : -1n));
+  if (value(ratio) < MAX_MILLI_VALUE && value(min) < MAX_MILLI_VALUE && value(max) < MAX_MILLI_VALUE) {
+    return { ratio: Number(milli(ratio)) / 1000, limit: Number(milli(max)) / Number(milli(min)) };
+  }
+  return { ratio: Number(value(ratio)), limit: Number(value(max)) / Number(value(min)) };
+}
+
+/** The per-resource checks of one item, in kube's order; quantities print canonically (Quantity.String()). */
+function boundErrors(bounds: Record<Bound, Record<string, unknown>>, name: string, p: string): FieldError[] {
+  const q = (b: Bound) => bounds[b][name];
+  const n = (b: Bound) => (Object.hasOwn(bounds[b], name) ? (quantityNanos(q(b)) ?? 0n) : undefined);
+  const s = (b: Bound) => quantityString(q(b));
+  // Every check calls String() on the quantity it reports, so its cached text is set by then.
+  const invalid = (at: Bound, bad: Bound, msg: string) => fieldErrors.invalid(`${p}.${at}[${name}]`, goQuantity(q(bad), true), msg);
+  const [min, max, def, req, ratio] = (['min', 'max', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const).map(n);
+  const errs: FieldError[] = [];
+  if (min !== undefined && max !== undefined && min > max) errs.push(invalid('min', 'min', `min value ${s('min')} is greater than max value ${s('max')}`));
+  if (req !== undefined && min !== undefined && min > req) errs.push(invalid('defaultRequest', 'defaultRequest', `min value ${s('min')} is greater than default request value ${s('defaultRequest')}`));
+  if (req !== undefined && max !== undefined && req > max) errs.push(invalid('defaultRequest', 'defaultRequest', `default request value ${s('defaultRequest')} is greater than max value ${s('max')}`));
+  if (req !== undefined && def !== undefined && req > def) errs.push(invalid('defaultRequest', 'defaultRequest', `default request value ${s('defaultRequest')} is greater than default limit value ${s('default')}`));
+  if (def !== undefined && min !== undefined && min > def) errs.push(invalid('default', 'min', `min value ${s('min')} is greater than default value ${s('default')}`));
+  if (def !== undefined && max !== undefined && def > max) errs.push(invalid('default', 'max', `default value ${s('default')} is greater than max value ${s('max')}`));
+  if (ratio !== undefined && ratio < 1_000_000_000n) errs.push(invalid('maxLimitRequestRatio', 'maxLimitRequestRatio', `ratio ${s('maxLimitRequestRatio')} is less than 1`));
+  if (ratio !== undefined && min !== undefined && max !== undefined) {
+    const operands = maxOverMin(ratio, min, max);
+    if (operands.ratio > operands.limit) {
+      errs.push(invalid('maxLimitRequestRatio', 'maxLimitRequestRatio', `ratio ${s('maxLimitRequestRatio')} is greater than max/min = ${goFloat(operands.limit)}`));
+    }
+  }
+  if (!overcommitAllowed(name) && def !== undefined && req !== undefined && def !== req) {
+    errs.push(invalid('defaultRequest', 'defaultRequest', `default value ${s('default')} must equal to defaultRequest value ${s('defaultRequest')} in ${name}`));
+  }
+  return errs;
+}
+
+const mapAt = (limit: Obj, key: string): Record<string, unknown> => (isObj(limit[key]) ? limit[key] : {});
+
+/** ValidateLimitRange's checks of one item, in kube's order. */
 function limitErrors(limit: Obj, i: number, seenTypes: Set<string>): FieldError[] {
   const p = `spec.limits[${i}]`;
   const type = strAt(limit, 'type');
   const errs = typeNameErrors(type, `${p}.type`);
   if (seenTypes.has(type)) errs.push(fieldErrors.duplicate(`${p}.type`, type));
   seenTypes.add(type);
-  const maps: Record<string, Record<string, unknown>> = {};
-  const keys = new Set<string>();
   const nameErrors = type === 'Pod' || type === 'Container' ? containerResourceNameErrors : resourceNameErrors;
-  for (const key of QUANTITY_KEYS) {
-    const m = isObj(limit[key]) ? (limit[key] as Record<string, unknown>) : {};
-    maps[key] = m;
-    if (type === 'Pod' && (key === 'default' || key === 'defaultRequest')) {
-      if (Object.keys(m).length > 0) errs.push(fieldErrors.forbidden(`${p}.${key}`, "may not be specified when `type` is 'Pod'"));
-      maps[key] = {};
-      continue;
-    }
-    for (const name of Object.keys(m)) {
+  const names = new Set<string>();
+  const bounds = { max: {}, min: {}, default: {}, defaultRequest: {}, maxLimitRequestRatio: {} } as Record<Bound, Record<string, unknown>>;
+  const take = (key: Bound) => {
+    bounds[key] = mapAt(limit, key);
+    for (const name of Object.keys(bounds[key])) {
       errs.push(...nameErrors(name, `${p}.${key}[${name}]`));
-      keys.add(name);
+      names.add(name);
     }
+  };
+  take('max');
+  take('min');
+  if (type === 'Pod') {
+    for (const key of ['default', 'defaultRequest'] as const) {
+      if (Object.keys(mapAt(limit, key)).length > 0) errs.push(fieldErrors.forbidden(`${p}.${key}`, "may not be specified when `type` is 'Pod'"));
+    }
+  } else {
+    take('default');
+    take('defaultRequest');
   }
-  if (type === 'PersistentVolumeClaim' && maps.min.storage === undefined && maps.max.storage === undefined) {
+  if (type === 'PersistentVolumeClaim' && !Object.hasOwn(bounds.min, 'storage') && !Object.hasOwn(bounds.max, 'storage')) {
     errs.push(fieldErrors.required(`${p}.limits`, 'either minimum or maximum storage value is required, but neither was provided'));
   }
-  for (const k of keys) {
-    const q = (key: string) => maps[key][k];
-    const n = (key: string) => quantityNanos(q(key));
-    const [min, max, def, req, ratio] = [n('min'), n('max'), n('default'), n('defaultRequest'), n('maxLimitRequestRatio')];
-    const path = (key: string) => `${p}.${key}[${k}]`;
-    if (min !== undefined && max !== undefined && min > max) errs.push(fieldErrors.invalid(path('min'), text(q('min')), `min value ${text(q('min'))} is greater than max value ${text(q('max'))}`));
-    if (req !== undefined && min !== undefined && min > req) errs.push(fieldErrors.invalid(path('defaultRequest'), text(q('defaultRequest')), `min value ${text(q('min'))} is greater than default request value ${text(q('defaultRequest'))}`));
-    if (req !== undefined && max !== undefined && req > max) errs.push(fieldErrors.invalid(path('defaultRequest'), text(q('defaultRequest')), `default request value ${text(q('defaultRequest'))} is greater than max value ${text(q('max'))}`));
-    if (req !== undefined && def !== undefined && req > def) errs.push(fieldErrors.invalid(path('defaultRequest'), text(q('defaultRequest')), `default request value ${text(q('defaultRequest'))} is greater than default limit value ${text(q('default'))}`));
-    if (def !== undefined && min !== undefined && min > def) errs.push(fieldErrors.invalid(path('default'), text(q('min')), `min value ${text(q('min'))} is greater than default value ${text(q('default'))}`));
-    if (def !== undefined && max !== undefined && def > max) errs.push(fieldErrors.invalid(path('default'), text(q('max')), `default value ${text(q('default'))} is greater than max value ${text(q('max'))}`));
-    if (ratio !== undefined && ratio < 1_000_000_000n) errs.push(fieldErrors.invalid(path('maxLimitRequestRatio'), text(q('maxLimitRequestRatio')), `ratio ${text(q('maxLimitRequestRatio'))} is less than 1`));
-    if (ratio !== undefined && min !== undefined && max !== undefined && min > 0n) {
-      const limitRatio = Number(max) / Number(min);
-      if (Number(ratio) / 1e9 > limitRatio) {
-        errs.push(fieldErrors.invalid(path('maxLimitRequestRatio'), text(q('maxLimitRequestRatio')), `ratio ${text(q('maxLimitRequestRatio'))} is greater than max/min = ${limitRatio.toFixed(6)}`));
-      }
-    }
-    if (!overcommitAllowed(k) && def !== undefined && req !== undefined && def !== req) {
-      errs.push(fieldErrors.invalid(path('defaultRequest'), text(q('defaultRequest')), `default value ${text(q('default'))} must equal to defaultRequest value ${text(q('defaultRequest'))} in ${k}`));
-    }
-  }
+  take('maxLimitRequestRatio');
+  for (const name of names) errs.push(...boundErrors(bounds, name, p));
   return errs;
 }
 

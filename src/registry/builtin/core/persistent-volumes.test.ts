@@ -80,3 +80,123 @@ test('claims: resize only when bound and never smaller; the rest of the spec is 
   assert.equal(updateErrors(pvcs, claim({ volumeName: 'pv2' }), named).length, 1);
   assert.deepEqual(updateErrors(pvcs, claim({ volumeMode: 'Block' }), old).slice(-1), ['volumeMode: Invalid value: "Block": field is immutable']);
 });
+
+const goQuantity = (value: number, scale: number, s: string, format = 'DecimalSI') =>
+  `resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"${s}", Format:"${format}"}`;
+
+const pvRuleCases: [string, Record<string, unknown>, string[]][] = [
+  [
+    // validateBasicResource reports Value() (an int64), then ValidatePositiveQuantityValue the canonical text.
+    'negative capacity',
+    { capacity: { storage: '-1Gi' } },
+    ['spec.capacity[storage]: Invalid value: -1073741824: must be a valid resource quantity', 'spec.capacity[storage]: Invalid value: "-1Gi": must be greater than zero'],
+  ],
+  [
+    'a capacity beside storage: the ResourceList as Go prints it',
+    { capacity: { storage: '1Gi', cpu: '1' } },
+    [`spec.capacity: Unsupported value: core.ResourceList{"cpu":${goQuantity(1, 0, '1')}, "storage":${goQuantity(1073741824, 0, '1Gi', 'BinarySI')}}: supported values: "storage"`],
+  ],
+  ['recycling the root of a hostPath', { hostPath: { path: '//./' }, persistentVolumeReclaimPolicy: 'Recycle' }, ["spec.persistentVolumeReclaimPolicy: Forbidden: may not be 'recycle' for a hostPath mount of '/'"]],
+  ['a second source is named as kube names it', { cephfs: { monitors: ['m'] } }, ['spec.cephFS: Forbidden: may not specify more than 1 volume type']],
+  ['a local volume needs node affinity', { hostPath: undefined, local: { path: '/mnt/disk' } }, ['spec.nodeAffinity: Required value: Local volume requires node affinity']],
+  ['node affinity needs its required terms', { nodeAffinity: {} }, ['spec.nodeAffinity.required: Required value: must specify required node constraints']],
+  ['node affinity with no terms', { nodeAffinity: { required: { nodeSelectorTerms: [] } } }, ['spec.nodeAffinity.required.nodeSelectorTerms: Required value: must have at least one node selector term']],
+  [
+    'node affinity comes before the source, the class after it',
+    { hostPath: { path: '' }, storageClassName: 'Bad_Class', nodeAffinity: {} },
+    [
+      'spec.nodeAffinity.required: Required value: must specify required node constraints',
+      'spec.hostPath.path: Required value',
+      `spec.storageClassName: Invalid value: "Bad_Class": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    ],
+  ],
+  [
+    'CSI secret references',
+    { hostPath: undefined, csi: { driver: 'csi.example.com', volumeHandle: 'h', nodePublishSecretRef: { name: 's' } } },
+    ['spec.csi.nodePublishSecretRef.namespace: Required value'],
+  ],
+];
+for (const [name, spec, want] of pvRuleCases) test(`persistent volumes: ${name}`, () => assert.deepEqual(createErrors(pvs, pv(spec)), want));
+
+test('persistent volumes: the mount-options annotation only with a source that mounts', () => {
+  const annotated = (spec: Record<string, unknown>) => ({ ...pv(spec), metadata: { name: 'pv1', annotations: { 'volume.beta.kubernetes.io/mount-options': 'ro' } } });
+  assert.deepEqual(createErrors(pvs, annotated({})), ['metadata.annotations.volume.beta.kubernetes.io/mount-options: Forbidden: may not specify mount options for this volume type']);
+  assert.deepEqual(createErrors(pvs, annotated({ hostPath: undefined, nfs: { server: 's', path: '/x' } })), []);
+});
+
+test('persistent volumes: an update validates the volume twice, node affinity may only move to GA labels', () => {
+  const affinity = (key: string) => ({ required: { nodeSelectorTerms: [{ matchExpressions: [{ key, operator: 'In', values: ['a'] }] }] } });
+  const old = pv({ nodeAffinity: affinity('failure-domain.beta.kubernetes.io/zone') });
+  createErrors(pvs, old);
+  old.metadata = { ...old.metadata, resourceVersion: '3' };
+  assert.deepEqual(updateErrors(pvs, pv({ nodeAffinity: affinity('topology.kubernetes.io/zone') }), old), []);
+  assert.deepEqual(updateErrors(pvs, pv({ nodeAffinity: affinity('example.com/rack') }), old), [
+    'nodeAffinity: Invalid value: core.VolumeNodeAffinity{Required:(*core.NodeSelector)(core.NodeSelector{NodeSelectorTerms:[]core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"example.com/rack", Operator:"In", Values:[]string{"a"}}}, MatchFields:[]core.NodeSelectorFieldRequirement(nil)}}})}: field is immutable, except for updating from beta label to GA',
+  ]);
+  assert.deepEqual(updateErrors(pvs, pv({ nodeAffinity: affinity('topology.kubernetes.io/zone'), capacity: { storage: '0' } }), old), [
+    'spec.capacity[storage]: Invalid value: "0": must be greater than zero',
+    'spec.capacity[storage]: Invalid value: "0": must be greater than zero',
+  ]);
+});
+
+test('persistent volumes: a CSI volume may get a controllerExpandSecretRef; attributes classes need their gate', () => {
+  const csi = { driver: 'csi.example.com', volumeHandle: 'h' };
+  const old = pv({ hostPath: undefined, csi });
+  createErrors(pvs, old);
+  old.metadata = { ...old.metadata, resourceVersion: '3' };
+  assert.deepEqual(updateErrors(pvs, pv({ hostPath: undefined, csi: { ...csi, controllerExpandSecretRef: { name: 's', namespace: 'ns' } } }), old), []);
+  const withClass = structuredClone(old);
+  (withClass.spec as Record<string, unknown>).volumeAttributesClassName = 'gold';
+  assert.deepEqual(updateErrors(pvs, pv({ hostPath: undefined, csi }), withClass), [
+    'spec.volumeAttributesClassName: Forbidden: update is forbidden when the VolumeAttributesClass feature gate is disabled',
+    'spec.volumeAttributesClassName: Forbidden: update from non-nil value to nil is forbidden',
+  ]);
+});
+
+test('claims: the beta class annotation, a class set once, the attributes class of an unbound claim', () => {
+  const old = claim({});
+  createErrors(pvcs, old);
+  old.metadata = { ...old.metadata, resourceVersion: '3' };
+  // A class set on a claim that had none, even an empty one.
+  assert.deepEqual(updateErrors(pvcs, claim({ storageClassName: '' }), old), []);
+  const annotated = structuredClone(old);
+  annotated.metadata = { ...annotated.metadata, annotations: { 'volume.beta.kubernetes.io/storage-class': 'fast' } };
+  // The class moves from the annotation into the field.
+  assert.deepEqual(updateErrors(pvcs, { ...claim({ storageClassName: 'fast' }), metadata: structuredClone(annotated.metadata) }, annotated), []);
+  const changed = updateErrors(pvcs, { ...claim({}), metadata: { ...annotated.metadata, annotations: { 'volume.beta.kubernetes.io/storage-class': 'slow' } } }, annotated);
+  assert.deepEqual(changed, ['metadata.annotations.volume.beta.kubernetes.io/storage-class: Invalid value: "slow": field is immutable']);
+  // With the gate on, the attributes class of a claim may change whether it is bound or not, but not be emptied.
+  const gated = builtinTypeFacts('', 'persistentvolumeclaims', { VolumeAttributesClass: true });
+  const silver = claim({ volumeAttributesClassName: 'silver' });
+  createErrors(gated, silver);
+  silver.metadata = { ...silver.metadata, resourceVersion: '3' };
+  assert.deepEqual(updateErrors(gated, claim({ volumeAttributesClassName: 'gold' }), silver), []);
+  assert.deepEqual(updateErrors(gated, claim({ volumeAttributesClassName: '' }), silver), ['spec.volumeAttributesClassName: Forbidden: update from non-nil value to an empty string is forbidden']);
+});
+
+test('claims: status writes check capacity, and allocations only where expansion recovery is on', () => {
+  const old = claim({});
+  createErrors(pvcs, old);
+  old.metadata = { ...old.metadata, resourceVersion: '3' };
+  const write = (facts: typeof pvcs, status: Record<string, unknown>) => statusUpdateErrors(facts, { ...structuredClone(old), status }, old);
+  assert.deepEqual(write(pvcs, { phase: 'Bound', capacity: { storage: '-1' } }).errors, ['status.capacity[storage]: Invalid value: -1: must be a valid resource quantity']);
+  // Without RecoverVolumeExpansionFailure the allocation fields are dropped.
+  const dropped = write(pvcs, { phase: 'Bound', allocatedResources: { storage: '1Gi' }, allocatedResourceStatuses: { storage: 'Bogus' } });
+  assert.deepEqual(dropped.errors, []);
+  assert.deepEqual(dropped.merged.status, { phase: 'Bound' });
+  const recovering = builtinTypeFacts('', 'persistentvolumeclaims', { RecoverVolumeExpansionFailure: true });
+  assert.deepEqual(write(recovering, { phase: 'Bound', allocatedResources: { cpu: '1' }, allocatedResourceStatuses: { storage: 'Bogus' } }).errors, [
+    'status.allocatedResourceStatus: Unsupported value: storage: supported values: "ControllerResizeFailed", "ControllerResizeInProgress", "NodeResizeFailed", "NodeResizeInProgress", "NodeResizePending"',
+    'status.allocatedResources: Unsupported value: "cpu": supported values: "storage"',
+  ]);
+});
+
+test('claims: with expansion recovery a request may shrink, but not to status.capacity', () => {
+  const recovering = builtinTypeFacts('', 'persistentvolumeclaims', { RecoverVolumeExpansionFailure: true });
+  const old = claim({ resources: { requests: { storage: '10Gi' } } });
+  createErrors(recovering, old);
+  old.metadata = { ...old.metadata, resourceVersion: '3' };
+  old.status = { phase: 'Bound', capacity: { storage: '5Gi' } };
+  assert.deepEqual(updateErrors(recovering, claim({ resources: { requests: { storage: '8Gi' } } }), old), []);
+  assert.deepEqual(updateErrors(recovering, claim({ resources: { requests: { storage: '5Gi' } } }), old), ['spec.resources.requests.storage: Forbidden: field can not be less than status.capacity']);
+});

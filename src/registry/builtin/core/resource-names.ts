@@ -1,7 +1,7 @@
 // Resource name rules (pkg/apis/core/helper and validateResourceName/validateContainerResourceName): standard,
 // native, extended and hugepages names, and which ones are counted in whole units or may be overcommitted.
 
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { isQualifiedName } from '../../validation/names.ts';
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
@@ -29,26 +29,39 @@ export function overcommitAllowed(name: string): boolean {
   return isNativeResourceName(name) && !isHugePagesResourceName(name);
 }
 
-/** validateContainerResourceName. */
-export function containerResourceNameErrors(name: string, path: string): FieldError[] {
-  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, name, m));
-  if (errs.length) return errs;
-  if (!name.includes('/')) {
-    if (!STANDARD_RESOURCES.has(name) && !isHugePagesResourceName(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource type or fully qualified')];
-    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !isHugePagesResourceName(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource for containers')];
-  } else if (!isNativeResourceName(name) && !isExtendedResourceName(name)) {
-    return [fieldErrors.invalid(path, name, "doesn't follow extended resource name standard")];
-  }
-  return [];
+/**
+ * A core.ResourceName as a bad value: the type has a String() method, so field.Error prints it bare
+ * (`Invalid value: foo`), not quoted as it prints a plain string.
+ */
+export const resourceNameValue = (name: string): unknown => renderedBadValue(name);
+
+/** helper.IsStandardResourceName: a standard name, or a hugepages one (requests. included). */
+function isStandardResourceName(name: string): boolean {
+  return STANDARD_RESOURCES.has(name) || isQuotaHugePagesResourceName(name);
 }
 
+/** helper.IsQuotaHugePageResourceName. */
+export function isQuotaHugePagesResourceName(name: string): boolean {
+  return isHugePagesResourceName(name) || name.startsWith('requests.hugepages-');
+}
 
 /** validateResourceName: a qualified name, standard when it has no domain. */
 export function resourceNameErrors(name: string, path: string): FieldError[] {
-  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, name, m));
+  const errs = isQualifiedName(name).map((m) => fieldErrors.invalid(path, resourceNameValue(name), m));
   if (errs.length) return errs;
-  if (!name.includes('/') && !STANDARD_RESOURCES.has(name) && !isHugePagesResourceName(name)) return [fieldErrors.invalid(path, name, 'must be a standard resource type or fully qualified')];
+  if (!name.includes('/') && !isStandardResourceName(name)) return [fieldErrors.invalid(path, resourceNameValue(name), 'must be a standard resource type or fully qualified')];
   return [];
+}
+
+/** validateContainerResourceName: validateResourceName's errors, then the container rules on top of them. */
+export function containerResourceNameErrors(name: string, path: string): FieldError[] {
+  const errs = resourceNameErrors(name, path);
+  if (!name.includes('/')) {
+    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !isHugePagesResourceName(name)) errs.push(fieldErrors.invalid(path, resourceNameValue(name), 'must be a standard resource for containers'));
+  } else if (!isNativeResourceName(name) && !isExtendedResourceName(name)) {
+    errs.push(fieldErrors.invalid(path, resourceNameValue(name), "doesn't follow extended resource name standard"));
+  }
+  return errs;
 }
 
 const INTEGER_RESOURCES = new Set([

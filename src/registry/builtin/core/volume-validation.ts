@@ -1,9 +1,9 @@
 // Checks PersistentVolumes and their claims share (pkg/apis/core/validation): access modes, storage class
-// names, volume modes, positive storage quantities, and the spec-diff note kube appends to immutability errors.
+// names, volume modes, the update rules of volumeMode and volumeAttributesClassName, and the spec-diff note kube
+// appends to immutability errors.
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { isDNS1123Subdomain } from '../../validation/names.ts';
-import { quantityNanos } from '../../validation/quantity.ts';
 import { isObj, semanticEqual } from '../object.ts';
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
@@ -33,10 +33,22 @@ export function volumeModeErrors(mode: unknown, path: string): FieldError[] {
   return typeof mode === 'string' && !VOLUME_MODES.includes(mode) ? [fieldErrors.notSupported(path, mode, VOLUME_MODES)] : [];
 }
 
-/** ValidatePositiveQuantityValue. */
-export function positiveQuantityErrors(q: unknown, path: string): FieldError[] {
-  const nanos = quantityNanos(q);
-  return nanos !== undefined && nanos <= 0n ? [fieldErrors.invalid(path, String(q), 'must be greater than zero')] : [];
+type Gates = Readonly<Record<string, boolean>>;
+
+/**
+ * A change of spec.volumeAttributesClassName: refused while its gate is off; once set it may not be unset (nor, on a
+ * claim, emptied) where the class is validated at all (`enabled`: the gate on, or the old object had one).
+ */
+export function attributesClassUpdateErrors(name: unknown, oldName: unknown, gates: Gates, enabled: boolean, claim: boolean): FieldError[] {
+  if ((name ?? null) === (oldName ?? null)) return [];
+  const path = 'spec.volumeAttributesClassName';
+  const errs: FieldError[] = [];
+  if (gates.VolumeAttributesClass !== true) errs.push(fieldErrors.forbidden(path, 'update is forbidden when the VolumeAttributesClass feature gate is disabled'));
+  if (enabled && oldName != null) {
+    if (name == null) errs.push(fieldErrors.forbidden(path, 'update from non-nil value to nil is forbidden'));
+    else if (claim && name === '') errs.push(fieldErrors.forbidden(path, 'update from non-nil value to an empty string is forbidden'));
+  }
+  return errs;
 }
 
 /**
