@@ -77,7 +77,7 @@ describe('storage, quota and limit rules through kubectl', () => {
     await ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], volume('disk', { local: { path: '/mnt/disk' }, nodeAffinity: affinity('topology.kubernetes.io/zone') }));
     assert.equal(
       await refused(['patch', 'pv', 'disk', '--type=json', '-p', '[{"op":"replace","path":"/spec/nodeAffinity/required/nodeSelectorTerms/0/matchExpressions/0/key","value":"example.com/rack"}]']),
-      'The PersistentVolume "disk" is invalid: nodeAffinity: Invalid value: core.VolumeNodeAffinity{Required:(*core.NodeSelector)(core.NodeSelector{NodeSelectorTerms:[]core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"example.com/rack", Operator:"In", Values:[]string{"a"}}}, MatchFields:[]core.NodeSelectorFieldRequirement(nil)}}})}: field is immutable, except for updating from beta label to GA',
+      'The PersistentVolume "disk" is invalid: nodeAffinity: Invalid value: core.VolumeNodeAffinity{Required:(*core.NodeSelector)(core.NodeSelector{NodeSelectorTerms:[]core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"example.com/rack", Operator:"In", Values:[]string{"a"}}}, MatchFields:[]core.NodeSelectorRequirement(nil)}}})}: field is immutable, except for updating from beta label to GA',
     );
   });
 

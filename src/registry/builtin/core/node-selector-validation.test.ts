@@ -70,6 +70,6 @@ test('field requirements: metadata.name only, one node name with In or NotIn', (
 test('terms render as Go prints a []core.NodeSelectorTerm', () => {
   assert.equal(
     goNodeSelectorTerms([{ matchExpressions: [{ key: 'a', operator: 'In', values: ['x'] }] }]),
-    '[]core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"a", Operator:"In", Values:[]string{"x"}}}, MatchFields:[]core.NodeSelectorFieldRequirement(nil)}}',
+    '[]core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"a", Operator:"In", Values:[]string{"x"}}}, MatchFields:[]core.NodeSelectorRequirement(nil)}}',
   );
 });

@@ -2,6 +2,7 @@
 // kube 1.31), shared by pod node affinity and ResourceSlices, and the %#v rendering of its terms.
 
 import { fieldErrors, goStringsText, type FieldError } from '../../../apis/errors.ts';
+import { goQuote } from '../../../encoding/go-format.ts';
 import { validateQualifiedName } from '../../validation/meta.ts';
 import { isDNS1123Subdomain } from '../../validation/names.ts';
 import { isObj, type Obj } from '../object.ts';
@@ -70,8 +71,9 @@ export function nodeSelectorErrors(selector: Obj, path: string): FieldError[] {
 export function goNodeSelectorTerms(terms: unknown[]): string {
   const strings = (v: unknown): string => goStringsText(Array.isArray(v) ? v : undefined);
   const items = (v: unknown, type: string, item: (o: Obj) => string): string => (Array.isArray(v) ? `[]core.${type}{${v.map((x) => item(objAt(x))).join(', ')}}` : `[]core.${type}(nil)`);
-  const requirement = (type: string) => (r: Obj): string => `core.${type}{Key:${JSON.stringify(String(r.key ?? ''))}, Operator:${JSON.stringify(String(r.operator ?? ''))}, Values:${strings(r.values)}}`;
+  // Both lists hold core.NodeSelectorRequirement.
+  const requirement = (r: Obj): string => `core.NodeSelectorRequirement{Key:${goQuote(String(r.key ?? ''))}, Operator:${goQuote(String(r.operator ?? ''))}, Values:${strings(r.values)}}`;
   const term = (t: Obj): string =>
-    `core.NodeSelectorTerm{MatchExpressions:${items(t.matchExpressions, 'NodeSelectorRequirement', requirement('NodeSelectorRequirement'))}, MatchFields:${items(t.matchFields, 'NodeSelectorFieldRequirement', requirement('NodeSelectorFieldRequirement'))}}`;
+    `core.NodeSelectorTerm{MatchExpressions:${items(t.matchExpressions, 'NodeSelectorRequirement', requirement)}, MatchFields:${items(t.matchFields, 'NodeSelectorRequirement', requirement)}}`;
   return items(terms, 'NodeSelectorTerm', term);
 }

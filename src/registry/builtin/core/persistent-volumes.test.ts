@@ -131,7 +131,7 @@ test('persistent volumes: an update validates the volume twice, node affinity ma
   old.metadata = { ...old.metadata, resourceVersion: '3' };
   assert.deepEqual(updateErrors(pvs, pv({ nodeAffinity: affinity('topology.kubernetes.io/zone') }), old), []);
   assert.deepEqual(updateErrors(pvs, pv({ nodeAffinity: affinity('example.com/rack') }), old), [
-    'nodeAffinity: Invalid value: core.VolumeNodeAffinity{Required:(*core.NodeSelector)(core.NodeSelector{NodeSelectorTerms:[]core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"example.com/rack", Operator:"In", Values:[]string{"a"}}}, MatchFields:[]core.NodeSelectorFieldRequirement(nil)}}})}: field is immutable, except for updating from beta label to GA',
+    'nodeAffinity: Invalid value: core.VolumeNodeAffinity{Required:(*core.NodeSelector)(core.NodeSelector{NodeSelectorTerms:[]core.NodeSelectorTerm{core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement{core.NodeSelectorRequirement{Key:"example.com/rack", Operator:"In", Values:[]string{"a"}}}, MatchFields:[]core.NodeSelectorRequirement(nil)}}})}: field is immutable, except for updating from beta label to GA',
   ]);
   assert.deepEqual(updateErrors(pvs, pv({ nodeAffinity: affinity('topology.kubernetes.io/zone'), capacity: { storage: '0' } }), old), [
     'spec.capacity[storage]: Invalid value: "0": must be greater than zero',
