@@ -2,7 +2,7 @@
 // pkg/apis/core/validation): names, namespace, labels, annotations, finalizers, owner references, managed
 // fields, and what an update may not change. Paths and messages are kube's.
 
-import { fieldErrors, renderedBadValue, type FieldError } from '../../apis/errors.ts';
+import { fieldErrors, goStringsText, renderedBadValue, type FieldError } from '../../apis/errors.ts';
 import { goOwnerReference, goOwnerReferences, goStrings } from '../../apis/go-bad-values.ts';
 import { goTimeString } from '../../encoding/go-format.ts';
 import type { ObjectMeta } from '../types.ts';
@@ -233,7 +233,7 @@ export function validateObjectMetaUpdate(newMetadata: ObjectMeta | unknown, oldM
       errs.push(
         fieldErrors.forbidden(
           `${path}.finalizers`,
-          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+          `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringsText(added)}`,
         ),
       );
     }
