@@ -1,13 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldErrorString } from '../../apis/errors.ts';
-import { cidrFamily, ipFamily, nonSpecialIPErrors } from './ip-validation.ts';
+import { cidrFamily, goIPFamily, ipFamily, nonSpecialIPErrors } from './ip-validation.ts';
 
 test('IP families and CIDRs', () => {
   assert.equal(ipFamily('10.0.0.1'), 4);
   assert.equal(ipFamily('2001:db8::1'), 6);
   assert.equal(ipFamily('10.0.0.256'), 0);
   assert.equal(ipFamily('host'), 0);
+  // Go's ParseIP takes no zone; ParseIPSloppy takes leading zeros.
+  assert.equal(ipFamily('fe80::1%eth0'), 0);
+  assert.equal(ipFamily('010.0.0.1'), 4);
+  // k8s.io/utils/net counts an IPv4-mapped IPv6 address as IPv4.
+  assert.equal(goIPFamily('::ffff:10.0.0.1'), 4);
+  assert.equal(goIPFamily('::ffff:a00:1'), 4);
+  assert.equal(goIPFamily('2001:db8::1'), 6);
+  assert.equal(goIPFamily('10.0.0.1'), 4);
+  assert.equal(goIPFamily('nope'), 0);
   assert.equal(cidrFamily('10.0.0.0/8'), 4);
   assert.equal(cidrFamily('2001:db8::/129'), 0);
   assert.equal(cidrFamily('10.0.0.0'), 0);

@@ -7,10 +7,24 @@ import { fieldErrors, type FieldError } from '../../apis/errors.ts';
 export const INVALID_IP = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
 export const INVALID_CIDR = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
 
-/** 4 or 6 for an IP address (IPv4 with leading zeros accepted, as ParseIPSloppy does), 0 otherwise. */
+/**
+ * 4 or 6 for an IP address (IPv4 with leading zeros accepted, as ParseIPSloppy does), 0 otherwise. An IPv6 zone
+ * ("fe80::1%eth0"), which Node's isIP takes, is no address to Go's ParseIP.
+ */
 export function ipFamily(value: string): 0 | 4 | 6 {
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(value)) return value.split('.').every((o) => Number(o) <= 255) ? 4 : 0;
-  return isIP(value) === 6 ? 6 : 0;
+  return isIP(value) === 6 && !value.includes('%') ? 6 : 0;
+}
+
+/**
+ * The family Go's k8s.io/utils/net gives an address (IsIPv6String: parsed, and To4() == nil): an IPv4-mapped IPv6
+ * address ("::ffff:10.0.0.1") counts as IPv4. 0 for no address.
+ */
+export function goIPFamily(value: string): 0 | 4 | 6 {
+  const family = ipFamily(value);
+  if (family !== 6) return family;
+  const b = ipBytes(value);
+  return b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff ? 4 : 6;
 }
 
 /** The 16 bytes of an IPv6 address (IPv4-mapped for IPv4), for range checks. */

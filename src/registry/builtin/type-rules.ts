@@ -50,6 +50,7 @@ const CREATE_ON_UPDATE = new Set([
   '/endpoints',
   '/events',
   '/limitranges',
+  '/services',
   'coordination.k8s.io/leases',
   'events.k8s.io/events',
   'rbac.authorization.k8s.io/clusterrolebindings',

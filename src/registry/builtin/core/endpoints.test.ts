@@ -28,6 +28,20 @@ const cases: [string, unknown[], string[]][] = [
     [{ notReadyAddresses: [{ ip: 'web' }] }],
     ['subsets[0].notReadyAddresses[0].ip: Invalid value: "web": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)', 'subsets[0].notReadyAddresses[0].ip: Invalid value: "web": must be a valid IP address'],
   ],
+  [
+    'an IPv6 zone (no address to Go)',
+    [{ addresses: [{ ip: 'fe80::1%eth0' }] }],
+    ['subsets[0].addresses[0].ip: Invalid value: "fe80::1%eth0": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)', 'subsets[0].addresses[0].ip: Invalid value: "fe80::1%eth0": must be a valid IP address'],
+  ],
+  ['link-local IPv6', [{ addresses: [{ ip: 'fe80::1' }] }], ['subsets[0].addresses[0].ip: Invalid value: "fe80::1": may not be in the link-local range (169.254.0.0/16, fe80::/10)']],
+  [
+    'bad hostname and node name',
+    [{ addresses: [{ ip: '10.0.0.1', hostname: 'Web_0', nodeName: 'Node 1' }] }],
+    [
+      `subsets[0].addresses[0].hostname: Invalid value: "Web_0": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+      `subsets[0].addresses[0].nodeName: Invalid value: "Node 1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    ],
+  ],
   ['unnamed ports among several', [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80, name: 'http' }, { port: 443 }] }], ['subsets[0].ports[1].name: Required value']],
   ['port 0', [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 0 }] }], ['subsets[0].ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive']],
   [

@@ -57,6 +57,16 @@ test('an explicit cluster IP another Service holds is refused as kube does', asy
   assert.equal(await beginServiceWrite(svc('x', { type: 'ExternalName', externalName: 'db' }), undefined, testContext, peers(taken), claims), undefined);
 });
 
+test('an explicit cluster IP outside the range is refused as the allocator refuses it, dry run or not', async () => {
+  for (const [ip, context] of [['192.168.0.1', testContext], ['10.96.0.0', testContext], ['10.111.255.255', dryRun]] as const) {
+    const err = await refusal(beginServiceWrite(svc('o', { clusterIP: ip, ports: [{ port: 80 }] }), undefined, context, peers(), claims));
+    assert.equal(
+      err.message,
+      `Service "o" is invalid: spec.clusterIPs: Invalid value: []string{"${ip}"}: failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is 10.96.0.0/12`,
+    );
+  }
+});
+
 test('writes in flight reserve their values until released; dry runs reserve nothing', async () => {
   const first = await beginServiceWrite(svc('c1', { clusterIP: '10.96.7.7' }), undefined, testContext, peers(), claims);
   assert.ok(first);

@@ -139,8 +139,9 @@ export function serviceHeldValues(svc: KubeObject): (string | number)[] {
 /**
  * kube's BeginCreate/BeginUpdate for Services: picks the cluster IP and node ports a write needs from the values
  * no other Service holds (`holders`: who holds a value among the stored Services) or claims, or refuses explicitly requested ones that are
- * taken. Runs before the strategy's defaults on update, so an absent type means ClusterIP. Returns the release of
- * the claims, which the store calls when the write is over.
+ * taken or out of range. The strategy's beginWrite first defaults the object and settles its IP fields
+ * (services.ts beginServiceFields); called alone, an absent type means ClusterIP. Returns the release of the
+ * claims, which the store calls when the write is over.
  */
 export async function beginServiceWrite(obj: KubeObject, old: KubeObject | undefined, ctx: RequestContext, holders: () => Promise<Holders>, claims?: ValueClaims): Promise<(() => void) | undefined> {
   const hadIP = old !== undefined && needsClusterIP(old) && clusterIPsOf(old).length > 0;
@@ -200,6 +201,15 @@ function ipTaken(ip: string, requested: readonly string[]): FieldError {
   return { type: 'FieldValueInvalid', field: 'spec.clusterIPs', badValue: goStringsValue(requested), detail: `failed to allocate IP ${ip}: provided IP is already allocated` };
 }
 
+function ipNotInRange(ip: string, requested: readonly string[]): FieldError {
+  return {
+    type: 'FieldValueInvalid',
+    field: 'spec.clusterIPs',
+    badValue: goStringsValue(requested),
+    detail: `failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`,
+  };
+}
+
 function allocateIPs(obj: KubeObject, heldElsewhere: (value: string | number) => boolean, blocked: Blocked, hold: Hold): void {
   const spec = ensureObj(obj, 'spec');
   const requested = clusterIPsOf(obj);
@@ -211,9 +221,11 @@ function allocateIPs(obj: KubeObject, heldElsewhere: (value: string | number) =>
     hold({ key: ipClaimKey(ip), value: ip, requested: false, refusal: ipTaken(ip, [ip]) });
     return;
   }
-  // Headless services hold nothing; malformed or out-of-range addresses are validation's to report.
+  // Headless services hold nothing; an address outside the range is refused as the allocator refuses it (malformed
+  // ones never get here: initIPFamilyFields refused them).
   const ip = requested[0];
-  if (ip === 'None' || !inServiceCIDR(ip)) return;
+  if (ip === 'None') return;
+  if (!inServiceCIDR(ip)) throw new AllocationRefused(ipNotInRange(ip, requested));
   if (used.has(ip)) throw new AllocationRefused(ipTaken(ip, requested));
   hold({ key: ipClaimKey(ip), value: ip, requested: true, refusal: ipTaken(ip, requested) });
 }
