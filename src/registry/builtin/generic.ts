@@ -43,7 +43,12 @@ export interface TypeHooks {
   /** The type's checks on create beyond ObjectMeta. */
   validate?(obj: KubeObject, ctx: RequestContext): FieldError[];
   /** The type's checks on update after ObjectMeta's update rules (default: the create checks of the new object). */
-  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext, validateNew: () => FieldError[]): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext, validateNew: () => FieldError[], validateMetaUpdate: () => FieldError[]): FieldError[];
+  /**
+   * validateUpdate reports ObjectMeta's update rules itself, through its validateMetaUpdate, where kube's
+   * ValidateUpdate puts them (e.g. after the create checks of the new object).
+   */
+  placesMetaUpdate?: boolean;
   /** Metadata a status write may not change beyond the system fields (e.g. pods: ownerReferences). */
   resetMetaForStatus?(merged: KubeObject, old: KubeObject): void;
   /** What a status write changes beyond the written status (e.g. PersistentVolumes: the phase transition time). */
@@ -143,8 +148,9 @@ export function buildStrategy(rules: TypeRules, hooks: TypeHooks = {}): BuiltinS
     },
     validate,
     validateUpdate(obj, old, ctx) {
-      const metaErrs = hooks.genericMetaOnly ? [] : validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers);
-      const typeErrs = hooks.validateUpdate ? hooks.validateUpdate(obj, old, ctx, () => validate(obj, ctx)) : validate(obj, ctx);
+      const validateMetaUpdate = () => (hooks.genericMetaOnly ? [] : validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers));
+      const metaErrs = hooks.placesMetaUpdate ? [] : validateMetaUpdate();
+      const typeErrs = hooks.validateUpdate ? hooks.validateUpdate(obj, old, ctx, () => validate(obj, ctx), validateMetaUpdate) : validate(obj, ctx);
       return [...metaErrs, ...typeErrs];
     },
     subresources,

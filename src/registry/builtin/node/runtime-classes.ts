@@ -1,7 +1,9 @@
 // RuntimeClasses (pkg/apis/node/validation ValidateRuntimeClass and its update: a DNS-label handler fixed at
-// creation, overhead as resource limits, scheduling labels and tolerations; printRuntimeClass).
+// creation, overhead as resource limits, scheduling labels and tolerations, each toleration once; the strategy
+// validates an update as a create first; printRuntimeClass).
 
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goInt, goPointer, goText } from '../../../apis/go-bad-values.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE, validateLabels } from '../../validation/meta.ts';
 import { isDNS1123Label } from '../../validation/names.ts';
@@ -12,6 +14,26 @@ import { buildStrategy } from '../generic.ts';
 import { getPath, objAt, objsAt, strAt } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
 
+/** Go's %#v of a core.Toleration (the pointer shown by its pointee). */
+function goToleration(t: Record<string, unknown>): unknown {
+  return renderedBadValue(
+    `core.Toleration{Key:${goText(t.key)}, Operator:${goText(t.operator)}, Value:${goText(t.value)}, Effect:${goText(t.effect)}, ` +
+      `TolerationSeconds:${goPointer('int64', t.tolerationSeconds, goInt)}}`,
+  );
+}
+
+/** validateTolerations: the core rules, then each toleration once by its list keys (key, operator, value, effect). */
+function schedulingTolerationErrors(tolerations: Record<string, unknown>[], path: string): FieldError[] {
+  const errs = validateTolerations(tolerations, path);
+  const seen = new Set<string>();
+  tolerations.forEach((t, i) => {
+    const listKey = JSON.stringify([t.key, t.operator, t.value, t.effect].map((v) => (typeof v === 'string' ? v : '')));
+    if (seen.has(listKey)) errs.push(fieldErrors.duplicate(`${path}[${i}]`, goToleration(t)));
+    seen.add(listKey);
+  });
+  return errs;
+}
+
 function validateRuntimeClass(rc: KubeObject): FieldError[] {
   const handler = strAt(rc, 'handler');
   const errs = isDNS1123Label(handler).map((m) => fieldErrors.invalid('handler', handler, m));
@@ -20,7 +42,7 @@ function validateRuntimeClass(rc: KubeObject): FieldError[] {
   const scheduling = objAt(rc, 'scheduling');
   if (scheduling) {
     errs.push(...validateLabels(scheduling.nodeSelector, 'scheduling.nodeSelector'));
-    errs.push(...validateTolerations(objsAt(scheduling, 'tolerations'), 'scheduling.tolerations'));
+    errs.push(...schedulingTolerationErrors(objsAt(scheduling, 'tolerations'), 'scheduling.tolerations'));
   }
   return errs;
 }
@@ -28,9 +50,11 @@ function validateRuntimeClass(rc: KubeObject): FieldError[] {
 export const runtimeClassFacts: FactsMaker = (rules) => ({
   strategy: buildStrategy(rules, {
     validate: validateRuntimeClass,
-    // ValidateRuntimeClass again, then ValidateRuntimeClassUpdate: the handler stays.
-    validateUpdate: (rc, old, _ctx, validateNew) => [
+    // ValidateRuntimeClass again, then ValidateRuntimeClassUpdate: ObjectMeta's update rules, and the handler stays.
+    placesMetaUpdate: true,
+    validateUpdate: (rc, old, _ctx, validateNew, validateMetaUpdate) => [
       ...validateNew(),
+      ...validateMetaUpdate(),
       ...(strAt(rc, 'handler') === strAt(old, 'handler') ? [] : [fieldErrors.invalid('handler', strAt(rc, 'handler'), FIELD_IMMUTABLE)]),
     ],
     warnings: (rc) => runtimeClassWarnings(rc),

@@ -1,12 +1,13 @@
 // CSIDrivers (storage/v1 SetDefaults_CSIDriver; pkg/apis/storage/validation ValidateCSIDriver and its update:
-// attachRequired and volumeLifecycleModes fixed; printCSIDriver).
+// attachRequired and volumeLifecycleModes fixed; the strategy's seLinuxMount, kept only while
+// SELinuxMountReadWriteOncePod is on, and its generation, counted from the first spec change; printCSIDriver).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { goNamedStrings } from '../../../apis/go-bad-values.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE } from '../../validation/meta.ts';
 import type { FactsMaker } from '../facts.ts';
-import { buildStrategy } from '../generic.ts';
+import { buildStrategy, metaOf } from '../generic.ts';
 import { arrAt, ensureObj, getPath, isObj, objAt, objsAt, semanticEqual, setDefault, strAt } from '../object.ts';
 import { ageColumn, column, orNone } from '../printing.ts';
 
@@ -15,7 +16,12 @@ const LIFECYCLE_MODES = ['Persistent', 'Ephemeral'];
 const MIN_TOKEN_SECONDS = 600;
 const MAX_TOKEN_SECONDS = 2 ** 32;
 
-function defaultCSIDriver(obj: KubeObject): void {
+type Gates = Readonly<Record<string, boolean>>;
+
+/** SELinuxMountReadWriteOncePod, on by default in 1.31. */
+const seLinuxMountEnabled = (gates: Gates): boolean => gates.SELinuxMountReadWriteOncePod !== false;
+
+function defaultCSIDriver(obj: KubeObject, gates: Gates): void {
   const spec = ensureObj(obj, 'spec');
   setDefault(spec, 'attachRequired', true);
   setDefault(spec, 'podInfoOnMount', false);
@@ -23,11 +29,21 @@ function defaultCSIDriver(obj: KubeObject): void {
   setDefault(spec, 'fsGroupPolicy', 'ReadWriteOnceWithFSType');
   if (arrAt(spec, 'volumeLifecycleModes').length === 0) spec.volumeLifecycleModes = ['Persistent'];
   setDefault(spec, 'requiresRepublish', false);
-  // SELinuxMountReadWriteOncePod is on by default in 1.31.
-  setDefault(spec, 'seLinuxMount', false);
+  if (seLinuxMountEnabled(gates)) setDefault(spec, 'seLinuxMount', false);
 }
 
-function validateCSIDriverSpec(obj: KubeObject): FieldError[] {
+function dropSELinuxMount(obj: KubeObject): void {
+  const spec = objAt(obj, 'spec');
+  if (spec) delete spec.seLinuxMount;
+}
+
+/** PrepareForUpdate: seLinuxMount stays only where the gate is on or the old object has it; any spec change counts. */
+function prepareCSIDriverUpdate(obj: KubeObject, old: KubeObject, gates: Gates): void {
+  if (!seLinuxMountEnabled(gates) && getPath(old, 'spec', 'seLinuxMount') == null) dropSELinuxMount(obj);
+  if (!semanticEqual(obj.spec, old.spec)) metaOf(obj).generation = (old.metadata?.generation ?? 0) + 1;
+}
+
+function validateCSIDriverSpec(obj: KubeObject, gates: Gates): FieldError[] {
   const spec = objAt(obj, 'spec') ?? {};
   const errs: FieldError[] = [];
   // kube's path says attachedRequired.
@@ -53,16 +69,20 @@ function validateCSIDriverSpec(obj: KubeObject): FieldError[] {
   for (const mode of arrAt(spec, 'volumeLifecycleModes')) {
     if (!LIFECYCLE_MODES.includes(String(mode))) errs.push(fieldErrors.notSupported('spec.volumeLifecycleModes', mode, LIFECYCLE_MODES));
   }
-  if (typeof spec.seLinuxMount !== 'boolean') errs.push(fieldErrors.required('spec.seLinuxMount'));
+  if (typeof spec.seLinuxMount !== 'boolean' && seLinuxMountEnabled(gates)) errs.push(fieldErrors.required('spec.seLinuxMount'));
   return errs;
 }
 
 export const csiDriverFacts: FactsMaker = (rules) => ({
   strategy: buildStrategy(rules, {
-    defaults: defaultCSIDriver,
-    validate: validateCSIDriverSpec,
+    defaults: (obj) => defaultCSIDriver(obj, rules.featureGates),
+    prepareForCreate(obj) {
+      if (!seLinuxMountEnabled(rules.featureGates)) dropSELinuxMount(obj);
+    },
+    prepareForUpdate: (obj, old) => prepareCSIDriverUpdate(obj, old, rules.featureGates),
+    validate: (obj) => validateCSIDriverSpec(obj, rules.featureGates),
     validateUpdate(obj, old) {
-      const errs = validateCSIDriverSpec(obj);
+      const errs = validateCSIDriverSpec(obj, rules.featureGates);
       const attach = getPath(obj, 'spec', 'attachRequired');
       if (attach !== getPath(old, 'spec', 'attachRequired')) errs.push(fieldErrors.invalid('spec.attachedRequired', attach ?? null, FIELD_IMMUTABLE));
       const modes = getPath(obj, 'spec', 'volumeLifecycleModes');

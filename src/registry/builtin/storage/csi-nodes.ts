@@ -1,9 +1,10 @@
 // CSINodes (pkg/apis/storage/validation ValidateCSINode and its update: drivers named once, node IDs, topology
-// keys, an existing driver entry fixed; printCSINode).
+// keys, an existing driver entry fixed; the strategy validates an update as a create first; printCSINode).
 
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, goStringsText, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goInt, goPointer, goText } from '../../../apis/go-bad-values.ts';
 import type { KubeObject } from '../../types.ts';
-import { FIELD_IMMUTABLE, validateNonnegative, validateQualifiedName } from '../../validation/meta.ts';
+import { FIELD_IMMUTABLE, validateNonnegative, validateObjectMeta, validateQualifiedName } from '../../validation/meta.ts';
 import { isDNS1123Subdomain } from '../../validation/names.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
@@ -48,19 +49,34 @@ function validateCSINode(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-export const csiNodeFacts: FactsMaker = (rules) => ({
-  strategy: buildStrategy(rules, {
-    validate: validateCSINode,
-    validateUpdate(obj, old) {
-      const errs = validateCSINode(obj);
-      for (const before of objsAt(old, 'spec', 'drivers')) {
-        for (const after of objsAt(obj, 'spec', 'drivers')) {
-          if (strAt(before, 'name') === strAt(after, 'name') && !semanticEqual(before, after)) errs.push(fieldErrors.invalid('spec.drivers', after, FIELD_IMMUTABLE));
-        }
-      }
-      return errs;
-    },
-  }),
-  printerColumns: [column('Drivers', 'integer', 'Registered CSI drivers.', (o) => arrAt(o, 'spec', 'drivers').length), ageColumn],
-  selectableFields: {},
-});
+/** Go's %#v of a storage.CSINodeDriver (pointers shown by their pointee). */
+function goCSINodeDriver(d: Record<string, unknown>): unknown {
+  const allocatable = goPointer('storage.VolumeNodeResources', d.allocatable, (a) => `storage.VolumeNodeResources{Count:${goPointer('int32', getPath(a, 'count'), goInt)}}`);
+  const keys = goStringsText(Array.isArray(d.topologyKeys) ? d.topologyKeys : null);
+  return renderedBadValue(`storage.CSINodeDriver{Name:${goText(d.name)}, NodeID:${goText(d.nodeID)}, TopologyKeys:${keys}, Allocatable:${allocatable}}`);
+}
+
+/** ValidateCSINodeUpdate's own rule: a driver entry the old object has stays as it was. */
+function driverEntriesFixed(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const before of objsAt(old, 'spec', 'drivers')) {
+    for (const after of objsAt(obj, 'spec', 'drivers')) {
+      if (strAt(before, 'name') === strAt(after, 'name') && !semanticEqual(before, after)) errs.push(fieldErrors.invalid('spec.drivers', goCSINodeDriver(after), FIELD_IMMUTABLE));
+    }
+  }
+  return errs;
+}
+
+export const csiNodeFacts: FactsMaker = (rules) => {
+  const validateWhole = (obj: KubeObject): FieldError[] => [...validateObjectMeta(obj.metadata, rules), ...validateCSINode(obj)];
+  return {
+    strategy: buildStrategy(rules, {
+      validate: validateCSINode,
+      // The strategy: ValidateCSINode, then ValidateCSINodeUpdate (ValidateCSINode again, no ObjectMeta update rules).
+      placesMetaUpdate: true,
+      validateUpdate: (obj, old) => [...validateWhole(obj), ...validateWhole(obj), ...driverEntriesFixed(obj, old)],
+    }),
+    printerColumns: [column('Drivers', 'integer', 'Registered CSI drivers.', (o) => arrAt(o, 'spec', 'drivers').length), ageColumn],
+    selectableFields: {},
+  };
+};

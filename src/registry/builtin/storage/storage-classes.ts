@@ -1,13 +1,14 @@
 // StorageClasses (storage/v1 SetDefaults_StorageClass; pkg/apis/storage/validation ValidateStorageClass and its
-// update: provisioner, parameters and reclaimPolicy forbidden to change, volumeBindingMode fixed;
-// printStorageClass).
+// update: provisioner, parameters and reclaimPolicy forbidden to change, volumeBindingMode fixed; the strategy
+// validates an update as a create first; GetWarningsForStorageClass; printStorageClass).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { FIELD_IMMUTABLE, validateQualifiedName } from '../../validation/meta.ts';
+import { DEPRECATED_NODE_LABELS } from '../core/pod-warnings.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
-import { isObj, objAt, setDefault, strAt } from '../object.ts';
+import { arrAt, isObj, objAt, objsAt, setDefault, strAt } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
 
 const RECLAIM_POLICIES = ['Delete', 'Retain'];
@@ -36,6 +37,54 @@ export function parameterErrors(params: unknown, allowEmpty: boolean, path: stri
   return errs;
 }
 
+/**
+ * core ValidateTopologySelectorTerm: each expression needs values, named once, under a label-name key, and each key
+ * comes once. Also the term's key-to-values map, which the duplicate-term check compares.
+ */
+function topologySelectorTermErrors(term: unknown, path: string): { errs: FieldError[]; expressions: Map<string, Set<string>> } {
+  const errs: FieldError[] = [];
+  const expressions = new Map<string, Set<string>>();
+  objsAt(term, 'matchLabelExpressions').forEach((req, i) => {
+    const p = `${path}.matchLabelExpressions[${i}]`;
+    const values = arrAt(req, 'values').map(String);
+    if (values.length === 0) errs.push(fieldErrors.required(`${p}.values`));
+    const seen = new Set<string>();
+    values.forEach((v, j) => {
+      if (seen.has(v)) errs.push(fieldErrors.duplicate(`${p}.values[${j}]`, v));
+      seen.add(v);
+    });
+    const key = strAt(req, 'key');
+    errs.push(...validateQualifiedName(key, `${p}.key`));
+    if (expressions.has(key)) errs.push(fieldErrors.duplicate(`${p}.key`, key));
+    expressions.set(key, seen);
+  });
+  return { errs, expressions };
+}
+
+/** A term's key-to-values map as Semantic.DeepEqual compares it (order-free; empty equal to nil). */
+function expressionsKey(expressions: Map<string, Set<string>>): string {
+  return JSON.stringify([...expressions.keys()].sort().map((k) => [k, [...expressions.get(k)!].sort()]));
+}
+
+/**
+ * validateAllowedTopologies. kube compares each term with one nil map per term before the earlier terms (its list
+ * starts with that many zero entries), so a term without expressions is reported once for each of them.
+ */
+function allowedTopologyErrors(topologies: unknown): FieldError[] {
+  const terms = Array.isArray(topologies) ? topologies : [];
+  const errs: FieldError[] = [];
+  const seen: string[] = terms.map(() => expressionsKey(new Map()));
+  terms.forEach((term, i) => {
+    const path = `allowedTopologies[${i}]`;
+    const checked = topologySelectorTermErrors(term, path);
+    errs.push(...checked.errs);
+    const key = expressionsKey(checked.expressions);
+    for (const other of seen) if (other === key) errs.push(fieldErrors.duplicate(`${path}.matchLabelExpressions`, ''));
+    seen.push(key);
+  });
+  return errs;
+}
+
 function validateStorageClass(sc: KubeObject): FieldError[] {
   const errs = [...provisionerErrors(strAt(sc, 'provisioner'), 'provisioner'), ...parameterErrors(sc.parameters, true, 'parameters')];
   const policy = strAt(sc, 'reclaimPolicy');
@@ -43,7 +92,20 @@ function validateStorageClass(sc: KubeObject): FieldError[] {
   const mode = sc.volumeBindingMode;
   if (typeof mode !== 'string') errs.push(fieldErrors.required('volumeBindingMode'));
   else if (!BINDING_MODES.includes(mode)) errs.push(fieldErrors.notSupported('volumeBindingMode', mode, BINDING_MODES));
+  errs.push(...allowedTopologyErrors(sc.allowedTopologies));
   return errs;
+}
+
+/** storageutil.GetWarningsForStorageClass: deprecated node labels as allowedTopologies keys. */
+function storageClassWarnings(sc: KubeObject): string[] {
+  const out: string[] = [];
+  objsAt(sc, 'allowedTopologies').forEach((term, i) => {
+    objsAt(term, 'matchLabelExpressions').forEach((req, j) => {
+      const key = strAt(req, 'key');
+      if (Object.hasOwn(DEPRECATED_NODE_LABELS, key)) out.push(`allowedTopologies[${i}].matchLabelExpressions[${j}].key: ${DEPRECATED_NODE_LABELS[key]}`);
+    });
+  });
+  return out;
 }
 
 /** reflect.DeepEqual of two map[string]string: an empty map differs from none, key order does not matter. */
@@ -76,7 +138,9 @@ export const storageClassFacts: FactsMaker = (rules) => ({
       setDefault(sc, 'volumeBindingMode', 'Immediate');
     },
     validate: validateStorageClass,
-    validateUpdate: (sc, old) => validateStorageClassUpdate(sc, old),
+    placesMetaUpdate: true,
+    validateUpdate: (sc, old, _ctx, validateNew, validateMetaUpdate) => [...validateNew(), ...validateMetaUpdate(), ...validateStorageClassUpdate(sc, old)],
+    warnings: storageClassWarnings,
   }),
   printerColumns: [
     // kube marks the default class in the name cell itself.

@@ -81,9 +81,11 @@ test('volume attachments: one source, a fixed spec, status reset and checked; Na
   va.metadata = { ...va.metadata, resourceVersion: '2' };
   const moved = structuredClone(va);
   (moved.spec as Record<string, unknown>).nodeName = 'n2';
-  assert.deepEqual(updateErrors(attachments, moved, va), ['spec: Invalid value: {"attacher":"csi.example.com","nodeName":"n2","source":{"persistentVolumeName":"pv1"}}: field is immutable']);
-  const { merged, errors } = statusUpdateErrors(attachments, { ...structuredClone(va), status: { attached: true, attachError: { errorCode: -1 } } }, va);
-  assert.deepEqual(errors, ['status.attachError.errorCode: Invalid value: -1: must be between 0 and 2147483647, inclusive']);
+  assert.deepEqual(updateErrors(attachments, moved, va), [
+    'spec: Invalid value: storage.VolumeAttachmentSpec{Attacher:"csi.example.com", Source:storage.VolumeAttachmentSource{PersistentVolumeName:(*string)("pv1"), InlineVolumeSpec:(*core.PersistentVolumeSpec)(nil)}, NodeName:"n2"}: field is immutable',
+  ]);
+  const { merged, errors } = statusUpdateErrors(attachments, { ...structuredClone(va), status: { attached: true, attachError: { message: 'failed' } } }, va);
+  assert.deepEqual(errors, []);
   assert.equal((merged.status as Record<string, unknown>).attached, true);
   assert.deepEqual(attachments.printerColumns.map((c) => c.name), ['Name', 'Attacher', 'PV', 'Node', 'Attached', 'Age']);
 });
@@ -94,4 +96,80 @@ test('volume attributes classes: parameters required, driver and parameters fixe
   assert.deepEqual(createErrors(classes, { metadata: { name: 'gold' }, driverName: 'csi.example.com' }), ['parameters: Required value: must contain at least one key/value pair']);
   const old: KubeObject = { metadata: { name: 'gold', resourceVersion: '2' }, driverName: 'csi.example.com', parameters: { iops: '100' } };
   assert.deepEqual(updateErrors(classes, { metadata: { name: 'gold' }, driverName: 'csi.example.com', parameters: { iops: '200' } }, old), ['parameters: Forbidden: updates to parameters are forbidden.']);
+});
+
+// Sources: pkg/apis/storage/validation/validation.go validateAllowedTopologies; pkg/apis/core/validation
+// ValidateTopologySelectorTerm; pkg/registry/storage/storageclass/strategy.go; pkg/api/storage/util.go.
+test('storage classes: allowed topologies checked term by term, an empty term counted once per term', () => {
+  assert.deepEqual(
+    createErrors(classes, {
+      metadata: { name: 'x' },
+      provisioner: 'a.io/p',
+      allowedTopologies: [{}, { matchLabelExpressions: [{ key: '/bad', values: [] }, { key: '/bad', values: ['a', 'a'] }] }],
+    }),
+    [
+      'allowedTopologies[0].matchLabelExpressions: Duplicate value: ""',
+      'allowedTopologies[0].matchLabelExpressions: Duplicate value: ""',
+      'allowedTopologies[1].matchLabelExpressions[0].values: Required value',
+      'allowedTopologies[1].matchLabelExpressions[0].key: Invalid value: "/bad": prefix part must be non-empty',
+      'allowedTopologies[1].matchLabelExpressions[1].values[1]: Duplicate value: "a"',
+      'allowedTopologies[1].matchLabelExpressions[1].key: Invalid value: "/bad": prefix part must be non-empty',
+      'allowedTopologies[1].matchLabelExpressions[1].key: Duplicate value: "/bad"',
+    ],
+  );
+  const sameTerms = [{ matchLabelExpressions: [{ key: 'zone', values: ['a', 'b'] }] }, { matchLabelExpressions: [{ key: 'zone', values: ['b', 'a'] }] }];
+  assert.deepEqual(createErrors(classes, { metadata: { name: 'x' }, provisioner: 'a.io/p', allowedTopologies: sameTerms }), ['allowedTopologies[1].matchLabelExpressions: Duplicate value: ""']);
+});
+
+test('storage classes: an update is validated as a create first; deprecated topology labels warn', () => {
+  const old: KubeObject = { metadata: { name: 'fast', resourceVersion: '2' }, provisioner: 'a.io/p', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' };
+  assert.deepEqual(updateErrors(classes, { metadata: { name: 'fast' }, provisioner: 'a.io/p', reclaimPolicy: 'Recycle' }, old), [
+    'reclaimPolicy: Unsupported value: "Recycle": supported values: "Delete", "Retain"',
+    'reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden.',
+  ]);
+  const sc: KubeObject = { metadata: { name: 'zonal' }, provisioner: 'a.io/p', allowedTopologies: [{ matchLabelExpressions: [{ key: 'failure-domain.beta.kubernetes.io/zone', values: ['a'] }] }] };
+  assert.deepEqual(createErrors(classes, sc), []);
+  assert.deepEqual(classes.strategy.warnings?.(sc, undefined), ['allowedTopologies[0].matchLabelExpressions[0].key: deprecated since v1.17; use "topology.kubernetes.io/zone" instead']);
+});
+
+// Sources: pkg/apis/storage/validation/validation.go ValidateCSINodeUpdate; pkg/registry/storage/csinode/strategy.go.
+test('CSI nodes: a changed driver entry is printed as the Go struct', () => {
+  const old: KubeObject = { metadata: { name: 'n1', resourceVersion: '2' }, spec: { drivers: [{ name: 'd.io', nodeID: 'n1', topologyKeys: ['zone'] }] } };
+  assert.deepEqual(updateErrors(csiNodes, { metadata: { name: 'n1' }, spec: { drivers: [{ name: 'd.io', nodeID: 'n2', allocatable: { count: 3 } }] } }, old), [
+    'spec.drivers: Invalid value: storage.CSINodeDriver{Name:"d.io", NodeID:"n2", TopologyKeys:[]string(nil), Allocatable:(*storage.VolumeNodeResources)(storage.VolumeNodeResources{Count:(*int32)(3)})}: field is immutable',
+  ]);
+});
+
+// Sources: pkg/apis/storage/v1/defaults.go; pkg/registry/storage/csidriver/strategy.go.
+test('CSI drivers: seLinuxMount only with SELinuxMountReadWriteOncePod; a spec change counts a generation', () => {
+  const off = builtinTypeFacts('storage.k8s.io', 'csidrivers', { SELinuxMountReadWriteOncePod: false });
+  const d: KubeObject = { metadata: { name: 'd.io' }, spec: { seLinuxMount: true } };
+  assert.deepEqual(createErrors(off, d), []);
+  assert.equal((d.spec as Record<string, unknown>).seLinuxMount, undefined);
+  const old: KubeObject = { metadata: { name: 'd.io' }, spec: {} };
+  createErrors(drivers, old);
+  old.metadata = { ...old.metadata, resourceVersion: '2' };
+  const next: KubeObject = { metadata: { name: 'd.io' }, spec: { ...(old.spec as object), podInfoOnMount: true } };
+  assert.deepEqual(updateErrors(drivers, next, old), []);
+  assert.equal(next.metadata.generation, 1);
+});
+
+// Sources: pkg/apis/storage/validation/validation.go ValidateCSIStorageCapacity/Update; pkg/registry/storage/csistoragecapacity/strategy.go.
+test('CSI storage capacities: an update is validated as a create first; the topology printed as the Go struct', () => {
+  const old: KubeObject = { metadata: { name: 'c', namespace: 'default', resourceVersion: '2' }, storageClassName: 'fast', nodeTopology: { matchLabels: { zone: 'a' } } };
+  assert.deepEqual(updateErrors(capacities, { metadata: { name: 'c', namespace: 'default' }, storageClassName: 'fast', capacity: '-1000m', nodeTopology: { matchLabels: { zone: 'b' } } }, old), [
+    'capacity: Invalid value: "-1": must be greater than or equal to 0',
+    'nodeTopology: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"zone":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+  ]);
+  const c: KubeObject = { metadata: { name: 'c', namespace: 'default' }, storageClassName: 'fast', nodeTopology: { matchLabels: { 'failure-domain.beta.kubernetes.io/zone': 'a' } } };
+  assert.deepEqual(capacities.strategy.warnings?.(c, undefined), ['nodeTopology.matchLabels.failure-domain.beta.kubernetes.io/zone: deprecated since v1.17; use "topology.kubernetes.io/zone" instead']);
+});
+
+// Sources: pkg/registry/storage/volumeattachment/strategy.go; pkg/apis/storage/validation/validation.go.
+test('volume attachments: v1 name rules only on create; status writes keep the labels and report each error twice', () => {
+  const old: KubeObject = { metadata: { name: 'va', resourceVersion: '2', labels: { a: 'b' } }, spec: { attacher: 'csi.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv1' } }, status: { attached: false } };
+  const write: KubeObject = { ...structuredClone(old), metadata: { name: 'va', labels: { a: 'c' } }, status: { attached: true, attachError: { message: 'x'.repeat(1025) } } };
+  const { merged, errors } = statusUpdateErrors(attachments, write, old);
+  assert.deepEqual(errors, ['status.attachError.message: Too long: may not be more than 262144 bytes', 'status.attachError.message: Too long: may not be more than 262144 bytes']);
+  assert.deepEqual(merged.metadata.labels, { a: 'b' });
 });

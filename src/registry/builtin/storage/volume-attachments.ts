@@ -1,9 +1,13 @@
-// VolumeAttachments (pkg/apis/storage/validation ValidateVolumeAttachment, its v1 extras and its update: the spec
-// is fixed; the strategy's status reset; printVolumeAttachment).
+// VolumeAttachments (pkg/apis/storage/validation ValidateVolumeAttachment, its v1 extras on create and its update:
+// the spec is fixed; the strategy's status reset, and a status write that keeps the spec and the metadata
+// ResetObjectMetaForStatus keeps; printVolumeAttachment).
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goPointer, goText } from '../../../apis/go-bad-values.ts';
+import { goQuote } from '../../../encoding/go-format.ts';
 import type { KubeObject } from '../../types.ts';
-import { isDNS1123Subdomain, inclusiveRangeError } from '../../validation/names.ts';
+import { validateObjectMeta } from '../../validation/meta.ts';
+import { isDNS1123Subdomain } from '../../validation/names.ts';
 import { accessModeErrors } from '../core/volume-validation.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
@@ -34,14 +38,12 @@ function sourceErrors(spec: Record<string, unknown>): FieldError[] {
   return errs;
 }
 
+/** validateVolumeError (1.31's VolumeError has no errorCode); kube reports the metadata limit as the maximum. */
 function volumeErrorErrors(e: unknown, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (strAt(e, 'message').length > MAX_ERROR_MESSAGE) errs.push(fieldErrors.tooLong(`${path}.message`, MAX_METADATA_SIZE));
-  const code = getPath(e, 'errorCode');
-  if (typeof code === 'number' && code < 0) errs.push(fieldErrors.invalid(`${path}.errorCode`, code, inclusiveRangeError(0, 2147483647)));
-  return errs;
+  return strAt(e, 'message').length > MAX_ERROR_MESSAGE ? [fieldErrors.tooLong(`${path}.message`, MAX_METADATA_SIZE)] : [];
 }
 
+/** ValidateVolumeAttachment: the checks of every write, the status's included. */
 function validateVolumeAttachment(obj: KubeObject): FieldError[] {
   const spec = objAt(obj, 'spec') ?? {};
   const attacher = strAt(spec, 'attacher');
@@ -55,33 +57,67 @@ function validateVolumeAttachment(obj: KubeObject): FieldError[] {
   for (const [k, v] of Object.entries(objAt(status, 'attachmentMetadata') ?? {})) size += Buffer.byteLength(k) + Buffer.byteLength(String(v));
   if (size > MAX_METADATA_SIZE) errs.push(fieldErrors.tooLong('status.attachmentMetadata', MAX_METADATA_SIZE));
   errs.push(...volumeErrorErrors(status.attachError, 'status.attachError'), ...volumeErrorErrors(status.detachError, 'status.detachError'));
-  // ValidateVolumeAttachmentV1: the attacher is a CSI driver name, the volume name a PersistentVolume's.
-  errs.push(...csiDriverNameErrors(attacher, 'spec.attacher'));
+  return errs;
+}
+
+/** ValidateVolumeAttachmentV1, which only a create gets: the attacher is a CSI driver name, the volume name a PersistentVolume's. */
+function validateNewV1Attachment(obj: KubeObject): FieldError[] {
+  const spec = objAt(obj, 'spec') ?? {};
+  const errs = csiDriverNameErrors(strAt(spec, 'attacher'), 'spec.attacher');
   const pvName = getPath(spec, 'source', 'persistentVolumeName');
   if (typeof pvName === 'string') for (const m of isDNS1123Subdomain(pvName)) errs.push(fieldErrors.invalid('spec.source.persistentVolumeName', pvName, m));
   return errs;
 }
 
-export const volumeAttachmentFacts: FactsMaker = (rules) => ({
-  strategy: buildStrategy(rules, {
-    validate: validateVolumeAttachment,
-    validateUpdate(obj, old) {
-      const errs = validateVolumeAttachment(obj);
-      if (!semanticEqual(obj.spec, old.spec)) {
-        // kube prints the spec struct (pointer addresses included); its JSON stands in for it.
-        errs.push(fieldErrors.invalid('spec', renderedBadValue(JSON.stringify(obj.spec ?? {})), 'field is immutable'));
-      }
-      return errs;
-    },
-    validateStatusUpdate: (obj) => validateVolumeAttachment(obj).filter((e) => e.field.startsWith('status')),
-  }),
-  printerColumns: [
-    ownNameColumn,
-    column('Attacher', 'string', 'The attaching driver.', (o) => strAt(o, 'spec', 'attacher'), 0, 'name'),
-    column('PV', 'string', 'The persistent volume.', (o) => strAt(o, 'spec', 'source', 'persistentVolumeName')),
-    column('Node', 'string', 'The node.', (o) => strAt(o, 'spec', 'nodeName')),
-    column('Attached', 'boolean', 'Whether the volume is attached.', (o) => getPath(o, 'status', 'attached') === true),
-    ageColumn,
-  ],
-  selectableFields: {},
-});
+/**
+ * Go's %#v of a storage.VolumeAttachmentSpec (pointers shown by their pointee). An inline volume spec is not
+ * rendered as Go would: its JSON stands in for the core.PersistentVolumeSpec struct.
+ */
+function goVolumeAttachmentSpec(spec: unknown): unknown {
+  const source = getPath(spec, 'source');
+  const pvName = goPointer('string', getPath(source, 'persistentVolumeName'), (v) => goQuote(String(v)));
+  const inline = goPointer('core.PersistentVolumeSpec', getPath(source, 'inlineVolumeSpec'), (v) => JSON.stringify(v));
+  return renderedBadValue(
+    `storage.VolumeAttachmentSpec{Attacher:${goText(getPath(spec, 'attacher'))}, ` +
+      `Source:storage.VolumeAttachmentSource{PersistentVolumeName:${pvName}, InlineVolumeSpec:${inline}}, NodeName:${goText(getPath(spec, 'nodeName'))}}`,
+  );
+}
+
+const specImmutable = (obj: KubeObject, old: KubeObject): FieldError[] =>
+  semanticEqual(obj.spec, old.spec) ? [] : [fieldErrors.invalid('spec', goVolumeAttachmentSpec(obj.spec), 'field is immutable')];
+
+/** What metav1.ResetObjectMetaForStatus takes from the stored object besides the system fields. */
+const KEPT_BY_STATUS_WRITES = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+
+function resetObjectMetaForStatus(merged: KubeObject, old: KubeObject): void {
+  for (const k of KEPT_BY_STATUS_WRITES) {
+    if (old.metadata?.[k] === undefined) delete merged.metadata[k];
+    else merged.metadata[k] = structuredClone(old.metadata[k]) as never;
+  }
+}
+
+export const volumeAttachmentFacts: FactsMaker = (rules) => {
+  // ValidateVolumeAttachment with its ObjectMeta checks, as the update rules run it.
+  const validateWhole = (obj: KubeObject): FieldError[] => [...validateObjectMeta(obj.metadata, rules), ...validateVolumeAttachment(obj)];
+  // The strategy's ValidateUpdate, which the status strategy inherits: ValidateVolumeAttachment, then
+  // ValidateVolumeAttachmentUpdate (ValidateVolumeAttachment again and a fixed spec; no ObjectMeta update rules).
+  const validateUpdate = (obj: KubeObject, old: KubeObject): FieldError[] => [...validateWhole(obj), ...validateWhole(obj), ...specImmutable(obj, old)];
+  return {
+    strategy: buildStrategy(rules, {
+      validate: (obj) => [...validateVolumeAttachment(obj), ...validateNewV1Attachment(obj)],
+      placesMetaUpdate: true,
+      validateUpdate: (obj, old) => validateUpdate(obj, old),
+      resetMetaForStatus: resetObjectMetaForStatus,
+      validateStatusUpdate: (obj, old) => validateUpdate(obj, old),
+    }),
+    printerColumns: [
+      ownNameColumn,
+      column('Attacher', 'string', 'The attaching driver.', (o) => strAt(o, 'spec', 'attacher'), 0, 'name'),
+      column('PV', 'string', 'The persistent volume.', (o) => strAt(o, 'spec', 'source', 'persistentVolumeName')),
+      column('Node', 'string', 'The node.', (o) => strAt(o, 'spec', 'nodeName')),
+      column('Attached', 'boolean', 'Whether the volume is attached.', (o) => getPath(o, 'status', 'attached') === true),
+      ageColumn,
+    ],
+    selectableFields: {},
+  };
+};
