@@ -206,8 +206,9 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.deepEqual(await create('later-variable.example.com', { variables: [{ name: 'a', expression: 'variables.b' }, { name: 'b', expression: 'true' }], validations: [{ expression: 'variables.a == variables.b' }] }), [
       `spec.variables[0].expression: Invalid value: "variables.b": compilation failed: ERROR: <input>:1:10: undefined field 'b'`,
     ]);
-    // matchConditions are compiled without variables, with params whether or not there is a paramKind.
+    // matchConditions are compiled without variables, and with params only when there is a paramKind.
     assert.deepEqual(await create('condition.example.com', { matchConditions: [{ name: 'p', expression: 'params == null' }, { name: 'v', expression: 'variables.x' }], ...validation('true') }), [
+      `spec.matchConditions[0].expression: Invalid value: "params == null": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')`,
       `spec.matchConditions[1].expression: Invalid value: "variables.x": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')`,
     ]);
     // A webhook's matchConditions: the same typed request, no params, a bool result.

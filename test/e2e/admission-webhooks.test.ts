@@ -60,9 +60,9 @@ describe('admission webhooks', () => {
       'The ValidatingWebhookConfiguration "bad" is invalid: \n' +
         '* webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun\n' +
         '* webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1\n' +
-        '* webhooks[1].name: Duplicate value: "a.example.com"\n' +
         '* webhooks[1].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds\n' +
-        '* webhooks[1].clientConfig.url: Invalid value: "http://127.0.0.1:1/x": \'https\' is the only allowed URL scheme',
+        '* webhooks[1].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]\n' +
+        '* webhooks[1].name: Duplicate value: "a.example.com"',
     );
     await s.kubectlOk(['create', '-f', '-'], {
       input: json({

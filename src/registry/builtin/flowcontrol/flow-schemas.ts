@@ -2,6 +2,8 @@
 // ValidateFlowSchema: precedence, distinguisher, priority level reference, rules and subjects; printFlowSchema).
 
 import { fieldErrors, goStringsValue, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goText } from '../../../apis/go-bad-values.ts';
+import { flowcontrolStatusErrors } from './status.ts';
 import type { KubeObject } from '../../types.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.ts';
 import type { FactsMaker } from '../facts.ts';
@@ -45,10 +47,10 @@ function subjectErrors(s: Obj, path: string): FieldError[] {
       if (!sa) errs.push(fieldErrors.required(`${path}.serviceAccount`, "serviceAccount is required when subject kind is 'ServiceAccount'"));
       else {
         const name = strAt(sa, 'name');
-        if (name === '') errs.push(fieldErrors.required(`${path}.serviceAccount.name`, 'name is required'));
+        if (name === '') errs.push(fieldErrors.required(`${path}.serviceAccount.name`));
         else if (name !== '*') for (const m of isDNS1123Subdomain(name)) errs.push(fieldErrors.invalid(`${path}.serviceAccount.name`, name, m));
         const ns = strAt(sa, 'namespace');
-        if (ns === '') errs.push(fieldErrors.required(`${path}.serviceAccount.namespace`, 'namespace is required'));
+        if (ns === '') errs.push(fieldErrors.required(`${path}.serviceAccount.namespace`, 'must specify namespace for service account'));
         else for (const m of isDNS1123Label(ns)) errs.push(fieldErrors.invalid(`${path}.serviceAccount.namespace`, ns, m));
       }
       forbidOthers('serviceAccount');
@@ -59,7 +61,7 @@ function subjectErrors(s: Obj, path: string): FieldError[] {
       const key = kind === 'User' ? 'user' : 'group';
       const v = objAt(s, key);
       if (!v) errs.push(fieldErrors.required(`${path}.${key}`, `${key} is required when subject kind is '${kind}'`));
-      else if (strAt(v, 'name') === '') errs.push(fieldErrors.required(`${path}.${key}.name`, 'name is required'));
+      else if (strAt(v, 'name') === '') errs.push(fieldErrors.required(`${path}.${key}.name`));
       forbidOthers(key);
       break;
     }
@@ -67,6 +69,19 @@ function subjectErrors(s: Obj, path: string): FieldError[] {
       errs.push(fieldErrors.notSupported(`${path}.kind`, kind, SUBJECT_KINDS));
   }
   return errs;
+}
+
+/** ValidateNonResourceURLPath: absolute, no spaces or double slashes, a wildcard only as a last '/*'. */
+function nonResourceURLErrors(url: string, path: string): FieldError[] {
+  const bad = (detail: string) => [fieldErrors.invalid(path, url, detail)];
+  if (url === '') return bad('must not be empty');
+  if (url === '/') return [];
+  if (!url.startsWith('/')) return bad('must start with slash');
+  if (url.includes(' ')) return bad('must not contain white-space');
+  if (url.includes('//')) return bad('must not contain double slash');
+  const wildcards = url.split('*').length - 1;
+  if (wildcards > 1 || (wildcards === 1 && !url.endsWith('/*'))) return bad('wildcard can only do suffix matching');
+  return [];
 }
 
 function ruleErrors(rule: Obj, path: string): FieldError[] {
@@ -91,7 +106,9 @@ function ruleErrors(rule: Obj, path: string): FieldError[] {
   nonResourceRules.forEach((r, i) => {
     const p = `${path}.nonResourceRules[${i}]`;
     errs.push(...verbErrors(arrAt(r, 'verbs').map(String), `${p}.verbs`));
-    errs.push(...wildcardListErrors(arrAt(r, 'nonResourceURLs').map(String), `${p}.nonResourceURLs`, 'nonResourceURLs must contain at least one value', 'items'));
+    const urls = arrAt(r, 'nonResourceURLs').map(String);
+    errs.push(...wildcardListErrors(urls, `${p}.nonResourceURLs`, 'nonResourceURLs must contain at least one value', 'non-resource URLs'));
+    if (!urls.includes('*')) urls.forEach((url, j) => errs.push(...nonResourceURLErrors(url, `${p}.nonResourceURLs[${j}]`)));
   });
   return errs;
 }
@@ -103,10 +120,10 @@ function validateFlowSchema(fs: KubeObject): FieldError[] {
   const precedence = typeof spec.matchingPrecedence === 'number' ? spec.matchingPrecedence : 0;
   if (precedence <= 0) errs.push(fieldErrors.invalid('spec.matchingPrecedence', precedence, 'must be a positive value'));
   if (precedence > MAX_PRECEDENCE) errs.push(fieldErrors.invalid('spec.matchingPrecedence', precedence, `must not be greater than ${MAX_PRECEDENCE}`));
-  if (precedence === 1 && fs.metadata?.name !== 'exempt') errs.push(fieldErrors.invalid('spec.matchingPrecedence', precedence, "only the schema named 'exempt' may have matching precedence 1"));
+  if (precedence === 1 && fs.metadata?.name !== 'exempt') errs.push(fieldErrors.invalid('spec.matchingPrecedence', precedence, "only the schema named 'exempt' may have matchingPrecedence 1"));
   const distinguisher = objAt(spec, 'distinguisherMethod');
   if (distinguisher && !DISTINGUISHERS.includes(strAt(distinguisher, 'type'))) {
-    errs.push(fieldErrors.notSupported('spec.distinguisherMethod.type', renderedBadValue(`flowcontrol.FlowDistinguisherMethod{Type:${JSON.stringify(strAt(distinguisher, 'type'))}}`), DISTINGUISHERS));
+    errs.push(fieldErrors.notSupported('spec.distinguisherMethod.type', renderedBadValue(`flowcontrol.FlowDistinguisherMethod{Type:${goText(distinguisher.type)}}`), DISTINGUISHERS));
   }
   const level = strAt(spec, 'priorityLevelConfiguration', 'name');
   if (level === '') errs.push(fieldErrors.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
@@ -122,6 +139,7 @@ export const flowSchemaFacts: FactsMaker = (rules) => ({
       if (!spec.matchingPrecedence) spec.matchingPrecedence = DEFAULT_PRECEDENCE;
     },
     validate: validateFlowSchema,
+    validateStatusUpdate: (fs) => flowcontrolStatusErrors(fs),
   }),
   printerColumns: [
     column('PriorityLevel', 'string', 'The priority level of matching requests.', (o) => strAt(o, 'spec', 'priorityLevelConfiguration', 'name')),

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../types.ts';
 import { builtinTypeFacts } from '../index.ts';
-import { createErrors } from '../test-context.ts';
+import { createErrors, statusUpdateErrors } from '../test-context.ts';
 
 const schemas = builtinTypeFacts('flowcontrol.apiserver.k8s.io', 'flowschemas');
 const levels = builtinTypeFacts('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations');
@@ -24,7 +24,7 @@ test('flow schemas: matchingPrecedence defaults to 1000; generation starts at 1'
 });
 
 const schemaCases: [string, Record<string, unknown>, string[]][] = [
-  ['precedence 1 for a non-exempt schema', { matchingPrecedence: 1 }, ["spec.matchingPrecedence: Invalid value: 1: only the schema named 'exempt' may have matching precedence 1"]],
+  ['precedence 1 for a non-exempt schema', { matchingPrecedence: 1 }, ["spec.matchingPrecedence: Invalid value: 1: only the schema named 'exempt' may have matchingPrecedence 1"]],
   ['precedence too high', { matchingPrecedence: 10001 }, ['spec.matchingPrecedence: Invalid value: 10001: must not be greater than 10000']],
   ['no priority level', { priorityLevelConfiguration: {} }, ['spec.priorityLevelConfiguration.name: Required value: must reference a priority level']],
   ['unknown distinguisher', { distinguisherMethod: { type: 'ByHost' } }, ['spec.distinguisherMethod.type: Unsupported value: flowcontrol.FlowDistinguisherMethod{Type:"ByHost"}: supported values: "ByNamespace", "ByUser"']],
@@ -33,6 +33,25 @@ const schemaCases: [string, Record<string, unknown>, string[]][] = [
     'wildcard with other verbs',
     { rules: [{ ...rule, resourceRules: [{ verbs: ['*', 'get'], apiGroups: ['*'], resources: ['*'], clusterScope: true }] }] },
     ['spec.rules[0].resourceRules[0].verbs: Invalid value: []string{"*", "get"}: if \'*\' is present, must not specify other verbs'],
+  ],
+  [
+    'service account subject without name nor namespace',
+    { rules: [{ ...rule, subjects: [{ kind: 'ServiceAccount', serviceAccount: {}, user: { name: 'x' } }] }] },
+    [
+      'spec.rules[0].subjects[0].serviceAccount.name: Required value',
+      'spec.rules[0].subjects[0].serviceAccount.namespace: Required value: must specify namespace for service account',
+      "spec.rules[0].subjects[0].user: Forbidden: user is forbidden when subject kind is not 'User'",
+    ],
+  ],
+  [
+    'non-resource URLs: wildcards only as a suffix',
+    { rules: [{ subjects: rule.subjects, nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/a/*/b', 'healthz', '/a//b'] }, { verbs: ['get'], nonResourceURLs: ['*', '/x'] }] }] },
+    [
+      'spec.rules[0].nonResourceRules[0].nonResourceURLs[0]: Invalid value: "/a/*/b": wildcard can only do suffix matching',
+      'spec.rules[0].nonResourceRules[0].nonResourceURLs[1]: Invalid value: "healthz": must start with slash',
+      'spec.rules[0].nonResourceRules[0].nonResourceURLs[2]: Invalid value: "/a//b": must not contain double slash',
+      'spec.rules[0].nonResourceRules[1].nonResourceURLs: Invalid value: []string{"*", "/x"}: if \'*\' is present, must not specify other non-resource URLs',
+    ],
   ],
   ['user subject without user', { rules: [{ ...rule, subjects: [{ kind: 'User' }] }] }, ["spec.rules[0].subjects[0].user: Required value: user is required when subject kind is 'User'"]],
 ];
@@ -66,3 +85,13 @@ const levelCases: [string, Record<string, unknown>, string[]][] = [
   ['lendablePercent over 100', { type: 'Limited', limited: { lendablePercent: 101, limitResponse: { type: 'Reject' } } }, ['spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive']],
 ];
 for (const [name, spec, want] of levelCases) test(`priority levels: ${name}`, () => assert.deepEqual(createErrors(levels, pl(spec)), want));
+
+test('flow schemas and priority levels: status writes check condition types', () => {
+  const old = fs({});
+  createErrors(schemas, old);
+  const { errors } = statusUpdateErrors(schemas, { ...old, status: { conditions: [{ type: 'Dangling', status: 'False' }, { type: 'Dangling' }, { status: 'True' }] } }, old);
+  assert.deepEqual(errors, ['status.conditions[1].type: Duplicate value: "Dangling"', 'status.conditions[2].type: Required value: must not be empty']);
+  const level = pl({ type: 'Limited', limited: { limitResponse: { type: 'Reject' } } });
+  createErrors(levels, level);
+  assert.deepEqual(statusUpdateErrors(levels, { ...level, status: { conditions: [{}] } }, level).errors, ['status.conditions[0].type: Required value: must not be empty']);
+});

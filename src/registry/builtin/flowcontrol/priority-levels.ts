@@ -3,6 +3,7 @@
 // pkg/apis/flowcontrol/validation ValidatePriorityLevelConfiguration; printPriorityLevelConfiguration).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { flowcontrolStatusErrors } from './status.ts';
 import type { KubeObject } from '../../types.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
@@ -107,7 +108,7 @@ function validatePriorityLevel(pl: KubeObject): FieldError[] {
 }
 
 export const priorityLevelConfigurationFacts: FactsMaker = (rules) => ({
-  strategy: buildStrategy(rules, { defaults: defaultPriorityLevel, validate: validatePriorityLevel }),
+  strategy: buildStrategy(rules, { defaults: defaultPriorityLevel, validate: validatePriorityLevel, validateStatusUpdate: (pl) => flowcontrolStatusErrors(pl) }),
   printerColumns: [
     column('Type', 'string', 'Limited or Exempt.', (o) => strAt(o, 'spec', 'type')),
     column('NominalConcurrencyShares', 'string', 'Concurrency shares.', (o) => getPath(o, 'spec', 'limited', 'nominalConcurrencyShares') ?? '<none>'),

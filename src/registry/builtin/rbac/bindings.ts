@@ -2,6 +2,8 @@
 // ClusterRole (ClusterRole only for cluster bindings), subjects of a known kind, and a roleRef that never changes.
 
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goText } from '../../../apis/go-bad-values.ts';
+import { isDNS1123Subdomain, isValidPathSegment } from '../../validation/names.ts';
 import type { KubeObject, PrinterColumn } from '../../types.ts';
 import type { TypeFacts } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
@@ -19,6 +21,7 @@ function validateSubject(s: Record<string, unknown>, namespaced: boolean, path: 
   if (name === '') errs.push(fieldErrors.required(`${path}.name`));
   switch (kind) {
     case 'ServiceAccount':
+      if (name !== '') for (const m of isDNS1123Subdomain(name)) errs.push(fieldErrors.invalid(`${path}.name`, name, m));
       if (apiGroup !== '') errs.push(fieldErrors.notSupported(`${path}.apiGroup`, apiGroup, ['']));
       if (!namespaced && (typeof s.namespace !== 'string' || s.namespace === '')) errs.push(fieldErrors.required(`${path}.namespace`));
       break;
@@ -41,6 +44,7 @@ function validateBinding(obj: KubeObject, namespaced: boolean): FieldError[] {
   const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
   if (!kinds.includes(kind)) errs.push(fieldErrors.notSupported('roleRef.kind', kind, kinds));
   if (name === '') errs.push(fieldErrors.required('roleRef.name'));
+  else for (const m of isValidPathSegment(name, false)) errs.push(fieldErrors.invalid('roleRef.name', name, m));
   objsAt(obj, 'subjects').forEach((s, i) => errs.push(...validateSubject(s, namespaced, `subjects[${i}]`)));
   return errs;
 }
@@ -65,8 +69,7 @@ function bindingColumns(): PrinterColumn[] {
 /** Go's %#v of the internal rbac.RoleRef, as the "cannot change roleRef" error shows it. */
 function roleRefGoString(obj: KubeObject): string {
   const ref = isObj(obj.roleRef) ? obj.roleRef : {};
-  const s = (k: string) => JSON.stringify(typeof ref[k] === 'string' ? ref[k] : '');
-  return `rbac.RoleRef{APIGroup:${s('apiGroup')}, Kind:${s('kind')}, Name:${s('name')}}`;
+  return `rbac.RoleRef{APIGroup:${goText(ref.apiGroup)}, Kind:${goText(ref.kind)}, Name:${goText(ref.name)}}`;
 }
 
 function bindingFacts(namespaced: boolean) {
