@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { signedRequestPem } from '../../src/registry/builtin/certificates/test-requests.ts';
 import { startTestServer } from './helpers.ts';
 import type { TestServer } from './helpers.ts';
 
@@ -455,7 +456,7 @@ ${pathType ? `        pathType: ${pathType}\n` : ''}        backend:
   });
 
   test('CSR: the requester is stamped; approval through kubectl certificate approve (pkg/registry/certificates)', async () => {
-    const request = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nMIIBAA==\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
+    const request = Buffer.from(signedRequestPem()).toString('base64');
     const csr = { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'alice' }, spec: { request, signerName: 'example.com/signer', usages: ['client auth'], username: 'mallory' } };
     await ok(['create', '-f', '-'], JSON.stringify(csr));
     assert.equal(await ok(['get', 'csr', 'alice', '-o', 'jsonpath={.spec.username}']), 'capstan-admin');

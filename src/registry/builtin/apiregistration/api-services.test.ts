@@ -36,3 +36,21 @@ test('API services: status conditions and the Available column', () => {
     'status.conditions[0].status: Unsupported value: "Yes": supported values: "True", "False", "Unknown"',
   ]);
 });
+
+// Source: k8s.io/kube-aggregator/pkg/registry/apiservice/strategy.go.
+test('API services: a local one is Available from its creation; a written status is dropped; status writes keep metadata', () => {
+  const local = svc('v1beta1.metrics.k8s.io', {});
+  local.status = { conditions: [{ type: 'Available', status: 'False' }] };
+  assert.deepEqual(createErrors(apiServices, local), []);
+  const [available] = (local.status as { conditions: Record<string, unknown>[] }).conditions;
+  assert.deepEqual({ ...available, lastTransitionTime: 'set' }, { type: 'Available', status: 'True', lastTransitionTime: 'set', reason: 'Local', message: 'Local APIServices are always available' });
+  assert.match(String(available.lastTransitionTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  const remote = svc('v1beta1.metrics.k8s.io', { service: { namespace: 'kube-system', name: 'metrics-server' } });
+  remote.status = { conditions: [{ type: 'Available', status: 'Maybe' }] };
+  assert.deepEqual(createErrors(apiServices, remote), []);
+  assert.deepEqual(remote.status, {});
+  remote.metadata = { ...remote.metadata, resourceVersion: '2', labels: { a: 'b' } };
+  const { merged } = statusUpdateErrors(apiServices, { ...structuredClone(remote), metadata: { ...remote.metadata, labels: { a: 'c' }, annotations: { x: 'y' } } }, remote);
+  assert.deepEqual(merged.metadata?.labels, { a: 'b' });
+  assert.equal(merged.metadata?.annotations, undefined);
+});

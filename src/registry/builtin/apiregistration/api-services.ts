@@ -1,12 +1,15 @@
 // APIServices (apiregistration v1 SetDefaults_ServiceReference; k8s.io/kube-aggregator validation
-// ValidateAPIService/Update and the status conditions; the aggregator's table: Service, Available, Age).
+// ValidateAPIService/Update and the status conditions; the apiservice strategy: a local APIService Available from
+// its creation, status writes that keep spec and metadata; the aggregator's table: Service, Available, Age).
 
+import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { rfc3339 } from '../../store-codec.ts';
 import type { KubeObject } from '../../types.ts';
 import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../../validation/names.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy } from '../generic.ts';
-import { numAt, objAt, objsAt, setDefault, strAt } from '../object.ts';
+import { clone, numAt, objAt, objsAt, setDefault, strAt } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
 
 const CONDITION_STATUSES = ['True', 'False', 'Unknown'];
@@ -63,13 +66,32 @@ function availableCell(svc: KubeObject): string {
   return strAt(c, 'reason') !== '' ? `${status} (${strAt(c, 'reason')})` : status;
 }
 
+/** PrepareForCreate: a new APIService's status, which for a local one says it is available (NewLocalAvailableAPIServiceCondition). */
+function initialStatus(svc: KubeObject): unknown {
+  if (objAt(objAt(svc, 'spec'), 'service')) return {};
+  const available = { type: 'Available', status: 'True', lastTransitionTime: rfc3339(clockDate()), reason: 'Local', message: 'Local APIServices are always available' };
+  return { conditions: [available] };
+}
+
+/** A status write keeps the stored labels, annotations, finalizers and owner references. */
+function keepStoredMetadata(merged: KubeObject, old: KubeObject): void {
+  const meta = (merged.metadata ??= {}) as Record<string, unknown>;
+  const stored = (old.metadata ?? {}) as Record<string, unknown>;
+  for (const key of ['labels', 'annotations', 'finalizers', 'ownerReferences']) {
+    if (stored[key] === undefined) delete meta[key];
+    else meta[key] = clone(stored[key]);
+  }
+}
+
 export const apiServiceFacts: FactsMaker = (rules) => ({
   strategy: buildStrategy(rules, {
     defaults(svc) {
       const service = objAt(objAt(svc, 'spec'), 'service');
       if (service) setDefault(service, 'port', 443);
     },
-    validate: (svc) => [...validateAPIService(svc), ...validateStatus(svc)],
+    initialStatus,
+    validate: validateAPIService,
+    resetMetaForStatus: keepStoredMetadata,
     validateStatusUpdate: validateStatus,
   }),
   printerColumns: [

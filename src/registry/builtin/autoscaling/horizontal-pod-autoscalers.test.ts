@@ -46,9 +46,41 @@ const cases: [string, KubeObject, string[]][] = [
       'spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 3600: must be less than or equal to 1800',
     ],
   ],
+  [
+    'a negative pods target and a metric name with a slash (the selector is not checked)',
+    v2({ metrics: [{ type: 'Pods', pods: { metric: { name: 'a/b', selector: { matchLabels: { x: '!!' } } }, target: { type: 'AverageValue', averageValue: '-1' } } }] }),
+    [
+      `spec.metrics[0].pods.metric.name: Invalid value: "a/b": may not contain '/'`,
+      'spec.metrics[0].pods.target.averageValue: Invalid value: resource.Quantity{i:resource.int64Amount{value:-1, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"-1", Format:"DecimalSI"}: must be positive',
+    ],
+  ],
+  [
+    'container resource name and container',
+    v2({ metrics: [{ type: 'ContainerResource', containerResource: { name: 'gpu', container: 'App', target: { type: 'Utilization', averageUtilization: 50 } } }] }),
+    [
+      'spec.metrics[0].containerResource.name: Invalid value: "gpu": must be a standard resource type or fully qualified',
+      'spec.metrics[0].containerResource.name: Invalid value: "gpu": must be a standard resource for containers',
+      `spec.metrics[0].containerResource.container: Invalid value: "App": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+    ],
+  ],
+  [
+    'a second source besides the one of the type',
+    v2({ metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } }, containerResource: { name: 'cpu', container: 'app', target: { type: 'Utilization', averageUtilization: 50 } } }] }),
+    ['spec.metrics[0].containerResource: Forbidden: must populate the given metric source only'],
+  ],
   ['v1 CPU target 0', v1({ targetCPUUtilizationPercentage: 0 }), ['spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0']],
 ];
 for (const [name, obj, want] of cases) test(`HPA: ${name}`, () => assert.deepEqual(createErrors(hpas, obj), want));
+
+test('HPA: minReplicas 0 needs the HPAScaleToZero gate, or an update of an object that has 0 already', () => {
+  const gated = builtinTypeFacts('autoscaling', 'horizontalpodautoscalers', { HPAScaleToZero: true });
+  const external = [{ type: 'External', external: { metric: { name: 'queue' }, target: { type: 'Value', value: '5' } } }];
+  assert.deepEqual(createErrors(gated, v2({ minReplicas: 0, metrics: external })), []);
+  assert.deepEqual(createErrors(gated, v2({ minReplicas: 0 })), ['spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas']);
+  const old = v2({ minReplicas: 0, metrics: external });
+  old.metadata = { ...old.metadata, resourceVersion: '2' };
+  assert.deepEqual(updateErrors(hpas, v2({ minReplicas: 0, metrics: external, maxReplicas: 7 }), old), []);
+});
 
 test('HPA v1: minReplicas defaulted, v1 status shape; status counters not negative', () => {
   const hpa = v1({ targetCPUUtilizationPercentage: 50 });

@@ -48,20 +48,24 @@ function hpaTargets(obj: KubeObject): string {
   return list.join(', ');
 }
 
-export const horizontalPodAutoscalerFacts: FactsMaker = (rules) => ({
-  strategy: buildStrategy(rules, {
-    defaults: defaultHorizontalPodAutoscaler,
-    validate: (hpa) => validateHorizontalPodAutoscaler(hpa),
-    validateUpdate: (hpa, old) => validateHorizontalPodAutoscaler(hpa, hpaMinReplicas(old) === 0 ? 0 : 1),
-    validateStatusUpdate: validateHorizontalPodAutoscalerStatus,
-  }),
-  printerColumns: [
-  column('Reference', 'string', 'The scaled object.', (o) => `${strAt(o, 'spec', 'scaleTargetRef', 'kind')}/${strAt(o, 'spec', 'scaleTargetRef', 'name')}`),
-  column('Targets', 'string', 'Current and target metric values.', hpaTargets),
-  column('MinPods', 'string', 'The lower replica bound.', (o) => (typeof getPath(o, 'spec', 'minReplicas') === 'number' ? String(getPath(o, 'spec', 'minReplicas')) : '<unset>')),
-  column('MaxPods', 'string', 'The upper replica bound.', (o) => numAt(o, 'spec', 'maxReplicas')),
-  column('Replicas', 'string', 'Current replicas.', (o) => numAt(o, 'status', 'currentReplicas')),
-  ageColumn,
-],
-  selectableFields: {},
-});
+export const horizontalPodAutoscalerFacts: FactsMaker = (rules) => {
+  // minReplicas may be 0 with the HPAScaleToZero gate, or on an update of an object that already has 0.
+  const scaleToZero = rules.featureGates.HPAScaleToZero === true;
+  return {
+    strategy: buildStrategy(rules, {
+      defaults: defaultHorizontalPodAutoscaler,
+      validate: (hpa) => validateHorizontalPodAutoscaler(hpa, scaleToZero ? 0 : 1),
+      validateUpdate: (hpa, old) => validateHorizontalPodAutoscaler(hpa, scaleToZero || hpaMinReplicas(old) === 0 ? 0 : 1),
+      validateStatusUpdate: validateHorizontalPodAutoscalerStatus,
+    }),
+    printerColumns: [
+      column('Reference', 'string', 'The scaled object.', (o) => `${strAt(o, 'spec', 'scaleTargetRef', 'kind')}/${strAt(o, 'spec', 'scaleTargetRef', 'name')}`),
+      column('Targets', 'string', 'Current and target metric values.', hpaTargets),
+      column('MinPods', 'string', 'The lower replica bound.', (o) => (typeof getPath(o, 'spec', 'minReplicas') === 'number' ? String(getPath(o, 'spec', 'minReplicas')) : '<unset>')),
+      column('MaxPods', 'string', 'The upper replica bound.', (o) => numAt(o, 'spec', 'maxReplicas')),
+      column('Replicas', 'string', 'Current replicas.', (o) => numAt(o, 'status', 'currentReplicas')),
+      ageColumn,
+    ],
+    selectableFields: {},
+  };
+};

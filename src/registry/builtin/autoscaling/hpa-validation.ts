@@ -4,10 +4,11 @@
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
-import { validateLabelSelector } from '../../validation/label-selector.ts';
 import { validateNonnegative } from '../../validation/meta.ts';
 import { isDNS1123Label, isValidPathSegment } from '../../validation/names.ts';
 import { quantityNanos } from '../../validation/quantity.ts';
+import { goQuantity } from '../core/quantity-values.ts';
+import { containerResourceNameErrors } from '../core/resource-names.ts';
 import { arrAt, isObj, numAt, objAt, objsAt, strAt, type Obj } from '../object.ts';
 import { isV1Shape } from './hpa-defaults.ts';
 
@@ -18,15 +19,15 @@ const POLICY_TYPES = ['Percent', 'Pods'];
 const MAX_STABILIZATION_SECONDS = 3600;
 const MAX_PERIOD_SECONDS = 1800;
 
+/** A name that must be given and be a valid path segment (required with the given detail when empty). */
+function pathSegmentNameErrors(name: string, path: string, requiredDetail = ''): FieldError[] {
+  if (name === '') return [fieldErrors.required(path, requiredDetail)];
+  return isValidPathSegment(name, false).map((m) => fieldErrors.invalid(path, name, m));
+}
+
 /** ValidateCrossVersionObjectReference. */
 function objectReferenceErrors(ref: Obj, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  for (const key of ['kind', 'name']) {
-    const v = strAt(ref, key);
-    if (v === '') errs.push(fieldErrors.required(`${path}.${key}`));
-    else for (const m of isValidPathSegment(v, false)) errs.push(fieldErrors.invalid(`${path}.${key}`, v, m));
-  }
-  return errs;
+  return ['kind', 'name'].flatMap((key) => pathSegmentNameErrors(strAt(ref, key), `${path}.${key}`));
 }
 
 function positive(q: unknown): boolean {
@@ -34,23 +35,27 @@ function positive(q: unknown): boolean {
   return n !== undefined && n > 0n;
 }
 
-/** validateMetricTarget. */
+/** validateMetricTarget (a *resource.Quantity bad value prints as the Quantity struct). */
 function targetErrors(t: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const type = strAt(t, 'type');
   if (type === '') errs.push(fieldErrors.required(`${path}.type`, 'must specify a metric target type'));
   if (!['Utilization', 'Value', 'AverageValue'].includes(type)) errs.push(fieldErrors.invalid(`${path}.type`, type, 'must be either Utilization, Value, or AverageValue'));
-  if (t.value !== undefined && t.value !== null && !positive(t.value)) errs.push(fieldErrors.invalid(`${path}.value`, String(t.value), 'must be positive'));
-  if (t.averageValue !== undefined && t.averageValue !== null && !positive(t.averageValue)) errs.push(fieldErrors.invalid(`${path}.averageValue`, String(t.averageValue), 'must be positive'));
+  if (t.value !== undefined && t.value !== null && !positive(t.value)) errs.push(fieldErrors.invalid(`${path}.value`, goQuantity(t.value), 'must be positive'));
+  if (t.averageValue !== undefined && t.averageValue !== null && !positive(t.averageValue)) errs.push(fieldErrors.invalid(`${path}.averageValue`, goQuantity(t.averageValue), 'must be positive'));
   if (typeof t.averageUtilization === 'number' && t.averageUtilization < 1) errs.push(fieldErrors.invalid(`${path}.averageUtilization`, t.averageUtilization, 'must be greater than 0'));
   return errs;
 }
 
+/** validateMetricIdentifier: only the name is checked (kube leaves the selector alone). */
 function metricIdentifierErrors(m: Obj, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (strAt(m, 'name') === '') errs.push(fieldErrors.required(`${path}.name`, 'must specify a metric name'));
-  if (isObj(m.selector)) errs.push(...validateLabelSelector(m.selector, `${path}.selector`));
-  return errs;
+  return pathSegmentNameErrors(strAt(m, 'name'), `${path}.name`, 'must specify a metric name');
+}
+
+/** core/v1 ValidateContainerResourceName: the name is a plain string there, so its bad value is quoted. */
+function containerResourceErrors(name: string, path: string): FieldError[] {
+  if (name === '') return [fieldErrors.required(path, 'must specify a resource name')];
+  return containerResourceNameErrors(name, path).map((e) => ({ ...e, badValue: name }));
 }
 
 const has = (v: unknown) => v !== undefined && v !== null;
@@ -75,8 +80,9 @@ function sourceErrors(type: string, src: Obj, path: string): FieldError[] {
       break;
     case 'Resource':
     case 'ContainerResource':
-      if (strAt(src, 'name') === '') errs.push(fieldErrors.required(`${path}.name`, 'must specify a resource name'));
+      if (type === 'Resource' && strAt(src, 'name') === '') errs.push(fieldErrors.required(`${path}.name`, 'must specify a resource name'));
       if (type === 'ContainerResource') {
+        errs.push(...containerResourceErrors(strAt(src, 'name'), `${path}.name`));
         const container = strAt(src, 'container');
         if (container === '') errs.push(fieldErrors.required(`${path}.container`, 'must specify a container'));
         else for (const m of isDNS1123Label(container)) errs.push(fieldErrors.invalid(`${path}.container`, container, m));
@@ -95,16 +101,18 @@ function metricErrors(metric: Obj, path: string): FieldError[] {
   const type = strAt(metric, 'type');
   if (type === '') errs.push(fieldErrors.required(`${path}.type`, 'must specify a metric source type'));
   if (!METRIC_TYPES.includes(type)) errs.push(fieldErrors.notSupported(`${path}.type`, type, METRIC_TYPES));
+  // SOURCE_KEYS is in kube's order: only the first source present is checked.
   const present = Object.entries(SOURCE_KEYS).filter(([, key]) => isObj(metric[key]));
-  // Only the first source present (in kube's order) is checked.
-  const order = ['Object', 'External', 'Pods', 'Resource', 'ContainerResource'];
-  const first = order.find((t) => isObj(metric[SOURCE_KEYS[t]]));
-  if (first) errs.push(...sourceErrors(first, metric[SOURCE_KEYS[first]] as Obj, `${path}.${SOURCE_KEYS[first]}`));
+  if (present.length > 0) {
+    const [first, key] = present[0];
+    errs.push(...sourceErrors(first, metric[key] as Obj, `${path}.${key}`));
+  }
   if (METRIC_TYPES.includes(type)) {
     if (!isObj(metric[SOURCE_KEYS[type]])) errs.push(fieldErrors.required(`${path}.${SOURCE_KEYS[type]}`, 'must populate information for the given metric source'));
   } else errs.push(fieldErrors.notSupported(`${path}.type`, type, METRIC_TYPES));
+  // kube walks a set here (Go's map order); this takes kube's field order.
   if (present.length !== 1) {
-    for (const [t] of present) if (t !== type) errs.push(fieldErrors.forbidden(`${path}.${t.toLowerCase()}`, 'must populate the given metric source only'));
+    for (const [t, key] of present) if (t !== type) errs.push(fieldErrors.forbidden(`${path}.${key}`, 'must populate the given metric source only'));
   }
   return errs;
 }

@@ -4,149 +4,35 @@
 // and the spec.signerName field selector).
 
 import { clockDate } from '../../../apis/clock.ts';
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import type { FieldError } from '../../../apis/errors.ts';
 import type { KubeObject, RequestContext, SubresourceStrategy } from '../../types.ts';
-import { validateObjectMetaUpdate } from '../../validation/meta.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../validation/meta.ts';
 import { humanDuration } from '../duration.ts';
 import type { FactsMaker } from '../facts.ts';
 import { buildStrategy, carrySystemMeta } from '../generic.ts';
-import { arrAt, clone, getPath, isObj, objAt, objsAt, semanticEqual, strAt, type Obj } from '../object.ts';
+import { clone, getPath, isObj, objsAt, strAt, type Obj } from '../object.ts';
 import { ageColumn, column, orNone } from '../printing.ts';
-import { pemBlocks } from '../../../server/pem.ts';
+import type { TypeRules } from '../type-rules.ts';
+import { conditionsOf, csrErrors, csrUpdateErrors, csrValidationOptions, type CSRValidationOptions } from './csr-validation.ts';
 
-const USAGES = [
-  'any', 'cert sign', 'client auth', 'code signing', 'content commitment', 'crl sign', 'data encipherment', 'decipher only', 'digital signature',
-  'email protection', 'encipher only', 'ipsec end system', 'ipsec tunnel', 'ipsec user', 'key agreement', 'key encipherment', 'microsoft sgc',
-  'netscape sgc', 'ocsp signing', 's/mime', 'server auth', 'signing', 'timestamping',
-];
-const CONDITION_STATUSES = ['True', 'False', 'Unknown'];
-const LEGACY_SIGNER = 'kubernetes.io/legacy-unknown';
-const MIN_EXPIRATION_SECONDS = 600;
+export { signerNameErrors } from './csr-validation.ts';
 
-const bytesOf = (b64: unknown) => (typeof b64 === 'string' ? Buffer.from(b64, 'base64') : Buffer.alloc(0));
-const goBytes = (b: Buffer) => renderedBadValue(`[]byte{${[...b].map((x) => `0x${x.toString(16)}`).join(', ')}}`);
+type WritePath = Pick<CSRValidationOptions, 'allowSettingApprovalConditions' | 'allowSettingCertificate'>;
 
-/** certificates.ParseCSR's complaint about the PEM wrapping (the DER content and signature are not checked here). */
-function requestError(request: Buffer): string | undefined {
-  const block = pemBlocks(request.toString('latin1'))[0];
-  return !block || block.type !== 'CERTIFICATE REQUEST' ? 'PEM block type must be CERTIFICATE REQUEST' : undefined;
+/** ValidateCertificateSigningRequestCreate: ObjectMeta, then the request's own checks. */
+function validateCreate(csr: KubeObject, rules: TypeRules): FieldError[] {
+  return [...validateObjectMeta(csr.metadata, rules), ...csrErrors(csr, csrValidationOptions(csr, undefined))];
 }
 
-/** validateCertificate for status.certificate. */
-function certificateError(cert: Buffer): string | undefined {
-  if (cert.length === 0) return undefined;
-  const blocks = pemBlocks(cert.toString('latin1'));
-  for (const b of blocks) {
-    if (b.type !== 'CERTIFICATE') return `only CERTIFICATE PEM blocks are allowed, found "${b.type}"`;
-    if (b.headers) return 'no PEM block headers are permitted';
-  }
-  return blocks.length === 0 ? 'must contain at least one CERTIFICATE PEM block' : undefined;
-}
-
-/** ValidateSignerName. */
-export function signerNameErrors(name: string, path: string): FieldError[] {
-  if (name === '') return [fieldErrors.required(path)];
-  const segments = name.split('/');
-  if (segments.length !== 2) return [fieldErrors.invalid(path, name, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
-  const errs: FieldError[] = [];
-  const [domain, rest] = segments;
-  if (domain.length > 253) errs.push(fieldErrors.tooLong(path, 253));
-  const labels = domain.split('.');
-  for (const lbl of labels) {
-    const msgs = isDNS1123Label(lbl);
-    if (msgs.length) {
-      for (const m of msgs) errs.push(fieldErrors.invalid(path, domain, `validating label ${JSON.stringify(lbl)}: ${m}`));
-      break;
-    }
-  }
-  if (labels.length < 2) errs.push(fieldErrors.invalid(path, domain, 'should be a domain with at least two segments separated by dots'));
-  for (const lbl of rest.split('.')) {
-    const msgs = isDNS1123Subdomain(lbl);
-    if (msgs.length) {
-      for (const m of msgs) errs.push(fieldErrors.invalid(path, rest, `validating label ${JSON.stringify(lbl)}: ${m}`));
-      break;
-    }
-  }
-  const max = 253 + 253 + 63 + 1 + 1;
-  if (name.length > max) errs.push(fieldErrors.tooLong(path, max));
-  return errs;
-}
-
-function conditionErrors(csr: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
-  const seen = new Set<string>();
-  let approved = false;
-  let denied = false;
-  objsAt(csr, 'status', 'conditions').forEach((c, i) => {
-    const p = `status.conditions[${i}]`;
-    const type = strAt(c, 'type');
-    const status = strAt(c, 'status');
-    if (type === '') errs.push(fieldErrors.required(`${p}.type`));
-    if (!CONDITION_STATUSES.includes(status)) errs.push(fieldErrors.notSupported(`${p}.status`, status, CONDITION_STATUSES));
-    if (type === 'Approved' || type === 'Denied') {
-      if (type === 'Approved') approved = true;
-      else denied = true;
-      if (status !== 'True') errs.push(fieldErrors.invalid(`${p}.status`, status, `${type} condition may only have status=True`));
-    }
-    if (seen.has(type)) errs.push(fieldErrors.duplicate(`${p}.type`, type));
-    seen.add(type);
-  });
-  if (approved && denied) errs.push(fieldErrors.invalid('status.conditions', renderedBadValue('[]certificates.CertificateSigningRequestCondition{...}'), 'Approved and Denied conditions are mutually exclusive'));
-  return errs;
-}
-
-/** validateCertificateSigningRequest (after ObjectMeta). */
-function validateCSR(csr: KubeObject): FieldError[] {
-  const spec = objAt(csr, 'spec') ?? {};
-  const errs: FieldError[] = [];
-  const request = bytesOf(spec.request);
-  const err = requestError(request);
-  if (err) errs.push(fieldErrors.invalid('spec.request', goBytes(request), err));
-  const usages = arrAt(spec, 'usages').map(String);
-  if (usages.length === 0) errs.push(fieldErrors.required('spec.usages'));
-  usages.forEach((u, i) => {
-    if (!USAGES.includes(u)) errs.push(fieldErrors.notSupported(`spec.usages[${i}]`, u, USAGES));
-  });
-  const seen = new Set<string>();
-  usages.forEach((u, i) => {
-    if (seen.has(u)) errs.push(fieldErrors.duplicate(`spec.usages[${i}]`, u));
-    seen.add(u);
-  });
-  const signer = strAt(spec, 'signerName');
-  if (signer === LEGACY_SIGNER) errs.push(fieldErrors.invalid('spec.signerName', signer, 'the legacy signerName is not allowed via this API version'));
-  else errs.push(...signerNameErrors(signer, 'spec.signerName'));
-  const seconds = spec.expirationSeconds;
-  if (typeof seconds === 'number' && seconds < MIN_EXPIRATION_SECONDS) errs.push(fieldErrors.invalid('spec.expirationSeconds', seconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
-  errs.push(...conditionErrors(csr));
-  const certErr = certificateError(bytesOf(getPath(csr, 'status', 'certificate')));
-  if (certErr) errs.push(fieldErrors.invalid('status.certificate', '<certificate data>', certErr));
-  return errs;
-}
-
-const conditionsOf = (csr: KubeObject, type: string) => objsAt(csr, 'status', 'conditions').filter((c) => c.type === type);
-
-/** validateCertificateSigningRequestUpdate's rules on conditions and the certificate. */
-function updateErrors(csr: KubeObject, old: KubeObject, allow: { approval: boolean; certificate: boolean }): FieldError[] {
-  const errs = validateCSR(csr);
-  for (const t of ['Approved', 'Denied', 'Failed']) {
-    if (conditionsOf(csr, t).length < conditionsOf(old, t).length) errs.push(fieldErrors.forbidden('status.conditions', `updates may not remove a condition of type "${t}"`));
-  }
-  if (!allow.approval) {
-    for (const t of ['Approved', 'Denied']) {
-      const before = conditionsOf(old, t);
-      const after = conditionsOf(csr, t);
-      if (after.length > before.length) errs.push(fieldErrors.forbidden('status.conditions', `updates may not add a condition of type "${t}"`));
-      else if (after.length === before.length && !semanticEqual(before, after)) errs.push(fieldErrors.forbidden('status.conditions', `updates may not modify a condition of type "${t}"`));
-    }
-  }
-  const cert = bytesOf(getPath(csr, 'status', 'certificate'));
-  const oldCert = bytesOf(getPath(old, 'status', 'certificate'));
-  if (!cert.equals(oldCert)) {
-    if (!allow.certificate) errs.push(fieldErrors.forbidden('status.certificate', 'updates may not set certificate content'));
-    else if (oldCert.length > 0) errs.push(fieldErrors.forbidden('status.certificate', 'updates may not modify existing certificate content'));
-  }
-  return errs;
+/** validateCertificateSigningRequestUpdate: the object's checks, the update rules, ObjectMeta's update rules last. */
+function validateUpdate(csr: KubeObject, old: KubeObject, rules: TypeRules, path: WritePath): FieldError[] {
+  const opts = { ...csrValidationOptions(csr, old), ...path };
+  return [
+    ...validateObjectMeta(csr.metadata, rules),
+    ...csrErrors(csr, opts),
+    ...csrUpdateErrors(csr, old, opts),
+    ...validateObjectMetaUpdate(csr.metadata, old.metadata, 'metadata', rules.kubeFinalizers),
+  ];
 }
 
 function nowSeconds(): string {
@@ -176,7 +62,7 @@ function preserveConditions(csr: KubeObject, old: KubeObject, type: string): voi
 }
 
 /** A subresource write: the stored object with this write's status (what the subresource may change of it). */
-function subresourceWrite(prepare: (next: KubeObject, old: KubeObject) => void, allow: { approval: boolean; certificate: boolean }): SubresourceStrategy {
+function subresourceWrite(rules: TypeRules, prepare: (next: KubeObject, old: KubeObject) => void, path: WritePath): SubresourceStrategy {
   return {
     prepareForUpdate(obj, old) {
       const next = clone(obj);
@@ -186,7 +72,7 @@ function subresourceWrite(prepare: (next: KubeObject, old: KubeObject) => void, 
       stampConditions(next, old);
       return next;
     },
-    validateUpdate: (obj, old) => [...updateErrors(obj, old, allow), ...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', true)],
+    validateUpdate: (obj, old) => validateUpdate(obj, old, rules, path),
   };
 }
 
@@ -219,6 +105,8 @@ function csrCondition(obj: KubeObject): string {
 
 export const certificateSigningRequestFacts: FactsMaker = (rules) => {
   const strategy = buildStrategy(rules, {
+    // kube checks ObjectMeta first on create but its update rules last (validateCreate and validateUpdate do both).
+    genericMetaOnly: true,
     initialStatus: () => 'keep',
     prepareForCreate: stampRequester,
     prepareForUpdate(csr, old) {
@@ -226,10 +114,11 @@ export const certificateSigningRequestFacts: FactsMaker = (rules) => {
       if (old.status === undefined) delete csr.status;
       else csr.status = clone(old.status);
     },
-    validate: validateCSR,
-    validateUpdate: (csr, old) => updateErrors(csr, old, { approval: false, certificate: false }),
+    validate: (csr) => validateCreate(csr, rules),
+    validateUpdate: (csr, old) => validateUpdate(csr, old, rules, { allowSettingApprovalConditions: false, allowSettingCertificate: false }),
     subresources: {
       approval: subresourceWrite(
+        rules,
         (next, old) => {
           const status: Obj = isObj(next.status) ? next.status : (next.status = {});
           const oldCert = getPath(old, 'status', 'certificate');
@@ -237,18 +126,19 @@ export const certificateSigningRequestFacts: FactsMaker = (rules) => {
           else status.certificate = oldCert;
           preserveConditions(next, old, 'Failed');
         },
-        { approval: true, certificate: false },
+        { allowSettingApprovalConditions: true, allowSettingCertificate: false },
       ),
     },
   });
   strategy.subresources = {
     ...strategy.subresources,
     status: subresourceWrite(
+      rules,
       (next, old) => {
         preserveConditions(next, old, 'Approved');
         preserveConditions(next, old, 'Denied');
       },
-      { approval: false, certificate: true },
+      { allowSettingApprovalConditions: false, allowSettingCertificate: true },
     ),
   };
   return {

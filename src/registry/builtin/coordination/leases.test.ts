@@ -5,6 +5,7 @@ import { builtinTypeFacts } from '../index.ts';
 import { createErrors, updateErrors } from '../test-context.ts';
 
 const leases = builtinTypeFacts('coordination.k8s.io', 'leases');
+const electing = builtinTypeFacts('coordination.k8s.io', 'leases', { CoordinatedLeaderElection: true });
 const lease = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'x', namespace: 'default' }, spec });
 
 // Source of every message: pkg/apis/coordination/validation/validation.go (ValidateLeaseSpec).
@@ -18,8 +19,20 @@ const cases: [string, Record<string, unknown>, string[]][] = [
 ];
 
 for (const [name, spec, want] of cases) {
-  test(`lease create: ${name}`, () => assert.deepEqual(createErrors(leases, lease(spec)), want));
+  test(`lease create: ${name}`, () => assert.deepEqual(createErrors(electing, lease(spec)), want));
 }
+
+// Source: pkg/registry/coordination/lease/strategy.go (PrepareForCreate, PrepareForUpdate).
+test('lease: without the CoordinatedLeaderElection gate strategy and preferredHolder are dropped unless stored', () => {
+  const created = lease({ holderIdentity: 'me', strategy: 'Newest', preferredHolder: 'b' });
+  assert.deepEqual(createErrors(leases, created), []);
+  assert.deepEqual(created.spec, { holderIdentity: 'me' });
+  const old = lease({ strategy: 'OldestEmulationVersion' });
+  old.metadata = { ...old.metadata, resourceVersion: '3', uid: 'u' };
+  const next = lease({ strategy: 'Newest', preferredHolder: 'b' });
+  assert.deepEqual(updateErrors(leases, next, old), ['spec.strategy.strategy: Unsupported value: "Newest": supported values: "OldestEmulationVersion"']);
+  assert.deepEqual(next.spec, { strategy: 'Newest' });
+});
 
 test('lease update: the spec rules apply again (kubectl patch leaseDurationSeconds 0)', () => {
   const old = lease({ leaseDurationSeconds: 15 });

@@ -35,8 +35,26 @@ export function validateLeaseSpec(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-export const leaseFacts: FactsMaker = (rules) => ({
-  strategy: buildStrategy(rules, { validate: validateLeaseSpec }),
-  printerColumns: [column('Holder', 'string', 'The current holder of the lease.', (o) => strAt(o, 'spec', 'holderIdentity')), ageColumn],
-  selectableFields: {},
-});
+const GATED_FIELDS = ['strategy', 'preferredHolder'];
+
+/** Without the CoordinatedLeaderElection gate, strategy and preferredHolder go unless the stored lease has them. */
+function dropLeaderElectionFields(lease: KubeObject, old: KubeObject | undefined): void {
+  const spec = objAt(lease, 'spec');
+  if (!spec) return;
+  for (const key of GATED_FIELDS) {
+    if (getPath(old, 'spec', key) === undefined) delete spec[key];
+  }
+}
+
+export const leaseFacts: FactsMaker = (rules) => {
+  const gated = rules.featureGates.CoordinatedLeaderElection !== true;
+  return {
+    strategy: buildStrategy(rules, {
+      prepareForCreate: (lease) => gated && dropLeaderElectionFields(lease, undefined),
+      prepareForUpdate: (lease, old) => gated && dropLeaderElectionFields(lease, old),
+      validate: validateLeaseSpec,
+    }),
+    printerColumns: [column('Holder', 'string', 'The current holder of the lease.', (o) => strAt(o, 'spec', 'holderIdentity')), ageColumn],
+    selectableFields: {},
+  };
+};

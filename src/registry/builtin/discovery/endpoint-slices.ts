@@ -6,9 +6,9 @@ import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { FIELD_IMMUTABLE, validateDNS1123Label, validateLabels, validateQualifiedName } from '../../validation/meta.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue } from '../../validation/names.ts';
 import type { FactsMaker } from '../facts.ts';
-import { buildStrategy } from '../generic.ts';
-import { ipFamily, nonSpecialIPErrors } from '../ip-validation.ts';
-import { arrAt, isObj, objsAt, setDefault, strAt } from '../object.ts';
+import { buildStrategy, specChanged } from '../generic.ts';
+import { ipBytes, ipFamily, nonSpecialIPErrors } from '../ip-validation.ts';
+import { arrAt, isObj, objsAt, semanticEqual, setDefault, strAt } from '../object.ts';
 import { ageColumn, column, listWithMore } from '../printing.ts';
 
 function discoveryEndpoints(obj: KubeObject): string {
@@ -60,12 +60,20 @@ function fqdnErrors(value: string, path: string): FieldError[] {
   return [];
 }
 
+/** Go's family of a parsed IP: an IPv4-mapped IPv6 address (::ffff:a.b.c.d) counts as IPv4 (To4 is not nil). */
+function goIPFamily(address: string): 0 | 4 | 6 {
+  const family = ipFamily(address);
+  if (family !== 6) return family;
+  const b = ipBytes(address);
+  return b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff ? 4 : 6;
+}
+
 function addressErrors(address: string, addressType: string, path: string): FieldError[] {
   switch (addressType) {
     case 'IPv4':
-      return ipFamily(address) === 4 ? nonSpecialIPErrors(address, path) : [fieldErrors.invalid(path, address, 'must be a valid IPv4 address')];
+      return goIPFamily(address) === 4 ? nonSpecialIPErrors(address, path) : [fieldErrors.invalid(path, address, 'must be a valid IPv4 address')];
     case 'IPv6':
-      return ipFamily(address) === 6 ? nonSpecialIPErrors(address, path) : [fieldErrors.invalid(path, address, 'must be a valid IPv6 address')];
+      return goIPFamily(address) === 6 ? nonSpecialIPErrors(address, path) : [fieldErrors.invalid(path, address, 'must be a valid IPv6 address')];
     case 'FQDN':
       return fqdnErrors(address, path);
     default:
@@ -132,6 +140,31 @@ export function validateEndpointSlice(obj: KubeObject): FieldError[] {
   return [...errs, ...endpointErrors(obj, addressType), ...portErrors(obj)];
 }
 
+const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+
+const topologyNodeNames = (obj: KubeObject | undefined): Set<unknown> =>
+  new Set(objsAt(obj, 'endpoints').map((ep) => (isObj(ep.deprecatedTopology) ? ep.deprecatedTopology[HOSTNAME_LABEL] : undefined)).filter((n) => typeof n === 'string'));
+
+/**
+ * dropTopologyOnV1: a discovery/v1 write may not set deprecatedTopology (unless it leaves the endpoints as stored);
+ * a node name it held for the stored slice moves to nodeName.
+ */
+function dropTopology(obj: KubeObject, old: KubeObject | undefined): void {
+  if (old && semanticEqual(obj.endpoints, old.endpoints)) return;
+  const previous = topologyNodeNames(old);
+  for (const ep of objsAt(obj, 'endpoints')) {
+    const node = isObj(ep.deprecatedTopology) ? ep.deprecatedTopology[HOSTNAME_LABEL] : undefined;
+    if (ep.nodeName === undefined && typeof node === 'string' && previous.has(node) && isDNS1123Subdomain(node).length === 0) ep.nodeName = node;
+    delete ep.deprecatedTopology;
+  }
+}
+
+/** dropDisabledFieldsOnCreate/OnUpdate: hints go when TopologyAwareHints is off, unless the stored slice has some. */
+function dropHints(obj: KubeObject, old: KubeObject | undefined, gates: Readonly<Record<string, boolean>>): void {
+  if (gates.TopologyAwareHints !== false || objsAt(old, 'endpoints').some((ep) => ep.hints !== undefined)) return;
+  for (const ep of objsAt(obj, 'endpoints')) delete ep.hints;
+}
+
 export const endpointSliceFacts: FactsMaker = (rules) => ({
   strategy: buildStrategy(rules, {
     defaults(obj) {
@@ -139,6 +172,16 @@ export const endpointSliceFacts: FactsMaker = (rules) => ({
         setDefault(port, 'name', '');
         setDefault(port, 'protocol', 'TCP');
       }
+    },
+    prepareForCreate(obj) {
+      dropHints(obj, undefined, rules.featureGates);
+      dropTopology(obj, undefined);
+    },
+    // kube's strategy counts a change of labels as one generation tracks.
+    generationChanged: (obj, old) => specChanged(obj, old) || !semanticEqual(obj.metadata?.labels, old.metadata?.labels),
+    prepareForUpdate(obj, old) {
+      dropHints(obj, old, rules.featureGates);
+      dropTopology(obj, old);
     },
     validate: validateEndpointSlice,
     validateUpdate(obj, old, _ctx, validateNew) {
