@@ -16,11 +16,7 @@ describe('pod disruption budget rules through kubectl', () => {
     await s?.close();
   });
 
-  const refused = async (args: string[], input?: string): Promise<string> => {
-    const r = await s.kubectl(args, { input });
-    assert.equal(r.code, 1, `kubectl ${args.join(' ')} should fail; stdout: ${r.stdout}`);
-    return r.stderr.trim();
-  };
+  const refused = (args: string[], input?: string) => s.kubectlRefused(args, { input });
   const budget = (name: string, spec: Record<string, unknown>) =>
     JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name, namespace: 'default' }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec } });
 

@@ -18,11 +18,7 @@ describe('Service rules through kubectl', () => {
   });
 
   const ok = (args: string[], input?: string) => s.kubectlOk(args, { input });
-  const refused = async (args: string[], input?: string): Promise<string> => {
-    const r = await s.kubectl(args, { input });
-    assert.equal(r.code, 1, `kubectl ${args.join(' ')} should fail; stdout: ${r.stdout}`);
-    return r.stderr.trim();
-  };
+  const refused = (args: string[], input?: string) => s.kubectlRefused(args, { input });
   const service = (name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec });
   const jsonpath = (name: string, path: string) => ok(['get', 'svc', name, '-o', `jsonpath=${path}`]);
 

@@ -19,11 +19,7 @@ describe('storage, quota and limit rules through kubectl', () => {
   });
 
   const ok = (args: string[], input?: string) => s.kubectlOk(args, { input });
-  const refused = async (args: string[], input?: string): Promise<string> => {
-    const r = await s.kubectl(args, { input });
-    assert.equal(r.code, 1, `kubectl ${args.join(' ')} should fail; stdout: ${r.stdout}`);
-    return r.stderr.trim();
-  };
+  const refused = (args: string[], input?: string) => s.kubectlRefused(args, { input });
   const json = (obj: unknown) => JSON.stringify(obj);
 
   test('resource quota: every name rule, integer counts, scopes fixed after creation', async () => {
