@@ -19,12 +19,18 @@ describe('core type rules through kubectl', () => {
   const refused = (args: string[], input?: string) => s.kubectlRefused(args, { input });
   const node = (name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec });
 
-  test('node pod CIDRs are checked one by one with the IsValidCIDR message', async () => {
+  test('node pod CIDRs are checked one by one with the IsValidCIDR message, podCIDR converted into podCIDRs', async () => {
     assert.equal(
       await refused(['create', '-f', '-'], node('cr-cidr', { podCIDRs: ['10.0.0.0/33'] })),
       'The Node "cr-cidr" is invalid: spec.podCIDRs[0]: Invalid value: "10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
     );
     await ok(['create', '-f', '-'], node('cr-cidr', { podCIDRs: ['10.0.0.0/24', 'fd00::/64'] }));
+    assert.equal(
+      await refused(['create', '-f', '-'], node('cr-single', { podCIDR: 'bogus' })),
+      'The Node "cr-single" is invalid: spec.podCIDRs[0]: Invalid value: "bogus": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
+    );
+    await ok(['create', '-f', '-'], node('cr-single', { podCIDR: '10.1.0.0/24' }));
+    assert.equal(await ok(['get', 'node', 'cr-single', '-o', 'jsonpath={.spec.podCIDRs}']), '["10.1.0.0/24"]');
   });
 
   test('a repeated node taint prints its timeAdded as Go prints a time.Time', async () => {

@@ -151,3 +151,16 @@ test('updates: ValidateNode first, then the update rules: config source, status 
     'status.config.active: Invalid value: core.NodeConfigSource{ConfigMap:(*core.ConfigMapNodeConfigSource)(nil)}: exactly one reference subfield must be non-nil',
   ]);
 });
+
+// pkg/apis/core/v1/conversion.go: the internal NodeSpec holds podCIDRs only.
+test('podCIDR converts into podCIDRs (and wins when it differs) and is written back as podCIDRs[0]', () => {
+  const single: KubeObject = { metadata: { name: 'n9' }, spec: { podCIDR: 'bogus' } };
+  assert.deepEqual(createErrors(nodes, single), ['spec.podCIDRs[0]: Invalid value: "bogus": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)']);
+  assert.deepEqual(single.spec, { podCIDR: 'bogus', podCIDRs: ['bogus'] });
+  const differing: KubeObject = { metadata: { name: 'n9' }, spec: { podCIDR: '10.1.0.0/24', podCIDRs: ['10.2.0.0/24', 'fd00::/64'] } };
+  nodes.strategy.defaults?.(differing);
+  assert.deepEqual(differing.spec, { podCIDR: '10.1.0.0/24', podCIDRs: ['10.1.0.0/24'] });
+  const listOnly: KubeObject = { metadata: { name: 'n9' }, spec: { podCIDRs: ['10.2.0.0/24', 'fd00::/64'] } };
+  nodes.strategy.defaults?.(listOnly);
+  assert.deepEqual(listOnly.spec, { podCIDRs: ['10.2.0.0/24', 'fd00::/64'], podCIDR: '10.2.0.0/24' });
+});

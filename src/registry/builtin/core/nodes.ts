@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../types.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../validation/meta.ts';
 import { buildStrategy } from '../generic.ts';
-import { clone, ensureObj, getPath, isObj, objsAt, setDefault, strAt } from '../object.ts';
+import { clone, ensureObj, getPath, isObj, objsAt, setDefault, strAt, type Obj } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
@@ -23,9 +23,22 @@ const NODE_INFO_FIELDS = [
   'systemUUID',
 ];
 
-/** SetDefaults_NodeStatus (allocatable from capacity) and the struct fields Go always writes. */
+/**
+ * The v1 <-> internal conversion of the pod CIDRs: the internal type has podCIDRs only. A podCIDR that differs from
+ * podCIDRs[0] (or comes without podCIDRs) wins for older clients; podCIDR is written back as podCIDRs[0].
+ */
+function convertPodCIDRs(spec: Obj): void {
+  const single = typeof spec.podCIDR === 'string' ? spec.podCIDR : '';
+  const list = Array.isArray(spec.podCIDRs) ? spec.podCIDRs : [];
+  if (single !== '' && (list.length === 0 || list[0] !== single)) spec.podCIDRs = [single];
+  const first: unknown = Array.isArray(spec.podCIDRs) ? spec.podCIDRs[0] : undefined;
+  if (typeof first === 'string' && first !== '') spec.podCIDR = first;
+  else delete spec.podCIDR;
+}
+
+/** SetDefaults_NodeStatus (allocatable from capacity), the pod CIDR conversion and the struct fields Go always writes. */
 export function defaultNode(node: KubeObject): void {
-  ensureObj(node, 'spec');
+  convertPodCIDRs(ensureObj(node, 'spec'));
   const status = ensureObj(node, 'status');
   if (status.allocatable === undefined && isObj(status.capacity)) status.allocatable = clone(status.capacity);
   const endpoint = ensureObj(ensureObj(status, 'daemonEndpoints'), 'kubeletEndpoint');
