@@ -86,6 +86,7 @@ test('events.k8s.io update: the reported facts are immutable, sub-microsecond ev
   assert.deepEqual(updateErrors(groupEvents, v1Event({ reason: 'Stopped', note: 'other' }), old), [
     'reason: Invalid value: "Stopped": field is immutable',
     'message: Invalid value: "other": field is immutable',
+    'reason: Invalid value: "Stopped": field is immutable',
   ]);
   assert.deepEqual(updateErrors(groupEvents, v1Event({ series: { count: 2, lastObservedTime: '2026-01-02T03:05:00.000000Z' } }), old), []);
 });
@@ -96,4 +97,44 @@ test('core/v1 events keep the legacy rules only (no strict v1 checks)', () => {
   const old = structuredClone(ev);
   old.metadata = { ...old.metadata, resourceVersion: '2' };
   assert.deepEqual(updateErrors(events, { ...structuredClone(ev), reason: 'changed' }, old), []);
+});
+
+test('core/v1 events: no ObjectMeta rules of their own (the generic path-segment name check comes later)', () => {
+  const ev: KubeObject = { metadata: { name: 'Web_1', namespace: 'default' }, involvedObject: { kind: 'Pod', namespace: 'default' } };
+  assert.deepEqual(createErrors(events, ev), []);
+  const reported: KubeObject = { metadata: { name: 'web.2', namespace: 'default' }, involvedObject: { kind: 'Pod', namespace: 'default' }, eventTime: '2026-01-02T03:04:05.000001Z', action: 'Pull', reason: 'Pulled', reportingInstance: 'n1' };
+  assert.deepEqual(createErrors(events, reported), [
+    'reportingComponent: Required value',
+    'reportingComponent: Invalid value: "": name part must be non-empty',
+    "reportingComponent: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+  ]);
+});
+
+test('events.k8s.io: ObjectMeta is checked after the legacy rules and before the strict ones', () => {
+  const ev = v1Event({ action: '', series: { count: 1, lastObservedTime: '2026-01-02T03:05:00.000000Z' } });
+  ev.metadata = { name: 'Web_1', namespace: 'default' };
+  assert.deepEqual(createErrors(groupEvents, ev), [
+    'action: Required value',
+    "metadata.name: Invalid value: \"Web_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    'series.count: Invalid value: "": should be at least 2',
+  ]);
+});
+
+test('events.k8s.io update: immutable struct and time fields print as Go prints them', () => {
+  const old = v1Event({ deprecatedFirstTimestamp: '2026-01-01T00:00:00Z' });
+  old.metadata = { ...old.metadata, resourceVersion: '5' };
+  const changed = v1Event({
+    regarding: { kind: 'Pod', name: 'db', namespace: 'default' },
+    deprecatedSource: { component: 'kubelet' },
+    deprecatedFirstTimestamp: '2026-01-01T00:00:01Z',
+    related: { kind: 'Node', name: 'n1' },
+  });
+  assert.deepEqual(updateErrors(groupEvents, changed, old), [
+    'involvedObject: Invalid value: core.ObjectReference{Kind:"Pod", Namespace:"default", Name:"db", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable',
+    'source: Invalid value: core.EventSource{Component:"kubelet", Host:""}: field is immutable',
+    'firstTimestamp: Invalid value: 2026-01-01 00:00:01 +0000 UTC: field is immutable',
+    'related: Invalid value: core.ObjectReference{Kind:"Node", Namespace:"", Name:"n1", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable',
+  ]);
+  const same = v1Event({ deprecatedFirstTimestamp: '2026-01-01T01:00:00+01:00', deprecatedCount: 0, regarding: { kind: 'Pod', name: 'web', namespace: 'default', uid: '' } });
+  assert.deepEqual(updateErrors(groupEvents, same, old), []);
 });

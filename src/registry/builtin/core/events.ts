@@ -1,11 +1,13 @@
 // Events of both groups (core validation legacyValidateEvent, printEvent, the field label conversions).
 
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goText } from '../../../apis/go-bad-values.ts';
+import { goTimeString } from '../../../encoding/go-format.ts';
 import type { KubeObject } from '../../types.ts';
-import { FIELD_IMMUTABLE, validateQualifiedName } from '../../validation/meta.ts';
+import { FIELD_IMMUTABLE, validateObjectMeta, validateObjectMetaUpdate, validateQualifiedName } from '../../validation/meta.ts';
 import { isDNS1123Subdomain } from '../../validation/names.ts';
 import { buildStrategy } from '../generic.ts';
-import { isObj, numAt, objAt, semanticEqual, setDefault, strAt, type Obj } from '../object.ts';
+import { getPath, isObj, numAt, objAt, semanticEqual, setDefault, strAt, type Obj } from '../object.ts';
 import { column, NAME_COLUMN_DESCRIPTION, translateTimestampSince } from '../printing.ts';
 import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
@@ -176,6 +178,8 @@ const eventsGroupFields = Object.fromEntries(Object.entries(EVENTS_GROUP_FIELD_L
 export function coreEventFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
+      // For compatibility core/v1 keeps the legacy rules only: no ObjectMeta checks beyond the generic ones.
+      genericMetaOnly: true,
       defaults: defaultCoreEvent,
       validate: (obj) => validateEventContent(obj, 'reportingComponent'),
     }),
@@ -212,34 +216,74 @@ function strictEventCreateErrors(ev: KubeObject): FieldError[] {
   return errs;
 }
 
-// ValidateEventUpdate's immutable fields: [internal path, events.k8s.io/v1 field].
-const IMMUTABLE_EVENT_FIELDS: [string, string][] = [
-  ['involvedObject', 'regarding'],
-  ['reason', 'reason'],
-  ['message', 'note'],
-  ['source', 'deprecatedSource'],
-  ['firstTimestamp', 'deprecatedFirstTimestamp'],
-  ['lastTimestamp', 'deprecatedLastTimestamp'],
-  ['count', 'deprecatedCount'],
-  ['type', 'type'],
-  ['eventTime', 'eventTime'],
-  ['action', 'action'],
-  ['related', 'related'],
-  ['reportingController', 'reportingController'],
-  ['reportingInstance', 'reportingInstance'],
+/** %#v of a core.ObjectReference. */
+function goObjectReference(v: unknown): string {
+  const r = isObj(v) ? v : {};
+  const fields = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'];
+  const names = ['Kind', 'Namespace', 'Name', 'UID', 'APIVersion', 'ResourceVersion', 'FieldPath'];
+  return `core.ObjectReference{${fields.map((f, i) => `${names[i]}:${goText(r[f])}`).join(', ')}}`;
+}
+
+const goReference = (v: unknown): unknown => renderedBadValue(goObjectReference(v));
+/** A *core.ObjectReference: field.Error prints the pointee, or "null" for nil. */
+const goReferencePointer = (v: unknown): unknown => (isObj(v) ? goReference(v) : null);
+const goSource = (v: unknown): unknown => renderedBadValue(`core.EventSource{Component:${goText(getPath(v, 'component'))}, Host:${goText(getPath(v, 'host'))}}`);
+/** metav1.Time and MicroTime print through time.Time's String(); a null one is the zero time. */
+const goTime = (v: unknown): unknown => renderedBadValue(goTimeString(typeof v === 'string' ? v : null));
+const asString = (v: unknown): unknown => (typeof v === 'string' ? v : '');
+const asInt = (v: unknown): unknown => (typeof v === 'number' ? v : 0);
+
+// ValidateEventUpdate's immutable fields in its order (reason is checked twice): the internal path, the
+// events.k8s.io/v1 field, and how field.Error prints the Go value.
+const IMMUTABLE_EVENT_FIELDS: [string, string, (v: unknown) => unknown][] = [
+  ['involvedObject', 'regarding', goReference],
+  ['reason', 'reason', asString],
+  ['message', 'note', asString],
+  ['source', 'deprecatedSource', goSource],
+  ['firstTimestamp', 'deprecatedFirstTimestamp', goTime],
+  ['lastTimestamp', 'deprecatedLastTimestamp', goTime],
+  ['count', 'deprecatedCount', asInt],
+  ['reason', 'reason', asString],
+  ['type', 'type', asString],
+  ['eventTime', 'eventTime', goTime],
+  ['action', 'action', asString],
+  ['related', 'related', goReferencePointer],
+  ['reportingController', 'reportingController', asString],
+  ['reportingInstance', 'reportingInstance', asString],
 ];
 
-/** Microseconds are what an eventTime holds: sub-microsecond differences are no change. */
-function sameEventTime(a: unknown, b: unknown): boolean {
-  const micros = (v: unknown) => (typeof v === 'string' && v !== '' ? v.replace(/(\.\d{6})\d*/, '$1').replace(/\.0+Z$/, 'Z') : '');
-  return micros(a) === micros(b);
+/** The instant a timestamp names, in microseconds (what a MicroTime holds; a Time holds whole seconds). */
+function eventMicros(v: unknown): number | undefined {
+  if (typeof v !== 'string' || v === '') return undefined;
+  const ms = Date.parse(v);
+  const micros = Number((/:\d\d[.,]\d{3}(\d{0,3})/.exec(v)?.[1] ?? '').padEnd(3, '0'));
+  return Number.isNaN(ms) ? undefined : ms * 1000 + micros;
+}
+
+const TIME_FIELDS = new Set(['deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'eventTime']);
+
+/** A struct field compared as Go compares values: absent, null, "", 0 and {} are all the zero value. */
+function withoutZeros(v: unknown): unknown {
+  if (v === undefined || v === null || v === '' || v === 0) return undefined;
+  if (!isObj(v)) return v;
+  const kept = Object.entries(v).map(([k, x]) => [k, withoutZeros(x)] as const).filter(([, x]) => x !== undefined);
+  return kept.length === 0 ? undefined : Object.fromEntries(kept);
+}
+
+/**
+ * apiequality.Semantic.DeepEqual of the typed fields: times by instant (eventTime to the microsecond, so a
+ * sub-microsecond change is none), a nil *ObjectReference (related) unlike an empty one.
+ */
+function sameEventField(key: string, a: unknown, b: unknown): boolean {
+  if (TIME_FIELDS.has(key)) return eventMicros(a) === eventMicros(b);
+  if (key === 'related') return isObj(a) === isObj(b) && semanticEqual(withoutZeros(a), withoutZeros(b));
+  return semanticEqual(withoutZeros(a), withoutZeros(b));
 }
 
 function strictEventUpdateErrors(ev: KubeObject, old: KubeObject): FieldError[] {
   const errs = semanticEqual(ev.series, old.series) ? [] : seriesErrors(ev);
-  for (const [path, key] of IMMUTABLE_EVENT_FIELDS) {
-    const same = key === 'eventTime' ? sameEventTime(ev[key], old[key]) : semanticEqual(ev[key], old[key]);
-    if (!same) errs.push(fieldErrors.invalid(path, ev[key] ?? null, FIELD_IMMUTABLE));
+  for (const [path, key, goValue] of IMMUTABLE_EVENT_FIELDS) {
+    if (!sameEventField(key, ev[key], old[key])) errs.push(fieldErrors.invalid(path, goValue(ev[key]), FIELD_IMMUTABLE));
   }
   return errs;
 }
@@ -248,12 +292,18 @@ function strictEventUpdateErrors(ev: KubeObject, old: KubeObject): FieldError[] 
 export function eventsGroupFacts(rules: TypeRules): TypeFacts {
   return {
     strategy: buildStrategy(rules, {
+      // ValidateEventCreate and ValidateEventUpdate check ObjectMeta themselves, after the legacy rules.
+      genericMetaOnly: true,
       defaults(ev) {
         for (const f of ['deprecatedFirstTimestamp', 'deprecatedLastTimestamp']) if (!(f in ev)) ev[f] = null;
         if (!('eventTime' in ev)) ev.eventTime = null;
       },
-      validate: (obj) => [...validateEventContent(obj, 'reportingController'), ...strictEventCreateErrors(obj)],
-      validateUpdate: (obj, old) => [...validateEventContent(obj, 'reportingController'), ...strictEventUpdateErrors(obj, old)],
+      validate: (obj) => [...validateEventContent(obj, 'reportingController'), ...validateObjectMeta(obj.metadata, rules), ...strictEventCreateErrors(obj)],
+      validateUpdate: (obj, old) => [
+        ...validateEventContent(obj, 'reportingController'),
+        ...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers),
+        ...strictEventUpdateErrors(obj, old),
+      ],
     }),
     printerColumns: eventPrinterColumns(),
     selectableFields: eventsGroupFields,

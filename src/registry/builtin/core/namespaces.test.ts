@@ -78,3 +78,21 @@ test('printer and field selector', () => {
   );
   assert.equal(facts.selectableFields['status.phase'](ns), 'Active');
 });
+
+// The strategy's ValidateUpdate: ValidateNamespace (ObjectMeta's create rules) first, then ValidateNamespaceUpdate.
+test('updates check the new namespace as on create before the update rules of ObjectMeta', () => {
+  const old = create({ metadata: { name: 'team-b', resourceVersion: '5', uid: 'u' } });
+  const upd: KubeObject = { metadata: { name: 'team-b', resourceVersion: '5', uid: 'other', labels: { 'a b': 'x' } } };
+  strategy.defaults?.(upd);
+  strategy.prepareForUpdate?.(upd, old, ctx);
+  const label = "metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  assert.deepEqual(strategy.validateUpdate?.(upd, old, ctx).map(fieldErrorString), [label, 'metadata.uid: Invalid value: "other": field is immutable', label]);
+});
+
+test('create: spec.finalizers are reported without an index, finalize with one', () => {
+  const errs = strategy.validate?.(create({ metadata: { name: 'c' }, spec: { finalizers: ['a b'] } }), ctx) ?? [];
+  assert.deepEqual(errs.map(fieldErrorString), [
+    "spec.finalizers: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    'spec.finalizers: Invalid value: "a b": name is neither a standard finalizer name nor is it fully qualified',
+  ]);
+});

@@ -4,7 +4,7 @@
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject, SubresourceStrategy } from '../../types.ts';
-import { validateKubeFinalizerName, validateObjectMetaUpdate, validateQualifiedName } from '../../validation/meta.ts';
+import { validateKubeFinalizerName, validateObjectMeta, validateObjectMetaUpdate, validateQualifiedName } from '../../validation/meta.ts';
 import { buildStrategy, carrySystemMeta, metaOf, type BuiltinStrategy } from '../generic.ts';
 import { arrAt, clone, ensureObj, isObj, strAt } from '../object.ts';
 import { ageColumn, column } from '../printing.ts';
@@ -48,8 +48,21 @@ const finalize = (rules: TypeRules): SubresourceStrategy => ({
   },
 });
 
+/** ValidateNamespaceStatusUpdate after ObjectMeta: the phase follows deletionTimestamp. */
+function phaseErrors(obj: KubeObject): FieldError[] {
+  const phase = strAt(obj, 'status', 'phase');
+  if (!obj.metadata?.deletionTimestamp) {
+    return phase === 'Active' ? [] : [fieldErrors.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+  }
+  return phase === 'Terminating' ? [] : [fieldErrors.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+}
+
 export function namespaceStrategy(rules: TypeRules): BuiltinStrategy {
+  const validate = (obj: KubeObject) => [...validateObjectMeta(obj.metadata, rules), ...finalizerErrors(arrAt(obj, 'spec', 'finalizers'), () => 'spec.finalizers')];
+  const metaUpdate = (obj: KubeObject, old: KubeObject) => validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers);
   return buildStrategy(rules, {
+    // The strategy's ValidateUpdate runs ValidateNamespace before ValidateNamespaceUpdate (ObjectMeta's update rules).
+    genericMetaOnly: true,
     defaults(obj) {
       setNameLabel(obj);
       if (isObj(obj.status) && !obj.status.phase) obj.status.phase = 'Active';
@@ -70,19 +83,10 @@ export function namespaceStrategy(rules: TypeRules): BuiltinStrategy {
       else spec.finalizers = clone(oldFinalizers);
       setNameLabel(obj);
     },
-    validate: (obj) => finalizerErrors(arrAt(obj, 'spec', 'finalizers'), () => 'spec.finalizers'),
-    // ValidateNamespaceUpdate checks ObjectMeta's update rules only.
-    validateUpdate: () => [],
+    validate,
+    validateUpdate: (obj, old) => [...validate(obj), ...metaUpdate(obj, old)],
     resetMetaForStatus: (merged) => setNameLabel(merged),
-    validateStatusUpdate(obj) {
-      const phase = strAt(obj, 'status', 'phase');
-      if (!obj.metadata?.deletionTimestamp) {
-        if (phase !== 'Active') return [fieldErrors.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
-      } else if (phase !== 'Terminating') {
-        return [fieldErrors.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
-      }
-      return [];
-    },
+    validateStatusUpdate: (obj, old) => [...metaUpdate(obj, old), ...phaseErrors(obj)],
     subresources: { finalize: finalize(rules) },
     prepareForDelete(obj) {
       ensureObj(obj, 'status').phase = 'Terminating';
