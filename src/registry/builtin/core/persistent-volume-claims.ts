@@ -182,6 +182,8 @@ export function persistentVolumeClaimFacts(rules: TypeRules): TypeFacts {
       prepareForCreate: (obj) => prepareClaimDataSource(ensureObj(obj, 'spec'), undefined, rules.featureGates),
       prepareForUpdate: (obj, old) => prepareClaimDataSource(ensureObj(obj, 'spec'), objAt(old, 'spec'), rules.featureGates),
       validate: (obj) => validateClaimSpec(objAt(obj, 'spec') ?? {}, 'spec', rules.featureGates),
+      // validateClaimUpdate places ObjectMeta's update rules where kube's sequence has them.
+      placesMetaUpdate: true,
       validateUpdate: (obj, old) => validateClaimUpdate(obj, old, rules),
       prepareForStatusUpdate: (obj, old) => dropDisabledStatusFields(obj, old, rules.featureGates),
       validateStatusUpdate: (obj, old) => validateClaimStatusUpdate(obj, old, rules.featureGates),
