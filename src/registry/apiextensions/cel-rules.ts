@@ -5,7 +5,8 @@
 // per-object cost budget.
 
 import { isDeepStrictEqual } from 'node:util';
-import { fieldErrors, renderedBadValue } from '../../apis/errors.ts';
+import { fieldErrors } from '../../apis/errors.ts';
+import { goValidationRule } from './go-crd-values.ts';
 import type { FieldError } from '../../apis/errors.ts';
 import type { CompiledExpression } from '../../cel/environment.ts';
 import { cel } from '../../cel/lazy.ts';
@@ -135,13 +136,7 @@ const key = (path: string, k: string | number): string => `${path}[${k}]`;
 const shown = (path: string): string => (path === '' ? '<nil>' : path);
 
 /** Go's %#v of a ValidationRule, the bad value kube prints for rule compile problems. */
-function renderRule(r: ValidationRule): unknown {
-  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : `"${r.reason}"`;
-  const optional = r.optionalOldSelf === undefined ? '(*bool)(nil)' : `(*bool)(${r.optionalOldSelf})`;
-  return renderedBadValue(
-    `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule ?? '')}, Message:${JSON.stringify(r.message ?? '')}, MessageExpression:${JSON.stringify(r.messageExpression ?? '')}, Reason:${reason}, FieldPath:${JSON.stringify(r.fieldPath ?? '')}, OptionalOldSelf:${optional}}`,
-  );
-}
+const renderRule = goValidationRule;
 
 function costErrorMessage(costName: string, cost: number, limit: number): string {
   const factor = cost / limit;

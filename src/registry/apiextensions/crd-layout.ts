@@ -33,11 +33,14 @@ const nonEmpty = <T>(list: T[] | undefined): T[] | undefined => (list && list.le
 
 export function crdLayout(spec: CrdSpec): CrdLayout {
   const versions = spec.versions ?? [];
+  const schema = hoist(versions, (v) => v.schema ?? undefined);
+  const selectableFields = hoist(versions, (v) => nonEmpty(v.selectableFields));
   return {
-    schema: hoist(versions, (v) => v.schema?.openAPIV3Schema ?? undefined),
+    schema: { top: schema.top?.openAPIV3Schema ?? undefined, hoisted: schema.hoisted },
     subresources: hoist(versions, (v) => v.subresources ?? undefined),
     columns: hoist(versions, (v) => nonEmpty(v.additionalPrinterColumns)),
-    selectableFields: hoist(versions, (v) => nonEmpty(v.selectableFields)),
+    // selectable fields move up only together with the schema (kube's v1 conversion)
+    selectableFields: schema.hoisted ? selectableFields : { top: undefined, hoisted: false },
   };
 }
 

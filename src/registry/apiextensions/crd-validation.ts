@@ -5,13 +5,16 @@
 
 import { fieldErrors, type FieldError } from '../../apis/errors.ts';
 import { goStrings } from '../../apis/go-bad-values.ts';
+import { reviewVersionListErrors, validateWebhookService, validateWebhookURL } from '../builtin/admissionregistration/webhook-client.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, validateImmutableField } from '../validation/meta.ts';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../validation/names.ts';
 import { compileValidationRules } from './cel-rules.ts';
 import { crdLayout, type CrdLayout } from './crd-layout.ts';
-import { crdConditionTrue, type CrdColumn, type CrdConversion, type CrdNames, type CrdSelectableField, type CrdSpec, type CrdSubresources, type CustomResourceDefinition } from './crd-types.ts';
+import { crdConditionTrue, type CrdColumn, type CrdConversion, type CrdNames, type CrdSelectableField, type CrdSpec, type CrdSubresources, type CrdVersion, type CustomResourceDefinition } from './crd-types.ts';
+import { goCrdVersions } from './go-crd-values.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
-import { validateCrdSchema, type CrdSchemaOptions } from './schema/index.ts';
+import { hasDefaults, hasKubernetesExtensions, ratchetsFromOld, STRICT_RATCHETS, validateCrdSchema, type CrdSchemaOptions, type SchemaRatchets } from './schema/index.ts';
+import { structuralConversionError } from './schema/structural.ts';
 import { validateSelectableFieldPath } from './selectable-fields.ts';
 
 const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -19,11 +22,11 @@ const PRINTER_COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 
 const ACCEPTED_CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const MAX_SELECTABLE_FIELDS = 8;
 const API_APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
-interface Options {
-  /** An existing CRD's schema that is not structural is not held to the rule on update (kube's ratchet). */
-  requireStructural: boolean;
+interface Options extends SchemaRatchets {
   /** Names (kind, scope) may not change once the CRD is established. */
   requireImmutableNames: boolean;
+  /** conversionReviewVersions must name one this server understands (unless the stored CRD already did not). */
+  requireRecognizedConversionReviewVersion: boolean;
 }
 
 function validateNames(names: CrdNames | undefined, path: string): FieldError[] {
@@ -60,7 +63,7 @@ function validateSubresources(sub: CrdSubresources | undefined, path: string): F
   const scale = sub?.scale;
   if (!scale) return [];
   const errs: FieldError[] = [];
-  const under = (value: string | undefined, field: string, prefix: string, required: boolean) => {
+  const under = (value: string | undefined, field: string, prefixes: string[], where: string, required: boolean) => {
     const p = `${path}.scale.${field}`;
     if (!value) {
       if (required) errs.push(fieldErrors.required(p));
@@ -68,11 +71,11 @@ function validateSubresources(sub: CrdSubresources | undefined, path: string): F
     }
     const syntax = validateSimpleJsonPath(value, p);
     if (syntax.length) errs.push(...syntax);
-    else if (!value.startsWith(prefix)) errs.push(fieldErrors.invalid(p, value, `should be a json path under ${prefix.slice(0, -1)}`));
+    else if (!prefixes.some((prefix) => value.startsWith(prefix))) errs.push(fieldErrors.invalid(p, value, `should be a json path under ${where}`));
   };
-  under(scale.specReplicasPath, 'specReplicasPath', '.spec.', true);
-  under(scale.statusReplicasPath, 'statusReplicasPath', '.status.', true);
-  under(scale.labelSelectorPath, 'labelSelectorPath', '.status.', false);
+  under(scale.specReplicasPath, 'specReplicasPath', ['.spec.'], '.spec', true);
+  under(scale.statusReplicasPath, 'statusReplicasPath', ['.status.'], '.status', true);
+  under(scale.labelSelectorPath, 'labelSelectorPath', ['.spec.', '.status.'], 'either .spec or .status', false);
   return errs;
 }
 
@@ -90,8 +93,8 @@ function validateColumn(col: CrdColumn, path: string): FieldError[] {
   return errs;
 }
 
-function validateSelectableFields(fields: readonly CrdSelectableField[], schema: JSONSchemaProps | undefined, path: string): FieldError[] {
-  if (!schema) return [fieldErrors.invalid(path, '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included')];
+/** ValidateCustomResourceSelectableFields against a schema NewStructural accepted. */
+function validateSelectableFields(fields: readonly CrdSelectableField[], schema: JSONSchemaProps, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const unique = new Set<string>();
   fields.forEach((f, i) => {
@@ -119,7 +122,14 @@ function validateSelectableFields(fields: readonly CrdSelectableField[], schema:
 /** validateCustomResourceDefinitionValidation for one schema at `path` (".../validation" or ".../schema"). */
 function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: boolean, opts: Options, path: string): FieldError[] {
   if (!schema) return [];
-  const schemaOptions: CrdSchemaOptions = { requireStructural: opts.requireStructural, statusSubresource: statusEnabled };
+  const schemaOptions: CrdSchemaOptions = {
+    requireStructural: opts.requireStructural,
+    statusSubresource: statusEnabled,
+    requirePrunedDefaults: opts.requirePrunedDefaults,
+    requireValidPropertyType: opts.requireValidPropertyType,
+    requireAtomicSetType: opts.requireAtomicSetType,
+    requireMapListKeysMapSetValidation: opts.requireMapListKeysMapSetValidation,
+  };
   const schemaErrs = validateCrdSchema(schema, `${path}.openAPIV3Schema`, schemaOptions);
   const errs = [...schemaErrs];
   // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition).
@@ -135,67 +145,42 @@ function isValidUrl(text: string): URL | undefined {
   }
 }
 
-/** k8s.io/apiserver/pkg/util/webhook ValidateWebhookURL (forceHttps) and ValidateWebhookService. */
-function validateClientConfig(conversion: CrdConversion, path: string): FieldError[] {
-  const cc = conversion.webhook?.clientConfig;
-  const p = `${path}.webhook.clientConfig`;
-  if (!cc) return [fieldErrors.required(`${path}.webhook`, 'required when strategy is set to Webhook')];
-  if ((cc.url === undefined) === (cc.service === undefined)) return [fieldErrors.required(p, 'exactly one of url or service is required')];
+/**
+ * validateCustomResourceConversion on the internal form: v1's webhook.clientConfig and webhook.conversionReviewVersions
+ * are reported as webhookClientConfig and conversionReviewVersions, directly under spec.conversion.
+ */
+function validateConversion(conversion: CrdConversion | null | undefined, requireRecognizedVersion: boolean, path: string): FieldError[] {
+  if (!conversion) return [];
   const errs: FieldError[] = [];
-  if (cc.url !== undefined) {
-    const u = isValidUrl(cc.url);
-    const up = `${p}.url`;
-    if (!u) errs.push(fieldErrors.invalid(up, cc.url, 'url must be a valid URL'));
-    else {
-      if (u.protocol !== 'https:') errs.push(fieldErrors.invalid(up, u.protocol.slice(0, -1), "'https' is the only allowed URL scheme"));
-      if (u.hostname === '') errs.push(fieldErrors.invalid(up, '', 'host must be specified'));
-      if (u.username || u.password) errs.push(fieldErrors.invalid(up, `${u.username}${u.password ? `:${u.password}` : ''}`, 'user information is not permitted in the URL'));
-      if (u.hash) errs.push(fieldErrors.invalid(up, u.hash.slice(1), 'fragments are not permitted in the URL'));
-      if (u.search) errs.push(fieldErrors.invalid(up, u.search.slice(1), 'query parameters are not permitted in the URL'));
-    }
-  } else if (cc.service) {
-    const sp = `${p}.service`;
-    const s = cc.service;
-    if (!s.name) errs.push(fieldErrors.required(`${sp}.name`, 'service name is required'));
-    if (!s.namespace) errs.push(fieldErrors.required(`${sp}.namespace`, 'service namespace is required'));
-    if (s.path !== undefined && s.path !== '' && !s.path.startsWith('/')) errs.push(fieldErrors.invalid(`${sp}.path`, s.path, "must start with a '/'"));
-    if (s.port !== undefined && (s.port < 1 || s.port > 65535)) errs.push(fieldErrors.invalid(`${sp}.port`, s.port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  const strategy = conversion.strategy ?? '';
+  if (strategy === '') errs.push(fieldErrors.required(`${path}.strategy`));
+  else if (strategy !== 'None' && strategy !== 'Webhook') errs.push(fieldErrors.notSupported(`${path}.strategy`, strategy, ['None', 'Webhook']));
+  const clientConfig = conversion.webhook?.clientConfig ?? undefined;
+  const reviewVersions = conversion.webhook?.conversionReviewVersions ?? undefined;
+  const ccPath = `${path}.webhookClientConfig`;
+  if (strategy === 'Webhook') {
+    if (!clientConfig) errs.push(fieldErrors.required(ccPath, 'required when strategy is set to Webhook'));
+    else if ((clientConfig.url === undefined) === (clientConfig.service === undefined)) errs.push(fieldErrors.required(ccPath, 'exactly one of url or service is required'));
+    else if (clientConfig.url !== undefined) errs.push(...validateWebhookURL(`${ccPath}.url`, clientConfig.url));
+    // ValidateWebhookService takes (namespace, name); kube passes the service's name first, as admission webhooks do
+    else errs.push(...validateWebhookService(`${ccPath}.service`, { ...clientConfig.service }, true));
+    errs.push(...validateConversionReviewVersions(reviewVersions ?? [], requireRecognizedVersion, `${path}.conversionReviewVersions`));
+  } else {
+    if (clientConfig) errs.push(fieldErrors.forbidden(ccPath, 'should not be set when strategy is not set to Webhook'));
+    if ((reviewVersions?.length ?? 0) > 0) errs.push(fieldErrors.forbidden(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
   }
   return errs;
 }
 
-function validateConversion(conversion: CrdConversion | null | undefined, preserveUnknownFields: boolean, path: string): FieldError[] {
-  if (!conversion) return [];
-  const errs: FieldError[] = [];
-  const strategy = conversion.strategy ?? '';
-  if (strategy !== 'None' && preserveUnknownFields) errs.push(fieldErrors.invalid(`${path}.strategy`, strategy, 'must be None if spec.preserveUnknownFields is true'));
-  if (strategy === '') errs.push(fieldErrors.required(`${path}.strategy`));
-  else if (strategy !== 'None' && strategy !== 'Webhook') errs.push(fieldErrors.notSupported(`${path}.strategy`, strategy, ['None', 'Webhook']));
-  const reviewVersions = conversion.webhook?.conversionReviewVersions ?? [];
-  if (strategy === 'Webhook') {
-    errs.push(...validateClientConfig(conversion, path));
-    const rp = `${path}.webhook.conversionReviewVersions`;
-    if (reviewVersions.length === 0) errs.push(fieldErrors.required(rp));
-    else {
-      const seen = new Set<string>();
-      reviewVersions.forEach((v, i) => {
-        if (seen.has(v)) {
-          errs.push(fieldErrors.invalid(`${rp}[${i}]`, v, 'duplicate version'));
-          return;
-        }
-        seen.add(v);
-        for (const m of isDNS1035Label(v)) errs.push(fieldErrors.invalid(`${rp}[${i}]`, v, m));
-      });
-      if (!reviewVersions.some((v) => ACCEPTED_CONVERSION_REVIEW_VERSIONS.includes(v))) {
-        errs.push(fieldErrors.invalid(rp, reviewVersions, `must include at least one of ${ACCEPTED_CONVERSION_REVIEW_VERSIONS.join(', ')}`));
-      }
-    }
-  } else if (conversion.webhook) {
-    // v1 keeps clientConfig and conversionReviewVersions under webhook; kube reports them on their internal names.
-    if (conversion.webhook.clientConfig) errs.push(fieldErrors.forbidden(`${path}.webhookClientConfig`, 'should not be set when strategy is not set to Webhook'));
-    if (reviewVersions.length > 0) errs.push(fieldErrors.forbidden(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
-  }
-  return errs;
+function validateConversionReviewVersions(versions: readonly string[], requireRecognizedVersion: boolean, path: string): FieldError[] {
+  if (versions.length === 0) return [fieldErrors.required(path)];
+  return reviewVersionListErrors(versions, ACCEPTED_CONVERSION_REVIEW_VERSIONS, requireRecognizedVersion, path);
+}
+
+/** hasValidConversionReviewVersionOrEmpty of the stored CRD: whether a recognized review version stays required. */
+function requiresRecognizedReviewVersion(old: CustomResourceDefinition): boolean {
+  const versions = old.spec.conversion?.webhook?.conversionReviewVersions ?? [];
+  return versions.length === 0 || versions.some((v) => ACCEPTED_CONVERSION_REVIEW_VERSIONS.includes(v));
 }
 
 function validateDeprecationWarning(deprecated: boolean, warning: string | undefined): string[] {
@@ -219,30 +204,64 @@ function validateDeprecationWarning(deprecated: boolean, warning: string | undef
   return msgs;
 }
 
-function validateSpec(spec: CrdSpec, layout: CrdLayout, opts: Options): FieldError[] {
-  const errs: FieldError[] = [];
-  const group = spec.group ?? '';
-  if (group === '') errs.push(fieldErrors.required('spec.group'));
-  else {
-    const msgs = isDNS1123Subdomain(group);
-    if (msgs.length) errs.push(fieldErrors.invalid('spec.group', group, msgs.join(',')));
-    else if (group.split('.').length < 2) errs.push(fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'));
-  }
-  const scope = spec.scope ?? '';
-  if (scope === '') errs.push(fieldErrors.required('spec.scope'));
-  else if (scope !== 'Cluster' && scope !== 'Namespaced') errs.push(fieldErrors.notSupported('spec.scope', scope, ['Cluster', 'Namespaced']));
+const versionSchemas = (spec: CrdSpec): (JSONSchemaProps | undefined)[] => (spec.versions ?? []).map((v) => v.schema?.openAPIV3Schema ?? undefined);
 
-  const versions = spec.versions ?? [];
+function validateGroup(group: string): FieldError[] {
+  if (group === '') return [fieldErrors.required('spec.group')];
+  const msgs = isDNS1123Subdomain(group);
+  if (msgs.length) return [fieldErrors.invalid('spec.group', group, msgs.join(','))];
+  if (group.split('.').length < 2) return [fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot')];
+  return [];
+}
+
+/** The schema checks that need every version: a schema in each, and no defaults while unknown fields are kept. */
+function validateSchemaPresence(spec: CrdSpec, layout: CrdLayout, opts: Options): FieldError[] {
+  const errs: FieldError[] = [];
   const preserveUnknown = spec.preserveUnknownFields === true;
   if (!layout.schema.top) {
-    versions.forEach((v, i) => {
-      if (!v.schema?.openAPIV3Schema) errs.push(fieldErrors.required(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
+    (spec.versions ?? []).forEach((v, i) => {
+      const p = `spec.versions[${i}].schema.openAPIV3Schema`;
+      if (v.schema?.openAPIV3Schema) return;
+      if (opts.requireOpenAPISchema) errs.push(fieldErrors.required(p, 'schemas are required'));
+      else if (!preserveUnknown && v.served) errs.push(fieldErrors.required(p, 'because otherwise all fields are pruned'));
     });
   }
+  if (preserveUnknown && versionSchemas(spec).some(hasDefaults)) {
+    errs.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
+  }
+  return errs;
+}
+
+/** Selectable fields need a schema NewStructural accepts; `schemaPath` is where kube reports its refusal. */
+function validateSelectableFieldsWithSchema(fields: readonly CrdSelectableField[], schema: JSONSchemaProps, schemaPath: string, path: string): FieldError[] {
+  const refusal = structuralConversionError(schema);
+  if (refusal !== undefined) return [fieldErrors.invalid(schemaPath, '', refusal)];
+  return validateSelectableFields(fields, schema, path);
+}
+
+/** validateCustomResourceDefinitionVersion: what stays in a version once shared settings moved up. */
+function validateVersion(v: CrdVersion, layout: CrdLayout, statusEnabled: boolean, opts: Options, p: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const m of validateDeprecationWarning(v.deprecated === true, v.deprecationWarning)) errs.push(fieldErrors.invalid(`${p}.deprecationWarning`, v.deprecationWarning ?? null, m));
+  if (!layout.schema.hoisted) errs.push(...validateValidation(v.schema?.openAPIV3Schema, statusEnabled, opts, `${p}.schema`));
+  if (!layout.subresources.hoisted) errs.push(...validateSubresources(v.subresources ?? undefined, `${p}.subresources`));
+  if (!layout.columns.hoisted) (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `${p}.additionalPrinterColumns[${j}]`)));
+  const fields = layout.selectableFields.hoisted ? [] : (v.selectableFields ?? []);
+  if (fields.length > 0) {
+    // a hoisted schema is no longer in the version, so its selectable fields find none
+    const schema = layout.schema.hoisted ? undefined : v.schema?.openAPIV3Schema;
+    if (!schema) errs.push(fieldErrors.invalid(`${p}.selectableFields`, '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included'));
+    else errs.push(...validateSelectableFieldsWithSchema(fields, schema, `${p}.schema.openAPIV3Schema`, `${p}.selectableFields`));
+  }
+  return errs;
+}
+
+function validateVersions(spec: CrdSpec, layout: CrdLayout, opts: Options): FieldError[] {
+  const errs: FieldError[] = [];
+  const versions = spec.versions ?? [];
   let storageCount = 0;
   const names = new Set<string>();
   let uniqueNames = true;
-  const statusEnabledAnywhere = versions.some((v) => !!v.subresources?.status);
   versions.forEach((v, i) => {
     const p = `spec.versions[${i}]`;
     if (v.storage) storageCount++;
@@ -251,30 +270,65 @@ function validateSpec(spec: CrdSpec, layout: CrdLayout, opts: Options): FieldErr
     names.add(name);
     const msgs = isDNS1035Label(name);
     if (msgs.length) errs.push(fieldErrors.invalid(`${p}.name`, name, msgs.join(',')));
-    for (const m of validateDeprecationWarning(v.deprecated === true, v.deprecationWarning)) errs.push(fieldErrors.invalid(`${p}.deprecationWarning`, v.deprecationWarning ?? null, m));
-    if (!layout.schema.hoisted) errs.push(...validateValidation(v.schema?.openAPIV3Schema, !!v.subresources?.status, opts, `${p}.schema`));
-    if (!layout.subresources.hoisted) errs.push(...validateSubresources(v.subresources ?? undefined, `${p}.subresources`));
-    if (!layout.columns.hoisted) (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `${p}.additionalPrinterColumns[${j}]`)));
-    if (!layout.selectableFields.hoisted && (v.selectableFields?.length ?? 0) > 0) {
-      errs.push(...validateSelectableFields(v.selectableFields ?? [], v.schema?.openAPIV3Schema, `${p}.selectableFields`));
-    }
+    errs.push(...validateVersion(v, layout, hasStatusSubresource(v), opts, p));
   });
-  if (!uniqueNames) errs.push(fieldErrors.invalid('spec.versions', versions, 'must contain unique version names'));
-  if (storageCount !== 1) errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  if (!uniqueNames) errs.push(fieldErrors.invalid('spec.versions', goCrdVersions(versions, layout), 'must contain unique version names'));
+  if (storageCount !== 1) errs.push(fieldErrors.invalid('spec.versions', goCrdVersions(versions, layout), 'must have exactly one version marked as storage version'));
+  // the internal form's spec.version is versions[0].name, checked once more on its own
+  const first = versions[0]?.name ?? '';
+  if (first !== '') {
+    const msgs = isDNS1035Label(first);
+    if (msgs.length) errs.push(fieldErrors.invalid('spec.version', first, msgs.join(',')));
+  }
+  return errs;
+}
 
-  const n = spec.names ?? {};
-  if (!n.plural) errs.push(fieldErrors.required('spec.names.plural'));
-  if (!n.singular) errs.push(fieldErrors.required('spec.names.singular'));
-  if (!n.kind) errs.push(fieldErrors.required('spec.names.kind'));
-  if (!n.listKind) errs.push(fieldErrors.required('spec.names.listKind'));
-  errs.push(...validateNames(spec.names, 'spec.names'));
+const hasStatusSubresource = (v: CrdVersion): boolean => v.subresources?.status !== undefined && v.subresources?.status !== null;
+
+function validateRequiredNames(n: CrdNames): FieldError[] {
+  const missing = (['plural', 'singular', 'kind', 'listKind'] as const).filter((k) => !n[k]);
+  return missing.map((k) => fieldErrors.required(`spec.names.${k}`));
+}
+
+/** What kube validates at the top level of the internal form: the settings every version shares. */
+function validateTopLevel(spec: CrdSpec, layout: CrdLayout, opts: Options): FieldError[] {
+  const errs: FieldError[] = [];
+  const statusEnabledAnywhere = (spec.versions ?? []).some((v) => hasStatusSubresource(v));
   if (layout.schema.hoisted) errs.push(...validateValidation(layout.schema.top, statusEnabledAnywhere, opts, 'spec.validation'));
   if (layout.subresources.hoisted) errs.push(...validateSubresources(layout.subresources.top, 'spec.subresources'));
   if (layout.columns.hoisted) (layout.columns.top ?? []).forEach((c, j) => errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${j}]`)));
-  if (layout.selectableFields.hoisted && layout.selectableFields.top) {
-    errs.push(...validateSelectableFields(layout.selectableFields.top, layout.schema.top, 'spec.selectableFields'));
+  const fields = layout.selectableFields.hoisted ? (layout.selectableFields.top ?? []) : [];
+  if (fields.length > 0) {
+    const validation = spec.versions?.[0]?.schema;
+    if (!validation) errs.push(fieldErrors.invalid('spec.selectableFields', '', 'selectableFields may only be set when validations.schema is included'));
+    else if (validation.openAPIV3Schema) {
+      // kube names the schema "spec.schema.openAPIV3Schema" here, a path that does not exist
+      errs.push(...validateSelectableFieldsWithSchema(fields, validation.openAPIV3Schema, 'spec.schema.openAPIV3Schema', 'spec.selectableFields'));
+    }
   }
-  errs.push(...validateConversion(spec.conversion, preserveUnknown, 'spec.conversion'));
+  return errs;
+}
+
+function validateSpec(spec: CrdSpec, layout: CrdLayout, options: Options): FieldError[] {
+  const preserveUnknown = spec.preserveUnknownFields === true;
+  const schemas = versionSchemas(spec);
+  // pruning, defaults and x-kubernetes-* extensions each need a structural schema
+  const requireStructural = options.requireStructural || !preserveUnknown || schemas.some(hasDefaults) || schemas.some(hasKubernetesExtensions);
+  const opts: Options = { ...options, requireStructural };
+  const errs: FieldError[] = [...validateGroup(spec.group ?? '')];
+  const scope = spec.scope ?? '';
+  if (scope === '') errs.push(fieldErrors.required('spec.scope'));
+  else if (scope !== 'Cluster' && scope !== 'Namespaced') errs.push(fieldErrors.notSupported('spec.scope', scope, ['Cluster', 'Namespaced']));
+  errs.push(...validateSchemaPresence(spec, layout, opts));
+  errs.push(...validateVersions(spec, layout, opts));
+  errs.push(...validateRequiredNames(spec.names ?? {}));
+  errs.push(...validateNames(spec.names, 'spec.names'));
+  errs.push(...validateTopLevel(spec, layout, opts));
+  const strategy = spec.conversion?.strategy;
+  if (spec.conversion && strategy !== 'None' && preserveUnknown) {
+    errs.push(fieldErrors.invalid('spec.conversion.strategy', strategy ?? '', 'must be None if spec.preserveUnknownFields is true'));
+  }
+  errs.push(...validateConversion(spec.conversion, opts.requireRecognizedConversionReviewVersion, 'spec.conversion'));
   return errs;
 }
 
@@ -366,7 +420,7 @@ export function validateCrd(obj: CustomResourceDefinition): FieldError[] {
   const spec = crd.spec;
   return [
     ...validateObjectMeta(crd.metadata, { namespaced: false, nameFn: crdNameErrors(crd) }),
-    ...validateSpec(spec, crdLayout(spec), { requireStructural: true, requireImmutableNames: false }),
+    ...validateSpec(spec, crdLayout(spec), { ...STRICT_RATCHETS, requireImmutableNames: false, requireRecognizedConversionReviewVersion: true }),
     ...validateNames(crd.status?.acceptedNames, 'status.acceptedNames'),
     ...validateStoredVersions(crd),
     ...validateApiApproval(crd, undefined),
@@ -379,7 +433,11 @@ export function validateCrdUpdate(obj: CustomResourceDefinition, oldObj: CustomR
   const old = wellShaped(oldObj);
   const spec = crd.spec;
   const oldSpec = old.spec;
-  const opts: Options = { requireStructural: true, requireImmutableNames: crdConditionTrue(old, 'Established') };
+  const opts: Options = {
+    ...ratchetsFromOld(versionSchemas(oldSpec)),
+    requireImmutableNames: crdConditionTrue(old, 'Established'),
+    requireRecognizedConversionReviewVersion: requiresRecognizedReviewVersion(old),
+  };
   const errs = [...validateObjectMetaUpdate(crd.metadata, old.metadata), ...validateSpec(spec, crdLayout(spec), opts)];
   if (opts.requireImmutableNames) {
     errs.push(...validateImmutableField(spec.scope, oldSpec.scope, 'spec.scope'));

@@ -3,6 +3,7 @@
 // Validation and ValidateCustomResourceDefinitionOpenAPISchema), with kube's field paths, messages and order.
 
 import { fieldErrors, goStringsValue, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goJSONSchemaProps } from '../go-crd-values.ts';
 import type { JSONSchemaProps } from '../json-schema-props.ts';
 import { validateDefaults } from './default-validation.ts';
 import { structuralConversionError, validateStructural } from './structural.ts';
@@ -22,7 +23,7 @@ export interface CrdSchemaOptions {
   requireMapListKeysMapSetValidation?: boolean;
 }
 
-const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
+export const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const META_FIELDS = new Set(['metadata', 'kind', 'apiVersion']);
 
 /** JSONSchemaProps fields in Go struct order, with the Go names the status-subresource message prints. */
@@ -32,6 +33,7 @@ const GO_FIELDS: readonly (readonly [keyof JSONSchemaProps, string])[] = [
   ['$ref', 'Ref'],
   ['description', 'Description'],
   ['type', 'Type'],
+  ['nullable', 'Nullable'],
   ['format', 'Format'],
   ['title', 'Title'],
   ['default', 'Default'],
@@ -63,7 +65,6 @@ const GO_FIELDS: readonly (readonly [keyof JSONSchemaProps, string])[] = [
   ['definitions', 'Definitions'],
   ['externalDocs', 'ExternalDocs'],
   ['example', 'Example'],
-  ['nullable', 'Nullable'],
   ['x-kubernetes-preserve-unknown-fields', 'XPreserveUnknownFields'],
   ['x-kubernetes-embedded-resource', 'XEmbeddedResource'],
   ['x-kubernetes-int-or-string', 'XIntOrString'],
@@ -123,7 +124,7 @@ function standardValidator(s: JSONSchemaProps, path: string, ssv: Ssv, opts: Req
 }
 
 /** validateMapListKeysMapSet: set/map items not nullable, map keys required or defaulted and not nullable. */
-function mapListKeysMapSet(s: JSONSchemaProps, path: string, errs: FieldError[]): void {
+export function mapListKeysMapSet(s: JSONSchemaProps, path: string, errs: FieldError[]): void {
   const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
   const listType = s['x-kubernetes-list-type'];
   if (!items || (listType !== 'set' && listType !== 'map')) return;
@@ -251,7 +252,7 @@ function statusRootErrors(s: JSONSchemaProps, path: string): FieldError[] {
       continue;
     }
     if (!ALLOWED_AT_ROOT_WITH_STATUS.includes(goName)) {
-      return [fieldErrors.invalid(path, s, `only [${ALLOWED_AT_ROOT_WITH_STATUS.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`)];
+      return [fieldErrors.invalid(path, goJSONSchemaProps(s), `only [${ALLOWED_AT_ROOT_WITH_STATUS.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`)];
     }
   }
   return [];

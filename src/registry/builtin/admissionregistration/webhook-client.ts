@@ -2,9 +2,9 @@
 // ValidateWebhookService), the URL read the way Go's net/url.Parse reads it: its errors and its scheme, host,
 // user, fragment and query parts are what the messages show.
 
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, goStringsValue, type FieldError } from '../../../apis/errors.ts';
 import { goQuote } from '../../../encoding/go-format.ts';
-import { isDNS1123Subdomain, isValidPortNum } from '../../validation/names.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum } from '../../validation/names.ts';
 
 /** The parts of a URL the webhook checks look at. */
 export interface GoURL {
@@ -171,5 +171,26 @@ function servicePathErrors(path: string, urlPath: string): FieldError[] {
     }
     for (const m of isDNS1123Subdomain(step)) errs.push(fieldErrors.invalid(path, urlPath, `segment[${i}]: ${m}`));
   });
+  return errs;
+}
+
+/**
+ * The checks validateAdmissionReviewVersions and the CRD's validateConversionReviewVersions share for a non-empty
+ * list: no duplicates, DNS-1035 labels, and (when required) one version the server understands.
+ */
+export function reviewVersionListErrors(versions: readonly string[], accepted: readonly string[], requireRecognized: boolean, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(fieldErrors.invalid(`${path}[${i}]`, v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const m of isDNS1035Label(v)) errs.push(fieldErrors.invalid(`${path}[${i}]`, v, m));
+  });
+  if (requireRecognized && !versions.some((v) => accepted.includes(v))) {
+    errs.push(fieldErrors.invalid(path, goStringsValue(versions), `must include at least one of ${accepted.join(', ')}`));
+  }
   return errs;
 }

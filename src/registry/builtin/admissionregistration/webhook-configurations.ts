@@ -2,17 +2,17 @@
 // defaults (SetDefaults_*Webhook) and kube's validation (pkg/apis/admissionregistration/validation) with its
 // messages, in its order, and with the checks an update relaxes for what the stored object already held.
 
-import { fieldErrors, goStringsValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { compileAdmissionExpression } from '../../../admission/policy/compile.ts';
 import { admissionDeclarations } from '../../../admission/cel-context.ts';
 import type { KubeObject } from '../../types.ts';
 import { buildStrategy } from '../generic.ts';
 import type { FactsMaker } from '../facts.ts';
 import { hasInvalidLabelValueInSelector, validateLabelSelector } from '../../validation/label-selector.ts';
-import { isDNS1035Label, isDNS1123Subdomain } from '../../validation/names.ts';
+import { isDNS1123Subdomain } from '../../validation/names.ts';
 import { semanticEqual } from '../object.ts';
 import { defaultRules, FAILURE_POLICIES, MATCH_POLICIES, matchConditionsErrors, ruleWithOperationsErrors } from './rules.ts';
-import { validateWebhookService, validateWebhookURL } from './webhook-client.ts';
+import { reviewVersionListErrors, validateWebhookService, validateWebhookURL } from './webhook-client.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -100,20 +100,7 @@ function webhookErrors(w: Obj, path: string, mutating: boolean, opts: WebhookOpt
 function reviewVersionsErrors(raw: unknown, path: string, requireRecognized: boolean): FieldError[] {
   const versions = Array.isArray(raw) ? raw.map((v) => (typeof v === 'string' ? v : '')) : [];
   if (versions.length === 0) return [fieldErrors.required(path, `must specify one of ${ACCEPTED_REVIEW_VERSIONS.join(', ')}`)];
-  const errs: FieldError[] = [];
-  const seen = new Set<string>();
-  versions.forEach((v, i) => {
-    if (seen.has(v)) {
-      errs.push(fieldErrors.invalid(`${path}[${i}]`, v, 'duplicate version'));
-      return;
-    }
-    seen.add(v);
-    for (const m of isDNS1035Label(v)) errs.push(fieldErrors.invalid(`${path}[${i}]`, v, m));
-  });
-  if (requireRecognized && !versions.some((v) => ACCEPTED_REVIEW_VERSIONS.includes(v))) {
-    errs.push(fieldErrors.invalid(path, goStringsValue(versions), `must include at least one of ${ACCEPTED_REVIEW_VERSIONS.join(', ')}`));
-  }
-  return errs;
+  return reviewVersionListErrors(versions, ACCEPTED_REVIEW_VERSIONS, requireRecognized, path);
 }
 
 function configurationErrors(obj: KubeObject, mutating: boolean, opts: WebhookOptions): FieldError[] {
