@@ -79,7 +79,8 @@ export const crdStrategy: Strategy = {
       validateUpdate: (obj, old) => validateCrdStatusUpdate(asCrd(obj), asCrd(old)),
     },
   },
-  allowUnconditionalUpdate: true,
+  // kube refuses a CRD update (and a status update) that names no resourceVersion
+  allowUnconditionalUpdate: false,
   deleteFinalizers: [CLEANUP_FINALIZER],
   prepareForDelete(obj) {
     const crd = asCrd(obj);
