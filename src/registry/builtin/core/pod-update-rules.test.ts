@@ -237,3 +237,20 @@ test('a status write may change the QoS class and keeps the status fields of dis
   assert.deepEqual(written.status, { phase: 'Running', qosClass: 'Burstable', resize: 'Proposed' });
   assert.deepEqual(sub.validateUpdate?.(written, old, ctx), []);
 });
+
+test('a pod with a negative grace period is deleted with 1 second, and an update may raise it to 1', () => {
+  const old = pod({ containers: [container()], nodeName: 'n1', terminationGracePeriodSeconds: -5 });
+  assert.equal(pods.gracefulDeletePeriod?.(old, undefined), 1);
+  assert.deepEqual(
+    updateErrors(old, (spec) => {
+      spec.terminationGracePeriodSeconds = 1;
+    }),
+    [],
+  );
+  assert.deepEqual(
+    updateErrors(old, (spec) => {
+      spec.terminationGracePeriodSeconds = 2;
+    }),
+    [FORBIDDEN],
+  );
+});

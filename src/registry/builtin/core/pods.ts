@@ -121,13 +121,14 @@ function annotationUpdateErrors(pod: KubeObject, old: KubeObject): FieldError[] 
 
 const describeSpecDiff = (oldSpec: Obj, munged: Obj): string => specDiff(oldSpec, munged).join('\n');
 
-/** CheckGracefulDelete: the requested period, else the pod's; 0 for unscheduled or finished pods. */
+/** CheckGracefulDelete: the requested period, else the pod's; 0 for unscheduled or finished pods, 1 for a negative one. */
 function gracefulDeletePeriod(pod: KubeObject, requested: number | undefined): number {
   let period = requested ?? (typeof (pod.spec as Obj | undefined)?.terminationGracePeriodSeconds === 'number' ? ((pod.spec as Obj).terminationGracePeriodSeconds as number) : 0);
   if (strAt(pod, 'spec', 'nodeName') === '') period = 0;
   const phase = strAt(pod, 'status', 'phase');
   if (phase === 'Failed' || phase === 'Succeeded') period = 0;
-  return period;
+  // A negative grace period (older pods may hold one) deletes as 1 second.
+  return period < 0 ? 1 : period;
 }
 
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
