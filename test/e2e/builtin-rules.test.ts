@@ -144,7 +144,7 @@ spec:
     );
     assert.equal(
       await refused(['create', '-f', '-'], pod('tolerant', { 'scheduler.alpha.kubernetes.io/tolerations': '[{"key":"gpu","operator":"Exists","value":"yes"}]' })),
-      `The Pod "tolerant" is invalid: metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Invalid value: "yes": value must be empty when \`operator\` is 'Exists'`,
+      `The Pod "tolerant" is invalid: metadata.annotations.scheduler.alpha.kubernetes.io/tolerations[0].operator: Invalid value: core.Toleration{Key:"gpu", Operator:"Exists", Value:"yes", Effect:"", TolerationSeconds:(*int64)(nil)}: value must be empty when \`operator\` is 'Exists'`,
     );
   });
 

@@ -8,6 +8,7 @@ import { isEmptySelector, isInvalidSelector, selectorMatches, validateLabelSelec
 import { goIntOrStringValue, goLabelSelector, goStringMap } from '../../../apis/go-bad-values.ts';
 import { getPath, isObj, stringMap, strAt } from '../object.ts';
 import { validatePodTemplateSpec } from '../core/pod-validation.ts';
+import type { PodUpdateOptions } from '../core/pod-validation-options.ts';
 
 export const SELECTOR_MISMATCH = '`selector` does not match template `labels`';
 
@@ -34,10 +35,10 @@ export function requiredSelectorErrors(selector: unknown, path: string, kindWord
 }
 
 /** ValidatePodTemplateSpecForReplicaSet (deployments and replica sets). */
-export function replicaSetTemplateErrors(selector: unknown, template: unknown, path: string, kind: string): FieldError[] {
+export function replicaSetTemplateErrors(selector: unknown, template: unknown, path: string, kind: string, templateOptions: PodUpdateOptions = {}): FieldError[] {
   if (isInvalidSelector(selector)) return [fieldErrors.invalid(path.replace(/\.template$/, '.selector'), goLabelSelector(selector), 'invalid label selector')];
   const errs = selectorMismatch(selector, template, path);
-  errs.push(...validatePodTemplateSpec(template, path));
+  errs.push(...validatePodTemplateSpec(template, path, {}, templateOptions));
   errs.push(...restartAlwaysErrors(template, path, kind));
   return errs;
 }

@@ -16,6 +16,7 @@ import type { TypeRules } from '../type-rules.ts';
 import { podSpecificAnnotationErrors } from '../core/pod-annotations.ts';
 import { defaultPodTemplate } from '../core/pod-defaults.ts';
 import { validatePodTemplateSpec } from '../core/pod-validation.ts';
+import { templateUpdateOptions, type PodUpdateOptions } from '../core/pod-validation-options.ts';
 import { claimSpecWarnings, generationChanged, podTemplateWarnings, workloadNameWarnings } from '../core/pod-warnings.ts';
 import {
   intOrPercentValue,
@@ -34,6 +35,11 @@ function spec(obj: KubeObject): Obj {
 
 function specOf(obj: KubeObject): Obj {
   return objAt(obj, 'spec') ?? {};
+}
+
+/** GetValidationOptionsFromPodTemplate of the stored object's template, for an update. */
+function oldTemplateOptions(old: KubeObject): PodUpdateOptions {
+  return templateUpdateOptions(specOf(old).template);
 }
 
 function defaultTemplate(s: Obj): void {
@@ -136,11 +142,11 @@ function deploymentStrategyErrors(strategy: unknown, path: string): FieldError[]
   }
 }
 
-export function validateDeploymentSpec(obj: KubeObject): FieldError[] {
+export function validateDeploymentSpec(obj: KubeObject, templateOptions: PodUpdateOptions = {}): FieldError[] {
   const s = specOf(obj);
   const errs = nonnegativeAt(s, 'spec.replicas', 'replicas');
   errs.push(...requiredSelectorErrors(s.selector, 'spec.selector', 'deployment'));
-  errs.push(...replicaSetTemplateErrors(s.selector, s.template, 'spec.template', 'ReplicaSet'));
+  errs.push(...replicaSetTemplateErrors(s.selector, s.template, 'spec.template', 'ReplicaSet', templateOptions));
   errs.push(...deploymentStrategyErrors(s.strategy, 'spec.strategy'));
   errs.push(...nonnegativeAt(s, 'spec.minReadySeconds', 'minReadySeconds'));
   errs.push(...nonnegativeAt(s, 'spec.revisionHistoryLimit', 'revisionHistoryLimit'));
@@ -177,11 +183,11 @@ function deploymentHooks(): TypeHooks {
   return {
     defaults: defaultDeployment,
     podTemplate: (obj) => specOf(obj).template,
-    validate: validateDeploymentSpec,
+    validate: (obj) => validateDeploymentSpec(obj),
     warnings: (obj, old) => templateWarnings(obj, old, true),
     // Annotations are copied to replica sets: their changes count like spec changes.
     generationChanged: (obj, old) => specChanged(obj, old) || !semanticEqual(obj.metadata?.annotations, old.metadata?.annotations),
-    validateUpdate: (obj, old) => [...validateDeploymentSpec(obj), ...selectorImmutable(obj, old)],
+    validateUpdate: (obj, old) => [...validateDeploymentSpec(obj, oldTemplateOptions(old)), ...selectorImmutable(obj, old)],
     validateStatusUpdate: (obj, old) => [
       ...replicaStatusErrors(obj, {
         nonnegative: ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'],
@@ -230,13 +236,13 @@ export const REPLICA_SET_STATUS: StatusCounterRules = {
   availableOverReadyMessage: 'cannot be greater than readyReplicas',
 };
 
-export function validateReplicaSetSpec(obj: KubeObject): FieldError[] {
+export function validateReplicaSetSpec(obj: KubeObject, templateOptions: PodUpdateOptions = {}): FieldError[] {
   const s = specOf(obj);
   const errs = nonnegativeAt(s, 'spec.replicas', 'replicas');
   errs.push(...nonnegativeAt(s, 'spec.minReadySeconds', 'minReadySeconds'));
   // kube's message says "deployment" here too.
   errs.push(...requiredSelectorErrors(s.selector, 'spec.selector', 'deployment'));
-  errs.push(...replicaSetTemplateErrors(s.selector, s.template, 'spec.template', 'ReplicaSet'));
+  errs.push(...replicaSetTemplateErrors(s.selector, s.template, 'spec.template', 'ReplicaSet', templateOptions));
   return errs;
 }
 
@@ -249,8 +255,8 @@ export function replicaSetFacts(rules: TypeRules): TypeFacts {
         setDefault(s, 'replicas', 1);
         defaultTemplate(s);
       },
-      validate: validateReplicaSetSpec,
-      validateUpdate: (obj, old) => [...validateReplicaSetSpec(obj), ...selectorImmutable(obj, old)],
+      validate: (obj) => validateReplicaSetSpec(obj),
+      validateUpdate: (obj, old) => [...validateReplicaSetSpec(obj, oldTemplateOptions(old)), ...selectorImmutable(obj, old)],
       warnings: (obj, old) => templateWarnings(obj, old, true),
       validateStatusUpdate: (obj) => replicaStatusErrors(obj, REPLICA_SET_STATUS),
     }),
@@ -312,7 +318,7 @@ function statefulSetRollingUpdateErrors(ru: Obj, path: string): FieldError[] {
   return errs;
 }
 
-export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
+export function validateStatefulSetSpec(obj: KubeObject, templateOptions: PodUpdateOptions = {}): FieldError[] {
   const s = specOf(obj);
   const errs: FieldError[] = [];
   const pmp = s.podManagementPolicy;
@@ -354,7 +360,7 @@ export function validateStatefulSetSpec(obj: KubeObject): FieldError[] {
     // unchecked, as its volume mounts may name the volumeClaimTemplates (the pods the controller makes are checked).
     const meta = objAt(objAt(s, 'template'), 'metadata') ?? {};
     errs.push(...validateLabels(meta.labels, 'spec.template.labels'), ...validateAnnotations(meta.annotations, 'spec.template.annotations'));
-    errs.push(...podSpecificAnnotationErrors(meta.annotations, objAt(objAt(s, 'template'), 'spec'), 'spec.template.annotations'));
+    errs.push(...podSpecificAnnotationErrors(meta.annotations, objAt(objAt(s, 'template'), 'spec'), 'spec.template.annotations', templateOptions.allowInvalidPodDeletionCost));
   }
   errs.push(...restartAlwaysErrors(s.template, 'spec.template', 'StatefulSet'));
   return errs;
@@ -370,7 +376,7 @@ function dropStatefulSetMaxUnavailable(obj: KubeObject, old: KubeObject | undefi
 const STS_MUTABLE = ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds', 'revisionHistoryLimit'];
 
 function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateStatefulSetSpec(obj);
+  const errs = validateStatefulSetSpec(obj, oldTemplateOptions(old));
   const n = clone(specOf(obj));
   const o = specOf(old);
   for (const k of STS_MUTABLE) {
@@ -396,7 +402,7 @@ export function statefulSetFacts(rules: TypeRules): TypeFacts {
       prepareForCreate: (obj) => dropStatefulSetMaxUnavailable(obj, undefined, rules.featureGates),
       prepareForUpdate: (obj, old) => dropStatefulSetMaxUnavailable(obj, old, rules.featureGates),
       podTemplate: (obj) => specOf(obj).template,
-      validate: validateStatefulSetSpec,
+      validate: (obj) => validateStatefulSetSpec(obj),
       validateUpdate: (obj, old) => validateStatefulSetUpdate(obj, old),
       validateStatusUpdate: (obj, old) => [
         ...replicaStatusErrors(obj, {
@@ -460,14 +466,14 @@ function daemonSetUpdateStrategyErrors(strategy: unknown): FieldError[] {
   }
 }
 
-export function validateDaemonSetSpec(obj: KubeObject): FieldError[] {
+export function validateDaemonSetSpec(obj: KubeObject, templateOptions: PodUpdateOptions = {}): FieldError[] {
   const s = specOf(obj);
   const errs = validateLabelSelector(s.selector, 'spec.selector');
   if (!isInvalidSelector(s.selector)) errs.push(...selectorMismatch(s.selector ?? null, s.template, 'spec.template'));
   if (isObj(s.selector) && Object.keys(objAt(s.selector, 'matchLabels') ?? {}).length + objsAt(s.selector, 'matchExpressions').length === 0) {
     errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(s.selector), 'empty selector is invalid for daemonset'));
   }
-  errs.push(...validatePodTemplateSpec(s.template, 'spec.template'));
+  errs.push(...validatePodTemplateSpec(s.template, 'spec.template', {}, templateOptions));
   errs.push(...restartAlwaysErrors(s.template, 'spec.template', 'DaemonSet', true));
   errs.push(...nonnegativeAt(s, 'spec.minReadySeconds', 'minReadySeconds'));
   errs.push(...nonnegativeAt(s, 'spec.templateGeneration', 'templateGeneration'));
@@ -509,8 +515,8 @@ export function daemonSetFacts(rules: TypeRules): TypeFacts {
       prepareForUpdate: (obj, old) => setTemplateGeneration(obj, templateGenerationOf(old) + (semanticEqual(specOf(obj).template, specOf(old).template) ? 0 : 1)),
       defaults: defaultDaemonSet,
       podTemplate: (obj) => specOf(obj).template,
-      validate: validateDaemonSetSpec,
-      validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj), ...selectorImmutable(obj, old)],
+      validate: (obj) => validateDaemonSetSpec(obj),
+      validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj, oldTemplateOptions(old)), ...selectorImmutable(obj, old)],
       // validateDaemonSetStatus.
       validateStatusUpdate: (obj, old) => [
         ...DAEMON_SET_COUNTERS.flatMap((f) => nonnegativeAt(obj, `status.${f}`, 'status', f)),

@@ -6,10 +6,11 @@
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { validateNonnegative } from '../../validation/meta.ts';
-import { objAt, strAt, type Obj } from '../object.ts';
+import { getPath, objAt, strAt, type Obj } from '../object.ts';
 import { cronScheduleError } from './cron-schedule.ts';
 import { goLabelSelector } from '../../../apis/go-bad-values.ts';
 import { jobSpecErrors } from './job-spec-validation.ts';
+import { templateUpdateOptions, type PodUpdateOptions } from '../core/pod-validation-options.ts';
 import { isIANAZoneName } from './time-zone-names.ts';
 
 const CONCURRENCY_POLICIES = ['Allow', 'Forbid', 'Replace'];
@@ -43,9 +44,9 @@ export function timeZoneErrors(timeZone: unknown, path: string): FieldError[] {
 }
 
 /** ValidateJobTemplateSpec: the template's job spec; its selector is always generated. */
-function jobTemplateErrors(template: unknown, path: string): FieldError[] {
+function jobTemplateErrors(template: unknown, path: string, templateOptions: PodUpdateOptions): FieldError[] {
   const spec: Obj = objAt(template, 'spec') ?? {};
-  const errs = jobSpecErrors(spec, `${path}.spec`);
+  const errs = jobSpecErrors(spec, `${path}.spec`, templateOptions);
   if (isSet(spec.selector)) errs.push(fieldErrors.invalid(`${path}.spec.selector`, goLabelSelector(spec.selector), '`selector` will be auto-generated'));
   if (spec.manualSelector === true) errs.push(fieldErrors.notSupported(`${path}.spec.manualSelector`, true, ['nil', 'false']));
   return errs;
@@ -67,7 +68,8 @@ export function cronJobSpecErrors(obj: KubeObject, old: KubeObject | undefined):
   const policy = strAt(spec, 'concurrencyPolicy');
   if (policy === '') errs.push(fieldErrors.required('spec.concurrencyPolicy'));
   else if (!CONCURRENCY_POLICIES.includes(policy)) errs.push(fieldErrors.notSupported('spec.concurrencyPolicy', policy, CONCURRENCY_POLICIES));
-  errs.push(...jobTemplateErrors(spec.jobTemplate, 'spec.jobTemplate'));
+  const templateOptions = oldSpec ? templateUpdateOptions(getPath(oldSpec, 'jobTemplate', 'spec', 'template')) : {};
+  errs.push(...jobTemplateErrors(spec.jobTemplate, 'spec.jobTemplate', templateOptions));
   errs.push(...nonnegativeErrors(spec, 'successfulJobsHistoryLimit'));
   errs.push(...nonnegativeErrors(spec, 'failedJobsHistoryLimit'));
   return errs;

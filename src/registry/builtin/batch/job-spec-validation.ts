@@ -7,6 +7,7 @@ import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { validateNonnegative } from '../../validation/meta.ts';
 import { isObj, strAt, type Obj } from '../object.ts';
 import { validatePodTemplateSpec } from '../core/pod-validation.ts';
+import type { PodUpdateOptions } from '../core/pod-validation-options.ts';
 import { domainPrefixedPathErrors } from '../networking/ingress-classes.ts';
 import { goSuccessPolicy } from './go-batch-values.ts';
 import { podFailurePolicyErrors } from './job-failure-policy.ts';
@@ -103,7 +104,7 @@ function restartPolicyErrors(spec: Obj, path: string): FieldError[] {
 }
 
 /** validateJobSpec: the checks of a job spec, also a CronJob's job template's. */
-export function jobSpecErrors(spec: Obj, path: string): FieldError[] {
+export function jobSpecErrors(spec: Obj, path: string, templateOptions: PodUpdateOptions = {}): FieldError[] {
   const errs = countErrors(spec, path);
   errs.push(...managedByErrors(spec.managedBy, `${path}.managedBy`));
   errs.push(...completionModeErrors(spec, path));
@@ -113,7 +114,7 @@ export function jobSpecErrors(spec: Obj, path: string): FieldError[] {
     else errs.push(...successPolicyErrors(spec, `${path}.successPolicy`));
   }
   errs.push(...podReplacementPolicyErrors(spec, `${path}.podReplacementPolicy`));
-  errs.push(...validatePodTemplateSpec(spec.template, `${path}.template`));
+  errs.push(...validatePodTemplateSpec(spec.template, `${path}.template`, {}, templateOptions));
   errs.push(...restartPolicyErrors(spec, `${path}.template.spec.restartPolicy`));
   return errs;
 }

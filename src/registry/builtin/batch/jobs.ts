@@ -22,6 +22,7 @@ import { cronJobSpecErrors } from './cronjob-validation.ts';
 import { goLabelSelector, goStringMap } from '../../../apis/go-bad-values.ts';
 import { dropDisabledJobFields } from './job-disabled-fields.ts';
 import { jobSpecErrors } from './job-spec-validation.ts';
+import { templateUpdateOptions, type PodUpdateOptions } from '../core/pod-validation-options.ts';
 import { jobStatusUpdateErrors } from './job-status-validation.ts';
 import { jobSpecUpdateErrors } from './job-update-validation.ts';
 
@@ -78,15 +79,20 @@ interface JobValidationOptions {
   /** The batch.kubernetes.io labels are required (jobs created before kube 1.27 may lack them). */
   requirePrefixedLabels: boolean;
   allowInvalidLabelValueInSelector: boolean;
+  /** What the template earns from the stored one (the selector allowance above included, as kube shares it). */
+  template: PodUpdateOptions;
 }
 
-const CREATE_OPTIONS: JobValidationOptions = { requirePrefixedLabels: true, allowInvalidLabelValueInSelector: false };
+const CREATE_OPTIONS: JobValidationOptions = { requirePrefixedLabels: true, allowInvalidLabelValueInSelector: false, template: {} };
 
 function updateOptions(old: KubeObject): JobValidationOptions {
   const labels = templateLabels(specOf(old).template);
+  const template = templateUpdateOptions(specOf(old).template);
+  const allowInvalidLabelValueInSelector = template.allowInvalidLabelValueInSelector === true || hasInvalidLabelValueInSelector(specOf(old).selector);
   return {
     requirePrefixedLabels: Object.hasOwn(labels, LABEL_JOB_NAME) && Object.hasOwn(labels, LABEL_CONTROLLER_UID),
-    allowInvalidLabelValueInSelector: hasInvalidLabelValueInSelector(specOf(old).selector),
+    allowInvalidLabelValueInSelector,
+    template: { ...template, allowInvalidLabelValueInSelector },
   };
 }
 
@@ -118,7 +124,7 @@ function generatedSelectorErrors(obj: KubeObject, opts: JobValidationOptions): F
 
 /** ValidateJobSpec: validateJobSpec, a valid selector that matches the template's labels (a missing one matches none). */
 function jobSpecWithSelectorErrors(spec: Obj, opts: JobValidationOptions): FieldError[] {
-  const errs = jobSpecErrors(spec, 'spec');
+  const errs = jobSpecErrors(spec, 'spec', opts.template);
   if (!isObj(spec.selector)) errs.push(fieldErrors.required('spec.selector'));
   else errs.push(...validateLabelSelector(spec.selector, 'spec.selector', opts.allowInvalidLabelValueInSelector));
   if (!isInvalidSelector(spec.selector) && !selectorMatches(spec.selector, templateLabels(spec.template))) {

@@ -67,13 +67,20 @@ export function nodeSelectorErrors(selector: Obj, path: string): FieldError[] {
   return terms.flatMap((term, i) => nodeSelectorTermErrors(term, `${termsPath}[${i}]`));
 }
 
-/** Go's %#v of []core.NodeSelectorTerm, as field.Invalid prints a struct value. */
-export function goNodeSelectorTerms(terms: unknown[]): string {
-  const strings = (v: unknown): string => goStringsText(Array.isArray(v) ? v : undefined);
-  const items = (v: unknown, type: string, item: (o: Obj) => string): string => (Array.isArray(v) ? `[]core.${type}{${v.map((x) => item(objAt(x))).join(', ')}}` : `[]core.${type}(nil)`);
-  // Both lists hold core.NodeSelectorRequirement.
+const goRequirementList = (v: unknown): string => {
+  const strings = (x: unknown): string => goStringsText(Array.isArray(x) ? x : undefined);
+  // Both lists of a term hold core.NodeSelectorRequirement.
   const requirement = (r: Obj): string => `core.NodeSelectorRequirement{Key:${goQuote(String(r.key ?? ''))}, Operator:${goQuote(String(r.operator ?? ''))}, Values:${strings(r.values)}}`;
-  const term = (t: Obj): string =>
-    `core.NodeSelectorTerm{MatchExpressions:${items(t.matchExpressions, 'NodeSelectorRequirement', requirement)}, MatchFields:${items(t.matchFields, 'NodeSelectorRequirement', requirement)}}`;
-  return items(terms, 'NodeSelectorTerm', term);
+  return Array.isArray(v) ? `[]core.NodeSelectorRequirement{${v.map((x) => requirement(objAt(x))).join(', ')}}` : '[]core.NodeSelectorRequirement(nil)';
+};
+
+/** Go's %#v of a core.NodeSelectorTerm. */
+export function goNodeSelectorTerm(term: unknown): string {
+  const t = objAt(term);
+  return `core.NodeSelectorTerm{MatchExpressions:${goRequirementList(t.matchExpressions)}, MatchFields:${goRequirementList(t.matchFields)}}`;
+}
+
+/** Go's %#v of []core.NodeSelectorTerm, as field.Invalid prints a struct value (`(nil)` when absent). */
+export function goNodeSelectorTerms(terms: unknown): string {
+  return Array.isArray(terms) ? `[]core.NodeSelectorTerm{${terms.map(goNodeSelectorTerm).join(', ')}}` : '[]core.NodeSelectorTerm(nil)';
 }

@@ -94,7 +94,7 @@ test('the tolerations annotation: JSON decoded as Go decodes []core.Toleration, 
   ]);
   assert.deepEqual(errors({ [key]: '[{"key":"a b","operator":"Exists","value":"x"},{"operator":"Equal"},null]' }), [
     `metadata.annotations.${key}[0].key: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
-    `metadata.annotations.${key}[0].operator: Invalid value: "x": value must be empty when \`operator\` is 'Exists'`,
+    `metadata.annotations.${key}[0].operator: Invalid value: core.Toleration{Key:"a b", Operator:"Exists", Value:"x", Effect:"", TolerationSeconds:(*int64)(nil)}: value must be empty when \`operator\` is 'Exists'`,
     `metadata.annotations.${key}[1].operator: Invalid value: "Equal": operator must be Exists when \`key\` is empty, which means "match all values and all keys"`,
     `metadata.annotations.${key}[2].operator: Invalid value: "": operator must be Exists when \`key\` is empty, which means "match all values and all keys"`,
   ]);

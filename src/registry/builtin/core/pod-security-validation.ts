@@ -38,7 +38,8 @@ function containersOf(spec: unknown, specPath: string): ContainerAt[] {
 }
 
 /** validation.IsValidUserID / IsValidGroupID. */
-function idErrors(id: unknown, path: string): FieldError[] {
+/** validation.IsValidUserID / IsValidGroupID on a set id. */
+export function idErrors(id: unknown, path: string): FieldError[] {
   return typeof id === 'number' && (id < 0 || id > 2147483647) ? [fieldErrors.invalid(path, id, ID_RANGE_ERROR)] : [];
 }
 
@@ -262,8 +263,26 @@ function sysctlNamespace(name: string): 'Net' | 'IPC' | undefined {
   return undefined;
 }
 
-/** validateSysctls with ValidateHostSysctl: names valid and unique, none of a namespace the pod shares with its host. */
-function sysctlErrors(spec: Obj, sysctls: Obj[], path: string): FieldError[] {
+/** ValidateHostSysctl: a sysctl of a namespace the pod shares with its host. */
+function hostSysctlErrors(spec: Obj, name: string, path: string): FieldError[] {
+  const namespace = sysctlNamespace(name);
+  if (spec.hostNetwork === true && namespace === 'Net') return [fieldErrors.invalid(path, name, "may not be specified when 'hostNetwork' is true")];
+  if (spec.hostIPC === true && namespace === 'IPC') return [fieldErrors.invalid(path, name, "may not be specified when 'hostIPC' is true")];
+  return [];
+}
+
+/** Whether a spec sets a sysctl of a namespace it shares with its host (an update may keep such sysctls). */
+export function usesHostNamespacedSysctl(specValue: unknown): boolean {
+  const spec = isObj(specValue) ? specValue : {};
+  const sc = isObj(spec.securityContext) ? spec.securityContext : {};
+  return objsAt(sc, 'sysctls').some((s) => hostSysctlErrors(spec, str(s.name), '').length > 0);
+}
+
+/**
+ * validateSysctls: names valid and unique, and (unless `allowHostNamespaced`, an update of a spec that already had
+ * them) none of a namespace the pod shares with its host.
+ */
+function sysctlErrors(spec: Obj, sysctls: Obj[], path: string, allowHostNamespaced: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   sysctls.forEach((sysctl, i) => {
@@ -272,16 +291,14 @@ function sysctlErrors(spec: Obj, sysctls: Obj[], path: string): FieldError[] {
     if (name === '') errs.push(fieldErrors.required(p));
     else if (name.length > 253 || !SYSCTL_NAME.test(name)) errs.push(fieldErrors.invalid(p, name, SYSCTL_NAME_ERROR));
     else if (seen.has(name)) errs.push(fieldErrors.duplicate(p, name));
-    const namespace = sysctlNamespace(name);
-    if (spec.hostNetwork === true && namespace === 'Net') errs.push(fieldErrors.invalid(p, name, "may not be specified when 'hostNetwork' is true"));
-    else if (spec.hostIPC === true && namespace === 'IPC') errs.push(fieldErrors.invalid(p, name, "may not be specified when 'hostIPC' is true"));
+    if (!allowHostNamespaced) errs.push(...hostSysctlErrors(spec, name, p));
     seen.add(name);
   });
   return errs;
 }
 
 /** validatePodSpecSecurityContext (the host namespace fields sit on the spec in v1, in the security context in kube's internal type). */
-function podSecurityContextErrors(spec: Obj, path: string): FieldError[] {
+function podSecurityContextErrors(spec: Obj, path: string, allowHostNamespacedSysctls: boolean): FieldError[] {
   const sc = isObj(spec.securityContext) ? spec.securityContext : {};
   const p = `${path}.securityContext`;
   const errs = [...idErrors(sc.fsGroup, `${p}.fsGroup`), ...idErrors(sc.runAsUser, `${p}.runAsUser`), ...idErrors(sc.runAsGroup, `${p}.runAsGroup`)];
@@ -289,7 +306,7 @@ function podSecurityContextErrors(spec: Obj, path: string): FieldError[] {
   if (spec.shareProcessNamespace === true && spec.hostPID === true) {
     errs.push(fieldErrors.invalid(`${p}.shareProcessNamespace`, true, 'ShareProcessNamespace and HostPID cannot both be enabled'));
   }
-  errs.push(...sysctlErrors(spec, objsAt(sc, 'sysctls'), `${p}.sysctls`));
+  errs.push(...sysctlErrors(spec, objsAt(sc, 'sysctls'), `${p}.sysctls`, allowHostNamespacedSysctls));
   const policy = sc.fsGroupChangePolicy;
   if (isSet(policy) && !FS_GROUP_CHANGE_POLICIES.includes(str(policy))) errs.push(fieldErrors.notSupported(`${p}.fsGroupChangePolicy`, policy, FS_GROUP_CHANGE_POLICIES));
   errs.push(...seccompProfileErrors(sc.seccompProfile, `${p}.seccompProfile`));
@@ -412,8 +429,8 @@ function windowsErrors(spec: Obj, path: string): FieldError[] {
  * The security checks of ValidatePodSpec that need the whole pod: unmasked /proc against hostUsers, the pod's
  * securityContext, the Windows hostProcess rules, hostUsers and, for a spec.os that validates, what its OS forbids.
  */
-export function podSecurityErrors(spec: Obj, path: string): FieldError[] {
-  const errs = [...unmaskedProcMountErrors(spec, path), ...podSecurityContextErrors(spec, path), ...hostProcessErrors(spec, path), ...hostUsersErrors(spec, path)];
+export function podSecurityErrors(spec: Obj, path: string, allowHostNamespacedSysctls = false): FieldError[] {
+  const errs = [...unmaskedProcMountErrors(spec, path), ...podSecurityContextErrors(spec, path, allowHostNamespacedSysctls), ...hostProcessErrors(spec, path), ...hostUsersErrors(spec, path)];
   const os = isObj(spec.os) ? str(spec.os.name) : '';
   if (os === 'linux') errs.push(...linuxErrors(spec, path));
   else if (os === 'windows') errs.push(...windowsErrors(spec, path));

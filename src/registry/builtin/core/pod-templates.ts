@@ -7,6 +7,7 @@ import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { defaultPodTemplate } from './pod-defaults.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
+import { templateUpdateOptions } from './pod-validation-options.ts';
 import { generationChanged, podTemplateWarnings } from './pod-warnings.ts';
 
 export function podTemplateFacts(rules: TypeRules): TypeFacts {
@@ -17,6 +18,7 @@ export function podTemplateFacts(rules: TypeRules): TypeFacts {
         defaultPodTemplate(ensureObj(obj, 'template'));
       },
       validate: (obj) => validatePodTemplateSpec(obj.template, 'template', rules.featureGates),
+      validateUpdate: (obj, old) => validatePodTemplateSpec(obj.template, 'template', rules.featureGates, templateUpdateOptions(old.template)),
       warnings: (obj, old) => (!old || generationChanged(obj, old) ? podTemplateWarnings(obj.template, 'template') : []),
     }),
     printerColumns: [

@@ -2,7 +2,8 @@
 // tolerations, ...) for pods and pod templates, with kube's paths and messages. A volume's source is
 // volume-source-validation.ts's job.
 
-import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { goInt, goPointer, goText } from '../../../apis/go-bad-values.ts';
 import { validateAnnotations, validateDNS1123Label, validateLabels, validateNonnegative, validateQualifiedName } from '../../validation/meta.ts';
 import { inclusiveRangeError, isConfigMapKey, isDNS1123Subdomain, isEnvVarName, isHTTPHeaderName, isValidLabelValue, isValidPortName, isValidPortNum } from '../../validation/names.ts';
 import { quantityNanos } from '../../validation/quantity.ts';
@@ -16,6 +17,7 @@ import { validateHostAliases, validatePodDNSConfig } from './pod-dns-validation.
 import { validateAffinity, validateTopologySpreadConstraints, type SchedulingValidationOptions } from './pod-scheduling-validation.ts';
 import { localDescendingPathErrors } from './local-paths.ts';
 import { volumeSourceErrors } from './volume-source-validation.ts';
+import type { PodUpdateOptions } from './pod-validation-options.ts';
 
 export interface PodSpecOptions extends SchedulingValidationOptions {
   /** The spec belongs to a Pod (not a template): host ports must match container ports under hostNetwork. */
@@ -26,6 +28,8 @@ export interface PodSpecOptions extends SchedulingValidationOptions {
   readonly featureGates?: Readonly<Record<string, boolean>>;
   /** An update of a pod that already projected a service account token outside its volume. */
   readonly allowNonLocalProjectedTokenPath?: boolean;
+  /** An update of a pod that already set sysctls of a namespace it shares with its host. */
+  readonly allowNamespacedSysctlsForHostNetAndHostIPC?: boolean;
 }
 
 const MAX_INT32 = 2147483647;
@@ -484,6 +488,12 @@ function validateEphemeralContainers(spec: Obj, volumes: ReadonlyMap<string, Obj
   return errs;
 }
 
+/** Go's %#v of a core.Toleration (kube reports a whole toleration whose Exists operator has a value). */
+function goToleration(t: Obj): unknown {
+  const seconds = goPointer('int64', t.tolerationSeconds, goInt);
+  return renderedBadValue(`core.Toleration{Key:${goText(t.key)}, Operator:${goText(t.operator)}, Value:${goText(t.value)}, Effect:${goText(t.effect)}, TolerationSeconds:${seconds}}`);
+}
+
 export function validateTolerations(tolerations: Obj[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   tolerations.forEach((t, i) => {
@@ -507,7 +517,7 @@ export function validateTolerations(tolerations: Obj[], path: string): FieldErro
         break;
       }
       case 'Exists':
-        if (value !== '') errs.push(fieldErrors.invalid(`${p}.operator`, value, "value must be empty when `operator` is 'Exists'"));
+        if (value !== '') errs.push(fieldErrors.invalid(`${p}.operator`, goToleration(t), "value must be empty when `operator` is 'Exists'"));
         break;
       default:
         errs.push(fieldErrors.notSupported(`${p}.operator`, operator, ['Equal', 'Exists']));
@@ -558,7 +568,7 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
     errs.push(fieldErrors.notSupported(`${path}.dnsPolicy`, dnsPolicy, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']));
   }
   errs.push(...validateLabels(spec.nodeSelector, `${path}.nodeSelector`));
-  errs.push(...podSecurityErrors(spec, path));
+  errs.push(...podSecurityErrors(spec, path, opts.allowNamespacedSysctlsForHostNetAndHostIPC));
   objsAt(spec, 'imagePullSecrets').forEach((s, i) => {
     if (Object.keys(s).some((k) => k !== 'name')) errs.push(fieldErrors.invalid(`${path}.imagePullSecrets[${i}]`, s, 'only name may be set'));
   });
@@ -606,16 +616,16 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
 
 /**
  * ValidatePodTemplateSpec: template labels and annotations, and the spec (not a pod's). `gates` are the server's
- * feature gates where the caller has them.
+ * feature gates where the caller has them; `updateOptions` what an update earns from the template it replaces.
  */
-export function validatePodTemplateSpec(template: unknown, path: string, gates: Readonly<Record<string, boolean>> = {}): FieldError[] {
+export function validatePodTemplateSpec(template: unknown, path: string, gates: Readonly<Record<string, boolean>> = {}, updateOptions: PodUpdateOptions = {}): FieldError[] {
   const t = isObj(template) ? template : {};
   const meta = isObj(t.metadata) ? t.metadata : {};
   const errs: FieldError[] = [];
   errs.push(...validateLabels(meta.labels, `${path}.labels`));
   errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
-  errs.push(...podSpecificAnnotationErrors(meta.annotations, t.spec, `${path}.annotations`));
-  errs.push(...validatePodSpec(t.spec, `${path}.spec`, { isPod: false, featureGates: gates }));
+  errs.push(...podSpecificAnnotationErrors(meta.annotations, t.spec, `${path}.annotations`, updateOptions.allowInvalidPodDeletionCost));
+  errs.push(...validatePodSpec(t.spec, `${path}.spec`, { ...updateOptions, isPod: false, featureGates: gates }));
   errs.push(...securityAnnotationFieldErrors(meta.annotations, t.spec, `${path}.spec`));
   if (objsAt(t.spec, 'ephemeralContainers').length > 0) {
     errs.push(fieldErrors.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));

@@ -6,8 +6,7 @@ import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import { goQuote } from '../../../encoding/go-format.ts';
 import type { KubeObject, SubresourceStrategy } from '../../types.ts';
-import { FIELD_IMMUTABLE, validateObjectMeta, validateObjectMetaUpdate } from '../../validation/meta.ts';
-import { isDNS1123Subdomain } from '../../validation/names.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../validation/meta.ts';
 import { buildStrategy, type BuiltinStrategy } from '../generic.ts';
 import { arrAt, clone, isObj, objAt, objsAt, semanticEqual, strAt, type Obj } from '../object.ts';
 import { ageColumn, column, translateTimestampSince } from '../printing.ts';
@@ -16,22 +15,15 @@ import type { TypeRules } from '../type-rules.ts';
 import { defaultContainer, defaultPod } from './pod-defaults.ts';
 import { dropDisabledPodFields } from './pod-disabled-fields.ts';
 import { validatePodSpec } from './pod-validation.ts';
-import { projectsNonLocalToken } from './volume-source-validation.ts';
 import { securityAnnotationFieldErrors } from './pod-security-validation.ts';
-import { schedulingUpdateOptions } from './pod-scheduling-validation.ts';
+import { podUpdateOptions } from './pod-validation-options.ts';
+import { podSpecUpdateErrors } from './pod-update-validation.ts';
+import { podStatusUpdateErrors } from './pod-status-validation.ts';
 import { applyAppArmorVersionSkew, podDeletionCost, podSpecificAnnotationErrors, podSpecificAnnotationUpdateErrors } from './pod-annotations.ts';
 import { podWarnings, workloadNameWarnings } from './pod-warnings.ts';
 import { podQOSClass } from './qos.ts';
 
-const MAX_INT32 = 2147483647;
 
-export const UPDATABLE_POD_SPEC_FIELDS = [
-  '`spec.containers[*].image`',
-  '`spec.initContainers[*].image`',
-  '`spec.activeDeadlineSeconds`',
-  '`spec.tolerations` (only additions to existing tolerations)',
-  '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
-];
 
 /**
  * mutatePodAffinity (MatchLabelKeysInPodAffinity): each pod (anti-)affinity term with a label selector gets, for
@@ -80,10 +72,9 @@ function initialPodStatus(pod: KubeObject): Obj {
  * the pod it replaces already held in a form no longer accepted (a deletion cost, selector label values).
  */
 function validatePodMetadataAndSpec(pod: KubeObject, gates: Readonly<Record<string, boolean>>, old?: KubeObject): FieldError[] {
-  const allowInvalidDeletionCost = old !== undefined && podDeletionCost(old.metadata?.annotations) === undefined;
-  const errs = podSpecificAnnotationErrors(pod.metadata?.annotations, pod.spec, 'metadata.annotations', allowInvalidDeletionCost);
-  const updateOptions = old ? { ...schedulingUpdateOptions(old.spec), allowNonLocalProjectedTokenPath: projectsNonLocalToken(old.spec) } : {};
-  errs.push(...validatePodSpec(pod.spec, 'spec', { isPod: true, podName: pod.metadata?.name, featureGates: gates, ...updateOptions }));
+  const updateOptions = old ? podUpdateOptions(old.spec, old.metadata?.annotations) : {};
+  const errs = podSpecificAnnotationErrors(pod.metadata?.annotations, pod.spec, 'metadata.annotations', updateOptions.allowInvalidPodDeletionCost);
+  errs.push(...validatePodSpec(pod.spec, 'spec', { ...updateOptions, isPod: true, podName: pod.metadata?.name, featureGates: gates }));
   const spec = isObj(pod.spec) ? pod.spec : {};
   if (!strAt(spec, 'serviceAccountName')) {
     objsAt(spec, 'volumes').forEach((vol, vi) => {
@@ -116,93 +107,28 @@ function specDiff(oldSpec: unknown, newSpec: unknown, path = 'spec'): string[] {
   return [`- ${path}: ${JSON.stringify(oldSpec ?? null)}`, `+ ${path}: ${JSON.stringify(newSpec ?? null)}`];
 }
 
-function tolerationsOnlyAdded(newTolerations: Obj[], oldTolerations: Obj[]): boolean {
-  return oldTolerations.every((old) =>
-    newTolerations.some((t) => semanticEqual({ ...old, tolerationSeconds: t.tolerationSeconds }, t)),
-  );
+/**
+ * ValidatePodSpecificAnnotationUpdates: the guarded annotations unchanged, then the new annotations validated again
+ * (their errors repeat among the causes).
+ */
+function annotationUpdateErrors(pod: KubeObject, old: KubeObject): FieldError[] {
+  const allowInvalidDeletionCost = podDeletionCost(old.metadata?.annotations) === undefined;
+  return [
+    ...podSpecificAnnotationUpdateErrors(pod.metadata?.annotations, old.metadata?.annotations, 'metadata.annotations'),
+    ...podSpecificAnnotationErrors(pod.metadata?.annotations, pod.spec, 'metadata.annotations', allowInvalidDeletionCost),
+  ];
 }
 
-function validatePodUpdate(pod: KubeObject, old: KubeObject, validateNew: () => FieldError[]): FieldError[] {
-  const errs = validateNew();
-  const newSpec = isObj(pod.spec) ? pod.spec : {};
-  const oldSpec = isObj(old.spec) ? old.spec : {};
-  for (const key of ['containers', 'initContainers']) {
-    const nc = objsAt(newSpec, key);
-    const oc = objsAt(oldSpec, key);
-    if (nc.length !== oc.length) {
-      errs.push(fieldErrors.forbidden(`spec.${key}`, 'pod updates may not add or remove containers'));
-      return errs;
-    }
-    nc.forEach((c, i) => {
-      const image = strAt(c, 'image');
-      if (image === '') errs.push(fieldErrors.required(`spec.${key}[${i}].image`));
-      if (image.trim().length !== image.length) errs.push(fieldErrors.invalid(`spec.${key}[${i}].image`, image, 'must not have leading or trailing whitespace'));
-    });
-  }
-  const newAds = newSpec.activeDeadlineSeconds;
-  const oldAds = oldSpec.activeDeadlineSeconds;
-  if (typeof newAds === 'number') {
-    if (newAds < 0 || newAds > MAX_INT32) {
-      errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', newAds, `must be between 0 and ${MAX_INT32}, inclusive`));
-      return errs;
-    }
-    if (typeof oldAds === 'number' && oldAds < newAds) {
-      errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', newAds, 'must be less than or equal to previous value'));
-      return errs;
-    }
-  } else if (typeof oldAds === 'number') {
-    errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
-  }
-  if (!tolerationsOnlyAdded(objsAt(newSpec, 'tolerations'), objsAt(oldSpec, 'tolerations'))) {
-    errs.push(fieldErrors.forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
-  }
-  const oldGates = new Set(objsAt(oldSpec, 'schedulingGates').map((g) => strAt(g, 'name')));
-  objsAt(newSpec, 'schedulingGates').forEach((g, i) => {
-    const name = strAt(g, 'name');
-    if (!oldGates.has(name)) errs.push(fieldErrors.forbidden(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${name}'`));
-  });
-  if (semanticEqual(newSpec, oldSpec)) return errs;
-  // Everything else must stay: blank out the updatable fields and compare.
-  const munged = clone(newSpec);
-  for (const key of ['containers', 'initContainers']) {
-    const oc = objsAt(oldSpec, key);
-    objsAt(munged, key).forEach((c, i) => {
-      c.image = oc[i]?.image;
-    });
-  }
-  if (oldAds === undefined) delete munged.activeDeadlineSeconds;
-  else munged.activeDeadlineSeconds = oldAds;
-  if (oldSpec.schedulingGates === undefined) delete munged.schedulingGates;
-  else munged.schedulingGates = clone(oldSpec.schedulingGates);
-  if (oldSpec.tolerations === undefined) delete munged.tolerations;
-  else munged.tolerations = clone(oldSpec.tolerations);
-  const oldGrace = oldSpec.terminationGracePeriodSeconds;
-  if (typeof oldGrace === 'number' && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace;
-  if (!semanticEqual(munged, oldSpec)) {
-    const diff = specDiff(oldSpec, munged).join('\n');
-    errs.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${UPDATABLE_POD_SPEC_FIELDS.join(',')}\n${diff}`));
-  }
-  return errs;
-}
+const describeSpecDiff = (oldSpec: Obj, munged: Obj): string => specDiff(oldSpec, munged).join('\n');
 
-function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
-  const nominated = strAt(pod, 'status', 'nominatedNodeName');
-  if (nominated !== '' && nominated !== strAt(old, 'status', 'nominatedNodeName')) {
-    for (const m of isDNS1123Subdomain(nominated)) errs.push(fieldErrors.invalid('status.nominatedNodeName', nominated, m));
-  }
-  const qos = strAt(pod, 'status', 'qosClass');
-  if (qos !== strAt(old, 'status', 'qosClass')) errs.push(fieldErrors.invalid('status.qosClass', qos, FIELD_IMMUTABLE));
-  return errs;
-}
-
-/** CheckGracefulDelete: the requested period, else the pod's; 0 for unscheduled or finished pods. */
+/** CheckGracefulDelete: the requested period, else the pod's; 0 for unscheduled or finished pods, 1 for a negative one. */
 function gracefulDeletePeriod(pod: KubeObject, requested: number | undefined): number {
   let period = requested ?? (typeof (pod.spec as Obj | undefined)?.terminationGracePeriodSeconds === 'number' ? ((pod.spec as Obj).terminationGracePeriodSeconds as number) : 0);
   if (strAt(pod, 'spec', 'nodeName') === '') period = 0;
   const phase = strAt(pod, 'status', 'phase');
   if (phase === 'Failed' || phase === 'Succeeded') period = 0;
-  return period;
+  // A negative grace period (older pods may hold one) deletes as 1 second.
+  return period < 0 ? 1 : period;
 }
 
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -236,7 +162,12 @@ function ephemeralContainersSubresource(rules: TypeRules): SubresourceStrategy {
     validateUpdate(obj, old) {
       // Static pods don't support ephemeral containers (kubernetes#113935).
       if (old.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
-      const errs = [...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers), ...validateObjectMeta(obj.metadata, rules), ...validatePodMetadataAndSpec(obj, rules.featureGates, old)];
+      const errs = [
+        ...validateObjectMetaUpdate(obj.metadata, old.metadata, 'metadata', rules.kubeFinalizers),
+        ...validateObjectMeta(obj.metadata, rules),
+        ...validatePodMetadataAndSpec(obj, rules.featureGates, old),
+        ...annotationUpdateErrors(obj, old),
+      ];
       // Existing ephemeral containers may be neither removed nor changed (a patch may reorder them).
       const written = new Map(objsAt(obj, 'spec', 'ephemeralContainers').map((c) => [strAt(c, 'name'), c]));
       for (const existing of objsAt(old, 'spec', 'ephemeralContainers')) {
@@ -260,7 +191,6 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
       applyAppArmorVersionSkew(obj, ctx.warnings);
     },
     prepareForUpdate: (obj, old) => dropDisabledPodFields(obj, old, rules.featureGates),
-    prepareForStatusUpdate: (obj, old) => dropDisabledPodFields(obj, old, rules.featureGates),
     validate: (obj) => {
       const errs = validatePodMetadataAndSpec(obj, rules.featureGates);
       if (arrAt(obj, 'spec', 'ephemeralContainers').length > 0) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
@@ -273,22 +203,20 @@ export function podStrategy(rules: TypeRules): BuiltinStrategy {
     },
     // kube skips warnings on pod updates (a high-frequency path that humans rarely drive).
     warnings: (obj, old) => (old ? [] : [...workloadNameWarnings(obj, "the Pod's hostname"), ...podWarnings(obj)]),
-    // ValidatePodUpdate re-validates metadata and spec, not the create-only rules. ValidatePodSpecificAnnotationUpdates
-    // validates the new annotations a second time: its errors repeat in the causes.
-    validateUpdate: (obj, old) =>
-      validatePodUpdate(obj, old, () => [
-        ...validateObjectMeta(obj.metadata, rules),
-        ...validatePodMetadataAndSpec(obj, rules.featureGates, old),
-        ...podSpecificAnnotationUpdateErrors(obj.metadata?.annotations, old.metadata?.annotations, 'metadata.annotations'),
-        ...podSpecificAnnotationErrors(obj.metadata?.annotations, obj.spec, 'metadata.annotations', podDeletionCost(old.metadata?.annotations) === undefined),
-      ]),
+    // ValidatePodUpdate re-validates metadata and spec, not the create-only rules, then what may change.
+    validateUpdate: (obj, old) => [
+      ...validateObjectMeta(obj.metadata, rules),
+      ...validatePodMetadataAndSpec(obj, rules.featureGates, old),
+      ...annotationUpdateErrors(obj, old),
+      ...podSpecUpdateErrors(obj, old, rules.featureGates.InPlacePodVerticalScaling === true, describeSpecDiff),
+    ],
     resetMetaForStatus(merged, old) {
       // Old kubelets corrupt owner references through status writes: kube keeps the stored ones.
       const refs = old.metadata?.ownerReferences;
       if (refs === undefined) delete merged.metadata.ownerReferences;
       else merged.metadata.ownerReferences = clone(refs);
     },
-    validateStatusUpdate: (obj, old) => validatePodStatusUpdate(obj, old),
+    validateStatusUpdate: (obj, old) => podStatusUpdateErrors(obj, old, annotationUpdateErrors(obj, old)),
     subresources: { ephemeralcontainers: ephemeralContainersSubresource(rules) },
     gracefulDeletePeriod,
   });

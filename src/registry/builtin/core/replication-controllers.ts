@@ -13,6 +13,7 @@ import { SELECTOR_MISMATCH } from '../apps/template-validation.ts';
 import { goStringMap } from '../../../apis/go-bad-values.ts';
 import { defaultPodTemplate } from './pod-defaults.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
+import { templateUpdateOptions, type PodUpdateOptions } from './pod-validation-options.ts';
 import { generationChanged, podTemplateWarnings, workloadNameWarnings } from './pod-warnings.ts';
 
 function defaultReplicationController(obj: KubeObject): void {
@@ -27,7 +28,7 @@ function defaultReplicationController(obj: KubeObject): void {
   if (isObj(spec.template)) defaultPodTemplate(spec.template);
 }
 
-function validateReplicationControllerSpec(obj: KubeObject): FieldError[] {
+function validateReplicationControllerSpec(obj: KubeObject, templateOptions: PodUpdateOptions = {}): FieldError[] {
   const spec = objAt(obj, 'spec') ?? {};
   const errs: FieldError[] = [];
   if (typeof spec.minReadySeconds === 'number' && spec.minReadySeconds < 0) errs.push(fieldErrors.invalid('spec.minReadySeconds', spec.minReadySeconds, 'must be greater than or equal to 0'));
@@ -43,7 +44,7 @@ function validateReplicationControllerSpec(obj: KubeObject): FieldError[] {
   if (Object.keys(selector).length > 0 && !Object.entries(selector).every(([k, v]) => labels[k] === v)) {
     errs.push(fieldErrors.invalid('spec.template.metadata.labels', goStringMap(getPath(spec.template, 'metadata', 'labels')), SELECTOR_MISMATCH));
   }
-  errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
+  errs.push(...validatePodTemplateSpec(spec.template, 'spec.template', {}, templateOptions));
   const restartPolicy = strAt(spec.template, 'spec', 'restartPolicy');
   if (restartPolicy !== 'Always') errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
   if (getPath(spec.template, 'spec', 'activeDeadlineSeconds') !== undefined) {
@@ -57,8 +58,8 @@ export function replicationControllerFacts(rules: TypeRules): TypeFacts {
     strategy: buildStrategy(rules, {
       defaults: defaultReplicationController,
       podTemplate: (obj) => objAt(obj, 'spec')?.template,
-      validate: validateReplicationControllerSpec,
-      validateUpdate: (obj) => validateReplicationControllerSpec(obj),
+      validate: (obj) => validateReplicationControllerSpec(obj),
+      validateUpdate: (obj, old) => validateReplicationControllerSpec(obj, templateUpdateOptions(objAt(old, 'spec')?.template)),
       // kube's update passes the templates in the wrong order: it warns about the old one (kubernetes#142443).
       warnings: (obj, old) =>
         old ? (generationChanged(obj, old) ? podTemplateWarnings(getPath(old, 'spec', 'template'), 'spec.template') : []) : [...workloadNameWarnings(obj), ...podTemplateWarnings(getPath(obj, 'spec', 'template'), 'spec.template')],
