@@ -3,8 +3,11 @@
 // ClusterTrustBundles (certificates.k8s.io/v1alpha1) are validated as kube validates them.
 
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer } from './helpers.ts';
+import { startTestServer, until } from './helpers.ts';
 import type { TestServer } from './helpers.ts';
 
 describe('mandatory flowcontrol objects through kubectl', () => {
@@ -40,5 +43,111 @@ describe('mandatory flowcontrol objects through kubectl', () => {
         '* spec: Invalid value: flowcontrol.PriorityLevelConfigurationSpec{Type:"Exempt", Limited:(*flowcontrol.LimitedPriorityLevelConfiguration)(0xc000a1b2c0), Exempt:(*flowcontrol.ExemptPriorityLevelConfiguration)(0xc000a1b2c0)}: ' +
         "spec of 'exempt' except the 'spec.exempt' field must equal the fixed value",
     );
+  });
+});
+
+const RBAC = 'rbac.authorization.k8s.io/v1';
+const ADMISSION = 'admissionregistration.k8s.io/v1';
+const TOKENS = { writer: 'writer-token-0123456789', binder: 'binder-token-0123456789' };
+
+const clusterRole = (name: string, rules: unknown[]) => ({ apiVersion: RBAC, kind: 'ClusterRole', metadata: { name }, rules });
+const bindingTo = (kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, roleKind: string, role: string, user: string, namespace?: string) => ({
+  apiVersion: RBAC,
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: role },
+  subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+});
+const policy = (name: string, paramKind: { apiVersion: string; kind: string }) => ({
+  apiVersion: ADMISSION,
+  kind: 'ValidatingAdmissionPolicy',
+  metadata: { name },
+  spec: {
+    paramKind,
+    matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+    validations: [{ expression: 'true' }],
+  },
+});
+const policyBinding = (name: string, policyName: string) => ({
+  apiVersion: ADMISSION,
+  kind: 'ValidatingAdmissionPolicyBinding',
+  metadata: { name },
+  spec: { policyName, paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Deny' }, validationActions: ['Deny'] },
+});
+
+describe('paramKind and paramRef authorization through kubectl (RBAC)', () => {
+  let s: TestServer;
+  let dir: string;
+  const kc: Record<string, string> = {};
+  const as = (user: keyof typeof TOKENS, args: string[], input?: unknown) => ({ args, opts: { kubeconfig: kc[user], input: input === undefined ? undefined : JSON.stringify(input) } });
+  const refusedAs = (user: keyof typeof TOKENS, args: string[], input?: unknown) => {
+    const r = as(user, args, input);
+    return s.kubectlRefused(r.args, r.opts);
+  };
+  const okAs = (user: keyof typeof TOKENS, args: string[], input?: unknown) => {
+    const r = as(user, args, input);
+    return s.kubectlOk(r.args, r.opts);
+  };
+  const mayGetConfigMaps = async (user: keyof typeof TOKENS, namespace: string) =>
+    (await s.request(`/api/v1/namespaces/${namespace}/configmaps/limits`, { token: TOKENS[user] })).status !== 403;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'capstan-param-authz-'));
+    const tokenFile = join(dir, 'tokens.csv');
+    await writeFile(tokenFile, `${TOKENS.writer},writer,u-writer\n${TOKENS.binder},binder,u-binder\n`);
+    s = await startTestServer({ authorizationMode: ['RBAC'], tokenAuthFile: tokenFile });
+    for (const [name, token] of Object.entries(TOKENS)) kc[name] = await s.writeKubeconfig(name, { token });
+    const writeRole = clusterRole('policy-writer', [{ apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'], verbs: ['*'] }]);
+    for (const obj of [
+      writeRole,
+      bindingTo('ClusterRoleBinding', 'writer-writes', 'ClusterRole', 'policy-writer', 'writer'),
+      bindingTo('ClusterRoleBinding', 'binder-writes', 'ClusterRole', 'policy-writer', 'binder'),
+    ]) {
+      await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(obj) });
+    }
+    await until('writer may list policies', async () => (await s.request('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', { token: TOKENS.writer })).status === 200);
+  });
+  after(async () => {
+    await s?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a policy whose paramKind the user may not get is refused, for a known and for an unknown kind', async () => {
+    assert.equal(
+      await refusedAs('writer', ['create', '-f', '-'], policy('limits', { apiVersion: 'v1', kind: 'ConfigMap' })),
+      'The ValidatingAdmissionPolicy "limits" is invalid: spec.paramKind: Forbidden: user &{writer u-writer [system:authenticated] map[]} must have "get" permission on all objects of the referenced paramKind (kind=ConfigMap, apiVersion=v1)',
+    );
+    assert.equal(
+      await refusedAs('writer', ['create', '-f', '-'], policy('widgets', { apiVersion: 'example.com/v1', kind: 'Widget' })),
+      'The ValidatingAdmissionPolicy "widgets" is invalid: spec.paramKind: Forbidden: user &{writer u-writer [system:authenticated] map[]} must have "get" permission on all objects of the referenced paramKind (kind=Widget, apiVersion=example.com/v1)',
+    );
+    // system:masters is not asked.
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(policy('widgets', { apiVersion: 'example.com/v1', kind: 'Widget' })) });
+  });
+
+  test('with get on configmaps the policy is accepted; an update keeping its paramKind is not checked again', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(clusterRole('configmap-reader', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }])) });
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(bindingTo('ClusterRoleBinding', 'writer-reads', 'ClusterRole', 'configmap-reader', 'writer')) });
+    await until('writer may get configmaps', () => mayGetConfigMaps('writer', 'default'));
+    await okAs('writer', ['create', '-f', '-'], policy('limits', { apiVersion: 'v1', kind: 'ConfigMap' }));
+    // binder may not get configmaps, but a label leaves the paramKind as it was.
+    await okAs('binder', ['label', 'validatingadmissionpolicy', 'limits', 'team=ops']);
+    assert.equal(
+      await refusedAs('binder', ['patch', 'validatingadmissionpolicy', 'widgets', '--type=merge', '-p', '{"spec":{"paramKind":{"apiVersion":"v1","kind":"Secret"}}}']),
+      'The ValidatingAdmissionPolicy "widgets" is invalid: spec.paramKind: Forbidden: user &{binder u-binder [system:authenticated] map[]} must have "get" permission on all objects of the referenced paramKind (kind=Secret, apiVersion=v1)',
+    );
+  });
+
+  test('a binding whose paramRef the user may not get is refused until it may get that object', async () => {
+    assert.equal(
+      await refusedAs('binder', ['create', '-f', '-'], policyBinding('limits-binding', 'limits')),
+      'The ValidatingAdmissionPolicyBinding "limits-binding" is invalid: spec.paramRef: Forbidden: user &{binder u-binder [system:authenticated] map[]} does not have "get" permission on the object referenced by paramRef',
+    );
+    // A Role in the paramRef's namespace for that one name is enough.
+    const role = { apiVersion: RBAC, kind: 'Role', metadata: { name: 'limits-reader', namespace: 'default' }, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['limits'], verbs: ['get'] }] };
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(role) });
+    await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(bindingTo('RoleBinding', 'binder-reads-limits', 'Role', 'limits-reader', 'binder', 'default')) });
+    await until('binder may get the limits configmap', () => mayGetConfigMaps('binder', 'default'));
+    await okAs('binder', ['create', '-f', '-'], policyBinding('limits-binding', 'limits'));
   });
 });
