@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { issueCertificate } from '../../src/server/certificates.ts';
 import { startTestServer, until } from './helpers.ts';
 import type { TestServer } from './helpers.ts';
 
@@ -149,5 +150,62 @@ describe('paramKind and paramRef authorization through kubectl (RBAC)', () => {
     await s.kubectlOk(['create', '-f', '-'], { input: JSON.stringify(bindingTo('RoleBinding', 'binder-reads-limits', 'Role', 'limits-reader', 'binder', 'default')) });
     await until('binder may get the limits configmap', () => mayGetConfigMaps('binder', 'default'));
     await okAs('binder', ['create', '-f', '-'], policyBinding('limits-binding', 'limits'));
+  });
+});
+
+describe('ClusterTrustBundles through kubectl (certificates.k8s.io/v1alpha1 with the ClusterTrustBundle gate)', () => {
+  let s: TestServer;
+  let ca = '';
+  let leaf = '';
+  const ctb = (name: string, signerName: string | undefined, trustBundle: string) =>
+    JSON.stringify({ apiVersion: 'certificates.k8s.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name }, spec: { ...(signerName ? { signerName } : {}), trustBundle } });
+  const DEPRECATED = 'Warning: certificates.k8s.io/v1alpha1 ClusterTrustBundle is deprecated in v1.30+, unavailable in v1.33+\n';
+  /** kubectl's refusal, after the version's deprecation warning every request to it carries. */
+  const refused = async (args: string[], input?: string) => {
+    const stderr = await s.kubectlRefused(args, { input });
+    assert.ok(stderr.startsWith(DEPRECATED), stderr);
+    return stderr.slice(DEPRECATED.length);
+  };
+
+  before(async () => {
+    s = await startTestServer({ runtimeConfig: 'certificates.k8s.io/v1alpha1=true', featureGates: { ClusterTrustBundle: true } });
+    const period = { notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000) };
+    const root = await issueCertificate({ subject: { commonName: 'root' }, isCa: true, ...period });
+    ca = root.certPem;
+    leaf = (await issueCertificate({ subject: { commonName: 'leaf' }, isCa: false, usage: 'client', ...period }, root)).certPem;
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('not served without the ClusterTrustBundle gate, even with the version enabled', async () => {
+    const ungated = await startTestServer({ runtimeConfig: 'certificates.k8s.io/v1alpha1=true' });
+    try {
+      assert.match(await ungated.kubectlRefused(['get', 'clustertrustbundles']), /the server doesn't have a resource type "clustertrustbundles"/);
+    } finally {
+      await ungated.close();
+    }
+  });
+
+  test('a bundle named for its signer with CA certificates is accepted; kube refuses a wrong name and a leaf certificate', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: ctb('example.com:signer:roots', 'example.com/signer', ca) });
+    assert.match(await s.kubectlOk(['get', 'clustertrustbundles']), /^NAME\s+SIGNERNAME\nexample\.com:signer:roots\s+example\.com\/signer\n$/);
+    assert.equal(
+      await refused(['create', '-f', '-'], ctb('roots', 'example.com/signer', ca)),
+      'The ClusterTrustBundle "roots" is invalid: metadata.name: Invalid value: "roots": ClusterTrustBundle for signerName example.com/signer must be named with prefix example.com:signer:',
+    );
+    assert.equal(
+      await refused(['create', '-f', '-'], ctb('leaves', undefined, leaf)),
+      'The ClusterTrustBundle "leaves" is invalid: spec.trustBundle: Invalid value: "<value omitted>": entry 0 does not have the CA bit set',
+    );
+  });
+
+  test('signerName is immutable', async () => {
+    assert.equal(
+      await refused(['patch', 'clustertrustbundle', 'example.com:signer:roots', '--type=merge', '-p', '{"spec":{"signerName":"example.com/other"}}']),
+      'The ClusterTrustBundle "example.com:signer:roots" is invalid: \n' +
+        '* metadata.name: Invalid value: "example.com:signer:roots": ClusterTrustBundle for signerName example.com/other must be named with prefix example.com:other:\n' +
+        '* spec.signerName: Invalid value: "example.com/other": field is immutable',
+    );
   });
 });
