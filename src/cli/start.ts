@@ -37,6 +37,7 @@ import type { CustomResourceDefinition } from '../registry/apiextensions/crd-typ
 import { installCrds, type CrdSource, type InstallCrdsOptions } from '../testing/install-crds.ts';
 import { rbacRuleResolver } from '../auth/authz/rbac/authorizer.ts';
 import { rbacEscalationWrappers } from '../auth/authz/rbac/escalation.ts';
+import { paramAccessWrappers } from '../registry/builtin/admissionregistration/param-access.ts';
 import { startRbacPolicy, type RbacPolicy } from '../auth/authz/rbac/policy.ts';
 import { createRequestHandler } from '../server/handler.ts';
 import { createServerMetrics } from '../server/metrics.ts';
@@ -681,6 +682,7 @@ export async function startCapstan(options: CapstanOptions = {}): Promise<Capsta
       reviews: { authorizer: forwardingAuthorizer(() => authorizer!), tokenAuthenticator: { authenticate: (req) => tokenAuthenticator!.authenticate(req) }, apiAudiences: tokenIssuer.apiAudiences },
       storeWrappers: new Map([
         ...rbacEscalationWrappers({ authorizer: () => authorizer!, resolver: () => rbacResolver }),
+        ...paramAccessWrappers({ authorizer: () => authorizer!, registry: () => registry }),
         ['/pods', podSubresourcesWrapper(() => registry)],
         ['/serviceaccounts', tokenRequestWrapper(() => ({ issuer: tokenIssuer, registry, maxExpirationSeconds: options.serviceAccountMaxTokenExpirationSeconds }))],
       ]),

@@ -9,6 +9,7 @@ import { startInformer, type Informer } from '../registry/informer.ts';
 import { loopbackContext } from '../registry/registry.ts';
 import type { KubeObject, Registry, ResourceStore } from '../registry/types.ts';
 import { semanticEqual } from '../registry/builtin/object.ts';
+import { isFixedPriorityLevelSpec } from '../registry/builtin/flowcontrol/mandatory.ts';
 import { AUTO_UPDATE_ANNOTATION, MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../server/flowcontrol/bootstrap.ts';
 import type { FlowControlConfig } from '../server/flowcontrol/dispatcher.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../server/flowcontrol/types.ts';
@@ -22,21 +23,29 @@ export interface FlowControlConfigController extends FlowControlConfig {
 }
 
 /** The bootstrap objects of one resource, created when missing and updated when not kept as they are. */
-async function ensureAll(registry: Registry, resource: string, kind: string, objects: readonly { name: string; spec: unknown; mandatory: boolean }[]): Promise<void> {
+interface BootstrapObject {
+  name: string;
+  spec: unknown;
+  mandatory: boolean;
+  /** Whether a stored spec is as the bootstrap wants it (default: semantically equal to spec). */
+  matches?(current: unknown): boolean;
+}
+
+async function ensureAll(registry: Registry, resource: string, kind: string, objects: readonly BootstrapObject[]): Promise<void> {
   const def = registry.lookup(GROUP, 'v1', resource);
   if (!def) return;
   const store = registry.store(def);
   // Every start finds them as they are: one list from the watch cache spares a read (or a NotFound) per object.
   const found = new Map((await store.list(loopbackContext())).items.map((o) => [o.metadata.name, o]));
   // The objects are independent: their writes share the storage's commits instead of waiting for one another.
-  await Promise.all(objects.map(({ name, spec, mandatory }) => ensure(store, kind, name, spec, mandatory, found.get(name))));
+  await Promise.all(objects.map((o) => ensure(store, kind, o, found.get(o.name))));
 }
 
-async function ensure(store: ResourceStore, kind: string, name: string, spec: unknown, mandatory: boolean, found: KubeObject | undefined): Promise<void> {
+async function ensure(store: ResourceStore, kind: string, { name, spec, mandatory, matches }: BootstrapObject, found: KubeObject | undefined): Promise<void> {
   const ctx = loopbackContext();
   const kept = (current: KubeObject): boolean => {
     const annotations = (current.metadata?.annotations ?? {}) as Record<string, string>;
-    return !(mandatory || annotations[AUTO_UPDATE_ANNOTATION] === 'true') || semanticEqual(current.spec, spec);
+    return !(mandatory || annotations[AUTO_UPDATE_ANNOTATION] === 'true') || (matches ? matches(current.spec) : semanticEqual(current.spec, spec));
   };
   if (found && kept(found)) return;
   try {
@@ -68,12 +77,13 @@ export async function startFlowControlConfig(registry: Registry): Promise<FlowCo
   const fsDef = registry.lookup(GROUP, 'v1', 'flowschemas');
   const plDef = registry.lookup(GROUP, 'v1', 'prioritylevelconfigurations');
   if (!fsDef || !plDef) return undefined;
-  const objects = (mandatory: Record<string, unknown>, suggested: Record<string, unknown>) => [
-    ...Object.entries(mandatory).map(([name, spec]) => ({ name, spec, mandatory: true })),
+  const objects = (mandatory: Record<string, unknown>, suggested: Record<string, unknown>, matches?: (name: string, current: unknown) => boolean): BootstrapObject[] => [
+    ...Object.entries(mandatory).map(([name, spec]) => ({ name, spec, mandatory: true, ...(matches ? { matches: (current: unknown) => matches(name, current) } : {}) })),
     ...Object.entries(suggested).map(([name, spec]) => ({ name, spec, mandatory: false })),
   ];
   await Promise.all([
-    ensureAll(registry, 'prioritylevelconfigurations', 'PriorityLevelConfiguration', objects(MANDATORY_PRIORITY_LEVELS, SUGGESTED_PRIORITY_LEVELS)),
+    // As kube's ensurer, the exempt level's spec.exempt is the admin's to tune: only the rest is put back.
+    ensureAll(registry, 'prioritylevelconfigurations', 'PriorityLevelConfiguration', objects(MANDATORY_PRIORITY_LEVELS, SUGGESTED_PRIORITY_LEVELS, isFixedPriorityLevelSpec)),
     ensureAll(registry, 'flowschemas', 'FlowSchema', objects(MANDATORY_FLOW_SCHEMAS, SUGGESTED_FLOW_SCHEMAS)),
   ]);
 

@@ -92,8 +92,10 @@ export function builtinDefinition(r: ResourceFacts, featureGates: Readonly<Recor
 }
 
 // Resources whose REST storage kube 1.31 installs only with a feature gate, even when their version is enabled
-// (pkg/registry/resource/rest/storage_resource.go). A version left without resources is not served.
+// (pkg/registry/resource/rest/storage_resource.go, pkg/registry/certificates/rest/storage_certificates.go). A version
+// left without resources is not served.
 const GATED_RESOURCES: Readonly<Record<string, readonly string[]>> = {
+  'certificates.k8s.io/clustertrustbundles': ['ClusterTrustBundle'],
   'resource.k8s.io/deviceclasses': ['DynamicResourceAllocation'],
   'resource.k8s.io/resourceclaims': ['DynamicResourceAllocation'],
   'resource.k8s.io/resourceclaimtemplates': ['DynamicResourceAllocation'],

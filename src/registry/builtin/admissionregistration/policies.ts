@@ -32,7 +32,7 @@ const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'con
 const isCELIdentifier = (name: string): boolean => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
 
 /** parseGroupVersion: "" and "/" are empty, one slash splits group and version, more is an error. */
-function parseGroupVersion(gv: string): { group: string; version: string } | undefined {
+export function parseGroupVersion(gv: string): { group: string; version: string } | undefined {
   if (gv === '' || gv === '/') return { group: '', version: '' };
   const parts = gv.split('/');
   if (parts.length === 1) return { group: '', version: gv };

@@ -3,6 +3,7 @@
 
 import { fieldErrors, goStringsValue, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { goText } from '../../../apis/go-bad-values.ts';
+import { mandatoryFlowSchemaErrors } from './mandatory.ts';
 import { flowcontrolStatusErrors } from './status.ts';
 import type { KubeObject } from '../../types.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.ts';
@@ -113,7 +114,7 @@ function ruleErrors(rule: Obj, path: string): FieldError[] {
   return errs;
 }
 
-/** ValidateFlowSchemaSpec (create and update alike). */
+/** ValidateFlowSchema after ObjectMeta (create and update alike): the spec, then the mandatory schemas' fixed spec. */
 function validateFlowSchema(fs: KubeObject): FieldError[] {
   const spec = objAt(fs, 'spec') ?? {};
   const errs: FieldError[] = [];
@@ -129,6 +130,7 @@ function validateFlowSchema(fs: KubeObject): FieldError[] {
   if (level === '') errs.push(fieldErrors.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
   else for (const m of isDNS1123Subdomain(level)) errs.push(fieldErrors.invalid('spec.priorityLevelConfiguration.name', level, m));
   objsAt(spec, 'rules').forEach((r, i) => errs.push(...ruleErrors(r, `spec.rules[${i}]`)));
+  errs.push(...mandatoryFlowSchemaErrors(fs));
   return errs;
 }
 

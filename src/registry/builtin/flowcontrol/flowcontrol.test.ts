@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../types.ts';
 import { builtinTypeFacts } from '../index.ts';
-import { createErrors, statusUpdateErrors } from '../test-context.ts';
+import { createErrors, statusUpdateErrors, updateErrors } from '../test-context.ts';
 
 const schemas = builtinTypeFacts('flowcontrol.apiserver.k8s.io', 'flowschemas');
 const levels = builtinTypeFacts('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations');
@@ -94,4 +94,67 @@ test('flow schemas and priority levels: status writes check condition types', ()
   const level = pl({ type: 'Limited', limited: { limitResponse: { type: 'Reject' } } });
   createErrors(levels, level);
   assert.deepEqual(statusUpdateErrors(levels, { ...level, status: { conditions: [{}] } }, level).errors, ['status.conditions[0].type: Required value: must not be empty']);
+});
+
+// pkg/apis/flowcontrol/validation ValidateFlowSchema and ValidateIfMandatoryPriorityLevelConfigurationObject: the
+// mandatory objects keep the spec the apiserver bootstraps.
+const catchAllRules = {
+  subjects: [{ kind: 'Group', group: { name: 'system:unauthenticated' } }, { kind: 'Group', group: { name: 'system:authenticated' } }],
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+};
+const catchAllSchema = (precedence: number): KubeObject => ({
+  metadata: { name: 'catch-all' },
+  spec: { priorityLevelConfiguration: { name: 'catch-all' }, matchingPrecedence: precedence, distinguisherMethod: { type: 'ByUser' }, rules: [catchAllRules] },
+});
+const GROUP_SUBJECT = 'flowcontrol.Subject{Kind:"Group", User:(*flowcontrol.UserSubject)(nil), Group:(*flowcontrol.GroupSubject)(0xc000a1b2c0), ServiceAccount:(*flowcontrol.ServiceAccountSubject)(nil)}';
+
+test('mandatory flow schemas: their bootstrap spec is accepted, any other refused on create and update', () => {
+  assert.deepEqual(createErrors(schemas, catchAllSchema(10000)), []);
+  const want = [
+    'spec: Invalid value: flowcontrol.FlowSchemaSpec{PriorityLevelConfiguration:flowcontrol.PriorityLevelConfigurationReference{Name:"catch-all"}, MatchingPrecedence:9999, ' +
+      'DistinguisherMethod:(*flowcontrol.FlowDistinguisherMethod)(0xc000a1b2c0), Rules:[]flowcontrol.PolicyRulesWithSubjects{flowcontrol.PolicyRulesWithSubjects{' +
+      `Subjects:[]flowcontrol.Subject{${GROUP_SUBJECT}, ${GROUP_SUBJECT}}, ` +
+      'ResourceRules:[]flowcontrol.ResourcePolicyRule{flowcontrol.ResourcePolicyRule{Verbs:[]string{"*"}, APIGroups:[]string{"*"}, Resources:[]string{"*"}, ClusterScope:true, Namespaces:[]string{"*"}}}, ' +
+      'NonResourceRules:[]flowcontrol.NonResourcePolicyRule{flowcontrol.NonResourcePolicyRule{Verbs:[]string{"*"}, NonResourceURLs:[]string{"*"}}}}}}' +
+      ": spec of 'catch-all' must equal the fixed value",
+  ];
+  assert.deepEqual(createErrors(schemas, catchAllSchema(9999)), want);
+  const old = catchAllSchema(10000);
+  createErrors(schemas, old);
+  assert.deepEqual(updateErrors(schemas, catchAllSchema(9999), old), want);
+});
+
+test('mandatory flow schemas: compared as Go compares the internal structs (false and empty lists are zero values)', () => {
+  const exempt: KubeObject = {
+    metadata: { name: 'exempt' },
+    spec: {
+      priorityLevelConfiguration: { name: 'exempt' },
+      matchingPrecedence: 1,
+      rules: [{ subjects: [{ kind: 'Group', group: { name: 'system:masters' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }],
+    },
+  };
+  assert.deepEqual(createErrors(schemas, exempt), []);
+  // A subject with an empty user is a non-nil pointer: no longer the fixed value.
+  const withUser = structuredClone(exempt);
+  ((withUser.spec as { rules: { subjects: Record<string, unknown>[] }[] }).rules[0].subjects[0]).user = {};
+  const errs = createErrors(schemas, withUser);
+  assert.equal(errs[0], "spec.rules[0].subjects[0].user: Forbidden: user is forbidden when subject kind is not 'User'");
+  assert.match(errs[1], /^spec: Invalid value: flowcontrol\.FlowSchemaSpec\{.*User:\(\*flowcontrol\.UserSubject\)\(0xc000a1b2c0\).*: spec of 'exempt' must equal the fixed value$/);
+});
+
+const level = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { name }, spec });
+
+test('mandatory priority levels: catch-all keeps its spec; exempt may change spec.exempt only', () => {
+  assert.deepEqual(createErrors(levels, level('catch-all', { type: 'Limited', limited: { nominalConcurrencyShares: 5, limitResponse: { type: 'Reject' } } })), []);
+  assert.deepEqual(createErrors(levels, level('catch-all', { type: 'Limited', limited: { nominalConcurrencyShares: 6, limitResponse: { type: 'Reject' } } })), [
+    'spec: Invalid value: flowcontrol.PriorityLevelConfigurationSpec{Type:"Limited", Limited:(*flowcontrol.LimitedPriorityLevelConfiguration)(0xc000a1b2c0), Exempt:(*flowcontrol.ExemptPriorityLevelConfiguration)(nil)}' +
+      ": spec of 'catch-all' must equal the fixed value",
+  ]);
+  assert.deepEqual(createErrors(levels, level('exempt', { type: 'Exempt', exempt: { nominalConcurrencyShares: 10, lendablePercent: 20 } })), []);
+  assert.deepEqual(createErrors(levels, level('exempt', { type: 'Exempt', limited: { nominalConcurrencyShares: 5, limitResponse: { type: 'Reject' } } })), [
+    'spec.limited: Forbidden: must be nil if the type is not Limited',
+    'spec: Invalid value: flowcontrol.PriorityLevelConfigurationSpec{Type:"Exempt", Limited:(*flowcontrol.LimitedPriorityLevelConfiguration)(0xc000a1b2c0), Exempt:(*flowcontrol.ExemptPriorityLevelConfiguration)(nil)}' +
+      ": spec of 'exempt' except the 'spec.exempt' field must equal the fixed value",
+  ]);
 });

@@ -3,6 +3,7 @@
 // pkg/apis/flowcontrol/validation ValidatePriorityLevelConfiguration; printPriorityLevelConfiguration).
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { mandatoryPriorityLevelErrors } from './mandatory.ts';
 import { flowcontrolStatusErrors } from './status.ts';
 import type { KubeObject } from '../../types.ts';
 import type { FactsMaker } from '../facts.ts';
@@ -104,6 +105,7 @@ function validatePriorityLevel(pl: KubeObject): FieldError[] {
     if (!limited) errs.push(fieldErrors.required('spec.limited', 'must not be empty when type is Limited'));
     else errs.push(...limitedErrors(limited, 'spec.limited'));
   } else errs.push(fieldErrors.notSupported('spec.type', type, TYPES));
+  errs.push(...mandatoryPriorityLevelErrors(pl));
   return errs;
 }
 
