@@ -77,6 +77,26 @@ describe('storage, quota and limit rules through kubectl', () => {
     );
   });
 
+  test('persistent volume: every source checked as kube checks it, storageos warned by its Go name', async () => {
+    const volume = (name: string, spec: Record<string, unknown>) =>
+      json({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' }, ...spec } });
+    assert.equal(
+      await refused(['create', '-f', '-'], volume('target', { iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'disk', secretRef: { namespace: 'default' } } })),
+      ['The PersistentVolume "target" is invalid: ', '* spec.iscsi.iqn: Invalid value: "disk": must be valid format', '* spec.iscsi.secretRef.name: Required value'].join('\n'),
+    );
+    assert.equal(
+      await refused(['create', '-f', '-'], volume('block', { cinder: { volumeID: 'v', secretRef: { name: 's' } } })),
+      'The PersistentVolume "block" is invalid: spec.cinder.secretRef.namespace: Required value',
+    );
+    assert.equal(
+      await refused(['create', '-f', '-'], volume('gce', { gcePersistentDisk: { pdName: '' } })),
+      'The PersistentVolume "gce" is invalid: spec.persistentDisk.pdName: Required value',
+    );
+    const created = await s.kubectl(['create', '-f', '-'], { input: volume('legacy', { storageos: { volumeName: 'data' } }) });
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(created.stderr.trim(), 'Warning: spec.storageOS: deprecated in v1.22, non-functional in v1.25+');
+  });
+
   test('persistent volume claim: the beta class annotation is fixed, a class may be set once', async () => {
     const claim = json({
       apiVersion: 'v1',

@@ -118,6 +118,92 @@ const pvRuleCases: [string, Record<string, unknown>, string[]][] = [
 ];
 for (const [name, spec, want] of pvRuleCases) test(`persistent volumes: ${name}`, () => assert.deepEqual(createErrors(pvs, pv(spec)), want));
 
+const DNS_LABEL_ERROR =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+// Every source ValidatePersistentVolumeSpec visits, each checked as kube 1.31 checks it.
+const sourceCases: [string, Record<string, unknown>, string[]][] = [
+  [
+    'a GCE disk is validated at spec.persistentDisk',
+    { gcePersistentDisk: { partition: 256 } },
+    ['spec.persistentDisk.pdName: Required value', 'spec.persistentDisk.partition: Invalid value: 256: must be between 1 and 255, inclusive'],
+  ],
+  ['an EBS partition below zero', { awsElasticBlockStore: { volumeID: 'v', partition: -1 } }, ['spec.awsElasticBlockStore.partition: Invalid value: -1: must be between 1 and 255, inclusive']],
+  [
+    'glusterfs with an empty endpointsNamespace',
+    { glusterfs: { endpoints: '', path: 'vol', endpointsNamespace: '' } },
+    ['spec.glusterfs.endpoints: Required value', 'spec.glusterfs.endpointsNamespace: Invalid value: "": if the endpointnamespace is set, it must be a valid namespace name'],
+  ],
+  ['glusterfs with a bad endpointsNamespace', { glusterfs: { endpoints: 'ep', path: 'vol', endpointsNamespace: 'Bad_NS' } }, [`spec.glusterfs.endpointsNamespace: Invalid value: "Bad_NS": ${DNS_LABEL_ERROR}`]],
+  [
+    'flocker with both dataset fields',
+    { flocker: { datasetName: 'a/b', datasetUUID: 'u' } },
+    ['spec.flocker: Invalid value: "resource": datasetName and datasetUUID can not be specified simultaneously', 'spec.flocker.datasetName: Invalid value: "a/b": must not contain \'/\''],
+  ],
+  ['rbd without monitors or image', { rbd: {} }, ['spec.rbd.monitors: Required value', 'spec.rbd.image: Required value']],
+  [
+    'quobyte with a registry that is no host:port',
+    { quobyte: { registry: 'host' } },
+    ['spec.quobyte.registry: Invalid value: "host": must be a host:port pair or multiple pairs separated by commas', 'spec.quobyte.volume: Required value'],
+  ],
+  ['cephfs without monitors', { cephfs: {} }, ['spec.cephfs.monitors: Required value']],
+  [
+    'iscsi names its volume and portal, prefixes and CHAP secret as PersistentVolumes do',
+    { iscsi: { targetPortal: 'p'.repeat(61), iqn: 'foo', lun: 256, sessionCHAPAuth: true, initiatorName: 'bar' } },
+    [
+      `spec.iscsi.targetportal: Invalid value: "${'p'.repeat(61)}": Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.`,
+      'spec.iscsi.iqn: Invalid value: "foo": must be valid format',
+      'spec.iscsi.lun: Invalid value: 256: must be between 0 and 255, inclusive',
+      'spec.iscsi.secretRef: Required value',
+      'spec.iscsi.initiatorname: Invalid value: "bar": must be valid format',
+    ],
+  ],
+  [
+    'iscsi with an iqn missing its name and a secretRef without one',
+    { iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2001-04.com.example', secretRef: {}, initiatorName: 'eui.0123' } },
+    [
+      'spec.iscsi.iqn: Invalid value: "iqn.2001-04.com.example": must be valid format',
+      'spec.iscsi.secretRef.name: Required value',
+      'spec.iscsi.initiatorname: Invalid value: "eui.0123": must be valid format',
+    ],
+  ],
+  ['a valid iscsi volume', { iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2001-04.com.example:storage', initiatorName: 'iqn.2001-04.com.example:node' } }, []],
+  ['cinder needs its secret namespace', { cinder: { volumeID: 'v', secretRef: { name: 's' } } }, ['spec.cinder.secretRef.namespace: Required value']],
+  [
+    'fc with both WWNs and WWIDs',
+    { fc: { targetWWNs: ['w'], wwids: ['i'], lun: 300 } },
+    ['spec.fc.targetWWNs: Invalid value: []string{"w"}: targetWWNs and wwids can not be specified simultaneously', 'spec.fc.lun: Invalid value: 300: must be between 0 and 255, inclusive'],
+  ],
+  [
+    'flexVolume is validated beside another source, and counts for the ones after it',
+    { hostPath: { path: '/data' }, flexVolume: { driver: '', options: { 'kubernetes.io/x': 'y' } }, azureFile: { secretName: 's', shareName: 'x' } },
+    [
+      'spec.flexVolume.driver: Required value',
+      'spec.flexVolume.options[kubernetes.io/x]: Invalid value: "kubernetes.io/x": kubernetes.io and k8s.io namespaces are reserved',
+      'spec.azureFile: Forbidden: may not specify more than 1 volume type',
+    ],
+  ],
+  ['azureFile with an empty secretNamespace', { azureFile: { secretName: 's', shareName: '', secretNamespace: '' } }, ['spec.azureFile.shareName: Required value', 'spec.azureFile.secretNamespace: Required value']],
+  ['vsphereVolume without a path', { vsphereVolume: {} }, ['spec.vsphereVolume.volumePath: Required value']],
+  ['photonPersistentDisk without an id', { photonPersistentDisk: {} }, ['spec.photonPersistentDisk.pdID: Required value']],
+  ['portworxVolume without an id', { portworxVolume: {} }, ['spec.portworxVolume.volumeID: Required value']],
+  [
+    'azureDisk caching mode and a managed disk URI',
+    { azureDisk: { diskName: 'd', diskURI: 'http://x', cachingMode: 'Some', kind: 'Managed' } },
+    [
+      'spec.azureDisk.cachingMode: Unsupported value: "Some": supported values: "None", "ReadOnly", "ReadWrite"',
+      'spec.azureDisk.diskURI: Unsupported value: "http://x": supported values: "/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"',
+    ],
+  ],
+  ['scaleIO without system or volume', { scaleIO: { gateway: 'g' } }, ['spec.scaleIO.system: Required value', 'spec.scaleIO.volumeName: Required value']],
+  [
+    'storageos with a bad volume name and a secret without namespace',
+    { storageos: { volumeName: 'Bad', secretRef: { name: 's' } } },
+    [`spec.storageos.volumeName: Invalid value: "Bad": ${DNS_LABEL_ERROR}`, 'spec.storageos.secretRef.namespace: Required value'],
+  ],
+];
+for (const [name, spec, want] of sourceCases) test(`persistent volumes: ${name}`, () => assert.deepEqual(createErrors(pvs, pv({ hostPath: undefined, ...spec })), want));
+
 test('persistent volumes: the mount-options annotation only with a source that mounts', () => {
   const annotated = (spec: Record<string, unknown>) => ({ ...pv(spec), metadata: { name: 'pv1', annotations: { 'volume.beta.kubernetes.io/mount-options': 'ro' } } });
   assert.deepEqual(createErrors(pvs, annotated({})), ['metadata.annotations.volume.beta.kubernetes.io/mount-options: Forbidden: may not specify mount options for this volume type']);

@@ -4,8 +4,7 @@
 import { clockDate } from '../../../apis/clock.ts';
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
-import { FIELD_IMMUTABLE, validateDNS1123Label, validateImmutableField, validateObjectMeta } from '../../validation/meta.ts';
-import { isDNS1123Subdomain } from '../../validation/names.ts';
+import { FIELD_IMMUTABLE, validateImmutableField, validateObjectMeta } from '../../validation/meta.ts';
 import { buildStrategy } from '../generic.ts';
 import { arrAt, ensureObj, getPath, isObj, objAt, semanticEqual, setDefaultString, strAt, type Obj } from '../object.ts';
 import { ageColumn, column, quantityCell } from '../printing.ts';
@@ -13,20 +12,11 @@ import type { TypeFacts } from '../facts.ts';
 import type { TypeRules } from '../type-rules.ts';
 import { persistentVolumeWarnings } from './pod-warnings.ts';
 import { accessModesString, storageClassOf, terminatingPhase, unsetOr } from './volume-printing.ts';
-import { noBackstepsErrors } from './local-paths.ts';
 import { goNodeSelectorTerms, nodeSelectorErrors } from './node-selector-validation.ts';
 import { basicResourceErrors, goResourceList, positiveQuantityErrors } from './quantity-values.ts';
 import { accessModeErrors, attributesClassUpdateErrors, changedFieldsNote, classNameErrors, volumeModeErrors } from './volume-validation.ts';
-import { csiDriverNameErrors, hostPathSourceErrors, nfsSourceErrors } from './volume-source-validation.ts';
+import { PV_SOURCE_KINDS } from './persistent-volume-sources.ts';
 
-// The volume sources of a PersistentVolumeSpec in the order kube's validation visits them: the JSON field, and the
-// field path kube names when it forbids a second source (cephfs is "cephFS" there).
-const PV_SOURCES: [string, string][] = [
-  ['hostPath', 'hostPath'], ['gcePersistentDisk', 'gcePersistentDisk'], ['awsElasticBlockStore', 'awsElasticBlockStore'], ['glusterfs', 'glusterfs'],
-  ['flocker', 'flocker'], ['nfs', 'nfs'], ['rbd', 'rbd'], ['quobyte', 'quobyte'], ['cephfs', 'cephFS'], ['iscsi', 'iscsi'], ['cinder', 'cinder'], ['fc', 'fc'],
-  ['flexVolume', 'flexVolume'], ['azureFile', 'azureFile'], ['vsphereVolume', 'vsphereVolume'], ['photonPersistentDisk', 'photonPersistentDisk'],
-  ['portworxVolume', 'portworxVolume'], ['azureDisk', 'azureDisk'], ['scaleIO', 'scaleIO'], ['local', 'local'], ['storageos', 'storageos'], ['csi', 'csi'],
-];
 const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
 const NON_SOURCE_SPEC_KEYS = new Set([
   'accessModes', 'capacity', 'claimRef', 'persistentVolumeReclaimPolicy', 'storageClassName', 'mountOptions', 'volumeMode', 'nodeAffinity', 'volumeAttributesClassName',
@@ -47,40 +37,6 @@ const BETA_TO_GA_LABEL: Readonly<Record<string, string>> = {
 };
 
 type Gates = Readonly<Record<string, boolean>>;
-
-/** validatePVSecretReference. */
-function secretReferenceErrors(ref: Obj, path: string): FieldError[] {
-  const name = strAt(ref, 'name');
-  const namespace = strAt(ref, 'namespace');
-  return [
-    ...(name === '' ? [fieldErrors.required(`${path}.name`)] : isDNS1123Subdomain(name).map((m) => fieldErrors.invalid(`${path}.name`, name, m))),
-    ...(namespace === '' ? [fieldErrors.required(`${path}.namespace`)] : validateDNS1123Label(namespace, `${path}.namespace`)),
-  ];
-}
-
-const CSI_SECRET_REFS = ['controllerPublishSecretRef', 'controllerExpandSecretRef', 'nodePublishSecretRef', 'nodeExpandSecretRef'];
-
-function sourceErrors(spec: Obj, source: string): FieldError[] {
-  const v = objAt(spec, source) ?? {};
-  const p = `spec.${source}`;
-  switch (source) {
-    case 'hostPath':
-      return hostPathSourceErrors(v, p);
-    case 'nfs':
-      return nfsSourceErrors(v, p);
-    case 'local': {
-      const localPath = strAt(v, 'path');
-      return localPath === '' ? [fieldErrors.required(`${p}.path`)] : noBackstepsErrors(localPath, `${p}.path`);
-    }
-    case 'csi': {
-      const errs = csiDriverNameErrors(strAt(v, 'driver'), `${p}.driver`);
-      if (strAt(v, 'volumeHandle') === '') errs.push(fieldErrors.required(`${p}.volumeHandle`));
-      for (const ref of CSI_SECRET_REFS) if (isObj(v[ref])) errs.push(...secretReferenceErrors(v[ref], `${p}.${ref}`));
-      return errs;
-    }
-  }
-  return [];
-}
 
 /** Go's path.Clean, enough to tell whether a path names the root. */
 function isRootPath(p: string): boolean {
@@ -119,18 +75,19 @@ function capacityErrors(capacity: unknown): FieldError[] {
 }
 
 /** The one-source rule: kube validates the first source it meets and forbids the others (flexVolume always counts). */
-function volumeSourceErrors(spec: Obj, nodeAffinitySpecified: boolean): FieldError[] {
+function volumeSourceErrors(pv: KubeObject, spec: Obj, nodeAffinitySpecified: boolean): FieldError[] {
   const errs: FieldError[] = [];
   let count = 0;
-  for (const [source, name] of PV_SOURCES) {
-    if (!isObj(spec[source])) continue;
-    if (count > 0 && source !== 'flexVolume') {
-      errs.push(fieldErrors.forbidden(`spec.${name}`, 'may not specify more than 1 volume type'));
+  for (const kind of PV_SOURCE_KINDS) {
+    const source = spec[kind.key];
+    if (!isObj(source)) continue;
+    if (count > 0 && kind.key !== 'flexVolume') {
+      errs.push(fieldErrors.forbidden(`spec.${kind.forbiddenAs ?? kind.key}`, 'may not specify more than 1 volume type'));
       continue;
     }
     count++;
-    errs.push(...sourceErrors(spec, source));
-    if (source === 'local' && !nodeAffinitySpecified) errs.push(fieldErrors.required('spec.nodeAffinity', 'Local volume requires node affinity'));
+    errs.push(...kind.check(source, `spec.${kind.validatedAs ?? kind.key}`, pv.metadata?.name ?? ''));
+    if (kind.key === 'local' && !nodeAffinitySpecified) errs.push(fieldErrors.required('spec.nodeAffinity', 'Local volume requires node affinity'));
   }
   if (count === 0) errs.push(fieldErrors.required('spec', 'must specify a volume type'));
   return errs;
@@ -156,7 +113,7 @@ export function validatePersistentVolumeSpec(pv: KubeObject, enableAttributesCla
   const policy = strAt(spec, 'persistentVolumeReclaimPolicy');
   if (policy !== '' && !RECLAIM_POLICIES.includes(policy)) errs.push(fieldErrors.notSupported('spec.persistentVolumeReclaimPolicy', policy, RECLAIM_POLICIES));
   const affinity = nodeAffinityErrors(spec);
-  errs.push(...affinity.errs, ...volumeSourceErrors(spec, affinity.specified));
+  errs.push(...affinity.errs, ...volumeSourceErrors(pv, spec, affinity.specified));
   if (isObj(spec.hostPath) && policy === 'Recycle' && isRootPath(strAt(spec, 'hostPath', 'path'))) {
     errs.push(fieldErrors.forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
   }

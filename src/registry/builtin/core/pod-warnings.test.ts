@@ -183,4 +183,7 @@ test('claims and volumes: the beta storage class annotation, fractional sizes, d
       'spec.rbd: deprecated in v1.28, non-functional in v1.31+',
     ],
   );
+  // kube names the storageos field by its Go name in both warnings.
+  assert.deepEqual(persistentVolumeWarnings({ metadata: {}, spec: { storageos: { volumeName: 'v' } } }), ['spec.storageOS: deprecated in v1.22, non-functional in v1.25+']);
+  assert.ok(podWarnings({ metadata: {}, spec: { volumes: [{ name: 'v', storageos: { volumeName: 'v' } }] } }).includes('spec.volumes[0].storageOS: deprecated in v1.22, non-functional in v1.25+'));
 });

@@ -26,12 +26,15 @@ const DEPRECATED_ANNOTATIONS: readonly [string, string][] = [
   ['security.alpha.kubernetes.io/unsafe-sysctls', 'non-functional in v1.11+; use the "sysctls" field instead'],
 ];
 
+/** The name kube's warnings give a volume plugin: its Go field's, which for storageos is "storageOS". */
+const warnedAs = (plugin: string): string => (plugin === 'storageos' ? 'storageOS' : plugin);
+
 const DEPRECATED_VOLUME_PLUGINS: readonly [string, string][] = [
   ['photonPersistentDisk', 'deprecated in v1.11, non-functional in v1.16+'],
   ['gitRepo', 'deprecated in v1.11'],
   ['scaleIO', 'deprecated in v1.16, non-functional in v1.22+'],
   ['flocker', 'deprecated in v1.22, non-functional in v1.25+'],
-  ['storageOS', 'deprecated in v1.22, non-functional in v1.25+'],
+  ['storageos', 'deprecated in v1.22, non-functional in v1.25+'],
   ['quobyte', 'deprecated in v1.22, non-functional in v1.25+'],
   ['glusterfs', 'deprecated in v1.25, non-functional in v1.26+'],
 ];
@@ -251,7 +254,7 @@ function podSpecAndMetaWarnings(prefix: string, spec: Obj, meta: Obj): string[] 
   const volumes = objsAt(spec, 'volumes');
   volumes.forEach((v, i) => {
     const path = `${child(specPath, 'volumes')}[${i}]`;
-    for (const [plugin, msg] of DEPRECATED_VOLUME_PLUGINS) if (isObj(v[plugin])) out.push(`${path}.${plugin}: ${msg}`);
+    for (const [plugin, msg] of DEPRECATED_VOLUME_PLUGINS) if (isObj(v[plugin])) out.push(`${path}.${warnedAs(plugin)}: ${msg}`);
     const claimTemplate = at(v, 'ephemeral').volumeClaimTemplate;
     if (isObj(claimTemplate)) out.push(...claimSpecWarnings(`${path}.ephemeral.volumeClaimTemplate.spec`, claimTemplate.spec));
     for (const plugin of REMOVED_IN_131) if (isObj(v[plugin])) out.push(`${path}.${plugin}: ${REMOVED_IN_131_MESSAGE}`);
@@ -397,10 +400,10 @@ export function persistentVolumeWarnings(pv: Obj): string[] {
     ['cephfs', REMOVED_IN_131_MESSAGE],
     ['photonPersistentDisk', 'deprecated in v1.11, non-functional in v1.16+'],
     ['scaleIO', 'deprecated in v1.16, non-functional in v1.22+'],
-    ['storageOS', 'deprecated in v1.22, non-functional in v1.25+'],
+    ['storageos', 'deprecated in v1.22, non-functional in v1.25+'],
     ['glusterfs', 'deprecated in v1.25, non-functional in v1.26+'],
     ['rbd', REMOVED_IN_131_MESSAGE],
   ];
-  for (const [plugin, msg] of plugins) if (isObj(spec[plugin])) out.push(`spec.${plugin}: ${msg}`);
+  for (const [plugin, msg] of plugins) if (isObj(spec[plugin])) out.push(`spec.${warnedAs(plugin)}: ${msg}`);
   return out;
 }

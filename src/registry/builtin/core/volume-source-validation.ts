@@ -34,6 +34,8 @@ interface VolumeAt {
 }
 
 type SourceCheck = (src: Obj, path: string, volume: VolumeAt) => FieldError[];
+/** A check kube makes of a source in pod volumes and PersistentVolumes alike. */
+type SharedCheck = (src: Obj, path: string) => FieldError[];
 
 const FILE_MODE_ERROR = 'must be a number between 0 and 0777 (octal), both inclusive';
 const PARTITION_ERROR = inclusiveRangeError(1, 255);
@@ -46,9 +48,14 @@ const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 const isSet = (v: unknown): boolean => v !== undefined && v !== null;
 const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-function requiredErrors(src: Obj, path: string, keys: readonly string[]): FieldError[] {
+export function requiredErrors(src: Obj, path: string, keys: readonly string[]): FieldError[] {
   return keys.filter((k) => str(src[k]) === '').map((k) => fieldErrors.required(`${path}.${k}`));
 }
+
+const required =
+  (...keys: string[]): SharedCheck =>
+  (src, path) =>
+    requiredErrors(src, path, keys);
 
 function fileModeErrors(mode: unknown, path: string): FieldError[] {
   return typeof mode === 'number' && (mode < 0 || mode > 0o777) ? [fieldErrors.invalid(path, mode, FILE_MODE_ERROR)] : [];
@@ -92,6 +99,15 @@ export function hostPathSourceErrors(src: Obj, path: string): FieldError[] {
   return errs;
 }
 
+export const gcePersistentDiskErrors: SharedCheck = (src, path) => [...requiredErrors(src, path, ['pdName']), ...partitionErrors(src, path)];
+export const awsElasticBlockStoreErrors: SharedCheck = (src, path) => [...requiredErrors(src, path, ['volumeID']), ...partitionErrors(src, path)];
+export const glusterfsErrors = required('endpoints', 'path');
+export const azureFileErrors = required('secretName', 'shareName');
+export const vsphereVolumeErrors = required('volumePath');
+export const photonPersistentDiskErrors = required('pdID');
+export const portworxVolumeErrors = required('volumeID');
+export const scaleIOErrors = required('gateway', 'system', 'volumeName');
+
 function gitRepoErrors(src: Obj, path: string): FieldError[] {
   return [...requiredErrors(src, path, ['repository']), ...localDescendingPathErrors(str(src.directory), `${path}.directory`)];
 }
@@ -125,32 +141,44 @@ function iscsiNameFormatValid(name: string): boolean {
 
 const hasIscsiPrefix = (name: string): boolean => ['iqn', 'eui', 'naa'].some((p) => name.startsWith(p));
 
-function iscsiErrors(src: Obj, path: string): FieldError[] {
+/** An iqn or initiator name: its prefix (in the words given), then its format. */
+function iscsiNameErrors(name: string, path: string, prefixError: string): FieldError[] {
+  if (!hasIscsiPrefix(name)) return [fieldErrors.invalid(path, name, prefixError)];
+  return iscsiNameFormatValid(name) ? [] : [fieldErrors.invalid(path, name, 'must be valid format')];
+}
+
+const ISCSI_NAME_TOO_LONG = 'Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.';
+
+/** Whether a volume's name with the portal is too long for a source naming its initiator. */
+const iscsiNameTooLong = (src: Obj, volumeName: string): boolean => isSet(src.initiatorName) && byteLength(`${volumeName}:${str(src.targetPortal)}`) > 64;
+
+/**
+ * validateISCSIVolumeSource, or with a PersistentVolume's name validateISCSIPersistentVolumeSource: that one also
+ * checks the length of the volume's name with the portal, requires a named secretRef, and words a bad prefix as
+ * only 'must be valid format'.
+ */
+export function iscsiSourceErrors(src: Obj, path: string, persistentVolumeName?: string): FieldError[] {
+  const inVolume = persistentVolumeName !== undefined;
+  const prefixError = inVolume ? 'must be valid format' : ISCSI_PREFIX_ERROR;
   const errs = requiredErrors(src, path, ['targetPortal']);
+  // kube spells this path and the initiator's in lower case.
+  if (inVolume && iscsiNameTooLong(src, persistentVolumeName)) errs.push(fieldErrors.invalid(`${path}.targetportal`, str(src.targetPortal), ISCSI_NAME_TOO_LONG));
   const iqn = str(src.iqn);
-  if (iqn === '') errs.push(fieldErrors.required(`${path}.iqn`));
-  else if (!hasIscsiPrefix(iqn)) errs.push(fieldErrors.invalid(`${path}.iqn`, iqn, ISCSI_PREFIX_ERROR));
-  else if (!iscsiNameFormatValid(iqn)) errs.push(fieldErrors.invalid(`${path}.iqn`, iqn, 'must be valid format'));
+  errs.push(...(iqn === '' ? [fieldErrors.required(`${path}.iqn`)] : iscsiNameErrors(iqn, `${path}.iqn`, prefixError)));
   const lun = num(src.lun);
   if (lun < 0 || lun > 255) errs.push(fieldErrors.invalid(`${path}.lun`, lun, inclusiveRangeError(0, 255)));
   if ((src.discoveryCHAPAuth === true || src.sessionCHAPAuth === true) && !isSet(src.secretRef)) errs.push(fieldErrors.required(`${path}.secretRef`));
-  if (isSet(src.initiatorName)) {
-    // kube spells this path in lower case.
-    const initiator = str(src.initiatorName);
-    if (!hasIscsiPrefix(initiator)) errs.push(fieldErrors.invalid(`${path}.initiatorname`, initiator, ISCSI_PREFIX_ERROR));
-    if (!iscsiNameFormatValid(initiator)) errs.push(fieldErrors.invalid(`${path}.initiatorname`, initiator, 'must be valid format'));
-  }
+  if (inVolume) errs.push(...secretRefErrors(src, path, false));
+  if (isSet(src.initiatorName)) errs.push(...iscsiNameErrors(str(src.initiatorName), `${path}.initiatorname`, prefixError));
   return errs;
 }
 
 /** The check kube makes of any iSCSI source with an initiator name, validated or not. */
 function iscsiVolumeNameErrors(src: Obj, volume: VolumeAt): FieldError[] {
-  if (!isSet(src.initiatorName) || byteLength(`${volume.name}:${str(src.targetPortal)}`) <= 64) return [];
-  const detail = 'Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.';
-  return [fieldErrors.invalid(`${volume.path}.name`, volume.name, detail)];
+  return iscsiNameTooLong(src, volume.name) ? [fieldErrors.invalid(`${volume.path}.name`, volume.name, ISCSI_NAME_TOO_LONG)] : [];
 }
 
-function flockerErrors(src: Obj, path: string): FieldError[] {
+export function flockerErrors(src: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const name = str(src.datasetName);
   const uuid = str(src.datasetUUID);
@@ -160,20 +188,24 @@ function flockerErrors(src: Obj, path: string): FieldError[] {
   return errs;
 }
 
-function rbdErrors(src: Obj, path: string): FieldError[] {
+export function rbdErrors(src: Obj, path: string): FieldError[] {
   const errs = arrAt(src, 'monitors').length === 0 ? [fieldErrors.required(`${path}.monitors`)] : [];
   return [...errs, ...requiredErrors(src, path, ['image'])];
 }
 
-function secretRefNameErrors(src: Obj, path: string): FieldError[] {
-  return isObj(src.secretRef) && str(src.secretRef.name) === '' ? [fieldErrors.required(`${path}.secretRef.name`)] : [];
+/** A set secretRef must name its secret; a PersistentVolume's SecretReference (namespaced) also its namespace. */
+function secretRefErrors(src: Obj, path: string, namespaced: boolean): FieldError[] {
+  if (!isSet(src.secretRef)) return [];
+  const ref = isObj(src.secretRef) ? src.secretRef : {};
+  return requiredErrors(ref, `${path}.secretRef`, namespaced ? ['name', 'namespace'] : ['name']);
 }
 
-function cinderErrors(src: Obj, path: string): FieldError[] {
-  return [...requiredErrors(src, path, ['volumeID']), ...secretRefNameErrors(src, path)];
+/** validateCinderVolumeSource, or validateCinderPersistentVolumeSource when the secretRef is namespaced. */
+export function cinderSourceErrors(src: Obj, path: string, namespacedSecret: boolean): FieldError[] {
+  return [...requiredErrors(src, path, ['volumeID']), ...secretRefErrors(src, path, namespacedSecret)];
 }
 
-function cephfsErrors(src: Obj, path: string): FieldError[] {
+export function cephfsErrors(src: Obj, path: string): FieldError[] {
   return arrAt(src, 'monitors').length === 0 ? [fieldErrors.required(`${path}.monitors`)] : [];
 }
 
@@ -192,7 +224,7 @@ function isHostPort(hostport: string): boolean {
   return !hostport.slice(openFrom).includes('[') && !hostport.slice(closeFrom).includes(']');
 }
 
-function quobyteErrors(src: Obj, path: string): FieldError[] {
+export function quobyteErrors(src: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const registry = str(src.registry);
   const registryDetail = 'must be a host:port pair or multiple pairs separated by commas';
@@ -223,7 +255,7 @@ function downwardAPIErrors(src: Obj, path: string): FieldError[] {
   return [...fileModeErrors(src.defaultMode, `${path}.defaultMode`), ...objsAt(src, 'items').flatMap((file) => downwardAPIFileErrors(file, path))];
 }
 
-function fcErrors(src: Obj, path: string): FieldError[] {
+export function fcErrors(src: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const wwns = arrAt(src, 'targetWWNs');
   const wwids = arrAt(src, 'wwids');
@@ -243,7 +275,7 @@ function isReservedOption(key: string): boolean {
   return namespace.endsWith('.kubernetes.io') || namespace.endsWith('.k8s.io');
 }
 
-function flexVolumeErrors(src: Obj, path: string): FieldError[] {
+export function flexVolumeErrors(src: Obj, path: string): FieldError[] {
   const errs = requiredErrors(src, path, ['driver']);
   for (const key of Object.keys(isObj(src.options) ? src.options : {})) {
     if (isReservedOption(key)) errs.push(fieldErrors.invalid(`${path}.options[${key}]`, key, 'kubernetes.io and k8s.io namespaces are reserved'));
@@ -254,7 +286,7 @@ function flexVolumeErrors(src: Obj, path: string): FieldError[] {
 const AZURE_CACHING_MODES = ['None', 'ReadOnly', 'ReadWrite'];
 const AZURE_DISK_KINDS = ['Dedicated', 'Managed', 'Shared'];
 
-function azureDiskErrors(src: Obj, path: string): FieldError[] {
+export function azureDiskErrors(src: Obj, path: string): FieldError[] {
   const errs = requiredErrors(src, path, ['diskName', 'diskURI']);
   const uri = str(src.diskURI);
   if (isSet(src.cachingMode) && !AZURE_CACHING_MODES.includes(str(src.cachingMode))) errs.push(fieldErrors.notSupported(`${path}.cachingMode`, str(src.cachingMode), AZURE_CACHING_MODES));
@@ -270,12 +302,13 @@ function azureDiskErrors(src: Obj, path: string): FieldError[] {
   return errs;
 }
 
-function storageOSErrors(src: Obj, path: string): FieldError[] {
+/** validateStorageOSVolumeSource, or validateStorageOSPersistentVolumeSource when the secretRef is namespaced. */
+export function storageOSSourceErrors(src: Obj, path: string, namespacedSecret: boolean): FieldError[] {
   const name = str(src.volumeName);
   const errs = name === '' ? [fieldErrors.required(`${path}.volumeName`)] : validateDNS1123Label(name, `${path}.volumeName`);
   const namespace = str(src.volumeNamespace);
   if (namespace !== '') errs.push(...validateDNS1123Label(namespace, `${path}.volumeNamespace`));
-  errs.push(...secretRefNameErrors(src, path));
+  errs.push(...secretRefErrors(src, path, namespacedSecret));
   return errs;
 }
 
@@ -471,49 +504,44 @@ function projectedErrors(src: Obj, path: string, volume: VolumeAt): FieldError[]
 
 // ---- the volume ----
 
-interface SourceKind {
+export interface SourceKind<Check = SourceCheck> {
   readonly key: string;
-  readonly check: SourceCheck;
+  readonly check: Check;
   /** The name kube's "more than 1 volume type" error gives the source, when not its key. */
   readonly forbiddenAs?: string;
   /** The name under which kube reports the source's own errors, when not its key. */
   readonly validatedAs?: string;
 }
 
-const required =
-  (...keys: string[]): SourceCheck =>
-  (src, path) =>
-    requiredErrors(src, path, keys);
-
 // In the order kube's validateVolumeSource visits them (the first one set is validated, the others refused).
 const SOURCE_KINDS: readonly SourceKind[] = [
   { key: 'emptyDir', check: emptyDirErrors },
   { key: 'hostPath', check: hostPathSourceErrors },
   { key: 'gitRepo', check: gitRepoErrors },
-  { key: 'gcePersistentDisk', check: (src, path) => [...requiredErrors(src, path, ['pdName']), ...partitionErrors(src, path)], validatedAs: 'persistentDisk' },
-  { key: 'awsElasticBlockStore', check: (src, path) => [...requiredErrors(src, path, ['volumeID']), ...partitionErrors(src, path)] },
+  { key: 'gcePersistentDisk', check: gcePersistentDiskErrors, validatedAs: 'persistentDisk' },
+  { key: 'awsElasticBlockStore', check: awsElasticBlockStoreErrors },
   { key: 'secret', check: secretErrors },
   { key: 'nfs', check: nfsSourceErrors },
-  { key: 'iscsi', check: iscsiErrors },
-  { key: 'glusterfs', check: required('endpoints', 'path') },
+  { key: 'iscsi', check: (src, path) => iscsiSourceErrors(src, path) },
+  { key: 'glusterfs', check: glusterfsErrors },
   { key: 'flocker', check: flockerErrors },
   { key: 'persistentVolumeClaim', check: required('claimName') },
   { key: 'rbd', check: rbdErrors },
-  { key: 'cinder', check: cinderErrors },
+  { key: 'cinder', check: (src, path) => cinderSourceErrors(src, path, false) },
   { key: 'cephfs', check: cephfsErrors, forbiddenAs: 'cephFS' },
   { key: 'quobyte', check: quobyteErrors },
   { key: 'downwardAPI', check: downwardAPIErrors, forbiddenAs: 'downwarAPI' },
   { key: 'fc', check: fcErrors },
   { key: 'flexVolume', check: flexVolumeErrors },
   { key: 'configMap', check: configMapErrors },
-  { key: 'azureFile', check: required('secretName', 'shareName') },
-  { key: 'vsphereVolume', check: required('volumePath') },
-  { key: 'photonPersistentDisk', check: required('pdID') },
-  { key: 'portworxVolume', check: required('volumeID') },
+  { key: 'azureFile', check: azureFileErrors },
+  { key: 'vsphereVolume', check: vsphereVolumeErrors },
+  { key: 'photonPersistentDisk', check: photonPersistentDiskErrors },
+  { key: 'portworxVolume', check: portworxVolumeErrors },
   { key: 'azureDisk', check: azureDiskErrors },
-  { key: 'storageos', check: storageOSErrors },
+  { key: 'storageos', check: (src, path) => storageOSSourceErrors(src, path, false) },
   { key: 'projected', check: projectedErrors },
-  { key: 'scaleIO', check: required('gateway', 'system', 'volumeName') },
+  { key: 'scaleIO', check: scaleIOErrors },
   { key: 'csi', check: csiErrors },
   { key: 'ephemeral', check: ephemeralErrors },
   { key: 'image', check: imageErrors },
