@@ -1,6 +1,7 @@
 // A pod volume's source, validated as kube 1.31 validates it (pkg/apis/core/validation: validateVolumeSource and the
 // per-source functions under it, ValidatePersistentVolumeClaimTemplate for ephemeral volumes). Pods and every pod
-// template reach it through validateVolumes; paths and messages are kube's, its quirks included.
+// template reach it through validateVolumes; paths and messages are kube's, its quirks included. PersistentVolumes
+// reuse the per-source checks kube shares with them (persistent-volume-sources.ts).
 
 import { fieldErrors, goStringsValue, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { goQuote } from '../../../encoding/go-format.ts';
