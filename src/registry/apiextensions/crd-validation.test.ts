@@ -4,6 +4,7 @@ import { fieldErrorString } from '../../apis/errors.ts';
 import type { CustomResourceDefinition, CrdVersion } from './crd-types.ts';
 import { validateCrd, validateCrdUpdate } from './crd-validation.ts';
 import { issueCertificate } from '../../server/certificates.ts';
+import type { JSONSchemaProps } from './json-schema-props.ts';
 
 const SCHEMA = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'string' } } } } };
 
@@ -118,4 +119,18 @@ test('conversion caBundle: anything on create, and an established CRD may not tu
   assert.deepEqual(validateCrdUpdate(withBundle(invalid), established(withBundle(valid))).map(fieldErrorString), refused);
   assert.deepEqual(validateCrdUpdate(withBundle(invalid), established(crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: SCHEMA } }]))).map(fieldErrorString), refused);
   assert.deepEqual(validateCrdUpdate(withBundle(invalid), established(withBundle(Buffer.from('y').toString('base64')))).map(fieldErrorString), []);
+});
+
+test('a rule without its expression is reported beside the other schema errors, which keep CEL from compiling', () => {
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', uniqueItems: true, 'x-kubernetes-validations': [{ rule: 'self.size(' }], properties: { size: { type: 'string', 'x-kubernetes-validations': [{ rule: ' ', reason: 'Nope' as never }] } } },
+    },
+  };
+  assert.deepEqual(messages(crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }])), [
+    'spec.validation.openAPIV3Schema.properties[spec].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+    'spec.validation.openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].rule: Required value: rule is not specified',
+    'spec.validation.openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+  ]);
 });

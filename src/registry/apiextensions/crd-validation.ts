@@ -9,7 +9,7 @@ import { reviewVersionListErrors, validateWebhookService, validateWebhookURL } f
 import { validateCABundle } from '../../webhook/ca-bundle.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, validateImmutableField } from '../validation/meta.ts';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../validation/names.ts';
-import { compileValidationRules } from './cel-rules.ts';
+import { compileValidationRules, ruleFieldErrors } from './cel-rules.ts';
 import { crdLayout, type CrdLayout } from './crd-layout.ts';
 import { crdConditionTrue, type CrdColumn, type CrdConversion, type CrdNames, type CrdSelectableField, type CrdSpec, type CrdSubresources, type CrdVersion, type CustomResourceDefinition } from './crd-types.ts';
 import { goCrdVersions } from './go-crd-values.ts';
@@ -135,8 +135,10 @@ function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: 
   };
   const schemaErrs = validateCrdSchema(schema, `${path}.openAPIV3Schema`, schemaOptions);
   const errs = [...schemaErrs];
-  // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition).
+  // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition); the checks of
+  // a rule's own fields are schema checks, made either way.
   if (schemaErrs.length === 0) errs.push(...compileValidationRules(schema, `${path}.openAPIV3Schema`).errors);
+  else errs.push(...ruleFieldErrors(schema, `${path}.openAPIV3Schema`));
   return errs;
 }
 
