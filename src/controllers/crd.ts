@@ -19,6 +19,7 @@ import type { KubeObject, ResourceDefinition, ResourceStore, Strategy } from '..
 import { jsonEqual } from '../registry/store-codec.ts';
 import { startWorkQueue, type WorkQueue } from './work-queue.ts';
 import { cloneJson } from '../apis/json-clone.ts';
+import { validateCABundle } from '../webhook/ca-bundle.ts';
 
 export interface CrdController {
   /** Resolves once the CRDs stored at start are served. */
@@ -71,6 +72,12 @@ function takenNames(others: readonly CustomResourceDefinition[]) {
   return { plurals, singulars, shortNames, kinds, listKinds };
 }
 
+/** The establishing controller holds back a CRD whose conversion webhook could not trust its caBundle. */
+function hasInvalidConversionCABundle(crd: CustomResourceDefinition): boolean {
+  const clientConfig = crd.spec.conversion?.webhook?.clientConfig;
+  return !!clientConfig && validateCABundle('', clientConfig.caBundle).length > 0;
+}
+
 /** calculateNamesAndConditions: the accepted names and the NamesAccepted / Established conditions. */
 export function namesAndConditions(crd: CustomResourceDefinition, others: readonly CustomResourceDefinition[]): { names: CrdNames; namesAccepted: CrdCondition; established: CrdCondition } {
   const requested = crd.spec.names ?? {};
@@ -97,6 +104,7 @@ export function namesAndConditions(crd: CustomResourceDefinition, others: readon
 
   let established: CrdCondition;
   if (crdConditionTrue(crd, 'Established')) established = condition('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted');
+  else if (namesAccepted.status === 'True' && hasInvalidConversionCABundle(crd)) established = condition('Established', 'False', 'InvalidCABundle', 'The conversion webhook CABundle is invalid');
   else if (namesAccepted.status === 'True') established = condition('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted');
   else established = condition('Established', 'False', 'NotAccepted', 'not all names are accepted');
   return { names: { plural: names.plural ?? '', kind: names.kind ?? '', ...names }, namesAccepted, established };

@@ -181,6 +181,64 @@ function normalizeFieldPath(jsonPath: string, schema: JSONSchemaProps): string |
   return out;
 }
 
+/** The rule's own fields with anything but a string where a string belongs dropped. */
+function withStringFields(rule: ValidationRule): ValidationRule {
+  const optional = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
+  return { ...rule, rule: optional(rule.rule) ?? '', message: optional(rule.message), messageExpression: optional(rule.messageExpression), fieldPath: optional(rule.fieldPath) };
+}
+
+/**
+ * The checks kube makes of a rule's own fields (rule, message, messageExpression, reason, fieldPath), in its order;
+ * they count among the schema's errors, so they are reported whether or not the rules get compiled. Returns the
+ * normalized fieldPath ("" when none or invalid).
+ */
+function ruleFieldProblems(rule: ValidationRule, rulePath: string, s: JSONSchemaProps, errors: FieldError[]): string {
+  const text = (rule.rule ?? '').trim();
+  const message = (rule.message ?? '').trim();
+  if (text === '') errors.push(fieldErrors.required(`${rulePath}.rule`, 'rule is not specified'));
+  else if ((rule.message ?? '').length > 0 && message === '') errors.push(fieldErrors.invalid(`${rulePath}.message`, rule.message, 'message must be non-empty if specified'));
+  else if (NEWLINES.test(message)) errors.push(fieldErrors.invalid(`${rulePath}.message`, rule.message, 'message must not contain line breaks'));
+  else if (NEWLINES.test(text) && message === '') errors.push(fieldErrors.required(`${rulePath}.message`, 'message must be specified if rule contains line breaks'));
+  if ((rule.messageExpression ?? '').length > 0 && rule.messageExpression!.trim() === '') {
+    errors.push(fieldErrors.required(`${rulePath}.messageExpression`, 'messageExpression must be non-empty if specified'));
+  }
+  if (rule.reason !== undefined && !SUPPORTED_REASONS.includes(rule.reason)) errors.push(fieldErrors.notSupported(`${rulePath}.reason`, rule.reason, SUPPORTED_REASONS));
+  if (rule.fieldPath === undefined || rule.fieldPath.length === 0) return '';
+  if (rule.fieldPath.trim() === '') errors.push(fieldErrors.invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must be non-empty if specified'));
+  if (NEWLINES.test(rule.fieldPath)) errors.push(fieldErrors.invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must not contain line breaks'));
+  const normalized = normalizeFieldPath(rule.fieldPath.trim(), s);
+  if (normalized === undefined) errors.push(fieldErrors.invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must be a valid path'));
+  return normalized ?? '';
+}
+
+/** The schemas kube's ValidateCustomResourceDefinitionOpenAPISchema recurses into from one node, with their paths. */
+function subSchemas(s: JSONSchemaProps, path: string): [JSONSchemaProps, string][] {
+  const out: [JSONSchemaProps, string][] = [];
+  const add = (x: unknown, p: string) => {
+    if (isSchema(x)) out.push([x, p]);
+  };
+  add(s.additionalProperties, `${path}.additionalProperties`);
+  for (const k of Object.keys(isSchema(s.properties) ? s.properties : {}).sort()) add(s.properties![k], `${path}.properties[${k}]`);
+  add(s.not, `${path}.not`);
+  for (const [name, list] of [['allOf', s.allOf], ['oneOf', s.oneOf], ['anyOf', s.anyOf]] as const) if (Array.isArray(list)) list.forEach((x, i) => add(x, `${path}.${name}[${i}]`));
+  for (const k of Object.keys(isSchema(s.definitions) ? s.definitions : {}).sort()) add(s.definitions![k], `${path}.definitions[${k}]`);
+  if (Array.isArray(s.items)) s.items.forEach((x, i) => add(x, `${path}.items[${i}]`));
+  else add(s.items, `${path}.items`);
+  for (const k of Object.keys(isSchema(s.dependencies) ? s.dependencies : {}).sort()) add(s.dependencies![k], `${path}.dependencies[${k}]`);
+  return out;
+}
+
+/** The rule-field problems of every x-kubernetes-validations in the schema, for a schema whose rules are not compiled. */
+export function ruleFieldErrors(s: JSONSchemaProps, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [sub, p] of subSchemas(s, path)) errors.push(...ruleFieldErrors(sub, p));
+  const validations = Array.isArray(s['x-kubernetes-validations']) ? s['x-kubernetes-validations'] : [];
+  validations.forEach((rule, i) => {
+    if (isSchema(rule)) ruleFieldProblems(withStringFields(rule as ValidationRule), `${path}.x-kubernetes-validations[${i}]`, s, errors);
+  });
+  return errors;
+}
+
 /** Compile-time problems with kube's field paths and messages, and the compiled rules of the schema. */
 export function compileValidationRules(schema: JSONSchemaProps, fieldPath: string): { errors: FieldError[]; rules: CompiledRules } {
   const errors: FieldError[] = [];
@@ -282,28 +340,10 @@ function compileRule(
   uncorrelatable: string | undefined,
   { errors, costs }: CompileContext,
 ): CompiledRule | undefined {
-  // the checks of apiextensions/validation ValidateCustomResourceDefinitionOpenAPISchema, in kube's order
-  const str = (x: unknown): string => (typeof x === 'string' ? x : '');
-  rule = { ...rule, rule: str(rule.rule), message: typeof rule.message === 'string' ? rule.message : undefined, messageExpression: typeof rule.messageExpression === 'string' ? rule.messageExpression : undefined, fieldPath: typeof rule.fieldPath === 'string' ? rule.fieldPath : undefined };
+  rule = withStringFields(rule);
   const text = (rule.rule ?? '').trim();
-  const message = (rule.message ?? '').trim();
   const before = errors.length;
-  if (text === '') errors.push(fieldErrors.required(`${rulePath}.rule`, 'rule is not specified'));
-  else if ((rule.message ?? '').length > 0 && message === '') errors.push(fieldErrors.invalid(`${rulePath}.message`, rule.message, 'message must be non-empty if specified'));
-  else if (NEWLINES.test(message)) errors.push(fieldErrors.invalid(`${rulePath}.message`, rule.message, 'message must not contain line breaks'));
-  else if (NEWLINES.test(text) && message === '') errors.push(fieldErrors.required(`${rulePath}.message`, 'message must be specified if rule contains line breaks'));
-  if ((rule.messageExpression ?? '').length > 0 && rule.messageExpression!.trim() === '') {
-    errors.push(fieldErrors.required(`${rulePath}.messageExpression`, 'messageExpression must be non-empty if specified'));
-  }
-  if (rule.reason !== undefined && !SUPPORTED_REASONS.includes(rule.reason)) errors.push(fieldErrors.notSupported(`${rulePath}.reason`, rule.reason, SUPPORTED_REASONS));
-  let fieldPath = '';
-  if (rule.fieldPath !== undefined && rule.fieldPath.length > 0) {
-    if (rule.fieldPath.trim() === '') errors.push(fieldErrors.invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must be non-empty if specified'));
-    if (NEWLINES.test(rule.fieldPath)) errors.push(fieldErrors.invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must not contain line breaks'));
-    const normalized = normalizeFieldPath(rule.fieldPath.trim(), s);
-    if (normalized === undefined) errors.push(fieldErrors.invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must be a valid path'));
-    else fieldPath = normalized;
-  }
+  const fieldPath = ruleFieldProblems(rule, rulePath, s, errors);
   if (errors.length > before || text === '') return undefined;
 
   const vars = { self: declType, oldSelf: declType };

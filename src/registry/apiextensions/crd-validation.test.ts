@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import { fieldErrorString } from '../../apis/errors.ts';
 import type { CustomResourceDefinition, CrdVersion } from './crd-types.ts';
 import { validateCrd, validateCrdUpdate } from './crd-validation.ts';
+import { issueCertificate } from '../../server/certificates.ts';
+import type { JSONSchemaProps } from './json-schema-props.ts';
 
 const SCHEMA = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'string' } } } } };
 
@@ -97,4 +99,38 @@ test('update: rules the stored CRD already broke are not enforced', () => {
   next.metadata.labels = { a: 'b' };
   assert.deepEqual(validateCrdUpdate(next, old).map(fieldErrorString), []);
   assert.deepEqual(messages(next), ['spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Unsupported value: "text": supported values: "array", "boolean", "integer", "number", "object", "string"']);
+});
+
+test('conversion caBundle: anything on create, and an established CRD may not turn a valid caBundle invalid', async () => {
+  const ca = await issueCertificate({ subject: { commonName: 'ca' }, notBefore: new Date('2024-01-01T00:00:00Z'), notAfter: new Date('2034-01-01T00:00:00Z'), isCa: true });
+  const withBundle = (caBundle: string) => {
+    const c = crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: SCHEMA } }], {
+      conversion: { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://example.com/convert', caBundle }, conversionReviewVersions: ['v1'] } },
+    });
+    c.metadata.resourceVersion = '5';
+    return c;
+  };
+  const established = (c: CustomResourceDefinition) => ({ ...c, status: { ...c.status, conditions: [{ type: 'Established', status: 'True' }] } }) as CustomResourceDefinition;
+  const valid = Buffer.from(ca.certPem).toString('base64');
+  const invalid = Buffer.from('x').toString('base64');
+  const refused = ['spec.conversion.webhookClientConfig.caBundle: Invalid value: []byte{0x78}: unable to load root certificates: unable to parse bytes as PEM block'];
+  assert.deepEqual(messages(withBundle(invalid)), []);
+  assert.deepEqual(validateCrdUpdate(withBundle(invalid), withBundle(valid)).map(fieldErrorString), []);
+  assert.deepEqual(validateCrdUpdate(withBundle(invalid), established(withBundle(valid))).map(fieldErrorString), refused);
+  assert.deepEqual(validateCrdUpdate(withBundle(invalid), established(crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: SCHEMA } }]))).map(fieldErrorString), refused);
+  assert.deepEqual(validateCrdUpdate(withBundle(invalid), established(withBundle(Buffer.from('y').toString('base64')))).map(fieldErrorString), []);
+});
+
+test('a rule without its expression is reported beside the other schema errors, which keep CEL from compiling', () => {
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', uniqueItems: true, 'x-kubernetes-validations': [{ rule: 'self.size(' }], properties: { size: { type: 'string', 'x-kubernetes-validations': [{ rule: ' ', reason: 'Nope' as never }] } } },
+    },
+  };
+  assert.deepEqual(messages(crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }])), [
+    'spec.validation.openAPIV3Schema.properties[spec].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+    'spec.validation.openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].rule: Required value: rule is not specified',
+    'spec.validation.openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+  ]);
 });

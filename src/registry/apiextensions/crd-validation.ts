@@ -6,9 +6,10 @@
 import { fieldErrors, type FieldError } from '../../apis/errors.ts';
 import { goStrings } from '../../apis/go-bad-values.ts';
 import { reviewVersionListErrors, validateWebhookService, validateWebhookURL } from '../builtin/admissionregistration/webhook-client.ts';
+import { validateCABundle } from '../../webhook/ca-bundle.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, validateImmutableField } from '../validation/meta.ts';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../validation/names.ts';
-import { compileValidationRules } from './cel-rules.ts';
+import { compileValidationRules, ruleFieldErrors } from './cel-rules.ts';
 import { crdLayout, type CrdLayout } from './crd-layout.ts';
 import { crdConditionTrue, type CrdColumn, type CrdConversion, type CrdNames, type CrdSelectableField, type CrdSpec, type CrdSubresources, type CrdVersion, type CustomResourceDefinition } from './crd-types.ts';
 import { goCrdVersions } from './go-crd-values.ts';
@@ -27,6 +28,8 @@ interface Options extends SchemaRatchets {
   requireImmutableNames: boolean;
   /** conversionReviewVersions must name one this server understands (unless the stored CRD already did not). */
   requireRecognizedConversionReviewVersion: boolean;
+  /** An invalid conversion caBundle is let through: on create, before the CRD is established, or when it already was invalid. */
+  allowInvalidCABundle: boolean;
 }
 
 function validateNames(names: CrdNames | undefined, path: string): FieldError[] {
@@ -132,8 +135,10 @@ function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: 
   };
   const schemaErrs = validateCrdSchema(schema, `${path}.openAPIV3Schema`, schemaOptions);
   const errs = [...schemaErrs];
-  // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition).
+  // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition); the checks of
+  // a rule's own fields are schema checks, made either way.
   if (schemaErrs.length === 0) errs.push(...compileValidationRules(schema, `${path}.openAPIV3Schema`).errors);
+  else errs.push(...ruleFieldErrors(schema, `${path}.openAPIV3Schema`));
   return errs;
 }
 
@@ -149,7 +154,7 @@ function isValidUrl(text: string): URL | undefined {
  * validateCustomResourceConversion on the internal form: v1's webhook.clientConfig and webhook.conversionReviewVersions
  * are reported as webhookClientConfig and conversionReviewVersions, directly under spec.conversion.
  */
-function validateConversion(conversion: CrdConversion | null | undefined, requireRecognizedVersion: boolean, path: string): FieldError[] {
+function validateConversion(conversion: CrdConversion | null | undefined, opts: Options, path: string): FieldError[] {
   if (!conversion) return [];
   const errs: FieldError[] = [];
   const strategy = conversion.strategy ?? '';
@@ -164,7 +169,8 @@ function validateConversion(conversion: CrdConversion | null | undefined, requir
     else if (clientConfig.url !== undefined) errs.push(...validateWebhookURL(`${ccPath}.url`, clientConfig.url));
     // ValidateWebhookService takes (namespace, name); kube passes the service's name first, as admission webhooks do
     else errs.push(...validateWebhookService(`${ccPath}.service`, { ...clientConfig.service }, true));
-    errs.push(...validateConversionReviewVersions(reviewVersions ?? [], requireRecognizedVersion, `${path}.conversionReviewVersions`));
+    if (clientConfig?.caBundle && !opts.allowInvalidCABundle) errs.push(...validateCABundle(`${ccPath}.caBundle`, clientConfig.caBundle));
+    errs.push(...validateConversionReviewVersions(reviewVersions ?? [], opts.requireRecognizedConversionReviewVersion, `${path}.conversionReviewVersions`));
   } else {
     if (clientConfig) errs.push(fieldErrors.forbidden(ccPath, 'should not be set when strategy is not set to Webhook'));
     if ((reviewVersions?.length ?? 0) > 0) errs.push(fieldErrors.forbidden(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
@@ -175,6 +181,14 @@ function validateConversion(conversion: CrdConversion | null | undefined, requir
 function validateConversionReviewVersions(versions: readonly string[], requireRecognizedVersion: boolean, path: string): FieldError[] {
   if (versions.length === 0) return [fieldErrors.required(path)];
   return reviewVersionListErrors(versions, ACCEPTED_CONVERSION_REVIEW_VERSIONS, requireRecognizedVersion, path);
+}
+
+/** allowInvalidCABundle: until the stored CRD is established anything goes; after, only an already invalid caBundle may stay invalid. */
+function allowsInvalidCABundle(old: CustomResourceDefinition): boolean {
+  if (!crdConditionTrue(old, 'Established')) return true;
+  const caBundle = old.spec.conversion?.webhook?.clientConfig?.caBundle;
+  if (!caBundle) return false;
+  return validateCABundle('caBundle', caBundle).length > 0;
 }
 
 /** hasValidConversionReviewVersionOrEmpty of the stored CRD: whether a recognized review version stays required. */
@@ -328,7 +342,7 @@ function validateSpec(spec: CrdSpec, layout: CrdLayout, options: Options): Field
   if (spec.conversion && strategy !== 'None' && preserveUnknown) {
     errs.push(fieldErrors.invalid('spec.conversion.strategy', strategy ?? '', 'must be None if spec.preserveUnknownFields is true'));
   }
-  errs.push(...validateConversion(spec.conversion, opts.requireRecognizedConversionReviewVersion, 'spec.conversion'));
+  errs.push(...validateConversion(spec.conversion, opts, 'spec.conversion'));
   return errs;
 }
 
@@ -420,7 +434,7 @@ export function validateCrd(obj: CustomResourceDefinition): FieldError[] {
   const spec = crd.spec;
   return [
     ...validateObjectMeta(crd.metadata, { namespaced: false, nameFn: crdNameErrors(crd) }),
-    ...validateSpec(spec, crdLayout(spec), { ...STRICT_RATCHETS, requireImmutableNames: false, requireRecognizedConversionReviewVersion: true }),
+    ...validateSpec(spec, crdLayout(spec), { ...STRICT_RATCHETS, requireImmutableNames: false, requireRecognizedConversionReviewVersion: true, allowInvalidCABundle: true }),
     ...validateNames(crd.status?.acceptedNames, 'status.acceptedNames'),
     ...validateStoredVersions(crd),
     ...validateApiApproval(crd, undefined),
@@ -437,6 +451,7 @@ export function validateCrdUpdate(obj: CustomResourceDefinition, oldObj: CustomR
     ...ratchetsFromOld(versionSchemas(oldSpec)),
     requireImmutableNames: crdConditionTrue(old, 'Established'),
     requireRecognizedConversionReviewVersion: requiresRecognizedReviewVersion(old),
+    allowInvalidCABundle: allowsInvalidCABundle(old),
   };
   const errs = [...validateObjectMetaUpdate(crd.metadata, old.metadata), ...validateSpec(spec, crdLayout(spec), opts)];
   if (opts.requireImmutableNames) {

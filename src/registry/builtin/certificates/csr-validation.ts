@@ -4,12 +4,13 @@
 // status, approval).
 
 import { createPublicKey } from 'node:crypto';
-import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
+import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
 import type { KubeObject } from '../../types.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.ts';
 import { checkRequestSignature, parseCertificateRequest } from '../../../server/certificate-request.ts';
 import { children, element } from '../../../server/der.ts';
 import { pemBlocks } from '../../../server/pem.ts';
+import { goBytes } from '../../../webhook/ca-bundle.ts';
 import { arrAt, getPath, objAt, objsAt, semanticEqual, strAt } from '../object.ts';
 
 const USAGES = [
@@ -39,8 +40,6 @@ export interface CSRValidationOptions {
 /** The bytes of a []byte field (base64 in JSON); undefined when absent (a nil slice). */
 const bytesOf = (b64: unknown): Buffer | undefined => (typeof b64 === 'string' ? Buffer.from(b64, 'base64') : undefined);
 
-/** Go's %#v of a []byte. */
-const goBytes = (b: Buffer | undefined) => renderedBadValue(b ? `[]byte{${[...b].map((x) => `0x${x.toString(16)}`).join(', ')}}` : '[]byte(nil)');
 
 /** Go's encoding/asn1 wording for the DER the request's parser could not walk. */
 const ASN1_ERRORS: Record<string, string> = { 'truncated DER': 'asn1: syntax error: data truncated', 'empty DER': 'asn1: syntax error: sequence truncated' };
