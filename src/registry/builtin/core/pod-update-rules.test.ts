@@ -254,3 +254,21 @@ test('a pod with a negative grace period is deleted with 1 second, and an update
     [FORBIDDEN],
   );
 });
+
+test('hugepages limits must be whole pages, unless the old pod already held a value that is not', () => {
+  const resources = (huge: string) => ({ limits: { memory: '64Mi', 'hugepages-2Mi': huge }, requests: { memory: '64Mi', 'hugepages-2Mi': huge } });
+  const errors = (obj: KubeObject) => (pods.validate?.(obj, ctx) ?? []).map(fieldErrorString);
+  assert.deepEqual(errors(pod({ containers: [container({ resources: resources('4Mi') })] })), []);
+  assert.deepEqual(errors(pod({ containers: [container({ resources: resources('3Mi') })] })), [
+    'spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi',
+  ]);
+  // A stored pod holding 3Mi (written before the rule) may still be updated, as kube's AllowIndivisibleHugePagesValues allows.
+  const old = pod({ containers: [container({ resources: resources('3Mi') })] });
+  assert.deepEqual(updateErrors(old, (_spec, obj) => (obj.metadata.labels = { a: 'b' })), []);
+  // kube checks the overhead as a ResourceRequirements of limits, at spec.overhead.limits, and hugepages alone there
+  // lack cpu or memory.
+  assert.deepEqual(errors(pod({ containers: [container({ resources: resources('2Mi') })], overhead: { 'hugepages-2Mi': '1Mi' } })), [
+    'spec.overhead.limits[hugepages-2Mi]: Invalid value: "1Mi": 1Mi is not positive integer multiple of hugepages-2Mi',
+    'spec.overhead: Forbidden: HugePages require cpu or memory',
+  ]);
+});

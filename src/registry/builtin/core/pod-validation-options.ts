@@ -5,6 +5,8 @@
 
 import { isObj } from '../object.ts';
 import { podDeletionCost } from './pod-annotations.ts';
+import { hugePagesValueDivisible } from './pod-validation.ts';
+import { isHugePagesResourceName } from './resource-names.ts';
 import { schedulingUpdateOptions, type SchedulingValidationOptions } from './pod-scheduling-validation.ts';
 import { usesHostNamespacedSysctl } from './pod-security-validation.ts';
 import { projectsNonLocalToken } from './volume-source-validation.ts';
@@ -16,6 +18,17 @@ export interface PodUpdateOptions extends SchedulingValidationOptions {
   readonly allowNonLocalProjectedTokenPath?: boolean;
   /** The old spec set a network (IPC) sysctl while sharing the host's network (IPC) namespace. */
   readonly allowNamespacedSysctlsForHostNetAndHostIPC?: boolean;
+  /** The old spec held a hugepages limit, request or overhead that is not a whole number of pages. */
+  readonly allowIndivisibleHugePagesValues?: boolean;
+}
+
+/** usesIndivisibleHugePagesValues: any container's limits or requests (every kind of container), or the overhead. */
+function usesIndivisibleHugePagesValues(spec: unknown): boolean {
+  if (!isObj(spec)) return false;
+  const indivisible = (list: unknown) =>
+    isObj(list) && Object.entries(list).some(([name, v]) => isHugePagesResourceName(name) && !hugePagesValueDivisible(name, v));
+  const containers = ['containers', 'initContainers', 'ephemeralContainers'].flatMap((k) => (Array.isArray(spec[k]) ? spec[k] : []));
+  return containers.some((c) => isObj(c) && isObj(c.resources) && (indivisible(c.resources.limits) || indivisible(c.resources.requests))) || indivisible(spec.overhead);
 }
 
 /** GetValidationOptionsFromPodSpecAndMeta on an update: what the old spec and annotations already held. */
@@ -25,6 +38,7 @@ export function podUpdateOptions(oldSpec: unknown, oldAnnotations: unknown): Pod
     allowInvalidPodDeletionCost: podDeletionCost(oldAnnotations) === undefined,
     allowNonLocalProjectedTokenPath: projectsNonLocalToken(oldSpec),
     allowNamespacedSysctlsForHostNetAndHostIPC: usesHostNamespacedSysctl(oldSpec),
+    allowIndivisibleHugePagesValues: usesIndivisibleHugePagesValues(oldSpec),
   };
 }
 

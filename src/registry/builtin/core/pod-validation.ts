@@ -30,6 +30,8 @@ export interface PodSpecOptions extends SchedulingValidationOptions {
   readonly allowNonLocalProjectedTokenPath?: boolean;
   /** An update of a pod that already set sysctls of a namespace it shares with its host. */
   readonly allowNamespacedSysctlsForHostNetAndHostIPC?: boolean;
+  /** An update of a pod whose old spec already held a hugepages value that is not a whole number of pages. */
+  readonly allowIndivisibleHugePagesValues?: boolean;
 }
 
 const MAX_INT32 = 2147483647;
@@ -255,7 +257,28 @@ function quantityText(v: unknown): string {
   return typeof v === 'number' ? String(v) : str(v);
 }
 
-export function validateResources(resources: unknown, path: string): FieldError[] {
+const NANOS = 1_000_000_000n;
+
+/** Quantity.Value(): the whole units, rounded up away from zero. */
+function wholeUnits(nanos: bigint): bigint {
+  const units = nanos / NANOS;
+  if (nanos % NANOS === 0n) return units;
+  return nanos > 0n ? units + 1n : units - 1n;
+}
+
+/** helper.IsHugePageResourceValueDivisible: a whole number of the pages the resource name gives the size of. */
+export function hugePagesValueDivisible(name: string, v: unknown): boolean {
+  const page = quantityNanos(name.slice('hugepages-'.length));
+  const q = quantityNanos(v);
+  if (page === undefined || q === undefined || page <= 0n || page % NANOS !== 0n) return false;
+  return wholeUnits(q) % (page / NANOS) === 0n;
+}
+
+/**
+ * ValidateResourceRequirements (limits, requests, overhead). `allowIndivisibleHugePages`: an update of an object whose
+ * old spec already held a hugepages limit that is not a whole number of pages.
+ */
+export function validateResources(resources: unknown, path: string, allowIndivisibleHugePages = false): FieldError[] {
   if (!isObj(resources)) return [];
   const errs: FieldError[] = [];
   const limits = isObj(resources.limits) ? resources.limits : {};
@@ -268,7 +291,14 @@ export function validateResources(resources: unknown, path: string): FieldError[
       errs.push(fieldErrors.invalid(p, quantityText(v), 'must be an integer'));
     }
   };
-  for (const [name, v] of Object.entries(limits)) check(name, v, `${path}.limits[${name}]`);
+  for (const [name, v] of Object.entries(limits)) {
+    const p = `${path}.limits[${name}]`;
+    check(name, v, p);
+    // validateResourceQuantityHugePageValue: limits only (a hugepages request must equal its limit).
+    if (isHugePagesResourceName(name) && !allowIndivisibleHugePages && quantityNanos(v) !== undefined && !hugePagesValueDivisible(name, v)) {
+      errs.push(fieldErrors.invalid(p, quantityText(v), `${quantityText(v)} is not positive integer multiple of ${name}`));
+    }
+  }
   for (const [name, v] of Object.entries(requests)) {
     check(name, v, `${path}.requests[${name}]`);
     const req = quantityNanos(v);
@@ -371,7 +401,7 @@ function lifecycleErrors(lifecycle: unknown, path: string, gracePeriod: number |
   return errs;
 }
 
-function containerCommonErrors(c: Obj, volumes: ReadonlyMap<string, Obj>, path: string): FieldError[] {
+function containerCommonErrors(c: Obj, volumes: ReadonlyMap<string, Obj>, path: string, allowIndivisibleHugePages: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const name = str(c.name);
   if (name === '') errs.push(fieldErrors.required(`${path}.name`));
@@ -388,7 +418,7 @@ function containerCommonErrors(c: Obj, volumes: ReadonlyMap<string, Obj>, path: 
   errs.push(...validateVolumeMounts(c, volumes, `${path}.volumeMounts`));
   errs.push(...validateVolumeDevices(c, volumes, `${path}.volumeDevices`));
   errs.push(...pullPolicyErrors(c.imagePullPolicy, `${path}.imagePullPolicy`));
-  errs.push(...validateResources(c.resources, `${path}.resources`));
+  errs.push(...validateResources(c.resources, `${path}.resources`, allowIndivisibleHugePages));
   errs.push(...containerSecurityContextErrors(c.securityContext, `${path}.securityContext`));
   return errs;
 }
@@ -408,14 +438,14 @@ function hostPortConflicts(containers: Obj[], path: string): FieldError[] {
   return errs;
 }
 
-function validateContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string, gracePeriod: number | undefined): FieldError[] {
+function validateContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string, gracePeriod: number | undefined, allowIndivisibleHugePages: boolean): FieldError[] {
   const containers = objsAt(spec, 'containers');
   if (containers.length === 0) return [fieldErrors.required(path)];
   const errs: FieldError[] = [];
   const names = new Set<string>();
   containers.forEach((c, i) => {
     const p = `${path}[${i}]`;
-    errs.push(...containerCommonErrors(c, volumes, p));
+    errs.push(...containerCommonErrors(c, volumes, p, allowIndivisibleHugePages));
     const name = str(c.name);
     if (names.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
     else names.add(name);
@@ -429,12 +459,12 @@ function validateContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: 
   return errs;
 }
 
-function validateInitContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string, gracePeriod: number | undefined): FieldError[] {
+function validateInitContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string, gracePeriod: number | undefined, allowIndivisibleHugePages: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set(objsAt(spec, 'containers').map((c) => str(c.name)));
   objsAt(spec, 'initContainers').forEach((c, i) => {
     const p = `${path}[${i}]`;
-    errs.push(...containerCommonErrors(c, volumes, p));
+    errs.push(...containerCommonErrors(c, volumes, p, allowIndivisibleHugePages));
     let restartAlways = false;
     if (c.restartPolicy !== undefined && c.restartPolicy !== null) {
       if (c.restartPolicy === 'Always') restartAlways = true;
@@ -468,13 +498,13 @@ function isSet(v: unknown): boolean {
 }
 
 /** validateEphemeralContainers: the common container rules, names unique across all containers, the target a regular container. */
-function validateEphemeralContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string): FieldError[] {
+function validateEphemeralContainers(spec: Obj, volumes: ReadonlyMap<string, Obj>, path: string, allowIndivisibleHugePages: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const others = new Set([...objsAt(spec, 'containers'), ...objsAt(spec, 'initContainers')].map((c) => str(c.name)));
   const all = new Set(others);
   objsAt(spec, 'ephemeralContainers').forEach((c, i) => {
     const p = `${path}[${i}]`;
-    errs.push(...containerCommonErrors(c, volumes, p));
+    errs.push(...containerCommonErrors(c, volumes, p, allowIndivisibleHugePages));
     const name = str(c.name);
     if (all.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
     else all.add(name);
@@ -543,9 +573,10 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
   }
   const vols = validateVolumes(spec, `${path}.volumes`, opts);
   errs.push(...vols.errs);
-  errs.push(...validateContainers(spec, vols.volumes, `${path}.containers`, grace));
-  errs.push(...validateInitContainers(spec, vols.volumes, `${path}.initContainers`, grace));
-  errs.push(...validateEphemeralContainers(spec, vols.volumes, `${path}.ephemeralContainers`));
+  const hugePages = opts.allowIndivisibleHugePagesValues === true;
+  errs.push(...validateContainers(spec, vols.volumes, `${path}.containers`, grace, hugePages));
+  errs.push(...validateInitContainers(spec, vols.volumes, `${path}.initContainers`, grace, hugePages));
+  errs.push(...validateEphemeralContainers(spec, vols.volumes, `${path}.ephemeralContainers`, hugePages));
   if (spec.hostNetwork === true) {
     objsAt(spec, 'containers').forEach((c, ci) => {
       objsAt(c, 'ports').forEach((port, pi) => {
@@ -606,7 +637,7 @@ export function validatePodSpec(specValue: unknown, path: string, opts: PodSpecO
     );
   }
   // validateOverhead: the RuntimeClass overhead is checked as limits (kube's paths read spec.overhead.limits[...]).
-  if (isObj(spec.overhead)) errs.push(...validateResources({ limits: spec.overhead }, `${path}.overhead`));
+  if (isObj(spec.overhead)) errs.push(...validateResources({ limits: spec.overhead }, `${path}.overhead`, opts.allowIndivisibleHugePagesValues === true));
   const os = spec.os;
   if (isObj(os) && !['linux', 'windows'].includes(str(os.name))) {
     errs.push(str(os.name) === '' ? fieldErrors.required(`${path}.os.name`) : fieldErrors.notSupported(`${path}.os.name`, str(os.name), ['linux', 'windows']));
