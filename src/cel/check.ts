@@ -88,7 +88,7 @@ export function checkExpression(
   hasFunction: (name: string) => boolean,
   homogeneous = true,
   source?: string,
-): CheckedInfo | { issue: CheckIssue } {
+): CheckedInfo | { issues: CheckIssue[] } {
   const positions = parsed.sourceInfo?.positions ?? {};
   const requireSame = (e: Expr, first: DeclType, t: DeclType): void => {
     if (SCALAR_KINDS.has(first.kind) && SCALAR_KINDS.has(t.kind) && first.kind !== t.kind) {
@@ -97,6 +97,12 @@ export function checkExpression(
   };
   const types = new Map<bigint, DeclType>();
   const used = new Set<string>();
+  // cel-go goes on past an undeclared reference (its type is an error, which every check accepts) and reports them all
+  const undeclared: CheckIssue[] = [];
+  const undeclaredReference = (offset: number, name: string): DeclType => {
+    undeclared.push({ offset, message: `undeclared reference to '${name}' (in container '')` });
+    return UNKNOWN;
+  };
   const pos = (e: Expr): number => positions[String(e.id)] ?? 0;
   // cel-go places a named function's call at its opening parenthesis, an operator at its first character and a
   // conditional at its `?`; the parser here places them at the name or dot, the space before, the condition
@@ -169,7 +175,7 @@ export function checkExpression(
         if (TYPE_NAMES.has(name)) return UNKNOWN;
         // the first part of a qualified variable (`a` of a declared `a.b.c`) or type name (`google.protobuf.Duration`)
         if (name === 'google' || Object.keys(variables).some((v) => v.startsWith(`${name}.`))) return UNKNOWN;
-        throw new Issue(pos(e), `undeclared reference to '${name}' (in container '')`);
+        return undeclaredReference(pos(e), name);
       }
       case 'selectExpr': {
         const operand = k.value.operand;
@@ -191,9 +197,7 @@ export function checkExpression(
         }
         if (fn === 'has' && !call.target) throw new Issue(call.args[0] ? pos(call.args[0]) : pos(e), 'invalid argument to has() macro');
         const argTypes = call.args.map((a) => visit(a, scope));
-        if (!fn.startsWith('_') && !fn.startsWith('@') && !hasFunction(fn)) {
-          throw new Issue(pos(e), `undeclared reference to '${fn}' (in container '')`);
-        }
+        if (!fn.startsWith('_') && !fn.startsWith('@') && !hasFunction(fn)) return undeclaredReference(callPos(e, fn), fn);
         if (fn === '_&&_' || fn === '_||_') {
           argTypes.forEach((t, i) => {
             const name = t.kind === 'bool' ? undefined : celTypeName(t);
@@ -285,13 +289,15 @@ export function checkExpression(
     return UNKNOWN;
   }
 
+  // cel-go lists its issues by position
+  const issues = (thrown?: CheckIssue) => ({ issues: [...undeclared, ...(thrown ? [thrown] : [])].sort((a, b) => a.offset - b.offset) });
   try {
     const expr = parsed.expr;
-    if (!expr) return { issue: { offset: 0, message: 'empty expression' } };
+    if (!expr) return { issues: [{ offset: 0, message: 'empty expression' }] };
     const resultType = visit(expr, new Map());
-    return { usedVariables: used, types, resultType, parsed };
+    return undeclared.length > 0 ? issues() : { usedVariables: used, types, resultType, parsed };
   } catch (e) {
-    if (e instanceof Issue) return { issue: { offset: e.offset, message: e.message } };
+    if (e instanceof Issue) return issues({ offset: e.offset, message: e.message });
     throw e;
   }
 }

@@ -22,6 +22,7 @@ import { authorizerFuncs } from './library/authorizer.ts';
 import { ipFuncs } from './library/ip.ts';
 import { formatFuncs } from './library/format.ts';
 import { formatIssue, formatSyntaxError } from './issues.ts';
+import type { EnvironmentType } from './environment-type.ts';
 
 const FUNC_BRAND = Symbol.for('@bufbuild/cel/func');
 
@@ -83,6 +84,10 @@ export function hasFunction(name: string): boolean {
   return env.funcs.find(name) !== undefined;
 }
 
+// New expressions (./environment-type.ts) compile without the libraries 1.31 added: the format library.
+const SINCE_1_31 = new Set(formatFuncs.map((f) => f.name));
+const hasFunctionIn130 = (name: string): boolean => !SINCE_1_31.has(name) && hasFunction(name);
+
 export interface CompiledExpression {
   readonly source: string;
   readonly program: (vars: Record<string, unknown>) => unknown;
@@ -95,6 +100,8 @@ export interface CompileOptions {
   /** Reject list and map literals mixing element types, as kube's environment does (cel-go's
    * HomogeneousAggregateLiterals); on unless turned off (the CEL conformance data mixes them). */
   homogeneousLiterals?: boolean;
+  /** 'stored' unless the expression is new to the object being written (see EnvironmentType). */
+  environment?: EnvironmentType;
 }
 
 export type CompileResult = { ok: true; expression: CompiledExpression } | { ok: false; error: string };
@@ -108,26 +115,29 @@ const CACHE_MAX = 5000;
  */
 export function compileExpression(source: string, variables: Readonly<Record<string, DeclType>>, options: CompileOptions = {}): CompileResult {
   const homogeneous = options.homogeneousLiterals ?? true;
-  let key = homogeneous ? source : `\u0001${source}`;
+  const newExpression = options.environment === 'new';
+  let key = (homogeneous ? '' : '\u0001') + (newExpression ? '\u0002' : '') + source;
   for (const name of Object.keys(variables).sort()) key += `\u0000${name}:${typeKey(variables[name])}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const result = compileUncached(source, variables, homogeneous);
+  const result = compileUncached(source, variables, homogeneous, newExpression ? hasFunctionIn130 : hasFunction);
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(key, result);
   return result;
 }
 
-function compileUncached(source: string, variables: Readonly<Record<string, DeclType>>, homogeneous: boolean): CompileResult {
+type FunctionLookup = (name: string) => boolean;
+
+function compileUncached(source: string, variables: Readonly<Record<string, DeclType>>, homogeneous: boolean, functions: FunctionLookup): CompileResult {
   try {
-    return compileChecked(source, variables, homogeneous);
+    return compileChecked(source, variables, homogeneous, functions);
   } catch (e) {
     // e.g. an expression nested deep enough to exhaust the stack
     return { ok: false, error: `ERROR: <input>:1:1: ${(e as Error).message}` };
   }
 }
 
-function compileChecked(source: string, variables: Readonly<Record<string, DeclType>>, homogeneous: boolean): CompileResult {
+function compileChecked(source: string, variables: Readonly<Record<string, DeclType>>, homogeneous: boolean, functions: FunctionLookup): CompileResult {
   const rewritten = rewriteOptionalSyntax(source);
   let parsed;
   try {
@@ -135,8 +145,8 @@ function compileChecked(source: string, variables: Readonly<Record<string, DeclT
   } catch (e) {
     return { ok: false, error: formatSyntaxError(source, e as Error) };
   }
-  const checked = checkExpression(parsed, variables, hasFunction, homogeneous, rewritten);
-  if ('issue' in checked) return { ok: false, error: formatIssue(rewritten, checked.issue.offset, checked.issue.message) };
+  const checked = checkExpression(parsed, variables, functions, homogeneous, rewritten);
+  if ('issues' in checked) return { ok: false, error: checked.issues.map((i) => formatIssue(rewritten, i.offset, i.message)).join('\n') };
   let program;
   try {
     program = plan(env, parsed);

@@ -187,6 +187,34 @@ test('compile errors are rendered as cel-go renders issues', () => {
   assert.deepEqual(r, { ok: false, error: "ERROR: <input>:1:13: undeclared reference to 'nope' (in container '')\n | x.y == 1 && nope\n | ............^" });
 });
 
+test('every undeclared reference is reported, in order, a call at its opening parenthesis as cel-go places it', () => {
+  const r = compileExpression('foo(x) && x.bar() || nope', { x: DYN });
+  assert.deepEqual(r, {
+    ok: false,
+    error: [
+      "ERROR: <input>:1:4: undeclared reference to 'foo' (in container '')\n | foo(x) && x.bar() || nope\n | ...^",
+      "ERROR: <input>:1:16: undeclared reference to 'bar' (in container '')\n | foo(x) && x.bar() || nope\n | ...............^",
+      "ERROR: <input>:1:22: undeclared reference to 'nope' (in container '')\n | foo(x) && x.bar() || nope\n | .....................^",
+    ].join('\n'),
+  });
+});
+
+test('new expressions compile in the 1.30 environment, without the format library; stored ones with it', () => {
+  const source = "format.named('uuid').hasValue()";
+  assert.equal(compileExpression(source, {}).ok, true);
+  assert.equal(compileExpression(source, {}, { environment: 'stored' }).ok, true);
+  assert.deepEqual(compileExpression(source, {}, { environment: 'new' }), {
+    ok: false,
+    error:
+      `ERROR: <input>:1:1: undeclared reference to 'format' (in container '')\n | ${source}\n | ^\n` +
+      `ERROR: <input>:1:13: undeclared reference to 'named' (in container '')\n | ${source}\n | ............^`,
+  });
+  // the libraries of 1.30 and before are there for new expressions
+  for (const ok of ["isCIDR('10.0.0.0/8') && ip('10.0.0.1').family() == 4", "quantity('1Gi').isGreaterThan(quantity('1Mi'))", "sets.contains([1, 2], [1])", "'a'.format([]) == 'a'"]) {
+    assert.equal(compileExpression(ok, {}, { environment: 'new' }).ok, true, ok);
+  }
+});
+
 test('the runtime cost limit stops an expensive evaluation', () => {
   const c = compileExpression('[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(y, x + y > 0))', {});
   assert.ok(c.ok);

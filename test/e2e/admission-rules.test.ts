@@ -60,6 +60,28 @@ describe('admissionregistration, flowcontrol and RBAC rules through kubectl', ()
     );
   });
 
+  test('expressions a write brings in compile without the format library 1.31 added; the 1.30 libraries are there', async () => {
+    const rules = { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] };
+    const expression = "!format.dns1123Label().validate(object.metadata.name).hasValue()";
+    const policy = (name: string, validation: string) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name }, spec: { matchConstraints: rules, validations: [{ expression: validation }] } });
+    assert.equal(
+      (await refused(['create', '-f', '-'], policy('format.example.com', expression))).trim(),
+      `The ValidatingAdmissionPolicy "format.example.com" is invalid: spec.validations[0].expression: Invalid value: "${expression.replaceAll('"', '\\"')}": compilation failed: ` +
+        `ERROR: <input>:1:2: undeclared reference to 'format' (in container '')\n | ${expression}\n | .^\n` +
+        `ERROR: <input>:1:21: undeclared reference to 'dns1123Label' (in container '')\n | ${expression}\n | ....................^\n` +
+        `ERROR: <input>:1:32: undeclared reference to 'validate' (in container '')\n | ${expression}\n | ...............................^`,
+    );
+    const created = await s.kubectl(['create', '-f', '-'], { input: JSON.stringify(policy('cidr.example.com', "!has(object.data) || !('cidr' in object.data) || isCIDR(object.data.cidr)")) });
+    assert.equal(created.stdout.trim(), 'validatingadmissionpolicy.admissionregistration.k8s.io/cidr.example.com created');
+    const hookStderr = await refused(['create', '-f', '-'], {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'format-condition' },
+      webhooks: [{ name: 'a.example.com', sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: { url: 'https://127.0.0.1:1/x' }, matchConditions: [{ name: 'named', expression: "format.named('uuid').hasValue()" }] }],
+    });
+    assert.match(hookStderr, /^The ValidatingWebhookConfiguration "format-condition" is invalid: webhooks\[0\]\.matchConditions\[0\]\.expression: Invalid value: "format\.named\('uuid'\)\.hasValue\(\)": compilation failed: ERROR: <input>:1:1: undeclared reference to 'format' \(in container ''\)\n/);
+  });
+
   test('flow schema: matchingPrecedence 1 and non-resource URL paths', async () => {
     const stderr = await refused(['create', '-f', '-'], {
       apiVersion: 'flowcontrol.apiserver.k8s.io/v1',

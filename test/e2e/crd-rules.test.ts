@@ -113,4 +113,22 @@ describe('CustomResourceDefinition rules through kubectl', () => {
       ].join('\n'),
     );
   });
+
+  test('a rule using the format library 1.31 added is refused on create, as 1.31 compiles new rules in 1.30 terms', async () => {
+    const rule = "!format.dns1123Label().validate(self).hasValue()";
+    const schema = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [{ rule }] } } } } };
+    const versions = [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }];
+    assert.equal(
+      await refused(crd({ versions })),
+      'The CustomResourceDefinition "gadgets.rules.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].rule: ' +
+        `Invalid value: apiextensions.ValidationRule{Rule:"${rule}", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ` +
+        `ERROR: <input>:1:2: undeclared reference to 'format' (in container '')\n | ${rule}\n | .^\n` +
+        `ERROR: <input>:1:21: undeclared reference to 'dns1123Label' (in container '')\n | ${rule}\n | ....................^\n` +
+        `ERROR: <input>:1:32: undeclared reference to 'validate' (in container '')\n | ${rule}\n | ...............................^`,
+    );
+    // the IP and CIDR libraries came in 1.30: a new rule may use them
+    const cidr = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [{ rule: 'isCIDR(self)' }] } } } } };
+    const applied = await s.kubectl(['apply', '-f', '-'], { input: crd({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: cidr } }] }) });
+    assert.equal(applied.stdout.trim(), 'customresourcedefinition.apiextensions.k8s.io/gadgets.rules.example.com created');
+  });
 });

@@ -9,6 +9,7 @@ import { fieldErrors } from '../../apis/errors.ts';
 import { goValidationRule } from './go-crd-values.ts';
 import type { FieldError } from '../../apis/errors.ts';
 import type { CompiledExpression } from '../../cel/environment.ts';
+import { environmentIn } from '../../cel/environment-type.ts';
 import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from '../../cel/cost.ts';
 import { maxElements } from '../../cel/estimate.ts';
@@ -239,11 +240,28 @@ export function ruleFieldErrors(s: JSONSchemaProps, path: string): FieldError[] 
   return errors;
 }
 
+/** The rules and message expressions a CRD held before an update (kube's preexistingExpressions). */
+export interface PreexistingExpressions {
+  readonly rules: ReadonlySet<string>;
+  readonly messageExpressions: ReadonlySet<string>;
+}
+
+/**
+ * How a CRD write compiles its rules. Without `preexisting` (evaluation, and the server's own reads) every expression
+ * is a stored one; a write compiles those its old version did not hold in the environment of new expressions.
+ */
+export interface RuleCompileOptions {
+  readonly preexisting?: PreexistingExpressions;
+  /** The version's schema is unchanged by the update: its expressions are not held to the per-expression cost limit. */
+  readonly suppressPerExpressionCost?: boolean;
+}
+
 /** Compile-time problems with kube's field paths and messages, and the compiled rules of the schema. */
-export function compileValidationRules(schema: JSONSchemaProps, fieldPath: string): { errors: FieldError[]; rules: CompiledRules } {
+export function compileValidationRules(schema: JSONSchemaProps, fieldPath: string, options: RuleCompileOptions = {}): { errors: FieldError[]; rules: CompiledRules } {
   const errors: FieldError[] = [];
   const costs: { path: string; cost: number }[] = [];
-  const root = isSchema(schema) ? compileNode(schema, schema, schemaDeclType(schema, true), fieldPath, 1, undefined, { errors, costs }) : undefined;
+  const ctx: CompileContext = { errors, costs, options };
+  const root = isSchema(schema) ? compileNode(schema, schema, schemaDeclType(schema, true), fieldPath, 1, undefined, ctx) : undefined;
   const total = costs.reduce((s, c) => s + c.cost, 0);
   if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     // kube names the most expensive expressions (those above 1% of the limit, at most 4) as contributors
@@ -257,6 +275,27 @@ export function compileValidationRules(schema: JSONSchemaProps, fieldPath: strin
 interface CompileContext {
   readonly errors: FieldError[];
   readonly costs: { path: string; cost: number }[];
+  readonly options: RuleCompileOptions;
+}
+
+/** Every rule and message expression in a schema, at any depth (kube's findPreexistingExpressions). */
+export function preexistingExpressions(schemas: readonly (JSONSchemaProps | undefined)[]): PreexistingExpressions {
+  const rules = new Set<string>();
+  const messageExpressions = new Set<string>();
+  const walk = (s: unknown): void => {
+    if (Array.isArray(s)) return s.forEach(walk);
+    if (!isSchema(s)) return;
+    for (const v of Array.isArray(s['x-kubernetes-validations']) ? s['x-kubernetes-validations'] : []) {
+      if (!isSchema(v)) continue;
+      if (typeof v.rule === 'string') rules.add(v.rule);
+      if (typeof v.messageExpression === 'string' && v.messageExpression !== '') messageExpressions.add(v.messageExpression);
+    }
+    for (const key of ['items', 'additionalProperties', 'not'] as const) walk(s[key]);
+    for (const key of ['allOf', 'anyOf', 'oneOf'] as const) walk(s[key]);
+    for (const map of [s.properties, s.patternProperties, s.definitions, s.dependencies]) if (isSchema(map)) Object.values(map).forEach(walk);
+  };
+  schemas.forEach(walk);
+  return { rules, messageExpressions };
 }
 
 
@@ -338,7 +377,7 @@ function compileRule(
   declType: DeclType,
   cardinality: number,
   uncorrelatable: string | undefined,
-  { errors, costs }: CompileContext,
+  { errors, costs, options }: CompileContext,
 ): CompiledRule | undefined {
   rule = withStringFields(rule);
   const text = (rule.rule ?? '').trim();
@@ -347,7 +386,7 @@ function compileRule(
   if (errors.length > before || text === '') return undefined;
 
   const vars = { self: declType, oldSelf: declType };
-  const compiled = cel().compileExpression(text, vars);
+  const compiled = cel().compileExpression(text, vars, { environment: environmentIn(options.preexisting?.rules, rule.rule) });
   let expr: CompiledExpression | undefined;
   if (!compiled.ok) errors.push(fieldErrors.invalid(`${rulePath}.rule`, renderRule(rule), `compilation failed: ${compiled.error}`));
   // a result the checker could not infer passes; a declared dyn (int-or-string) is not a bool, as in cel-go
@@ -356,20 +395,20 @@ function compileRule(
   } else expr = compiled.expression;
 
   const ruleCost = expr ? expr.maxCost * cardinality : 0;
-  if (ruleCost > STATIC_ESTIMATED_COST_LIMIT) errors.push(fieldErrors.forbidden(`${rulePath}.rule`, costErrorMessage('estimated rule cost', ruleCost, STATIC_ESTIMATED_COST_LIMIT)));
+  if (!options.suppressPerExpressionCost && ruleCost > STATIC_ESTIMATED_COST_LIMIT) errors.push(fieldErrors.forbidden(`${rulePath}.rule`, costErrorMessage('estimated rule cost', ruleCost, STATIC_ESTIMATED_COST_LIMIT)));
   if (expr) costs.push({ path: `${rulePath}.rule`, cost: ruleCost });
 
   let messageExpr: CompiledExpression | undefined;
   const messageSource = (rule.messageExpression ?? '').trim();
   if (messageSource !== '') {
-    const m = cel().compileExpression(messageSource, vars);
+    const m = cel().compileExpression(messageSource, vars, { environment: environmentIn(options.preexisting?.messageExpressions, rule.messageExpression) });
     if (!m.ok) errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), `messageExpression compilation failed: ${m.error}`));
     else if (surelyNotOf(m.expression.info.resultType, ['string'])) {
       errors.push(fieldErrors.invalid(`${rulePath}.messageExpression`, renderRule(rule), 'messageExpression must evaluate to a string'));
     } else {
       messageExpr = m.expression;
       const messageCost = messageExpr.maxCost * cardinality;
-      if (messageCost > STATIC_ESTIMATED_COST_LIMIT) {
+      if (!options.suppressPerExpressionCost && messageCost > STATIC_ESTIMATED_COST_LIMIT) {
         errors.push(fieldErrors.forbidden(`${rulePath}.messageExpression`, costErrorMessage('estimated messageExpression cost', messageCost, STATIC_ESTIMATED_COST_LIMIT)));
       }
       costs.push({ path: `${rulePath}.messageExpression`, cost: messageCost });

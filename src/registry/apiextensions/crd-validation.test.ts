@@ -134,3 +134,63 @@ test('a rule without its expression is reported beside the other schema errors, 
     'spec.validation.openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
   ]);
 });
+
+// kube 1.31 compiles the expressions a write brings in with its compatibility version's (1.30) libraries, which
+// lack the format library 1.31 added; the ones the stored CRD already held compile with everything.
+test('CEL rules new to a CRD compile without the format library; rules the stored CRD held keep it', () => {
+  const rule = '!format.dns1123Label().validate(self).hasValue()';
+  const withRule = (extra: Record<string, unknown>) =>
+    crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { name: { type: 'string', maxLength: 63, ...extra } } } } } } }]);
+  const next = withRule({ 'x-kubernetes-validations': [{ rule }] });
+  const bare = withRule({});
+  for (const c of [next, bare]) c.metadata.resourceVersion = '5';
+  const path = 'spec.validation.openAPIV3Schema.properties[spec].properties[name].x-kubernetes-validations[0].rule';
+  const refusal =
+    `${path}: Invalid value: apiextensions.ValidationRule{Rule:"${rule}", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ` +
+    `ERROR: <input>:1:2: undeclared reference to 'format' (in container '')\n | ${rule}\n | .^\n` +
+    `ERROR: <input>:1:21: undeclared reference to 'dns1123Label' (in container '')\n | ${rule}\n | ....................^\n` +
+    `ERROR: <input>:1:32: undeclared reference to 'validate' (in container '')\n | ${rule}\n | ...............................^`;
+  assert.deepEqual(messages(next), [refusal]);
+  assert.deepEqual(validateCrdUpdate(next, bare).map(fieldErrorString), [refusal]);
+  // the same rule text anywhere in the old CRD makes it a stored one
+  const anywhere = "format.named('uuid').hasValue()";
+  const atRoot = crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-validations': [{ rule: anywhere }], properties: { spec: { type: 'object' } } } } }]);
+  const moved = withRule({ 'x-kubernetes-validations': [{ rule: anywhere }] });
+  for (const c of [atRoot, moved]) c.metadata.resourceVersion = '5';
+  assert.deepEqual(validateCrdUpdate(moved, atRoot).map(fieldErrorString), []);
+  assert.equal(validateCrdUpdate(moved, bare).length, 1);
+  assert.deepEqual(validateCrdUpdate(next, withRule({ 'x-kubernetes-validations': [{ rule, message: 'not a label' }] })).map(fieldErrorString), []);
+  // messageExpressions likewise
+  const messageExpression = "format.dns1123Label().validate(self).value().join(', ')";
+  const withMessage = withRule({ 'x-kubernetes-validations': [{ rule: 'self.size() > 1', messageExpression }] });
+  withMessage.metadata.resourceVersion = '5';
+  assert.match(messages(withMessage)[0], /x-kubernetes-validations\[0\]\.messageExpression: Invalid value: apiextensions\.ValidationRule\{.*\}: messageExpression compilation failed: ERROR: <input>:1:1: undeclared reference to 'format'/);
+  assert.deepEqual(validateCrdUpdate(withMessage, withMessage).map(fieldErrorString), []);
+});
+
+test('update: a version whose schema is unchanged is not held to the per-expression cost limit, the total limit stays', () => {
+  const costly = (maxLength?: number) => ({
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { list: { type: 'array', items: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [{ rule: "self.contains('gpu')" }] } }, note: { type: 'string', maxLength } } } },
+  });
+  const old = crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: costly() } }]);
+  old.metadata.resourceVersion = '5';
+  const relabelled = structuredClone(old);
+  relabelled.metadata.labels = { a: 'b' };
+  const forbidden = 'spec.validation.openAPIV3Schema.properties[spec].properties[list].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 2.9x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+  assert.deepEqual(messages(old), [forbidden]);
+  assert.deepEqual(validateCrdUpdate(relabelled, old).map(fieldErrorString), []);
+  const changed = crd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: costly(10) } }]);
+  changed.metadata.resourceVersion = '5';
+  assert.deepEqual(validateCrdUpdate(changed, old).map(fieldErrorString), [forbidden]);
+  // a second version with its own schema: only the changed one is checked, under its own path
+  const two = (v2: JSONSchemaProps) => {
+    const c = crd([
+      { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: costly() } },
+      { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: v2 } },
+    ]);
+    c.metadata.resourceVersion = '5';
+    return c;
+  };
+  assert.deepEqual(validateCrdUpdate(two(costly(10)), two(SCHEMA)).map(fieldErrorString), [forbidden.replace('spec.validation', 'spec.versions[1].schema')]);
+});

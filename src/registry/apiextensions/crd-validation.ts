@@ -7,9 +7,10 @@ import { fieldErrors, type FieldError } from '../../apis/errors.ts';
 import { goStrings } from '../../apis/go-bad-values.ts';
 import { reviewVersionListErrors, validateWebhookService, validateWebhookURL } from '../builtin/admissionregistration/webhook-client.ts';
 import { validateCABundle } from '../../webhook/ca-bundle.ts';
+import { semanticEqual } from '../builtin/object.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, validateImmutableField } from '../validation/meta.ts';
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../validation/names.ts';
-import { compileValidationRules, ruleFieldErrors } from './cel-rules.ts';
+import { compileValidationRules, preexistingExpressions, ruleFieldErrors, type PreexistingExpressions } from './cel-rules.ts';
 import { crdLayout, type CrdLayout } from './crd-layout.ts';
 import { crdConditionTrue, type CrdColumn, type CrdConversion, type CrdNames, type CrdSelectableField, type CrdSpec, type CrdSubresources, type CrdVersion, type CustomResourceDefinition } from './crd-types.ts';
 import { goCrdVersions } from './go-crd-values.ts';
@@ -30,6 +31,10 @@ interface Options extends SchemaRatchets {
   requireRecognizedConversionReviewVersion: boolean;
   /** An invalid conversion caBundle is let through: on create, before the CRD is established, or when it already was invalid. */
   allowInvalidCABundle: boolean;
+  /** On update, the stored CRD's CEL expressions: they compile in the stored environment, the others as new ones. */
+  preexistingExpressions?: PreexistingExpressions;
+  /** On update, the versions whose schema the update leaves as it was (kube's versionsWithUnchangedSchemas). */
+  versionsWithUnchangedSchemas?: ReadonlySet<string>;
 }
 
 function validateNames(names: CrdNames | undefined, path: string): FieldError[] {
@@ -122,8 +127,12 @@ function validateSelectableFields(fields: readonly CrdSelectableField[], schema:
   return errs;
 }
 
-/** validateCustomResourceDefinitionValidation for one schema at `path` (".../validation" or ".../schema"). */
-function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: boolean, opts: Options, path: string): FieldError[] {
+/**
+ * validateCustomResourceDefinitionValidation for one schema at `path` (".../validation" or ".../schema"); `version`
+ * names the version whose schema it is (the first one for the shared schema), whose unchanged schema keeps its
+ * expressions clear of the per-expression cost limit.
+ */
+function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: boolean, opts: Options, version: string | undefined, path: string): FieldError[] {
   if (!schema) return [];
   const schemaOptions: CrdSchemaOptions = {
     requireStructural: opts.requireStructural,
@@ -137,7 +146,12 @@ function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: 
   const errs = [...schemaErrs];
   // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition); the checks of
   // a rule's own fields are schema checks, made either way.
-  if (schemaErrs.length === 0) errs.push(...compileValidationRules(schema, `${path}.openAPIV3Schema`).errors);
+  if (schemaErrs.length === 0) {
+    const suppressPerExpressionCost = version !== undefined && (opts.versionsWithUnchangedSchemas?.has(version) ?? false);
+    // on create every expression is new
+    const preexisting = opts.preexistingExpressions ?? { rules: new Set<string>(), messageExpressions: new Set<string>() };
+    errs.push(...compileValidationRules(schema, `${path}.openAPIV3Schema`, { preexisting, suppressPerExpressionCost }).errors);
+  }
   else errs.push(...ruleFieldErrors(schema, `${path}.openAPIV3Schema`));
   return errs;
 }
@@ -220,6 +234,16 @@ function validateDeprecationWarning(deprecated: boolean, warning: string | undef
 
 const versionSchemas = (spec: CrdSpec): (JSONSchemaProps | undefined)[] => (spec.versions ?? []).map((v) => v.schema?.openAPIV3Schema ?? undefined);
 
+/** The names of the versions whose schema an update leaves semantically equal (kube's findVersionsWithUnchangedSchemas). */
+function versionsWithUnchangedSchemas(spec: CrdSpec, oldSpec: CrdSpec): Set<string> {
+  const unchanged = new Set<string>();
+  for (const v of spec.versions ?? []) {
+    const old = (oldSpec.versions ?? []).find((o) => o.name === v.name);
+    if (old && semanticEqual(v.schema?.openAPIV3Schema, old.schema?.openAPIV3Schema)) unchanged.add(v.name ?? '');
+  }
+  return unchanged;
+}
+
 function validateGroup(group: string): FieldError[] {
   if (group === '') return [fieldErrors.required('spec.group')];
   const msgs = isDNS1123Subdomain(group);
@@ -257,7 +281,7 @@ function validateSelectableFieldsWithSchema(fields: readonly CrdSelectableField[
 function validateVersion(v: CrdVersion, layout: CrdLayout, statusEnabled: boolean, opts: Options, p: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const m of validateDeprecationWarning(v.deprecated === true, v.deprecationWarning)) errs.push(fieldErrors.invalid(`${p}.deprecationWarning`, v.deprecationWarning ?? null, m));
-  if (!layout.schema.hoisted) errs.push(...validateValidation(v.schema?.openAPIV3Schema, statusEnabled, opts, `${p}.schema`));
+  if (!layout.schema.hoisted) errs.push(...validateValidation(v.schema?.openAPIV3Schema, statusEnabled, opts, v.name, `${p}.schema`));
   if (!layout.subresources.hoisted) errs.push(...validateSubresources(v.subresources ?? undefined, `${p}.subresources`));
   if (!layout.columns.hoisted) (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `${p}.additionalPrinterColumns[${j}]`)));
   const fields = layout.selectableFields.hoisted ? [] : (v.selectableFields ?? []);
@@ -308,7 +332,7 @@ function validateRequiredNames(n: CrdNames): FieldError[] {
 function validateTopLevel(spec: CrdSpec, layout: CrdLayout, opts: Options): FieldError[] {
   const errs: FieldError[] = [];
   const statusEnabledAnywhere = (spec.versions ?? []).some((v) => hasStatusSubresource(v));
-  if (layout.schema.hoisted) errs.push(...validateValidation(layout.schema.top, statusEnabledAnywhere, opts, 'spec.validation'));
+  if (layout.schema.hoisted) errs.push(...validateValidation(layout.schema.top, statusEnabledAnywhere, opts, spec.versions?.[0]?.name, 'spec.validation'));
   if (layout.subresources.hoisted) errs.push(...validateSubresources(layout.subresources.top, 'spec.subresources'));
   if (layout.columns.hoisted) (layout.columns.top ?? []).forEach((c, j) => errs.push(...validateColumn(c, `spec.additionalPrinterColumns[${j}]`)));
   const fields = layout.selectableFields.hoisted ? (layout.selectableFields.top ?? []) : [];
@@ -452,6 +476,8 @@ export function validateCrdUpdate(obj: CustomResourceDefinition, oldObj: CustomR
     requireImmutableNames: crdConditionTrue(old, 'Established'),
     requireRecognizedConversionReviewVersion: requiresRecognizedReviewVersion(old),
     allowInvalidCABundle: allowsInvalidCABundle(old),
+    preexistingExpressions: preexistingExpressions(versionSchemas(oldSpec)),
+    versionsWithUnchangedSchemas: versionsWithUnchangedSchemas(spec, oldSpec),
   };
   const errs = [...validateObjectMetaUpdate(crd.metadata, old.metadata), ...validateSpec(spec, crdLayout(spec), opts)];
   if (opts.requireImmutableNames) {

@@ -6,7 +6,8 @@
 import { fieldErrors, renderedBadValue, type FieldError } from '../../../apis/errors.ts';
 import { goSlice, goText } from '../../../apis/go-bad-values.ts';
 import { compileJsonPath, JsonPathError } from '../../../apis/jsonpath.ts';
-import { compileAdmissionExpression, compilePolicy, type CompiledPolicy } from '../../../admission/policy/compile.ts';
+import { environmentIn } from '../../../cel/environment-type.ts';
+import { compileAdmissionExpression, compilePolicy, NO_EXPRESSIONS, policyExpressions, type CompiledPolicy, type PolicyExpressions } from '../../../admission/policy/compile.ts';
 import { admissionDeclarations } from '../../../admission/cel-context.ts';
 import type { KubeObject } from '../../types.ts';
 import { buildStrategy } from '../generic.ts';
@@ -132,16 +133,19 @@ function auditAnnotationsErrors(spec: Obj, policyName: string, compiled: Compile
 }
 
 /** matchConditions see params only when the policy has a paramKind, and no variables. */
-function policyConditionError(hasParams: boolean): (expression: string) => string | undefined {
+function policyConditionError(hasParams: boolean, preexisting: ReadonlySet<string>): (expression: string) => string | undefined {
   const declarations = admissionDeclarations({ params: hasParams });
-  return (expression) => compileAdmissionExpression(expression, declarations, 'bool').error;
+  return (expression) => compileAdmissionExpression(expression, declarations, 'bool', environmentIn(preexisting, expression)).error;
 }
 
-/** validateValidatingAdmissionPolicySpec; `ignoreMatchConditions` on an update that left them (and paramKind) alone. */
-function policyErrors(obj: KubeObject, ignoreMatchConditions: boolean): FieldError[] {
+/**
+ * validateValidatingAdmissionPolicySpec; `ignoreMatchConditions` on an update that left them (and paramKind) alone;
+ * `preexisting`, the old policy's expressions (none on create).
+ */
+function policyErrors(obj: KubeObject, ignoreMatchConditions: boolean, preexisting: PolicyExpressions): FieldError[] {
   const spec = specOf(obj);
   const errs: FieldError[] = [];
-  const compiled = compilePolicy({ metadata: obj.metadata ?? {}, spec });
+  const compiled = compilePolicy({ metadata: obj.metadata ?? {}, spec }, preexisting);
   if (spec.failurePolicy === undefined || spec.failurePolicy === null) errs.push(fieldErrors.required('spec.failurePolicy'));
   else if (!FAILURE_POLICIES.includes(spec.failurePolicy as string)) errs.push(fieldErrors.notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
   const hasParams = isObj(spec.paramKind);
@@ -151,7 +155,7 @@ function policyErrors(obj: KubeObject, ignoreMatchConditions: boolean): FieldErr
     errs.push(...matchResourcesErrors(spec.matchConstraints, 'spec.matchConstraints'));
     if (objsAt(spec.matchConstraints, 'resourceRules').length === 0) errs.push(fieldErrors.required('spec.matchConstraints.resourceRules'));
   }
-  if (!ignoreMatchConditions) errs.push(...matchConditionsErrors(spec.matchConditions, 'spec.matchConditions', policyConditionError(hasParams)));
+  if (!ignoreMatchConditions) errs.push(...matchConditionsErrors(spec.matchConditions, 'spec.matchConditions', policyConditionError(hasParams, preexisting.matchConditions)));
   listOf(spec.variables).forEach((v, i) => errs.push(...variableErrors(v, compiled.variables[i]?.compiled.error, `spec.variables[${i}]`)));
   const validations = listOf(spec.validations);
   if (validations.length === 0 && listOf(spec.auditAnnotations).length === 0) {
@@ -256,8 +260,8 @@ export function validatingAdmissionPolicyStrategyFacts(printed: FactsMaker): Fac
         spec.failurePolicy ??= 'Fail';
         defaultMatchResources(spec.matchConstraints);
       },
-      validate: (obj) => policyErrors(obj, false),
-      validateUpdate: (obj, old) => policyErrors(obj, matchConditionsUnchanged(obj, old)),
+      validate: (obj) => policyErrors(obj, false, NO_EXPRESSIONS),
+      validateUpdate: (obj, old) => policyErrors(obj, matchConditionsUnchanged(obj, old), policyExpressions(old.spec)),
       validateStatusUpdate: (obj) => policyStatusErrors(obj),
     });
     return { ...base, strategy };

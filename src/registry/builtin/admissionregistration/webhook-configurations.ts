@@ -3,6 +3,7 @@
 // messages, in its order, and with the checks an update relaxes for what the stored object already held.
 
 import { fieldErrors, type FieldError } from '../../../apis/errors.ts';
+import { environmentIn } from '../../../cel/environment-type.ts';
 import { compileAdmissionExpression } from '../../../admission/policy/compile.ts';
 import { admissionDeclarations } from '../../../admission/cel-context.ts';
 import type { KubeObject } from '../../types.ts';
@@ -43,6 +44,8 @@ function fullyQualifiedNameErrors(name: string, path: string): FieldError[] {
 /** The options kube's validateWebhook takes: all strict on create, relaxed on update where the old object was not. */
 interface WebhookOptions {
   ignoreMatchConditions: boolean;
+  /** The stored webhooks' matchConditions expressions: they compile in the stored environment, others as new ones. */
+  preexistingMatchConditions: ReadonlySet<string>;
   requireNoSideEffects: boolean;
   requireRecognizedAdmissionReviewVersion: boolean;
   requireUniqueWebhookNames: boolean;
@@ -51,6 +54,7 @@ interface WebhookOptions {
 
 const STRICT: WebhookOptions = {
   ignoreMatchConditions: false,
+  preexistingMatchConditions: new Set(),
   requireNoSideEffects: true,
   requireRecognizedAdmissionReviewVersion: true,
   requireUniqueWebhookNames: true,
@@ -72,7 +76,8 @@ function clientConfigErrors(cc: unknown, path: string): FieldError[] {
 
 /** A webhook's matchConditions see no params (kube's stateless compiler). */
 const CONDITION_DECLARATIONS = admissionDeclarations();
-const webhookConditionError = (expression: string): string | undefined => compileAdmissionExpression(expression, CONDITION_DECLARATIONS, 'bool').error;
+const webhookConditionError = (preexisting: ReadonlySet<string>) => (expression: string): string | undefined =>
+  compileAdmissionExpression(expression, CONDITION_DECLARATIONS, 'bool', environmentIn(preexisting, expression)).error;
 
 /** validateValidatingWebhook / validateMutatingWebhook. */
 function webhookErrors(w: Obj, path: string, mutating: boolean, opts: WebhookOptions): FieldError[] {
@@ -92,7 +97,7 @@ function webhookErrors(w: Obj, path: string, mutating: boolean, opts: WebhookOpt
     errs.push(fieldErrors.notSupported(`${path}.reinvocationPolicy`, w.reinvocationPolicy, REINVOCATION_POLICIES));
   }
   errs.push(...clientConfigErrors(w.clientConfig, `${path}.clientConfig`));
-  if (!opts.ignoreMatchConditions) errs.push(...matchConditionsErrors(w.matchConditions, `${path}.matchConditions`, webhookConditionError));
+  if (!opts.ignoreMatchConditions) errs.push(...matchConditionsErrors(w.matchConditions, `${path}.matchConditions`, webhookConditionError(opts.preexistingMatchConditions)));
   return errs;
 }
 
@@ -125,6 +130,7 @@ function updateOptions(obj: KubeObject, old: KubeObject): WebhookOptions {
   const oldNames = oldHooks.map((h) => (typeof h.name === 'string' ? h.name : ''));
   return {
     ignoreMatchConditions: hooks.length === oldHooks.length && oldHooks.every((h, i) => semanticEqual(hooks[i].matchConditions, h.matchConditions)),
+    preexistingMatchConditions: new Set(oldHooks.flatMap((h) => listAt(h, 'matchConditions').map((c) => (isObj(c) ? c.expression : undefined)).filter((e): e is string => typeof e === 'string'))),
     requireNoSideEffects: oldHooks.every((h) => typeof h.sideEffects === 'string' && NO_SIDE_EFFECTS.includes(h.sideEffects)),
     requireRecognizedAdmissionReviewVersion: oldHooks.every((h) => {
       const versions = Array.isArray(h.admissionReviewVersions) ? h.admissionReviewVersions : [];
