@@ -4,6 +4,7 @@
 
 import { isIPv4, isIPv6 } from 'node:net';
 import { CelScalar } from '@bufbuild/cel';
+import { ipText } from '../../registry/builtin/ip-validation.ts';
 import { OpaqueValue, func, opaqueMethod, expect, OPAQUE, noSuchOverload } from '../opaque.ts';
 
 const { STRING, BOOL, INT } = CelScalar;
@@ -25,27 +26,7 @@ export class IPValue extends OpaqueValue {
     return this.family === 4 ? 32 : 128;
   }
   override toString(): string {
-    if (this.family === 4) return [24n, 16n, 8n, 0n].map((s) => String((this.bits >> s) & 255n)).join('.');
-    const groups = Array.from({ length: 8 }, (_, i) => Number((this.bits >> BigInt(112 - 16 * i)) & 0xffffn));
-    // RFC 5952: the first longest run of two or more zero groups becomes "::"
-    let best = -1;
-    let bestLen = 1;
-    for (let i = 0; i < 8; ) {
-      if (groups[i] !== 0) {
-        i++;
-        continue;
-      }
-      let j = i;
-      while (j < 8 && groups[j] === 0) j++;
-      if (j - i > bestLen) {
-        best = i;
-        bestLen = j - i;
-      }
-      i = j;
-    }
-    const hex = groups.map((g) => g.toString(16));
-    if (best < 0) return hex.join(':');
-    return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+    return ipText(this.family, this.bits);
   }
 }
 

@@ -80,3 +80,28 @@ export function cidrFamily(value: string): 0 | 4 | 6 {
 export function validCIDRErrors(value: string, path: string): FieldError[] {
   return cidrFamily(value) === 0 ? [fieldErrors.invalid(path, value, INVALID_CIDR)] : [];
 }
+
+/** An address given as a 32- or 128-bit number, as Go prints it: dotted IPv4, or IPv6 in RFC 5952's form. */
+export function ipText(family: 4 | 6, bits: bigint): string {
+  if (family === 4) return [24n, 16n, 8n, 0n].map((s) => String((bits >> s) & 255n)).join('.');
+  const groups = Array.from({ length: 8 }, (_, i) => Number((bits >> BigInt(112 - 16 * i)) & 0xffffn));
+  // the first longest run of two or more zero groups becomes "::"
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best < 0) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+}

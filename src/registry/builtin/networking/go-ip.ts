@@ -3,8 +3,7 @@
 // exact error texts, which ServiceCIDR and IPAddress validation put in their messages.
 
 import { goQuote } from '../../../encoding/go-format.ts';
-import { IPValue } from '../../../cel/library/ip.ts';
-import { ipBytes, ipFamily } from '../ip-validation.ts';
+import { ipBytes, ipFamily, ipText } from '../ip-validation.ts';
 
 /** What net.ParseCIDR returns as the network: the masked address (4 bytes for IPv4 text), its mask and length. */
 export interface GoIPNet {
@@ -161,7 +160,7 @@ const toBigInt = (bytes: number[]): bigint => bytes.reduce((acc, b) => (acc << 8
 export function netipAddrString(addr: NetipAddr): string {
   if (addr.bytes.length === 4) return addr.bytes.join('.');
   const mapped = goTo4(addr.bytes);
-  const text = mapped ? `::ffff:${mapped.join('.')}` : new IPValue(6, toBigInt(addr.bytes)).toString();
+  const text = mapped ? `::ffff:${mapped.join('.')}` : ipText(6, toBigInt(addr.bytes));
   return addr.zone ? `${text}%${addr.zone}` : text;
 }
 
