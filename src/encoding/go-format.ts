@@ -33,6 +33,11 @@ export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
     const cp = ch.codePointAt(0) ?? 0;
+    // printable ASCII but for the two escaped: most of every string, spared the Unicode class test
+    if (cp >= 0x20 && cp < 0x7f && cp !== 0x22 && cp !== 0x5c) {
+      out += ch;
+      continue;
+    }
     switch (ch) {
       case '"': out += '\\"'; continue;
       case '\\': out += '\\\\'; continue;
