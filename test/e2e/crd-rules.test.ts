@@ -131,4 +131,27 @@ describe('CustomResourceDefinition rules through kubectl', () => {
     const applied = await s.kubectl(['apply', '-f', '-'], { input: crd({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: cidr } }] }) });
     assert.equal(applied.stdout.trim(), 'customresourcedefinition.apiextensions.k8s.io/gadgets.rules.example.com created');
   });
+
+  test('a schema error keeps the rules of its own node and those above it from compiling, not a sibling rule', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [{ rule: 'self.size' }],
+          properties: { size: { type: 'text' }, count: { type: 'integer', 'x-kubernetes-validations': [{ rule: "self == 'x'" }] } },
+        },
+      },
+    };
+    assert.equal(
+      await refused(crd({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }] }, 'widgets.rules.example.com').replaceAll('gadget', 'widget').replaceAll('Gadget', 'Widget')),
+      [
+        'The CustomResourceDefinition "widgets.rules.example.com" is invalid: ',
+        '* spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Unsupported value: "text": supported values: "array", "boolean", "integer", "number", "object", "string"',
+        `* spec.validation.openAPIV3Schema.properties[spec].properties[count].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self == 'x'", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:6: found no matching overload for '_==_' applied to '(int, string)'`,
+        ' | self == \'x\'',
+        ' | .....^',
+      ].join('\n'),
+    );
+  });
 });

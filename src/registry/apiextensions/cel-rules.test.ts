@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldErrorString } from '../../apis/errors.ts';
+import { fieldErrors, fieldErrorString } from '../../apis/errors.ts';
 import { compileValidationRules, escapeFieldName } from './cel-rules.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 
@@ -123,8 +123,9 @@ test('apiVersion, kind, metadata.name and metadata.generateName only at resource
     },
   });
   assert.deepEqual(errors, [
-    `${ROOT}.x-kubernetes-validations[1].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.metadata.namespace == 'x'", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:14: undefined field 'namespace'\n | self.metadata.namespace == 'x'\n | .............^`,
+    // a node's rules after those of the nodes below it, as kube walks the schema
     `${ROOT}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.kind == 'x'", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field 'kind'\n | self.kind == 'x'\n | ....^`,
+    `${ROOT}.x-kubernetes-validations[1].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.metadata.namespace == 'x'", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:14: undefined field 'namespace'\n | self.metadata.namespace == 'x'\n | .............^`,
   ]);
 });
 
@@ -210,8 +211,8 @@ test('oldSelf below a list that does not correlate, and optionalOldSelf without 
       }),
     ),
     [
-      `${ROOT}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
       `${ROOT}.properties[spec].properties[list].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${ROOT}.properties[spec].properties[list]`,
+      `${ROOT}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
     ],
   );
 });
@@ -249,35 +250,63 @@ test('the per-object cost budget and the per-expression limit stop validation wi
 });
 
 test('compile problems at CRD write time, with kube field paths and messages', () => {
-  const errors = compileErrors(
-    withSpec({
-      type: 'object',
-      properties: { list: { type: 'array', items: { type: 'string' } }, n: { type: 'integer' } },
-      'x-kubernetes-validations': [
-        { rule: 'self.n +' },
-        { rule: 'self.n' },
-        { rule: ' ' },
-        { rule: 'true', message: 'a\nb' },
-        { rule: 'self.n > 0\n&& true' },
-        { rule: 'true', reason: 'Bogus' as never },
-        { rule: 'true', fieldPath: '.nope' },
-        { rule: 'self.list.all(a, self.list.all(b, a == b))' },
-      ],
-    }),
-  );
+  const schema = withSpec({
+    type: 'object',
+    properties: { list: { type: 'array', items: { type: 'string' } }, n: { type: 'integer' } },
+    'x-kubernetes-validations': [
+      { rule: 'self.n +' },
+      { rule: 'self.n' },
+      { rule: ' ' },
+      { rule: 'true', message: 'a\nb' },
+      { rule: 'self.n > 0\n&& true' },
+      { rule: 'true', reason: 'Bogus' as never },
+      { rule: 'true', fieldPath: '.nope' },
+      { rule: 'self.list.all(a, self.list.all(b, a == b))' },
+    ],
+  });
   const rule = (i: number) => `${ROOT}.properties[spec].x-kubernetes-validations[${i}]`;
-  assert.deepEqual(errors, [
-    `${rule(0)}.rule: Invalid value: apiextensions.ValidationRule{Rule:"self.n +", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:8: Syntax error: found + but expecting end of input\n | self.n +\n | .......^`,
-    `${rule(1)}.rule: Invalid value: apiextensions.ValidationRule{Rule:"self.n", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool`,
+  const problems = [
     `${rule(2)}.rule: Required value: rule is not specified`,
     `${rule(3)}.message: Invalid value: "a\\nb": message must not contain line breaks`,
     `${rule(4)}.message: Required value: message must be specified if rule contains line breaks`,
     `${rule(5)}.reason: Unsupported value: "Bogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
     `${rule(6)}.fieldPath: Invalid value: ".nope": fieldPath must be a valid path`,
+  ];
+  // compiled for evaluation, each sound rule compiles (the rule fields' problems first, as kube lists schema errors)
+  assert.deepEqual(compileErrors(schema), [
+    ...problems,
+    `${rule(0)}.rule: Invalid value: apiextensions.ValidationRule{Rule:"self.n +", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:8: Syntax error: found + but expecting end of input\n | self.n +\n | .......^`,
+    `${rule(1)}.rule: Invalid value: apiextensions.ValidationRule{Rule:"self.n", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool`,
     `${rule(7)}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
     `${rule(7)}.rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
     `${ROOT}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
   ]);
+  // at a CRD write, a node with a schema error at or below it compiles none of its rules, as kube's
+  const gate = { celAllowed: true, nodeErrors: [] };
+  assert.deepEqual(compileValidationRules(schema, ROOT, { gate }).errors.map(fieldErrorString), problems);
+});
+
+test('at a CRD write, rules compile node by node: a schema error blocks its node and those above it, not its siblings', () => {
+  const schema = withSpec({
+    type: 'object',
+    'x-kubernetes-validations': [{ rule: 'self.a' }],
+    properties: {
+      a: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self' }] },
+      b: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.size()' }] },
+      c: { type: 'object', 'x-kubernetes-validations': [{ rule: 'true', reason: 'Nope' as never }], properties: { d: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == 1' }] } } },
+    },
+  });
+  const node = (p: string) => `${ROOT}.properties[spec]${p}.x-kubernetes-validations[0]`;
+  const unsupported = fieldErrors.notSupported(`${ROOT}.properties[spec].properties[a].type`, 'text', ['array', 'boolean', 'integer', 'number', 'object', 'string']);
+  const errors = compileValidationRules(schema, ROOT, { gate: { celAllowed: true, nodeErrors: [unsupported] } }).errors.map(fieldErrorString);
+  assert.deepEqual(errors, [
+    `${node('.properties[c]')}.reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+    // b compiles; a (its type refused), c (a rule field refused) and spec above them do not; d, below c, does
+    `${node('.properties[b]')}.rule: Invalid value: apiextensions.ValidationRule{Rule:"self.size()", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool`,
+    `${node('.properties[c].properties[d]')}.rule: Invalid value: apiextensions.ValidationRule{Rule:"self == 1", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:6: found no matching overload for '_==_' applied to '(string, int)'\n | self == 1\n | .....^`,
+  ]);
+  // a schema that failed its structural checks compiles nothing
+  assert.deepEqual(compileValidationRules(schema, ROOT, { gate: { celAllowed: false, nodeErrors: [] } }).errors.map(fieldErrorString), [errors[0]]);
 });
 
 test('maxItems and maxLength bound the estimated cost as kube does', () => {

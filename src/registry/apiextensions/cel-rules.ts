@@ -254,14 +254,23 @@ export interface RuleCompileOptions {
   readonly preexisting?: PreexistingExpressions;
   /** The version's schema is unchanged by the update: its expressions are not held to the per-expression cost limit. */
   readonly suppressPerExpressionCost?: boolean;
+  /**
+   * A write's validation: what the schema checks found (see CrdSchemaCheck). Every rule's own fields are checked, and
+   * a node's rules compile only where kube compiles them: in a schema that passed its structural checks, outside
+   * allOf, anyOf, oneOf and not, and with no schema error at or below the node.
+   */
+  readonly gate?: { readonly celAllowed: boolean; readonly nodeErrors: readonly FieldError[] };
 }
 
 /** Compile-time problems with kube's field paths and messages, and the compiled rules of the schema. */
 export function compileValidationRules(schema: JSONSchemaProps, fieldPath: string, options: RuleCompileOptions = {}): { errors: FieldError[]; rules: CompiledRules } {
-  const errors: FieldError[] = [];
+  const problems: FieldError[] = [];
+  const celErrors: FieldError[] = [];
   const costs: { path: string; cost: number }[] = [];
-  const ctx: CompileContext = { errors, costs, options };
+  const ctx: CompileContext = { problems, celErrors, costs, options, inCombinator: false };
   const root = isSchema(schema) ? compileNode(schema, schema, schemaDeclType(schema, true), fieldPath, 1, undefined, ctx) : undefined;
+  // as kube's OpenAPISchemaErrorList: the schema errors (a rule's own fields) before the CEL errors
+  const errors = [...problems, ...celErrors];
   const total = costs.reduce((s, c) => s + c.cost, 0);
   if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     // kube names the most expensive expressions (those above 1% of the limit, at most 4) as contributors
@@ -273,10 +282,21 @@ export function compileValidationRules(schema: JSONSchemaProps, fieldPath: strin
 }
 
 interface CompileContext {
-  readonly errors: FieldError[];
+  /** Problems of the rules' own fields (schema errors to kube). */
+  readonly problems: FieldError[];
+  readonly celErrors: FieldError[];
   readonly costs: { path: string; cost: number }[];
   readonly options: RuleCompileOptions;
+  /** Below allOf: kube checks the rules' fields there but compiles none at write time (no CEL context). */
+  readonly inCombinator: boolean;
 }
+
+/** The sub-schemas compileNode walks into, by their path below the node. */
+const COMPILED_BELOW = /^\.(?:additionalProperties|items|properties\[[^\]]*\]|allOf\[\d+\])$/;
+
+/** An error at the node of `path` or below it. */
+const atOrBelow = (errors: readonly FieldError[], path: string): boolean =>
+  errors.some((e) => e.field === path || e.field.startsWith(`${path}.`) || e.field.startsWith(`${path}[`));
 
 /** Every rule and message expression in a schema, at any depth (kube's findPreexistingExpressions). */
 export function preexistingExpressions(schemas: readonly (JSONSchemaProps | undefined)[]): PreexistingExpressions {
@@ -312,14 +332,6 @@ function compileNode(
   uncorrelatable: string | undefined,
   ctx: CompileContext,
 ): RuleNode | undefined {
-  const rules: CompiledRule[] = [];
-  const validations = Array.isArray(v['x-kubernetes-validations']) ? v['x-kubernetes-validations'] : [];
-  validations.forEach((rule, i) => {
-    if (!isSchema(rule)) return;
-    const compiled = compileRule(rule as ValidationRule, `${path}.x-kubernetes-validations[${i}]`, n, declType, cardinality, uncorrelatable, ctx);
-    if (compiled) rules.push(compiled);
-  });
-
   const properties = new Map<string, RuleNode>();
   if (isSchema(v.properties) && isSchema(n.properties)) {
     for (const [name, prop] of Object.entries(v.properties)) {
@@ -351,9 +363,29 @@ function compileNode(
   if (Array.isArray(v.allOf)) {
     v.allOf.forEach((entry, i) => {
       if (!isSchema(entry)) return;
-      const sub = compileNode(entry, n, declType, `${path}.allOf[${i}]`, cardinality, uncorrelatable, ctx);
+      const sub = compileNode(entry, n, declType, `${path}.allOf[${i}]`, cardinality, uncorrelatable, { ...ctx, inCombinator: true });
       if (sub) allOf.push(sub);
     });
+  }
+  // at a write, the rules' own fields are checked in the schemas no rule of which is compiled (anyOf, oneOf, not, ...)
+  if (ctx.options.gate) {
+    for (const [sub, p] of subSchemas(v, path)) if (!COMPILED_BELOW.test(p.slice(path.length))) ctx.problems.push(...ruleFieldErrors(sub, p));
+  }
+  // the node's own rules after those below it, in kube's order; at a write, all of them or none (see `gate`)
+  const validations = (Array.isArray(v['x-kubernetes-validations']) ? v['x-kubernetes-validations'] : []).map((rule, i) => ({ rule, path: `${path}.x-kubernetes-validations[${i}]` }));
+  const checked = validations.filter((r) => isSchema(r.rule)).map((r) => {
+    const rule = withStringFields(r.rule as ValidationRule);
+    const before = ctx.problems.length;
+    const fieldPath = ruleFieldProblems(rule, r.path, n, ctx.problems);
+    return { rule, path: r.path, fieldPath, ok: ctx.problems.length === before };
+  });
+  const gate = ctx.options.gate;
+  const compiles = gate === undefined || (gate.celAllowed && !ctx.inCombinator && !atOrBelow(gate.nodeErrors, path) && !atOrBelow(ctx.problems, path));
+  const rules: CompiledRule[] = [];
+  for (const r of checked) {
+    if (!compiles || !r.ok) continue;
+    const compiled = compileRule(r.rule, r.path, r.fieldPath, declType, cardinality, uncorrelatable, ctx);
+    if (compiled) rules.push(compiled);
   }
   if (rules.length === 0 && properties.size === 0 && !additionalProperties && !items && allOf.length === 0) return undefined;
   return {
@@ -370,20 +402,18 @@ function compileNode(
   };
 }
 
+/** One rule whose own fields passed their checks (`fieldPath` normalized), compiled with kube's messages. */
 function compileRule(
   rule: ValidationRule,
   rulePath: string,
-  s: JSONSchemaProps,
+  fieldPath: string,
   declType: DeclType,
   cardinality: number,
   uncorrelatable: string | undefined,
-  { errors, costs, options }: CompileContext,
+  { celErrors: errors, costs, options }: CompileContext,
 ): CompiledRule | undefined {
-  rule = withStringFields(rule);
   const text = (rule.rule ?? '').trim();
-  const before = errors.length;
-  const fieldPath = ruleFieldProblems(rule, rulePath, s, errors);
-  if (errors.length > before || text === '') return undefined;
+  if (text === '') return undefined;
 
   const vars = { self: declType, oldSelf: declType };
   const compiled = cel().compileExpression(text, vars, { environment: environmentIn(options.preexisting?.rules, rule.rule) });

@@ -15,7 +15,7 @@ import { crdLayout, type CrdLayout } from './crd-layout.ts';
 import { crdConditionTrue, type CrdColumn, type CrdConversion, type CrdNames, type CrdSelectableField, type CrdSpec, type CrdSubresources, type CrdVersion, type CustomResourceDefinition } from './crd-types.ts';
 import { goCrdVersions } from './go-crd-values.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
-import { hasDefaults, hasKubernetesExtensions, ratchetsFromOld, STRICT_RATCHETS, validateCrdSchema, type CrdSchemaOptions, type SchemaRatchets } from './schema/index.ts';
+import { hasDefaults, hasKubernetesExtensions, ratchetsFromOld, STRICT_RATCHETS, checkCrdSchema, type CrdSchemaOptions, type SchemaRatchets } from './schema/index.ts';
 import { structuralConversionError } from './schema/structural.ts';
 import { validateSelectableFieldPath } from './selectable-fields.ts';
 
@@ -142,18 +142,16 @@ function validateValidation(schema: JSONSchemaProps | undefined, statusEnabled: 
     requireAtomicSetType: opts.requireAtomicSetType,
     requireMapListKeysMapSetValidation: opts.requireMapListKeysMapSetValidation,
   };
-  const schemaErrs = validateCrdSchema(schema, `${path}.openAPIV3Schema`, schemaOptions);
-  const errs = [...schemaErrs];
-  // CEL rules compile only on a structural, otherwise valid schema (kube's CELSchemaContext condition); the checks of
-  // a rule's own fields are schema checks, made either way.
-  if (schemaErrs.length === 0) {
-    const suppressPerExpressionCost = version !== undefined && (opts.versionsWithUnchangedSchemas?.has(version) ?? false);
-    // on create every expression is new
-    const preexisting = opts.preexistingExpressions ?? { rules: new Set<string>(), messageExpressions: new Set<string>() };
-    errs.push(...compileValidationRules(schema, `${path}.openAPIV3Schema`, { preexisting, suppressPerExpressionCost }).errors);
-  }
-  else errs.push(...ruleFieldErrors(schema, `${path}.openAPIV3Schema`));
-  return errs;
+  const checked = checkCrdSchema(schema, `${path}.openAPIV3Schema`, schemaOptions);
+  const suppressPerExpressionCost = version !== undefined && (opts.versionsWithUnchangedSchemas?.has(version) ?? false);
+  // on create every expression is new
+  const preexisting = opts.preexistingExpressions ?? { rules: new Set<string>(), messageExpressions: new Set<string>() };
+  // CEL rules compile node by node where kube's CELSchemaContext lets them (see RuleCompileOptions.gate); the checks of
+  // a rule's own fields are schema checks, made either way
+  const rulesPath = `${path}.openAPIV3Schema`;
+  if (!checked.celAllowed) return [...checked.errors, ...ruleFieldErrors(schema, rulesPath)];
+  const gate = { celAllowed: true, nodeErrors: checked.nodeErrors };
+  return [...checked.errors, ...compileValidationRules(schema, rulesPath, { preexisting, suppressPerExpressionCost, gate }).errors];
 }
 
 function isValidUrl(text: string): URL | undefined {

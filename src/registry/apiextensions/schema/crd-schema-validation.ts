@@ -263,7 +263,20 @@ function statusRootErrors(s: JSONSchemaProps, path: string): FieldError[] {
  * e.g. "spec.versions[0].schema.openAPIV3Schema". CEL rules (x-kubernetes-validations) are not checked here.
  */
 export function validateCrdSchema(schema: JSONSchemaProps | undefined, fieldPath: string, options: CrdSchemaOptions): FieldError[] {
-  if (!schema) return [fieldErrors.required(fieldPath, 'schemas are required')];
+  return checkCrdSchema(schema, fieldPath, options).errors;
+}
+
+/** What decides where a schema's CEL rules compile (kube's CELSchemaContext and the errors of each node). */
+export interface CrdSchemaCheck {
+  readonly errors: FieldError[];
+  /** The schema converted to a structural one and passed its structural and default checks: CEL rules may compile. */
+  readonly celAllowed: boolean;
+  /** The errors ValidateCustomResourceDefinitionOpenAPISchema finds node by node: a rule compiles only where none lies at or below its node. */
+  readonly nodeErrors: readonly FieldError[];
+}
+
+export function checkCrdSchema(schema: JSONSchemaProps | undefined, fieldPath: string, options: CrdSchemaOptions): CrdSchemaCheck {
+  if (!schema) return { errors: [fieldErrors.required(fieldPath, 'schemas are required')], celAllowed: false, nodeErrors: [] };
   const opts: Required<CrdSchemaOptions> = {
     statusSubresource: false,
     allowDefaults: true,
@@ -277,15 +290,22 @@ export function validateCrdSchema(schema: JSONSchemaProps | undefined, fieldPath
   if (opts.statusSubresource) errs.push(...statusRootErrors(schema, fieldPath));
   if (schema.nullable) errs.push(fieldErrors.forbidden(`${fieldPath}.nullable`, 'nullable cannot be true at the root'));
   let conversionError: string | undefined;
+  let celAllowed = false;
   if (opts.requireStructural) {
     conversionError = structuralConversionError(schema);
     if (conversionError === undefined) {
       const structural = validateStructural(schema, fieldPath);
       if (structural.length > 0) errs.push(...structural);
-      else errs.push(...validateDefaults(schema, fieldPath, opts.requirePrunedDefaults));
+      else {
+        const defaults = validateDefaults(schema, fieldPath, opts.requirePrunedDefaults);
+        errs.push(...defaults);
+        celAllowed = defaults.length === 0;
+      }
     }
   }
-  openAPISchema(schema, fieldPath, { allowDefaults: opts.allowDefaults, disallowDefaultsReason: '', insideResourceMeta: false }, true, opts, errs);
+  const nodeErrors: FieldError[] = [];
+  openAPISchema(schema, fieldPath, { allowDefaults: opts.allowDefaults, disallowDefaultsReason: '', insideResourceMeta: false }, true, opts, nodeErrors);
+  errs.push(...nodeErrors);
   if (errs.length === 0 && conversionError !== undefined) errs.push(fieldErrors.invalid(fieldPath, '', conversionError));
-  return errs;
+  return { errors: errs, celAllowed, nodeErrors };
 }

@@ -3,5 +3,5 @@
 
 export { compileSchema, type CompiledSchema } from './compile.ts';
 export type { CompiledNode } from './compiled-node.ts';
-export { validateCrdSchema, type CrdSchemaOptions } from './crd-schema-validation.ts';
+export { checkCrdSchema, validateCrdSchema, type CrdSchemaCheck, type CrdSchemaOptions } from './crd-schema-validation.ts';
 export { ratchetsFromOld, STRICT_RATCHETS, hasDefaults, hasKubernetesExtensions, type SchemaRatchets } from './update-ratchets.ts';
