@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runLoad } from './load.ts';
 import { benchPod } from './builtin-validation.ts';
+import { bigDeployment } from './apply.ts';
 import { parseScriptArgs } from '../scripts/script-args.ts';
 
 const args = parseScriptArgs({
@@ -30,12 +31,17 @@ const tls = { ca: info.caCert as string, cert: info.clientCert as string, key: i
 const url = `https://127.0.0.1:${info.port}`;
 const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, data: { payload: 'x'.repeat(1024 - 200) } });
 await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }) }) });
-const seed = phase === 'create' || phase === 'pod' ? 0 : 2000;
+const seed = phase === 'create' || phase === 'pod' || phase === 'apply' ? 0 : 2000;
 if (seed) await runLoad({ url, tls, concurrency: 32, requests: seed, request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`seed-${i}`) }) });
+// apply: no-op server-side applies of the apply benchmark's Deployment, after the one that creates it
+const applyRequest = () => ({ method: 'PATCH', path: '/apis/apps/v1/namespaces/default/deployments/big?fieldManager=bench&force=true', body: JSON.stringify(bigDeployment(1)), headers: { 'content-type': 'application/apply-patch+yaml' } });
+if (phase === 'apply') await runLoad({ url, tls, concurrency: 1, requests: 1, request: applyRequest });
 const t0 = performance.now();
 const r = await runLoad({
   url, tls, concurrency: 32, requests,
-  request: (i) => phase === 'pod'
+  request: (i) => phase === 'apply'
+    ? applyRequest()
+    : phase === 'pod'
     ? { method: 'POST', path: '/api/v1/namespaces/bench/pods', body: benchPod(`web-${i}`) }
     : phase === 'create'
     ? { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`cm-${i}`) }
