@@ -2,7 +2,7 @@
 // as kube-apiserver's asTable / asPartialObjectMetadata transforms build them.
 
 import { StatusError, badRequest } from '../apis/errors.ts';
-import { NAME_COLUMN_DESCRIPTION } from '../registry/builtin/printing.ts';
+import { NAME_COLUMN_DESCRIPTION, ageColumn } from '../registry/builtin/printing.ts';
 import type { KubeList, KubeObject, ListMeta, ResourceDefinition } from '../registry/types.ts';
 
 export type IncludeObject = 'Metadata' | 'Object' | 'None';
@@ -87,6 +87,37 @@ function cellsFor(def: ResourceDefinition, obj: KubeObject): unknown[] {
   return cells;
 }
 
+/** The columns of a Table and the cells of each of its rows. */
+interface TablePrinter {
+  readonly columns: () => TableColumnDefinition[];
+  readonly cells: (obj: KubeObject) => unknown[];
+}
+
+/**
+ * kube's printScale, the printer of the autoscaling/v1 Scale the built-in scale subresources answer with: its Name
+ * column has no "name" format. A custom resource's scale subresource keeps the CRD's columns (kube's scale request
+ * scope is a copy of the resource's, table convertor included), read from the Scale.
+ */
+const scalePrinter: TablePrinter = {
+  columns: () => [
+    { name: 'Name', type: 'string', format: '', description: NAME_COLUMN_DESCRIPTION, priority: 0 },
+    { name: 'Desired', type: 'integer', format: '', description: 'The desired number of instances of the scaled object.', priority: 0 },
+    { name: 'Available', type: 'integer', format: '', description: 'The observed number of instances of the scaled object.', priority: 0 },
+    { name: ageColumn.name, type: ageColumn.type, format: '', description: ageColumn.description ?? '', priority: 0 },
+  ],
+  cells: (obj) => [obj.metadata?.name ?? '', replicasAt(obj.spec), replicasAt(obj.status), ageColumn.cell(obj)],
+};
+
+function replicasAt(part: unknown): number {
+  const replicas = (part as { replicas?: unknown } | undefined)?.replicas;
+  return typeof replicas === 'number' ? replicas : 0;
+}
+
+function printerOf(def: ResourceDefinition, subresource: string): TablePrinter {
+  if (subresource === 'scale' && !def.custom) return scalePrinter;
+  return { columns: () => columnDefinitions(def), cells: (obj) => cellsFor(def, obj) };
+}
+
 export function partialObjectMetadata(obj: KubeObject, version: string): KubeObject {
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: obj.metadata };
 }
@@ -102,13 +133,14 @@ function isList(obj: KubeObject | KubeList): obj is KubeList {
 }
 
 /** asTable: one row per object (or per list item), with the row object as includeObject asks. */
-export function toTable(def: ResourceDefinition, source: KubeObject | KubeList, options: TableOptions, version: string): Table {
+export function toTable(def: ResourceDefinition, source: KubeObject | KubeList, options: TableOptions, version: string, subresource = ''): Table {
+  const printer = printerOf(def, subresource);
   const items = isList(source) ? source.items : [source];
   const rows: TableRow[] = items.map((item) => {
     let object: unknown = null;
     if (options.includeObject === 'Metadata') object = partialObjectMetadata(item, version);
     else if (options.includeObject === 'Object') object = withTypeMeta(item, def);
-    return { cells: cellsFor(def, item), object };
+    return { cells: printer.cells(item), object };
   });
   const metadata: ListMeta = {};
   if (isList(source)) {
@@ -122,7 +154,7 @@ export function toTable(def: ResourceDefinition, source: KubeObject | KubeList, 
     kind: 'Table',
     apiVersion: `meta.k8s.io/${version}`,
     metadata,
-    columnDefinitions: options.noHeaders ? null : columnDefinitions(def),
+    columnDefinitions: options.noHeaders ? null : printer.columns(),
     rows,
   };
 }

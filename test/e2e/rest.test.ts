@@ -183,4 +183,20 @@ describe('kubectl', () => {
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /Error from server \(NotFound\): configmaps "rest-kubectl" not found/);
   });
+
+  test('get --subresource=scale prints the Scale columns of kube (printScale), --subresource=status the resource columns', async () => {
+    const create = await server.kubectl(['create', 'deployment', 'rest-scale', '--image=nginx', '--replicas=3']);
+    assert.equal(create.code, 0, create.stderr);
+    const scale = await server.kubectl(['get', 'deployment', 'rest-scale', '--subresource=scale']);
+    assert.equal(scale.code, 0, scale.stderr);
+    assert.match(scale.stdout, /^NAME\s+DESIRED\s+AVAILABLE\s+AGE\nrest-scale\s+3\s+0\s+\S+\n$/);
+    const status = await server.kubectl(['get', 'deployment', 'rest-scale', '--subresource=status']);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\nrest-scale\s+0\/3\s+0\s+0\s+\S+\n$/);
+    const table = json((await call('/apis/apps/v1/namespaces/default/deployments/rest-scale/scale', { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })).body);
+    assert.deepEqual(table.columnDefinitions.map((c: any) => [c.name, c.type, c.format]), [['Name', 'string', ''], ['Desired', 'integer', ''], ['Available', 'integer', ''], ['Age', 'string', '']]);
+    assert.deepEqual(table.rows[0].cells.slice(0, 3), ['rest-scale', 3, 0]);
+    assert.equal(table.rows[0].object.kind, 'PartialObjectMetadata');
+    await server.kubectl(['delete', 'deployment', 'rest-scale']);
+  });
 });

@@ -59,7 +59,7 @@ export function transformResult(scope: Scope, result: KubeObject | KubeList, med
   if (convert) {
     switch (convert.kind) {
       case 'Table':
-        return toTable(scope.def, result, parseTableOptions(scope.r.query), convert.version);
+        return toTable(scope.def, result, parseTableOptions(scope.r.query), convert.version, scope.subresource);
       case 'PartialObjectMetadata':
         return toPartialObjectMetadata(scope.def, result, convert.version);
       case 'PartialObjectMetadataList':
