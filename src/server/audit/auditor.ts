@@ -23,7 +23,16 @@ export interface AuditedRequest {
 
 const CAPTURE_FOR = { None: Capture.None, Metadata: Capture.Metadata, Request: Capture.Request, RequestResponse: Capture.RequestResponse } as const;
 
+// Authentication answers a connection's or a token's requests with one UserInfo: its AuditUser is made once.
+const auditUsers = new WeakMap<UserInfo, AuditUser>();
+
 function auditUser(user: UserInfo): AuditUser {
+  let u = auditUsers.get(user);
+  if (!u) auditUsers.set(user, (u = newAuditUser(user)));
+  return u;
+}
+
+function newAuditUser(user: UserInfo): AuditUser {
   const u: AuditUser = { username: user.name };
   if (user.uid) u.uid = user.uid;
   if (user.groups.length > 0) u.groups = [...user.groups];
@@ -31,8 +40,19 @@ function auditUser(user: UserInfo): AuditUser {
   return u;
 }
 
+// The peer's address alone, for the requests of a connection that name no other (backends never change events).
+const PEER_IPS = Symbol('capstan.auditPeerIPs');
+
 /** utilnet.SourceIPs: X-Forwarded-For entries, X-Real-Ip, then the peer address, without repeats. */
 export function sourceIPs(req: HttpRequest): string[] {
+  if (req.headers['x-forwarded-for'] === undefined && req.headers['x-real-ip'] === undefined && req.socket) {
+    const socket = req.socket as { [PEER_IPS]?: string[] };
+    return (socket[PEER_IPS] ??= peerIPs(req));
+  }
+  return peerIPs(req);
+}
+
+function peerIPs(req: HttpRequest): string[] {
   const ips: string[] = [];
   const add = (ip: string | undefined): void => {
     const t = ip?.trim();

@@ -6,6 +6,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { makeDirectories } from '../make-directories.ts';
 import { basename, dirname, extname, join } from 'node:path';
+import { auditEventJson } from './event-json.ts';
 import type { AuditBackend, AuditEvent } from './types.ts';
 
 export interface LogBackendOptions {
@@ -84,7 +85,7 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
 
   return {
     processEvents(events) {
-      for (const e of events) pending.push(JSON.stringify(e));
+      for (const e of events) pending.push(auditEventJson(e));
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);

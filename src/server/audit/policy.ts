@@ -139,12 +139,24 @@ export function ruleMatches(rule: PolicyRule, a: AuthzAttributes): boolean {
 
 const NONE: RequestAuditConfig = { level: 'None', omitStages: [], omitManagedFields: false };
 
-/** The policy checker: what to record of one request. */
-export function evaluatePolicy(policy: AuditPolicy, a: AuthzAttributes): RequestAuditConfig {
-  for (const rule of policy.rules) {
-    if (!ruleMatches(rule, a)) continue;
+// What a rule asks for is the same for every request it matches: made once per rule of a loaded policy.
+const ruleConfigs = new WeakMap<PolicyRule, RequestAuditConfig>();
+const noRuleConfigs = new WeakMap<AuditPolicy, RequestAuditConfig>();
+
+function ruleConfig(policy: AuditPolicy, rule: PolicyRule): RequestAuditConfig {
+  let config = ruleConfigs.get(rule);
+  if (!config) {
     const omit = new Set<AuditStage>([...(policy.omitStages ?? []), ...(rule.omitStages ?? [])]);
-    return { level: rule.level, omitStages: [...omit], omitManagedFields: rule.omitManagedFields ?? policy.omitManagedFields ?? false };
+    config = { level: rule.level, omitStages: [...omit], omitManagedFields: rule.omitManagedFields ?? policy.omitManagedFields ?? false };
+    ruleConfigs.set(rule, config);
   }
-  return { ...NONE, omitStages: policy.omitStages ?? [] };
+  return config;
+}
+
+/** The policy checker: what to record of one request (callers read the answer, never change it). */
+export function evaluatePolicy(policy: AuditPolicy, a: AuthzAttributes): RequestAuditConfig {
+  for (const rule of policy.rules) if (ruleMatches(rule, a)) return ruleConfig(policy, rule);
+  let config = noRuleConfigs.get(policy);
+  if (!config) noRuleConfigs.set(policy, (config = { ...NONE, omitStages: policy.omitStages ?? [] }));
+  return config;
 }

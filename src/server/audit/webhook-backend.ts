@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { dirname, isAbsolute, join } from 'node:path';
 import { yaml } from '../../encoding/yaml.ts';
 import type { Logger } from '../log.ts';
+import { auditEventListJson } from './event-json.ts';
 import type { AuditBackend, AuditEvent } from './types.ts';
 
 export interface WebhookTargetConfig {
@@ -89,7 +90,7 @@ export function createWebhookBackend(options: WebhookBackendOptions): AuditBacke
     if (buffer.length === 0) return;
     const batch = buffer;
     buffer = [];
-    const body = JSON.stringify({ kind: 'EventList', apiVersion: 'audit.k8s.io/v1', metadata: {}, items: batch });
+    const body = auditEventListJson(batch);
     const p = post(options.target, body, timeoutMs)
       .catch((e: unknown) => options.log.error('Error in audit plugin \'webhook\' affecting events', { events: batch.length, error: (e as Error).message }))
       .finally(() => inFlight.delete(p));
