@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { changedInPlace, fieldsV1Has, setDecodes, skipTree } from './in-place-changes.ts';
+import { changedInPlace, fieldsV1Has, setDecodes, skipTree, typedShapeOf } from './in-place-changes.ts';
 import { fieldElement } from './path-element.ts';
 import { rootTypeOf } from './schema.ts';
 import { builtinDef } from './test-fixtures.ts';
@@ -47,4 +47,23 @@ test('sets in their fieldsV1 form: which fields they hold, whether they decode',
   assert.equal(setDecodes({ 'f:status': { 'i:z': {} } }), false);
   // A path that is not made of field names cannot be skipped by name.
   assert.equal(skipTree([[fieldElement('status'), { kind: 'index', index: 0 }]]), undefined);
+});
+
+test('typedShapeOf: one shape for objects whose field sets are the same, another when keys, fields or zeros differ', () => {
+  const p = (containers: unknown[], labels: Record<string, string> = { app: 'p' }): ValueMap => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels }, spec: { containers } }) as ValueMap;
+  const c = (name: string, port?: number, extra: Record<string, unknown> = {}) => ({ name, image: 'i', ...(port === undefined ? {} : { ports: [{ containerPort: port, protocol: 'TCP' }] }), ...extra });
+  const shape = (v: ValueMap) => typedShapeOf(v, podType);
+  // other scalar values, same fields: one shape
+  assert.equal(shape(p([c('a', 80)])), shape({ ...p([{ ...c('a', 80), image: 'other' }]), metadata: { name: 'q', labels: { app: 'q' } } }));
+  // list items are known by their key values, map keys by name
+  assert.notEqual(shape(p([c('a', 80)])), shape(p([c('b', 80)])));
+  assert.notEqual(shape(p([c('a', 80)])), shape(p([c('a', 81)])));
+  assert.notEqual(shape(p([c('a')])), shape(p([c('a', 80)])));
+  assert.notEqual(shape(p([c('a')])), shape(p([c('a')], { app: 'p', 'x"y': 'z' })));
+  assert.notEqual(shape(p([c('a')], { 'a:b': 'x' })), shape(p([c('a')], { a: 'x' })));
+  // a zero is another shape (a field set to "" or 0 is still a field, but the shape keeps zeros apart)
+  assert.notEqual(shape(p([c('a', undefined, { workingDir: '' })])), shape(p([c('a', undefined, { workingDir: '/w' })])));
+  // an item that is not of its list's kind gives the value's JSON: no two such lists share a shape
+  assert.equal(shape(p(['x' as unknown as object])), shape(p(['x' as unknown as object])));
+  assert.notEqual(shape(p(['x' as unknown as object])), shape(p(['y' as unknown as object])));
 });

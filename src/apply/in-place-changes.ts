@@ -248,27 +248,29 @@ function appliesInPlace(config: unknown, live: unknown, type: TypeRef, walk: App
  */
 export function typedShapeOf(v: unknown, type: TypeRef, skip?: SkipTree): string {
   if (v === null || v === undefined) return '0';
-  const atom = deduceAtom(type.atom, v as Value);
   if (isValueMap(v)) {
-    const t = atom.map;
+    // deduceAtom's part for a map is the type's map (so for a list below)
+    const t = type.atom.map;
     if (!t) return JSON.stringify(v);
     if (t.atomic) return isEmptyMap(v) ? 'M0' : 'M1';
     let out = '{';
     for (const k in v) {
       const below = skip?.[k];
-      if (v[k] !== undefined && below !== true) out += `${JSON.stringify(k)}:${typedShapeOf(v[k], fieldType(t, k), below)},`;
+      if (v[k] !== undefined && below !== true) out += `${quotedKey(k)}:${typedShapeOf(v[k], fieldType(t, k), below)},`;
     }
     return `${out}}`;
   }
   if (Array.isArray(v)) {
-    const t = atom.list;
+    const t = type.atom.list;
     if (!t) return JSON.stringify(v);
     if (t.atomic) return v.length === 0 ? 'L0' : 'L1';
     let out = '[';
     for (let i = 0; i < v.length; i++) {
       const pe = listItemPathElement(t, i, v[i] as Value);
       if (typeof pe === 'string') return JSON.stringify(v);
-      out += `${serializePathElement(pe)}=${typedShapeOf(v[i], t.elem)},`;
+      // The item's identity: its key fields' values (their names are the type's) or its value.
+      const id = pe.kind === 'key' ? JSON.stringify(pe.fields) : pe.kind === 'value' ? JSON.stringify(pe.value) : `i${pe.kind === 'index' ? pe.index : ''}`;
+      out += `${id}=${typedShapeOf(v[i], t.elem)},`;
     }
     return `${out}]`;
   }
@@ -282,4 +284,11 @@ export function typedShapeOf(v: unknown, type: TypeRef, skip?: SkipTree): string
     default:
       return '?';
   }
+}
+
+// Field names are mostly plain: quoted as they are, the rest as JSON.
+const PLAIN_KEY = /^[\w./-]*$/;
+
+function quotedKey(k: string): string {
+  return PLAIN_KEY.test(k) ? `"${k}"` : JSON.stringify(k);
 }
