@@ -63,6 +63,29 @@ async function noopWebhook(): Promise<{ port: number; caBundle: string; close: (
 
 const configMapRule = { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] };
 
+/** The 10 ValidatingAdmissionPolicies (and their Deny bindings) on ConfigMap writes: [path, body] of each POST. */
+export function benchPolicyWrites(): [string, string][] {
+  const validations = [
+    "object.metadata.name.startsWith('r')",
+    'size(object.data) <= 16',
+    "!has(object.metadata.labels) || object.metadata.labels.all(k, k.size() < 64)",
+    "object.data.payload.size() < 4096",
+    "request.operation in ['CREATE', 'UPDATE']",
+    "!('forbidden' in object.data)",
+    "object.metadata.namespace == 'bench'",
+    'object.data.all(k, k.size() <= 253)',
+    "!has(object.metadata.annotations) || !('deny' in object.metadata.annotations)",
+    "request.userInfo.username != ''",
+  ];
+  return validations.flatMap((expression, i) => {
+    const name = `p${i}.bench.example.com`;
+    return [
+      ['/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', JSON.stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name }, spec: { matchConstraints: { resourceRules: [configMapRule] }, validations: [{ expression }] } })],
+      ['/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', JSON.stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec: { policyName: name, validationActions: ['Deny'] } })],
+    ] as [string, string][];
+  });
+}
+
 export async function benchAdmission(server: ChildProcess, port: number, tls: TlsClientOptions, requests: number): Promise<AdmissionFigures> {
   const pid = server.pid ?? 0;
   const url = `https://127.0.0.1:${port}`;
@@ -100,23 +123,7 @@ export async function benchAdmission(server: ChildProcess, port: number, tls: Tl
   }
 
   const plainBeforePolicies = await measure();
-  const validations = [
-    "object.metadata.name.startsWith('r')",
-    'size(object.data) <= 16',
-    "!has(object.metadata.labels) || object.metadata.labels.all(k, k.size() < 64)",
-    "object.data.payload.size() < 4096",
-    "request.operation in ['CREATE', 'UPDATE']",
-    "!('forbidden' in object.data)",
-    "object.metadata.namespace == 'bench'",
-    'object.data.all(k, k.size() <= 253)',
-    "!has(object.metadata.annotations) || !('deny' in object.metadata.annotations)",
-    "request.userInfo.username != ''",
-  ];
-  for (let i = 0; i < validations.length; i++) {
-    const name = `p${i}.bench.example.com`;
-    await one('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', JSON.stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name }, spec: { matchConstraints: { resourceRules: [configMapRule] }, validations: [{ expression: validations[i] }] } }));
-    await one('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', JSON.stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec: { policyName: name, validationActions: ['Deny'] } }));
-  }
+  for (const [path, body] of benchPolicyWrites()) await one('POST', path, body);
   const policies = await measure();
   return { plain, webhook, plainBeforePolicies, policies };
 }

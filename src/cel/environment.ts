@@ -3,7 +3,7 @@
 // charge the cost meter. compileExpression parses, checks against declared variable types and plans once per
 // (expression, declarations); evaluate runs a program under a cost limit.
 
-import { celEnv, celFunc, parse, plan, isCelError, CelScalar } from '@bufbuild/cel';
+import { celEnv, celFunc, celMethod, parse, plan, isCelError, CelScalar } from '@bufbuild/cel';
 import type { CelEnv, CelFunc, CelValue } from '@bufbuild/cel';
 import { charge, meter, CostLimitExceeded } from './cost.ts';
 import { checkExpression } from './check.ts';
@@ -23,6 +23,7 @@ import { ipFuncs } from './library/ip.ts';
 import { formatFuncs } from './library/format.ts';
 import { formatIssue, formatSyntaxError } from './issues.ts';
 import type { EnvironmentType } from './environment-type.ts';
+import { dispatchingEnv } from './dispatch.ts';
 
 const FUNC_BRAND = Symbol.for('@bufbuild/cel/func');
 
@@ -32,7 +33,30 @@ const equalityFuncs: CelFunc[] = [
   celFunc('_!=_', [CelScalar.DYN, CelScalar.DYN], CelScalar.BOOL, (a, b) => !celEquals(a, b)),
 ];
 
-const libraryFuncs: CelFunc[] = [...equalityFuncs, ...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...formatFuncs, ...authorizerFuncs];
+/** A string's length in code points, as cel-go's size counts runes (the standard overloads spread the string into an
+ * array to count them). */
+function codePoints(s: string): bigint {
+  if (!SURROGATE.test(s)) return BigInt(s.length);
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return BigInt(n);
+}
+const SURROGATE = /[\ud800-\udfff]/;
+
+const stringSizeFuncs: CelFunc[] = [
+  celFunc('size', [CelScalar.STRING], CelScalar.INT, (s: string) => codePoints(s)),
+  celMethod('size', CelScalar.STRING, [], CelScalar.INT, function (this: string) {
+    return codePoints(this);
+  }),
+];
+
+const libraryFuncs: CelFunc[] = [...equalityFuncs, ...stringSizeFuncs, ...stringFuncs, ...listFuncs, ...regexFuncs, ...urlFuncs, ...quantityFuncs, ...optionalFuncs, ...ipFuncs, ...formatFuncs, ...authorizerFuncs];
 
 /** Size-proportional charges (cel-go charges 0.1 per traversed byte or element for these); the Kubernetes library
  * functions (and `matches`, through the regex cache) charge their own. */
@@ -78,6 +102,8 @@ function buildEnv(): CelEnv {
 }
 
 export const env: CelEnv = buildEnv();
+/** env as programs are planned with it: each call goes straight to the overload that takes its arguments. */
+const planningEnv = dispatchingEnv(env);
 
 /** Whether a function (or qualified function such as optional.none) of that name exists in the environment. */
 export function hasFunction(name: string): boolean {
@@ -149,7 +175,7 @@ function compileChecked(source: string, variables: Readonly<Record<string, DeclT
   if ('issues' in checked) return { ok: false, error: checked.issues.map((i) => formatIssue(rewritten, i.offset, i.message)).join('\n') };
   let program;
   try {
-    program = plan(env, parsed);
+    program = plan(planningEnv, parsed);
   } catch (e) {
     return { ok: false, error: `ERROR: <input>:1:1: ${(e as Error).message}` };
   }

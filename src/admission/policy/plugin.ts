@@ -35,28 +35,55 @@ function cachedList<T>(registry: Registry, resource: string, build: (o: KubeObje
   return builtList(createInformer(registry, 'admissionregistration.k8s.io', 'v1', resource), build);
 }
 
-function rulesMatch(registry: Registry, rules: NamedRule[], matchPolicy: unknown, a: AdmissionAttributes): boolean {
-  const applicable = rules.filter((r) => !r.resourceNames?.length || r.resourceNames.includes(a.name));
-  return applicable.length > 0 && matchInvocation(registry, applicable, typeof matchPolicy === 'string' ? matchPolicy : 'Equivalent', a) !== undefined;
+function rulesMatch(registry: Registry, rules: readonly NamedRule[], matchPolicy: string, a: AdmissionAttributes): boolean {
+  const applicable = rules.some((r) => r.resourceNames?.length) ? rules.filter((r) => !r.resourceNames?.length || r.resourceNames.includes(a.name)) : rules;
+  return applicable.length > 0 && matchInvocation(registry, applicable, matchPolicy, a) !== undefined;
 }
 
-/** A policy's matchConstraints or a binding's matchResources against the request. */
-async function matchResources(m: Obj, a: AdmissionAttributes, deps: PolicyDeps, requireRules: boolean): Promise<boolean> {
-  const rules = list(m.resourceRules) as NamedRule[];
-  if ((requireRules || rules.length > 0) && !rulesMatch(deps.registry, rules, m.matchPolicy, a)) return false;
-  const excluded = list(m.excludeResourceRules) as NamedRule[];
-  if (excluded.length > 0 && rulesMatch(deps.registry, excluded, 'Exact', a)) return false;
-  const nsSel = asObj(m.namespaceSelector);
-  if (Object.keys(nsSel).length > 0 && !(a.resource.group === '' && a.resource.resource === 'namespaces') && a.namespace) {
-    const ns = await deps.getNamespace(a.namespace);
-    if (!selectorMatches(nsSel, ns?.metadata.labels ?? {})) return false;
+/** A matchConstraints or matchResources stanza read once per object version. */
+interface MatchSpec {
+  readonly rules: readonly NamedRule[];
+  readonly matchPolicy: string;
+  readonly excluded: readonly NamedRule[];
+  readonly namespaceSelector: Obj | undefined;
+  readonly objectSelector: Obj | undefined;
+}
+
+const matchSpecs = new WeakMap<Obj, MatchSpec>();
+const nonEmpty = (v: unknown): Obj | undefined => (Object.keys(asObj(v)).length > 0 ? asObj(v) : undefined);
+
+function matchSpecOf(m: Obj): MatchSpec {
+  let spec = matchSpecs.get(m);
+  if (!spec) {
+    spec = {
+      rules: list(m.resourceRules) as NamedRule[],
+      matchPolicy: typeof m.matchPolicy === 'string' ? m.matchPolicy : 'Equivalent',
+      excluded: list(m.excludeResourceRules) as NamedRule[],
+      namespaceSelector: nonEmpty(m.namespaceSelector),
+      objectSelector: nonEmpty(m.objectSelector),
+    };
+    matchSpecs.set(m, spec);
   }
-  const objSel = asObj(m.objectSelector);
-  if (Object.keys(objSel).length > 0) {
-    const hit = (o: KubeObject | undefined) => !!o && selectorMatches(objSel, o.metadata?.labels ?? {});
-    if (!hit(a.object) && !hit(a.oldObject)) return false;
+  return spec;
+}
+
+/** A policy's matchConstraints or a binding's matchResources against the request (a promise only when a namespace
+ * selector needs the namespace read). */
+function matchResources(m: Obj, a: AdmissionAttributes, deps: PolicyDeps, requireRules: boolean): boolean | Promise<boolean> {
+  const spec = matchSpecOf(m);
+  if ((requireRules || spec.rules.length > 0) && !rulesMatch(deps.registry, spec.rules, spec.matchPolicy, a)) return false;
+  if (spec.excluded.length > 0 && rulesMatch(deps.registry, spec.excluded, 'Exact', a)) return false;
+  const objectMatches = (): boolean => {
+    const sel = spec.objectSelector;
+    if (!sel) return true;
+    const hit = (o: KubeObject | undefined) => !!o && selectorMatches(sel, o.metadata?.labels ?? {});
+    return hit(a.object) || hit(a.oldObject);
+  };
+  const nsSel = spec.namespaceSelector;
+  if (nsSel && !(a.resource.group === '' && a.resource.resource === 'namespaces') && a.namespace) {
+    return deps.getNamespace(a.namespace).then((ns) => selectorMatches(nsSel, ns?.metadata.labels ?? {}) && objectMatches());
   }
-  return true;
+  return objectMatches();
 }
 
 function paramDefinition(registry: Registry, pk: { apiVersion: string; kind: string }): ResourceDefinition | undefined {
@@ -65,11 +92,16 @@ function paramDefinition(registry: Registry, pk: { apiVersion: string; kind: str
 
 type Params = { params: (KubeObject | null)[] } | { decision: PolicyDecision };
 
-async function paramsFor(policy: CompiledPolicy, binding: Obj, a: AdmissionAttributes, deps: PolicyDeps): Promise<Params> {
-  if (!policy.paramKind) return { params: [null] };
-  const def = paramDefinition(deps.registry, policy.paramKind);
+const NO_PARAMS: Params = { params: [null] };
+
+function paramsFor(policy: CompiledPolicy, binding: Obj, a: AdmissionAttributes, deps: PolicyDeps): Params | Promise<Params> {
+  return policy.paramKind ? paramObjects(policy.paramKind, binding, a, deps) : NO_PARAMS;
+}
+
+async function paramObjects(paramKind: NonNullable<CompiledPolicy['paramKind']>, binding: Obj, a: AdmissionAttributes, deps: PolicyDeps): Promise<Params> {
+  const def = paramDefinition(deps.registry, paramKind);
   const fail = (message: string): Params => ({ decision: { action: 'deny', error: true, reason: 'Invalid', message } });
-  if (!def) return fail(`failed to configure policy: failed to find resource referenced by paramKind: '${policy.paramKind.apiVersion}, Kind=${policy.paramKind.kind}'`);
+  if (!def) return fail(`failed to configure policy: failed to find resource referenced by paramKind: '${paramKind.apiVersion}, Kind=${paramKind.kind}'`);
   const ref = asObj(asObj(binding.spec).paramRef);
   if (Object.keys(ref).length === 0) return fail('failed to configure binding: no paramRef');
   let namespace = '';
@@ -112,9 +144,37 @@ function policyDenied(a: AdmissionAttributes, message: string, reason: string): 
   return new StatusError(REASON_CODES[reason] ?? 422, reason, `${subject} is forbidden: ${message}`, details);
 }
 
+/** What a request reads of a binding, once per version. */
+interface CompiledBinding {
+  readonly name: string;
+  readonly policyName: string;
+  readonly actions: readonly string[];
+  readonly matchResources: Obj | undefined;
+}
+
+function compileBinding(o: KubeObject): CompiledBinding {
+  const spec = asObj(o.spec);
+  return {
+    name: o.metadata.name ?? '',
+    policyName: typeof spec.policyName === 'string' ? spec.policyName : '',
+    actions: Array.isArray(spec.validationActions) ? (spec.validationActions as string[]) : [],
+    matchResources: spec.matchResources ? asObj(spec.matchResources) : undefined,
+  };
+}
+
+type PolicyEntry = { object: KubeObject; built: CompiledPolicy };
+const byNameMemo = new WeakMap<readonly PolicyEntry[], Map<string, PolicyEntry>>();
+
+/** The policies by name, once per informer snapshot (the list is the same array until a policy changes). */
+function policiesByName(all: readonly PolicyEntry[]): Map<string, PolicyEntry> {
+  let m = byNameMemo.get(all);
+  if (!m) byNameMemo.set(all, (m = new Map(all.map((p) => [p.object.metadata.name ?? '', p]))));
+  return m;
+}
+
 export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise<AdmissionPlugin> {
   const policies = cachedList(deps.registry, 'validatingadmissionpolicies', (o) => compilePolicy(o));
-  const bindings = cachedList(deps.registry, 'validatingadmissionpolicybindings', (o) => o);
+  const bindings = cachedList(deps.registry, 'validatingadmissionpolicybindings', compileBinding);
   // The informers are up before the server serves.
   await Promise.all([policies.read(), bindings.read()]);
   return {
@@ -129,9 +189,9 @@ export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise
   };
 
   async function checkBindings(a: AdmissionAttributes): Promise<void> {
-    const allBindings = await bindings.read();
+    const allBindings = bindings.now() ?? (await bindings.read());
     if (allBindings.length === 0) return;
-    const byName = new Map((await policies.read()).map((p) => [p.object.metadata.name ?? '', p]));
+    const byName = policiesByName(policies.now() ?? (await policies.read()));
     let namespaceObject: KubeObject | undefined | null = null;
     const baseVars = (): Record<string, unknown> => ({
       object: toCel(a.object ?? null),
@@ -140,16 +200,21 @@ export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise
       authorizer: celAuthorizer(deps.authorizer, a.userInfo),
     });
     let vars: Record<string, unknown> | undefined;
-    for (const { object: binding } of allBindings) {
-      const spec = asObj(binding.spec);
-      const entry = byName.get(typeof spec.policyName === 'string' ? spec.policyName : '');
+    for (const { object: binding, built } of allBindings) {
+      const entry = byName.get(built.policyName);
       if (!entry) continue;
       const policy = entry.built;
-      if (!(await matchResources(policy.matchConstraints, a, deps, true))) continue;
-      if (spec.matchResources && !(await matchResources(asObj(spec.matchResources), a, deps, false))) continue;
-      const actions = Array.isArray(spec.validationActions) ? (spec.validationActions as string[]) : [];
-      const bindingName = binding.metadata.name ?? '';
-      const params = await paramsFor(policy, binding, a, deps);
+      let matches = matchResources(policy.matchConstraints, a, deps, true);
+      if (typeof matches !== 'boolean') matches = await matches;
+      if (!matches) continue;
+      if (built.matchResources) {
+        matches = matchResources(built.matchResources, a, deps, false);
+        if (typeof matches !== 'boolean') matches = await matches;
+        if (!matches) continue;
+      }
+      const { actions, name: bindingName } = built;
+      let params = paramsFor(policy, binding, a, deps);
+      if (params instanceof Promise) params = await params;
       const decisions: PolicyDecision[] = [];
       if ('decision' in params) decisions.push(params.decision);
       else {
