@@ -36,7 +36,7 @@ function configMap(name: string): string {
   return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, data: { payload: 'x'.repeat(900) } });
 }
 
-async function noopWebhook(): Promise<{ port: number; caBundle: string; close: () => Promise<void> }> {
+export async function noopWebhook(): Promise<{ port: number; caBundle: string; close: () => Promise<void> }> {
   const now = Date.now();
   const ca = await issueCertificate({ subject: { commonName: 'bench-webhook-ca' }, notBefore: new Date(now - 60_000), notAfter: new Date(now + 3_600_000), isCa: true });
   const leaf = await issueCertificate({ subject: { commonName: 'bench-webhook' }, notBefore: new Date(now - 60_000), notAfter: new Date(now + 3_600_000), isCa: false, usage: 'server', altNames: ['127.0.0.1'] }, ca);
@@ -62,6 +62,16 @@ async function noopWebhook(): Promise<{ port: number; caBundle: string; close: (
 }
 
 const configMapRule = { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] };
+
+/** The ValidatingWebhookConfiguration that sends every ConfigMap write to the no-op webhook. */
+export function noopWebhookConfiguration(port: number, caBundle: string): string {
+  return JSON.stringify({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'noop' },
+    webhooks: [{ name: 'noop.bench.example.com', sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle }, rules: [configMapRule] }],
+  });
+}
 
 /** The 10 ValidatingAdmissionPolicies (and their Deny bindings) on ConfigMap writes: [path, body] of each POST. */
 export function benchPolicyWrites(): [string, string][] {
@@ -109,13 +119,7 @@ export async function benchAdmission(server: ChildProcess, port: number, tls: Tl
   const hook = await noopWebhook();
   let webhook: CreateFigure;
   try {
-    const config = {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: { name: 'noop' },
-      webhooks: [{ name: 'noop.bench.example.com', sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: { url: `https://127.0.0.1:${hook.port}/validate`, caBundle: hook.caBundle }, rules: [configMapRule] }],
-    };
-    await one('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', JSON.stringify(config));
+    await one('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', noopWebhookConfiguration(hook.port, hook.caBundle));
     webhook = await measure();
     await one('DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/noop');
   } finally {

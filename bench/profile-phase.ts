@@ -1,6 +1,6 @@
 // Profiling aid (not part of `npm run bench`): starts bench/serve.ts under --cpu-prof, drives one phase with the lean
 // client and prints the hottest functions by self time. Profiles go to the directory given (keep them out of the repo).
-//   node bench/profile-phase.ts <get|create|pod|vap|list|apply> <memory|sqlite> <outdir> [requests]
+//   node bench/profile-phase.ts <get|create|pod|vap|webhook|list|apply> <memory|sqlite> <outdir> [requests]
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,14 +8,14 @@ import { createInterface } from 'node:readline';
 import { runLoad } from './load.ts';
 import { benchPod } from './builtin-validation.ts';
 import { bigDeployment } from './apply.ts';
-import { benchPolicyWrites } from './admission.ts';
+import { benchPolicyWrites, noopWebhook, noopWebhookConfiguration } from './admission.ts';
 import { parseScriptArgs } from '../scripts/script-args.ts';
 
 const args = parseScriptArgs({
   command: 'node bench/profile-phase.ts [PHASE] [BACKEND] [OUTDIR] [REQUESTS]',
   summary: 'Starts bench/serve.ts under --cpu-prof, drives one phase with the lean client and prints the hottest functions by self time.',
   positionals: {
-    PHASE: 'get, create, pod (Pod creates), vap (ConfigMap creates under the admission benchmark\'s 10 policies), list or apply (default get)',
+    PHASE: 'get, create, pod (Pod creates), vap (ConfigMap creates under the admission benchmark\'s 10 policies), webhook (ConfigMap creates its no-op webhook approves, served by this process), list or apply (default get)',
     BACKEND: 'memory or sqlite (default memory)',
     OUTDIR: 'where the profiles go, outside the repository (default /tmp/prof)',
     REQUESTS: 'how many requests to drive (default 40000)',
@@ -32,7 +32,9 @@ const tls = { ca: info.caCert as string, cert: info.clientCert as string, key: i
 const url = `https://127.0.0.1:${info.port}`;
 const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, data: { payload: 'x'.repeat(1024 - 200) } });
 await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }) }) });
-const seed = phase === 'create' || phase === 'pod' || phase === 'vap' || phase === 'apply' ? 0 : 2000;
+const seed = phase === 'create' || phase === 'pod' || phase === 'vap' || phase === 'webhook' || phase === 'apply' ? 0 : 2000;
+const hook = phase === 'webhook' ? await noopWebhook() : undefined;
+if (hook) await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', body: noopWebhookConfiguration(hook.port, hook.caBundle) }) });
 if (phase === 'vap') for (const [path, body] of benchPolicyWrites()) await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path, body }) });
 if (seed) await runLoad({ url, tls, concurrency: 32, requests: seed, request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`seed-${i}`) }) });
 // apply: no-op server-side applies of the apply benchmark's Deployment, after the one that creates it
@@ -45,13 +47,14 @@ const r = await runLoad({
     ? applyRequest()
     : phase === 'pod'
     ? { method: 'POST', path: '/api/v1/namespaces/bench/pods', body: benchPod(`web-${i}`) }
-    : phase === 'create' || phase === 'vap'
+    : phase === 'create' || phase === 'vap' || phase === 'webhook'
     ? { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`${phase === 'vap' ? 'r' : 'cm'}-${i}`) }
     : phase === 'list' ? { method: 'GET', path: '/api/v1/namespaces/bench/configmaps?limit=100' }
     : { method: 'GET', path: `/api/v1/namespaces/bench/configmaps/seed-${i % seed}` },
 });
 process.stdout.write(`${phase} ${backend}: ${Math.round(r.perSecond)}/s p99 ${r.p99Ms.toFixed(1)} ms errors ${r.errors} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
 child.kill('SIGTERM');
+await hook?.close();
 await new Promise((r) => child.once('exit', r));
 const files = (await readdir(out)).filter((f) => f.endsWith('.cpuprofile')).sort();
 const prof = JSON.parse(await readFile(join(out, files.at(-1)!), 'utf8')) as { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[]; samples: number[]; timeDeltas: number[] };

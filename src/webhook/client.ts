@@ -78,22 +78,39 @@ async function resolveService(registry: Registry, ref: ServiceReference): Promis
   return new URL(`https://${host}:${target.port}${ref.path ?? ''}`);
 }
 
+// A URL's target, and a caBundle's PEM, made once per client config (configurations are stored objects, replaced
+// and not changed in place); a service is resolved on every call.
+const urlTargets = new WeakMap<WebhookClientConfig, WebhookTarget>();
+const caPems = new WeakMap<WebhookClientConfig, string | undefined>();
+
+function caOf(config: WebhookClientConfig): string | undefined {
+  if (!caPems.has(config)) caPems.set(config, config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined);
+  return caPems.get(config);
+}
+
 export async function webhookTarget(config: WebhookClientConfig, registry: Registry): Promise<WebhookTarget> {
-  const ca = config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
   if (config.url) {
-    const url = new URL(config.url);
-    return { url, serverName: url.hostname.replace(/^\[|\]$/g, ''), ca };
+    let target = urlTargets.get(config);
+    if (!target) {
+      const url = new URL(config.url);
+      target = { url, serverName: url.hostname.replace(/^\[|\]$/g, ''), ca: caOf(config) };
+      urlTargets.set(config, target);
+    }
+    return target;
   }
   const ref = config.service ?? {};
-  return { url: await resolveService(registry, ref), serverName: `${ref.name}.${ref.namespace}.svc`, ca };
+  return { url: await resolveService(registry, ref), serverName: `${ref.name}.${ref.namespace}.svc`, ca: caOf(config) };
 }
 
 // Kept-alive connections per trusted CA bundle and client certificate: a webhook called on every write pays the
 // TLS handshake once.
-const agents = new Map<string, Agent>();
+const agents = new Map<string, Map<string, Agent>>();
 function agentFor(target: WebhookTarget): Agent {
-  const key = `${target.ca ?? ''}\0${target.clientCert ?? ''}\0${target.clientKey ?? ''}`;
-  let a = agents.get(key);
+  // keyed by the strings themselves, which keep their hash: no 1 KB key built on every call
+  let byCert = agents.get(target.ca ?? '');
+  if (!byCert) agents.set(target.ca ?? '', (byCert = new Map()));
+  const key = `${target.clientCert ?? ''}\0${target.clientKey ?? ''}`;
+  let a = byCert.get(key);
   if (!a) {
     // node:https is loaded by the first webhook call, not at start-up.
     a = new (process.getBuiltinModule('node:https').Agent)({
@@ -103,14 +120,14 @@ function agentFor(target: WebhookTarget): Agent {
       ...(target.ca ? { ca: target.ca } : {}),
       ...(target.clientCert ? { cert: target.clientCert, key: target.clientKey } : {}),
     });
-    agents.set(key, a);
+    byCert.set(key, a);
   }
   return a;
 }
 
 /** Drops the kept-alive connections (server shutdown). */
 export function closeWebhookConnections(): void {
-  for (const a of agents.values()) a.destroy();
+  for (const byCert of agents.values()) for (const a of byCert.values()) a.destroy();
   agents.clear();
 }
 
@@ -139,7 +156,6 @@ function goTransportError(e: NodeJS.ErrnoException, url: URL, serverName: string
   }
 }
 
-/** Go's encoding/json error for a body that is not JSON, as the REST client's decoder reports it. */
 /** The serializer's words for an answer that is not JSON: Interpret's syntax error, as encoding/json gives it. */
 function goDecodeError(text: string): string {
   try {
@@ -161,7 +177,7 @@ export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number
 }
 
 function postOnce(target: WebhookTarget, payload: Buffer, timeoutMs: number, options: PostOptions, mayRetry: boolean): Promise<unknown> {
-  const shown = `Post ${JSON.stringify(target.url.href)}`;
+  const shown = (): string => `Post ${JSON.stringify(target.url.href)}`;
   return new Promise((resolve, reject) => {
     const resolveRetry = (p: Promise<unknown>) => p.then(resolve, reject);
     let settled = false;
@@ -210,7 +226,7 @@ function postOnce(target: WebhookTarget, payload: Buffer, timeoutMs: number, opt
       },
     );
     const timer = setTimeout(() => {
-      settle(() => reject(new WebhookCallError(`${shown}: context deadline exceeded`)));
+      settle(() => reject(new WebhookCallError(`${shown()}: context deadline exceeded`)));
       req.destroy();
     }, timeoutMs);
     req.on('error', (e) => {
@@ -222,12 +238,12 @@ function postOnce(target: WebhookTarget, payload: Buffer, timeoutMs: number, opt
         resolveRetry(postOnce(target, payload, timeoutMs, options, false));
         return;
       }
-      settle(() => reject(new WebhookCallError(`${shown}: ${goTransportError(e as NodeJS.ErrnoException, target.url, target.serverName)}`)));
+      settle(() => reject(new WebhookCallError(`${shown()}: ${goTransportError(e as NodeJS.ErrnoException, target.url, target.serverName)}`)));
     });
     options.signal?.addEventListener(
       'abort',
       () => {
-        settle(() => reject(new WebhookCallError(`${shown}: context canceled`)));
+        settle(() => reject(new WebhookCallError(`${shown()}: context canceled`)));
         req.destroy();
       },
       { once: true },

@@ -32,13 +32,19 @@ function withTimeoutQuery(url: URL, seconds: number): URL {
 /** The transport of a clientConfig; a service is resolved on each call (configuration changes need no restart). */
 export function httpsTransport(registry: Registry, cc: ClientConfig): WebhookTransport {
   const shown = new URL(displayUrlOf(cc));
+  // the last target called and its URL with the timeout query, reused while neither changes
+  let last: { base: URL; seconds: number; url: URL } | undefined;
+  const withTimeout = (base: URL, seconds: number): URL => {
+    if (last?.base !== base || last.seconds !== seconds) last = { base, seconds, url: withTimeoutQuery(base, seconds) };
+    return last.url;
+  };
   return async (review, timeoutSeconds, signal) => {
-    const shownUrl = withTimeoutQuery(shown, timeoutSeconds).href;
     try {
       const target = await webhookTarget(cc, registry);
-      return await postJson({ ...target, url: withTimeoutQuery(target.url, timeoutSeconds) }, review, timeoutSeconds * 1000, { signal });
+      return await postJson({ ...target, url: withTimeout(target.url, timeoutSeconds) }, review, timeoutSeconds * 1000, { signal });
     } catch (e) {
       if (!(e instanceof SharedCallError)) throw e;
+      const shownUrl = withTimeoutQuery(shown, timeoutSeconds).href;
       // The shared client names the address it dialled; kube names the service's URL.
       const message = e.message.replace(/^Post "[^"]*"/, `Post ${JSON.stringify(shownUrl)}`);
       throw new WebhookCallError(`failed to call webhook: ${message}`);
