@@ -1,6 +1,6 @@
 // Profiling aid (not part of `npm run bench`): starts bench/serve.ts under --cpu-prof, drives one phase with the lean
 // client and prints the hottest functions by self time. Profiles go to the directory given (keep them out of the repo).
-//   node bench/profile-phase.ts <get|create|pod|vap|webhook|list|apply> <memory|sqlite> <outdir> [requests]
+//   node bench/profile-phase.ts <get|jwt|create|pod|vap|webhook|list|apply> <memory|sqlite> <outdir> [requests]
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ const args = parseScriptArgs({
   command: 'node bench/profile-phase.ts [PHASE] [BACKEND] [OUTDIR] [REQUESTS]',
   summary: 'Starts bench/serve.ts under --cpu-prof, drives one phase with the lean client and prints the hottest functions by self time.',
   positionals: {
-    PHASE: 'get, create, pod (Pod creates), vap (ConfigMap creates under the admission benchmark\'s 10 policies), webhook (ConfigMap creates its no-op webhook approves, served by this process), list or apply (default get)',
+    PHASE: 'get, jwt (gets with a service account token, no client certificate), create, pod (Pod creates), vap (ConfigMap creates under the admission benchmark\'s 10 policies), webhook (ConfigMap creates its no-op webhook approves, served by this process), list or apply (default get)',
     BACKEND: 'memory or sqlite (default memory)',
     OUTDIR: 'where the profiles go, outside the repository (default /tmp/prof)',
     REQUESTS: 'how many requests to drive (default 40000)',
@@ -33,6 +33,19 @@ const url = `https://127.0.0.1:${info.port}`;
 const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, data: { payload: 'x'.repeat(1024 - 200) } });
 await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }) }) });
 const seed = phase === 'create' || phase === 'pod' || phase === 'vap' || phase === 'webhook' || phase === 'apply' ? 0 : 2000;
+// jwt: gets as a service account, its token sent without a client certificate (which authentication would take first)
+let jwt = '';
+if (phase === 'jwt') {
+  await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/api/v1/namespaces/bench/serviceaccounts', body: JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bench' } }) }) });
+  await runLoad({
+    url, tls, concurrency: 1, requests: 1,
+    request: () => ({ method: 'POST', path: '/api/v1/namespaces/bench/serviceaccounts/bench/token', body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} }) }),
+    onBody: (body: string) => {
+      jwt = (JSON.parse(body) as { status: { token: string } }).status.token;
+    },
+  });
+  if (!jwt) throw new Error('no service account token');
+}
 const hook = phase === 'webhook' ? await noopWebhook() : undefined;
 if (hook) await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', body: noopWebhookConfiguration(hook.port, hook.caBundle) }) });
 if (phase === 'vap') for (const [path, body] of benchPolicyWrites()) await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path, body }) });
@@ -42,7 +55,7 @@ const applyRequest = () => ({ method: 'PATCH', path: '/apis/apps/v1/namespaces/d
 if (phase === 'apply') await runLoad({ url, tls, concurrency: 1, requests: 1, request: applyRequest });
 const t0 = performance.now();
 const r = await runLoad({
-  url, tls, concurrency: 32, requests,
+  url, tls: jwt ? { ca: tls.ca } : tls, concurrency: 32, requests,
   request: (i) => phase === 'apply'
     ? applyRequest()
     : phase === 'pod'
@@ -50,7 +63,7 @@ const r = await runLoad({
     : phase === 'create' || phase === 'vap' || phase === 'webhook'
     ? { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: cm(`${phase === 'vap' ? 'r' : 'cm'}-${i}`) }
     : phase === 'list' ? { method: 'GET', path: '/api/v1/namespaces/bench/configmaps?limit=100' }
-    : { method: 'GET', path: `/api/v1/namespaces/bench/configmaps/seed-${i % seed}` },
+    : { method: 'GET', path: `/api/v1/namespaces/bench/configmaps/seed-${i % seed}`, ...(jwt ? { headers: { authorization: `Bearer ${jwt}` } } : {}) },
 });
 process.stdout.write(`${phase} ${backend}: ${Math.round(r.perSecond)}/s p99 ${r.p99Ms.toFixed(1)} ms errors ${r.errors} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
 child.kill('SIGTERM');
