@@ -2,9 +2,9 @@
 // CreateOptions, UpdateOptions, PatchOptions and DeleteOptions, with the same validation and messages:
 // malformed values are 400 BadRequest, invalid combinations 422 Invalid "<Kind>.meta.k8s.io".
 
-import { StatusError, badRequest, goStringsText, type StatusCause, type StatusDetails } from '../apis/errors.ts';
+import { StatusError, badRequest, fieldErrorBody, goStringsText, type StatusCause, type StatusDetails } from '../apis/errors.ts';
 import type { DeleteOptions, ListOptions } from '../registry/types.ts';
-import { validateFieldManager } from './field-manager.ts';
+import { validateFieldManager } from '../registry/validation/meta.ts';
 
 /** One field error with its message body already rendered the way Go's field.Error prints it. */
 export interface OptionError {
@@ -154,7 +154,7 @@ export function decodeWriteOptions(query: URLSearchParams, kind: 'CreateOptions'
       errs.push({ reason: 'FieldValueRequired', field: 'fieldManager', body: 'Required value: is required for apply patch' });
     }
   }
-  errs.push(...validateFieldManager(fieldManager, 'fieldManager'));
+  for (const e of validateFieldManager(fieldManager, 'fieldManager')) errs.push({ reason: e.type as OptionError['reason'], field: e.field, body: fieldErrorBody(e) });
   errs.push(...dryRunErrors(dryRun));
   errs.push(...fieldValidationErrors(fieldValidation));
   if (errs.length > 0) throw invalidOptions(kind, errs);

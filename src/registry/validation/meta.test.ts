@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { invalid, fieldErrorString } from '../../apis/errors.ts';
-import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
+import { validateFieldManager, validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { nameIsDNSLabel, nameIsDNSSubdomain } from './names.ts';
 
 const cm = { namespaced: true, nameFn: nameIsDNSSubdomain, kubeFinalizers: true };
@@ -88,4 +88,22 @@ test('no new finalizers on an object being deleted', () => {
   assert.deepEqual(messages(validateObjectMetaUpdate({ ...old, finalizers: ['a.io/x', 'b.io/y', 'a.io/z'] }, old)), [
     'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"a.io/z", "b.io/y"}',
   ]);
+});
+
+test('field managers: at most 128 bytes, printable runes only (Go\'s unicode.IsPrint), as a query option or a managedFields entry', () => {
+  const check = (m: string) => validateFieldManager(m, 'fieldManager').map(fieldErrorString);
+  assert.deepEqual(check('kubectl-edit'), []);
+  assert.deepEqual(check('a\u0001b'), ['fieldManager: Invalid value: "a\\x01b": invalid character U+0001 (at position 1)']);
+  assert.deepEqual(check('a\u007f'), ['fieldManager: Invalid value: "a\\x7f": invalid character U+007F (at position 1)']);
+  // letters, marks and symbols beyond ASCII are printable; a zero-width space (Cf) and a no-break space (Zs) are not
+  assert.deepEqual(check('é-ctl-✓'), []);
+  assert.deepEqual(check('é\u200bx\u00a0'), [
+    'fieldManager: Invalid value: "é\\u200bx\\u00a0": invalid character U+200B (at position 2)',
+    'fieldManager: Invalid value: "é\\u200bx\\u00a0": invalid character U+00A0 (at position 6)',
+  ]);
+  // the length is counted in bytes, as Go's len(string)
+  assert.deepEqual(check('a'.repeat(128)), []);
+  assert.deepEqual(check('a'.repeat(129)), ['fieldManager: Too long: may not be more than 128 bytes']);
+  assert.deepEqual(check('é'.repeat(64)), []);
+  assert.deepEqual(check('é'.repeat(65)), ['fieldManager: Too long: may not be more than 128 bytes']);
 });

@@ -11,7 +11,7 @@ import { isDNS1123Label, isQualifiedName, isValidLabelValue, type NameValidator 
 export const FIELD_IMMUTABLE = 'field is immutable';
 export const IS_NEGATIVE = 'must be greater than or equal to 0';
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
-const FIELD_MANAGER_MAX_LENGTH = 128;
+export const FIELD_MANAGER_MAX_LENGTH = 128;
 const SUBRESOURCE_NAME_MAX_LENGTH = 256;
 
 /** The finalizer names core types accept without a domain prefix. */
@@ -134,18 +134,31 @@ export function validateOwnerReferences(refs: unknown, path: string): FieldError
   return errs;
 }
 
-/** Go's unicode.IsPrint, close enough: no control characters, no unassigned or separator code points but ' '. */
-function isPrintable(ch: string): boolean {
-  if (ch === ' ') return true;
-  return !/[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u.test(ch);
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+export function isPrint(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return c >= 0x20 && c < 0x7f;
+  return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** Whether every character of s is printable ASCII (the common case, with no Unicode table to consult). */
+export const isPrintableAscii = (s: string): boolean => PRINTABLE_ASCII.test(s);
+
+/** ValidateFieldManager (a write's ?fieldManager= and each managedFields entry's manager): at most 128 bytes,
+ * printable runes only. */
 export function validateFieldManager(manager: string, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (manager.length > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldErrors.tooLong(path, FIELD_MANAGER_MAX_LENGTH));
+  // Every manager name kubectl, client-go and controllers send: no character to look up in Unicode's tables.
+  if (PRINTABLE_ASCII.test(manager)) {
+    if (manager.length > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldErrors.tooLong(path, FIELD_MANAGER_MAX_LENGTH));
+    return errs;
+  }
+  if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldErrors.tooLong(path, FIELD_MANAGER_MAX_LENGTH));
   let byteIndex = 0;
   for (const ch of manager) {
-    if (!isPrintable(ch)) {
+    if (!isPrint(ch)) {
       const cp = ch.codePointAt(0) ?? 0;
       const hex = cp.toString(16).toUpperCase().padStart(4, '0');
       errs.push(fieldErrors.invalid(path, manager, `invalid character U+${hex} (at position ${byteIndex})`));
