@@ -28,6 +28,13 @@ export function goValue(v: unknown): string {
   return String(v);
 }
 
+/** Go's unicode.IsPrint for one rune: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+export function isPrint(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return c >= 0x20 && c < 0x7f;
+  return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
+}
+
 /** Go's strconv.Quote (%q): C-style escapes for control characters, printable runes kept. */
 export function goQuote(s: string): string {
   let out = '"';
@@ -50,7 +57,7 @@ export function goQuote(s: string): string {
       case '\v': out += '\\v'; continue;
     }
     if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) out += ch;
+    else if (isPrint(ch)) out += ch;
     else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
     else out += `\\U${cp.toString(16).padStart(8, '0')}`;
   }

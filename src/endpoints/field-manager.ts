@@ -1,7 +1,8 @@
 // The field manager of a write: ?fieldManager= when given, else derived from the User-Agent as
 // kube-apiserver does (the part before the first '/', printable runes only, at most 128 bytes).
 
-import { FIELD_MANAGER_MAX_LENGTH, isPrint, isPrintableAscii } from '../registry/validation/meta.ts';
+import { isPrint } from '../encoding/go-format.ts';
+import { FIELD_MANAGER_MAX_LENGTH, isPrintableAscii } from '../registry/validation/meta.ts';
 
 export function prefixFromUserAgent(userAgent: string): string {
   const head = userAgent.split('/')[0];

@@ -15,6 +15,7 @@ import { crdLayout, type CrdLayout } from './crd-layout.ts';
 import { crdConditionTrue, type CrdColumn, type CrdConversion, type CrdNames, type CrdSelectableField, type CrdSpec, type CrdSubresources, type CrdVersion, type CustomResourceDefinition } from './crd-types.ts';
 import { goCrdVersions } from './go-crd-values.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
+import { isPrint } from '../../encoding/go-format.ts';
 import { hasDefaults, hasKubernetesExtensions, ratchetsFromOld, STRICT_RATCHETS, checkCrdSchema, type CrdSchemaOptions, type SchemaRatchets } from './schema/index.ts';
 import { structuralConversionError } from './schema/structural.ts';
 import { validateSelectableFieldPath } from './selectable-fields.ts';
@@ -221,7 +222,7 @@ function validateDeprecationWarning(deprecated: boolean, warning: string | undef
       msgs.push(`must only contain printable UTF-8 characters; control character found at index ${index}`);
       break;
     }
-    if (!/[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.test(ch)) {
+    if (!isPrint(ch)) {
       msgs.push(`must only contain printable UTF-8 characters; non-printable character found at index ${index}`);
       break;
     }

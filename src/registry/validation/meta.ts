@@ -4,7 +4,7 @@
 
 import { fieldErrors, goStringsText, renderedBadValue, type FieldError } from '../../apis/errors.ts';
 import { goOwnerReference, goOwnerReferences, goStrings } from '../../apis/go-bad-values.ts';
-import { goTimeString } from '../../encoding/go-format.ts';
+import { goTimeString, isPrint } from '../../encoding/go-format.ts';
 import type { ObjectMeta } from '../types.ts';
 import { isDNS1123Label, isQualifiedName, isValidLabelValue, type NameValidator } from './names.ts';
 
@@ -132,13 +132,6 @@ export function validateOwnerReferences(refs: unknown, path: string): FieldError
     }
   }
   return errs;
-}
-
-/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-export function isPrint(ch: string): boolean {
-  const c = ch.charCodeAt(0);
-  if (c < 0x80) return c >= 0x20 && c < 0x7f;
-  return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
