@@ -24,10 +24,12 @@ function send(res: HttpResponse, contentType: string, value: unknown): void {
 
 export function openIdMetadataHandler(metadata: () => OpenIdMetadata): PathHandler {
   return async (req: HttpRequest, res: HttpResponse, info: RequestInfo) => {
-    if (info.path !== OPENID_CONFIGURATION_PATH && info.path !== JWKS_PATH) return false;
+    // kube serves them through go-restful, whose routing trims trailing slashes: `/openid/v1/jwks/` is the same route
+    const path = info.path.endsWith('/') ? info.path.replace(/\/+$/, '') : info.path;
+    if (path !== OPENID_CONFIGURATION_PATH && path !== JWKS_PATH) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const m = metadata();
-    if (info.path === OPENID_CONFIGURATION_PATH) send(res, 'application/json', m.configuration);
+    if (path === OPENID_CONFIGURATION_PATH) send(res, 'application/json', m.configuration);
     else send(res, 'application/jwk-set+json', m.jwks);
     return true;
   };

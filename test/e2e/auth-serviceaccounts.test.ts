@@ -223,7 +223,7 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     await until('legacy token refused once its Secret is gone', async () => (await server.request('/version', { token })).status === 401, { timeoutMs: 20_000 });
   });
 
-  test('issuer discovery: service accounts read the OpenID configuration and the keys; anonymous may not', async () => {
+  test('issuer discovery: service accounts read the OpenID configuration and the keys, with or without a trailing slash; anonymous may not', async () => {
     const token = await createToken(['default', '-n', 'apps']);
     const conf = await server.request('/.well-known/openid-configuration', { token });
     assert.equal(conf.status, 200);
@@ -240,6 +240,12 @@ describe('service accounts (Node,RBAC, a signing key of the test\'s)', () => {
     const keys = (JSON.parse(jwks.body) as { keys: { kid: string; alg: string; use: string; kty: string }[] }).keys;
     assert.equal(keys.length, 1);
     assert.deepEqual([keys[0].alg, keys[0].use, keys[0].kty], ['ES256', 'sig', 'EC']);
+    // The paths with a trailing slash (as the OpenAPI document names them) serve the same documents, which the role
+    // (kube 1.28+) lets service accounts read too.
+    const confSlash = await server.request('/.well-known/openid-configuration/', { token });
+    assert.deepEqual([confSlash.status, confSlash.headers['content-type'], confSlash.body], [200, 'application/json', conf.body]);
+    const jwksSlash = await server.request('/openid/v1/jwks/', { token });
+    assert.deepEqual([jwksSlash.status, jwksSlash.headers['content-type'], jwksSlash.body], [200, 'application/jwk-set+json', jwks.body]);
     const anon = await server.request('/openid/v1/jwks');
     assert.equal(anon.status, 403);
     assert.equal(JSON.parse(anon.body).message, 'forbidden: User "system:anonymous" cannot get path "/openid/v1/jwks"');

@@ -192,7 +192,7 @@ const CORE_CLUSTER_ROLES: KubeObject[] = [
     EVENTS,
   ]),
   clusterRole('system:public-info-viewer', ['url:get | /healthz,/livez,/readyz,/version,/version/']),
-  clusterRole('system:service-account-issuer-discovery', ['url:get | /.well-known/openid-configuration,/openid/v1/jwks']),
+  clusterRole('system:service-account-issuer-discovery', ['url:get | /.well-known/openid-configuration,/.well-known/openid-configuration/,/openid/v1/jwks,/openid/v1/jwks/']),
   clusterRole('system:volume-scheduler', [
     'get,list,patch,update,watch | | persistentvolumes',
     `${GLW} | storage.k8s.io | storageclasses`,
