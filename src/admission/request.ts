@@ -20,6 +20,8 @@ export interface AdmissionRequestInfo {
   readonly signal?: AbortSignal;
   /** DeleteOptions of a delete (propagationPolicy, gracePeriodSeconds...). */
   readonly deleteOptions?: Record<string, unknown>;
+  /** The request's audit annotations (what plugins and webhooks add lands in its audit events). */
+  readonly auditAnnotations?: Record<string, string>;
 }
 
 export interface AdmissionHooks {
@@ -60,7 +62,7 @@ export function admissionAttributes(
     dryRun: info.dryRun,
     options: optionsFor(operation, info),
     warnings: info.warnings,
-    auditAnnotations: {},
+    auditAnnotations: info.auditAnnotations ?? {},
     signal: info.signal,
   };
 }

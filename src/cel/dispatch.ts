@@ -11,7 +11,7 @@ type Group = NonNullable<ReturnType<CelEnv['funcs']['find']>>;
 type CelResult = ReturnType<Group['call']>;
 
 /** The name of a value's CEL type where it is a plain value ('' for a message, Any, or type value). */
-function typeNameOf(v: CelValue): string {
+export function typeNameOf(v: CelValue): string {
   switch (typeof v) {
     case 'bigint':
       return 'int';

@@ -18,3 +18,4 @@ export { authorizerValue } from './library/authorizer.ts';
 export type { CelAuthorizer, CelAuthorizationAttributes, CelAuthorizationDecision } from './library/authorizer.ts';
 export { OptionalValue, NONE } from './library/optionals.ts';
 export { isCelList } from '@bufbuild/cel';
+export { typeNameOf } from './dispatch.ts';

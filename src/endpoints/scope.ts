@@ -14,6 +14,7 @@ import type { Responder } from './respond.ts';
 import type { GroupVersionKind } from './body.ts';
 import type { AdmissionChain } from '../admission/types.ts';
 import { admissionHooks, type AdmissionRequestInfo } from '../admission/request.ts';
+import { auditAnnotationsOf } from '../server/audit/request-notes.ts';
 
 /** checkAgainstSchema: type errors (fatal) and the paths of fields the schema does not know. */
 export type SchemaCheck = (obj: KubeObject, def: ResourceDefinition) => SchemaCheckResult;
@@ -136,6 +137,7 @@ export function admissionInfo(scope: Scope, extra: { dryRun?: boolean; fieldMana
     warnings: scope.r.warnings,
     signal: scope.signal,
     deleteOptions: extra.deleteOptions,
+    auditAnnotations: auditAnnotationsOf(scope.r.req),
   };
 }
 

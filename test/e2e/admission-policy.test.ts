@@ -5,7 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAuditLog } from '../../src/server/audit/log-backend.ts';
+import { startTestServer, until, type TestServer } from './helpers.ts';
 
 const json = (o: unknown): string => JSON.stringify(o);
 const deployment = (name: string, replicas: number) => ({
@@ -92,12 +96,19 @@ describe('ValidatingAdmissionPolicy', () => {
     await s.kubectlOk(['get', 'deployment', 'big', '-n', 'dev']);
   });
 
-  test('a missing param with parameterNotFoundAction Deny refuses', async () => {
+  test('a missing param with parameterNotFoundAction Deny refuses, whatever the binding\'s actions', async () => {
     await s.kubectlOk(['delete', 'configmap', 'limits', '-n', 'default']);
     const r = await s.kubectl(['create', '-n', 'prod', '-f', '-'], { input: json(deployment('one', 1)) });
     assert.equal(
       r.stderr.trim(),
-      'The deployments "one" is invalid: : ValidatingAdmissionPolicy \'replica-limit.example.com\' with binding \'replica-limit-prod\' denied request: no params found for policy binding with `Deny` parameterNotFoundAction',
+      'The deployments "one" is invalid: : ValidatingAdmissionPolicy \'replica-limit.example.com\' with binding \'replica-limit-prod\' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction',
+    );
+    // A binding that cannot find its params is a configuration error: refused under failurePolicy Fail whatever the
+    // binding's validationActions (the dev binding only warns and audits), as kube refuses it.
+    const dev = await s.kubectl(['create', '-n', 'dev', '-f', '-'], { input: json(deployment('two', 1)) });
+    assert.equal(
+      dev.stderr.trim(),
+      'The deployments "two" is invalid: : ValidatingAdmissionPolicy \'replica-limit.example.com\' with binding \'replica-limit-dev\' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction',
     );
     await s.kubectlOk(['create', 'configmap', 'limits', '-n', 'default', '--from-literal=maxReplicas=3']);
     await s.kubectlOk(['create', '-n', 'prod', '-f', '-'], { input: json(deployment('one', 1)) });
@@ -225,5 +236,64 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal(await hook('request.operation == "CREATE" && namespaceObject == null'), 'created');
     assert.deepEqual(await hook('object.metadata.name'), ['webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name": must evaluate to bool']);
     assert.deepEqual(await hook('params == null'), [`webhooks[0].matchConditions[0].expression: Invalid value: "params == null": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')`]);
+  });
+});
+
+describe('ValidatingAdmissionPolicy configuration errors, null params and audited failures', () => {
+  let s: TestServer;
+  let dir: string;
+  const policy = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name }, spec });
+  const binding = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec: { policyName: name, ...spec } });
+  const configMapsLabelled = (test: string) => ({ resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }], objectSelector: { matchLabels: { test } } });
+  const configMap = (name: string, test: string, data: Record<string, string> = {}) => json({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { test } }, data });
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'capstan-vap-audit-'));
+    await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n');
+    s = await startTestServer({ audit: { policyFile: join(dir, 'policy.yaml'), logPath: join(dir, 'audit.log') } });
+    await s.kubectlOk(['create', '-f', '-'], {
+      input: json({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          // the second validation fails: the audit annotation names its index
+          policy('audited.example.com', { matchConstraints: configMapsLabelled('audited'), validations: [{ expression: 'true' }, { expression: "!('bad' in object.data)" }] }),
+          binding('audited.example.com', { validationActions: ['Audit', 'Warn'] }),
+          // a paramKind and no paramRef: params is null
+          policy('null-params.example.com', { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, matchConstraints: configMapsLabelled('null-params'), validations: [{ expression: 'params == null' }] }),
+          binding('null-params.example.com', { validationActions: ['Deny'] }),
+          // a paramKind no resource serves: the policy's own configuration error
+          policy('unknown-param.example.com', { paramKind: { apiVersion: 'example.com/v1', kind: 'Nope' }, matchConstraints: configMapsLabelled('unknown-param'), validations: [{ expression: 'true' }] }),
+          binding('unknown-param.example.com', { validationActions: ['Warn'], paramRef: { name: 'x', namespace: 'default', parameterNotFoundAction: 'Allow' } }),
+        ],
+      }),
+    });
+  });
+  after(async () => {
+    await s?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('Audit records the failing validation by its index; Warn warns; the write goes through', async () => {
+    const r = await s.kubectl(['create', '-f', '-'], { input: configMap('flagged', 'audited', { bad: 'yes' }) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr.trim(), "Warning: Validation failed for ValidatingAdmissionPolicy 'audited.example.com' with binding 'audited.example.com': failed expression: !('bad' in object.data)");
+    const event = await until('the audit event of the create', async () =>
+      parseAuditLog(await readFile(join(dir, 'audit.log'), 'utf8').catch(() => '')).find((e) => e.verb === 'create' && e.objectRef?.name === 'flagged' && e.stage === 'ResponseComplete'),
+    );
+    assert.equal(
+      event.annotations?.['validation.policy.admission.k8s.io/validation_failure'],
+      JSON.stringify([{ message: "failed expression: !('bad' in object.data)", policy: 'audited.example.com', binding: 'audited.example.com', expressionIndex: 1, validationActions: ['Audit', 'Warn'] }]),
+    );
+  });
+
+  test('a binding without paramRef evaluates with null params; a paramKind no resource serves refuses at the policy', async () => {
+    await s.kubectlOk(['create', '-f', '-'], { input: configMap('nulls', 'null-params') });
+    const r = await s.kubectl(['create', '-f', '-'], { input: configMap('unknown', 'unknown-param') });
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr.trim(),
+      "The configmaps \"unknown\" is invalid: : ValidatingAdmissionPolicy 'unknown-param.example.com' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Nope'",
+    );
   });
 });

@@ -27,14 +27,23 @@ test('variables, matchConditions, messageExpression, errors and audit annotation
       { expression: 'object.spec.replicas < 3', messageExpression: "'team ' + variables.team + ' asked for ' + string(object.spec.replicas)", reason: 'Forbidden' },
       { expression: 'object.spec.missing > 1' },
     ],
-    auditAnnotations: [{ key: 'team', valueExpression: 'string(variables.team)' }],
+    auditAnnotations: [
+      { key: 'team', valueExpression: "'  ' + string(variables.team) + ' '" },
+      { key: 'blank', valueExpression: "' '" },
+      { key: 'none', valueExpression: 'null' },
+      { key: 'broken', valueExpression: 'string(object.spec.missing)' },
+    ],
   };
   const out = run(spec, { object: toCel(obj), oldObject: toCel(null), request: toCel({}), params: toCel(null) });
   assert.deepEqual(out.decisions.map((d) => [d.action, d.error, d.reason, d.message]), [
     ['deny', false, 'Forbidden', 'team a asked for 5'],
     ['deny', true, 'Invalid', "expression 'object.spec.missing > 1' resulted in error: no such key: missing"],
   ]);
-  assert.deepEqual(out.auditAnnotations, { 'p/team': 'a' });
+  // trimmed; blank and null values left out; an error is the annotation's (a denial under failurePolicy Fail)
+  assert.deepEqual(out.auditAnnotations, [
+    { key: 'p/team', value: 'a' },
+    { key: 'p/broken', error: "expression 'string(object.spec.missing)' resulted in error: no such key: missing" },
+  ]);
   const unmatched = run(spec, { object: toCel({ metadata: { name: 'y' }, spec: { replicas: 9 } }), oldObject: toCel(null), request: toCel({}), params: toCel(null) });
   assert.equal(unmatched.matched, false);
 });

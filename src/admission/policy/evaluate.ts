@@ -15,11 +15,16 @@ export interface PolicyDecision {
   readonly error: boolean;
 }
 
+/** An audit annotation's outcome: a value to publish, or an error (a denial under failurePolicy Fail). */
+export type AuditAnnotationOutcome = { readonly key: string; readonly value: string } | { readonly key: string; readonly error: string };
+
 export interface PolicyOutcome {
   /** False when a match condition excluded the request. */
   readonly matched: boolean;
+  /** One per validation, in the policy's order (the index is the audit annotation's expressionIndex). */
   readonly decisions: readonly PolicyDecision[];
-  readonly auditAnnotations: Record<string, string>;
+  /** Keys are `<policy>/<key>`; empty and null values are left out, as kube excludes them. */
+  readonly auditAnnotations: readonly AuditAnnotationOutcome[];
 }
 
 /** A lazily evaluated `variables` map: each variable is computed on first use, once. */
@@ -76,9 +81,9 @@ export function evaluatePolicy(policy: CompiledPolicy, vars: Record<string, unkn
   for (const mc of policy.matchConditions) {
     const r = run(mc.compiled, activation);
     if (!r.ok) {
-      return { matched: true, decisions: [{ action: 'deny', error: true, reason: 'Invalid', message: r.compile ? `compilation error: ${r.error}` : `expression '${mc.compiled.source}' resulted in error: ${r.error}` }], auditAnnotations: {} };
+      return { matched: true, decisions: [{ action: 'deny', error: true, reason: 'Invalid', message: r.compile ? `compilation error: ${r.error}` : `expression '${mc.compiled.source}' resulted in error: ${r.error}` }], auditAnnotations: [] };
     }
-    if (r.value === false) return { matched: false, decisions: [], auditAnnotations: {} };
+    if (r.value === false) return { matched: false, decisions: [], auditAnnotations: [] };
   }
 
   const decisions: PolicyDecision[] = [];
@@ -105,10 +110,20 @@ export function evaluatePolicy(policy: CompiledPolicy, vars: Record<string, unkn
     decisions.push({ action: 'deny', error: false, reason: v.reason ?? 'Invalid', message });
   }
 
-  const auditAnnotations: Record<string, string> = {};
+  const auditAnnotations: AuditAnnotationOutcome[] = [];
   for (const a of policy.auditAnnotations) {
+    const key = `${policy.name}/${a.key}`;
     const r = run(a.compiled, activation);
-    if (r.ok && typeof r.value === 'string') auditAnnotations[`${policy.name}/${a.key}`] = r.value;
+    // kube's validator: an error, or a value neither string nor null, is the annotation's error (failurePolicy
+    // Ignore drops it); a string is trimmed and published unless empty
+    if (!r.ok) {
+      if (policy.failurePolicy === 'Fail') auditAnnotations.push({ key, error: r.compile ? `compilation error: ${r.error}` : `expression '${a.compiled.source}' resulted in error: ${r.error}` });
+    } else if (typeof r.value === 'string') {
+      const value = r.value.trim();
+      if (value !== '') auditAnnotations.push({ key, value });
+    } else if (r.value !== null && policy.failurePolicy === 'Fail') {
+      auditAnnotations.push({ key, error: `valueExpression '${a.compiled.source}' resulted in unsupported return type: ${cel().typeNameOf(r.value as never) || 'object'}. Return type must be either string or null.` });
+    }
   }
   return { matched: true, decisions, auditAnnotations };
 }

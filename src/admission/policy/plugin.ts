@@ -14,7 +14,7 @@ import { matchInvocation } from '../webhook/equivalent.ts';
 import type { RuleWithOperations } from '../webhook/rules.ts';
 import { compilePolicy, type CompiledPolicy } from './compile.ts';
 import { builtList, createInformer, type BuiltList } from '../informer.ts';
-import { evaluatePolicy, type PolicyDecision } from './evaluate.ts';
+import { evaluatePolicy } from './evaluate.ts';
 
 type Obj = Record<string, unknown>;
 const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -90,24 +90,36 @@ function paramDefinition(registry: Registry, pk: { apiVersion: string; kind: str
   return registry.all().find((d) => (d.group ? `${d.group}/${d.version}` : d.version) === pk.apiVersion && d.kind === pk.kind);
 }
 
-type Params = { params: (KubeObject | null)[] } | { decision: PolicyDecision };
+/** The params to evaluate with, or a binding's configuration error (kube's CollectParams). */
+type Params = { params: (KubeObject | null)[] } | { configError: string };
 
 const NO_PARAMS: Params = { params: [null] };
 
-function paramsFor(policy: CompiledPolicy, binding: Obj, a: AdmissionAttributes, deps: PolicyDeps): Params | Promise<Params> {
-  return policy.paramKind ? paramObjects(policy.paramKind, binding, a, deps) : NO_PARAMS;
+/** A GroupVersionKind as Go prints it: `example.com/v1, Kind=Foo`, `/v1, Kind=ConfigMap`. */
+const gvkText = (pk: { apiVersion: string; kind: string }): string => `${pk.apiVersion.includes('/') ? '' : '/'}${pk.apiVersion}, Kind=${pk.kind}`;
+
+/** The policy's configuration error (kube's policy source, found before any binding is looked at). */
+function policyConfigError(policy: CompiledPolicy, registry: Registry): string | undefined {
+  const pk = policy.paramKind;
+  return pk && !paramDefinition(registry, pk) ? `failed to find resource referenced by paramKind: '${gvkText(pk)}'` : undefined;
 }
 
-async function paramObjects(paramKind: NonNullable<CompiledPolicy['paramKind']>, binding: Obj, a: AdmissionAttributes, deps: PolicyDeps): Promise<Params> {
-  const def = paramDefinition(deps.registry, paramKind);
-  const fail = (message: string): Params => ({ decision: { action: 'deny', error: true, reason: 'Invalid', message } });
-  if (!def) return fail(`failed to configure policy: failed to find resource referenced by paramKind: '${paramKind.apiVersion}, Kind=${paramKind.kind}'`);
-  const ref = asObj(asObj(binding.spec).paramRef);
-  if (Object.keys(ref).length === 0) return fail('failed to configure binding: no paramRef');
+function paramsFor(policy: CompiledPolicy, binding: Obj, a: AdmissionAttributes, deps: PolicyDeps): Params | Promise<Params> {
+  const ref = asObj(binding.spec).paramRef;
+  // without paramKind any paramRef is ignored; with paramKind and no paramRef, params is null
+  if (!policy.paramKind || !ref || typeof ref !== 'object') return NO_PARAMS;
+  const def = paramDefinition(deps.registry, policy.paramKind);
+  return def ? paramObjects(def, asObj(ref), a, deps) : NO_PARAMS;
+}
+
+async function paramObjects(def: ResourceDefinition, ref: Obj, a: AdmissionAttributes, deps: PolicyDeps): Promise<Params> {
   let namespace = '';
+  const refNamespace = typeof ref.namespace === 'string' ? ref.namespace : '';
   if (def.namespaced) {
-    namespace = typeof ref.namespace === 'string' && ref.namespace ? ref.namespace : a.namespace;
-    if (!namespace) return fail('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
+    namespace = refNamespace || a.namespace;
+    if (!namespace) return { configError: 'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources' };
+  } else if (refNamespace) {
+    return { configError: 'paramRef.namespace must not be provided for a cluster-scoped `paramKind`' };
   }
   const store = deps.registry.store(def);
   let found: KubeObject[] = [];
@@ -121,10 +133,7 @@ async function paramObjects(paramKind: NonNullable<CompiledPolicy['paramKind']>,
     const items = (await store.list(loopbackContext(namespace), {})).items;
     found = items.filter((o) => selectorMatches(asObj(ref.selector), o.metadata.labels ?? {}));
   }
-  if (found.length === 0) {
-    if (ref.parameterNotFoundAction === 'Deny') return { decision: { action: 'deny', error: false, reason: 'Invalid', message: 'no params found for policy binding with `Deny` parameterNotFoundAction' } };
-    return { params: [] };
-  }
+  if (found.length === 0 && ref.parameterNotFoundAction === 'Deny') return { configError: 'no params found for policy binding with `Deny` parameterNotFoundAction' };
   return { params: found };
 }
 
@@ -200,6 +209,18 @@ export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise
       authorizer: celAuthorizer(deps.authorizer, a.userInfo),
     });
     let vars: Record<string, unknown> | undefined;
+    // As kube's dispatcher: every binding is evaluated (its warnings and audit annotations kept), and the first
+    // denial refuses the request at the end.
+    let denial: StatusError | undefined;
+    const deny = (policy: CompiledPolicy, bindingName: string | undefined, message: string, reason: string) => {
+      const text = bindingName === undefined ? `ValidatingAdmissionPolicy '${policy.name}' denied request: ${message}` : `ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}' denied request: ${message}`;
+      denial ??= policyDenied(a, text, reason || 'Invalid');
+    };
+    // addConfigError: under failurePolicy Fail a denial, whatever the binding's validationActions
+    const configError = (policy: CompiledPolicy, bindingName: string | undefined, error: string) => {
+      if (policy.failurePolicy !== 'Ignore') deny(policy, bindingName, `${bindingName === undefined ? 'failed to configure policy' : 'failed to configure binding'}: ${error}`, 'Invalid');
+    };
+    const annotations = new Map<string, string[]>();
     for (const { object: binding, built } of allBindings) {
       const entry = byName.get(built.policyName);
       if (!entry) continue;
@@ -207,6 +228,11 @@ export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise
       let matches = matchResources(policy.matchConstraints, a, deps, true);
       if (typeof matches !== 'boolean') matches = await matches;
       if (!matches) continue;
+      const policyError = policyConfigError(policy, deps.registry);
+      if (policyError) {
+        configError(policy, undefined, policyError);
+        continue;
+      }
       if (built.matchResources) {
         matches = matchResources(built.matchResources, a, deps, false);
         if (typeof matches !== 'boolean') matches = await matches;
@@ -215,29 +241,41 @@ export async function validatingAdmissionPolicyPlugin(deps: PolicyDeps): Promise
       const { actions, name: bindingName } = built;
       let params = paramsFor(policy, binding, a, deps);
       if (params instanceof Promise) params = await params;
-      const decisions: PolicyDecision[] = [];
-      if ('decision' in params) decisions.push(params.decision);
-      else {
-        if (namespaceObject === null) namespaceObject = a.namespace ? await deps.getNamespace(a.namespace) : undefined;
-        vars ??= { ...baseVars(), namespaceObject: toCel(namespaceObject ?? null) };
-        for (const p of params.params) {
-          // The shared activation, with this binding's param (null without paramKind).
-          vars.params = toCel(p);
-          const outcome = evaluatePolicy(policy, vars);
-          Object.assign(a.auditAnnotations, outcome.auditAnnotations);
-          decisions.push(...outcome.decisions);
-        }
+      if ('configError' in params) {
+        configError(policy, bindingName, params.configError);
+        continue;
       }
-      for (const d of decisions) {
-        if (d.action !== 'deny') continue;
-        if (d.error && policy.failurePolicy === 'Ignore') continue;
-        const text = `ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}' denied request: ${d.message}`;
-        if (actions.includes('Warn')) a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`);
-        if (actions.includes('Audit')) {
-          a.auditAnnotations['validation.policy.admission.k8s.io/validation_failure'] = JSON.stringify([{ message: d.message, policy: policy.name, binding: bindingName, expressionIndex: 0, validationActions: actions }]);
+      if (params.params.length === 0) continue;
+      if (namespaceObject === null) namespaceObject = a.namespace ? await deps.getNamespace(a.namespace) : undefined;
+      vars ??= { ...baseVars(), namespaceObject: toCel(namespaceObject ?? null) };
+      for (const p of params.params) {
+        // The shared activation, with this binding's param (null without paramKind).
+        vars.params = toCel(p);
+        const outcome = evaluatePolicy(policy, vars);
+        outcome.decisions.forEach((d, expressionIndex) => {
+          if (d.action !== 'deny') return;
+          // a failure to evaluate under failurePolicy Ignore admits (kube's policyDecisionActionForError)
+          if (d.error && policy.failurePolicy === 'Ignore') return;
+          for (const action of actions) {
+            if (action === 'Deny') deny(policy, bindingName, d.message, d.reason);
+            else if (action === 'Warn') a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`);
+            else if (action === 'Audit') {
+              // admission annotations are never overwritten: the first failure a request records stays
+              a.auditAnnotations['validation.policy.admission.k8s.io/validation_failure'] ??= JSON.stringify([{ message: d.message, policy: policy.name, binding: bindingName, expressionIndex, validationActions: actions }]);
+            }
+          }
+        });
+        for (const ann of outcome.auditAnnotations) {
+          if ('error' in ann) deny(policy, bindingName, ann.error, 'Invalid');
+          else {
+            const values = annotations.get(ann.key) ?? [];
+            if (!values.includes(ann.value)) annotations.set(ann.key, [...values, ann.value]);
+          }
         }
-        if (actions.includes('Deny')) throw policyDenied(a, text, d.reason);
       }
     }
+    // kube's auditAnnotationCollector: the distinct values bindings gave a key, joined
+    for (const [key, values] of annotations) a.auditAnnotations[key] ??= values.join(', ');
+    if (denial) throw denial;
   }
 }

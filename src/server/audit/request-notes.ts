@@ -42,6 +42,12 @@ export function addAuditAnnotation(req: HttpRequest, key: string, value: string)
   if (!(key in n.annotations)) n.annotations[key] = value;
 }
 
+/** The request's audit annotations, for admission to add to (a record of its own when the request is not audited). */
+export function auditAnnotationsOf(req: HttpRequest): Record<string, string> {
+  const n = notesOf(req);
+  return n ? (n.annotations ??= {}) : {};
+}
+
 export function noteRequestBody(req: HttpRequest, body: Buffer): void {
   const n = notesOf(req);
   if (!n || n.capture === Capture.None) return;
