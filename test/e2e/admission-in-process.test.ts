@@ -4,16 +4,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAuditLog } from '../../src/server/audit/log-backend.ts';
+import { startTestServer, until, type TestServer } from './helpers.ts';
 
 describe('in-process admission', () => {
   let s: TestServer;
+  let dir: string;
   let core: k8s.CoreV1Api;
   const seen: { phase: string; operation: string; name: string; dryRun: boolean }[] = [];
   const connects: unknown[] = [];
 
   before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'capstan-in-process-audit-'));
+    await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n');
     s = await startTestServer({
+      audit: { policyFile: join(dir, 'policy.yaml'), logPath: join(dir, 'audit.log') },
       admission: {
         mutate(req) {
           seen.push({ phase: 'mutate', operation: req.operation as string, name: (req.name as string) ?? '', dryRun: req.dryRun as boolean });
@@ -42,6 +50,7 @@ describe('in-process admission', () => {
   });
   after(async () => {
     await s?.close();
+    await rm(dir, { recursive: true, force: true });
   });
 
   test('mutate (patch or whole object) runs before validate; warnings reach the client', async () => {
@@ -54,6 +63,22 @@ describe('in-process admission', () => {
     assert.equal(cm.metadata?.annotations?.['in-process'], 'mutated');
     const replaced = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cm2', labels: { replace: 'yes' } }, data: { a: '1' } } });
     assert.deepEqual(replaced.data, { replaced: 'true' });
+  });
+
+  test('the audit log records each mutating hook called, as kube records its mutating webhooks', async () => {
+    await s.kubectlOk(['create', 'configmap', 'audited', '--from-literal=a=1']);
+    await s.kubectlOk(['create', 'secret', 'generic', 'untouched', '--from-literal=a=1']);
+    const events = await until('the audit events of both creates', async () => {
+      const all = parseAuditLog(await readFile(join(dir, 'audit.log'), 'utf8').catch(() => '')).filter((e) => e.verb === 'create' && e.stage === 'ResponseComplete');
+      const cm = all.find((e) => e.objectRef?.name === 'audited');
+      const secret = all.find((e) => e.objectRef?.name === 'untouched');
+      return cm && secret ? [cm, secret] : undefined;
+    });
+    const key = 'mutation.webhook.admission.k8s.io/round_0_index_0';
+    assert.deepEqual(
+      events.map((e) => e.annotations?.[key]),
+      ['{"configuration":"","webhook":"in-process.mutate.capstan.dev","mutated":true}', '{"configuration":"","webhook":"in-process.mutate.capstan.dev","mutated":false}'],
+    );
   });
 
   test('a refusal is a webhook refusal; a throwing hook is a failed call; nothing stored', async () => {

@@ -106,24 +106,29 @@ function recordResponse(w: Webhook, a: AdmissionAttributes, r: AdmissionResponse
   for (const [k, v] of Object.entries(r.auditAnnotations ?? {})) a.auditAnnotations[`${w.name}/${k}`] = v;
 }
 
-/** One webhook's answer with the failure policy applied: the response, or undefined when ignored. */
-async function callWithPolicy(w: Webhook, a: AdmissionAttributes, deps: DispatchDeps, mutating: boolean): Promise<{ inv: Invocation; response: AdmissionResponse } | undefined> {
-  let inv: Invocation | undefined;
+/** A webhook's call: its answer, or why there is none (not called; called, failed and failed open). */
+type CallResult = { inv: Invocation; response: AdmissionResponse } | 'not called' | 'failed open';
+
+/** One webhook's answer with the failure policy applied; `called` is told once the webhook applies to the request. */
+async function callWithPolicy(w: Webhook, a: AdmissionAttributes, deps: DispatchDeps, mutating: boolean, called?: () => void): Promise<CallResult> {
   try {
-    inv = await shouldCall(w, a, deps);
-    if (!inv) return undefined;
+    const inv = await shouldCall(w, a, deps);
+    if (!inv) return 'not called';
+    called?.();
     checkDryRun(w, a);
     return { inv, response: await call(w, a, inv, mutating) };
   } catch (e) {
     if (e instanceof WebhookCallError) {
-      if (w.failurePolicy === 'Ignore') {
-        a.auditAnnotations[`failed-open.${mutating ? 'mutating' : 'validating'}.webhook.admission.k8s.io/round_0_index_0`] = w.name;
-        return undefined;
-      }
+      if (w.failurePolicy === 'Ignore') return 'failed open';
       throw callingError(w, e.message);
     }
     throw e;
   }
+}
+
+/** The audit annotation of a webhook that failed open (kube's failed-open.<kind>.webhook.admission.k8s.io/round_<r>_index_<i>). */
+function failedOpen(a: AdmissionAttributes, w: Webhook, mutating: boolean, round: number, index: number): void {
+  a.auditAnnotations[`failed-open.${mutating ? 'mutating' : 'validating'}.webhook.admission.k8s.io/round_${round}_index_${index}`] ??= w.name;
 }
 
 /** jsonpatch.DecodePatch of the response's (already base64-checked) patch, with encoding/json's errors. */
@@ -167,29 +172,43 @@ function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: 
 
 export async function dispatchMutating(webhooks: readonly Webhook[], a: AdmissionAttributes, deps: DispatchDeps): Promise<void> {
   if (webhooks.length === 0) return;
-  // The object after each IfNeeded webhook ran: a later change means it is called again (once).
+  // The object after each IfNeeded webhook ran: a later change means it is called again (once), in round 1.
   const seenBy = new Map<Webhook, KubeObject | undefined>();
-  const runOne = async (w: Webhook): Promise<void> => {
-    const result = await callWithPolicy(w, a, deps, true);
-    if (!result) return;
-    const { inv, response } = result;
-    if (!response.allowed) throw deniedError(w.name, response.status);
-    recordResponse(w, a, response);
-    if (response.patch) applyPatch(w, a, inv, response.patch, deps);
-    if (w.reinvocationPolicy === 'IfNeeded') seenBy.set(w, a.object);
+  const runOne = async (w: Webhook, index: number, round: number): Promise<void> => {
+    // kube records every mutating webhook it calls, changed or not, failed or not (mutation.webhook.admission.k8s.io)
+    let called = false;
+    let changed = false;
+    try {
+      const result = await callWithPolicy(w, a, deps, true, () => (called = true));
+      if (result === 'failed open') failedOpen(a, w, true, round, index);
+      if (typeof result === 'string') return;
+      const { inv, response } = result;
+      if (!response.allowed) throw deniedError(w.name, response.status);
+      recordResponse(w, a, response);
+      if (response.patch) changed = applyPatch(w, a, inv, response.patch, deps);
+      if (w.reinvocationPolicy === 'IfNeeded') seenBy.set(w, a.object);
+    } finally {
+      if (called) a.auditAnnotations[`mutation.webhook.admission.k8s.io/round_${round}_index_${index}`] ??= JSON.stringify({ configuration: w.configurationName, webhook: w.name, mutated: changed });
+    }
   };
-  for (const w of webhooks) await runOne(w);
-  const again = webhooks.filter((w) => seenBy.has(w) && seenBy.get(w) !== a.object);
-  for (const w of again) await runOne(w);
+  for (let i = 0; i < webhooks.length; i++) await runOne(webhooks[i], i, 0);
+  for (let i = 0; i < webhooks.length; i++) if (seenBy.has(webhooks[i]) && seenBy.get(webhooks[i]) !== a.object) await runOne(webhooks[i], i, 1);
 }
 
 export async function dispatchValidating(webhooks: readonly Webhook[], a: AdmissionAttributes, deps: DispatchDeps): Promise<void> {
   if (webhooks.length === 0) return;
   const results = await Promise.allSettled(webhooks.map((w) => callWithPolicy(w, a, deps, false)));
+  // kube numbers the webhooks that apply to the request (its relevant hooks), in configuration order
+  let relevant = 0;
   for (let i = 0; i < results.length; i++) {
     const r = results[i];
     if (r.status === 'rejected') throw isStatusError(r.reason) ? r.reason : internalError(r.reason);
-    if (!r.value) continue;
+    if (r.value === 'not called') continue;
+    const index = relevant++;
+    if (r.value === 'failed open') {
+      failedOpen(a, webhooks[i], false, 0, index);
+      continue;
+    }
     if (!r.value.response.allowed) throw deniedError(webhooks[i].name, r.value.response.status);
     recordResponse(webhooks[i], a, r.value.response);
   }
