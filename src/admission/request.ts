@@ -22,6 +22,7 @@ export interface AdmissionRequestInfo {
   readonly deleteOptions?: Record<string, unknown>;
   /** The request's audit annotations (what plugins and webhooks add lands in its audit events). */
   readonly auditAnnotations?: Record<string, string>;
+  readonly auditedAtRequestLevel?: boolean;
 }
 
 export interface AdmissionHooks {
@@ -63,6 +64,7 @@ export function admissionAttributes(
     options: optionsFor(operation, info),
     warnings: info.warnings,
     auditAnnotations: info.auditAnnotations ?? {},
+    auditedAtRequestLevel: info.auditedAtRequestLevel,
     signal: info.signal,
   };
 }

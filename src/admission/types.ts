@@ -40,6 +40,8 @@ export interface AdmissionAttributes {
   readonly warnings: string[];
   /** Audit annotations plugins and webhooks add ("<prefix>/<key>" -> value). */
   readonly auditAnnotations: Record<string, string>;
+  /** The request is audited at level Request or above (annotations kube adds only there, such as a webhook's patch). */
+  readonly auditedAtRequestLevel?: boolean;
   readonly signal?: AbortSignal;
 }
 

@@ -14,7 +14,7 @@ import type { Responder } from './respond.ts';
 import type { GroupVersionKind } from './body.ts';
 import type { AdmissionChain } from '../admission/types.ts';
 import { admissionHooks, type AdmissionRequestInfo } from '../admission/request.ts';
-import { auditAnnotationsOf } from '../server/audit/request-notes.ts';
+import { auditAnnotationsOf, Capture, requestNotesOf } from '../server/audit/request-notes.ts';
 
 /** checkAgainstSchema: type errors (fatal) and the paths of fields the schema does not know. */
 export type SchemaCheck = (obj: KubeObject, def: ResourceDefinition) => SchemaCheckResult;
@@ -138,6 +138,7 @@ export function admissionInfo(scope: Scope, extra: { dryRun?: boolean; fieldMana
     signal: scope.signal,
     deleteOptions: extra.deleteOptions,
     auditAnnotations: auditAnnotationsOf(scope.r.req),
+    auditedAtRequestLevel: (requestNotesOf(scope.r.req)?.capture ?? Capture.None) >= Capture.Request,
   };
 }
 

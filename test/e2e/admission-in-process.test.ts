@@ -19,7 +19,7 @@ describe('in-process admission', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'capstan-in-process-audit-'));
-    await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n');
+    await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Request\n  resources: [{group: "", resources: [configmaps]}]\n- level: Metadata\n');
     s = await startTestServer({
       audit: { policyFile: join(dir, 'policy.yaml'), logPath: join(dir, 'audit.log') },
       admission: {
@@ -65,7 +65,7 @@ describe('in-process admission', () => {
     assert.deepEqual(replaced.data, { replaced: 'true' });
   });
 
-  test('the audit log records each mutating hook called, as kube records its mutating webhooks', async () => {
+  test('the audit log records each mutating hook called and, at level Request, its patch, as kube records its mutating webhooks', async () => {
     await s.kubectlOk(['create', 'configmap', 'audited', '--from-literal=a=1']);
     await s.kubectlOk(['create', 'secret', 'generic', 'untouched', '--from-literal=a=1']);
     const events = await until('the audit events of both creates', async () => {
@@ -78,6 +78,12 @@ describe('in-process admission', () => {
     assert.deepEqual(
       events.map((e) => e.annotations?.[key]),
       ['{"configuration":"","webhook":"in-process.mutate.capstan.dev","mutated":true}', '{"configuration":"","webhook":"in-process.mutate.capstan.dev","mutated":false}'],
+    );
+    // the patch, at audit level Request (the ConfigMap's) only
+    const patchKey = 'patch.webhook.admission.k8s.io/round_0_index_0';
+    assert.deepEqual(
+      events.map((e) => e.annotations?.[patchKey]),
+      ['{"configuration":"","webhook":"in-process.mutate.capstan.dev","patch":[{"op":"add","path":"/metadata/annotations","value":{"in-process":"mutated"}}],"patchType":"JSONPatch"}', undefined],
     );
   });
 

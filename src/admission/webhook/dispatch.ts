@@ -10,7 +10,7 @@ import { cel } from '../../cel/lazy.ts';
 import { PER_CALL_LIMIT } from '../../cel/cost.ts';
 import { jsonEqual, jsonPatch } from '../../patch/json-patch.ts';
 import { jsonKind, type JsonValue } from '../../encoding/json-value.ts';
-import { parseJson } from '../../encoding/json.ts';
+import { goEscape, parseJson } from '../../encoding/json.ts';
 import { applySchemaCheck } from '../../registry/validation/prune-fields.ts';
 import { checkAgainstSchema } from '../../registry/validation/schema-check.ts';
 import { selectorMatches } from '../../registry/validation/label-selector.ts';
@@ -145,8 +145,14 @@ function decodePatch(patch: string): unknown[] {
   }
 }
 
+/** kube's PatchAuditAnnotation: the patch as Go marshals a jsonpatch.Patch (each operation's keys sorted). */
+function patchAnnotation(w: Webhook, ops: readonly unknown[]): string {
+  const op = (o: unknown) => (o && typeof o === 'object' ? `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify((o as Record<string, unknown>)[k])}`).join(',')}}` : 'null');
+  return goEscape(`{"configuration":${JSON.stringify(w.configurationName)},"webhook":${JSON.stringify(w.name)},"patch":[${ops.map(op).join(',')}],"patchType":"JSONPatch"}`);
+}
+
 /** Applies a mutating webhook's patch to the object; true when it changed. */
-function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: string, deps: DispatchDeps): boolean {
+function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: string, deps: DispatchDeps, annotationKey: string): boolean {
   const ops = decodePatch(patch);
   if (ops.length === 0) return false;
   if (!a.object) throw internalError(new Error(`admission webhook ${JSON.stringify(w.name)} attempted to modify the object, which is not supported for this operation`));
@@ -165,6 +171,8 @@ function applyPatch(w: Webhook, a: AdmissionAttributes, inv: Invocation, patch: 
     applySchemaCheck(patched, check);
   }
   if (!patched || typeof patched !== 'object' || !patched.metadata) throw internalError(new Error('Object \'metadata\' is missing'));
+  // recorded once the patch applies, changed or not, at audit level Request and above
+  if (a.auditedAtRequestLevel) a.auditAnnotations[annotationKey] ??= patchAnnotation(w, ops);
   if (jsonEqual(versioned as unknown as JsonValue, patched as unknown as JsonValue)) return false;
   a.object = inv.convertBack(patched);
   return true;
@@ -185,7 +193,7 @@ export async function dispatchMutating(webhooks: readonly Webhook[], a: Admissio
       const { inv, response } = result;
       if (!response.allowed) throw deniedError(w.name, response.status);
       recordResponse(w, a, response);
-      if (response.patch) changed = applyPatch(w, a, inv, response.patch, deps);
+      if (response.patch) changed = applyPatch(w, a, inv, response.patch, deps, `patch.webhook.admission.k8s.io/round_${round}_index_${index}`);
       if (w.reinvocationPolicy === 'IfNeeded') seenBy.set(w, a.object);
     } finally {
       if (called) a.auditAnnotations[`mutation.webhook.admission.k8s.io/round_${round}_index_${index}`] ??= JSON.stringify({ configuration: w.configurationName, webhook: w.name, mutated: changed });
