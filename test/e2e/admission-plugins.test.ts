@@ -100,6 +100,21 @@ describe('built-in admission plugins', () => {
     const warned = await s.kubectl(['create', '-n', 'warned', '-f', '-'], { input: json({ ...pod('hostnet'), spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } }) });
     assert.equal(warned.code, 0, warned.stderr);
     assert.equal(warned.stderr.trim(), 'Warning: would violate PodSecurity "baseline:v1.31": host namespaces (hostNetwork=true)');
+    // Workloads' pod templates are checked for warn and audit, never enforced (kube's ValidatePodController)
+    const template = { metadata: { labels: { app: 'w' } }, spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } };
+    const deploy = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'hostnet' }, spec: { selector: { matchLabels: { app: 'w' } }, template } };
+    const cron = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'hostnet' }, spec: { schedule: '@daily', jobTemplate: { spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } } } } };
+    for (const workload of [deploy, cron]) {
+      const created = await s.kubectl(['create', '-n', 'warned', '-f', '-'], { input: json(workload) });
+      assert.equal(created.code, 0, created.stderr);
+      assert.equal(created.stderr.trim(), 'Warning: would violate PodSecurity "baseline:v1.31": host namespaces (hostNetwork=true)');
+    }
+    const enforced = await s.kubectl(['create', '-n', 'secure', '-f', '-'], { input: json(deploy) });
+    assert.equal(enforced.code, 0, 'a workload is not refused where its pods would be');
+    assert.equal(
+      enforced.stderr.trim(),
+      'Warning: would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "app" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "app" must set securityContext.capabilities.drop=["ALL"]), host namespaces (hostNetwork=true), runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "app" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
+    );
   });
 
   test('Priority, DefaultTolerationSeconds, DefaultStorageClass, DefaultIngressClass', async () => {

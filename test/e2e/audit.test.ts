@@ -177,4 +177,22 @@ describe('audit log and webhook', () => {
     const kubectl = await s.kubectl(['get', 'flowschemas.v1beta3.flowcontrol.apiserver.k8s.io']);
     assert.match(kubectl.stderr, /Warning: flowcontrol.apiserver.k8s.io\/v1beta3 FlowSchema is deprecated in v1.29\+, unavailable in v1.32\+; use flowcontrol.apiserver.k8s.io\/v1 FlowSchema/);
   });
+  test('PodSecurity annotates the pods it evaluates: the enforced policy, audit violations, exemptions', async () => {
+    await s.kubectlOk(['create', 'namespace', 'psa']);
+    await s.kubectlOk(['label', 'namespace', 'psa', 'pod-security.kubernetes.io/enforce=baseline', 'pod-security.kubernetes.io/audit=restricted']);
+    const pod = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
+    const plain = await s.adminRequest('/api/v1/namespaces/default/pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: pod('plain') });
+    const audited = await s.adminRequest('/api/v1/namespaces/psa/pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: pod('audited') });
+    assert.deepEqual([plain.status, audited.status], [201, 201]);
+    const annotations = async (id: unknown) =>
+      (await waitFor(`event ${String(id)}`, async () => (await logged()).find((e) => e.auditID === id && e.stage === 'ResponseComplete'))).annotations ?? {};
+    const podSecurity = (a: Record<string, string>) => Object.fromEntries(Object.entries(a).filter(([k]) => k.startsWith('pod-security.kubernetes.io/')));
+    // a namespace without labels is privileged on all three modes: kube records that and evaluates nothing
+    assert.deepEqual(podSecurity(await annotations(plain.headers['audit-id'])), { 'pod-security.kubernetes.io/enforce-policy': 'privileged:latest' });
+    assert.deepEqual(podSecurity(await annotations(audited.headers['audit-id'])), {
+      'pod-security.kubernetes.io/enforce-policy': 'baseline:latest',
+      'pod-security.kubernetes.io/audit-violations':
+        'would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "app" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "app" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "app" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
+    });
+  });
 });

@@ -160,6 +160,46 @@ function levelOf(labels: Record<string, string>, defaults: Record<string, string
   return { level, version: labels[`pod-security.kubernetes.io/${mode}-version`] || defaults[`${mode}-version`] || 'latest' };
 }
 
+/** The resources kube's PodSecurity checks as pod controllers (warn and audit only), and where their pod template is. */
+const POD_TEMPLATE_PATHS: Record<string, readonly string[]> = {
+  '/podtemplates': ['template'],
+  '/replicationcontrollers': ['spec', 'template'],
+  'apps/replicasets': ['spec', 'template'],
+  'apps/deployments': ['spec', 'template'],
+  'apps/statefulsets': ['spec', 'template'],
+  'apps/daemonsets': ['spec', 'template'],
+  'batch/jobs': ['spec', 'template'],
+  'batch/cronjobs': ['spec', 'jobTemplate', 'spec', 'template'],
+};
+
+const PRIVILEGED = { level: 'privileged' as Level, version: 'latest' };
+const text = (lv: { level: Level; version: string }) => `${lv.level}:${lv.version}`;
+
+/** isSignificantPodUpdate: kube re-evaluates a pod update only when an image, the container list or a seccomp annotation changed. */
+function significantPodUpdate(pod: KubeObject, old: KubeObject): boolean {
+  const ann = pod.metadata.annotations ?? {};
+  const oldAnn = old.metadata.annotations ?? {};
+  if (ann['seccomp.security.alpha.kubernetes.io/pod'] !== oldAnn['seccomp.security.alpha.kubernetes.io/pod']) return true;
+  const list = (o: KubeObject, key: string) => (((o.spec as Obj | undefined)?.[key] as Obj[] | undefined) ?? []);
+  for (const key of ['containers', 'initContainers']) {
+    const now = list(pod, key);
+    const before = list(old, key);
+    if (now.length !== before.length) return true;
+    for (let i = 0; i < now.length; i++) {
+      const seccomp = `container.seccomp.security.alpha.kubernetes.io/${String(now[i].name)}`;
+      if (now[i].image !== before[i].image || ann[seccomp] !== oldAnn[seccomp]) return true;
+    }
+  }
+  // ephemeral containers: only ever added, each compared with its old self by name
+  const beforeByName = new Map(list(old, 'ephemeralContainers').map((c) => [c.name, c]));
+  for (const c of list(pod, 'ephemeralContainers')) {
+    const b = beforeByName.get(c.name);
+    const seccomp = `container.seccomp.security.alpha.kubernetes.io/${String(c.name)}`;
+    if (!b || b.image !== c.image || ann[seccomp] !== oldAnn[seccomp]) return true;
+  }
+  return false;
+}
+
 export function podSecurity(getNamespace: (name: string) => Promise<KubeObject | undefined>, config: PodSecurityConfiguration = {}): AdmissionPlugin {
   const defaults = config.defaults ?? {};
   const exempt = config.exemptions ?? {};
@@ -167,38 +207,85 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
     name: 'PodSecurity',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     validate(a: AdmissionAttributes) {
-      return a.resource.group === '' && a.resource.resource === 'pods' && a.object ? checkPod(a) : undefined;
+      if (!a.object || !a.namespace) return undefined;
+      if (a.resource.group === '' && a.resource.resource === 'pods') return checkPod(a);
+      const path = POD_TEMPLATE_PATHS[`${a.resource.group}/${a.resource.resource}`];
+      return path && !a.subResource ? checkController(a, path) : undefined;
     },
   };
 
+  // The plugin's audit annotations carry kube's prefix (pod-security.kubernetes.io/enforce-policy, /exempt, ...).
+  function annotate(a: AdmissionAttributes, key: string, value: string): void {
+    a.auditAnnotations[`pod-security.kubernetes.io/${key}`] ??= value;
+  }
+
+  /** The namespace's policy (enforce, audit, warn; privileged:latest where neither a label nor a default says). */
+  async function policyOf(a: AdmissionAttributes) {
+    const labels = (await getNamespace(a.namespace))?.metadata.labels ?? {};
+    const mode = (m: string) => levelOf(labels, defaults, m) ?? PRIVILEGED;
+    return { enforce: mode('enforce'), audit: mode('audit'), warn: mode('warn') };
+  }
+
+  /** Exempt namespaces and users (kube answers them before it reads the namespace). */
+  function exemption(a: AdmissionAttributes): boolean {
+    if (exempt.namespaces?.includes(a.namespace)) annotate(a, 'exempt', 'namespace');
+    else if (exempt.usernames?.includes(a.userInfo.name)) annotate(a, 'exempt', 'user');
+    else return false;
+    return true;
+  }
+
+  function runtimeClassExempt(spec: Obj): boolean {
+    return !!exempt.runtimeClasses?.includes(String(spec.runtimeClassName ?? ''));
+  }
+
+  /** The audit and warn evaluations every checked pod or template gets. */
+  function auditAndWarn(a: AdmissionAttributes, spec: Obj, policy: Awaited<ReturnType<typeof policyOf>>, warn: boolean): void {
+    const audited = podSecurityViolations(spec, policy.audit.level);
+    if (audited.length) annotate(a, 'audit-violations', `would violate PodSecurity "${text(policy.audit)}": ${audited.join(', ')}`);
+    if (!warn) return;
+    const warned = podSecurityViolations(spec, policy.warn.level);
+    if (warned.length) a.warnings.push(`would violate PodSecurity "${text(policy.warn)}": ${warned.join(', ')}`);
+  }
+
   async function checkPod(a: AdmissionAttributes): Promise<void> {
-    if (!a.object) return;
+    const pod = a.object!;
     if (a.subResource && a.subResource !== 'ephemeralcontainers') return;
-    if (!a.namespace) return;
-    if (exempt.namespaces?.includes(a.namespace) || exempt.usernames?.includes(a.userInfo.name)) return;
-    if (exempt.runtimeClasses?.includes(String((a.object.spec as Obj | undefined)?.runtimeClassName ?? ''))) return;
-    const ns = await getNamespace(a.namespace);
-    const labels = ns?.metadata.labels ?? {};
-    const spec = (a.object.spec ?? {}) as Obj;
+    if (exemption(a)) return;
+    const policy = await policyOf(a);
+    if (policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') {
+      annotate(a, 'enforce-policy', text(PRIVILEGED));
+      return;
+    }
     // An update that changes nothing the checks read is not re-evaluated (kube ignores metadata-only updates).
-    if (a.operation === 'UPDATE' && a.oldObject && JSON.stringify(a.oldObject.spec) === JSON.stringify(a.object.spec)) return;
-    const enforce = levelOf(labels, defaults, 'enforce');
-    if (enforce) {
-      const v = podSecurityViolations(spec, enforce.level);
-      if (v.length) {
-        const m = a.object.metadata;
-        throw forbiddenError({ group: '', resource: 'pods' }, m.name || m.generateName || a.name, `violates PodSecurity "${enforce.level}:${enforce.version}": ${v.join(', ')}`);
-      }
+    if (a.operation === 'UPDATE' && a.oldObject && !significantPodUpdate(pod, a.oldObject)) return;
+    const spec = (pod.spec ?? {}) as Obj;
+    if (runtimeClassExempt(spec)) {
+      annotate(a, 'exempt', 'runtimeClass');
+      return;
     }
-    const warn = levelOf(labels, defaults, 'warn');
-    if (warn) {
-      const v = podSecurityViolations(spec, warn.level);
-      if (v.length) a.warnings.push(`would violate PodSecurity "${warn.level}:${warn.version}": ${v.join(', ')}`);
+    annotate(a, 'enforce-policy', text(policy.enforce));
+    const denied = podSecurityViolations(spec, policy.enforce.level);
+    // kube audits a refused pod too, and warns only of one it lets through
+    auditAndWarn(a, spec, policy, denied.length === 0);
+    if (denied.length) {
+      const m = pod.metadata;
+      throw forbiddenError({ group: '', resource: 'pods' }, m.name || m.generateName || a.name, `violates PodSecurity "${text(policy.enforce)}": ${denied.join(', ')}`);
     }
-    const audit = levelOf(labels, defaults, 'audit');
-    if (audit) {
-      const v = podSecurityViolations(spec, audit.level);
-      if (v.length) a.auditAnnotations['pod-security.kubernetes.io/audit-violations'] = `would violate PodSecurity "${audit.level}:${audit.version}": ${v.join(', ')}`;
+  }
+
+  /** ValidatePodController: a workload's pod template, for warn and audit (never enforced). */
+  async function checkController(a: AdmissionAttributes, path: readonly string[]): Promise<void> {
+    if (exemption(a)) return;
+    const policy = await policyOf(a);
+    if (policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
+    let template: unknown = a.object;
+    for (const key of path) template = template && typeof template === 'object' ? (template as Obj)[key] : undefined;
+    const spec = template && typeof template === 'object' ? (template as Obj).spec : undefined;
+    if (!spec || typeof spec !== 'object') return;
+    if (runtimeClassExempt(spec as Obj)) {
+      annotate(a, 'exempt', 'runtimeClass');
+      return;
     }
+    auditAndWarn(a, spec as Obj, policy, true);
   }
 }
