@@ -109,6 +109,17 @@ describe('built-in admission plugins', () => {
       assert.equal(created.code, 0, created.stderr);
       assert.equal(created.stderr.trim(), 'Warning: would violate PodSecurity "baseline:v1.31": host namespaces (hostNetwork=true)');
     }
+    // warn follows an enforce level set on the namespace (kube's PolicyToEvaluate): workloads are warned there
+    await s.kubectlOk(['create', 'namespace', 'enforced-only']);
+    await s.kubectlOk(['label', 'namespace', 'enforced-only', 'pod-security.kubernetes.io/enforce=baseline']);
+    const followed = await s.kubectl(['create', '-n', 'enforced-only', '-f', '-'], { input: json(deploy) });
+    assert.equal(followed.stderr.trim(), 'Warning: would violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)');
+    // a level kube cannot parse is enforced as restricted (fail closed), not ignored
+    await s.kubectlOk(['create', 'namespace', 'typo']);
+    await s.kubectlOk(['label', 'namespace', 'typo', 'pod-security.kubernetes.io/enforce=baselin']);
+    const typo = await s.kubectl(['create', '-n', 'typo', '-f', '-'], { input: json({ ...pod('hostnet'), spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } }) });
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /^Error from server \(Forbidden\): error when creating "STDIN": pods "hostnet" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false /);
     const enforced = await s.kubectl(['create', '-n', 'secure', '-f', '-'], { input: json(deploy) });
     assert.equal(enforced.code, 0, 'a workload is not refused where its pods would be');
     assert.equal(

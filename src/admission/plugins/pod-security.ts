@@ -154,10 +154,43 @@ export interface PodSecurityConfiguration {
   exemptions?: { usernames?: string[]; namespaces?: string[]; runtimeClasses?: string[] };
 }
 
-function levelOf(labels: Record<string, string>, defaults: Record<string, string>, mode: string): { level: Level; version: string } | undefined {
-  const level = (labels[`pod-security.kubernetes.io/${mode}`] ?? defaults[mode]) as Level | undefined;
-  if (!level || !LEVELS.includes(level)) return undefined;
-  return { level, version: labels[`pod-security.kubernetes.io/${mode}-version`] || defaults[`${mode}-version`] || 'latest' };
+type LevelVersion = { level: Level; version: string };
+type NamespacePolicy = { enforce: LevelVersion; audit: LevelVersion; warn: LevelVersion };
+const MODES = ['enforce', 'audit', 'warn'] as const;
+
+/**
+ * PolicyToEvaluate: the configuration's defaults (privileged:latest where it gives none), overridden by the
+ * namespace's labels. A level label kube cannot parse is restricted (and an error); warn follows an explicitly set,
+ * more restrictive enforce level unless the namespace sets warn itself.
+ */
+function policyToEvaluate(labels: Record<string, string>, defaults: Record<string, string>): { policy: NamespacePolicy; errors: string[] } {
+  const base = (mode: string): LevelVersion => ({
+    level: LEVELS.includes(defaults[mode] as Level) ? (defaults[mode] as Level) : 'privileged',
+    version: defaults[`${mode}-version`] || 'latest',
+  });
+  const policy: NamespacePolicy = { enforce: base('enforce'), audit: base('audit'), warn: base('warn') };
+  const errors: string[] = [];
+  const set = { enforceLevel: false, warnLevel: false, warnVersion: false };
+  for (const mode of MODES) {
+    const label = `pod-security.kubernetes.io/${mode}`;
+    const level = labels[label];
+    if (level !== undefined) {
+      const valid = LEVELS.includes(level as Level);
+      policy[mode].level = valid ? (level as Level) : 'restricted';
+      if (!valid) errors.push(`metadata.labels[${label}]: Invalid value: ${JSON.stringify(level)}: must be one of ${LEVELS.join(', ')}`);
+      if (mode === 'enforce') set.enforceLevel = valid;
+      if (mode === 'warn') set.warnLevel = valid;
+    }
+    const version = labels[`${label}-version`];
+    if (version) {
+      policy[mode].version = version;
+      if (mode === 'warn') set.warnVersion = true;
+    }
+  }
+  if (!set.warnLevel && set.enforceLevel && LEVELS.indexOf(policy.enforce.level) > LEVELS.indexOf(policy.warn.level)) {
+    policy.warn = { level: policy.enforce.level, version: set.warnVersion ? policy.warn.version : policy.enforce.version };
+  }
+  return { policy, errors };
 }
 
 /** The resources kube's PodSecurity checks as pod controllers (warn and audit only), and where their pod template is. */
@@ -219,11 +252,11 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
     a.auditAnnotations[`pod-security.kubernetes.io/${key}`] ??= value;
   }
 
-  /** The namespace's policy (enforce, audit, warn; privileged:latest where neither a label nor a default says). */
-  async function policyOf(a: AdmissionAttributes) {
-    const labels = (await getNamespace(a.namespace))?.metadata.labels ?? {};
-    const mode = (m: string) => levelOf(labels, defaults, m) ?? PRIVILEGED;
-    return { enforce: mode('enforce'), audit: mode('audit'), warn: mode('warn') };
+  /** The namespace's policy; labels kube cannot parse are noted in the audit log as kube notes them. */
+  async function policyOf(a: AdmissionAttributes): Promise<NamespacePolicy & { parsed: boolean }> {
+    const { policy, errors } = policyToEvaluate((await getNamespace(a.namespace))?.metadata.labels ?? {}, defaults);
+    if (errors.length) annotate(a, 'error', `Failed to parse policy: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`);
+    return { ...policy, parsed: errors.length === 0 };
   }
 
   /** Exempt namespaces and users (kube answers them before it reads the namespace). */
@@ -239,7 +272,7 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
   }
 
   /** The audit and warn evaluations every checked pod or template gets. */
-  function auditAndWarn(a: AdmissionAttributes, spec: Obj, policy: Awaited<ReturnType<typeof policyOf>>, warn: boolean): void {
+  function auditAndWarn(a: AdmissionAttributes, spec: Obj, policy: NamespacePolicy, warn: boolean): void {
     const audited = podSecurityViolations(spec, policy.audit.level);
     if (audited.length) annotate(a, 'audit-violations', `would violate PodSecurity "${text(policy.audit)}": ${audited.join(', ')}`);
     if (!warn) return;
@@ -252,7 +285,7 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
     if (a.subResource && a.subResource !== 'ephemeralcontainers') return;
     if (exemption(a)) return;
     const policy = await policyOf(a);
-    if (policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') {
+    if (policy.parsed && policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') {
       annotate(a, 'enforce-policy', text(PRIVILEGED));
       return;
     }
@@ -277,7 +310,7 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
   async function checkController(a: AdmissionAttributes, path: readonly string[]): Promise<void> {
     if (exemption(a)) return;
     const policy = await policyOf(a);
-    if (policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
+    if (policy.parsed && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
     let template: unknown = a.object;
     for (const key of path) template = template && typeof template === 'object' ? (template as Obj)[key] : undefined;
     const spec = template && typeof template === 'object' ? (template as Obj).spec : undefined;
