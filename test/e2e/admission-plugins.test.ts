@@ -114,12 +114,28 @@ describe('built-in admission plugins', () => {
     await s.kubectlOk(['label', 'namespace', 'enforced-only', 'pod-security.kubernetes.io/enforce=baseline']);
     const followed = await s.kubectl(['create', '-n', 'enforced-only', '-f', '-'], { input: json(deploy) });
     assert.equal(followed.stderr.trim(), 'Warning: would violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)');
-    // a level kube cannot parse is enforced as restricted (fail closed), not ignored
+    // a level kube cannot parse is refused on the namespace (ValidateNamespace)
     await s.kubectlOk(['create', 'namespace', 'typo']);
-    await s.kubectlOk(['label', 'namespace', 'typo', 'pod-security.kubernetes.io/enforce=baselin']);
-    const typo = await s.kubectl(['create', '-n', 'typo', '-f', '-'], { input: json({ ...pod('hostnet'), spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } }) });
+    const typo = await s.kubectl(['label', 'namespace', 'typo', 'pod-security.kubernetes.io/enforce=baselin']);
     assert.equal(typo.code, 1);
-    assert.match(typo.stderr, /^Error from server \(Forbidden\): error when creating "STDIN": pods "hostnet" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false /);
+    assert.equal(typo.stderr.trim(), 'The Namespace "typo" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "baselin": must be one of privileged, baseline, restricted');
+    // a stricter enforce level is tried on the pods already there: kube's warnings, one per set of reasons
+    await s.kubectlOk(['create', 'namespace', 'existing']);
+    for (const name of ['p1', 'p2']) await s.kubectlOk(['create', '-n', 'existing', '-f', '-'], { input: json(pod(name)) });
+    await s.kubectlOk(['create', '-n', 'existing', '-f', '-'], { input: json({ ...pod('hostnet'), spec: { hostNetwork: true, containers: [{ name: 'app', image: 'nginx' }] } }) });
+    const labelled = await s.kubectl(['label', 'namespace', 'existing', 'pod-security.kubernetes.io/enforce=baseline']);
+    assert.equal(labelled.code, 0, labelled.stderr);
+    assert.equal(labelled.stderr.trim(), 'Warning: existing pods in namespace "existing" violate the new PodSecurity enforce level "baseline:latest"\nWarning: hostnet: host namespaces');
+    const stricter = await s.kubectl(['label', '--overwrite', 'namespace', 'existing', 'pod-security.kubernetes.io/enforce=restricted']);
+    assert.equal(
+      stricter.stderr.trim(),
+      'Warning: existing pods in namespace "existing" violate the new PodSecurity enforce level "restricted:latest"\n' +
+        'Warning: hostnet: allowPrivilegeEscalation != false, unrestricted capabilities, host namespaces, runAsNonRoot != true, seccompProfile\n' +
+        'Warning: p1 (and 1 other pod): allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile',
+    );
+    // a relaxed level is not tried
+    const relaxed = await s.kubectl(['label', '--overwrite', 'namespace', 'existing', 'pod-security.kubernetes.io/enforce=baseline']);
+    assert.equal(relaxed.stderr.trim(), '');
     const enforced = await s.kubectl(['create', '-n', 'secure', '-f', '-'], { input: json(deploy) });
     assert.equal(enforced.code, 0, 'a workload is not refused where its pods would be');
     assert.equal(

@@ -183,10 +183,7 @@ describe('audit log and webhook', () => {
     const pod = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
     const plain = await s.adminRequest('/api/v1/namespaces/default/pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: pod('plain') });
     const audited = await s.adminRequest('/api/v1/namespaces/psa/pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: pod('audited') });
-    await s.kubectlOk(['create', 'namespace', 'psa-typo']);
-    await s.kubectlOk(['label', 'namespace', 'psa-typo', 'pod-security.kubernetes.io/audit=strict']);
-    const typo = await s.adminRequest('/api/v1/namespaces/psa-typo/pods', { method: 'POST', headers: { 'content-type': 'application/json' }, body: pod('typo') });
-    assert.deepEqual([plain.status, audited.status, typo.status], [201, 201, 201]);
+    assert.deepEqual([plain.status, audited.status], [201, 201]);
     const annotations = async (id: unknown) =>
       (await waitFor(`event ${String(id)}`, async () => (await logged()).find((e) => e.auditID === id && e.stage === 'ResponseComplete'))).annotations ?? {};
     const podSecurity = (a: Record<string, string>) => Object.fromEntries(Object.entries(a).filter(([k]) => k.startsWith('pod-security.kubernetes.io/')));
@@ -197,10 +194,5 @@ describe('audit log and webhook', () => {
       'pod-security.kubernetes.io/audit-violations':
         'would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "app" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "app" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "app" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
     });
-    // a label kube cannot parse: noted, and audited as restricted
-    const typoAnnotations = podSecurity(await annotations(typo.headers['audit-id']));
-    assert.equal(typoAnnotations['pod-security.kubernetes.io/error'], 'Failed to parse policy: metadata.labels[pod-security.kubernetes.io/audit]: Invalid value: "strict": must be one of privileged, baseline, restricted');
-    assert.equal(typoAnnotations['pod-security.kubernetes.io/enforce-policy'], 'privileged:latest');
-    assert.match(typoAnnotations['pod-security.kubernetes.io/audit-violations'] ?? '', /^would violate PodSecurity "restricted:latest": /);
   });
 });

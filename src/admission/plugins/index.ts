@@ -6,7 +6,7 @@ import { namespaceLifecycle, namespaceReader } from './namespace-lifecycle.ts';
 import { validatingAdmissionPolicyPlugin } from '../policy/plugin.ts';
 import { limitRanger } from './limit-ranger.ts';
 import { alwaysAdmit, alwaysDeny, alwaysPullImages, denyServiceExternalIPs, namespaceAutoProvision, namespaceExists, runtimeClass, taintNodesByCondition } from './opt-in.ts';
-import { podSecurity, type PodSecurityConfiguration } from './pod-security.ts';
+import { podLister, podSecurity, type PodSecurityConfiguration } from './pod-security.ts';
 import { defaultIngressClass, defaultStorageClass, defaultTolerationSeconds, priority } from './defaults.ts';
 import { storageObjectInUseProtection } from './storage-protection.ts';
 import { serviceAccountPlugin } from './service-account.ts';
@@ -23,7 +23,7 @@ export const PLUGIN_FACTORIES: Readonly<Record<string, PluginFactory>> = {
   AlwaysPullImages: () => alwaysPullImages(),
   LimitRanger: ({ registry }) => limitRanger(registry),
   ServiceAccount: ({ registry }) => serviceAccountPlugin(registry),
-  PodSecurity: ({ registry, config }) => podSecurity(namespaceReader(registry), (config ?? {}) as PodSecurityConfiguration),
+  PodSecurity: ({ registry, config }) => podSecurity(namespaceReader(registry), (config ?? {}) as PodSecurityConfiguration, podLister(registry)),
   Priority: ({ registry }) => priority(registry),
   DefaultTolerationSeconds: () => defaultTolerationSeconds(),
   DefaultStorageClass: ({ registry }) => defaultStorageClass(registry),

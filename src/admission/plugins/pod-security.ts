@@ -3,8 +3,10 @@
 // violates the enforced level is refused, one that violates the warn level gets a Warning header. The checks
 // are the commonly hit ones of the baseline and restricted levels, reported in kube's check order and wording.
 
+import { fieldErrors, fieldErrorString, invalid, type FieldError } from '../../apis/errors.ts';
 import { forbiddenError } from '../../registry/store-errors.ts';
-import type { KubeObject } from '../../registry/types.ts';
+import type { KubeObject, Registry } from '../../registry/types.ts';
+import { loopbackContext } from '../../registry/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 
 type Obj = Record<string, any>;
@@ -163,13 +165,13 @@ const MODES = ['enforce', 'audit', 'warn'] as const;
  * namespace's labels. A level label kube cannot parse is restricted (and an error); warn follows an explicitly set,
  * more restrictive enforce level unless the namespace sets warn itself.
  */
-function policyToEvaluate(labels: Record<string, string>, defaults: Record<string, string>): { policy: NamespacePolicy; errors: string[] } {
+function policyToEvaluate(labels: Record<string, string>, defaults: Record<string, string>): { policy: NamespacePolicy; errors: FieldError[] } {
   const base = (mode: string): LevelVersion => ({
     level: LEVELS.includes(defaults[mode] as Level) ? (defaults[mode] as Level) : 'privileged',
     version: defaults[`${mode}-version`] || 'latest',
   });
   const policy: NamespacePolicy = { enforce: base('enforce'), audit: base('audit'), warn: base('warn') };
-  const errors: string[] = [];
+  const errors: FieldError[] = [];
   const set = { enforceLevel: false, warnLevel: false, warnVersion: false };
   for (const mode of MODES) {
     const label = `pod-security.kubernetes.io/${mode}`;
@@ -177,7 +179,7 @@ function policyToEvaluate(labels: Record<string, string>, defaults: Record<strin
     if (level !== undefined) {
       const valid = LEVELS.includes(level as Level);
       policy[mode].level = valid ? (level as Level) : 'restricted';
-      if (!valid) errors.push(`metadata.labels[${label}]: Invalid value: ${JSON.stringify(level)}: must be one of ${LEVELS.join(', ')}`);
+      if (!valid) errors.push(fieldErrors.invalid(`metadata.labels[${label}]`, level, `must be one of ${LEVELS.join(', ')}`));
       if (mode === 'enforce') set.enforceLevel = valid;
       if (mode === 'warn') set.warnLevel = valid;
     }
@@ -233,7 +235,30 @@ function significantPodUpdate(pod: KubeObject, old: KubeObject): boolean {
   return false;
 }
 
-export function podSecurity(getNamespace: (name: string) => Promise<KubeObject | undefined>, config: PodSecurityConfiguration = {}): AdmissionPlugin {
+/** utilerrors.NewAggregate's text: one error bare, several in brackets. */
+const aggregate = (errors: readonly FieldError[]): string => (errors.length === 1 ? fieldErrorString(errors[0]) : `[${errors.map(fieldErrorString).join(', ')}]`);
+
+/** The reasons of a check's violations without their details (kube's ForbiddenReason). */
+const reasonsOf = (violations: readonly string[]): string => violations.map((v) => v.split(' (')[0]).join(', ');
+
+const sameLevel = (x: LevelVersion, y: LevelVersion): boolean => x.level === y.level && x.version === y.version;
+
+/** A namespace's pods as kube's pod lister reads them (the watch cache). */
+export function podLister(registry: Registry): (namespace: string) => Promise<readonly KubeObject[]> {
+  return async (namespace) => {
+    const def = registry.lookup('', 'v1', 'pods');
+    return def ? (await registry.store(def).list(loopbackContext(namespace), { resourceVersion: '0' })).items : [];
+  };
+}
+
+/** The most pods a namespace's new enforce level is checked against (kube's namespaceMaxPodLimit). */
+const NAMESPACE_MAX_POD_LIMIT = 3000;
+
+export function podSecurity(
+  getNamespace: (name: string) => Promise<KubeObject | undefined>,
+  config: PodSecurityConfiguration = {},
+  listPods: (namespace: string) => Promise<readonly KubeObject[]> = async () => [],
+): AdmissionPlugin {
   const defaults = config.defaults ?? {};
   const exempt = config.exemptions ?? {};
   return {
@@ -241,6 +266,7 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     validate(a: AdmissionAttributes) {
       if (!a.object || !a.namespace) return undefined;
+      if (a.resource.group === '' && a.resource.resource === 'namespaces') return a.subResource ? undefined : checkNamespace(a);
       if (a.resource.group === '' && a.resource.resource === 'pods') return checkPod(a);
       const path = POD_TEMPLATE_PATHS[`${a.resource.group}/${a.resource.resource}`];
       return path && !a.subResource ? checkController(a, path) : undefined;
@@ -255,7 +281,7 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
   /** The namespace's policy; labels kube cannot parse are noted in the audit log as kube notes them. */
   async function policyOf(a: AdmissionAttributes): Promise<NamespacePolicy & { parsed: boolean }> {
     const { policy, errors } = policyToEvaluate((await getNamespace(a.namespace))?.metadata.labels ?? {}, defaults);
-    if (errors.length) annotate(a, 'error', `Failed to parse policy: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`);
+    if (errors.length) annotate(a, 'error', `Failed to parse policy: ${aggregate(errors)}`);
     return { ...policy, parsed: errors.length === 0 };
   }
 
@@ -320,5 +346,81 @@ export function podSecurity(getNamespace: (name: string) => Promise<KubeObject |
       return;
     }
     auditAndWarn(a, spec as Obj, policy, true);
+  }
+
+  /** exemptNamespaceWarning: the policy an exempt namespace's labels set, which kube will not apply. */
+  function exemptNamespaceWarning(name: string, policy: NamespacePolicy, labels: Record<string, string>): string | undefined {
+    const fallback = policyToEvaluate({}, defaults).policy;
+    const privileged = MODES.every((m) => policy[m].level === 'privileged');
+    if (privileged || MODES.every((m) => sameLevel(policy[m], fallback[m]))) return undefined;
+    const parts = MODES.filter((m) => policy[m].level !== 'privileged' && (`pod-security.kubernetes.io/${m}` in labels || `pod-security.kubernetes.io/${m}-version` in labels)).map((m) => `${m}=${text(policy[m])}`);
+    return `namespace ${JSON.stringify(name)} is exempt from Pod Security, and the policy (${parts.join(', ')}) will be ignored`;
+  }
+
+  /** ValidateNamespace: labels must parse; a stricter enforce level is tried on the namespace's pods, as warnings. */
+  async function checkNamespace(a: AdmissionAttributes): Promise<void> {
+    const ns = a.object!;
+    const labels = ns.metadata.labels ?? {};
+    const { policy, errors } = policyToEvaluate(labels, defaults);
+    const name = ns.metadata.name ?? a.name;
+    const warnExempt = () => {
+      const w = exemptNamespaceWarning(name, policy, labels);
+      if (w) a.warnings.push(w);
+    };
+    if (a.operation === 'CREATE') {
+      if (errors.length) throw invalid({ group: '', kind: 'Namespace' }, name, errors);
+      if (exempt.namespaces?.includes(name)) warnExempt();
+      return;
+    }
+    const old = policyToEvaluate(a.oldObject?.metadata.labels ?? {}, defaults);
+    if (errors.length && (old.errors.length === 0 || aggregate(errors) !== aggregate(old.errors))) throw invalid({ group: '', kind: 'Namespace' }, name, errors);
+    if (sameLevel(policy.enforce, old.policy.enforce) || policy.enforce.level === 'privileged') return;
+    if (policy.enforce.version === old.policy.enforce.version && LEVELS.indexOf(policy.enforce.level) <= LEVELS.indexOf(old.policy.enforce.level)) return;
+    if (exempt.namespaces?.includes(name)) return warnExempt();
+    a.warnings.push(...(await podsViolating(name, policy.enforce)));
+  }
+
+  /** EvaluatePodsInNamespace: one pod of each controller first, the warnings grouped by their reasons. */
+  async function podsViolating(namespace: string, enforce: LevelVersion): Promise<string[]> {
+    let pods: readonly KubeObject[];
+    try {
+      pods = await listPods(namespace);
+    } catch {
+      return ['failed to list pods while checking new PodSecurity enforce level'];
+    }
+    const first: KubeObject[] = [];
+    const later: KubeObject[] = [];
+    const seen = new Set<string>();
+    for (const pod of pods) {
+      if (runtimeClassExempt((pod.spec ?? {}) as Obj)) continue;
+      const owner = pod.metadata.ownerReferences?.find((r) => r.controller === true);
+      if (owner && seen.has(owner.uid)) later.push(pod);
+      else {
+        if (owner) seen.add(owner.uid);
+        first.push(pod);
+      }
+    }
+    const prioritized = [...first, ...later];
+    const checked = prioritized.slice(0, NAMESPACE_MAX_POD_LIMIT);
+    const byReason = new Map<string, { podName: string; count: number }>();
+    for (const pod of checked) {
+      const violations = podSecurityViolations((pod.spec ?? {}) as Obj, enforce.level);
+      if (!violations.length) continue;
+      const reason = reasonsOf(violations);
+      const podName = pod.metadata.name ?? '';
+      const c = byReason.get(reason);
+      if (!c) byReason.set(reason, { podName, count: 1 });
+      else {
+        c.count++;
+        if (podName < c.podName) c.podName = podName;
+      }
+    }
+    const warnings: string[] = [];
+    if (checked.length < prioritized.length) warnings.push(`new PodSecurity enforce level only checked against the first ${checked.length} of ${prioritized.length} existing pods`);
+    if (byReason.size > 0) warnings.push(`existing pods in namespace ${JSON.stringify(namespace)} violate the new PodSecurity enforce level ${JSON.stringify(text(enforce))}`);
+    const podWarnings = [...byReason].map(([reason, { podName, count }]) =>
+      count === 1 ? `${podName}: ${reason}` : count === 2 ? `${podName} (and 1 other pod): ${reason}` : `${podName} (and ${count - 1} other pods): ${reason}`,
+    );
+    return [...warnings, ...podWarnings.sort()];
   }
 }
