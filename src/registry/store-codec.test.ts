@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeFromStorage, encodeForStorage, jsonEqual, readDefaultsChange, writtenObject } from './store-codec.ts';
+import { decodeFromStorage, encodeForStorage, jsonEqual, readDefaultsChange, storedFormOf, writtenObject } from './store-codec.ts';
+import { encodeJson, goEscape } from '../encoding/json.ts';
+import { itemJson } from './list-json.ts';
 import { definition } from './store-testing.ts';
 import type { KubeObject } from './types.ts';
 
@@ -17,6 +19,25 @@ test('writtenObject answers a write exactly as reading the stored value back wou
   const written = writtenObject(obj, kv, def);
   assert.equal(JSON.stringify(written), JSON.stringify(read));
   assert.equal(written.metadata.resourceVersion, '9');
+});
+
+test("a write's answer spliced from its stored value is the answer's own JSON, byte for byte", () => {
+  const def = definition({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap' });
+  const obj: KubeObject = {
+    data: { html: '<b>&amp;</b>', separators: 'a\u2028b\u2029c', emoji: '🚢', quote: '"\\' },
+    metadata: { finalizers: [], labels: { x: 'y' }, selfLink: '/gone', name: 'c', namespace: 'default', uid: 'u', generation: 2 },
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+  };
+  const kv = { key: '/registry/configmaps/default/c', value: encodeForStorage(obj, def), createRevision: 9, modRevision: 12 };
+  const written = writtenObject(obj, kv, def);
+  assert.equal(storedFormOf(written), kv);
+  assert.equal(`${goEscape(itemJson(kv.value, kv.modRevision, { apiVersion: 'v1' })!)}\n`, encodeJson(written));
+  // Objects it did not make are not known: the handler encodes them.
+  assert.equal(storedFormOf({ ...written }), undefined);
+  // A definition that converts on read answers with the converted object, not the stored text.
+  const converting = { ...def, version: 'v2', storageVersion: 'v1', convert: (o: KubeObject, apiVersion: string) => ({ ...o, apiVersion }) };
+  assert.equal(storedFormOf(writtenObject(obj, kv, converting)), undefined);
 });
 
 test('read defaults: whether they change a stored object is checked once per stored value and defaults function', () => {

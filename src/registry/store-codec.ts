@@ -128,7 +128,21 @@ export function servedObject(kv: KeyValue, def: ReadTarget, revision = kv.modRev
 export function writtenObject(obj: KubeObject, kv: KeyValue, def: ReadTarget): KubeObject {
   if (convertsOnRead(def) || def.readDefaults) return servedObject(kv, def);
   const { selfLink: _selfLink, ...meta } = obj.metadata ?? {};
-  return convertToVersion(inKubeOrder({ ...obj, metadata: { ...meta, resourceVersion: String(kv.modRevision) } }), def);
+  const written = convertToVersion(inKubeOrder({ ...obj, metadata: { ...meta, resourceVersion: String(kv.modRevision) } }), def);
+  // Served as stored but for apiVersion, as a get serves it (getStoredObject).
+  if (!def.convert || obj.apiVersion === apiVersionOf(def)) storedForms.set(written, kv);
+  return written;
+}
+
+/** Objects writtenObject answered with, by the stored value each decodes from (see storedFormOf). */
+const storedForms = new WeakMap<KubeObject, KeyValue>();
+
+/**
+ * The stored value a write's answer is, apiVersion and resourceVersion aside: its response JSON can then be spliced
+ * from the stored text, as a get's is, instead of encoding the object again. undefined for any other object.
+ */
+export function storedFormOf(obj: KubeObject): KeyValue | undefined {
+  return storedForms.get(obj);
 }
 
 /**

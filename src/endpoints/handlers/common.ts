@@ -2,8 +2,11 @@
 // the namespace/name checks, owner reference de-duplication.
 
 import { badRequest, notAcceptable, type StatusError } from '../../apis/errors.ts';
-import { negotiateOutput, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { goEscape } from '../../encoding/json.ts';
+import { JSON_MEDIA_TYPE, negotiateOutput, prettyRequested, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
 import { protobufDefinition } from '../../encoding/protobuf/envelope.ts';
+import { itemJson } from '../../registry/list-json.ts';
+import { storedFormOf } from '../../registry/store-codec.ts';
 import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
 import { matchRequestNamespace } from '../../registry/request-namespace.ts';
 import { checkAgainstSchema, SCALE_SCHEMA, type SchemaCheckResult } from '../../registry/validation/schema-check.ts';
@@ -75,7 +78,24 @@ export function transformResult(scope: Scope, result: KubeObject | KubeList, med
   return result;
 }
 
+/** Compact JSON of the object itself (no Table or metadata-only conversion, not indented). */
+export function plainJson(scope: Scope, media: NegotiatedMediaType): boolean {
+  return media.mediaType === JSON_MEDIA_TYPE && !media.convert && !media.pretty && !prettyRequested(scope.r.query, requestHeader(scope.r.req, 'user-agent'));
+}
+
+/** A write's answer in compact JSON spliced from the value it stored, as a get of it would be; undefined otherwise. */
+function writtenJson(result: KubeObject | KubeList): string | undefined {
+  const kv = storedFormOf(result as KubeObject);
+  const json = kv && typeof result.apiVersion === 'string' ? itemJson(kv.value, kv.modRevision, { apiVersion: result.apiVersion }) : undefined;
+  return json === undefined ? undefined : `${goEscape(json)}\n`;
+}
+
 export function writeResult(scope: Scope, code: number, result: KubeObject | KubeList, media: NegotiatedMediaType): void {
+  const written = plainJson(scope, media) ? writtenJson(result) : undefined;
+  if (written !== undefined) {
+    writeBody(scope.r, code, JSON_MEDIA_TYPE, written);
+    return;
+  }
   // A list of stored values (not touching `items`, which would decode them all).
   if (media.mediaType === PROTOBUF_MEDIA_TYPE && !media.convert) {
     const bytes = encodeStoredListProtobuf(result as KubeList, scope.r.res);

@@ -4,7 +4,7 @@
 import { gzip } from '../../encoding/gzip.ts';
 import { badRequest, methodNotSupported } from '../../apis/errors.ts';
 import { goEscape } from '../../encoding/json.ts';
-import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, prettyRequested, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
+import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
 import { heldObjectJson } from '../../registry/item-key-value.ts';
 import { itemFromLayout, rawItemsOf } from '../../registry/list-json.ts';
 import type { KubeList, KubeObject, StoredObject } from '../../registry/types.ts';
@@ -12,11 +12,11 @@ import { storedProtobuf } from '../protobuf-list.ts';
 import { rawListBody } from '../list-body.ts';
 import { decodeListOptions, validateListOptions, type ParsedListOptions } from '../options.ts';
 import { checkFieldSelector, requiresExactMatch } from '../field-selector.ts';
-import { endLarge, requestHeader, shouldGzip, warningHeaderValues, writable, writeBody } from '../respond.ts';
+import { endLarge, shouldGzip, warningHeaderValues, writable, writeBody } from '../respond.ts';
 import { groupResource, requestContext, type Scope } from '../scope.ts';
 import { serveWatch } from '../watch.ts';
 import { endIfStarted } from '../../server/write-batching.ts';
-import { negotiateResourceOutput, servesProtobuf, writeResult } from './common.ts';
+import { negotiateResourceOutput, plainJson, servesProtobuf, writeResult } from './common.ts';
 
 export async function getResource(scope: Scope): Promise<void> {
   const media = negotiateResourceOutput(scope);
@@ -47,10 +47,6 @@ function storedJson(answer: StoredObject): string | Uint8Array {
   return `${goEscape(itemFromLayout(stored.value, layout, stored.modRevision, { apiVersion })!)}\n`;
 }
 
-/** Compact JSON of the object itself (no Table or metadata-only conversion, not indented). */
-function plainJson(scope: Scope, media: NegotiatedMediaType): boolean {
-  return media.mediaType === JSON_MEDIA_TYPE && !media.convert && !media.pretty && !prettyRequested(scope.r.query, requestHeader(scope.r.req, 'user-agent'));
-}
 
 /** Decodes, validates and checks ListOptions as ListResource and DeleteCollection do. */
 export function listOptionsFor(scope: Scope): ParsedListOptions {
