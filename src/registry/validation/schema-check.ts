@@ -59,6 +59,8 @@ const SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.J
 const SCHEMA_OR_ARRAY = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray';
 const SCHEMA_OR_BOOL = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool';
 const SCHEMA_OR_STRING_ARRAY = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray';
+const OBJECT_META_NODE: SchemaNode = { ref: OBJECT_META_REF };
+const SCHEMA_PROPS_NODE: SchemaNode = { ref: SCHEMA_PROPS };
 const ANY_VALUE_REFS = new Set([
   'io.k8s.apimachinery.pkg.runtime.RawExtension',
   'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
@@ -126,6 +128,8 @@ class DecodeFailure extends Error {
 
 interface Walk {
   readonly resolve: (ref: string) => SchemaNode | undefined;
+  /** Where nodes' refs lead under this resolver: [untyped, typed] (see resolution). */
+  readonly resolutions: readonly [WeakMap<SchemaNode, Resolution>, WeakMap<SchemaNode, Resolution>];
   readonly unknown: string[];
   readonly unknownSteps: FieldSteps[];
   /** Built-in kinds only: a custom resource is stored as it was decoded, untyped. */
@@ -271,8 +275,8 @@ for (const [structField, type] of Object.entries(NAMED_FIELD_TYPES)) {
   fields.set(structField.slice(dot + 1), type);
 }
 
-function child(pos: Pos, struct: string, key: string): Pos {
-  return { parent: pos, step: 'field', key, struct, typed: pos.typed, goType: NAMED_BY_STRUCT.get(struct)?.get(key) };
+function child(pos: Pos, struct: string, key: string, named: ReadonlyMap<string, string> | undefined = NAMED_BY_STRUCT.get(struct)): Pos {
+  return { parent: pos, step: 'field', key, struct, typed: pos.typed, goType: named?.get(key) };
 }
 
 /** The Go type a type error names: the field's named type, else the schema's. */
@@ -344,40 +348,116 @@ function timeValue(w: Walk, v: unknown, layout: string, pos: Pos): void {
   if (encoded !== v) w.reencoded.push({ steps: stepsOf(pos), value: encoded });
 }
 
-function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
-  if (value === null || value === undefined) return;
+/**
+ * Where a node's chain of refs leads: a named type decoded by its own UnmarshalJSON (typed decoding only), a type
+ * that takes any value or a ref that does not resolve ('skip'), or the schema reached ('node'), with the last ref
+ * followed and what the walk reads of that schema, in one object shape (the model's nodes come in many, which
+ * makes every property read of them slow).
+ */
+interface Resolution {
+  readonly kind: 'quantity' | 'intOrString' | 'time' | 'microTime' | 'schemaOr' | 'skip' | 'node';
+  readonly ref: string | undefined;
+  /** The Go struct the ref names (its short name), and the struct's fields of named types. */
+  readonly struct: string | undefined;
+  readonly namedFields: ReadonlyMap<string, string> | undefined;
+  readonly node: SchemaNode;
+  /** The node's type, 'object' for one with properties and no type; 'intOrString' for an IntOrString. */
+  readonly type: string | undefined;
+  readonly format: string | undefined;
+  readonly items: SchemaNode | undefined;
+  readonly properties: ReadonlyMap<string, SchemaNode> | undefined;
+  readonly additionalProperties: SchemaNode | boolean | undefined;
+  readonly embeddedResource: boolean;
+  readonly preserveUnknownFields: boolean;
+}
+
+const NO_NODE: SchemaNode = {};
+
+function special(kind: Resolution['kind'], ref?: string): Resolution {
+  return { kind, ref, struct: undefined, namedFields: undefined, node: NO_NODE, type: undefined, format: undefined, items: undefined, properties: undefined, additionalProperties: undefined, embeddedResource: false, preserveUnknownFields: false };
+}
+
+const SKIP = special('skip');
+const TYPED_REFS: ReadonlyMap<string, Resolution> = new Map<string, Resolution>([
+  [QUANTITY, special('quantity')],
+  [INT_OR_STRING, special('intOrString')],
+  [TIME, special('time')],
+  [MICRO_TIME, special('microTime')],
+  ...[SCHEMA_OR_ARRAY, SCHEMA_OR_BOOL, SCHEMA_OR_STRING_ARRAY].map((ref): [string, Resolution] => [ref, special('schemaOr', ref)]),
+]);
+
+function nodeResolution(node: SchemaNode, ref: string | undefined): Resolution {
+  const struct = ref ? shortName(ref) : undefined;
+  return {
+    kind: 'node',
+    ref,
+    struct,
+    namedFields: struct === undefined ? undefined : NAMED_BY_STRUCT.get(struct),
+    node,
+    type: isIntOrString(node) ? 'intOrString' : (node.type ?? (node.properties ? 'object' : undefined)),
+    format: node.format,
+    items: node.items,
+    properties: node.properties ? new Map(Object.entries(node.properties)) : undefined,
+    additionalProperties: node.additionalProperties,
+    embeddedResource: node.embeddedResource === true,
+    preserveUnknownFields: node.preserveUnknownFields === true,
+  };
+}
+
+function resolveChain(w: Walk, node: SchemaNode, typed: boolean): Resolution {
   let ref: string | undefined;
   let current = node;
-  let seen = 0;
-  while (current.ref && seen++ < 32) {
+  for (let seen = 0; current.ref && seen < 32; seen++) {
     const r = current.ref;
-    if (pos.typed) {
-      if (r === QUANTITY) return quantityValue(w, value, pos);
-      if (r === INT_OR_STRING) return intOrStringValue(value);
-      if (r === TIME) return timeValue(w, value, RFC3339, pos);
-      if (r === MICRO_TIME) return timeValue(w, value, RFC3339_MICRO, pos);
-    }
-    if (pos.typed && (r === SCHEMA_OR_ARRAY || r === SCHEMA_OR_BOOL || r === SCHEMA_OR_STRING_ARRAY)) return walkSchemaOr(w, r, value, pos);
-    if (ANY_VALUE_REFS.has(r)) return;
+    const named = typed ? TYPED_REFS.get(r) : undefined;
+    if (named) return named;
+    if (ANY_VALUE_REFS.has(r)) return SKIP;
     ref = r;
     const next = w.resolve(r);
-    if (!next) return;
+    if (!next) return SKIP;
     current = next;
   }
-  if (isIntOrString(current)) {
-    if (pos.typed) intOrStringValue(value);
-    return;
+  return nodeResolution(current, ref);
+}
+
+/** resolveChain memoized per node (the model's nodes are shared by every check with the same resolver). */
+function resolution(w: Walk, node: SchemaNode, typed: boolean): Resolution {
+  const known = w.resolutions[typed ? 1 : 0];
+  let r = known.get(node);
+  if (r === undefined) known.set(node, (r = resolveChain(w, node, typed)));
+  return r;
+}
+
+function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
+  if (value === null || value === undefined) return;
+  const r = resolution(w, node, pos.typed);
+  switch (r.kind) {
+    case 'quantity':
+      return quantityValue(w, value, pos);
+    case 'intOrString':
+      return intOrStringValue(value);
+    case 'time':
+      return timeValue(w, value, RFC3339, pos);
+    case 'microTime':
+      return timeValue(w, value, RFC3339_MICRO, pos);
+    case 'schemaOr':
+      return walkSchemaOr(w, r.ref!, value, pos);
+    case 'skip':
+      return;
   }
-  const type = current.type ?? (current.properties ? 'object' : undefined);
+  const { node: current, ref, type } = r;
   switch (type) {
+    case 'intOrString':
+      if (pos.typed) intOrStringValue(value);
+      return;
     case 'object':
-      return walkObject(w, current, value, pos, ref);
+      return walkObject(w, r, value, pos);
     case 'array': {
       if (!Array.isArray(value)) {
         if (pos.typed) typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
         return;
       }
-      const items = current.items;
+      const items = r.items;
       if (!items) return;
       const goType = goTypeAt(pos, ref, current);
       const elemType = goType.startsWith('[]') ? goType.slice(2) : undefined;
@@ -391,19 +471,19 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
     case 'string':
       if (!pos.typed) return;
       if (typeof value !== 'string') typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
-      if (current.format === 'byte') {
+      if (r.format === 'byte') {
         const at = base64ErrorOffset(value);
         if (at >= 0) throw new DecodeFailure(`illegal base64 data at input byte ${at}`, `error decoding from json: illegal base64 data at input byte ${at}`);
-      } else if (current.format === 'date-time') {
+      } else if (r.format === 'date-time') {
         timeValue(w, value, RFC3339, pos);
       }
       return;
     case 'integer': {
       if (!pos.typed) return;
       if (typeof value !== 'number') typeError(jsonKind(value), goTypeAt(pos, ref, current), pos);
-      const range = intRanges[current.format ?? 'int64'] ?? intRanges.int64;
+      const range = intRanges[r.format ?? 'int64'] ?? intRanges.int64;
       if (!Number.isInteger(value)) {
-        typeError(`number ${String(value)}`, goTypeAt(pos, ref, current), pos, `cannot convert float64 to ${current.format === 'int32' ? 'int32' : 'int64'}`);
+        typeError(`number ${String(value)}`, goTypeAt(pos, ref, current), pos, `cannot convert float64 to ${r.format === 'int32' ? 'int32' : 'int64'}`);
       }
       if (value < range[0] || value > range[1]) typeError(`number ${String(value)}`, goTypeAt(pos, ref, current), pos);
       return;
@@ -427,7 +507,7 @@ function walk(w: Walk, node: SchemaNode, value: unknown, pos: Pos): void {
 function walkSchemaOr(w: Walk, ref: string, value: unknown, pos: Pos): void {
   const inner: Walk = { ...w, unknown: [] };
   const root: Pos = { ...pos, struct: '', goType: undefined, decodeRoot: true };
-  const schema: SchemaNode = { ref: SCHEMA_PROPS };
+  const schema = SCHEMA_PROPS_NODE;
   if (isObject(value)) return walk(inner, schema, value, root);
   if (Array.isArray(value)) {
     if (ref === SCHEMA_OR_ARRAY) return value.forEach((item, i) => walk(inner, schema, item, { parent: root, step: 'index', key: i, struct: '', typed: true }));
@@ -509,31 +589,35 @@ function encodeZeroField(w: Walk, structRef: string, struct: SchemaNode, key: st
   if (omit) w.omitted.push(stepsOf(at));
 }
 
-function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: string | undefined): void {
+function walkObject(w: Walk, r: Resolution, value: unknown, pos: Pos): void {
+  const { node, ref } = r;
   if (!isObject(value)) {
     if (pos.typed) typeError(jsonKind(value), goTypeAt(pos, ref, node), pos);
     return;
   }
-  const struct = ref ? shortName(ref) : pos.struct;
-  const props = node.properties;
-  const additional = node.additionalProperties;
+  const struct = r.struct ?? pos.struct;
+  const props = r.properties;
+  const additional = r.additionalProperties;
   if (props) {
-    for (const [key, v] of Object.entries(value)) {
-      const prop = Object.hasOwn(props, key) ? props[key] : undefined;
-      const at = child(pos, struct, key);
+    const named = r.struct === undefined ? NAMED_BY_STRUCT.get(struct) : r.namedFields;
+    for (const key in value) {
+      const v = value[key];
+      const prop = props.get(key);
+      const at = child(pos, struct, key, named);
       if (prop) {
         walk(w, prop, v, at);
         if (pos.typed && ref !== undefined && isZeroish(v)) encodeZeroField(w, ref, node, key, v, prop, at);
-      } else if (node.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
-      else if (node.embeddedResource && key === 'metadata') walk(w, { ref: OBJECT_META_REF }, v, at);
-      else if (!node.preserveUnknownFields) noteUnknown(w, at);
+      } else if (r.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
+      else if (r.embeddedResource && key === 'metadata') walk(w, OBJECT_META_NODE, v, at);
+      else if (!r.preserveUnknownFields) noteUnknown(w, at);
     }
     return;
   }
   if (additional !== undefined && additional !== false) {
     if (additional === true) return;
     const valueType = pos.goType === 'v1.ResourceList' ? 'resource.Quantity' : undefined;
-    for (const [key, v] of Object.entries(value)) {
+    for (const key in value) {
+      const v = value[key];
       const at: Pos = { parent: pos, step: 'key', key, struct: pos.struct, typed: pos.typed, goType: valueType };
       if (v === null) reencodeNullElement(w, additional, at);
       else walk(w, additional, v, at);
@@ -541,11 +625,11 @@ function walkObject(w: Walk, node: SchemaNode, value: unknown, pos: Pos, ref: st
     return;
   }
   // An object with no declared fields: Go keeps any content; a custom resource prunes all of it.
-  if (pos.typed || node.preserveUnknownFields) return;
+  if (pos.typed || r.preserveUnknownFields) return;
   for (const key of Object.keys(value)) {
-    if (node.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
-    if (node.embeddedResource && key === 'metadata') {
-      walk(w, { ref: OBJECT_META_REF }, value[key], child(pos, struct, key));
+    if (r.embeddedResource && (key === 'apiVersion' || key === 'kind')) continue;
+    if (r.embeddedResource && key === 'metadata') {
+      walk(w, OBJECT_META_NODE, value[key], child(pos, struct, key));
       continue;
     }
     noteUnknown(w, child(pos, struct, key));
@@ -596,9 +680,19 @@ function rootDefinitionName(def: SchemaTarget): string | undefined {
 }
 
 /** Check a decoded body against def.schema (refs resolved with def.resolveRef; metadata is always ObjectMeta). */
+/** Resolutions by resolver: the model's (every built-in definition's), none (custom resources'), a test's. */
+const resolutionsByResolver = new WeakMap<SchemaTarget['resolveRef'], Walk['resolutions']>();
+
+function resolutionsOf(resolveRef: SchemaTarget['resolveRef']): Walk['resolutions'] {
+  let known = resolutionsByResolver.get(resolveRef);
+  if (known === undefined) resolutionsByResolver.set(resolveRef, (known = [new WeakMap(), new WeakMap()]));
+  return known;
+}
+
 export function checkAgainstSchema(obj: unknown, def: SchemaTarget): SchemaCheckResult {
   const w: Walk = {
     resolve: (ref) => def.resolveRef(ref) ?? (Object.hasOwn(META_DEFINITIONS, ref) ? META_DEFINITIONS[ref] : undefined),
+    resolutions: resolutionsOf(def.resolveRef),
     unknown: [],
     unknownSteps: [],
     reencode: !def.custom,
@@ -626,7 +720,7 @@ export function checkAgainstSchema(obj: unknown, def: SchemaTarget): SchemaCheck
     for (const [key, v] of Object.entries(obj)) {
       const at = child(top, rootStruct, key);
       if (key === 'metadata') {
-        walk(w, def.custom || !props.metadata ? { ref: OBJECT_META_REF } : props.metadata, v, { ...at, typed: true });
+        walk(w, def.custom || !props.metadata ? OBJECT_META_NODE : props.metadata, v, { ...at, typed: true });
       } else if (def.custom && (key === 'apiVersion' || key === 'kind')) {
         if (typeof v !== 'string' && v !== null) {
           throw new DecodeFailure(`json: cannot unmarshal ${jsonKind(v)} into Go struct field .${key} of type string`);
