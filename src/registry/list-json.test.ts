@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { itemKeyValue } from './item-key-value.ts';
-import { itemJson, jsonLayout, listFromStored, rawListItems, withoutManagedFieldsJson } from './list-json.ts';
+import { itemJson, jsonLayout, layoutOf, listFromStored, rawListItems, withoutManagedFieldsJson } from './list-json.ts';
 import { convertToVersion, decodeFromStorage, encodeForStorage } from './store-codec.ts';
 import { widgets } from './store-testing.ts';
 import type { KubeObject } from './types.ts';
@@ -56,6 +56,17 @@ test('text not in the canonical stored shape is refused (callers decode instead)
   assert.equal(itemJson('{"kind":"X","metadata":{}}', 5, { apiVersion: 'v1' }), undefined, 'no apiVersion to rewrite');
   assert.equal(itemJson('{"metadata":{"name":"a"', 5, 'drop'), undefined);
   assert.equal(itemJson('{"metadata":{}}', 5, 'drop'), '{"metadata":{"resourceVersion":"5"}}');
+});
+
+test('a stored value is scanned for its layout once, whoever asks', () => {
+  const kv = { key: 'k', value: '{"kind":"X","apiVersion":"v1","metadata":{"name":"a","labels":{"x":"}"}},"spec":{}}', createRevision: 1, modRevision: 2 };
+  const layout = layoutOf(kv);
+  assert.deepEqual(layout, jsonLayout(kv.value));
+  assert.equal(layoutOf(kv), layout);
+  assert.equal(kv.value.slice(...layout!.metadata), '{"name":"a","labels":{"x":"}"}}');
+  const odd = { ...kv, value: '{"metadata":{"name":"a" "uid":"u"}}' };
+  assert.equal(layoutOf(odd), undefined, 'keys not separated by a comma');
+  assert.equal(layoutOf(odd), undefined);
 });
 
 test('a list from stored JSON carries raw items and decodes its items on demand', () => {

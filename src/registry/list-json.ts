@@ -101,6 +101,16 @@ export interface MetaSpans {
   labels?: readonly [number, number];
 }
 
+/** Layouts by stored value: a write's answer and the watch cache's copy of it read the same one. */
+const layouts = new WeakMap<KeyValue, JsonLayout | null>();
+
+/** jsonLayout(kv.value), worked out once per stored value. */
+export function layoutOf(kv: KeyValue): JsonLayout | undefined {
+  let layout = layouts.get(kv);
+  if (layout === undefined) layouts.set(kv, (layout = jsonLayout(kv.value) ?? null));
+  return layout ?? undefined;
+}
+
 export function jsonLayout(stored: string): JsonLayout | undefined {
   if (stored.charCodeAt(0) !== 0x7b) return undefined;
   let i = 1;
@@ -110,6 +120,15 @@ export function jsonLayout(stored: string): JsonLayout | undefined {
     const k = readKey(stored, i);
     if (!k) return undefined;
     const [key, at] = k;
+    if (key === 'metadata') {
+      if (stored.charCodeAt(at) !== 0x7b) return undefined;
+      const spans: MetaSpans = {};
+      const spot = metaInsertion(stored, at, spans);
+      if (spot === undefined) return undefined;
+      // What follows metadata is copied as it is; it only has to close the object.
+      if (stored.charCodeAt(stored.length - 1) !== 0x7d) return undefined;
+      return { metaKey: i, apiVersion, insertAt: spot[0], insert: spot[1], spans, metadata: [at, spot[2]] };
+    }
     const end = skipValue(stored, at);
     if (end < 0) return undefined;
     if (key === 'kind') {
@@ -119,14 +138,6 @@ export function jsonLayout(stored: string): JsonLayout | undefined {
     } else if (key === 'apiVersion') {
       if (apiVersion || stored.charCodeAt(at) !== 0x22) return undefined;
       apiVersion = [at, end];
-    } else if (key === 'metadata') {
-      if (stored.charCodeAt(at) !== 0x7b) return undefined;
-      const spans: MetaSpans = {};
-      const spot = metaInsertion(stored, at, end, spans);
-      if (spot === undefined) return undefined;
-      // What follows metadata is copied as it is; it only has to close the object.
-      if (stored.charCodeAt(stored.length - 1) !== 0x7d) return undefined;
-      return { metaKey: i, apiVersion, insertAt: spot[0], insert: spot[1], spans, metadata: [at, end] };
     } else {
       return undefined;
     }
@@ -136,27 +147,36 @@ export function jsonLayout(stored: string): JsonLayout | undefined {
   return undefined;
 }
 
-function metaInsertion(s: string, start: number, end: number, spans: MetaSpans): [number, JsonLayout['insert']] | undefined {
+/**
+ * Reads metadata's object starting at start ('{'): where resourceVersion goes, the spans of name, namespace and
+ * labels, and the index just past the object; undefined unless its keys are in inKubeOrder's order, without one.
+ */
+function metaInsertion(s: string, start: number, spans: MetaSpans): [number, JsonLayout['insert'], number] | undefined {
   let i = start + 1;
   let lastRank = -1;
   let insertAt = -1;
-  while (i < end - 1) {
-    const k = readKey(s, i);
-    if (!k) return undefined;
-    const [key, at] = k;
-    const rank = Object.hasOwn(META_RANK, key) ? META_RANK[key] : UNKNOWN_RANK;
-    if (rank === RV_RANK || rank < lastRank) return undefined;
-    if (rank > RV_RANK && insertAt < 0) insertAt = i;
-    lastRank = rank;
-    const vEnd = skipValue(s, at);
-    if (vEnd < 0) return undefined;
-    if (key === 'name' || key === 'namespace' || key === 'labels') spans[key] = [at, vEnd];
-    i = vEnd;
-    if (s.charCodeAt(i) === 0x2c) i++;
+  if (s.charCodeAt(i) !== 0x7d) {
+    for (;;) {
+      const k = readKey(s, i);
+      if (!k) return undefined;
+      const [key, at] = k;
+      const rank = Object.hasOwn(META_RANK, key) ? META_RANK[key] : UNKNOWN_RANK;
+      if (rank === RV_RANK || rank < lastRank) return undefined;
+      if (rank > RV_RANK && insertAt < 0) insertAt = i;
+      lastRank = rank;
+      const vEnd = skipValue(s, at);
+      if (vEnd < 0) return undefined;
+      if (key === 'name' || key === 'namespace' || key === 'labels') spans[key] = [at, vEnd];
+      i = vEnd;
+      const c = s.charCodeAt(i);
+      if (c === 0x7d) break;
+      if (c !== 0x2c) return undefined;
+      i++;
+    }
   }
-  if (i !== end - 1) return undefined;
-  if (insertAt >= 0) return [insertAt, 'before'];
-  return [end - 1, end - 1 === start + 1 ? 'empty' : 'end'];
+  const end = i + 1;
+  if (insertAt >= 0) return [insertAt, 'before', end];
+  return [i, i === start + 1 ? 'empty' : 'end', end];
 }
 
 const MANAGED_FIELDS_KEY = ',"managedFields":[';

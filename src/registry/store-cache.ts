@@ -8,7 +8,7 @@ import type { CacheFilter, Cacher } from '../storage/cacher/types.ts';
 import type { KeyValue, Storage } from '../storage/types.ts';
 import { namespacePrefix } from '../storage/keys.ts';
 import { itemAtRevision, itemKeyValue, type ItemKeyValue } from './item-key-value.ts';
-import { jsonLayout, type JsonLayout } from './list-json.ts';
+import { layoutOf, type JsonLayout } from './list-json.ts';
 import type { Predicate } from './store-selection.ts';
 import type { KubeObject, ListOptions, ResourceDefinition, Strategy } from './types.ts';
 
@@ -69,7 +69,7 @@ export function storeAttributes(def: AttrsSource): (kv: KeyValue) => StoreAttrs 
   const fromSpans = !heldValues;
   const fields = extra.length > 0 ? (obj: KubeObject) => selectableFieldsOf(def, extra, obj) : undefined;
   return (kv) => {
-    const layout = jsonLayout(kv.value);
+    const layout = layoutOf(kv);
     if (fromSpans && layout) return attrsFromLayout(def, kv, layout, fields);
     let obj: KubeObject;
     try {

@@ -5,7 +5,7 @@ import { badRequest, notAcceptable, type StatusError } from '../../apis/errors.t
 import { goEscape } from '../../encoding/json.ts';
 import { JSON_MEDIA_TYPE, negotiateOutput, prettyRequested, PROTOBUF_MEDIA_TYPE, PROTOBUF_SERVED_MEDIA_TYPES, SERVED_MEDIA_TYPES, type NegotiatedMediaType } from '../../encoding/negotiate.ts';
 import { protobufDefinition } from '../../encoding/protobuf/envelope.ts';
-import { itemJson } from '../../registry/list-json.ts';
+import { itemFromLayout, layoutOf } from '../../registry/list-json.ts';
 import { storedFormOf } from '../../registry/store-codec.ts';
 import type { KubeList, KubeObject, OwnerReference } from '../../registry/types.ts';
 import { matchRequestNamespace } from '../../registry/request-namespace.ts';
@@ -86,7 +86,9 @@ export function plainJson(scope: Scope, media: NegotiatedMediaType): boolean {
 /** A write's answer in compact JSON spliced from the value it stored, as a get of it would be; undefined otherwise. */
 function writtenJson(result: KubeObject | KubeList): string | undefined {
   const kv = storedFormOf(result as KubeObject);
-  const json = kv && typeof result.apiVersion === 'string' ? itemJson(kv.value, kv.modRevision, { apiVersion: result.apiVersion }) : undefined;
+  if (kv === undefined || typeof result.apiVersion !== 'string') return undefined;
+  const layout = layoutOf(kv);
+  const json = layout && itemFromLayout(kv.value, layout, kv.modRevision, { apiVersion: result.apiVersion });
   return json === undefined ? undefined : `${goEscape(json)}\n`;
 }
 
