@@ -1,6 +1,6 @@
 // Profiling aid (not part of `npm run bench`): starts bench/serve.ts under --cpu-prof, drives one phase with the lean
 // client and prints the hottest functions by self time. Profiles go to the directory given (keep them out of the repo).
-//   node bench/profile-phase.ts <get|jwt|create|pod|vap|webhook|list|apply> <memory|sqlite> <outdir> [requests]
+//   node bench/profile-phase.ts <get|jwt|create|pod|vap|webhook|list|apply|update> <memory|sqlite> <outdir> [requests]
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ const args = parseScriptArgs({
   command: 'node bench/profile-phase.ts [PHASE] [BACKEND] [OUTDIR] [REQUESTS]',
   summary: 'Starts bench/serve.ts under --cpu-prof, drives one phase with the lean client and prints the hottest functions by self time.',
   positionals: {
-    PHASE: 'get, jwt (gets with a service account token, no client certificate), create, pod (Pod creates), vap (ConfigMap creates under the admission benchmark\'s 10 policies), webhook (ConfigMap creates its no-op webhook approves, served by this process), list or apply (default get)',
+    PHASE: 'get, jwt (gets with a service account token, no client certificate), create, pod (Pod creates), vap (ConfigMap creates under the admission benchmark\'s 10 policies), webhook (ConfigMap creates its no-op webhook approves, served by this process), list, apply or update (PUTs of 32 copies of the apply benchmark\'s Deployment, their replicas changing each time) (default get)',
     BACKEND: 'memory or sqlite (default memory)',
     OUTDIR: 'where the profiles go, outside the repository (default /tmp/prof)',
     REQUESTS: 'how many requests to drive (default 40000)',
@@ -32,7 +32,7 @@ const tls = { ca: info.caCert as string, cert: info.clientCert as string, key: i
 const url = `https://127.0.0.1:${info.port}`;
 const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, data: { payload: 'x'.repeat(1024 - 200) } });
 await runLoad({ url, tls, concurrency: 1, requests: 1, request: () => ({ method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }) }) });
-const seed = phase === 'create' || phase === 'pod' || phase === 'vap' || phase === 'webhook' || phase === 'apply' ? 0 : 2000;
+const seed = phase === 'create' || phase === 'pod' || phase === 'vap' || phase === 'webhook' || phase === 'apply' || phase === 'update' ? 0 : 2000;
 // jwt: gets as a service account, its token sent without a client certificate (which authentication would take first)
 let jwt = '';
 if (phase === 'jwt') {
@@ -53,11 +53,19 @@ if (seed) await runLoad({ url, tls, concurrency: 32, requests: seed, request: (i
 // apply: no-op server-side applies of the apply benchmark's Deployment, after the one that creates it
 const applyRequest = () => ({ method: 'PATCH', path: '/apis/apps/v1/namespaces/default/deployments/big?fieldManager=bench&force=true', body: JSON.stringify(bigDeployment(1)), headers: { 'content-type': 'application/apply-patch+yaml' } });
 if (phase === 'apply') await runLoad({ url, tls, concurrency: 1, requests: 1, request: applyRequest });
+// update: unconditional PUTs (no resourceVersion) of 32 copies of that Deployment, each time another replica count
+const deployment = (n: number, replicas: number) => {
+  const d = bigDeployment(replicas);
+  return JSON.stringify({ ...d, metadata: { ...(d.metadata as object), name: `big-${n}` } });
+};
+if (phase === 'update') await runLoad({ url, tls, concurrency: 1, requests: 32, request: (i) => ({ method: 'POST', path: '/apis/apps/v1/namespaces/default/deployments', body: deployment(i, 1) }) });
 const t0 = performance.now();
 const r = await runLoad({
   url, tls: jwt ? { ca: tls.ca } : tls, concurrency: 32, requests,
   request: (i) => phase === 'apply'
     ? applyRequest()
+    : phase === 'update'
+    ? { method: 'PUT', path: `/apis/apps/v1/namespaces/default/deployments/big-${i % 32}`, body: deployment(i % 32, 1 + (Math.floor(i / 32) % 50)) }
     : phase === 'pod'
     ? { method: 'POST', path: '/api/v1/namespaces/bench/pods', body: benchPod(`web-${i}`) }
     : phase === 'create' || phase === 'vap' || phase === 'webhook'
