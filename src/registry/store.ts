@@ -389,8 +389,9 @@ async function updateAttempts(
     }
     // The strategy compares old and new in the version the request speaks.
     const old = convertToVersion(current.object, def);
-    // tryUpdate gets its own copy of the current object (a deep copy costs a quarter of decoding the value again).
-    const obj = cloneJson(await tryUpdate(convertToVersion(cloneJson(current.object), def)));
+    // tryUpdate gets its own copy of the current object (a deep copy costs a quarter of decoding the value again),
+    // unless it takes no parameter, as a PUT's, which answers its body whatever is stored.
+    const obj = cloneJson(await tryUpdate(tryUpdate.length === 0 ? undefined : convertToVersion(cloneJson(current.object), def)));
     const meta = metaOf(obj);
     const currentRV = String(current.kv.modRevision);
     if (meta.resourceVersion) {

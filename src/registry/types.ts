@@ -319,7 +319,10 @@ export interface UpdateOptions {
   preconditionUid?: string;
 }
 
-/** Called with the current object (undefined when absent and creation is allowed); returns the desired object. May be retried on conflict. */
+/**
+ * Called with the current object (undefined when absent and creation is allowed); returns the desired object. May be
+ * retried on conflict. One declared without a parameter is handed nothing, sparing the store a copy of the object.
+ */
 export type TryUpdate = (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>;
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
