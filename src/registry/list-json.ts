@@ -101,13 +101,22 @@ export interface MetaSpans {
   labels?: readonly [number, number];
 }
 
-/** Layouts by stored value: a write's answer and the watch cache's copy of it read the same one. */
-const layouts = new WeakMap<KeyValue, JsonLayout | null>();
+/**
+ * The layouts of the stored values read last, so that a write's answer and the watch cache's entry for the same value
+ * share one scan. Bounded: a WeakMap would hold a table as large as every value ever read (the memory backend keeps
+ * them all), about 40 bytes an object.
+ */
+const recentLayouts = new Map<KeyValue, JsonLayout | null>();
+const RECENT_LAYOUTS = 256;
 
-/** jsonLayout(kv.value), worked out once per stored value. */
+/** jsonLayout(kv.value), shared by the readers of a value read recently. */
 export function layoutOf(kv: KeyValue): JsonLayout | undefined {
-  let layout = layouts.get(kv);
-  if (layout === undefined) layouts.set(kv, (layout = jsonLayout(kv.value) ?? null));
+  let layout = recentLayouts.get(kv);
+  if (layout === undefined) {
+    layout = jsonLayout(kv.value) ?? null;
+    if (recentLayouts.size >= RECENT_LAYOUTS) recentLayouts.delete(recentLayouts.keys().next().value!);
+    recentLayouts.set(kv, layout);
+  }
   return layout ?? undefined;
 }
 
