@@ -53,7 +53,11 @@ const at = (v: unknown, ...keys: string[]): Obj => {
 };
 
 /** field.Path's text: children joined by dots after a prefix that may be empty. */
-const child = (prefix: string, ...names: string[]): string => [prefix, ...names].filter((n) => n !== '').join('.');
+const child = (prefix: string, ...names: string[]): string => {
+  let path = prefix;
+  for (const name of names) if (name !== '') path = path === '' ? name : `${path}.${name}`;
+  return path;
+};
 const key = (path: string, k: string): string => `${path}[${k}]`;
 
 /** Go's %q of a string. */
@@ -240,8 +244,10 @@ function podSpecAndMetaWarnings(prefix: string, spec: Obj, meta: Obj): string[] 
     const termsPath = child(specPath, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
     objsAt(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, 'nodeSelectorTerms').forEach((term, i) => out.push(...nodeSelectorTermWarnings(term, `${termsPath}[${i}]`)));
   }
-  const preferredPath = child(specPath, 'affinity', 'nodeAffinity', 'preferredDuringSchedulingIgnoredDuringExecution');
-  objsAt(nodeAffinity, 'preferredDuringSchedulingIgnoredDuringExecution').forEach((term, i) => out.push(...nodeSelectorTermWarnings(term.preference, `${preferredPath}[${i}].preference`)));
+  objsAt(nodeAffinity, 'preferredDuringSchedulingIgnoredDuringExecution').forEach((term, i) => {
+    const preferredPath = child(specPath, 'affinity', 'nodeAffinity', 'preferredDuringSchedulingIgnoredDuringExecution');
+    out.push(...nodeSelectorTermWarnings(term.preference, `${preferredPath}[${i}].preference`));
+  });
   objsAt(spec, 'topologySpreadConstraints').forEach((t, i) => {
     const path = `${child(specPath, 'topologySpreadConstraints')}[${i}]`;
     const msg = deprecatedNodeLabel(t.topologyKey);
