@@ -1,12 +1,13 @@
 // Builds dist/, what the installed package runs and what `bin/capstan.js` runs from a checkout while it is fresh:
 //   node scripts/build.ts            the bundle and the type declarations (npm run build, npm pack)
-//   node scripts/build.ts --bundle   the bundle only (npm install's `prepare`: it takes well under a second)
+//   node scripts/build.ts --bundle   the bundle only (npm install's `prepare`: about 3 s, two of them starting it)
 //
 // The bundle is ES modules split into shared chunks, all in dist/ itself: each module is evaluated once however many
 // entries import it, and every module sits at the same depth, so the few that find files beside themselves at run
 // time (the API model, the YAML worker, the lazily loaded CEL runtime) find them there. What every start loads is
 // kept in a few chunks (startupPrelude): 12 files to resolve, read and compile instead of ~340 sources to resolve,
-// read, strip and compile.
+// read, strip and compile; the functions a start runs are compiled with their chunks, so that the compile cache holds
+// them (scripts/eager-startup.ts).
 // dist/build-inputs.json lists the sources that went in and when: bin/capstan.js runs the sources instead once any
 // of them changed.
 import { build, type Plugin } from 'esbuild';
@@ -15,6 +16,7 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileStartupEagerly } from './eager-startup.ts';
 import { parseScriptArgs } from './script-args.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -157,6 +159,7 @@ export async function bundle(outdir: string): Promise<string[]> {
   writeFileSync(join(outdir, 'build-inputs.json'), `${JSON.stringify({ builtAt, inputs })}\n`);
   // The chunks' package scope, found beside them instead of one directory up: about 4 ms less of every start.
   writeFileSync(join(outdir, 'package.json'), '{ "type": "module" }\n');
+  await compileStartupEagerly(outdir, (message) => process.stderr.write(`scripts/build.ts: ${message}\n`));
   return inputs;
 }
 

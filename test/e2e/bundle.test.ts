@@ -100,6 +100,23 @@ test('bundle: what the command loads to start is a handful of chunks, not one pe
   assert.deepEqual([...packages].filter((p) => p.startsWith('@bufbuild/')), [], [...packages].join(' '));
 });
 
+test('bundle: the functions a start runs are compiled with their chunk; the others when first called', async () => {
+  const chunks = (await readdir(OUT)).filter((f) => f.startsWith('chunk-'));
+  let eager = 0;
+  const texts = new Map<string, string>();
+  for (const file of chunks) {
+    const text = await readFile(join(OUT, file), 'utf8');
+    texts.set(file, text);
+    eager += text.match(/^var [\w$]+ = \((?:async )?function\*? ?[\w$]+\(/gm)?.length ?? 0;
+  }
+  const holding = (pattern: RegExp) => [...texts].filter(([, text]) => pattern.test(text)).map(([file]) => file);
+  // startCapstan runs at every start; the simulated scheduler's comparison of nodes only with --simulate-workloads
+  assert.equal(holding(/^var startCapstan = \(async function startCapstan\(/m).length, 1);
+  assert.equal(holding(/^function startCapstan\(/m).length, 0);
+  assert.equal(holding(/^function betterCandidate\d*\(/m).length, 1);
+  assert.ok(eager > 300, `${eager} functions compiled with their chunk`);
+});
+
 test('bundle: the API model is found (discovery and kubectl explain), kubectl works', async () => {
   const ns = await kubectl(['get', 'ns', 'default', '-o', 'jsonpath={.metadata.name}']);
   assert.deepEqual(ns, { code: 0, stdout: 'default', stderr: '' });
