@@ -23,6 +23,21 @@ test('the committed model is what the generator produces, byte for byte, and gen
   assert.doesNotMatch(files.model + files.protobuf, /"description":"/);
 });
 
+test("schemas parsed one by one on first lookup are the file's, the same object every time; every kind finds its schema", () => {
+  const whole = JSON.parse(fs.readFileSync(MODEL_PATH, 'utf8')) as import('./model-types.ts').ApiModel;
+  assert.deepEqual(loadModel(), whole);
+  assert.equal(schemaByName('io.k8s.api.core.v1.Pod'), schemaByName('io.k8s.api.core.v1.Pod'));
+  const kinds = new Map<string, string>();
+  for (const [name, node] of Object.entries(whole.schemas)) {
+    for (const { group, version, kind } of node.gvk ?? []) if (!kinds.has(`${group}/${version}/${kind}`)) kinds.set(`${group}/${version}/${kind}`, name);
+  }
+  assert.ok(kinds.size > 150, `${kinds.size} kinds`);
+  for (const [key, name] of kinds) {
+    const [group, version, kind] = key.split('/') as [string, string, string];
+    assert.equal(schemaNameForKind(group, version, kind), name, key);
+  }
+});
+
 test('pods: namespaced, short name po, category all, verbs and subresources as discovery reports them', () => {
   const pods = resourceFacts('', 'v1', 'pods');
   assert.ok(pods);

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApiModel, GroupVersionFacts, ProtobufFacts, ResourceFacts, SchemaNode } from './model-types.ts';
+import type { ApiModel, GroupFacts, GroupVersionFacts, ProtobufFacts, ResourceFacts, SchemaNode } from './model-types.ts';
 import { parseGoBool } from '../encoding/go-format.ts';
 
 const MODEL_FILE = path.join(import.meta.dirname, 'generated', 'model.json');
@@ -12,28 +12,53 @@ const MODEL_FILE = path.join(import.meta.dirname, 'generated', 'model.json');
 const PROTOBUF_FILE = path.join(import.meta.dirname, 'generated', 'protobuf.json');
 
 interface ModelIndex {
-  model: ApiModel;
+  groups: GroupFacts[];
   resources: Map<string, ResourceFacts>;
   definitionByGvk: Map<string, string>;
+  /** The model file's text and where each schema's JSON lies in it: a schema is parsed when first looked up. */
+  text: string;
+  schemaSpans: Map<string, readonly [start: number, end: number]>;
+  schemas: Map<string, SchemaNode>;
 }
 
 let index: ModelIndex | undefined;
 
+// The generator writes the schemas one per line, `"<name>":{...}`, each with its gvk (when it has one) last.
+const SCHEMAS_START = '\n"schemas":{\n';
+const GVK_KEY = ',"gvk":[';
+
+/**
+ * The model's groups and its schemas' places. A start looks up a few dozen of the 641 schemas, so they are parsed one
+ * by one as first looked up (parsing the whole file was about 5 ms of every start, and its objects half a megabyte).
+ */
 function loadIndex(): ModelIndex {
   if (index) return index;
-  const model = JSON.parse(fs.readFileSync(MODEL_FILE, 'utf8')) as ApiModel;
+  const text = fs.readFileSync(MODEL_FILE, 'utf8');
+  const at = text.indexOf(SCHEMAS_START);
+  if (at < 0 || !text.slice(0, at).endsWith('],')) throw new Error(`${MODEL_FILE}: not laid out as scripts/generate-model.ts writes it`);
+  const { groups } = JSON.parse(`${text.slice(0, at - 1)}}`) as Pick<ApiModel, 'groups'>;
   const resources = new Map<string, ResourceFacts>();
-  for (const g of model.groups) {
+  for (const g of groups) {
     for (const v of g.versions) for (const r of v.resources) resources.set(`${r.group}/${r.version}/${r.resource}`, r);
   }
+  const schemaSpans = new Map<string, readonly [number, number]>();
   const definitionByGvk = new Map<string, string>();
-  for (const [name, node] of Object.entries(model.schemas)) {
-    for (const gvk of node.gvk ?? []) {
-      const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
-      if (!definitionByGvk.has(key)) definitionByGvk.set(key, name);
+  for (let start = at + SCHEMAS_START.length; text.charCodeAt(start) === 0x22; ) {
+    const lineEnd = text.indexOf('\n', start);
+    const nameEnd = text.indexOf('":', start);
+    const name = text.slice(start + 1, nameEnd);
+    const end = text.charCodeAt(lineEnd - 1) === 0x2c ? lineEnd - 1 : lineEnd;
+    schemaSpans.set(name, [nameEnd + 2, end]);
+    const gvkAt = text.lastIndexOf(GVK_KEY, end);
+    if (gvkAt > nameEnd && text.charCodeAt(end - 2) === 0x5d) {
+      for (const gvk of JSON.parse(text.slice(gvkAt + GVK_KEY.length - 1, end - 1)) as { group: string; version: string; kind: string }[]) {
+        const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+        if (!definitionByGvk.has(key)) definitionByGvk.set(key, name);
+      }
     }
+    start = lineEnd + 1;
   }
-  index = { model, resources, definitionByGvk };
+  index = { groups, resources, definitionByGvk, text, schemaSpans, schemas: new Map() };
   return index;
 }
 
@@ -44,15 +69,30 @@ export function protobufFacts(): ProtobufFacts {
   return (protobuf ??= JSON.parse(fs.readFileSync(PROTOBUF_FILE, 'utf8')) as ProtobufFacts);
 }
 
-/** The whole model, read once and cached. */
-export function loadModel(): ApiModel {
-  return loadIndex().model;
+/** The model's groups, in the order kube-apiserver lists them. */
+export function modelGroups(): readonly GroupFacts[] {
+  return loadIndex().groups;
 }
 
-/** A schema definition by name, e.g. "io.k8s.api.core.v1.Pod". */
+/** The whole model, every schema parsed (tools and tests; the server looks schemas up by name). */
+export function loadModel(): ApiModel {
+  const { groups, schemaSpans } = loadIndex();
+  const schemas: Record<string, SchemaNode> = {};
+  for (const name of schemaSpans.keys()) schemas[name] = schemaByName(name)!;
+  return { groups, schemas };
+}
+
+/** A schema definition by name, e.g. "io.k8s.api.core.v1.Pod": the same object at every lookup. */
 export function schemaByName(name: string): SchemaNode | undefined {
-  const schemas = loadIndex().model.schemas;
-  return Object.hasOwn(schemas, name) ? schemas[name] : undefined;
+  const { text, schemaSpans, schemas } = loadIndex();
+  let node = schemas.get(name);
+  if (node === undefined) {
+    const span = schemaSpans.get(name);
+    if (span === undefined) return undefined;
+    node = JSON.parse(text.slice(span[0], span[1])) as SchemaNode;
+    schemas.set(name, node);
+  }
+  return node;
 }
 
 /** A schema node with its refs followed (at most 8), and the name of the last definition they led to. */
@@ -151,10 +191,10 @@ interface Registry {
   versions: Set<string>;
 }
 
-function registryOf(model: ApiModel): Registry {
+function registryOf(modelGroups: readonly GroupFacts[]): Registry {
   const groups = new Set<string>();
   const versions = new Set<string>();
-  for (const g of model.groups) {
+  for (const g of modelGroups) {
     groups.add(g.name);
     for (const v of g.versions) versions.add(`${g.name}/${v.version}`);
   }
@@ -188,15 +228,15 @@ function validateOverrides(overrides: Map<string, string>, registry: Registry): 
  * kube-apiserver's message. "v1" addresses the legacy core group, as kube-apiserver's flag help documents.
  */
 export function enabledGroupVersions(runtimeConfig: string = ''): GroupVersionFacts[] {
-  const model = loadModel();
-  const registry = registryOf(model);
+  const groups = modelGroups();
+  const registry = registryOf(groups);
   const overrides = new Map<string, string>();
   for (const [key, value] of parseConfigurationMap(runtimeConfig)) overrides.set(key === 'v1' ? '/v1' : key, value);
   validateOverrides(overrides, registry);
 
   // The default ResourceConfig: every served version, enabled or not; no resource-level preferences.
   const versionEnabled = new Map<string, boolean>();
-  for (const g of model.groups) for (const v of g.versions) versionEnabled.set(`${g.name}/${v.version}`, v.defaultEnabled);
+  for (const g of groups) for (const v of g.versions) versionEnabled.set(`${g.name}/${v.version}`, v.defaultEnabled);
   const resourceEnabled = new Map<string, boolean>();
   const setVersion = (gv: string, enabled: boolean) => {
     versionEnabled.set(gv, enabled);
@@ -233,7 +273,7 @@ export function enabledGroupVersions(runtimeConfig: string = ''): GroupVersionFa
   for (const [gvr, enabled] of resourcePreferences) resourceEnabled.set(gvr, enabled);
 
   const served: GroupVersionFacts[] = [];
-  for (const g of model.groups) {
+  for (const g of groups) {
     for (const v of g.versions) {
       const gv = `${g.name}/${v.version}`;
       const resources = v.resources.filter((r) => resourceEnabled.get(`${gv}/${r.resource}`) ?? versionEnabled.get(gv) === true);

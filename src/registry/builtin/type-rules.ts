@@ -3,7 +3,7 @@
 // Scope and the status subresource come from the generated API model; the rest are strategy facts the model
 // does not hold (kube's pkg/registry/<group>/<type>/strategy.go).
 
-import { loadModel } from '../../apis/model.ts';
+import { modelGroups } from '../../apis/model.ts';
 import type { ResourceFacts } from '../../apis/model-types.ts';
 import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, nameIsPathSegment, type NameValidator } from '../validation/names.ts';
 
@@ -87,7 +87,7 @@ let modelResources: Map<string, ResourceFacts> | undefined;
 function modelResource(key: string): ResourceFacts | undefined {
   if (!modelResources) {
     modelResources = new Map();
-    for (const g of loadModel().groups) for (const v of g.versions) for (const r of v.resources) if (!modelResources.has(typeKey(r.group, r.resource))) modelResources.set(typeKey(r.group, r.resource), r);
+    for (const g of modelGroups()) for (const v of g.versions) for (const r of v.resources) if (!modelResources.has(typeKey(r.group, r.resource))) modelResources.set(typeKey(r.group, r.resource), r);
   }
   return modelResources.get(key);
 }
