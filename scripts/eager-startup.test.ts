@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunksInCycles, compileEagerly, lazilyCompiled } from './eager-startup.ts';
+import { chunksInCycles, compileEagerly, compileStartupEagerly, lazilyCompiled } from './eager-startup.ts';
 
 test('compileEagerly: the named declarations become parenthesized expressions after the imports; others stay', async () => {
   const imports = ['import { a } from "./chunk-A.js";', 'import {', '  b', '} from "./chunk-B.js";'];
@@ -55,6 +55,26 @@ test('chunksInCycles: the chunks on a cycle of static imports', async () => {
     await writeFile(join(dir, 'c.js'), 'import "./a.js";\nconst lazy = () => import("./d.js");\n');
     await writeFile(join(dir, 'd.js'), 'import "./c.js";\n');
     assert.deepEqual(await chunksInCycles(dir, ['c.js', 'a.js', 'b.js', 'd.js']), new Set(['a.js', 'b.js']));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('compileStartupEagerly: a bundle that fails to start, or never answers, is left as it is, with a warning', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'capstan-eager-'));
+  try {
+    const chunk = 'function f() {\n  return 1;\n}\nexport {\n  f\n};\n';
+    await writeFile(join(dir, 'chunk-A.js'), chunk);
+    const warnings: string[] = [];
+    await writeFile(join(dir, 'cli.js'), 'process.stderr.write("no data dir\\n");\nprocess.exit(1);\n');
+    assert.equal(await compileStartupEagerly(dir, (m) => warnings.push(m)), 0);
+    await writeFile(join(dir, 'cli.js'), 'setInterval(() => {}, 1000);\n');
+    assert.equal(await compileStartupEagerly(dir, (m) => warnings.push(m), 300), 0);
+    assert.deepEqual(warnings, [
+      'start-up functions not recorded, the bundle is left as it is: the bundle did not start: no data dir',
+      'start-up functions not recorded, the bundle is left as it is: the bundle did not answer /readyz within 0.3 s',
+    ]);
+    assert.equal(await readFile(join(dir, 'chunk-A.js'), 'utf8'), chunk);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -19,13 +19,13 @@ import { transform } from 'esbuild';
 const DECLARATION = /^(?:async )?function\*? ?([\w$]+)\(/;
 
 /** Each chunk's functions (`chunk-X.js` -> names) V8 compiled lazily while `cli.js` in `outdir` started twice. */
-export async function recordStartupFunctions(outdir: string): Promise<Map<string, Set<string>>> {
+export async function recordStartupFunctions(outdir: string, timeoutMs = START_TIMEOUT_MS): Promise<Map<string, Set<string>>> {
   const scratch = await mkdtemp(join(tmpdir(), 'capstan-build-startup-'));
   try {
     const compiled = new Map<string, Set<string>>();
     for (const run of ['first', 'restart']) {
       const log = join(scratch, `${run}.v8.log`);
-      await startOnce(outdir, join(scratch, 'data'), log);
+      await startOnce(outdir, join(scratch, 'data'), log, timeoutMs);
       for (const [file, names] of lazilyCompiled(await readFile(log, 'latin1'), outdir)) {
         const set = compiled.get(file) ?? new Set();
         for (const name of names) set.add(name);
@@ -38,8 +38,13 @@ export async function recordStartupFunctions(outdir: string): Promise<Map<string
   }
 }
 
+/** How long one start may take to answer before the build gives up on recording (a stuck start leaves the bundle as it is). */
+export const START_TIMEOUT_MS = 60_000;
+/** How long a start may take to stop after SIGTERM before it is killed. */
+const STOP_TIMEOUT_MS = 10_000;
+
 /** One start of the bundle's CLI to its first /readyz answer, under V8's function event log, and its stop. */
-async function startOnce(outdir: string, dataDir: string, log: string): Promise<void> {
+async function startOnce(outdir: string, dataDir: string, log: string, timeoutMs: number): Promise<void> {
   const child = spawn(
     process.execPath,
     ['--log-function-events', `--logfile=${log}`, '--no-logfile-per-isolate', join(outdir, 'cli.js'), '--storage-backend=sqlite', `--data-dir=${dataDir}`, '--secure-port=0', '--bind-address=127.0.0.1'],
@@ -49,8 +54,12 @@ async function startOnce(outdir: string, dataDir: string, log: string): Promise<
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the bundle did not answer /readyz within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
   try {
-    const ready = await new Promise<boolean>((resolve) => {
+    const started = new Promise<boolean>((resolve) => {
       let out = '';
       child.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
@@ -58,12 +67,17 @@ async function startOnce(outdir: string, dataDir: string, log: string): Promise<
       });
       void exited.then(() => resolve(false));
     });
-    if (!ready) throw new Error(`the bundle did not start: ${stderr.trim()}`);
+    if (!(await Promise.race([started, timeout]))) throw new Error(`the bundle did not start: ${stderr.trim()}`);
     const port = (JSON.parse(stderr.split('\n')[0]!) as { port: number }).port;
-    await readyz(port);
+    await Promise.race([readyz(port), timeout]);
   } finally {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await exited;
+    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(kill);
+    }
   }
 }
 
@@ -181,10 +195,10 @@ export async function chunksInCycles(outdir: string, files: readonly string[]): 
  * Records what a start compiles and rewrites the chunks of `outdir` to compile it with them. A start that fails
  * leaves the bundle as esbuild made it (it works the same, a restart only compiles more) and says why.
  */
-export async function compileStartupEagerly(outdir: string, warn: (message: string) => void): Promise<number> {
+export async function compileStartupEagerly(outdir: string, warn: (message: string) => void, timeoutMs = START_TIMEOUT_MS): Promise<number> {
   let startup: Map<string, Set<string>>;
   try {
-    startup = await recordStartupFunctions(outdir);
+    startup = await recordStartupFunctions(outdir, timeoutMs);
   } catch (e) {
     warn(`start-up functions not recorded, the bundle is left as it is: ${(e as Error).message}`);
     return 0;
