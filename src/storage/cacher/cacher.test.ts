@@ -342,3 +342,28 @@ test('held: the cache keeps the KeyValue the option gives, for loaded, written, 
   assert.equal(a.kv.value, val('red'));
   c.stop();
 });
+
+test('pageAt: pages of a prefix in key order, with or without a filter or a limit, and what remains after each', async () => {
+  const s = createMemoryStorage();
+  for (let i = 0; i < 300; i++) await s.create(`${P}ns/${String(i).padStart(3, '0')}`, val(i % 3 === 0 ? 'red' : 'blue', i));
+  await s.create(`${P}nt/x`, val('red'));
+  const c = createCacher({ storage: s, prefix: P, attributes });
+  await ready(c);
+  const at = c.revision();
+  const names = (page: ReturnType<Cacher<Attrs>['pageAt']>) => page!.objects.map((o) => o.kv.key.slice(`${P}ns/`.length));
+  const first = c.pageAt(`${P}ns/`, at, '', 100);
+  assert.deepEqual(names(first), Array.from({ length: 100 }, (_, i) => String(i).padStart(3, '0')));
+  assert.deepEqual([first!.more, first!.remaining], [true, 200]);
+  const last = c.pageAt(`${P}ns/`, at, `${P}ns/250`, 100);
+  assert.equal(names(last).length, 50);
+  assert.deepEqual([last!.more, last!.remaining], [false, 0]);
+  // a filter that keeps a third: the page reads on past its first batch of keys
+  const reds = c.pageAt(`${P}ns/`, at, `${P}ns/001`, 40, red);
+  assert.deepEqual(names(reds), Array.from({ length: 40 }, (_, i) => String(3 * (i + 1)).padStart(3, '0')));
+  assert.deepEqual([reds!.more, reds!.remaining], [true, 300 - 121]);
+  // no limit: everything from the start key, nothing past the prefix
+  const rest = c.pageAt(`${P}ns/`, at, `${P}ns/290`, 0);
+  assert.deepEqual(names(rest), ['290', '291', '292', '293', '294', '295', '296', '297', '298', '299']);
+  assert.deepEqual([rest!.more, rest!.remaining], [false, 0]);
+  c.stop();
+});

@@ -487,33 +487,41 @@ export function createCacher<A>(options: CacherOptions<A>): Cacher<A> {
         }
         return { revision, objects: out };
       }
-      keys.forEachFrom(under, (key) => {
-        if (!key.startsWith(under)) return false;
-        const obj = objects.get(key)!;
+      const inRange: string[] = [];
+      keys.collect(under, prefixEnd(under), Infinity, inRange);
+      for (let i = 0; i < inRange.length; i++) {
+        const obj = objects.get(inRange[i]!)!;
         if (filter === undefined || safeMatch(filter, obj)) out.push(obj);
-        return true;
-      });
+      }
       return { revision, objects: out };
     },
     pageAt(under, at, startKey, limit, filter) {
       if (!isReady || at < lastEventRevision || at > revision) return undefined;
       const out: CachedObject<A>[] = [];
+      const end = prefixEnd(under);
       let last = '';
       let full = false;
-      keys.forEachFrom(startKey < under ? under : startKey, (key) => {
-        if (!key.startsWith(under)) return false;
-        const obj = objects.get(key)!;
-        if (filter === undefined || safeMatch(filter, obj)) {
+      // Keys read a page at a time (as many as the page still needs), until it is full or the range ends.
+      const cap = limit > 0 ? limit : Infinity;
+      const batch: string[] = [];
+      for (let from = startKey < under ? under : startKey; !full; from = `${last}\u0000`) {
+        batch.length = 0;
+        const wanted = cap - out.length;
+        if (keys.collect(from, end, wanted, batch) === 0) break;
+        for (let i = 0; i < batch.length; i++) {
+          const obj = objects.get(batch[i]!)!;
+          if (filter !== undefined && !safeMatch(filter, obj)) continue;
           out.push(obj);
-          last = key;
-          if (out.length === limit) {
+          if (out.length === cap) {
             full = true;
-            return false;
+            break;
           }
         }
-        return true;
-      });
-      const remaining = full ? keys.rank(prefixEnd(under)) - keys.rank(last) - 1 : 0;
+        last = batch[batch.length - 1]!;
+        if (batch.length < wanted) break;
+      }
+      if (full) last = out[out.length - 1]!.kv.key;
+      const remaining = full ? keys.rank(end) - keys.rank(last) - 1 : 0;
       return { objects: out, more: remaining > 0, remaining };
     },
     get: (key) => objects.get(key),

@@ -51,6 +51,17 @@ test('add, delete, has, rank and ordered walks agree with a sorted array through
       const at = lowerBound(sorted, probe);
       assert.equal(set.rank(probe), at);
       assert.deepEqual(collect(set, probe, 7), sorted.slice(at, at + 7));
+      // collect: a bounded range read, appended to what out holds
+      const end = key();
+      const upTo = lowerBound(sorted, end);
+      const max = Math.floor(rand() * 300);
+      const out = ['before'];
+      const want = sorted.slice(at, Math.max(at, Math.min(upTo, at + max)));
+      assert.equal(set.collect(probe, end, max, out), want.length);
+      assert.deepEqual(out, ['before', ...want]);
+      const open: string[] = [];
+      set.collect(probe, undefined, Infinity, open);
+      assert.deepEqual(open, sorted.slice(at));
     }
     assert.equal(set.rank(undefined), sorted.length);
   }

@@ -148,6 +148,29 @@ function walk(node: TreeNode, start: string | undefined, visit: (key: string) =>
   return true;
 }
 
+/**
+ * Appends the keys >= start (all when undefined) and < end (no bound when undefined), in order, until out holds
+ * `until`; false once done.
+ */
+function collectFrom(node: TreeNode, start: string | undefined, end: string | undefined, until: number, out: string[]): boolean {
+  if (node.leaf) {
+    const keys = node.keys;
+    for (let i = start === undefined ? 0 : lowerBound(keys, start); i < keys.length; i++) {
+      const key = keys[i];
+      if ((end !== undefined && key >= end) || out.length >= until) return false;
+      out.push(key);
+    }
+    return true;
+  }
+  let i = start === undefined ? 0 : childIndex(node, start);
+  if (!collectFrom(node.children[i], start, end, until, out)) return false;
+  for (i++; i < node.children.length; i++) {
+    if (end !== undefined && node.seps[i] >= end) return false;
+    if (!collectFrom(node.children[i], undefined, end, until, out)) return false;
+  }
+  return true;
+}
+
 export class SortedKeys {
   #root: TreeNode = { leaf: true, keys: [] };
 
@@ -193,6 +216,16 @@ export class SortedKeys {
       node = node.children[i];
     }
     return before + lowerBound(node.keys, key);
+  }
+
+  /**
+   * Appends to `out` the keys >= start and < end (every key from start when end is undefined) in ascending order, at
+   * most `max` of them (a range read without a call per key); returns how many it appended.
+   */
+  collect(start: string, end: string | undefined, max: number, out: string[]): number {
+    const before = out.length;
+    collectFrom(this.#root, start, end, before + max, out);
+    return out.length - before;
   }
 
   /** Visits keys >= start in ascending order until visit returns false. Do not modify the set while walking. */
