@@ -93,15 +93,11 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryS
   }
 
   function rangeCurrent(prefix: string, start: string, limit: number): RangeResult {
-    const kvs: KeyValue[] = [];
-    let last = '';
-    live.forEachFrom(start, (key) => {
-      if (!key.startsWith(prefix)) return false;
-      kvs.push(currentKv(key)!);
-      last = key;
-      return kvs.length < limit;
-    });
-    const remaining = kvs.length < limit ? 0 : live.rank(prefixEnd(prefix)) - live.rank(last) - 1;
+    const keys: string[] = [];
+    const end = prefixEnd(prefix);
+    live.collect(start, end, limit, keys);
+    const kvs = keys.map((key) => currentKv(key)!);
+    const remaining = kvs.length < limit ? 0 : live.rank(end) - live.rank(keys[keys.length - 1]!) - 1;
     return { kvs, more: remaining > 0, remaining, revision };
   }
 
@@ -213,12 +209,9 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): MemoryS
 
     async snapshot(): Promise<StorageSnapshot> {
       checkOpen();
-      const kvs: KeyValue[] = [];
-      live.forEachFrom('', (key) => {
-        kvs.push(currentKv(key)!);
-        return true;
-      });
-      return { revision, kvs };
+      const keys: string[] = [];
+      live.collect('', undefined, Infinity, keys);
+      return { revision, kvs: keys.map((key) => currentKv(key)!) };
     },
 
     async restore(snap) {
