@@ -1,12 +1,12 @@
 // The functions a start of the server runs, compiled with their chunk instead of on first call, so that Node's compile
 // cache holds their bytecode. V8 compiles a function lazily, when it is first called, unless it is a parenthesized
 // function expression; Node's compile cache keeps what V8 compiled of a module before the module ran, so a restart
-// compiled every function it called again (about 870 of them, 650 top-level declarations). The build starts the bundle it
-// just made twice (a first start and a restart on the same data dir), asks V8 which functions it compiled lazily,
-// and in each chunk turns those top-level function declarations into parenthesized function expressions assigned at
-// the top of the chunk: `var f = (function f(...) {...});` before any of the chunk's code runs. Moved to the top,
-// each is defined before anything could call it, as a hoisted declaration is; the chunks import one another
-// without cycles (checked), so no chunk calls another's functions before that chunk has run.
+// compiled every function it called again (about 870 of them, 650 top-level declarations). The build starts the bundle
+// it just made twice (a first start and a restart on the same data dir), asks V8 which functions it compiled lazily,
+// and in each chunk turns those top-level function declarations into parenthesized function expressions assigned at the
+// top of the chunk: `var f = (function f(...) {...});` before any of the chunk's code runs. Moved to the top, each is
+// defined before anything could call it, as a hoisted declaration is; the chunks import one another without cycles
+// (checked), so no chunk calls another's functions before that chunk has run.
 
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
