@@ -33,6 +33,24 @@ const self = fileURLToPath(import.meta.url);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const installed = self.split(/[\\/]/).includes('node_modules');
 
+// V8's optimizing compilers stay off until the bundle's server serves. A start runs most of its code once, and the
+// few functions it makes hot (module resolution, the freshness check below, reading the stored objects) would have
+// Maglev compile them on another thread: that touches about 2 MB of the compiler's own code in the node binary, and
+// the compiled code stays in the heap of a server that may never call those functions again. A changed V8 flag also
+// makes V8 refuse the code cache of Node's built-in modules, so the built-ins a start loads are loaded first, under
+// Node's flags (node:sqlite, a few lines that warn on Node 22 when loaded, is left to compile without). A user's own
+// tiering flags are left alone, and so is a start from the sources, which loads more built-ins.
+const ownTiering = /maglev|turbofan|sparkplug|jitless|(^|\s)--(no-)?opt(\s|$)/.test([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
+const v8 = ownTiering || !['x64', 'arm64'].includes(process.arch) ? undefined : process.getBuiltinModule('node:v8');
+function optimizing(on) {
+  v8?.setFlagsFromString(on ? '--maglev' : '--no-maglev');
+  v8?.setFlagsFromString(on ? '--turbofan' : '--no-turbofan');
+}
+if (v8) {
+  for (const id of ['https', 'http2', 'crypto', 'fs/promises', 'stream/promises', 'perf_hooks', 'os', 'dns', 'cluster']) process.getBuiltinModule(`node:${id}`);
+  optimizing(false);
+}
+
 /** Whether dist/ holds a bundle of the sources as they are now (a stat of each source it lists: ~2 ms). */
 function bundleIsFresh() {
   try {
@@ -45,6 +63,7 @@ function bundleIsFresh() {
 }
 
 const bundled = installed || bundleIsFresh();
+if (!bundled) optimizing(true);
 if (!bundled && !process.features.typescript) {
   const { spawn } = process.getBuiltinModule('node:child_process');
   const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', ...process.execArgv, self, ...process.argv.slice(2)], { stdio: 'inherit' });
@@ -52,5 +71,7 @@ if (!bundled && !process.features.typescript) {
   child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
 } else {
   enableCompileCache?.();
+  // The import settles once the server serves (or the command, such as --help, is done).
   await import(bundled ? '../dist/cli.js' : '../src/cli/main.ts');
+  optimizing(true);
 }

@@ -6,19 +6,22 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { bundle, inlineBuiltinImports } from '../../scripts/build.ts';
 import { rawRequest, runKubectl, startCliProcess } from './helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-// Inside node_modules, so the bundle finds the packages it leaves outside, as it does in dist/.
+// Laid out as the installed package is (bin/capstan.js beside dist/), inside node_modules: the bundle finds the packages
+// it leaves outside, and the command runs the bundle without checking it against the sources.
 const OUT = join(ROOT, 'node_modules', '.cache', `capstan-bundle-test-${process.pid}`);
+const DIST = join(OUT, 'dist');
+const BIN = join(OUT, 'bin', 'capstan.js');
 
 let dir: string;
 let child: ChildProcess | undefined;
@@ -28,10 +31,13 @@ let ca: string;
 let admin: { clientCert: string; clientKey: string };
 
 before(async () => {
-  const inputs = await bundle(OUT);
+  const inputs = await bundle(DIST);
   assert.ok(inputs.includes('src/cli/main.ts') && inputs.includes('src/apis/generated/model.json'), inputs.join(' '));
+  await mkdir(dirname(BIN), { recursive: true });
+  await copyFile(join(ROOT, 'bin', 'capstan.js'), BIN);
+  await writeFile(join(OUT, 'package.json'), '{ "type": "module" }\n');
   dir = await mkdtemp(join(tmpdir(), 'capstan-bundle-'));
-  const cli = await startCliProcess(process.execPath, [join(OUT, 'cli.js'), '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], dir);
+  const cli = await startCliProcess(process.execPath, [BIN, '--secure-port=0', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], dir);
   child = cli.child;
   kubeconfig = join(dir, 'data', 'admin.kubeconfig');
   const stderr = cli.stderr();
@@ -55,10 +61,10 @@ after(async () => {
 const kubectl = (args: string[], input?: string) => runKubectl(kubeconfig, args, { input, cacheDir: join(dir, 'kube-cache') });
 
 test('bundle: every file is ASCII (one character past Latin-1 makes V8 hold the whole chunk as two-byte text)', async () => {
-  const files = (await readdir(OUT)).filter((f) => f.endsWith('.js'));
+  const files = (await readdir(DIST)).filter((f) => f.endsWith('.js'));
   assert.ok(files.length > 5, files.join(' '));
   for (const file of files) {
-    const text = await readFile(join(OUT, file), 'utf8');
+    const text = await readFile(join(DIST, file), 'utf8');
     const at = text.search(/[^\x00-\x7f]/);
     assert.equal(at, -1, `${file}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}`);
   }
@@ -69,8 +75,8 @@ test("bundle: imports of Node's built-ins are reads of process.getBuiltinModule(
     inlineBuiltinImports("import { a, b as c, type T } from 'node:fs';\nimport path from 'node:path';\nimport * as os from 'node:os';\nimport type { Socket } from 'node:net';\nimport { type Only } from 'node:tls';\nimport { x } from './x.ts';\n"),
     'const { a, b: c } = process.getBuiltinModule("node:fs");\nconst path = process.getBuiltinModule("node:path");\nconst os = process.getBuiltinModule("node:os");\nimport type { Socket } from \'node:net\';\n\nimport { x } from \'./x.ts\';\n',
   );
-  for (const file of (await readdir(OUT)).filter((f) => f.endsWith('.js'))) {
-    const text = await readFile(join(OUT, file), 'utf8');
+  for (const file of (await readdir(DIST)).filter((f) => f.endsWith('.js'))) {
+    const text = await readFile(join(DIST, file), 'utf8');
     assert.doesNotMatch(text, /^import [^;]*from "node:/m, file);
     assert.doesNotMatch(text, /node-builtin:/, file);
   }
@@ -80,7 +86,7 @@ test('bundle: what the command loads to start is a handful of chunks, not one pe
   // The chunks cli.js loads and those they import: few, so that a start resolves few imports (see startupPrelude).
   // cli.js turns the compile cache on, then import()s the rest; the chunks' own import() calls load lazily.
   const importsOf = (text: string, dynamic = false) => [...text.matchAll(dynamic ? /import\("\.\/([^"]+)"\)/g : /(?:from |^import )"\.\/([^"]+)"/gm)].map((m) => m[1]!);
-  const cli = await readFile(join(OUT, 'cli.js'), 'utf8');
+  const cli = await readFile(join(DIST, 'cli.js'), 'utf8');
   const loaded = new Set<string>();
   const packages = new Set<string>();
   const todo = [...importsOf(cli), ...importsOf(cli, true)];
@@ -89,7 +95,7 @@ test('bundle: what the command loads to start is a handful of chunks, not one pe
     const file = todo.pop()!;
     if (loaded.has(file)) continue;
     loaded.add(file);
-    const text = await readFile(join(OUT, file), 'utf8');
+    const text = await readFile(join(DIST, file), 'utf8');
     const next = importsOf(text);
     imports += next.length;
     todo.push(...next);
@@ -101,11 +107,11 @@ test('bundle: what the command loads to start is a handful of chunks, not one pe
 });
 
 test('bundle: the functions a start runs are compiled with their chunk; the others when first called', async () => {
-  const chunks = (await readdir(OUT)).filter((f) => f.startsWith('chunk-'));
+  const chunks = (await readdir(DIST)).filter((f) => f.startsWith('chunk-'));
   let eager = 0;
   const texts = new Map<string, string>();
   for (const file of chunks) {
-    const text = await readFile(join(OUT, file), 'utf8');
+    const text = await readFile(join(DIST, file), 'utf8');
     texts.set(file, text);
     eager += text.match(/^var [\w$]+ = \((?:async )?function\*? ?[\w$]+\(/gm)?.length ?? 0;
   }
@@ -187,6 +193,63 @@ test('bundle: a WebSocket watch (an HTTP/1.1 upgrade, which loads node:http on f
   assert.equal(status, 101);
   const ns = await kubectl(['get', 'ns', 'default', '-o', 'jsonpath={.metadata.name}']);
   assert.deepEqual(ns, { code: 0, stdout: 'default', stderr: '' });
+});
+
+/**
+ * Runs the command (as installed) until it prints its kubectl line, gives it `use`, then stops it by its PID. Its
+ * stdout is line-buffered (stdbuf), so what V8 prints there keeps its place beside that line.
+ */
+async function withCommand(nodeArgs: string[], env: Record<string, string>, use: (out: { stdout: () => string; stderr: () => string; port: number; ca: string }) => Promise<void>): Promise<void> {
+  const data = await mkdtemp(join(tmpdir(), 'capstan-bundle-cmd-'));
+  const command = spawn('stdbuf', ['-oL', process.execPath, ...nodeArgs, BIN, '--secure-port=0', '--storage-backend=memory', `--data-dir=${data}`], { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  command.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  command.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise((resolve) => command.once('exit', resolve));
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!stdout.includes(' get ns\n') && command.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const serving = stderr.split('\n').find((l) => l.includes('"Capstan serving"'));
+    assert.ok(serving, `${stdout}\n${stderr}`);
+    await use({ stdout: () => stdout, stderr: () => stderr, port: (JSON.parse(serving) as { port: number }).port, ca: await readFile(join(data, 'pki', 'ca.crt'), 'utf8') });
+  } finally {
+    if (command.exitCode === null) process.kill(command.pid!, 'SIGKILL');
+    await exited;
+    await rm(data, { recursive: true, force: true });
+  }
+}
+
+test("bundle: the command loads the built-ins of its start with Node's code cache, though it changes V8's flags", async () => {
+  await withCommand([], { NODE_DEBUG_NATIVE: 'CODE_CACHE' }, async ({ stderr }) => {
+    const verdicts = [...stderr().matchAll(/^Code cache of (\S+) \(\w+\) is (accepted|rejected)$/gm)];
+    assert.ok(verdicts.length > 100, stderr().slice(0, 2000));
+    assert.deepEqual(verdicts.filter((v) => v[2] === 'rejected').map((v) => v[1]), []);
+  });
+});
+
+test('bundle: V8 optimizes no function of the start, and optimizes hot ones once the command serves', async () => {
+  await withCommand(['--trace-opt'], {}, async ({ stdout, port, ca }) => {
+    const optimized = (text: string) => [...text.matchAll(/^\[compiling method \S+ <JSFunction ([\w$]*) /gm)].map((m) => m[1]);
+    const [beforeServing] = stdout().split(/^kubectl --kubeconfig .* get ns$/m);
+    // What may be optimized before: Node's own module loading, not the command's code. Loading the built-ins before
+    // the flags change makes its require hot, and so does a deep install path its path normalization (in both
+    // processes: the command re-executes itself once to set the allocator's environment).
+    const nodeLoader = new Set(['requireBuiltin', 'normalizeString', 'isPosixPathSeparator']);
+    assert.deepEqual(optimized(beforeServing!).filter((name) => !nodeLoader.has(name!)), []);
+    const agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, ca });
+    try {
+      for (let i = 0; i < 2000 && optimized(stdout().slice(beforeServing!.length)).length === 0; i++) {
+        await new Promise<void>((resolve, reject) => {
+          const req = httpsRequest({ host: '127.0.0.1', port, path: '/readyz', agent }, (res) => res.resume().on('end', resolve));
+          req.on('error', reject).end();
+        });
+      }
+    } finally {
+      agent.destroy();
+    }
+    assert.notDeepEqual(optimized(stdout().slice(beforeServing!.length)), []);
+  });
 });
 
 test('bundle: SIGTERM stops it with exit code 0', async () => {
