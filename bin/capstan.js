@@ -17,8 +17,10 @@ if (running[0] < required[0] || (running[0] === required[0] && running[1] < requ
 // glibc keeps memory freed after a burst (per-thread arenas, a trim threshold that grows with large frees), so the
 // server's RSS would stay near its peak after load. The allocator is told to hand it back: the process re-executes
 // itself once (same pid) with these settings, unless the caller chose its own. glibc reads them only when the process
-// starts, and the re-execution costs a second Node start-up (about 30 ms), so `npm start` sets them itself.
-var allocator = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' };
+// starts, and the re-execution costs a second Node start-up (about 30 ms), so `npm start` sets them itself. Blocks
+// from 32 KiB up are mapped on their own and unmapped when freed: a long-lived small allocation near the heap's top
+// would otherwise hold every freed block below it (glibc returns those only to a program that calls malloc_trim).
+var allocator = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '32768' };
 if (process.platform === 'linux' && typeof process.execve === 'function' && process.env.MALLOC_ARENA_MAX === undefined) {
   process.execve(process.execPath, [process.execPath].concat(process.execArgv, process.argv.slice(1)), Object.assign({}, allocator, process.env, { MALLOC_ARENA_MAX: allocator.MALLOC_ARENA_MAX }));
 }
