@@ -9,7 +9,7 @@ import { looksLikeJwt, requestBearerToken, requestTokenKey } from './token-key.t
 import type { FetchImplementation, JWTPayload, JWTVerifyOptions, createRemoteJWKSet } from 'jose';
 import { loadJose } from '../jose.ts';
 import type { UserInfo } from '../user.ts';
-import { NO_OPINION, authenticated, failed, type Authenticator } from './types.ts';
+import { NO_OPINION, authenticated, failed, type AuthnResult, type Authenticator } from './types.ts';
 
 export interface OidcOptions {
   readonly issuerUrl: string;
@@ -83,14 +83,15 @@ export interface JwtIssuer {
  * cached for 10 s (at most until `exp`) by the token's hash. Only verified tokens are cached, so a hit needs no decoding.
  */
 export function verifiedJwtAuthenticator(issuerOf: (iss: string) => JwtIssuer | undefined): Authenticator {
-  const cache = new Map<string, { user: UserInfo; until: number }>();
+  // A hit gives the same (read-only) answer again: what is memoized per answer downstream is found again.
+  const cache = new Map<string, { answer: AuthnResult; until: number }>();
   return {
     async authenticate(req) {
       const token = requestBearerToken(req);
       if (token === undefined || !looksLikeJwt(token)) return NO_OPINION;
       const key = requestTokenKey(req);
       const hit = cache.get(key);
-      if (hit && hit.until > Date.now()) return authenticated(hit.user);
+      if (hit && hit.until > Date.now()) return hit.answer;
       const { decodeJwt, errors: joseErrors, jwtVerify } = await loadJose();
       let iss: string | undefined;
       try {
@@ -110,8 +111,9 @@ export function verifiedJwtAuthenticator(issuerOf: (iss: string) => JwtIssuer | 
       const user = issuer.user(payload);
       if (typeof user === 'string') return failed(user);
       if (cache.size >= 10_000) cache.clear();
-      cache.set(key, { user, until: Math.min(Date.now() + SUCCESS_TTL_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity) });
-      return authenticated(user);
+      const answer = authenticated(user);
+      cache.set(key, { answer, until: Math.min(Date.now() + SUCCESS_TTL_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity) });
+      return answer;
     },
   };
 }

@@ -77,7 +77,9 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
   let keySet: ReturnType<Awaited<ReturnType<typeof loadJose>>['createLocalJWKSet']> | undefined;
   const accepted = new Set([...issuer.acceptedIssuers, LEGACY_ISSUER]);
   const algorithms = [...new Set(issuer.keys.jwks.map((k) => k.alg!))];
-  const cache = new Map<string, { user: UserInfo; audiences: readonly string[]; granted: readonly string[]; until: number }>();
+  // A hit gives the same (read-only) answer object again, so what is memoized per answer downstream (the
+  // authenticated group added, flow control's user key) is found again rather than made anew on every request.
+  const cache = new Map<string, { answer: AuthnResult; audiences: readonly string[]; until: number }>();
 
   /** The user and the token's expiry, or why the token is refused. */
   async function verify(token: string, audiences: readonly string[]): Promise<{ user: UserInfo; granted: string[]; expiresAt: number } | string> {
@@ -183,8 +185,9 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
     const result = await verify(token, audiences);
     if (typeof result === 'string') return failed(result);
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(key, { user: result.user, audiences, granted: result.granted, until: Math.min(t + SUCCESS_TTL_MS, result.expiresAt) });
-    return authenticated(result.user, result.granted);
+    const answer = authenticated(result.user, result.granted);
+    cache.set(key, { answer, audiences, until: Math.min(t + SUCCESS_TTL_MS, result.expiresAt) });
+    return answer;
   }
 
   return {
@@ -197,7 +200,7 @@ export function serviceAccountAuthenticator(options: ServiceAccountAuthenticator
       const key = requestTokenKey(req);
       const hit = cache.get(key);
       const t = now();
-      if (hit && hit.until > t && hit.audiences === audiences) return authenticated(hit.user, hit.granted);
+      if (hit && hit.until > t && hit.audiences === audiences) return hit.answer;
       return authenticateAfresh(token, key, audiences, t);
     },
   };

@@ -51,3 +51,10 @@ test('authenticates a known token (last duplicate wins), fails an unknown one, i
   assert.deepEqual(await a.authenticate({ headers: {} }), { kind: 'none' });
   assert.deepEqual(await a.authenticate({ headers: { authorization: 'Basic xyz' } }), { kind: 'none' });
 });
+
+test("a token's requests get one answer object again, so what is kept per answer downstream is found again", async () => {
+  const a = tokenFileAuthenticator(parseTokenFile(FILE, 'f'));
+  const first = await a.authenticate({ headers: { authorization: 'Bearer tok-2' } });
+  assert.equal(await a.authenticate({ headers: { authorization: 'Bearer tok-2' } }), first);
+  assert.notEqual(await a.authenticate({ headers: { authorization: 'Bearer tok-1' } }), first);
+});

@@ -7,7 +7,7 @@ import { requestBearerToken, requestTokenDigest, tokenDigest } from './token-key
 import { readFile } from 'node:fs/promises';
 import type { UserInfo } from '../user.ts';
 import { parseCsv } from './csv.ts';
-import type { Authenticator } from './types.ts';
+import type { AuthnResult, Authenticator } from './types.ts';
 import { NO_OPINION, authenticated, failed } from './types.ts';
 
 export interface TokenEntry {
@@ -66,16 +66,18 @@ export async function loadTokenFile(path: string): Promise<TokenFile> {
 
 export function tokenFileAuthenticator(file: TokenFile): Authenticator {
   const entries = file.entries;
+  // One read-only answer per entry, given again with each of its requests: what is memoized per answer downstream
+  // (the authenticated group added, flow control's user key) is found again rather than made anew.
+  const answers = entries.map((e) => authenticated({ name: e.user.name, uid: e.user.uid, groups: [...e.user.groups] }));
   return {
     authenticate(req) {
       if (requestBearerToken(req) === undefined) return NO_OPINION;
       const d = requestTokenDigest(req);
-      let match: UserInfo | undefined;
+      let match: AuthnResult | undefined;
       // Compare against every entry so the time taken does not depend on where (or whether) the token matches;
       // the last of duplicate tokens wins, as in kube.
-      for (const e of entries) if (timingSafeEqual(e.digest, d)) match = e.user;
-      if (!match) return failed('invalid bearer token');
-      return authenticated({ name: match.name, uid: match.uid, groups: [...match.groups] });
+      for (let i = 0; i < entries.length; i++) if (timingSafeEqual(entries[i]!.digest, d)) match = answers[i];
+      return match ?? failed('invalid bearer token');
     },
   };
 }
