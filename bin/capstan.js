@@ -40,16 +40,17 @@ const installed = self.split(/[\\/]/).includes('node_modules');
 // Maglev compile them on another thread: that touches about 2 MB of the compiler's own code in the node binary, and
 // the compiled code stays in the heap of a server that may never call those functions again. A changed V8 flag also
 // makes V8 refuse the code cache of Node's built-in modules, so the built-ins a start loads are loaded first, under
-// Node's flags (node:sqlite, a few lines that warn on Node 22 when loaded, is left to compile without). A user's own
-// tiering flags are left alone, and so is a start from the sources, which loads more built-ins.
+// Node's flags. A user's own tiering flags are left alone, and so is a start from the sources, which loads more
+// built-ins. Only from Node 24: Node 22's V8 has Maglev off by default, and turning TurboFan off and on again there
+// leaves V8's flags other than they were (the built-ins loaded afterwards lose their code cache).
 const ownTiering = /maglev|turbofan|sparkplug|jitless|(^|\s)--(no-)?opt(\s|$)/.test([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
-const v8 = ownTiering || !['x64', 'arm64'].includes(process.arch) ? undefined : process.getBuiltinModule('node:v8');
+const v8 = ownTiering || running[0] < 24 || !['x64', 'arm64'].includes(process.arch) ? undefined : process.getBuiltinModule('node:v8');
 function optimizing(on) {
   v8?.setFlagsFromString(on ? '--maglev' : '--no-maglev');
   v8?.setFlagsFromString(on ? '--turbofan' : '--no-turbofan');
 }
 if (v8) {
-  for (const id of ['https', 'http2', 'crypto', 'fs/promises', 'stream/promises', 'perf_hooks', 'os', 'dns', 'cluster']) process.getBuiltinModule(`node:${id}`);
+  for (const id of ['https', 'http2', 'crypto', 'fs/promises', 'stream/promises', 'perf_hooks', 'os', 'dns', 'cluster', 'sqlite']) process.getBuiltinModule(`node:${id}`);
   optimizing(false);
 }
 
